@@ -18,46 +18,11 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { PageRequest, PageResponse, Principal } from "../../common/v1/common.ts";
 
 export const protobufPackage = "argus.identity.v1";
 
 export const protobufFileName = "argus/identity/v1/identity.proto";
-
-export const KeyType = {
-  KEY_TYPE_UNSPECIFIED: 0,
-  KEY_TYPE_USER: 1,
-  KEY_TYPE_SERVICE: 2,
-  UNRECOGNIZED: -1,
-} as const;
-
-export type KeyType = (typeof KeyType)[keyof typeof KeyType];
-
-export namespace KeyType {
-  export type KEY_TYPE_UNSPECIFIED = typeof KeyType.KEY_TYPE_UNSPECIFIED;
-  export type KEY_TYPE_USER = typeof KeyType.KEY_TYPE_USER;
-  export type KEY_TYPE_SERVICE = typeof KeyType.KEY_TYPE_SERVICE;
-  export type UNRECOGNIZED = typeof KeyType.UNRECOGNIZED;
-}
-
-export const AccountRole = {
-  ACCOUNT_ROLE_UNSPECIFIED: 0,
-  ACCOUNT_ROLE_ADMIN: 1,
-  ACCOUNT_ROLE_MEMBER: 2,
-  ACCOUNT_ROLE_ANNOTATOR: 3,
-  UNRECOGNIZED: -1,
-} as const;
-
-export type AccountRole = (typeof AccountRole)[keyof typeof AccountRole];
-
-export namespace AccountRole {
-  export type ACCOUNT_ROLE_UNSPECIFIED =
-    typeof AccountRole.ACCOUNT_ROLE_UNSPECIFIED;
-  export type ACCOUNT_ROLE_ADMIN = typeof AccountRole.ACCOUNT_ROLE_ADMIN;
-  export type ACCOUNT_ROLE_MEMBER = typeof AccountRole.ACCOUNT_ROLE_MEMBER;
-  export type ACCOUNT_ROLE_ANNOTATOR =
-    typeof AccountRole.ACCOUNT_ROLE_ANNOTATOR;
-  export type UNRECOGNIZED = typeof AccountRole.UNRECOGNIZED;
-}
 
 export interface AuthenticateRequest {
   apiKey: string;
@@ -65,32 +30,6 @@ export interface AuthenticateRequest {
 
 export interface AuthenticateResponse {
   principal?: Principal | undefined;
-}
-
-/** Who is calling, with everything a service needs to authorize without another call. */
-export interface Principal {
-  accountId: string;
-  /** Set for USER keys (the key's creator); empty for SERVICE keys. */
-  userId: string;
-  /** Set for SERVICE keys; empty for USER keys. */
-  serviceAccountId: string;
-  apiKeyId: string;
-  keyType: KeyType;
-  accountRole: AccountRole;
-  isDeveloper: boolean;
-  /** Effective permission identifiers per space id (internal uuid). */
-  spacePermissions: { [key: string]: PermissionSet };
-  /** Milliseconds since the epoch at which the gateway signed this principal. */
-  issuedAtMs: bigint;
-}
-
-export interface Principal_SpacePermissionsEntry {
-  key: string;
-  value?: PermissionSet | undefined;
-}
-
-export interface PermissionSet {
-  permissions: string[];
 }
 
 export interface Space {
@@ -115,20 +54,6 @@ export interface GetSpaceRequest {
   id: string;
 }
 
-/**
- * Keyset page request: `after` is the opaque position the previous page ended on,
- * already verified by the gateway's signed cursor.
- */
-export interface PageRequest {
-  limit: number;
-  after: string;
-}
-
-export interface PageResponse {
-  /** Position of the last item when another page exists; empty on the last page. */
-  nextAfter: string;
-}
-
 export interface ListSpacesRequest {
   page?: PageRequest | undefined;
   name: string;
@@ -145,22 +70,15 @@ function createBaseAuthenticateRequest(): AuthenticateRequest {
 }
 
 export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
-  encode(
-    message: AuthenticateRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AuthenticateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.apiKey !== "") {
       writer.uint32(10).string(message.apiKey);
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): AuthenticateRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -198,22 +116,15 @@ function createBaseAuthenticateResponse(): AuthenticateResponse {
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
-  encode(
-    message: AuthenticateResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.principal !== undefined) {
       Principal.encode(message.principal, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): AuthenticateResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -246,301 +157,12 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   },
 };
 
-function createBasePrincipal(): Principal {
-  return {
-    accountId: "",
-    userId: "",
-    serviceAccountId: "",
-    apiKeyId: "",
-    keyType: 0,
-    accountRole: 0,
-    isDeveloper: false,
-    spacePermissions: {},
-    issuedAtMs: 0n,
-  };
-}
-
-export const Principal: MessageFns<Principal> = {
-  encode(
-    message: Principal,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.accountId !== "") {
-      writer.uint32(10).string(message.accountId);
-    }
-    if (message.userId !== "") {
-      writer.uint32(18).string(message.userId);
-    }
-    if (message.serviceAccountId !== "") {
-      writer.uint32(26).string(message.serviceAccountId);
-    }
-    if (message.apiKeyId !== "") {
-      writer.uint32(34).string(message.apiKeyId);
-    }
-    if (message.keyType !== 0) {
-      writer.uint32(40).int32(message.keyType);
-    }
-    if (message.accountRole !== 0) {
-      writer.uint32(48).int32(message.accountRole);
-    }
-    if (message.isDeveloper !== false) {
-      writer.uint32(56).bool(message.isDeveloper);
-    }
-    globalThis.Object.entries(message.spacePermissions).forEach(
-      ([key, value]: [string, PermissionSet]) => {
-        Principal_SpacePermissionsEntry.encode(
-          { key: key as any, value },
-          writer.uint32(66).fork(),
-        ).join();
-      },
-    );
-    if (message.issuedAtMs !== 0n) {
-      if (BigInt.asIntN(64, message.issuedAtMs) !== message.issuedAtMs) {
-        throw new globalThis.Error(
-          "value provided for field message.issuedAtMs of type int64 too large",
-        );
-      }
-      writer.uint32(72).int64(message.issuedAtMs);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Principal {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePrincipal();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.accountId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.serviceAccountId = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.apiKeyId = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.keyType = reader.int32() as any;
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.accountRole = reader.int32() as any;
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.isDeveloper = reader.bool();
-            continue;
-          }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            const entry8 = Principal_SpacePermissionsEntry.decode(
-              reader,
-              reader.uint32(),
-            );
-            if (entry8.value !== undefined) {
-              message.spacePermissions[entry8.key] = entry8.value;
-            }
-            continue;
-          }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.issuedAtMs = reader.int64() as bigint;
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBasePrincipal_SpacePermissionsEntry(): Principal_SpacePermissionsEntry {
-  return { key: "", value: undefined };
-}
-
-export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissionsEntry> =
-  {
-    encode(
-      message: Principal_SpacePermissionsEntry,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.key !== "") {
-        writer.uint32(10).string(message.key);
-      }
-      if (message.value !== undefined) {
-        PermissionSet.encode(message.value, writer.uint32(18).fork()).join();
-      }
-      return writer;
-    },
-
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): Principal_SpacePermissionsEntry {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBasePrincipal_SpacePermissionsEntry();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.key = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.value = PermissionSet.decode(reader, reader.uint32());
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-  };
-
-function createBasePermissionSet(): PermissionSet {
-  return { permissions: [] };
-}
-
-export const PermissionSet: MessageFns<PermissionSet> = {
-  encode(
-    message: PermissionSet,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    for (const v of message.permissions) {
-      writer.uint32(10).string(v!);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): PermissionSet {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePermissionSet();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.permissions.push(reader.string());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 function createBaseSpace(): Space {
-  return {
-    id: "",
-    organizationId: "",
-    name: "",
-    description: "",
-    isPrivate: false,
-    createdAt: "",
-  };
+  return { id: "", organizationId: "", name: "", description: "", isPrivate: false, createdAt: "" };
 }
 
 export const Space: MessageFns<Space> = {
-  encode(
-    message: Space,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Space, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -563,8 +185,7 @@ export const Space: MessageFns<Space> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Space {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -642,10 +263,7 @@ function createBaseCreateSpaceRequest(): CreateSpaceRequest {
 }
 
 export const CreateSpaceRequest: MessageFns<CreateSpaceRequest> = {
-  encode(
-    message: CreateSpaceRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: CreateSpaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.organizationId !== "") {
       writer.uint32(10).string(message.organizationId);
     }
@@ -661,12 +279,8 @@ export const CreateSpaceRequest: MessageFns<CreateSpaceRequest> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): CreateSpaceRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSpaceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -728,10 +342,7 @@ function createBaseGetSpaceRequest(): GetSpaceRequest {
 }
 
 export const GetSpaceRequest: MessageFns<GetSpaceRequest> = {
-  encode(
-    message: GetSpaceRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: GetSpaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -739,8 +350,7 @@ export const GetSpaceRequest: MessageFns<GetSpaceRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetSpaceRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -773,126 +383,12 @@ export const GetSpaceRequest: MessageFns<GetSpaceRequest> = {
   },
 };
 
-function createBasePageRequest(): PageRequest {
-  return { limit: 0, after: "" };
-}
-
-export const PageRequest: MessageFns<PageRequest> = {
-  encode(
-    message: PageRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.limit !== 0) {
-      writer.uint32(8).int32(message.limit);
-    }
-    if (message.after !== "") {
-      writer.uint32(18).string(message.after);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): PageRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePageRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.limit = reader.int32();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.after = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBasePageResponse(): PageResponse {
-  return { nextAfter: "" };
-}
-
-export const PageResponse: MessageFns<PageResponse> = {
-  encode(
-    message: PageResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.nextAfter !== "") {
-      writer.uint32(10).string(message.nextAfter);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): PageResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePageResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.nextAfter = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
 function createBaseListSpacesRequest(): ListSpacesRequest {
   return { page: undefined, name: "", organizationId: "" };
 }
 
 export const ListSpacesRequest: MessageFns<ListSpacesRequest> = {
-  encode(
-    message: ListSpacesRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListSpacesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(10).fork()).join();
     }
@@ -906,8 +402,7 @@ export const ListSpacesRequest: MessageFns<ListSpacesRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListSpacesRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -961,10 +456,7 @@ function createBaseListSpacesResponse(): ListSpacesResponse {
 }
 
 export const ListSpacesResponse: MessageFns<ListSpacesResponse> = {
-  encode(
-    message: ListSpacesResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListSpacesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.spaces) {
       Space.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -974,12 +466,8 @@ export const ListSpacesResponse: MessageFns<ListSpacesResponse> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ListSpacesResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSpacesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1033,8 +521,7 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: AuthenticateRequest): Buffer =>
       Buffer.from(AuthenticateRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuthenticateRequest =>
-      AuthenticateRequest.decode(value),
+    requestDeserialize: (value: Buffer): AuthenticateRequest => AuthenticateRequest.decode(value),
     responseSerialize: (value: AuthenticateResponse): Buffer =>
       Buffer.from(AuthenticateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuthenticateResponse =>
@@ -1046,10 +533,8 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: CreateSpaceRequest): Buffer =>
       Buffer.from(CreateSpaceRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateSpaceRequest =>
-      CreateSpaceRequest.decode(value),
-    responseSerialize: (value: Space): Buffer =>
-      Buffer.from(Space.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSpaceRequest => CreateSpaceRequest.decode(value),
+    responseSerialize: (value: Space): Buffer => Buffer.from(Space.encode(value).finish()),
     responseDeserialize: (value: Buffer): Space => Space.decode(value),
   },
   getSpace: {
@@ -1058,10 +543,8 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: GetSpaceRequest): Buffer =>
       Buffer.from(GetSpaceRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetSpaceRequest =>
-      GetSpaceRequest.decode(value),
-    responseSerialize: (value: Space): Buffer =>
-      Buffer.from(Space.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSpaceRequest => GetSpaceRequest.decode(value),
+    responseSerialize: (value: Space): Buffer => Buffer.from(Space.encode(value).finish()),
     responseDeserialize: (value: Buffer): Space => Space.decode(value),
   },
   listSpaces: {
@@ -1070,12 +553,10 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: ListSpacesRequest): Buffer =>
       Buffer.from(ListSpacesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListSpacesRequest =>
-      ListSpacesRequest.decode(value),
+    requestDeserialize: (value: Buffer): ListSpacesRequest => ListSpacesRequest.decode(value),
     responseSerialize: (value: ListSpacesResponse): Buffer =>
       Buffer.from(ListSpacesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListSpacesResponse =>
-      ListSpacesResponse.decode(value),
+    responseDeserialize: (value: Buffer): ListSpacesResponse => ListSpacesResponse.decode(value),
   },
 } as const;
 
@@ -1097,27 +578,18 @@ export interface IdentityServiceClient extends Client {
    */
   authenticate(
     request: AuthenticateRequest,
-    callback: (
-      error: ServiceError | null,
-      response: AuthenticateResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
   authenticate(
     request: AuthenticateRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: AuthenticateResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
   authenticate(
     request: AuthenticateRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: AuthenticateResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
   createSpace(
     request: CreateSpaceRequest,
@@ -1151,27 +623,18 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   listSpaces(
     request: ListSpacesRequest,
-    callback: (
-      error: ServiceError | null,
-      response: ListSpacesResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSpacesResponse) => void,
   ): ClientUnaryCall;
   listSpaces(
     request: ListSpacesRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: ListSpacesResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSpacesResponse) => void,
   ): ClientUnaryCall;
   listSpaces(
     request: ListSpacesRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: ListSpacesResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSpacesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Lints and renders the Argus chart with its default values and with every file in ci/.
+# Uses `helm` from PATH when there is one; otherwise builds the pinned Helm from the Go
+# module proxy into .tools/bin (git-ignored; ~2.5 min on 2 cores the first time, cached after).
+#   deploy/helm/lint.sh            # exit 0 only when every check passes
+#   KUBE_VERSION=1.30.0 deploy/helm/lint.sh
+set -euo pipefail
+
+HELM_VERSION="v3.22.0"
+# Kubernetes modules of that Helm release (k8s.io/client-go v0.37.x -> 1.37): the default
+# capabilities baked into the binary, as Helm's own Makefile does.
+HELM_K8S_MAJOR="1"
+HELM_K8S_MINOR="37"
+KUBE_VERSION="${KUBE_VERSION:-1.33.0}"
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+chart="$root/deploy/helm/argus"
+tools="$root/.tools"
+
+find_helm() {
+  if command -v helm >/dev/null 2>&1; then
+    command -v helm
+    return
+  fi
+  local bin="$tools/bin/helm"
+  if [ -x "$bin" ] && [ "$("$bin" version --template '{{.Version}}' 2>/dev/null)" = "$HELM_VERSION" ]; then
+    echo "$bin"
+    return
+  fi
+  local go="${GO:-/usr/local/go/bin/go}"
+  [ -x "$go" ] || go="$(command -v go || true)"
+  if [ -z "$go" ]; then
+    echo "lint.sh: no helm on PATH and no Go toolchain to build it" >&2
+    return 1
+  fi
+  echo "lint.sh: building helm $HELM_VERSION with $("$go" env GOVERSION) into .tools/bin" >&2
+  local pkg="helm.sh/helm/v3"
+  local ldflags="-s -w -X $pkg/internal/version.version=$HELM_VERSION"
+  ldflags+=" -X $pkg/pkg/lint/rules.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR"
+  ldflags+=" -X $pkg/pkg/chartutil.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
+  local started=$SECONDS log="$tools/go/install.log"
+  mkdir -p "$tools/go"
+  if ! GOBIN="$tools/bin" GOMODCACHE="$tools/go/mod" GOCACHE="$tools/go/cache" GOFLAGS="-modcacherw" \
+    CGO_ENABLED=0 "$go" install -ldflags "$ldflags" "$pkg/cmd/helm@$HELM_VERSION" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "lint.sh: building helm failed (full log: $log)" >&2
+    return 1
+  fi
+  echo "lint.sh: built helm in $((SECONDS - started))s" >&2
+  echo "$bin"
+}
+
+helm="$(find_helm)"
+echo "helm: $("$helm" version --short)"
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+# count KIND FILE: how many rendered documents of that kind.
+count() { grep -c "^kind: $1\$" "$2" || true; }
+# expect NAME ACTUAL WANTED
+expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got $2, want $3)"; fi; }
+
+started=$SECONDS
+cases=("default:")
+for f in "$chart"/ci/*.yaml; do cases+=("$(basename "$f" .yaml):$f"); done
+
+for case in "${cases[@]}"; do
+  name="${case%%:*}"
+  file="${case#*:}"
+  args=()
+  [ -n "$file" ] && args=(-f "$file")
+  if "$helm" lint --strict --quiet --kube-version "$KUBE_VERSION" "$chart" "${args[@]}" >"$out/$name.lint" 2>&1; then
+    pass "lint $name"
+  else
+    fail "lint $name"
+    cat "$out/$name.lint"
+  fi
+  if "$helm" template argus "$chart" --namespace argus --kube-version "$KUBE_VERSION" "${args[@]}" \
+    >"$out/$name.yaml" 2>"$out/$name.err"; then
+    pass "template $name"
+  else
+    fail "template $name"
+    cat "$out/$name.err"
+    continue
+  fi
+  y="$out/$name.yaml"
+  # Every Deployment, Job and Pod container runs hardened.
+  pods=$(($(count Deployment "$y") + $(count Job "$y") + $(count Pod "$y")))
+  expect "$name: every pod read-only, non-root, no capabilities" \
+    "$(grep -c 'readOnlyRootFilesystem: true' "$y")/$(grep -c 'runAsNonRoot: true' "$y")/$(grep -c -- '- ALL' "$y")" \
+    "$pods/$((2 * pods))/$pods"
+done
+
+# What each values file must produce.
+if [ -f "$out/default.yaml" ]; then
+  y="$out/default.yaml"
+  expect "default: gateway and identity only" "$(count Deployment "$y")" 2
+  expect "default: one HPA and PDB per service" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" 2/2
+  expect "default: one NetworkPolicy per service plus migrations" "$(count NetworkPolicy "$y")" 3
+  expect "default: gateway learns identity's address" \
+    "$(grep -c 'IDENTITY_GRPC_URL: "argus-identity:50051"' "$y")" 1
+  expect "default: migrations Job is a pre-install/pre-upgrade hook" \
+    "$(grep -c 'helm.sh/hook: pre-install,pre-upgrade' "$y")" 2
+fi
+if [ -f "$out/all-services-values.yaml" ]; then
+  y="$out/all-services-values.yaml"
+  expect "all-services: six Deployments" "$(count Deployment "$y")" 6
+  expect "all-services: five gRPC Services, each with a headless twin" "$(grep -c 'appProtocol: grpc' "$y")" 10
+  expect "all-services: entry points" \
+    "$(grep -c 'services/task-runner/src/main.ts\|services/webhook-dispatcher/src/main.ts' "$y")" 2
+  expect "all-services: OTLP endpoint configured" "$(grep -c 'OTEL_EXPORTER_OTLP_ENDPOINT' "$y")" 1
+fi
+if [ -f "$out/existing-secret-values.yaml" ]; then
+  y="$out/existing-secret-values.yaml"
+  expect "existing-secret: no chart-made Secret" "$(count Secret "$y")" 0
+  expect "existing-secret: fixed replicas, HPA only for catalog" "$(count HorizontalPodAutoscaler "$y")" 1
+  expect "existing-secret: headless gRPC targets" \
+    "$(grep -c 'dns:///argus-identity-headless:50051' "$y")" 1
+fi
+
+# Values the chart must refuse.
+refuse() {
+  if "$helm" template argus "$chart" --kube-version "$KUBE_VERSION" "$@" >/dev/null 2>&1; then
+    fail "refuses $*"
+  else
+    pass "refuses $*"
+  fi
+}
+refuse --set grpcAddressing=roundrobin
+refuse --set services.gateway.enabled=false
+refuse --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
+refuse --set services.identity.replica=3
+
+echo "lint.sh: checks took $((SECONDS - started))s"
+echo "helm: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,102 @@
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { Pool, PoolClient } from "pg";
+import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
+import { backoffDelay, sleep, type BackoffOptions } from "./backoff.ts";
+import { ConcurrencyError } from "./errors.ts";
+import type { Logger } from "./logger.ts";
+import { readStream } from "./readStream.ts";
+import { quoteSchema } from "./schemaName.ts";
+import { tracer } from "./tracedQuery.ts";
+import type { NewEvent, StoredEvent } from "./types.ts";
+import { withTransaction } from "./withTransaction.ts";
+
+export interface EventStoreOptions {
+  pool: Pool;
+  schema: string;
+  /** Called after every COMMIT that appended events: the relay's in-process wake. */
+  onCommit?: (events: readonly StoredEvent[]) => void;
+  /** Re-runs of `fn` after a concurrency conflict before ConcurrencyError; default 3. */
+  retries?: number;
+  retryBackoff?: BackoffOptions;
+  /** Default: NATS's default max_payload (1 MiB). */
+  maxEventBytes?: number;
+  logger?: Logger;
+}
+
+export interface EventStoreTransaction {
+  /** The transaction's connection, for the caller's inline projection writes. */
+  readonly client: PoolClient;
+  append(streamId: string, expectedVersion: ExpectedVersion, events: readonly NewEvent[]): Promise<StoredEvent[]>;
+  readStream(streamId: string): Promise<StoredEvent[]>;
+}
+
+export interface EventStore {
+  /**
+   * Runs `fn` in one Postgres transaction. On a stream version conflict the whole `fn` runs
+   * again (so it must load state inside), at most `retries` times, then ConcurrencyError.
+   */
+  transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T>;
+  readStream(streamId: string): Promise<StoredEvent[]>;
+}
+
+export function createEventStore(options: EventStoreOptions): EventStore {
+  const { pool, schema } = options;
+  quoteSchema(schema);
+  const retries = options.retries ?? 3;
+  const retryBackoff = options.retryBackoff ?? { baseMs: 5, maxMs: 100 };
+  const appendOptions = { maxEventBytes: options.maxEventBytes ?? 1024 * 1024 };
+
+  async function attempt<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T> {
+    const appended: StoredEvent[] = [];
+    const result = await withTransaction(pool, (client) =>
+      fn({
+        client,
+        readStream: (streamId) => readStream(client, schema, streamId),
+        async append(streamId, expectedVersion, events) {
+          const stored = await appendToStream(client, schema, streamId, expectedVersion, events, appendOptions);
+          appended.push(...stored);
+          return stored;
+        },
+      }),
+    );
+    if (appended.length > 0 && options.onCommit) {
+      try {
+        options.onCommit(appended);
+      } catch (err) {
+        // The transaction is committed; a failing hook must not turn it into an error.
+        options.logger?.warn("onCommit hook failed", { err });
+      }
+    }
+    return result;
+  }
+
+  return {
+    transaction: (fn) =>
+      tracer.startActiveSpan("eventstore.transaction", async (span) => {
+        try {
+          for (let retry = 0; ; retry++) {
+            try {
+              return await attempt(fn);
+            } catch (err) {
+              if (!(err instanceof ConcurrencyError) || retry >= retries) throw err;
+              span.addEvent("concurrency conflict", { "argus.stream_id": err.streamId, "argus.retry": retry + 1 });
+              await sleep(backoffDelay(retry + 1, retryBackoff));
+            }
+          }
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      }),
+    async readStream(streamId) {
+      const client = await pool.connect();
+      try {
+        return await readStream(client, schema, streamId);
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

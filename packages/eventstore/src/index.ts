@@ -1,0 +1,29 @@
+export type { Logger } from "./logger.ts";
+export type { Checkpoint, EventMetadata, NewEvent, StoredEvent } from "./types.ts";
+export { ConcurrencyError, EventTooLargeError, MigrationError } from "./errors.ts";
+export { UndecodableEventError, decodeEvent } from "./eventCodec.ts";
+
+export type { Migration, MigrateOptions } from "./migrate.ts";
+export { migrate } from "./migrate.ts";
+
+export type { ExpectedVersion } from "./appendToStream.ts";
+export type { EventStore, EventStoreOptions, EventStoreTransaction } from "./eventStore.ts";
+export { createEventStore } from "./eventStore.ts";
+export type { Queryable } from "./tracedQuery.ts";
+export { tracedQuery } from "./tracedQuery.ts";
+
+export type { SubjectOf } from "./subject.ts";
+export { defaultSubject } from "./subject.ts";
+export type { Relay, RelayOptions } from "./relay.ts";
+export { createRelay } from "./relay.ts";
+
+export type { EnsureStreamOptions } from "./ensureStream.ts";
+export { ensureStream } from "./ensureStream.ts";
+export type { EnsureConsumerOptions } from "./ensureConsumer.ts";
+export { ensureConsumer } from "./ensureConsumer.ts";
+
+export type { EventHandler } from "./processOnce.ts";
+export type { ConsumerOptions, ConsumerRunner } from "./consumer.ts";
+export { runConsumer } from "./consumer.ts";
+export type { ReplayOptions, ResetConsumerOptions } from "./replay.ts";
+export { replay, resetConsumer } from "./replay.ts";

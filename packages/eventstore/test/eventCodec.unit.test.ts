@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { UndecodableEventError, decodeEvent, encodeEvent } from "../src/eventCodec.ts";
+import type { StoredEvent } from "../src/types.ts";
+
+const event: StoredEvent = {
+  eventId: "0b7e4e35-55a4-4b4e-9d8e-3f5b1c2a9e10",
+  streamId: "tag-1",
+  streamVersion: 3,
+  type: "TagRenamed",
+  data: { name: "élan", nested: [1, null, { a: true }] },
+  metadata: { actor: "user:1", traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
+  globalPosition: 2n ** 62n + 5n,
+  transactionId: 2n ** 55n + 7n,
+  recordedAt: new Date("2026-01-02T03:04:05.678Z"),
+};
+
+describe("event codec", () => {
+  it("round-trips an event, 64-bit positions included", () => {
+    expect(decodeEvent(encodeEvent(event))).toEqual(event);
+  });
+
+  it.each([
+    ["not UTF-8", new Uint8Array([0xff, 0xfe, 0x00])],
+    ["not JSON", new TextEncoder().encode("{nope")],
+    ["not an object", new TextEncoder().encode("42")],
+    ["missing fields", new TextEncoder().encode(JSON.stringify({ eventId: "x" }))],
+    [
+      "a position that is not a decimal",
+      new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(encodeEvent(event))), globalPosition: 1.5 })),
+    ],
+  ])("rejects a payload that is %s", (_what, payload) => {
+    expect(() => decodeEvent(payload)).toThrow(UndecodableEventError);
+  });
+});

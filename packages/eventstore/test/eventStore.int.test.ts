@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConcurrencyError, EventTooLargeError, createEventStore, migrate, type StoredEvent } from "../src/index.ts";
+import { schemaName, testEnv, type TestEnv } from "./support.ts";
+
+let env: TestEnv;
+let schema: string;
+beforeAll(async () => {
+  env = await testEnv();
+  schema = schemaName("store");
+  await migrate(env.pool, {
+    schema,
+    migrations: [{ id: "0001_tags", sql: "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)" }],
+  });
+});
+afterAll(() => env.close());
+
+const created = (name: string) => ({ type: "TagCreated", data: { name }, metadata: { actor: "user:1" } });
+const stream = () => `tag-${crypto.randomUUID()}`;
+
+describe("createEventStore", () => {
+  it("appends to a new stream and reads it back in version order", async () => {
+    const store = createEventStore({ pool: env.pool, schema });
+    const id = stream();
+    const stored = await store.transaction((tx) =>
+      tx.append(id, 0, [created("a"), { type: "TagRenamed", data: { name: "b" } }]),
+    );
+    expect(stored.map((e) => [e.streamVersion, e.type])).toEqual([
+      [1, "TagCreated"],
+      [2, "TagRenamed"],
+    ]);
+    expect(stored[1]!.globalPosition).toBeGreaterThan(stored[0]!.globalPosition);
+    expect(stored[0]!.transactionId).toBe(stored[1]!.transactionId);
+    const read = await store.readStream(id);
+    expect(read.map(({ eventId, streamVersion, type, data, metadata }) => ({ eventId, streamVersion, type, data, metadata }))).toEqual(
+      stored.map(({ eventId, streamVersion, type, data, metadata }) => ({ eventId, streamVersion, type, data, metadata })),
+    );
+    expect(read[0]!.metadata).toEqual({ actor: "user:1" });
+    expect(typeof read[0]!.globalPosition).toBe("bigint");
+  });
+
+  it("appends after an expected version, or after whatever is there with 'any'", async () => {
+    const store = createEventStore({ pool: env.pool, schema });
+    const id = stream();
+    await store.transaction((tx) => tx.append(id, 0, [created("a")]));
+    await store.transaction((tx) => tx.append(id, 1, [created("b")]));
+    const any = await store.transaction((tx) => tx.append(id, "any", [created("c"), created("d")]));
+    expect(any.map((e) => e.streamVersion)).toEqual([3, 4]);
+    const fresh = await store.transaction((tx) => tx.append(stream(), "any", [created("x")]));
+    expect(fresh[0]!.streamVersion).toBe(1);
+  });
+
+  it("treats a taken or a missing expected version as a conflict, after bounded retries", async () => {
+    const store = createEventStore({ pool: env.pool, schema, retries: 2, retryBackoff: { baseMs: 1, maxMs: 2 } });
+    const id = stream();
+    await store.transaction((tx) => tx.append(id, 0, [created("a"), created("b")]));
+    for (const expected of [0, 1, 5]) {
+      let calls = 0;
+      const attempt = store.transaction((tx) => {
+        calls++;
+        return tx.append(id, expected, [created("late")]);
+      });
+      await expect(attempt).rejects.toThrow(ConcurrencyError);
+      expect(calls).toBe(3);
+    }
+    expect((await store.readStream(id)).map((e) => e.streamVersion)).toEqual([1, 2]);
+  });
+
+  it("retries the whole function, so writers that re-read state all get through", async () => {
+    const store = createEventStore({ pool: env.pool, schema, retries: 20, retryBackoff: { baseMs: 2, maxMs: 20 } });
+    const id = stream();
+    let attempts = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        store.transaction(async (tx) => {
+          attempts++;
+          const current = await tx.readStream(id);
+          return tx.append(id, current.length, [created(`w${i}`)]);
+        }),
+      ),
+    );
+    const events = await store.readStream(id);
+    expect(events.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(attempts).toBeGreaterThan(8);
+  });
+
+  it("lets other unique violations through untouched and unretried", async () => {
+    const store = createEventStore({ pool: env.pool, schema });
+    const name = `dup-${crypto.randomUUID()}`;
+    const create = () => {
+      let calls = 0;
+      const done = store.transaction(async (tx) => {
+        calls++;
+        const id = stream();
+        await tx.append(id, 0, [created(name)]);
+        await tx.client.query(`INSERT INTO "${schema}".tags (id, name) VALUES ($1, $2)`, [id, name]);
+      });
+      return { done, calls: () => calls };
+    };
+    await create().done;
+    const second = create();
+    await expect(second.done).rejects.toMatchObject({ code: "23505", constraint: "tags_name_key" });
+    expect(second.calls()).toBe(1);
+  });
+
+  it("keeps nothing of a transaction that throws, and calls onCommit only after commits", async () => {
+    const commits: StoredEvent[][] = [];
+    const store = createEventStore({ pool: env.pool, schema, onCommit: (events) => commits.push([...events]) });
+    const id = stream();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.append(id, 0, [created("a")]);
+        throw new Error("decided against it");
+      }),
+    ).rejects.toThrow("decided against it");
+    expect(await store.readStream(id)).toEqual([]);
+    expect(commits).toEqual([]);
+
+    const stored = await store.transaction(async (tx) => [
+      ...(await tx.append(id, 0, [created("a")])),
+      ...(await tx.append(stream(), 0, [created("b")])),
+    ]);
+    expect(commits).toEqual([stored]);
+    await store.transaction(async () => "no events");
+    expect(commits).toHaveLength(1);
+  });
+
+  it("refuses to commit when fn swallowed a failed statement", async () => {
+    const store = createEventStore({ pool: env.pool, schema });
+    const id = stream();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.append(id, 0, [created("a")]);
+        await tx.client.query("SELECT 1/0").catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await store.readStream(id)).toEqual([]);
+  });
+
+  it("refuses an event too large for one NATS message with a typed error", async () => {
+    const store = createEventStore({ pool: env.pool, schema, maxEventBytes: 64 * 1024 });
+    const huge = { type: "ExampleAdded", data: { text: "x".repeat(70 * 1024) } };
+    await expect(store.transaction((tx) => tx.append(stream(), 0, [huge]))).rejects.toThrow(EventTooLargeError);
+  });
+
+  it("gives every event a random uuid and appends many events in one statement", async () => {
+    const store = createEventStore({ pool: env.pool, schema });
+    const id = stream();
+    const many = Array.from({ length: 1000 }, (_, i) => created(`n${i}`));
+    const stored = await store.transaction((tx) => tx.append(id, 0, many));
+    expect(new Set(stored.map((e) => e.eventId)).size).toBe(1000);
+    expect(stored.every((e) => /^[0-9a-f-]{36}$/.test(e.eventId))).toBe(true);
+    expect(stored.map((e) => e.streamVersion)).toEqual(many.map((_, i) => i + 1));
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { aggregateOf, defaultSubject } from "../src/subject.ts";
+import type { StoredEvent } from "../src/types.ts";
+
+const event = (streamId: string, type: string): StoredEvent => ({
+  streamId,
+  type,
+  eventId: "00000000-0000-4000-8000-000000000000",
+  streamVersion: 1,
+  globalPosition: 1n,
+  transactionId: 1n,
+  data: {},
+  metadata: {},
+  recordedAt: new Date(0),
+});
+
+describe("defaultSubject", () => {
+  it("names argus.<service>.<aggregate>.<EventType>", () => {
+    const subject = defaultSubject("identity");
+    expect(subject(event("space-0192c0de-0000-7000-8000-000000000000", "SpaceCreated"))).toBe(
+      "argus.identity.space.SpaceCreated",
+    );
+  });
+
+  it("takes the aggregate from the stream id up to the first dash only", () => {
+    expect(aggregateOf("apikey-1-2-3")).toBe("apikey");
+    expect(aggregateOf("singleton")).toBe("singleton");
+  });
+
+  it("never lets an id widen or split a subject", () => {
+    const subject = defaultSubject("cat.alog");
+    expect(subject(event("a.b>-1", "Tag *Created"))).toBe("argus.cat_alog.a_b_.Tag__Created");
+    expect(subject(event("-x", ""))).toBe("argus.cat_alog._._");
+  });
+
+  it("can root subjects elsewhere, e.g. per test", () => {
+    expect(defaultSubject("svc", "t_123")(event("tag-1", "TagCreated"))).toBe("t_123.svc.tag.TagCreated");
+  });
+});

@@ -1,0 +1,60 @@
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createTestDatabase, testInfra, uniqueName } from "@argus/testkit";
+import pg from "pg";
+import type { Logger } from "../src/logger.ts";
+
+export const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Collects log lines so a test can assert on what was said. */
+export function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+export interface TestEnv {
+  url: string;
+  pool: pg.Pool;
+  natsUrl: string;
+  nats(): Promise<NatsConnection>;
+  close(): Promise<void>;
+}
+
+/** One database per test file, a pool on it, and NATS connections that are all closed at the end. */
+export async function testEnv(poolSize = 20): Promise<TestEnv> {
+  const infra = testInfra();
+  const db = await createTestDatabase(infra);
+  const pool = new pg.Pool({ connectionString: db.url, max: poolSize });
+  pool.on("error", () => {});
+  const connections: NatsConnection[] = [];
+  return {
+    url: db.url,
+    pool,
+    natsUrl: infra.natsUrl,
+    async nats() {
+      const nc = await connect({ servers: infra.natsUrl, name: uniqueName("eventstore-test") });
+      connections.push(nc);
+      return nc;
+    },
+    async close() {
+      await Promise.all(connections.map((nc) => (nc.isClosed() ? undefined : nc.close())));
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+export function schemaName(prefix: string): string {
+  return uniqueName(prefix).toLowerCase().replace(/-/g, "_");
+}
+
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

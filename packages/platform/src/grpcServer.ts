@@ -1,0 +1,153 @@
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import * as grpc from "@grpc/grpc-js";
+import { HealthImplementation } from "grpc-health-check";
+import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import type { CallContext } from "./context.ts";
+import { DomainError, toGrpcError } from "./errors.ts";
+import type { Logger } from "./logger.ts";
+import { verifyPrincipal } from "./principal.ts";
+import { extractContext } from "./telemetry.ts";
+import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+
+interface MethodDefinition<Req, Res> {
+  path: string;
+  requestStream: boolean;
+  responseStream: boolean;
+  requestDeserialize(bytes: Buffer): Req;
+  responseSerialize(value: Res): Buffer;
+}
+
+/** A service implementation as plain async functions, typed by the generated definition. */
+export type Implementation<D> = {
+  [K in keyof D]: D[K] extends MethodDefinition<infer Req, infer Res> ? (req: Req, ctx: CallContext) => Promise<Res> : never;
+};
+
+export interface ServiceBinding {
+  definition: Record<string, MethodDefinition<unknown, unknown>>;
+  implementation: Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>;
+}
+
+export function bindService<D extends Record<string, MethodDefinition<unknown, never>>>(
+  definition: D,
+  implementation: Implementation<D>,
+): ServiceBinding {
+  return { definition, implementation } as unknown as ServiceBinding;
+}
+
+export interface GrpcServerOptions {
+  host?: string;
+  port: number;
+  /** HTTP port for Kubernetes probes; 0 picks a free one, undefined disables it. */
+  probePort?: number | undefined;
+  services: ServiceBinding[];
+  principalSecret: string;
+  principalMaxAgeMs?: number;
+  logger: Logger;
+  /** Readiness beyond "the server is listening", e.g. the database answers. */
+  ready?: () => Promise<boolean>;
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  probePort: number | undefined;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+// Looked up per call: a tracer taken before initTelemetry would stay a no-op.
+const tracer = () => trace.getTracer("argus.grpc");
+
+function wrapUnary(
+  method: MethodDefinition<unknown, unknown>,
+  handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
+  opts: GrpcServerOptions,
+): grpc.handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const parent = extractContext(metadataCarrier(call.metadata));
+    const rpc = method.path.slice(1);
+    const span = tracer().startSpan(rpc, { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } }, parent);
+    const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
+    const logger = opts.logger.child({ request_id: requestId, rpc });
+    const abort = new AbortController();
+    call.on("cancelled", () => abort.abort());
+    context.with(trace.setSpan(parent, span), async () => {
+      try {
+        const principal = verifyPrincipal(call.metadata, opts.principalSecret, opts.principalMaxAgeMs ?? 60_000);
+        const ctx: CallContext = {
+          principal,
+          requestId,
+          clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
+          logger,
+          signal: abort.signal,
+        };
+        callback(null, await handler(call.request, ctx));
+      } catch (err) {
+        if (!(err instanceof DomainError)) {
+          logger.error("unhandled error in rpc", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+          span.recordException(err as Error);
+        }
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        callback(toGrpcError(err) as grpc.ServiceError);
+      } finally {
+        span.end();
+      }
+    });
+  };
+}
+
+function listenProbes(port: number, ready: () => Promise<boolean>): Promise<HttpServer> {
+  const server = createHttpServer((req, res) => {
+    const reply = (code: number) => {
+      res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify({ status: code === 200 ? "ok" : "unavailable" }));
+    };
+    if (req.url === "/healthz") return reply(200);
+    if (req.url === "/readyz") return void ready().then((ok) => reply(ok ? 200 : 503), () => reply(503));
+    reply(404);
+  });
+  return new Promise((resolve) => server.listen(port, "0.0.0.0", () => resolve(server)));
+}
+
+export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+    // A bounded connection age makes clients re-resolve, so new replicas receive traffic.
+  const server = new grpc.Server({ "grpc.keepalive_permit_without_calls": 1, "grpc.max_connection_age_ms": 300_000, "grpc.max_connection_age_grace_ms": 30_000 });
+  const health = new HealthImplementation({ "": "NOT_SERVING" });
+  health.addToServer(server);
+  const names: string[] = [];
+  for (const svc of opts.services) {
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const [name, method] of Object.entries(svc.definition)) {
+      const impl = svc.implementation[name];
+      if (!impl) throw new Error(`no implementation for ${method.path}`);
+      handlers[name] = wrapUnary(method, impl, opts);
+    }
+    server.addService(svc.definition as unknown as grpc.ServiceDefinition, handlers);
+    const first = Object.values(svc.definition)[0];
+    if (first) names.push(first.path.split("/")[1]!);
+  }
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${opts.host ?? "0.0.0.0"}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  for (const n of ["", ...names]) health.setStatus(n, "SERVING");
+  const ready = opts.ready ?? (async () => true);
+  const probes = opts.probePort === undefined ? undefined : await listenProbes(opts.probePort, ready);
+  const probeAddress = probes?.address();
+  return {
+    port,
+    probePort: probeAddress && typeof probeAddress === "object" ? probeAddress.port : undefined,
+    async shutdown(graceMs = 10_000) {
+      for (const n of ["", ...names]) health.setStatus(n, "NOT_SERVING");
+      probes?.close();
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}

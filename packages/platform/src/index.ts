@@ -1,0 +1,11 @@
+export * from "./authorization.ts";
+export * from "./config.ts";
+export * from "./context.ts";
+export * from "./errors.ts";
+export * from "./grpcClient.ts";
+export * from "./grpcServer.ts";
+export { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+export * from "./ids.ts";
+export * from "./logger.ts";
+export * from "./principal.ts";
+export * from "./telemetry.ts";

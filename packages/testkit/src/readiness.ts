@@ -1,0 +1,42 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { Client } from "pg";
+
+export async function postgresAcceptsQueries(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  // A server going away mid-check must not surface as an unhandled 'error' event.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The TCP port answering is not enough: JetStream comes up after the listener. */
+export async function jetStreamResponds(url: string): Promise<boolean> {
+  const nc = await connect({ servers: url, timeout: 2_000, reconnect: false }).catch(() => null);
+  if (nc === null) return false;
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+    await jsm.getAccountInfo();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await nc.close().catch(() => {});
+  }
+}
+
+/** Polls `check` until it holds, for servers we did not start (env URLs, containers). */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

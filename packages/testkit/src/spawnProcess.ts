@@ -1,0 +1,137 @@
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { onExit } from "./exitCleanup.ts";
+
+export interface SpawnProcessOptions {
+  name: string;
+  command: string;
+  args: string[];
+  /** Added on top of this process's environment. */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Polled until it resolves true; a rejection counts as "not yet". */
+  readyWhen: () => Promise<boolean>;
+  /** Default 30 s. */
+  timeoutMs?: number;
+  /** Run as another OS user (used to start Postgres when we are root). */
+  uid?: number;
+  gid?: number;
+}
+
+export interface SpawnedProcess {
+  /** Signals the process group (default SIGTERM), SIGKILLs it after 10 s; resolves the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  kill(): void;
+  /** The child's stdout and stderr so far, each line prefixed with `[name]`. */
+  output(): string;
+  pid: number;
+}
+
+const maxOutputChars = 1_000_000;
+const stopGraceMs = 10_000;
+const pollMs = 100;
+
+/** Starts a long-running child and resolves once `readyWhen` holds; fails with its output. */
+export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedProcess> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const child = spawn(opts.command, opts.args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group, so stopping it also reaches whatever it forked.
+    detached: true,
+    uid: opts.uid,
+    gid: opts.gid,
+  });
+  let output = "";
+  const append = (text: string): void => {
+    output = (output + text).slice(-maxOutputChars);
+    if (process.env.ARGUS_TESTKIT_LOGS) process.stderr.write(text);
+  };
+  capture(child.stdout, `[${opts.name}] `, append);
+  capture(child.stderr, `[${opts.name}] `, append);
+
+  let hasExited = false;
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    if (hasExited || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  const unregister = onExit(() => signalGroup("SIGKILL"));
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.once("error", () => resolve(null));
+  }).finally(() => {
+    hasExited = true;
+    unregister();
+  });
+  const pid = await new Promise<number>((resolve, reject) => {
+    child.once("spawn", () => resolve(child.pid ?? -1));
+    child.once("error", (err) =>
+      reject(
+        new Error(`${opts.name}: could not start ${opts.command}: ${err.message}`, { cause: err }),
+      ),
+    );
+  });
+
+  const handle: SpawnedProcess = {
+    pid,
+    output: () => output,
+    kill: () => signalGroup("SIGKILL"),
+    async stop(signal = "SIGTERM") {
+      signalGroup(signal);
+      const escalate = setTimeout(() => signalGroup("SIGKILL"), stopGraceMs);
+      const code = await exited;
+      clearTimeout(escalate);
+      return code;
+    },
+  };
+
+  const giveUp = new AbortController();
+  const timedOut = sleep(timeoutMs, "timeout" as const, { signal: giveUp.signal }).catch(
+    () => "cancelled" as const,
+  );
+  const hasEnded = exited.then(() => "exited" as const);
+  try {
+    for (;;) {
+      const check = Promise.resolve()
+        .then(opts.readyWhen)
+        .then(
+          (ready) => (ready ? ("ready" as const) : ("waiting" as const)),
+          () => "waiting" as const,
+        );
+      const outcome = await Promise.race([check, hasEnded, timedOut]);
+      if (outcome === "ready") return handle;
+      if (outcome === "exited") {
+        throw new Error(
+          `${opts.name} exited (code ${await exited}) before it was ready:\n${output}`,
+        );
+      }
+      if (outcome === "timeout") {
+        handle.kill();
+        await exited;
+        throw new Error(`${opts.name} was not ready within ${timeoutMs} ms:\n${output}`);
+      }
+      await Promise.race([sleep(pollMs), hasEnded, timedOut]);
+    }
+  } finally {
+    giveUp.abort();
+  }
+}
+
+function capture(stream: Readable, prefix: string, append: (text: string) => void): void {
+  let atLineStart = true;
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    let text = "";
+    for (const line of chunk.split(/(?<=\n)/)) {
+      text += (atLineStart ? prefix : "") + line;
+      atLineStart = line.endsWith("\n");
+    }
+    append(text);
+  });
+}

@@ -1,0 +1,77 @@
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { freePort, spawnProcess } from "../src/index.ts";
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+const node = process.execPath;
+
+describe("spawnProcess", () => {
+  it("resolves once the child is ready, captures prefixed output, and stops it", async () => {
+    const port = await freePort();
+    const server = `
+      console.log("starting on " + process.env.PORT);
+      setTimeout(() => require("node:net").createServer().listen(Number(process.env.PORT), "127.0.0.1"), 300);
+      process.on("SIGTERM", () => { console.log("bye"); process.exit(7); });`;
+    const child = await spawnProcess({
+      name: "echo-server",
+      command: node,
+      args: ["-e", server],
+      env: { PORT: String(port) },
+      readyWhen: () => accepts(port),
+    });
+    expect(child.pid).toBeGreaterThan(0);
+    expect(await accepts(port)).toBe(true);
+    expect(child.output()).toContain(`[echo-server] starting on ${port}\n`);
+    expect(await child.stop()).toBe(7);
+    expect(child.output()).toContain("[echo-server] bye\n");
+    expect(await accepts(port)).toBe(false);
+  });
+
+  it("fails with the captured output when the child exits before it is ready", async () => {
+    const start = spawnProcess({
+      name: "crasher",
+      command: node,
+      args: ["-e", 'console.error("no config"); process.exit(3)'],
+      env: {},
+      readyWhen: async () => false,
+    });
+    await expect(start).rejects.toThrow(/crasher exited \(code 3\)[\s\S]*\[crasher\] no config/);
+  });
+
+  it("fails with the captured output and kills the child when it is not ready in time", async () => {
+    const started = Date.now();
+    const start = spawnProcess({
+      name: "sleeper",
+      command: node,
+      args: ["-e", 'console.log("still warming up"); setInterval(() => {}, 1000)'],
+      env: {},
+      readyWhen: async () => false,
+      timeoutMs: 700,
+    });
+    await expect(start).rejects.toThrow(
+      /sleeper was not ready within 700 ms[\s\S]*still warming up/,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("fails clearly when the command does not exist", async () => {
+    const start = spawnProcess({
+      name: "ghost",
+      command: "/nonexistent/argus-ghost",
+      args: [],
+      env: {},
+      readyWhen: async () => true,
+    });
+    await expect(start).rejects.toThrow(/ghost: could not start \/nonexistent\/argus-ghost/);
+  });
+});

@@ -1,0 +1,91 @@
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { DomainError } from "@argus/platform";
+import { createBodyReader } from "./body.ts";
+import type { GatewayDeps } from "./http.ts";
+import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
+import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
+import { operationalRoutes } from "./operationalRoutes.ts";
+import { operationRoute } from "./pipeline.ts";
+import { GatewayError, sendProblem, toDomainError } from "./problem.ts";
+import { createRateLimiter } from "./rateLimit.ts";
+import { beginRequest, requestContext } from "./requestContext.ts";
+
+function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
+  const ids = new Set(ops.map((o) => o.operationId));
+  const missing = [...ids].filter((id) => !handlers[id]);
+  const unknown = Object.keys(handlers).filter((id) => !ids.has(id));
+  if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(", ")}`);
+  if (unknown.length)
+    throw new Error(`handler(s) for operations not in the document: ${unknown.join(", ")}`);
+}
+
+function allowedMethods(ops: CompiledOperation[], expressPath: string): string {
+  const methods = ops
+    .filter((o) => o.expressPath === expressPath)
+    .map((o) => o.method.toUpperCase());
+  if (methods.includes("GET")) methods.push("HEAD");
+  return methods.join(", ");
+}
+
+/** The gateway's HTTP application: every route comes from the OpenAPI document. */
+export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocument()): Express {
+  const ops = compileOperations(loaded.document);
+  checkHandlers(ops, deps.handlers);
+  const pipelineDeps = {
+    authenticator: deps.authenticator,
+    limiter: createRateLimiter({
+      ratePerSecond: deps.config.rateLimitPerSecond,
+      burst: deps.config.rateLimitBurst,
+      ...(deps.clock ? { now: deps.clock } : {}),
+    }),
+    readBody: createBodyReader(deps.config.maxBodyBytes),
+    cursorSecret: deps.config.cursorSecret,
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+  app.use(beginRequest(deps.logger));
+  app.use(operationalRoutes(loaded, deps.ready));
+
+  for (const o of ops) {
+    const route = app.route(o.expressPath);
+    route[o.method](operationRoute(o, deps.handlers[o.operationId]!, pipelineDeps));
+  }
+  for (const expressPath of new Set(ops.map((o) => o.expressPath))) {
+    const allow = allowedMethods(ops, expressPath);
+    app.all(expressPath, (req) => {
+      throw new GatewayError(
+        "method-not-allowed",
+        `${req.method} is not allowed here; allowed: ${allow}`,
+        { Allow: allow },
+      );
+    });
+  }
+  app.use((req) => {
+    throw new DomainError(
+      "resource-not-found",
+      `no route for ${req.method} ${requestContext(req).path}`,
+    );
+  });
+
+  // Express recognizes an error handler by its four parameters.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const ctx = requestContext(req);
+    const { error, unexpected } = toDomainError(err);
+    if (unexpected) {
+      ctx.logger.error("unhandled error", {
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
+      if (err instanceof Error) ctx.span.recordException(err);
+    }
+    if (res.headersSent) return next(err);
+    sendProblem(res, error, {
+      errorsBase: deps.config.errorsBase,
+      instance: ctx.path,
+      requestId: ctx.requestId,
+    });
+  });
+  return app;
+}

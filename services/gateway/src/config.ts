@@ -1,0 +1,48 @@
+import { grpcTarget, int, loadConfig, oneOf, optionalStr, secret, url, type Level } from "@argus/platform";
+
+export interface GatewayConfig {
+  httpPort: number;
+  identityGrpcUrl: string;
+  principalSecret: string;
+  cursorSecret: string;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  maxBodyBytes: number;
+  /** Problem `type` values are `${errorsBase}#<fragment>`. */
+  errorsBase: string;
+  logLevel: Level;
+  otlpEndpoint: string | undefined;
+}
+
+const spec = {
+  ARGUS_HTTP_PORT: int("port of the REST listener", 8080, 0, 65_535),
+  IDENTITY_GRPC_URL: grpcTarget("gRPC target of the identity service", "127.0.0.1:50051"),
+  ARGUS_PRINCIPAL_SECRET: secret("HMAC key signing the principal sent to services", 32),
+  ARGUS_CURSOR_SECRET: secret("HMAC key signing pagination cursors", 32),
+  ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
+  ARGUS_RATE_LIMIT_BURST: int("token bucket capacity per API key", 100, 1, 1_000_000),
+  ARGUS_MAX_BODY_BYTES: int("largest accepted request body in bytes", 1_048_576, 1, 104_857_600),
+  ARGUS_ERRORS_BASE: url(
+    "base URI of problem types",
+    ["https:", "http:"],
+    "https://argus.dev/errors",
+  ),
+  LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
+};
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const c = loadConfig(spec, env);
+  return {
+    httpPort: c.ARGUS_HTTP_PORT,
+    identityGrpcUrl: c.IDENTITY_GRPC_URL,
+    principalSecret: c.ARGUS_PRINCIPAL_SECRET,
+    cursorSecret: c.ARGUS_CURSOR_SECRET,
+    rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,
+    rateLimitBurst: c.ARGUS_RATE_LIMIT_BURST,
+    maxBodyBytes: c.ARGUS_MAX_BODY_BYTES,
+    errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
+    logLevel: c.LOG_LEVEL,
+    otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+  };
+}

@@ -1,0 +1,55 @@
+import type { Logger, Principal } from "@argus/platform";
+import type { GatewayConfig } from "./config.ts";
+
+/** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */
+export interface Authenticator {
+  authenticate(rawKey: string, meta: { requestId: string; clientIp: string }): Promise<Principal>;
+}
+
+/** One keyset page: `after` comes from a verified cursor and is "" on the first page. */
+export interface PageRequest {
+  limit: number;
+  after: string;
+}
+
+/** A request that has passed authentication, rate limiting, validation and cursor checks. */
+export interface ApiRequest {
+  principal: Principal;
+  /** The JSON body, valid against the operation's schema; undefined when the operation has none. */
+  body: unknown;
+  /** Validated query with defaults applied and types coerced; `limit` and `cursor` live in `page`. */
+  query: Record<string, unknown>;
+  /** Validated path parameters. */
+  params: Record<string, string>;
+  requestId: string;
+  clientIp: string;
+  /** On paginated operations (those with a `cursor` parameter); `{ limit: 0, after: "" }` elsewhere. */
+  page: PageRequest;
+  /** Bound to this request's id. */
+  logger: Logger;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** JSON body; omit for 204. */
+  body?: unknown;
+  /**
+   * Paginated operations only: the service's position after the last item when another page
+   * exists; "" or absent on the last page. The gateway adds `pagination` to the body itself.
+   */
+  nextAfter?: string;
+}
+
+export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
+
+export interface GatewayDeps {
+  authenticator: Authenticator;
+  /** One handler per operationId of the OpenAPI document, no more, no less. */
+  handlers: Record<string, Handler>;
+  config: GatewayConfig;
+  logger: Logger;
+  /** Readiness beyond "the process is alive", e.g. identity answers. */
+  ready: () => Promise<boolean>;
+  /** Milliseconds clock for rate limiting; tests inject one. */
+  clock?: () => number;
+}

@@ -1,0 +1,12 @@
+export { createApp } from "./app.ts";
+export { startGateway, type RunningGateway } from "./server.ts";
+export { loadGatewayConfig, type GatewayConfig } from "./config.ts";
+export type {
+  ApiRequest,
+  ApiResponse,
+  Authenticator,
+  GatewayDeps,
+  Handler,
+  PageRequest,
+} from "./http.ts";
+export { loadDocument, type LoadedDocument } from "./openapi/document.ts";

@@ -1,0 +1,149 @@
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { DomainError } from "@argus/platform";
+import {
+  HTTP_METHODS,
+  resolve,
+  type HttpMethod,
+  type JsonSchema,
+  type OpenApiDocument,
+  type Parameter,
+  type RequestBody,
+} from "./document.ts";
+import { createSchemaCompilers, describeSchemaError, type SchemaCompilers } from "./schemas.ts";
+
+export interface RawInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** One operation of the document, ready to route: where it lives and how its input is checked. */
+export interface CompiledOperation {
+  operationId: string;
+  method: HttpMethod;
+  /** The document's template, e.g. `/v2/spaces/{space_id}`. */
+  path: string;
+  /** The same for Express, e.g. `/v2/spaces/:space_id`. */
+  expressPath: string;
+  /** Has a request body to read. */
+  hasBody: boolean;
+  /** Takes `limit` and `cursor`: the gateway verifies cursors and adds `pagination`. */
+  paginated: boolean;
+  /** Validates in place (coercing path and query, filling defaults); throws DomainError. */
+  validate(input: RawInput): RawInput;
+}
+
+const EXPRESS_SPECIAL = /[()[\]?+!*:\\]/g;
+
+/** `/v2/spaces/{space_id}` → `/v2/spaces/:space_id` (path-to-regexp v8 syntax). */
+export function toExpressPath(template: string): string {
+  return template
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const m = /^\{([A-Za-z_$][\w$]*)\}$/.exec(part);
+      if (m) return `:${m[1]}`;
+      if (part.includes("{")) throw new Error(`unsupported path template ${template}`);
+      return part.replace(EXPRESS_SPECIAL, "\\$&");
+    })
+    .join("");
+}
+
+function objectSchema(params: Parameter[]): JsonSchema {
+  return {
+    type: "object",
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  };
+}
+
+function check(
+  validate: ValidateFunction,
+  data: unknown,
+  where: "body" | "query" | "path",
+  fail: (d: string) => DomainError,
+): void {
+  if (!validate(data)) {
+    const first = validate.errors?.[0];
+    throw fail(first ? describeSchemaError(first, where) : `invalid ${where}`);
+  }
+}
+
+function compileOperation(
+  doc: OpenApiDocument,
+  compilers: SchemaCompilers,
+  path: string,
+  method: HttpMethod,
+): CompiledOperation {
+  const item = doc.paths[path]!;
+  const op = item[method]!;
+  const where = `${method.toUpperCase()} ${path}`;
+  if (!op.operationId) throw new Error(`${where}: operationId is required`);
+  const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) =>
+    resolve<Parameter>(doc, p),
+  );
+  const byLocation = (loc: Parameter["in"]) => [
+    ...new Map(params.filter((p) => p.in === loc).map((p) => [p.name, p])).values(),
+  ];
+  const query = byLocation("query");
+  const pathParams = byLocation("path");
+  const names = query.map((p) => p.name);
+  const paginated = names.includes("cursor");
+  if (paginated && query.find((p) => p.name === "limit")?.schema?.default === undefined) {
+    throw new Error(`${where}: a paginated operation needs a 'limit' parameter with a default`);
+  }
+  const body = op.requestBody ? resolve<RequestBody>(doc, op.requestBody) : undefined;
+  const bodySchema = body?.content["application/json"]?.schema;
+  if (body && !bodySchema)
+    throw new Error(`${where}: only application/json request bodies are supported`);
+  const status = op["x-argus-validation-status"] ?? 400;
+  if (status !== 400 && status !== 422)
+    throw new Error(`${where}: x-argus-validation-status must be 400 or 422`);
+
+  const validatePath = compilers.input(objectSchema(pathParams));
+  const validateQuery = compilers.input(objectSchema(query));
+  const validateBody = bodySchema ? compilers.body(bodySchema) : undefined;
+  const bodyFailure = status === 422 ? "validation-error" : "invalid-request";
+
+  return {
+    operationId: op.operationId,
+    method,
+    path,
+    expressPath: toExpressPath(path),
+    hasBody: validateBody !== undefined,
+    paginated,
+    validate(input) {
+      // A malformed id in the path names no resource (ARCHITECTURE §10), hence 404 not 400.
+      check(
+        validatePath,
+        input.params,
+        "path",
+        () => new DomainError("resource-not-found", "resource not found"),
+      );
+      check(validateQuery, input.query, "query", (d) => new DomainError("invalid-request", d));
+      if (validateBody) {
+        if (input.body === undefined) {
+          if (body?.required)
+            throw new DomainError("invalid-request", "a JSON request body is required");
+        } else {
+          check(validateBody, input.body, "body", (d) => new DomainError(bodyFailure, d));
+        }
+      }
+      return input;
+    },
+  };
+}
+
+/** Every operation of the document, compiled once at start; a bad document fails the start. */
+export function compileOperations(doc: OpenApiDocument): CompiledOperation[] {
+  const compilers = createSchemaCompilers(doc);
+  const ops: CompiledOperation[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS)
+      if (item[method]) ops.push(compileOperation(doc, compilers, path, method));
+  }
+  const ids = ops.map((o) => o.operationId);
+  const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (dup) throw new Error(`duplicate operationId ${dup}`);
+  return ops;
+}

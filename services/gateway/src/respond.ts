@@ -1,0 +1,29 @@
+import type { Response } from "express";
+import type { ApiResponse } from "./http.ts";
+import type { CompiledOperation } from "./openapi/operations.ts";
+
+/**
+ * Writes a handler's result. On paginated operations the gateway owns `pagination`: a
+ * non-empty `nextAfter` becomes `has_more: true` with a signed `next_cursor`; otherwise
+ * `has_more: false` and no cursor (the spec omits it on the last page).
+ */
+export function respond(
+  res: Response,
+  op: CompiledOperation,
+  out: ApiResponse,
+  signNext: (after: string) => string,
+): void {
+  let body = out.body;
+  if (op.paginated && out.status < 300) {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new Error(`${op.operationId}: a paginated handler must return an object body`);
+    }
+    const pagination = out.nextAfter
+      ? { has_more: true, next_cursor: signNext(out.nextAfter) }
+      : { has_more: false };
+    body = { ...body, pagination };
+  }
+  res.status(out.status);
+  if (body === undefined || out.status === 204) res.end();
+  else res.json(body);
+}

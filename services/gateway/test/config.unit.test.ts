@@ -1,0 +1,50 @@
+import { ConfigError } from "@argus/platform";
+import { describe, expect, it } from "vitest";
+import { loadGatewayConfig } from "../src/config.ts";
+
+const secrets = { ARGUS_PRINCIPAL_SECRET: "p".repeat(32), ARGUS_CURSOR_SECRET: "c".repeat(32) };
+
+describe("gateway configuration", () => {
+  it("applies defaults", () => {
+    expect(loadGatewayConfig(secrets)).toEqual({
+      httpPort: 8080,
+      identityGrpcUrl: "127.0.0.1:50051",
+      principalSecret: "p".repeat(32),
+      cursorSecret: "c".repeat(32),
+      rateLimitPerSecond: 50,
+      rateLimitBurst: 100,
+      maxBodyBytes: 1_048_576,
+      errorsBase: "https://argus.dev/errors",
+    });
+  });
+
+  it("reports every bad value at once without echoing secrets", () => {
+    try {
+      loadGatewayConfig({
+        ARGUS_PRINCIPAL_SECRET: "short-secret",
+        ARGUS_RATE_LIMIT_BURST: "0",
+        ARGUS_HTTP_PORT: "http",
+      });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const problems = (e as ConfigError).problems.join("\n");
+      for (const name of [
+        "ARGUS_PRINCIPAL_SECRET",
+        "ARGUS_CURSOR_SECRET",
+        "ARGUS_RATE_LIMIT_BURST",
+        "ARGUS_HTTP_PORT",
+      ]) {
+        expect(problems).toContain(name);
+      }
+      expect(problems).not.toContain("short-secret");
+    }
+  });
+
+  it("drops a trailing slash from the errors base", () => {
+    expect(
+      loadGatewayConfig({ ...secrets, ARGUS_ERRORS_BASE: "https://example.com/errors/" })
+        .errorsBase,
+    ).toBe("https://example.com/errors");
+  });
+});

@@ -1,0 +1,65 @@
+import type { AddressInfo } from "node:net";
+import { DomainError, GATEWAY_PRINCIPAL, createLogger, type Principal } from "@argus/platform";
+import { createApp } from "../src/app.ts";
+import type { GatewayConfig } from "../src/config.ts";
+import type { GatewayDeps, Handler } from "../src/http.ts";
+
+/** A gateway on a free loopback port with the caller's handlers; no backing services. */
+export interface TestGateway {
+  url: string;
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+export const KEYS: Record<string, Principal> = {
+  "ak-alice": { ...GATEWAY_PRINCIPAL, accountId: "acc-1", userId: "alice", apiKeyId: "key-alice" },
+  "ak-bob": { ...GATEWAY_PRINCIPAL, accountId: "acc-1", userId: "bob", apiKeyId: "key-bob" },
+};
+
+export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => ({
+  httpPort: 0,
+  identityGrpcUrl: "127.0.0.1:1",
+  principalSecret: "p".repeat(32),
+  cursorSecret: "c".repeat(32),
+  rateLimitPerSecond: 10_000,
+  rateLimitBurst: 10_000,
+  maxBodyBytes: 4096,
+  errorsBase: "https://argus.dev/errors",
+  logLevel: "info",
+  otlpEndpoint: undefined,
+  ...over,
+});
+
+export async function startGateway(
+  handlers: Record<string, Handler>,
+  opts: {
+    config?: Partial<GatewayConfig>;
+    clock?: () => number;
+    ready?: () => Promise<boolean>;
+  } = {},
+): Promise<TestGateway> {
+  const logLines: string[] = [];
+  const deps: GatewayDeps = {
+    authenticator: {
+      authenticate: async (rawKey) => {
+        const p = KEYS[rawKey];
+        if (!p) throw new DomainError("authentication-required", "the API key is not valid");
+        return p;
+      },
+    },
+    handlers,
+    config: testConfig(opts.config),
+    logger: createLogger({ service: "gateway-test", write: (l) => logLines.push(l) }),
+    ready: opts.ready ?? (async () => true),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  };
+  const server = createApp(deps).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    logLines,
+    close: () =>
+      new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
+  };
+}

@@ -1,0 +1,68 @@
+import { DomainError, type CallContext } from "@argus/platform";
+import { tracedQuery } from "@argus/eventstore";
+import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
+import type { AuthenticateRequest, AuthenticateResponse } from "@argus/proto/identity/v1";
+import type { Pool } from "pg";
+import { hashApiKey, sameHash } from "./apiKeySecret.ts";
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  key_type: "USER" | "SERVICE";
+  user_id: string | null;
+  status: string;
+  expired: boolean;
+  account_role: "admin" | "member" | "annotator" | null;
+  is_developer: boolean | null;
+  key_hash: Buffer;
+  organization_ids: string[];
+}
+
+const ROLE = {
+  admin: AccountRole.ACCOUNT_ROLE_ADMIN,
+  member: AccountRole.ACCOUNT_ROLE_MEMBER,
+  annotator: AccountRole.ACCOUNT_ROLE_ANNOTATOR,
+} as const;
+
+const unauthenticated = () => new DomainError("authentication-required", "missing or invalid API key");
+
+export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
+  return async function authenticate(req: AuthenticateRequest, _ctx: CallContext): Promise<AuthenticateResponse> {
+    if (req.apiKey.length === 0 || req.apiKey.length > 512) throw unauthenticated();
+    const hash = hashApiKey(req.apiKey, deps.pepper);
+    const res = await tracedQuery<KeyRow>(
+      deps.pool,
+      "authenticate",
+      `select k.id, k.account_id, k.key_type, k.user_id, k.status,
+              (k.expires_at is not null and k.expires_at <= now()) as expired,
+              u.account_role, u.is_developer, s.key_hash,
+              array(select o.id::text from organizations o where o.account_id = k.account_id) as organization_ids
+         from api_key_secrets s
+         join api_keys k on k.id = s.api_key_id
+         left join users u on u.id = k.user_id
+        where s.key_hash = $1`,
+      [hash],
+    );
+    const row = res.rows[0];
+    // The index lookup finds the row; the constant-time compare is what decides.
+    if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired) throw unauthenticated();
+    if (row.key_type === "USER" && !row.user_id) throw unauthenticated();
+    // Kept coarse (once a minute) so authentication stays a read on the hot path.
+    void deps.pool
+      .query("update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')", [row.id])
+      .catch(() => undefined);
+    const principal: Principal = {
+      accountId: row.account_id,
+      userId: row.user_id ?? "",
+      serviceAccountId: "",
+      apiKeyId: row.id,
+      keyType: row.key_type === "USER" ? KeyType.KEY_TYPE_USER : KeyType.KEY_TYPE_SERVICE,
+      accountRole: row.account_role ? ROLE[row.account_role] : AccountRole.ACCOUNT_ROLE_UNSPECIFIED,
+      isDeveloper: row.is_developer ?? false,
+      spacePermissions: {},
+      organizationIds: row.organization_ids,
+      issuedAtMs: 0n,
+    };
+    return { principal };
+  };
+}

@@ -1,0 +1,23 @@
+import { int, loadConfig, oneOf, optionalSecret, optionalStr, secret, str, url } from "@argus/platform";
+
+export const identityConfigSpec = {
+  DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),
+  NATS_URL: url("NATS server URL", ["nats:", "tls:"], "nats://127.0.0.1:4222"),
+  IDENTITY_GRPC_PORT: int("gRPC port", 50051, 0, 65535),
+  IDENTITY_PROBE_PORT: int("HTTP port for /healthz and /readyz", 9091, 0, 65535),
+  ARGUS_PRINCIPAL_SECRET: secret("HMAC key shared with the gateway to sign principals", 32),
+  ARGUS_API_KEY_PEPPER: secret("HMAC key under which API keys are hashed", 32),
+  ARGUS_INIT_ORG_NAME: str("organization created by headless initialization", "Default Organization"),
+  ARGUS_INIT_SPACE_NAME: str("space created by headless initialization", "Default Space"),
+  ARGUS_INIT_ADMIN_EMAIL: str("e-mail of the initial admin user", "admin@argus.local"),
+  ARGUS_INIT_ADMIN_NAME: str("name of the initial admin user", "Admin"),
+  ARGUS_INIT_API_KEY: optionalSecret("raw USER API key of the initial admin; initialization runs only when set", 32),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
+  LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
+};
+
+export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;
+
+export function loadIdentityConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(identityConfigSpec, env);
+}

@@ -46,7 +46,9 @@ export async function appendToStream(
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   if (expectedVersion !== "any" && !(Number.isInteger(expectedVersion) && expectedVersion >= 0)) {
-    throw new TypeError(`expectedVersion must be a non-negative integer or "any": ${expectedVersion}`);
+    throw new TypeError(
+      `expectedVersion must be a non-negative integer or "any": ${expectedVersion}`,
+    );
   }
   const trace: Record<string, string> = {};
   propagation.inject(context.active(), trace);
@@ -55,8 +57,10 @@ export async function appendToStream(
   const data = events.map((event) => JSON.stringify(event.data ?? null));
   const meta = metadata.map((m) => JSON.stringify(m));
   events.forEach((event, i) => {
-    const bytes = Buffer.byteLength(data[i] ?? "") + Buffer.byteLength(meta[i] ?? "") + envelopeBytes;
-    if (bytes > options.maxEventBytes) throw new EventTooLargeError(event.type, bytes, options.maxEventBytes);
+    const bytes =
+      Buffer.byteLength(data[i] ?? "") + Buffer.byteLength(meta[i] ?? "") + envelopeBytes;
+    if (bytes > options.maxEventBytes)
+      throw new EventTooLargeError(event.type, bytes, options.maxEventBytes);
   });
 
   const s = quoteSchema(schema);
@@ -80,10 +84,18 @@ export async function appendToStream(
          WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
        ORDER BY e.ordinal
        RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
-      [streamId, expectedVersion === "any" ? null : expectedVersion, ids, events.map((e) => e.type), data, meta],
+      [
+        streamId,
+        expectedVersion === "any" ? null : expectedVersion,
+        ids,
+        events.map((e) => e.type),
+        data,
+        meta,
+      ],
     ));
   } catch (err) {
-    if (isVersionConflict(err, schema)) throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
+    if (isVersionConflict(err, schema))
+      throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
     throw err;
   }
   if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);

@@ -58,7 +58,13 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
   async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
     try {
       const outcome = await processOnce(pool, schema, durable, event, handler);
-      span.setAttribute("argus.redelivery_ignored", outcome === "duplicate");
+      if (outcome === "duplicate") {
+        span.setAttribute("argus.redelivery_ignored", true);
+        logger.debug("redelivered event was already processed", {
+          consumer: durable,
+          eventId: event.eventId,
+        });
+      }
       msg.ack();
     } catch (err) {
       span.recordException(err as Error);
@@ -69,7 +75,13 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
 
   async function fail(msg: JsMsg, err: Error, eventId: string | undefined): Promise<void> {
     const deliveries = msg.info.deliveryCount;
-    const fields = { consumer: durable, eventId, subject: msg.subject, deliveries, err: err.message };
+    const fields = {
+      consumer: durable,
+      eventId,
+      subject: msg.subject,
+      deliveries,
+      err: err.message,
+    };
     if (deliveries < maxDeliver && eventId !== undefined) {
       logger.warn("event handler failed; will retry", fields);
       msg.nak(backoffDelay(deliveries, nakBackoff));
@@ -77,7 +89,8 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
     }
     logger.error("event dead-lettered", fields);
     await recordDeadLetter(pool, schema, durable, msg, err.message);
-    msg.term(err.message.slice(0, 200));
+    // No reason text: nats-server 2.9 only recognises a bare +TERM and ignores "+TERM <reason>".
+    msg.term();
   }
 
   function handle(msg: JsMsg): Promise<void> {
@@ -88,27 +101,36 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
       "messaging.destination.name": msg.subject,
       "messaging.consumer.group.name": durable,
     };
-    return tracer.startActiveSpan(`process ${msg.subject}`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
-      // Tells the server a slow handler is still at work, so it does not redeliver meanwhile.
-      const heartbeat = setInterval(() => msg.working(), Math.max(500, ackWaitMs / 2));
-      try {
-        let event: StoredEvent;
+    return tracer.startActiveSpan(
+      `process ${msg.subject}`,
+      { kind: SpanKind.CONSUMER, attributes },
+      parent,
+      async (span) => {
+        // Tells the server a slow handler is still at work, so it does not redeliver meanwhile.
+        const heartbeat = setInterval(() => msg.working(), Math.max(500, ackWaitMs / 2));
         try {
-          event = decodeEvent(msg.data);
+          let event: StoredEvent;
+          try {
+            event = decodeEvent(msg.data);
+          } catch (err) {
+            await fail(msg, err as Error, undefined);
+            return;
+          }
+          span.setAttribute("messaging.message.id", event.eventId);
+          await afterPrevious(event.streamId, () => settle(msg, event, span));
         } catch (err) {
-          await fail(msg, err as Error, undefined);
-          return;
+          // Only the NATS or Postgres calls around the handler land here (e.g. a closed connection).
+          logger.error("could not settle message", {
+            consumer: durable,
+            subject: msg.subject,
+            err: (err as Error).message,
+          });
+        } finally {
+          clearInterval(heartbeat);
+          span.end();
         }
-        span.setAttribute("messaging.message.id", event.eventId);
-        await afterPrevious(event.streamId, () => settle(msg, event, span));
-      } catch (err) {
-        // Only the NATS or Postgres calls around the handler land here (e.g. a closed connection).
-        logger.error("could not settle message", { consumer: durable, subject: msg.subject, err: (err as Error).message });
-      } finally {
-        clearInterval(heartbeat);
-        span.end();
-      }
-    });
+      },
+    );
   }
 
   const pulling = (async () => {
@@ -117,7 +139,9 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
       const task = handle(msg).finally(() => inFlight.delete(task));
       inFlight.add(task);
     }
-  })().catch((err: Error) => logger.error("consumer stopped pulling", { consumer: durable, err: err.message }));
+  })().catch((err: Error) =>
+    logger.error("consumer stopped pulling", { consumer: durable, err: err.message }),
+  );
 
   return {
     async stop() {

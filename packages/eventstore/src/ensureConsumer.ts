@@ -24,7 +24,10 @@ export interface EnsureConsumerOptions {
  * The management step: creates the durable, explicit-ack pull consumer, or updates the
  * settings that may change. Workers only look consumers up; they never create them.
  */
-export async function ensureConsumer(nc: NatsConnection, options: EnsureConsumerOptions): Promise<ConsumerInfo> {
+export async function ensureConsumer(
+  nc: NatsConnection,
+  options: EnsureConsumerOptions,
+): Promise<ConsumerInfo> {
   const { stream, durable, filterSubjects } = options;
   const mutable: Partial<ConsumerConfig> = {
     max_deliver: options.maxDeliver,

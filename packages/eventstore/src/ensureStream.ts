@@ -18,7 +18,10 @@ export interface EnsureStreamOptions {
 }
 
 /** Creates the events stream, or brings an existing one to this configuration. Idempotent. */
-export async function ensureStream(nc: NatsConnection, options: EnsureStreamOptions = {}): Promise<StreamInfo> {
+export async function ensureStream(
+  nc: NatsConnection,
+  options: EnsureStreamOptions = {},
+): Promise<StreamInfo> {
   const name = options.name ?? "ARGUS_EVENTS";
   const wanted = {
     subjects: options.subjects ?? ["argus.>"],
@@ -32,7 +35,12 @@ export async function ensureStream(nc: NatsConnection, options: EnsureStreamOpti
     });
     if (current === null) {
       try {
-        return await jsm.streams.add({ name, storage: StorageType.File, retention: RetentionPolicy.Limits, ...wanted });
+        return await jsm.streams.add({
+          name,
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          ...wanted,
+        });
       } catch (err) {
         // Another process created it first: go round once more and update theirs.
         if (attempt < 2) continue;

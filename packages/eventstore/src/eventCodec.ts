@@ -40,10 +40,22 @@ export function decodeEvent(payload: Uint8Array): StoredEvent {
   try {
     wire = JSON.parse(decoder.decode(payload)) as typeof wire;
   } catch (err) {
-    throw new UndecodableEventError(`payload is not UTF-8 JSON: ${(err as Error).message}`, { cause: err });
+    throw new UndecodableEventError(`payload is not UTF-8 JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
-  if (typeof wire !== "object" || wire === null) throw new UndecodableEventError("payload is not an object");
-  const { eventId, streamId, streamVersion, type, metadata, globalPosition, transactionId, recordedAt } = wire;
+  if (typeof wire !== "object" || wire === null)
+    throw new UndecodableEventError("payload is not an object");
+  const {
+    eventId,
+    streamId,
+    streamVersion,
+    type,
+    metadata,
+    globalPosition,
+    transactionId,
+    recordedAt,
+  } = wire;
   const recorded = new Date(typeof recordedAt === "string" ? recordedAt : Number.NaN);
   if (
     typeof eventId !== "string" ||

@@ -26,7 +26,11 @@ export interface EventStoreOptions {
 export interface EventStoreTransaction {
   /** The transaction's connection, for the caller's inline projection writes. */
   readonly client: PoolClient;
-  append(streamId: string, expectedVersion: ExpectedVersion, events: readonly NewEvent[]): Promise<StoredEvent[]>;
+  append(
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    events: readonly NewEvent[],
+  ): Promise<StoredEvent[]>;
   readStream(streamId: string): Promise<StoredEvent[]>;
 }
 
@@ -53,7 +57,14 @@ export function createEventStore(options: EventStoreOptions): EventStore {
         client,
         readStream: (streamId) => readStream(client, schema, streamId),
         async append(streamId, expectedVersion, events) {
-          const stored = await appendToStream(client, schema, streamId, expectedVersion, events, appendOptions);
+          const stored = await appendToStream(
+            client,
+            schema,
+            streamId,
+            expectedVersion,
+            events,
+            appendOptions,
+          );
           appended.push(...stored);
           return stored;
         },
@@ -79,7 +90,10 @@ export function createEventStore(options: EventStoreOptions): EventStore {
               return await attempt(fn);
             } catch (err) {
               if (!(err instanceof ConcurrencyError) || retry >= retries) throw err;
-              span.addEvent("concurrency conflict", { "argus.stream_id": err.streamId, "argus.retry": retry + 1 });
+              span.addEvent("concurrency conflict", {
+                "argus.stream_id": err.streamId,
+                "argus.retry": retry + 1,
+              });
               await sleep(backoffDelay(retry + 1, retryBackoff));
             }
           }

@@ -32,7 +32,9 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<{ ap
   let failed: Error | undefined;
   try {
     const lockKey = `argus.migrate:${options.schema}`;
-    await tracedQuery(client, "migrate.lock", "SELECT pg_advisory_lock(hashtextextended($1, 0))", [lockKey]);
+    await tracedQuery(client, "migrate.lock", "SELECT pg_advisory_lock(hashtextextended($1, 0))", [
+      lockKey,
+    ]);
     try {
       await tracedQuery(client, "migrate.bootstrap", bootstrapSql(schema));
       const applied = await appliedChecksums(client, schema);
@@ -42,10 +44,15 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<{ ap
         const previous = applied.get(migration.id);
         if (previous === checksum) continue;
         if (previous !== undefined) {
-          throw new MigrationError(`migration ${migration.id} in ${options.schema} changed after it was applied`);
+          throw new MigrationError(
+            `migration ${migration.id} in ${options.schema} changed after it was applied`,
+          );
         }
         await applyOne(client, schema, migration, checksum);
-        options.logger?.info("migration applied", { schema: options.schema, migration: migration.id });
+        options.logger?.info("migration applied", {
+          schema: options.schema,
+          migration: migration.id,
+        });
         ran.push(migration.id);
       }
       return { applied: ran };
@@ -67,7 +74,8 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<{ ap
 function checkIds(migrations: readonly Migration[]): readonly Migration[] {
   const seen = new Set<string>();
   for (const { id } of migrations) {
-    if (id.startsWith(reservedPrefix)) throw new MigrationError(`migration id ${id} uses the reserved prefix ${reservedPrefix}`);
+    if (id.startsWith(reservedPrefix))
+      throw new MigrationError(`migration id ${id} uses the reserved prefix ${reservedPrefix}`);
     if (seen.has(id)) throw new MigrationError(`migration id ${id} appears twice`);
     seen.add(id);
   }
@@ -93,7 +101,12 @@ async function appliedChecksums(client: PoolClient, schema: string): Promise<Map
   return new Map(rows.map((row) => [row.id, row.checksum]));
 }
 
-async function applyOne(client: PoolClient, schema: string, migration: Migration, checksum: string) {
+async function applyOne(
+  client: PoolClient,
+  schema: string,
+  migration: Migration,
+  checksum: string,
+) {
   await tracedQuery(client, "migrate.begin", "BEGIN");
   try {
     await tracedQuery(client, "migrate.search_path", `SET LOCAL search_path TO ${schema}, public`);
@@ -107,7 +120,9 @@ async function applyOne(client: PoolClient, schema: string, migration: Migration
     await tracedQuery(client, "migrate.commit", "COMMIT");
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
-    throw new MigrationError(`migration ${migration.id} failed: ${(err as Error).message}`, { cause: err });
+    throw new MigrationError(`migration ${migration.id} failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 

@@ -24,19 +24,28 @@ export function publishEvent(
     "messaging.destination.name": subject,
     "messaging.message.id": event.eventId,
   };
-  return tracer.startActiveSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, attributes }, parent, async (span) => {
-    try {
-      const hdrs = headers();
-      propagation.inject(context.active(), hdrs, natsHeaderSetter);
-      const ack = await js.publish(subject, encodeEvent(event), { msgID: event.eventId, headers: hdrs, timeout: timeoutMs });
-      span.setAttribute("messaging.nats.duplicate", ack.duplicate);
-      return ack;
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    `send ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes },
+    parent,
+    async (span) => {
+      try {
+        const hdrs = headers();
+        propagation.inject(context.active(), hdrs, natsHeaderSetter);
+        const ack = await js.publish(subject, encodeEvent(event), {
+          msgID: event.eventId,
+          headers: hdrs,
+          timeout: timeoutMs,
+        });
+        span.setAttribute("messaging.nats.duplicate", ack.duplicate);
+        return ack;
+      } catch (err) {
+        span.recordException(err as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }

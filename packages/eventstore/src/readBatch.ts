@@ -20,10 +20,11 @@ export async function readBatch(
   const { rows } = await tracedQuery<EventRow>(
     client,
     "readBatch",
-    `SELECT ${eventColumns} FROM ${quoteSchema(schema)}.events
-     WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-       AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-     ORDER BY transaction_id, global_position
+    // ORDER BY is qualified: bare names would sort by the ::text output columns of the same name.
+    `SELECT ${eventColumns} FROM ${quoteSchema(schema)}.events e
+     WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+       AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY e.transaction_id, e.global_position
      LIMIT $3`,
     [after.transactionId.toString(), after.globalPosition.toString(), limit],
   );

@@ -4,7 +4,11 @@ import { quoteSchema } from "./schemaName.ts";
 import { tracedQuery } from "./tracedQuery.ts";
 import type { StoredEvent } from "./types.ts";
 
-export async function readStream(client: ClientBase, schema: string, streamId: string): Promise<StoredEvent[]> {
+export async function readStream(
+  client: ClientBase,
+  schema: string,
+  streamId: string,
+): Promise<StoredEvent[]> {
   const { rows } = await tracedQuery<EventRow>(
     client,
     "readStream",

@@ -101,7 +101,7 @@ export function createRelay(options: RelayOptions): Relay {
   }
 
   async function run(): Promise<void> {
-    for (let failures = 0; !stopping; ) {
+    for (let failures = 0; !stopping;) {
       let client: PoolClient | undefined;
       let failure: Error | undefined;
       const onError = (err: Error) => {

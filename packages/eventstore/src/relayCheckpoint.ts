@@ -4,7 +4,11 @@ import { quoteSchema } from "./schemaName.ts";
 import { tracedQuery } from "./tracedQuery.ts";
 import type { Checkpoint } from "./types.ts";
 
-export async function loadRelayCheckpoint(client: ClientBase, schema: string, relay: string): Promise<Checkpoint> {
+export async function loadRelayCheckpoint(
+  client: ClientBase,
+  schema: string,
+  relay: string,
+): Promise<Checkpoint> {
   const { rows } = await tracedQuery<{ transaction_id: string; global_position: string }>(
     client,
     "loadRelayCheckpoint",

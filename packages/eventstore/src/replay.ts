@@ -33,8 +33,18 @@ export interface ReplayOptions extends ResetConsumerOptions {
 export async function resetConsumer(options: ResetConsumerOptions): Promise<void> {
   const s = quoteSchema(options.schema);
   await withTransaction(options.pool, async (client) => {
-    await tracedQuery(client, "resetConsumer", `DELETE FROM ${s}.processed_events WHERE consumer = $1`, [options.consumer]);
-    await tracedQuery(client, "resetConsumer", `DELETE FROM ${s}.consumer_checkpoints WHERE consumer = $1`, [options.consumer]);
+    await tracedQuery(
+      client,
+      "resetConsumer",
+      `DELETE FROM ${s}.processed_events WHERE consumer = $1`,
+      [options.consumer],
+    );
+    await tracedQuery(
+      client,
+      "resetConsumer",
+      `DELETE FROM ${s}.consumer_checkpoints WHERE consumer = $1`,
+      [options.consumer],
+    );
     await options.clear?.(client);
   });
 }
@@ -45,7 +55,9 @@ export async function resetConsumer(options: ResetConsumerOptions): Promise<void
  * processed markers and the compare-and-set checkpoint. Stop the live runner meanwhile; what
  * it delivers afterwards is recognised as already processed.
  */
-export async function replay(options: ReplayOptions): Promise<{ events: number; checkpoint: Checkpoint }> {
+export async function replay(
+  options: ReplayOptions,
+): Promise<{ events: number; checkpoint: Checkpoint }> {
   const { pool, schema, consumer, handler } = options;
   const eventsSchema = options.eventsSchema ?? schema;
   const batchSize = options.batchSize ?? 500;
@@ -57,7 +69,12 @@ export async function replay(options: ReplayOptions): Promise<{ events: number; 
     const batch = await withTransaction(pool, async (client) => {
       const events = await readBatch(client, eventsSchema, before, batchSize);
       const wanted = options.filter ? events.filter(options.filter) : events;
-      const fresh = await markProcessed(client, schema, consumer, wanted.map((e) => e.eventId));
+      const fresh = await markProcessed(
+        client,
+        schema,
+        consumer,
+        wanted.map((e) => e.eventId),
+      );
       for (const event of wanted) if (fresh.has(event.eventId)) await handler(client, event);
       const last = events.at(-1);
       if (last) await storeConsumerCheckpoint(client, schema, consumer, before, checkpointOf(last));

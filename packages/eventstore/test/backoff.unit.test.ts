@@ -6,7 +6,9 @@ const opts = { baseMs: 100, maxMs: 1000 };
 describe("backoffDelay", () => {
   it("doubles the ceiling per attempt up to the maximum", () => {
     const top = () => 0.999999;
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, opts, top))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, opts, top))).toEqual([
+      99, 199, 399, 799, 999, 999,
+    ]);
   });
 
   it("is fully jittered between zero and the ceiling", () => {

@@ -8,7 +8,10 @@ const event: StoredEvent = {
   streamVersion: 3,
   type: "TagRenamed",
   data: { name: "élan", nested: [1, null, { a: true }] },
-  metadata: { actor: "user:1", traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
+  metadata: {
+    actor: "user:1",
+    traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+  },
   globalPosition: 2n ** 62n + 5n,
   transactionId: 2n ** 55n + 7n,
   recordedAt: new Date("2026-01-02T03:04:05.678Z"),
@@ -26,7 +29,12 @@ describe("event codec", () => {
     ["missing fields", new TextEncoder().encode(JSON.stringify({ eventId: "x" }))],
     [
       "a position that is not a decimal",
-      new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(encodeEvent(event))), globalPosition: 1.5 })),
+      new TextEncoder().encode(
+        JSON.stringify({
+          ...JSON.parse(new TextDecoder().decode(encodeEvent(event))),
+          globalPosition: 1.5,
+        }),
+      ),
     ],
   ])("rejects a payload that is %s", (_what, payload) => {
     expect(() => decodeEvent(payload)).toThrow(UndecodableEventError);

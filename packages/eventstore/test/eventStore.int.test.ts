@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConcurrencyError, EventTooLargeError, createEventStore, migrate, type StoredEvent } from "../src/index.ts";
+import {
+  ConcurrencyError,
+  EventTooLargeError,
+  createEventStore,
+  migrate,
+  type StoredEvent,
+} from "../src/index.ts";
 import { schemaName, testEnv, type TestEnv } from "./support.ts";
 
 let env: TestEnv;
@@ -9,12 +15,21 @@ beforeAll(async () => {
   schema = schemaName("store");
   await migrate(env.pool, {
     schema,
-    migrations: [{ id: "0001_tags", sql: "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)" }],
+    migrations: [
+      {
+        id: "0001_tags",
+        sql: "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)",
+      },
+    ],
   });
 });
 afterAll(() => env.close());
 
-const created = (name: string) => ({ type: "TagCreated", data: { name }, metadata: { actor: "user:1" } });
+const created = (name: string) => ({
+  type: "TagCreated",
+  data: { name },
+  metadata: { actor: "user:1" },
+});
 const stream = () => `tag-${crypto.randomUUID()}`;
 
 describe("createEventStore", () => {
@@ -31,8 +46,22 @@ describe("createEventStore", () => {
     expect(stored[1]!.globalPosition).toBeGreaterThan(stored[0]!.globalPosition);
     expect(stored[0]!.transactionId).toBe(stored[1]!.transactionId);
     const read = await store.readStream(id);
-    expect(read.map(({ eventId, streamVersion, type, data, metadata }) => ({ eventId, streamVersion, type, data, metadata }))).toEqual(
-      stored.map(({ eventId, streamVersion, type, data, metadata }) => ({ eventId, streamVersion, type, data, metadata })),
+    expect(
+      read.map(({ eventId, streamVersion, type, data, metadata }) => ({
+        eventId,
+        streamVersion,
+        type,
+        data,
+        metadata,
+      })),
+    ).toEqual(
+      stored.map(({ eventId, streamVersion, type, data, metadata }) => ({
+        eventId,
+        streamVersion,
+        type,
+        data,
+        metadata,
+      })),
     );
     expect(read[0]!.metadata).toEqual({ actor: "user:1" });
     expect(typeof read[0]!.globalPosition).toBe("bigint");
@@ -50,7 +79,12 @@ describe("createEventStore", () => {
   });
 
   it("treats a taken or a missing expected version as a conflict, after bounded retries", async () => {
-    const store = createEventStore({ pool: env.pool, schema, retries: 2, retryBackoff: { baseMs: 1, maxMs: 2 } });
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      retries: 2,
+      retryBackoff: { baseMs: 1, maxMs: 2 },
+    });
     const id = stream();
     await store.transaction((tx) => tx.append(id, 0, [created("a"), created("b")]));
     for (const expected of [0, 1, 5]) {
@@ -66,7 +100,12 @@ describe("createEventStore", () => {
   });
 
   it("retries the whole function, so writers that re-read state all get through", async () => {
-    const store = createEventStore({ pool: env.pool, schema, retries: 20, retryBackoff: { baseMs: 2, maxMs: 20 } });
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      retries: 20,
+      retryBackoff: { baseMs: 2, maxMs: 20 },
+    });
     const id = stream();
     let attempts = 0;
     await Promise.all(
@@ -92,7 +131,10 @@ describe("createEventStore", () => {
         calls++;
         const id = stream();
         await tx.append(id, 0, [created(name)]);
-        await tx.client.query(`INSERT INTO "${schema}".tags (id, name) VALUES ($1, $2)`, [id, name]);
+        await tx.client.query(`INSERT INTO "${schema}".tags (id, name) VALUES ($1, $2)`, [
+          id,
+          name,
+        ]);
       });
       return { done, calls: () => calls };
     };
@@ -104,7 +146,11 @@ describe("createEventStore", () => {
 
   it("keeps nothing of a transaction that throws, and calls onCommit only after commits", async () => {
     const commits: StoredEvent[][] = [];
-    const store = createEventStore({ pool: env.pool, schema, onCommit: (events) => commits.push([...events]) });
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      onCommit: (events) => commits.push([...events]),
+    });
     const id = stream();
     await expect(
       store.transaction(async (tx) => {
@@ -139,7 +185,9 @@ describe("createEventStore", () => {
   it("refuses an event too large for one NATS message with a typed error", async () => {
     const store = createEventStore({ pool: env.pool, schema, maxEventBytes: 64 * 1024 });
     const huge = { type: "ExampleAdded", data: { text: "x".repeat(70 * 1024) } };
-    await expect(store.transaction((tx) => tx.append(stream(), 0, [huge]))).rejects.toThrow(EventTooLargeError);
+    await expect(store.transaction((tx) => tx.append(stream(), 0, [huge]))).rejects.toThrow(
+      EventTooLargeError,
+    );
   });
 
   it("gives every event a random uuid and appends many events in one statement", async () => {

@@ -42,7 +42,13 @@ describe("migrate", () => {
   it("gives events exactly the columns of ARCHITECTURE §5", async () => {
     const schema = schemaName("mig");
     await migrate(env.pool, { schema, migrations: [] });
-    const { rows } = await env.pool.query<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null; is_identity: string }>(
+    const { rows } = await env.pool.query<{
+      column_name: string;
+      data_type: string;
+      is_nullable: string;
+      column_default: string | null;
+      is_identity: string;
+    }>(
       `SELECT column_name, data_type, is_nullable, column_default, is_identity FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'events' ORDER BY ordinal_position`,
       [schema],
@@ -76,7 +82,13 @@ describe("migrate", () => {
   it("applies each migration once across restarts", async () => {
     const schema = schemaName("mig");
     await migrate(env.pool, { schema, migrations: [tagsMigration] });
-    const second = await migrate(env.pool, { schema, migrations: [tagsMigration, { id: "0002_more", sql: "ALTER TABLE tags ADD COLUMN color text" }] });
+    const second = await migrate(env.pool, {
+      schema,
+      migrations: [
+        tagsMigration,
+        { id: "0002_more", sql: "ALTER TABLE tags ADD COLUMN color text" },
+      ],
+    });
     expect(second.applied).toEqual(["0002_more"]);
     expect((await migrate(env.pool, { schema, migrations: [tagsMigration] })).applied).toEqual([]);
   });
@@ -87,7 +99,12 @@ describe("migrate", () => {
       Array.from({ length: 6 }, () => migrate(env.pool, { schema, migrations: [tagsMigration] })),
     );
     expect(runs.flatMap((r) => r.applied).sort()).toEqual(
-      ["0001_tags", "eventstore/0001_events", "eventstore/0002_relay_checkpoints", "eventstore/0003_consumers"].sort(),
+      [
+        "0001_tags",
+        "eventstore/0001_events",
+        "eventstore/0002_relay_checkpoints",
+        "eventstore/0003_consumers",
+      ].sort(),
     );
     const { rows } = await env.pool.query(`SELECT id FROM "${schema}".schema_migrations`);
     expect(rows).toHaveLength(4);
@@ -97,15 +114,26 @@ describe("migrate", () => {
     const schema = schemaName("mig");
     await migrate(env.pool, { schema, migrations: [tagsMigration] });
     await expect(
-      migrate(env.pool, { schema, migrations: [{ ...tagsMigration, sql: tagsMigration.sql + " -- edited" }] }),
+      migrate(env.pool, {
+        schema,
+        migrations: [{ ...tagsMigration, sql: tagsMigration.sql + " -- edited" }],
+      }),
     ).rejects.toThrow(MigrationError);
   });
 
   it("rolls a failing migration back whole and reports it", async () => {
     const schema = schemaName("mig");
-    const broken = { id: "0001_broken", sql: "CREATE TABLE half (id int); SELECT * FROM missing_table;" };
-    await expect(migrate(env.pool, { schema, migrations: [broken] })).rejects.toThrow(/0001_broken failed/);
-    const { rows } = await env.pool.query("SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'half'", [schema]);
+    const broken = {
+      id: "0001_broken",
+      sql: "CREATE TABLE half (id int); SELECT * FROM missing_table;",
+    };
+    await expect(migrate(env.pool, { schema, migrations: [broken] })).rejects.toThrow(
+      /0001_broken failed/,
+    );
+    const { rows } = await env.pool.query(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'half'",
+      [schema],
+    );
     expect(rows).toHaveLength(0);
     // The lock was released: the next start works.
     await expect(migrate(env.pool, { schema, migrations: [] })).resolves.toEqual({ applied: [] });
@@ -113,7 +141,11 @@ describe("migrate", () => {
 
   it("rejects duplicate and reserved ids before touching the database", async () => {
     const schema = schemaName("mig");
-    await expect(migrate(env.pool, { schema, migrations: [tagsMigration, tagsMigration] })).rejects.toThrow(/twice/);
-    await expect(migrate(env.pool, { schema, migrations: [{ id: "eventstore/x", sql: "" }] })).rejects.toThrow(/reserved/);
+    await expect(
+      migrate(env.pool, { schema, migrations: [tagsMigration, tagsMigration] }),
+    ).rejects.toThrow(/twice/);
+    await expect(
+      migrate(env.pool, { schema, migrations: [{ id: "eventstore/x", sql: "" }] }),
+    ).rejects.toThrow(/reserved/);
   });
 });

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendToStream } from "../src/appendToStream.ts";
 import { initialCheckpoint } from "../src/checkpoint.ts";
-import { migrate } from "../src/index.ts";
+import { ConcurrencyError, migrate } from "../src/index.ts";
 import { readBatch } from "../src/readBatch.ts";
 import { eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
 
@@ -71,18 +71,91 @@ describe("reading the global log", () => {
     }
   });
 
+  it("refuses to append on top of a younger transaction's event, which would read out of stream order", async () => {
+    const s = schemaName("order");
+    await migrate(env.pool, { schema: s, migrations: [] });
+    const older = await connection();
+    const younger = await connection();
+    try {
+      // The older transaction takes its id by writing elsewhere first.
+      await older.query("BEGIN");
+      await appendToStream(older, s, "tag-elsewhere", 0, event("x"), options);
+      // A younger transaction starts the stream and commits.
+      await younger.query("BEGIN");
+      const [v1] = await appendToStream(younger, s, "tag-s", 0, event("v1"), options);
+      await younger.query("COMMIT");
+      // Appending v2 now would sort v2 (older id) before v1 in (transaction_id, position) order.
+      await expect(appendToStream(older, s, "tag-s", "any", event("v2"), options)).rejects.toThrow(
+        ConcurrencyError,
+      );
+      await older.query("ROLLBACK");
+      // The retry runs under a new id, younger than v1's, and reads back in version order.
+      await older.query("BEGIN");
+      const [v2] = await appendToStream(older, s, "tag-s", 1, event("v2"), options);
+      await older.query("COMMIT");
+      expect(v2!.transactionId).toBeGreaterThan(v1!.transactionId);
+      const read = await eventually("both versions", async () => {
+        const batch = await readBatch(older, s, initialCheckpoint, 100);
+        return batch.length === 2 ? batch : undefined;
+      });
+      expect(read.map((e) => e.streamVersion)).toEqual([1, 2]);
+    } finally {
+      await Promise.all([older.end(), younger.end()]);
+    }
+  });
+
+  it("orders positions as numbers, across a change in digit count", async () => {
+    const s = schemaName("digits");
+    await migrate(env.pool, { schema: s, migrations: [] });
+    const client = await connection();
+    try {
+      await client.query("BEGIN");
+      const stored = await appendToStream(
+        client,
+        s,
+        "tag-d",
+        0,
+        Array.from({ length: 15 }, (_, n) => ({ type: "T", data: { n } })),
+        options,
+      );
+      await client.query("COMMIT");
+      expect(stored.at(-1)!.globalPosition).toBeGreaterThanOrEqual(10n);
+      const read = await eventually("the batch", async () => {
+        const batch = await readBatch(client, s, initialCheckpoint, 100);
+        return batch.length === 15 ? batch : undefined;
+      });
+      expect(read.map((e) => e.streamVersion)).toEqual(stored.map((e) => e.streamVersion));
+    } finally {
+      await client.end();
+    }
+  });
+
   it("pages by (transaction_id, global_position) and skips rolled-back events", async () => {
     const s = schemaName("page");
     await migrate(env.pool, { schema: s, migrations: [] });
     const client = await connection();
     try {
       await client.query("BEGIN");
-      await appendToStream(client, s, "tag-x", 0, [1, 2, 3].map((n) => ({ type: "T", data: { n } })), options);
+      await appendToStream(
+        client,
+        s,
+        "tag-x",
+        0,
+        [1, 2, 3].map((n) => ({ type: "T", data: { n } })),
+        options,
+      );
       await client.query("ROLLBACK");
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         await client.query("BEGIN");
-        const stored = await appendToStream(client, s, `tag-${i}`, 0, [1, 2].map((n) => ({ type: "T", data: { n } })), options);
+        const stored = await appendToStream(
+          client,
+          s,
+          `tag-${i}`,
+          0,
+          [1, 2].map((n) => ({ type: "T", data: { n } })),
+          options,
+        );
         ids.push(...stored.map((e) => e.eventId));
         await client.query("COMMIT");
       }
@@ -92,7 +165,8 @@ describe("reading the global log", () => {
         const page = await readBatch(client, s, after, 3);
         seen.push(...page.map((e) => e.eventId));
         const tail = page.at(-1);
-        if (tail) after = { transactionId: tail.transactionId, globalPosition: tail.globalPosition };
+        if (tail)
+          after = { transactionId: tail.transactionId, globalPosition: tail.globalPosition };
         return seen.length >= ids.length ? true : undefined;
       });
       expect(seen).toEqual(ids);

@@ -34,6 +34,8 @@ describe("defaultSubject", () => {
   });
 
   it("can root subjects elsewhere, e.g. per test", () => {
-    expect(defaultSubject("svc", "t_123")(event("tag-1", "TagCreated"))).toBe("t_123.svc.tag.TagCreated");
+    expect(defaultSubject("svc", "t_123")(event("tag-1", "TagCreated"))).toBe(
+      "t_123.svc.tag.TagCreated",
+    );
   });
 });

@@ -7,9 +7,12 @@ import type { Logger } from "../src/logger.ts";
 export const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Collects log lines so a test can assert on what was said. */
-export function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
+export function recordingLogger(): Logger & {
+  lines: { level: string; msg: string; fields?: Record<string, unknown> }[];
+} {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, fields });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
@@ -49,7 +52,11 @@ export function schemaName(prefix: string): string {
   return uniqueName(prefix).toLowerCase().replace(/-/g, "_");
 }
 
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -26,6 +26,9 @@ export function createChannel(address: string): grpc.Client {
   return new grpc.Client(address, grpc.credentials.createInsecure(), {
     "grpc.keepalive_time_ms": 30_000,
     "grpc.keepalive_permit_without_calls": 1,
+    // A restarted service is found again within ~100 ms instead of the default 1 s backoff.
+    "grpc.initial_reconnect_backoff_ms": 100,
+    "grpc.max_reconnect_backoff_ms": 2_000,
     // With a dns:/// target every replica behind the name gets calls, not just the first.
     "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
@@ -70,8 +73,8 @@ export async function callUnary<Req, Res>(
           return await once(client, method, req, opts);
         } catch (err) {
           const code = (err as grpc.ServiceError).code;
-          if (!opts.idempotent || attempt >= 2 || !RETRYABLE.has(code)) throw err;
-          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+          if (!opts.idempotent || attempt >= 3 || !RETRYABLE.has(code)) throw err;
+          await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
         }
       }
     });

@@ -44,7 +44,8 @@ export async function startInfra(): Promise<{ infra: Infra; stop(): Promise<void
       : async () => (await runtime()).nats(),
   );
   console.info(
-    `[testkit] ${postgres.description} at ${postgres.url}; ${nats.description} at ${nats.url}; ` +
+    `[testkit] ${postgres.description} at ${redacted(postgres.url)}; ` +
+      `${nats.description} at ${redacted(nats.url)}; ` +
       `ready in ${Date.now() - startedAt} ms`,
   );
   return {
@@ -72,7 +73,7 @@ async function given(
   url: string,
   ready: (url: string) => Promise<boolean>,
 ): Promise<RunningServer> {
-  await waitUntil(`${variable} (${url})`, () => ready(url));
+  await waitUntil(`${variable} (${redacted(url)})`, () => ready(url));
   return { url, description: variable, stop: async () => {} };
 }
 
@@ -90,4 +91,9 @@ async function startBoth(
   const reasons = [...new Set(failures.map((f) => (f instanceof Error ? f.message : String(f))))];
   if (reasons.length === 1) throw failures[0];
   throw new AggregateError(failures, `infra failed to start:\n${reasons.join("\n")}`);
+}
+
+/** CI may pass credentials in DATABASE_URL / NATS_URL; they must not reach the log. */
+function redacted(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/g, "//$1:***@");
 }

@@ -3,9 +3,10 @@ import { jetStreamResponds } from "./readiness.ts";
 import type { RunningServer } from "./runningServer.ts";
 import { spawnProcess } from "./spawnProcess.ts";
 import { startOnFreePort } from "./startOnFreePort.ts";
-import { throwawayDir } from "./throwawayDir.ts";
+import type { LocalServerOptions } from "./localPostgres.ts";
+import { keptDir, throwawayDir } from "./throwawayDir.ts";
 
-export async function startLocalNats(): Promise<RunningServer> {
+export async function startLocalNats(opts: LocalServerOptions = {}): Promise<RunningServer> {
   // Debian installs nats-server into /usr/sbin, which is off PATH for non-root users.
   const bin = findExecutable("nats-server", ["/usr/bin", "/usr/sbin", "/usr/local/bin"]);
   if (bin === undefined) {
@@ -14,9 +15,9 @@ export async function startLocalNats(): Promise<RunningServer> {
         "Install it: apt-get install -y nats-server (or set NATS_URL).",
     );
   }
-  const storeDir = await throwawayDir("argus-nats-");
+  const storeDir = opts.dataDir ? await keptDir(opts.dataDir) : await throwawayDir("argus-nats-");
   try {
-    const { server, url } = await startOnFreePort(async (port) => {
+    const start = async (port: number) => {
       const url = `nats://127.0.0.1:${port}`;
       const server = await spawnProcess({
         name: "nats",
@@ -26,7 +27,8 @@ export async function startLocalNats(): Promise<RunningServer> {
         readyWhen: () => jetStreamResponds(url),
       });
       return { server, url };
-    });
+    };
+    const { server, url } = opts.port ? await start(opts.port) : await startOnFreePort(start);
     return {
       url,
       description: `local nats-server (${bin})`,

@@ -8,9 +8,18 @@ import { postgresAcceptsQueries } from "./readiness.ts";
 import type { RunningServer } from "./runningServer.ts";
 import { spawnProcess } from "./spawnProcess.ts";
 import { startOnFreePort } from "./startOnFreePort.ts";
-import { throwawayDir } from "./throwawayDir.ts";
+import { keptDir, throwawayDir } from "./throwawayDir.ts";
 
 const run = promisify(execFile);
+
+/** The superuser is "postgres" whichever OS user runs it; trust auth, as on loopback only. */
+const initdbFlags = [
+  "--username=postgres",
+  "--auth=trust",
+  "--no-sync",
+  "--encoding=UTF8",
+  "--locale=C",
+];
 
 /** Settings that trade durability for speed: the cluster is thrown away after the run. */
 const testSettings = [
@@ -22,48 +31,50 @@ const testSettings = [
   "max_connections=300",
 ];
 
-export async function startLocalPostgres(): Promise<RunningServer> {
+export interface LocalServerOptions {
+  /** Keep data here across runs instead of a throw-away directory (used by `./argus up`). */
+  dataDir?: string;
+  /** A fixed port instead of a free one. */
+  port?: number;
+}
+
+export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise<RunningServer> {
   const binDir = findPostgresBinDir();
   const owner = await serverOwner();
-  const dataDir = await throwawayDir("argus-pg-", owner);
+  const dataDir = opts.dataDir ? await keptDir(opts.dataDir, owner) : await throwawayDir("argus-pg-", owner);
+  const durable = opts.dataDir !== undefined;
   try {
-    await run(
+    if (!existsSync(join(dataDir.path, "PG_VERSION"))) await run(
       join(binDir, "initdb"),
-      [
-        "-D",
-        dataDir.path,
-        "-U",
-        "postgres",
-        "--auth=trust",
-        "--no-sync",
-        "-E",
-        "UTF8",
-        "--locale=C",
-      ],
+      ["-D", dataDir.path, ...initdbFlags],
       // The server user may not be allowed into our cwd (e.g. /root).
       { ...owner, cwd: tmpdir() },
     ).catch((err: Error) => {
-      throw new Error(`initdb failed in ${dataDir.path}: ${err.message}`, { cause: err });
+      // As root, a TMPDIR the postgres user cannot enter is the usual cause.
+      const hint = owner ? " (the postgres OS user must be able to reach it; check TMPDIR)" : "";
+      throw new Error(`initdb failed in ${dataDir.path}${hint}: ${err.message}`, { cause: err });
     });
-    const { server, url } = await startOnFreePort(async (port) => {
+    const settings = durable ? ["listen_addresses=127.0.0.1", "unix_socket_directories="] : testSettings;
+    const start = async (port: number) => {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       const server = await spawnProcess({
         name: "postgres",
         command: join(binDir, "postgres"),
-        args: ["-D", dataDir.path, "-p", String(port), ...testSettings.flatMap((s) => ["-c", s])],
+        args: ["-D", dataDir.path, "-p", String(port), ...settings.flatMap((s) => ["-c", s])],
         env: {},
         cwd: tmpdir(),
         ...owner,
         readyWhen: () => postgresAcceptsQueries(url),
       });
       return { server, url };
-    });
+    };
+    const { server, url } = opts.port ? await start(opts.port) : await startOnFreePort(start);
     return {
       url,
       description: `local postgres ${basename(dirname(binDir))} (${binDir})`,
       async stop() {
-        // Immediate shutdown: nothing in this cluster is worth a checkpoint.
-        await server.stop("SIGQUIT");
+        // A kept cluster gets a clean (fast) shutdown; a throw-away one an immediate one.
+        await server.stop(durable ? "SIGINT" : "SIGQUIT");
         await dataDir.remove();
       },
     };

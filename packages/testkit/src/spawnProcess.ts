@@ -14,6 +14,8 @@ export interface SpawnProcessOptions {
   readyWhen: () => Promise<boolean>;
   /** Default 30 s. */
   timeoutMs?: number;
+  /** Called with each complete output line (already prefixed), e.g. to show logs live. */
+  onLine?: (line: string) => void;
   /** Run as another OS user (used to start Postgres when we are root). */
   uid?: number;
   gid?: number;
@@ -49,8 +51,8 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
     output = (output + text).slice(-maxOutputChars);
     if (process.env.ARGUS_TESTKIT_LOGS) process.stderr.write(text);
   };
-  capture(child.stdout, `[${opts.name}] `, append);
-  capture(child.stderr, `[${opts.name}] `, append);
+  capture(child.stdout, `[${opts.name}] `, append, opts.onLine);
+  capture(child.stderr, `[${opts.name}] `, append, opts.onLine);
 
   let hasExited = false;
   const signalGroup = (signal: NodeJS.Signals): void => {
@@ -123,14 +125,26 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
   }
 }
 
-function capture(stream: Readable, prefix: string, append: (text: string) => void): void {
+function capture(
+  stream: Readable,
+  prefix: string,
+  append: (text: string) => void,
+  onLine?: (line: string) => void,
+): void {
   let atLineStart = true;
+  let pending = "";
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
     let text = "";
     for (const line of chunk.split(/(?<=\n)/)) {
       text += (atLineStart ? prefix : "") + line;
       atLineStart = line.endsWith("\n");
+      if (!onLine) continue;
+      pending += line;
+      if (atLineStart) {
+        onLine(prefix + pending.slice(0, -1));
+        pending = "";
+      }
     }
     append(text);
   });

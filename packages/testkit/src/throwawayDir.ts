@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onExit } from "./exitCleanup.ts";
@@ -24,4 +24,11 @@ export async function throwawayDir(
       unregister();
     },
   };
+}
+
+/** A directory that outlives the run: `remove()` leaves it in place. */
+export async function keptDir(path: string, owner?: { uid: number; gid: number }): Promise<ThrowawayDir> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  if (owner) await chown(path, owner.uid, owner.gid);
+  return { path, remove: async () => {} };
 }

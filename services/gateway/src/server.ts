@@ -4,6 +4,7 @@ import { createApp } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthenticator } from "./identityAuthenticator.ts";
+import { organizationHandlers } from "./routes/organizations.ts";
 import { spaceHandlers } from "./routes/spaces.ts";
 
 export interface RunningGateway {
@@ -16,7 +17,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const identity = createBackend(config.identityGrpcUrl, config.principalSecret);
   const app = createApp({
     authenticator: identityAuthenticator(identity, config.principalSecret),
-    handlers: { ...spaceHandlers(identity) },
+    handlers: { ...organizationHandlers(identity), ...spaceHandlers(identity) },
     config,
     logger,
     ready: () => channelReady(identity.channel),

@@ -21,7 +21,7 @@ export const migrations = [
         name text not null,
         description text not null default '',
         created_at timestamptz not null,
-        unique (account_id, name)
+        constraint organizations_name_per_account unique (account_id, name)
       );
       create table users (
         id uuid primary key,

@@ -1,11 +1,10 @@
-import { DomainError, actorMetadata, isAccountAdmin, notFound, uuidv7, type CallContext } from "@argus/platform";
+import { DomainError, actorMetadata, fetchSize, isAccountAdmin, notFound, pageOf, uuidv7, type CallContext } from "@argus/platform";
 import type { EventStore } from "@argus/eventstore";
 import { tracedQuery } from "@argus/eventstore";
 import type { CreateSpaceRequest, GetSpaceRequest, ListSpacesRequest, ListSpacesResponse, Space } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { decideSpace, initialSpaceState } from "./domain/space.ts";
-import { project } from "./projection.ts";
-import { isUniqueViolation } from "./pgErrors.ts";
+import { commit } from "./commit.ts";
 
 interface SpaceRow {
   id: string;
@@ -39,7 +38,7 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
   return {
     async createSpace(req: CreateSpaceRequest, ctx: CallContext): Promise<Space> {
       const p = ctx.principal;
-      const org = await pool.query<{ id: string }>("select id from organizations where id = $1 and account_id = $2", [
+      const org = await tracedQuery(pool, "find organization", "select 1 from organizations where id = $1 and account_id = $2", [
         req.organizationId,
         p.accountId,
       ]);
@@ -59,17 +58,9 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
         },
         initialSpaceState,
       );
-      try {
-        await store.transaction(async (tx) => {
-          await tx.append(`space-${id}`, 0, events.map((e) => ({ ...e, metadata: { ...actorMetadata(ctx), organization_id: req.organizationId, space_id: id } })));
-          await project(tx.client, events);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err, "spaces_name_per_org")) {
-          throw new DomainError("resource-conflict", `a space named ${JSON.stringify(req.name)} already exists in this organization`);
-        }
-        throw err;
-      }
+      await commit(store, `space-${id}`, 0, events, { ...actorMetadata(ctx), organization_id: req.organizationId, space_id: id }, {
+        spaces_name_per_org: `a space named ${JSON.stringify(req.name)} already exists in this organization`,
+      });
       const created = events[0]!.data;
       return {
         id,
@@ -82,7 +73,7 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
     },
 
     async getSpace(req: GetSpaceRequest, ctx: CallContext): Promise<Space> {
-      const res = await pool.query<SpaceRow>(`select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`, [
+      const res = await tracedQuery<SpaceRow>(pool, "get space", `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`, [
         req.id,
         ctx.principal.accountId,
       ]);
@@ -93,8 +84,6 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
 
     async listSpaces(req: ListSpacesRequest, ctx: CallContext): Promise<ListSpacesResponse> {
       const p = ctx.principal;
-      const limit = Math.min(Math.max(req.page?.limit ?? 50, 1), 100);
-      const after = req.page?.after || null;
       const res = await tracedQuery<SpaceRow>(
         pool,
         "list spaces",
@@ -106,11 +95,10 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
             and ($5 or not is_private or id = any($6::uuid[]))
           order by id desc
           limit $7`,
-        [p.accountId, req.organizationId || null, req.name || null, after, isAccountAdmin(p), Object.keys(p.spacePermissions), limit + 1],
+        [p.accountId, req.organizationId || null, req.name || null, req.page?.after || null, isAccountAdmin(p), Object.keys(p.spacePermissions), fetchSize(req.page)],
       );
-      const rows = res.rows.slice(0, limit);
-      const more = res.rows.length > limit;
-      return { spaces: rows.map(toSpace), page: { nextAfter: more ? rows[rows.length - 1]!.id : "" } };
+      const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
+      return { spaces: items.map(toSpace), page: { nextAfter } };
     },
   };
 }

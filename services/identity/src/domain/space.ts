@@ -1,4 +1,5 @@
 import { DomainError } from "@argus/platform";
+import { requireDescription, requireName } from "./rules.ts";
 
 export const SPACE_NAME_MAX = 255;
 export const SPACE_DESCRIPTION_MAX = 1000;
@@ -42,13 +43,8 @@ export function decideSpace(command: SpaceCommand, state: SpaceState): SpaceEven
   switch (command.type) {
     case "CreateSpace": {
       if (state.exists) throw new DomainError("resource-conflict", "space already exists");
-      if (command.name.trim().length === 0) throw new DomainError("invalid-request", "name must not be empty");
-      if ([...command.name].length > SPACE_NAME_MAX) {
-        throw new DomainError("invalid-request", `name must be at most ${SPACE_NAME_MAX} characters`);
-      }
-      if ([...command.description].length > SPACE_DESCRIPTION_MAX) {
-        throw new DomainError("invalid-request", `description must be at most ${SPACE_DESCRIPTION_MAX} characters`);
-      }
+      requireName(command.name, SPACE_NAME_MAX);
+      requireDescription(command.description, SPACE_DESCRIPTION_MAX);
       return [
         {
           type: "SpaceCreated",

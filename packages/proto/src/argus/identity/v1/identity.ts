@@ -65,6 +65,33 @@ export interface ListSpacesResponse {
   page?: PageResponse | undefined;
 }
 
+export interface Organization {
+  id: string;
+  name: string;
+  description: string;
+  /** RFC 3339 timestamp. */
+  createdAt: string;
+}
+
+export interface ListOrganizationsRequest {
+  page?: PageRequest | undefined;
+  name: string;
+}
+
+export interface ListOrganizationsResponse {
+  organizations: Organization[];
+  page?: PageResponse | undefined;
+}
+
+export interface GetOrganizationRequest {
+  id: string;
+}
+
+export interface CreateOrganizationRequest {
+  name: string;
+  description: string;
+}
+
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { apiKey: "" };
 }
@@ -508,6 +535,311 @@ export const ListSpacesResponse: MessageFns<ListSpacesResponse> = {
   },
 };
 
+function createBaseOrganization(): Organization {
+  return { id: "", name: "", description: "", createdAt: "" };
+}
+
+export const Organization: MessageFns<Organization> = {
+  encode(message: Organization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Organization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListOrganizationsRequest(): ListOrganizationsRequest {
+  return { page: undefined, name: "" };
+}
+
+export const ListOrganizationsRequest: MessageFns<ListOrganizationsRequest> = {
+  encode(
+    message: ListOrganizationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListOrganizationsResponse(): ListOrganizationsResponse {
+  return { organizations: [], page: undefined };
+}
+
+export const ListOrganizationsResponse: MessageFns<ListOrganizationsResponse> = {
+  encode(
+    message: ListOrganizationsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.organizations) {
+      Organization.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrganizationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrganizationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizations.push(Organization.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetOrganizationRequest(): GetOrganizationRequest {
+  return { id: "" };
+}
+
+export const GetOrganizationRequest: MessageFns<GetOrganizationRequest> = {
+  encode(message: GetOrganizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateOrganizationRequest(): CreateOrganizationRequest {
+  return { name: "", description: "" };
+}
+
+export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = {
+  encode(
+    message: CreateOrganizationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /** Identity owns accounts, organizations, spaces, users and API keys. */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
@@ -526,6 +858,43 @@ export const IdentityServiceService = {
       Buffer.from(AuthenticateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuthenticateResponse =>
       AuthenticateResponse.decode(value),
+  },
+  createOrganization: {
+    path: "/argus.identity.v1.IdentityService/CreateOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateOrganizationRequest): Buffer =>
+      Buffer.from(CreateOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateOrganizationRequest =>
+      CreateOrganizationRequest.decode(value),
+    responseSerialize: (value: Organization): Buffer =>
+      Buffer.from(Organization.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Organization => Organization.decode(value),
+  },
+  listOrganizations: {
+    path: "/argus.identity.v1.IdentityService/ListOrganizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrganizationsRequest): Buffer =>
+      Buffer.from(ListOrganizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrganizationsRequest =>
+      ListOrganizationsRequest.decode(value),
+    responseSerialize: (value: ListOrganizationsResponse): Buffer =>
+      Buffer.from(ListOrganizationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrganizationsResponse =>
+      ListOrganizationsResponse.decode(value),
+  },
+  getOrganization: {
+    path: "/argus.identity.v1.IdentityService/GetOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrganizationRequest): Buffer =>
+      Buffer.from(GetOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrganizationRequest =>
+      GetOrganizationRequest.decode(value),
+    responseSerialize: (value: Organization): Buffer =>
+      Buffer.from(Organization.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Organization => Organization.decode(value),
   },
   createSpace: {
     path: "/argus.identity.v1.IdentityService/CreateSpace" as const,
@@ -566,6 +935,9 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * downstream call. Fails with UNAUTHENTICATED for unknown, revoked or expired keys.
    */
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
+  createOrganization: handleUnaryCall<CreateOrganizationRequest, Organization>;
+  listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
+  getOrganization: handleUnaryCall<GetOrganizationRequest, Organization>;
   createSpace: handleUnaryCall<CreateSpaceRequest, Space>;
   getSpace: handleUnaryCall<GetSpaceRequest, Space>;
   listSpaces: handleUnaryCall<ListSpacesRequest, ListSpacesResponse>;
@@ -590,6 +962,51 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
+  ): ClientUnaryCall;
+  createOrganization(
+    request: CreateOrganizationRequest,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  createOrganization(
+    request: CreateOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  createOrganization(
+    request: CreateOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  listOrganizations(
+    request: ListOrganizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
+  ): ClientUnaryCall;
+  getOrganization(
+    request: GetOrganizationRequest,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  getOrganization(
+    request: GetOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  getOrganization(
+    request: GetOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Organization) => void,
   ): ClientUnaryCall;
   createSpace(
     request: CreateSpaceRequest,

@@ -1,0 +1,203 @@
+import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { uniqueName } from "@argus/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  ensureStream,
+  migrate,
+  type Relay,
+} from "../src/index.ts";
+import { loadRelayCheckpoint } from "../src/relayCheckpoint.ts";
+import {
+  eventually,
+  quietLogger,
+  recordingLogger,
+  schemaName,
+  testEnv,
+  type TestEnv,
+} from "./support.ts";
+
+let env: TestEnv;
+let nc: NatsConnection;
+const relays: Relay[] = [];
+beforeAll(async () => {
+  env = await testEnv();
+  nc = await env.nats();
+});
+afterAll(async () => {
+  await Promise.all(relays.map((r) => r.stop()));
+  await env.close();
+});
+
+async function setup() {
+  const schema = schemaName("relay");
+  const root = uniqueName("t");
+  const stream = uniqueName("RELAY");
+  await migrate(env.pool, { schema, migrations: [] });
+  const store = createEventStore({ pool: env.pool, schema });
+  const subject = defaultSubject("svc", root);
+  const relay = (
+    options: { pollIntervalMs?: number; logger?: ReturnType<typeof recordingLogger> } = {},
+  ) => {
+    const r = createRelay({
+      pool: env.pool,
+      schema,
+      nc,
+      subject,
+      logger: quietLogger,
+      lockRetryMs: 100,
+      ...options,
+    });
+    relays.push(r);
+    return r;
+  };
+  const checkpoint = async () => {
+    const client = await env.pool.connect();
+    try {
+      return await loadRelayCheckpoint(client, schema, "default");
+    } finally {
+      client.release();
+    }
+  };
+  const messages = async (count: number): Promise<JsMsg[]> => {
+    const consumer = await jetstream(nc).consumers.get(stream);
+    const got: JsMsg[] = [];
+    const iter = await consumer.fetch({ max_messages: count, expires: 5000 });
+    for await (const msg of iter) got.push(msg);
+    return got;
+  };
+  return { schema, root, stream, store, relay, checkpoint, messages };
+}
+
+const created = (n: number) => ({ type: "TagCreated", data: { n }, metadata: { actor: "user:1" } });
+
+describe("createRelay", () => {
+  it("publishes each event to its subject with the event id as msgID, then advances the checkpoint", async () => {
+    const t = await setup();
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const stored = await t.store.transaction(async (tx) => [
+      ...(await tx.append("tag-1", 0, [created(1), created(2)])),
+      ...(await tx.append("space-9", 0, [{ type: "SpaceCreated", data: {} }])),
+    ]);
+    await t.relay().start();
+    const msgs = await t.messages(3);
+    expect(msgs.map((m) => m.subject)).toEqual([
+      `${t.root}.svc.tag.TagCreated`,
+      `${t.root}.svc.tag.TagCreated`,
+      `${t.root}.svc.space.SpaceCreated`,
+    ]);
+    expect(msgs.map((m) => m.headers?.get("Nats-Msg-Id"))).toEqual(stored.map((e) => e.eventId));
+    const body = msgs[0]!.json<Record<string, unknown>>();
+    expect(body).toMatchObject({
+      eventId: stored[0]!.eventId,
+      streamId: "tag-1",
+      streamVersion: 1,
+      type: "TagCreated",
+      data: { n: 1 },
+    });
+    const last = stored.at(-1)!;
+    await eventually("checkpoint", async () => {
+      const cp = await t.checkpoint();
+      return cp.globalPosition === last.globalPosition ? cp : undefined;
+    });
+    expect(await t.checkpoint()).toEqual({
+      transactionId: last.transactionId,
+      globalPosition: last.globalPosition,
+    });
+  });
+
+  it("keeps the checkpoint until JetStream acknowledges, and catches up once it does", async () => {
+    const t = await setup();
+    await t.store.transaction((tx) => tx.append("tag-1", 0, [created(1), created(2)]));
+    const logger = recordingLogger();
+    // No stream captures these subjects yet: every publish fails.
+    await t.relay({ logger }).start();
+    await eventually("a failed publish", async () =>
+      logger.lines.some((l) => l.msg === "relay failed; retrying") ? true : undefined,
+    );
+    expect(await t.checkpoint()).toEqual({ transactionId: 0n, globalPosition: 0n });
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const msgs = await t.messages(2);
+    expect(msgs.map((m) => m.json<{ streamVersion: number }>().streamVersion)).toEqual([1, 2]);
+    await eventually("checkpoint", async () =>
+      (await t.checkpoint()).globalPosition > 0n ? true : undefined,
+    );
+  });
+
+  it("lets one relay per schema publish, and a standby take over from the checkpoint", async () => {
+    const t = await setup();
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const first = recordingLogger();
+    const second = recordingLogger();
+    const a = t.relay({ logger: first });
+    const b = t.relay({ logger: second });
+    await a.start();
+    await eventually("a active", async () =>
+      first.lines.some((l) => l.msg === "relay is active") ? true : undefined,
+    );
+    await b.start();
+    await t.store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    await eventually("published", async () =>
+      (await t.checkpoint()).globalPosition > 0n ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second.lines.filter((l) => l.msg === "relay is active")).toEqual([]);
+
+    await a.stop();
+    await t.store.transaction((tx) => tx.append("tag-1", 1, [created(2)]));
+    await eventually("b active", async () =>
+      second.lines.some((l) => l.msg === "relay is active") ? true : undefined,
+    );
+    const msgs = await t.messages(2);
+    expect(msgs.map((m) => m.json<{ streamVersion: number }>().streamVersion)).toEqual([1, 2]);
+    const info = await (await jetstreamManager(nc)).streams.info(t.stream);
+    expect(info.state.messages).toBe(2);
+  });
+
+  it("publishes at once when woken after a commit, without waiting for the poll", async () => {
+    const t = await setup();
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const relay = t.relay({ pollIntervalMs: 60_000 });
+    const store = createEventStore({
+      pool: env.pool,
+      schema: t.schema,
+      onCommit: () => relay.wake(),
+    });
+    await relay.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const startedAt = Date.now();
+    await store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    await t.messages(1);
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+  });
+
+  it("publishes a backlog in order (throughput)", async () => {
+    const t = await setup();
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const count = 5000;
+    for (let i = 0; i < count / 500; i++) {
+      await t.store.transaction((tx) =>
+        tx.append(
+          `tag-${i}`,
+          0,
+          Array.from({ length: 500 }, (_, n) => created(n)),
+        ),
+      );
+    }
+    const startedAt = Date.now();
+    await t.relay().start();
+    const jsm = await jetstreamManager(nc);
+    await eventually(
+      "backlog published",
+      async () => ((await jsm.streams.info(t.stream)).state.messages === count ? true : undefined),
+      60_000,
+    );
+    const ms = Date.now() - startedAt;
+    console.info(
+      `[relay] published ${count} events in ${ms} ms (${Math.round((count / ms) * 1000)}/s)`,
+    );
+  });
+});

@@ -1,0 +1,141 @@
+import { SpanKind, context, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { uniqueName } from "@argus/testkit";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  ensureConsumer,
+  ensureStream,
+  migrate,
+  runConsumer,
+  tracedQuery,
+  type ConsumerRunner,
+  type Relay,
+} from "../src/index.ts";
+import { eventually, quietLogger, schemaName, testEnv, type TestEnv } from "./support.ts";
+
+const exporter = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+let env: TestEnv;
+let nc: NatsConnection;
+const stoppables: (Relay | ConsumerRunner)[] = [];
+beforeAll(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  env = await testEnv();
+  nc = await env.nats();
+});
+afterAll(async () => {
+  await Promise.all(stoppables.map((s) => s.stop()));
+  await env.close();
+  await provider.shutdown();
+  trace.disable();
+  propagation.disable();
+  context.disable();
+});
+
+it("carries one trace from the request through the append, the publish and the consumer", async () => {
+  const schema = schemaName("traced");
+  const root = uniqueName("t");
+  const stream = uniqueName("TRACED");
+  const durable = uniqueName("audit");
+  await migrate(env.pool, { schema, migrations: [] });
+  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
+  await ensureConsumer(nc, {
+    stream,
+    durable,
+    filterSubjects: [`${root}.>`],
+    maxDeliver: 3,
+    ackWaitMs: 5000,
+  });
+  const relay = createRelay({
+    pool: env.pool,
+    schema,
+    nc,
+    subject: defaultSubject("svc", root),
+    logger: quietLogger,
+  });
+  stoppables.push(relay);
+  const store = createEventStore({ pool: env.pool, schema, onCommit: () => relay.wake() });
+  await relay.start();
+  const handled: string[] = [];
+  stoppables.push(
+    await runConsumer({
+      nc,
+      pool: env.pool,
+      schema,
+      stream,
+      durable,
+      concurrency: 1,
+      maxDeliver: 3,
+      logger: quietLogger,
+      handler: async (tx, event) => {
+        await tracedQuery(tx, "project", "SELECT $1::uuid", [event.eventId]);
+        handled.push(trace.getActiveSpan()?.spanContext().traceId ?? "none");
+      },
+    }),
+  );
+
+  const request = trace.getTracer("test").startSpan("POST /v2/tags", { kind: SpanKind.SERVER });
+  const traceId = request.spanContext().traceId;
+  const [event] = await context.with(trace.setSpan(context.active(), request), () =>
+    store.transaction((tx) =>
+      tx.append("tag-1", 0, [{ type: "TagCreated", data: {}, metadata: { actor: "user:1" } }]),
+    ),
+  );
+  request.end();
+
+  // The request's context is stored with the event, next to the caller's metadata.
+  expect(event!.metadata).toMatchObject({
+    actor: "user:1",
+    traceparent: expect.stringContaining(traceId),
+  });
+  const read = await store.readStream("tag-1");
+  expect(read[0]!.metadata.traceparent).toBe(event!.metadata.traceparent);
+
+  await eventually("the consumer", async () => (handled.length > 0 ? true : undefined));
+  expect(handled).toEqual([traceId]);
+  await eventually("the consumer span", async () =>
+    exporter.getFinishedSpans().some((s) => s.kind === SpanKind.CONSUMER) ? true : undefined,
+  );
+
+  const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+  const byKind = (kind: SpanKind) => spans.filter((s) => s.kind === kind);
+  const producer = byKind(SpanKind.PRODUCER)[0]!;
+  const consumer = byKind(SpanKind.CONSUMER)[0]!;
+  const append = spans.find((s) => s.name === "appendToStream")!;
+  // Each SQL statement is a CLIENT span; the append is one statement, however many events.
+  expect(append.kind).toBe(SpanKind.CLIENT);
+  expect(append.attributes).toMatchObject({
+    "db.system.name": "postgresql",
+    "db.operation.name": "appendToStream",
+  });
+  expect(spans.filter((s) => s.name === "appendToStream")).toHaveLength(1);
+  // The stored context is the store's transaction span, a child of the request.
+  const transaction = spans.find((s) => s.name === "eventstore.transaction")!;
+  expect(transaction.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+  expect(append.parentSpanContext?.spanId).toBe(transaction.spanContext().spanId);
+  expect(producer.parentSpanContext?.spanId).toBe(transaction.spanContext().spanId);
+  expect(producer.attributes).toMatchObject({
+    "messaging.system": "nats",
+    "messaging.message.id": event!.eventId,
+  });
+  expect(consumer.parentSpanContext?.spanId).toBe(producer.spanContext().spanId);
+  const project = spans.find((s) => s.name === "project")!;
+  expect(project.parentSpanContext?.spanId).toBe(consumer.spanContext().spanId);
+
+  // The message itself carries the producer's context.
+  const msg = await (await jetstream(nc).consumers.get(stream)).next();
+  expect(msg?.headers?.get("traceparent")).toContain(producer.spanContext().spanId);
+});

@@ -1,4 +1,0 @@
-import { startInfra } from "./src/index.ts";
-await startInfra();
-console.log("up");
-setInterval(() => {}, 1000);

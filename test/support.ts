@@ -1,0 +1,64 @@
+import { createTestDatabase, startStack, testInfra, type Stack, type StackOptions } from "@argus/testkit";
+
+export interface Api {
+  stack: Stack;
+  /** fetch against the gateway with the initial admin key (or `key`), JSON in and out. */
+  req(method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: Json }>;
+  stop(): Promise<void>;
+}
+
+// Test code reads arbitrary JSON bodies; a loose record keeps assertions readable.
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A fresh database and the whole stack as processes, for one test file. */
+export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
+  const infra = testInfra();
+  const db = await createTestDatabase(infra);
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      databaseUrl: db.url,
+      natsUrl: infra.natsUrl,
+      ...opts,
+      // Suites hammer one key; the rate limit has its own suite with low limits.
+      env: { ARGUS_RATE_LIMIT_PER_SECOND: "100000", ARGUS_RATE_LIMIT_BURST: "100000", ...opts.env },
+    });
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  return {
+    stack,
+    async req(method, path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      const key = o.key === undefined ? stack.apiKey : o.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await fetch(stack.baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Json) : {} };
+    },
+    async stop() {
+      await stack.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** Checks the Problem contract of every error: content type, fields, status equal to the HTTP status. */
+export function expectProblem(res: { status: number; headers: Headers; body: Json }, status: number, fragment: string): void {
+  const problems: string[] = [];
+  if (res.status !== status) problems.push(`status ${res.status}, wanted ${status}: ${JSON.stringify(res.body)}`);
+  if (!res.headers.get("content-type")?.startsWith("application/problem+json")) problems.push(`content-type ${res.headers.get("content-type")}`);
+  if (res.body.status !== status) problems.push(`body.status ${res.body.status}`);
+  if (typeof res.body.title !== "string" || res.body.title === "") problems.push("no title");
+  if (!String(res.body.type).endsWith(`#${fragment}`)) problems.push(`type ${res.body.type}, wanted #${fragment}`);
+  if (typeof res.body.detail !== "string") problems.push("no detail");
+  if (typeof res.body.instance !== "string") problems.push("no instance");
+  if (typeof res.body.request_id !== "string" || res.body.request_id === "") problems.push("no request_id");
+  if (problems.length > 0) throw new Error(`not the expected Problem:\n  ${problems.join("\n  ")}`);
+}

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./freePort.ts";
 import { spawnProcess, type SpawnedProcess } from "./spawnProcess.ts";
+import { uniqueName } from "./uniqueName.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -51,6 +52,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     IDENTITY_PROBE_PORT: String(probePort),
     IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}`,
     ARGUS_HTTP_PORT: String(httpPort),
+    // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
+    ARGUS_EVENTS_STREAM: uniqueName("EVENTS"),
+    ARGUS_SUBJECT_ROOT: uniqueName("t"),
     ...opts.env,
   };
   const specs: Record<string, { entry: string; ready: string }> = {

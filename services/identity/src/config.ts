@@ -12,6 +12,8 @@ export const identityConfigSpec = {
   ARGUS_INIT_ADMIN_EMAIL: str("e-mail of the initial admin user", "admin@argus.local"),
   ARGUS_INIT_ADMIN_NAME: str("name of the initial admin user", "Admin"),
   ARGUS_INIT_API_KEY: optionalSecret("raw USER API key of the initial admin; initialization runs only when set", 32),
+  ARGUS_EVENTS_STREAM: str("JetStream stream that carries every service's events", "ARGUS_EVENTS"),
+  ARGUS_SUBJECT_ROOT: str("first token of event subjects (<root>.<service>.<aggregate>.<EventType>)", "argus"),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
 };

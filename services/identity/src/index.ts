@@ -20,10 +20,10 @@ export async function startIdentity(config: IdentityConfig, logger: Logger): Pro
   const pool = new pg.Pool({ connectionString: config.DATABASE_URL, options: `-c search_path=${SCHEMA}`, max: 20 });
   await migrate(pool, { schema: SCHEMA, migrations });
   const nc = await connect({ servers: config.NATS_URL, name: "argus-identity" });
-  await ensureStream(nc, {});
+  await ensureStream(nc, { name: config.ARGUS_EVENTS_STREAM, subjects: [`${config.ARGUS_SUBJECT_ROOT}.>`] });
   let wake = (): void => undefined;
   const store = createEventStore({ pool, schema: SCHEMA, onCommit: () => wake() });
-  const relay = createRelay({ pool, schema: SCHEMA, nc, subject: defaultSubject("identity"), logger });
+  const relay = createRelay({ pool, schema: SCHEMA, nc, subject: defaultSubject("identity", config.ARGUS_SUBJECT_ROOT), logger });
   wake = () => relay.wake();
   relay.start();
 
@@ -63,3 +63,4 @@ export async function startIdentity(config: IdentityConfig, logger: Logger): Pro
     },
   };
 }
+export { loadIdentityConfig, type IdentityConfig } from "./config.ts";

@@ -40,7 +40,15 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
   quoteSchema(schema);
   const nakBackoff = options.nakBackoff ?? { baseMs: 1000, maxMs: 60_000 };
   const consumer = await jetstream(nc).consumers.get(options.stream, durable);
-  const ackWaitMs = millis((await consumer.info(true)).config.ack_wait ?? 30e9);
+  const { config } = await consumer.info(true);
+  const ackWaitMs = millis(config.ack_wait ?? 30e9);
+  if (config.max_deliver !== maxDeliver) {
+    logger.warn("maxDeliver differs from the consumer's max_deliver", {
+      consumer: durable,
+      maxDeliver,
+      serverMaxDeliver: config.max_deliver,
+    });
+  }
   const messages = await consumer.consume({ max_messages: concurrency });
   const inFlight = new Set<Promise<void>>();
   // Per stream id, the tail of the chain of messages being handled for it.
@@ -56,21 +64,25 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
   }
 
   async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
+    let outcome: "processed" | "duplicate";
     try {
-      const outcome = await processOnce(pool, schema, durable, event, handler);
-      if (outcome === "duplicate") {
-        span.setAttribute("argus.redelivery_ignored", true);
-        logger.debug("redelivered event was already processed", {
-          consumer: durable,
-          eventId: event.eventId,
-        });
-      }
-      msg.ack();
+      outcome = await processOnce(pool, schema, durable, event, handler);
     } catch (err) {
       span.recordException(err as Error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
       await fail(msg, err as Error, event.eventId);
+      return;
     }
+    if (outcome === "duplicate") {
+      span.setAttribute("argus.redelivery_ignored", true);
+      logger.debug("redelivered event was already processed", {
+        consumer: durable,
+        eventId: event.eventId,
+      });
+    }
+    // Outside the try: an ack that cannot be sent is not a failed delivery; the redelivery
+    // it causes finds the processed marker.
+    msg.ack();
   }
 
   async function fail(msg: JsMsg, err: Error, eventId: string | undefined): Promise<void> {

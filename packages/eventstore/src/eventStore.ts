@@ -104,13 +104,6 @@ export function createEventStore(options: EventStoreOptions): EventStore {
           span.end();
         }
       }),
-    async readStream(streamId) {
-      const client = await pool.connect();
-      try {
-        return await readStream(client, schema, streamId);
-      } finally {
-        client.release();
-      }
-    },
+    readStream: (streamId) => readStream(pool, schema, streamId),
   };
 }

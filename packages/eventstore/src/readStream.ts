@@ -1,11 +1,10 @@
-import type { ClientBase } from "pg";
 import { eventColumns, toStoredEvent, type EventRow } from "./eventRow.ts";
 import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
+import { tracedQuery, type Queryable } from "./tracedQuery.ts";
 import type { StoredEvent } from "./types.ts";
 
 export async function readStream(
-  client: ClientBase,
+  client: Queryable,
   schema: string,
   streamId: string,
 ): Promise<StoredEvent[]> {

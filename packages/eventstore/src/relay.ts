@@ -6,6 +6,7 @@ import { checkpointOf, compareCheckpoints } from "./checkpoint.ts";
 import type { Logger } from "./logger.ts";
 import { publishEvent } from "./publishEvent.ts";
 import { readBatch } from "./readBatch.ts";
+import { createSleeper } from "./sleeper.ts";
 import { loadRelayCheckpoint, storeRelayCheckpoint } from "./relayCheckpoint.ts";
 import { quoteSchema } from "./schemaName.ts";
 import type { SubjectOf } from "./subject.ts";
@@ -54,32 +55,14 @@ export function createRelay(options: RelayOptions): Relay {
 
   let running: Promise<void> | undefined;
   let stopping = false;
-  let woken = false;
-  let wakeup: (() => void) | undefined;
-
-  function idle(ms: number): Promise<void> {
-    if (woken || stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakeup = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakeup = done;
-    });
-  }
-
-  function wake(): void {
-    woken = true;
-    wakeup?.();
-  }
+  let sleeper = createSleeper();
+  let failures = 0;
 
   async function lead(client: PoolClient, lost: () => Error | undefined): Promise<void> {
     let checkpoint = await loadRelayCheckpoint(client, schema, name);
     logger.info("relay is active", { schema, relay: name, checkpoint });
     while (!stopping) {
-      woken = false;
+      sleeper.clearWake();
       const batch = await readBatch(client, schema, checkpoint, batchSize);
       let published = checkpoint;
       try {
@@ -94,19 +77,20 @@ export function createRelay(options: RelayOptions): Relay {
         if (compareCheckpoints(published, checkpoint) > 0) {
           await storeRelayCheckpoint(client, schema, name, published);
           checkpoint = published;
+          failures = 0;
         }
       }
-      if (batch.length < batchSize) await idle(pollIntervalMs);
+      if (batch.length < batchSize) await sleeper.sleep(pollIntervalMs, true);
     }
   }
 
   async function run(): Promise<void> {
-    for (let failures = 0; !stopping;) {
+    while (!stopping) {
       let client: PoolClient | undefined;
       let failure: Error | undefined;
       const onError = (err: Error) => {
         failure ??= err;
-        wake();
+        sleeper.wake();
       };
       try {
         client = await pool.connect();
@@ -118,16 +102,10 @@ export function createRelay(options: RelayOptions): Relay {
           "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked",
           [lockKey],
         );
-        if (!rows[0]?.locked) {
-          client.off("error", onError);
-          client.release();
-          client = undefined;
-          await idle(lockRetryMs);
-          continue;
+        if (rows[0]?.locked) {
+          await lead(client, () => failure);
+          await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockKey]);
         }
-        await lead(client, () => failure);
-        failures = 0;
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockKey]);
       } catch (err) {
         failure ??= err as Error;
       }
@@ -139,11 +117,17 @@ export function createRelay(options: RelayOptions): Relay {
         client.off("error", onError);
         client.release();
       }
-      if (failure && !stopping) {
+      if (stopping) break;
+      if (failure) {
         failures++;
         logger.warn("relay failed; retrying", { schema, relay: name, err: failure.message });
-        woken = false;
-        await idle(Math.max(100, backoffDelay(failures, { baseMs: 500, maxMs: 5000 })));
+        await sleeper.sleep(
+          Math.max(100, backoffDelay(failures, { baseMs: 500, maxMs: 5000 })),
+          false,
+        );
+      } else {
+        // Another relay holds the lock: stand by.
+        await sleeper.sleep(lockRetryMs, false);
       }
     }
   }
@@ -152,12 +136,13 @@ export function createRelay(options: RelayOptions): Relay {
     async start() {
       if (running) return;
       stopping = false;
+      sleeper = createSleeper();
       running = run();
     },
-    wake,
+    wake: () => sleeper.wake(),
     async stop() {
       stopping = true;
-      wakeup?.();
+      sleeper.close();
       await running;
       running = undefined;
     },

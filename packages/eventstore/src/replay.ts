@@ -7,7 +7,7 @@ import { markProcessed } from "./processedEvents.ts";
 import { readBatch } from "./readBatch.ts";
 import { quoteSchema } from "./schemaName.ts";
 import { tracedQuery } from "./tracedQuery.ts";
-import type { Checkpoint } from "./types.ts";
+import type { Checkpoint, StoredEvent } from "./types.ts";
 import { withTransaction } from "./withTransaction.ts";
 
 export interface ResetConsumerOptions {
@@ -24,7 +24,7 @@ export interface ReplayOptions extends ResetConsumerOptions {
   /** Where the events are read from, when they are not in `schema`; default `schema`. */
   eventsSchema?: string;
   /** Events the consumer does not subscribe to (its subject filter) are skipped. */
-  filter?: (event: Parameters<EventHandler>[1]) => boolean;
+  filter?: (event: StoredEvent) => boolean;
   batchSize?: number;
   logger?: Logger;
 }

@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { uniqueName } from "@argus/testkit";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEventStore,
@@ -155,6 +156,34 @@ describe("createRelay", () => {
     expect(msgs.map((m) => m.json<{ streamVersion: number }>().streamVersion)).toEqual([1, 2]);
     const info = await (await jetstreamManager(nc)).streams.info(t.stream);
     expect(info.state.messages).toBe(2);
+  });
+
+  it("keeps a standby polling for the lock at its own pace however many commits wake it", async () => {
+    const t = await setup();
+    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await t.relay().start();
+    await eventually("a leader", async () => ((await t.checkpoint()) ? true : undefined));
+    const standbyPool = new pg.Pool({ connectionString: env.url, max: 2 });
+    let checkouts = 0;
+    standbyPool.on("acquire", () => checkouts++);
+    const standby = createRelay({
+      pool: standbyPool,
+      schema: t.schema,
+      nc,
+      subject: defaultSubject("svc", t.root),
+      logger: quietLogger,
+      lockRetryMs: 200,
+    });
+    await standby.start();
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {
+      standby.wake();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await standby.stop();
+    await standbyPool.end();
+    // One lock attempt per 200 ms, not one per wake.
+    expect(checkouts).toBeLessThanOrEqual(7);
   });
 
   it("publishes at once when woken after a commit, without waiting for the poll", async () => {

@@ -1,0 +1,130 @@
+// `./argus bench` / `pnpm bench -- --duration 10`: each benchmark's subject and baseline under the
+// same closed-loop load, alternating in rounds so machine noise hits both; reported as ratios.
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { parseArgs } from "node:util";
+import type { Benchmark } from "./benchmark.ts";
+import { getSpaceBenchmark } from "./getSpace.ts";
+import { runLoad, type LoadOptions, type LoadResult, type Target } from "./load.ts";
+import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
+
+const { values } = parseArgs({
+  // pnpm passes the `--` of `pnpm bench -- --duration 10` through.
+  args: process.argv.slice(2).filter((a, i) => !(i === 0 && a === "--")),
+  options: {
+    duration: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    concurrency: { type: "string", default: "16" },
+    rounds: { type: "string", default: "3" },
+    json: { type: "string" },
+  },
+});
+
+function positive(flag: string, text: string, integer = false): number {
+  const n = Number(text);
+  if (!(n > 0) || (integer && !Number.isInteger(n))) {
+    throw new Error(`--${flag} must be a positive ${integer ? "integer" : "number"}, not ${text}`);
+  }
+  return n;
+}
+
+const durationS = positive("duration", values.duration);
+const warmupS = positive("warmup", values.warmup);
+const concurrency = positive("concurrency", values.concurrency, true);
+const rounds = positive("rounds", values.rounds, true);
+const load = (seconds: number): LoadOptions => ({
+  concurrency,
+  durationMs: seconds * 1000,
+  maxRequests: 1_000_000,
+  timeoutMs: 10_000,
+});
+
+interface Measured {
+  samples: Sample[];
+  errorKinds: Record<string, number>;
+}
+
+/** Warmup, then the measured slice; warmup errors count too (with no time, so no throughput). */
+async function measure(target: Target, into: Measured): Promise<LoadResult> {
+  const warm = await runLoad(target, load(warmupS));
+  const result = await runLoad(target, load(durationS));
+  for (const r of [warm, result]) {
+    for (const [kind, n] of Object.entries(r.errorKinds)) {
+      into.errorKinds[kind] = (into.errorKinds[kind] ?? 0) + n;
+    }
+  }
+  into.samples.push({ latenciesMs: [], errors: warm.errors, elapsedMs: 0 }, result);
+  return result;
+}
+
+async function run(bench: Benchmark) {
+  const targets = [bench.subject, bench.baseline];
+  const measured = new Map(
+    targets.map((t): [Target, Measured] => [t, { samples: [], errorKinds: {} }]),
+  );
+  const perRound: { round: number; target: string; summary: ReturnType<typeof summarize> }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    // A/B, then B/A: a drift over the run does not favour whichever always goes first.
+    for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
+      const summary = summarize([await measure(target, measured.get(target)!)]);
+      perRound.push({ round, target: target.name, summary });
+      console.info(
+        `round ${round} ${target.name.padEnd(8)} ${summary.throughput.toFixed(0)} req/s, ` +
+          `p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms, errors ${summary.errors}`,
+      );
+    }
+  }
+  const subject = summarize(measured.get(bench.subject)!.samples);
+  const baseline = summarize(measured.get(bench.baseline)!.samples);
+  const errorKinds = Object.fromEntries(targets.map((t) => [t.name, measured.get(t)!.errorKinds]));
+  return {
+    benchmark: bench.name,
+    subject,
+    baseline,
+    ratios: ratios(subject, baseline),
+    perRound,
+    errorKinds,
+  };
+}
+
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? "unknown",
+};
+console.info(
+  `node ${machine.node}, ${machine.cpus} cpus (${machine.cpuModel}); ` +
+    `concurrency ${concurrency}, ${rounds} rounds of ${warmupS} s warmup + ${durationS} s per target`,
+);
+
+const results = [];
+for (const setUp of [getSpaceBenchmark]) {
+  const bench = await setUp();
+  try {
+    const r = await run(bench);
+    results.push(r);
+    const { subject, baseline, ratios: x } = r;
+    console.info(`\n${r.benchmark}`);
+    console.info(
+      formatTable([
+        { name: bench.subject.name, summary: subject },
+        { name: bench.baseline.name, summary: baseline },
+      ]),
+    );
+    console.info(
+      `${bench.subject.name}/${bench.baseline.name}: throughput ${x.throughput.toFixed(2)}x, ` +
+        `p50 ${x.p50.toFixed(2)}x, p99 ${x.p99.toFixed(2)}x\n`,
+    );
+  } finally {
+    await bench.stop();
+  }
+}
+
+if (values.json) {
+  const options = { durationS, warmupS, concurrency, rounds };
+  writeFileSync(values.json, `${JSON.stringify({ machine, options, results }, null, 2)}\n`);
+  console.info(`results written to ${values.json}`);
+}
+const failed = results.filter((r) => r.subject.errors + r.baseline.errors > 0);
+for (const r of failed) console.error(`${r.benchmark}: errors ${JSON.stringify(r.errorKinds)}`);
+process.exitCode = failed.length > 0 ? 1 : 0;

@@ -1,0 +1,69 @@
+/** What one measured slice of load against one target produced. */
+export interface Sample {
+  /** Latency of every 200 response, in milliseconds. */
+  latenciesMs: number[];
+  /** Responses that were not 200, plus requests that failed or timed out. */
+  errors: number;
+  /** Wall time from the first request sent to the last response received. */
+  elapsedMs: number;
+}
+
+export interface Summary {
+  requests: number;
+  errors: number;
+  throughput: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface Ratios {
+  throughput: number;
+  p50: number;
+  p99: number;
+}
+
+/** Nearest-rank percentile (p in 0..100) of values in ascending order; NaN when empty. */
+export function percentile(ascending: readonly number[], p: number): number {
+  if (ascending.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * ascending.length);
+  return ascending[Math.min(Math.max(rank, 1), ascending.length) - 1]!;
+}
+
+/** Pools the samples of one target: every latency together, throughput over the summed time. */
+export function summarize(samples: readonly Sample[]): Summary {
+  const latencies = samples.flatMap((s) => s.latenciesMs).sort((a, b) => a - b);
+  const elapsedMs = samples.reduce((sum, s) => sum + s.elapsedMs, 0);
+  return {
+    requests: latencies.length,
+    errors: samples.reduce((sum, s) => sum + s.errors, 0),
+    throughput: elapsedMs > 0 ? (latencies.length * 1000) / elapsedMs : 0,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+/** How `subject` compares with `baseline`: throughput ratio below 1 and latency above 1 mean slower. */
+export function ratios(subject: Summary, baseline: Summary): Ratios {
+  return {
+    throughput: subject.throughput / baseline.throughput,
+    p50: subject.p50Ms / baseline.p50Ms,
+    p99: subject.p99Ms / baseline.p99Ms,
+  };
+}
+
+/** A fixed-width text table of named summaries. */
+export function formatTable(rows: readonly { name: string; summary: Summary }[]): string {
+  const header = ["target", "requests", "errors", "req/s", "p50 ms", "p99 ms"];
+  const cells = rows.map(({ name, summary: s }) => [
+    name,
+    String(s.requests),
+    String(s.errors),
+    s.throughput.toFixed(0),
+    s.p50Ms.toFixed(2),
+    s.p99Ms.toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) =>
+    c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
+  return [header, ...cells].map(line).join("\n");
+}

@@ -1,0 +1,129 @@
+// `./argus up`: the whole stack on this machine. Uses DATABASE_URL / NATS_URL when given,
+// otherwise runs Postgres and nats-server itself with their data under .data/; keeps the
+// generated secrets and the initial API key in .data/secrets.json so restarts keep working.
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startLocalNats, startLocalPostgres, startStack, type RunningServer } from "@argus/testkit";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dataDir = process.env.ARGUS_DATA_DIR ?? join(root, ".data");
+mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+
+interface Secrets {
+  ARGUS_PRINCIPAL_SECRET: string;
+  ARGUS_API_KEY_PEPPER: string;
+  ARGUS_CURSOR_SECRET: string;
+  ARGUS_INIT_API_KEY: string;
+}
+
+function loadSecrets(): Secrets {
+  const file = join(dataDir, "secrets.json");
+  const kept: Partial<Secrets> = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Secrets>) : {};
+  const make = () => randomBytes(32).toString("base64url");
+  const secrets: Secrets = {
+    ARGUS_PRINCIPAL_SECRET: process.env.ARGUS_PRINCIPAL_SECRET ?? kept.ARGUS_PRINCIPAL_SECRET ?? make(),
+    ARGUS_API_KEY_PEPPER: process.env.ARGUS_API_KEY_PEPPER ?? kept.ARGUS_API_KEY_PEPPER ?? make(),
+    ARGUS_CURSOR_SECRET: process.env.ARGUS_CURSOR_SECRET ?? kept.ARGUS_CURSOR_SECRET ?? make(),
+    ARGUS_INIT_API_KEY: process.env.ARGUS_INIT_API_KEY ?? kept.ARGUS_INIT_API_KEY ?? `ak-${make()}`,
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+const colors = { identity: 35, gateway: 36, postgres: 34, nats: 33, migrate: 32 } as Record<string, number>;
+
+/** `[name] {json log}` → `name     | 12:00:01 info  message key=value`, readable at a glance. */
+function show(line: string): void {
+  const m = /^\[([^\]]+)\] (.*)$/.exec(line);
+  const name = m?.[1] ?? "argus";
+  let text = m?.[2] ?? line;
+  try {
+    const { time, level, msg, service: _s, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    const fields = Object.entries(rest)
+      .filter(([k]) => k !== "trace_id" && k !== "span_id")
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" ");
+    text = `${String(time).slice(11, 19)} ${String(level).padEnd(5)} ${String(msg)} ${fields}`;
+  } catch {
+    // Not JSON (e.g. Postgres's own log lines): shown as it is.
+  }
+  process.stdout.write(`\x1b[${colors[name] ?? 37}m${name.padEnd(9)}|\x1b[0m ${text}\n`);
+}
+
+async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; natsUrl: string }> {
+  let databaseUrl = process.env.DATABASE_URL;
+  let natsUrl = process.env.NATS_URL;
+  if (!databaseUrl) {
+    const pg = await startLocalPostgres({ dataDir: join(dataDir, "postgres"), port: Number(process.env.ARGUS_LOCAL_PG_PORT ?? 15432) });
+    servers.push(pg);
+    databaseUrl = pg.url;
+    show(`[postgres] ${pg.description} at ${pg.url} (data in .data/postgres)`);
+  }
+  if (!natsUrl) {
+    const nats = await startLocalNats({ dataDir: join(dataDir, "nats"), port: Number(process.env.ARGUS_LOCAL_NATS_PORT ?? 14222) });
+    servers.push(nats);
+    natsUrl = nats.url;
+    show(`[nats] ${nats.description} at ${nats.url} (data in .data/nats)`);
+  }
+  return { databaseUrl, natsUrl };
+}
+
+const secrets = loadSecrets();
+const servers: RunningServer[] = [];
+const stopServers = () => Promise.allSettled(servers.map((s) => s.stop()));
+const { databaseUrl, natsUrl } = await infra(servers).catch(async (err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  await stopServers();
+  process.exit(1);
+});
+
+const migrated = spawnSync(process.execPath, [join(root, "scripts/migrate.ts")], {
+  env: { ...process.env, DATABASE_URL: databaseUrl },
+  encoding: "utf8",
+});
+for (const line of `${migrated.stdout}${migrated.stderr}`.split("\n").filter(Boolean)) show(`[migrate] ${line}`);
+if (migrated.status !== 0) {
+  await stopServers();
+  process.exit(1);
+}
+
+const httpPort = Number(process.env.ARGUS_HTTP_PORT ?? 8080);
+const stack = await startStack({
+  databaseUrl,
+  natsUrl,
+  apiKey: secrets.ARGUS_INIT_API_KEY,
+  httpPort,
+  env: { ...secrets, ARGUS_EVENTS_STREAM: process.env.ARGUS_EVENTS_STREAM ?? "ARGUS_EVENTS", ARGUS_SUBJECT_ROOT: process.env.ARGUS_SUBJECT_ROOT ?? "argus" },
+  onLine: show,
+}).catch(async (err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  await stopServers();
+  process.exit(1);
+});
+
+console.log(`
+  Argus is up.
+    base URL   ${stack.baseUrl}/v2      (API docs: ${stack.baseUrl}/v2/docs)
+    API key    ${stack.apiKey}
+               (kept in .data/secrets.json; set ARGUS_INIT_API_KEY to choose your own)
+
+    curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.baseUrl}/v2/spaces
+
+  Ctrl-C stops everything.
+`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\n  stopping...");
+    void stack
+      .stop()
+      .then(stopServers)
+      .finally(() => process.exit(0));
+  });
+}

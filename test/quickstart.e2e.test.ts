@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { freePort } from "@argus/testkit";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+it("`./argus up` brings up Postgres, NATS and every service, serves the API, and stops cleanly on Ctrl-C", async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "argus-up-"));
+  await chmod(dataDir, 0o755); // the postgres OS user must reach its data directory inside
+  const [http, pg, nats] = [await freePort(), await freePort(), await freePort()];
+  const apiKey = `ak-quickstart-${"q".repeat(32)}`;
+  const env = { ...process.env, ARGUS_DATA_DIR: dataDir, ARGUS_HTTP_PORT: String(http), ARGUS_LOCAL_PG_PORT: String(pg), ARGUS_LOCAL_NATS_PORT: String(nats), ARGUS_INIT_API_KEY: apiKey };
+  delete env.DATABASE_URL;
+  delete env.NATS_URL;
+  const child = spawn(join(root, "argus"), ["up"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const base = `http://127.0.0.1:${http}`;
+  try {
+    await until("readyz", async () => (await fetch(`${base}/readyz`)).status === 200, 90_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${out}`);
+    });
+    expect(out).toContain(`${base}/v2`);
+    expect(out).toContain(apiKey);
+
+    const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+    const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as { organizations: { id: string }[] };
+    const res = await fetch(`${base}/v2/spaces`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "from the quick start", organization_id: orgs.organizations[0]!.id }),
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ name: "from the quick start", description: "", is_private: false });
+  } finally {
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  // Nothing is left listening.
+  await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+}, 150_000);

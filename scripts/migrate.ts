@@ -5,7 +5,9 @@ import pg from "pg";
 import { migrate } from "../packages/eventstore/src/index.ts";
 import * as identity from "../services/identity/src/migrations.ts";
 
-const services: Record<string, { SCHEMA: string; migrations: { id: string; sql: string }[] }> = { identity };
+const services: Record<string, { SCHEMA: string; migrations: { id: string; sql: string }[] }> = {
+  identity,
+};
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -18,7 +20,9 @@ const wanted = (process.env.ARGUS_MIGRATE_SERVICES ?? Object.keys(services).join
   .filter(Boolean);
 const unknown = wanted.filter((s) => !(s in services));
 if (unknown.length > 0) {
-  console.error(`migrate: unknown service(s) ${unknown.join(", ")}; known: ${Object.keys(services).join(", ")}`);
+  console.error(
+    `migrate: unknown service(s) ${unknown.join(", ")}; known: ${Object.keys(services).join(", ")}`,
+  );
   process.exit(2);
 }
 const pool = new pg.Pool({ connectionString: url, max: 2 });

@@ -21,10 +21,13 @@ interface Secrets {
 
 function loadSecrets(): Secrets {
   const file = join(dataDir, "secrets.json");
-  const kept: Partial<Secrets> = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Secrets>) : {};
+  const kept: Partial<Secrets> = existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Secrets>)
+    : {};
   const make = () => randomBytes(32).toString("base64url");
   const secrets: Secrets = {
-    ARGUS_PRINCIPAL_SECRET: process.env.ARGUS_PRINCIPAL_SECRET ?? kept.ARGUS_PRINCIPAL_SECRET ?? make(),
+    ARGUS_PRINCIPAL_SECRET:
+      process.env.ARGUS_PRINCIPAL_SECRET ?? kept.ARGUS_PRINCIPAL_SECRET ?? make(),
     ARGUS_API_KEY_PEPPER: process.env.ARGUS_API_KEY_PEPPER ?? kept.ARGUS_API_KEY_PEPPER ?? make(),
     ARGUS_CURSOR_SECRET: process.env.ARGUS_CURSOR_SECRET ?? kept.ARGUS_CURSOR_SECRET ?? make(),
     ARGUS_INIT_API_KEY: process.env.ARGUS_INIT_API_KEY ?? kept.ARGUS_INIT_API_KEY ?? `ak-${make()}`,
@@ -33,7 +36,10 @@ function loadSecrets(): Secrets {
   return secrets;
 }
 
-const colors = { identity: 35, gateway: 36, postgres: 34, nats: 33, migrate: 32 } as Record<string, number>;
+const colors = { identity: 35, gateway: 36, postgres: 34, nats: 33, migrate: 32 } as Record<
+  string,
+  number
+>;
 
 /** `[name] {json log}` → `name     | 12:00:01 info  message key=value`, readable at a glance. */
 function show(line: string): void {
@@ -57,13 +63,19 @@ async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; n
   let databaseUrl = process.env.DATABASE_URL;
   let natsUrl = process.env.NATS_URL;
   if (!databaseUrl) {
-    const pg = await startLocalPostgres({ dataDir: join(dataDir, "postgres"), port: Number(process.env.ARGUS_LOCAL_PG_PORT ?? 15432) });
+    const pg = await startLocalPostgres({
+      dataDir: join(dataDir, "postgres"),
+      port: Number(process.env.ARGUS_LOCAL_PG_PORT ?? 15432),
+    });
     servers.push(pg);
     databaseUrl = pg.url;
     show(`[postgres] ${pg.description} at ${pg.url} (data in .data/postgres)`);
   }
   if (!natsUrl) {
-    const nats = await startLocalNats({ dataDir: join(dataDir, "nats"), port: Number(process.env.ARGUS_LOCAL_NATS_PORT ?? 14222) });
+    const nats = await startLocalNats({
+      dataDir: join(dataDir, "nats"),
+      port: Number(process.env.ARGUS_LOCAL_NATS_PORT ?? 14222),
+    });
     servers.push(nats);
     natsUrl = nats.url;
     show(`[nats] ${nats.description} at ${nats.url} (data in .data/nats)`);
@@ -84,7 +96,8 @@ const migrated = spawnSync(process.execPath, [join(root, "scripts/migrate.ts")],
   env: { ...process.env, DATABASE_URL: databaseUrl },
   encoding: "utf8",
 });
-for (const line of `${migrated.stdout}${migrated.stderr}`.split("\n").filter(Boolean)) show(`[migrate] ${line}`);
+for (const line of `${migrated.stdout}${migrated.stderr}`.split("\n").filter(Boolean))
+  show(`[migrate] ${line}`);
 if (migrated.status !== 0) {
   await stopServers();
   process.exit(1);
@@ -96,7 +109,11 @@ const stack = await startStack({
   natsUrl,
   apiKey: secrets.ARGUS_INIT_API_KEY,
   httpPort,
-  env: { ...secrets, ARGUS_EVENTS_STREAM: process.env.ARGUS_EVENTS_STREAM ?? "ARGUS_EVENTS", ARGUS_SUBJECT_ROOT: process.env.ARGUS_SUBJECT_ROOT ?? "argus" },
+  env: {
+    ...secrets,
+    ARGUS_EVENTS_STREAM: process.env.ARGUS_EVENTS_STREAM ?? "ARGUS_EVENTS",
+    ARGUS_SUBJECT_ROOT: process.env.ARGUS_SUBJECT_ROOT ?? "argus",
+  },
   onLine: show,
 }).catch(async (err: unknown) => {
   console.error(err instanceof Error ? err.message : err);

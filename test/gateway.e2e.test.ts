@@ -24,7 +24,8 @@ afterAll(() => api?.stop());
 
 describe("operational routes", () => {
   it("serves /healthz, /readyz, the OpenAPI document and its docs page without a key", async () => {
-    for (const path of ["/healthz", "/readyz"]) expect((await fetch(api.stack.baseUrl + path)).status).toBe(200);
+    for (const path of ["/healthz", "/readyz"])
+      expect((await fetch(api.stack.baseUrl + path)).status).toBe(200);
     const spec = await fetch(`${api.stack.baseUrl}/v2/spec.yaml`);
     expect(spec.status).toBe(200);
     expect(await spec.text()).toMatch(/^openapi: 3\.1/);
@@ -42,31 +43,58 @@ describe("authentication", () => {
   });
 
   it("an unknown key is 401, a malformed header is 401", async () => {
-    expectProblem(await api.req("GET", "/v2/spaces", { key: `ak-unknown-${"x".repeat(40)}` }), 401, "authentication-required");
-    expectProblem(await api.req("GET", "/v2/spaces", { key: null, headers: { authorization: "Basic abc" } }), 401, "authentication-required");
+    expectProblem(
+      await api.req("GET", "/v2/spaces", { key: `ak-unknown-${"x".repeat(40)}` }),
+      401,
+      "authentication-required",
+    );
+    expectProblem(
+      await api.req("GET", "/v2/spaces", { key: null, headers: { authorization: "Basic abc" } }),
+      401,
+      "authentication-required",
+    );
   });
 });
 
 describe("request conventions", () => {
   it("an unknown route is a 404 Problem; a known path with another method is 405", async () => {
-    expectProblem(await api.req("GET", "/v2/nothing-here", { key: secondKey }), 404, "resource-not-found");
+    expectProblem(
+      await api.req("GET", "/v2/nothing-here", { key: secondKey }),
+      404,
+      "resource-not-found",
+    );
     const res = await api.req("DELETE", "/v2/spaces", { key: secondKey });
     expectProblem(res, 405, "method-not-allowed");
     expect(res.headers.get("allow")).toMatch(/GET/);
   });
 
   it("malformed JSON is 400, a non-JSON content type is 415, an oversized body is 413", async () => {
-    expectProblem(await api.req("POST", "/v2/spaces", { key: secondKey, body: "{not json" }), 400, "invalid-request");
     expectProblem(
-      await api.req("POST", "/v2/spaces", { key: secondKey, body: "name=x", headers: { "content-type": "text/plain" } }),
+      await api.req("POST", "/v2/spaces", { key: secondKey, body: "{not json" }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/spaces", {
+        key: secondKey,
+        body: "name=x",
+        headers: { "content-type": "text/plain" },
+      }),
       415,
       "unsupported-media-type",
     );
-    expectProblem(await api.req("POST", "/v2/spaces", { key: secondKey, body: { name: "x".repeat(MAX_BODY) } }), 413, "payload-too-large");
+    expectProblem(
+      await api.req("POST", "/v2/spaces", { key: secondKey, body: { name: "x".repeat(MAX_BODY) } }),
+      413,
+      "payload-too-large",
+    );
   });
 
   it("echoes a sane X-Request-Id and uses it in Problems", async () => {
-    const res = await api.req("GET", "/v2/nope", { key: secondKey, headers: { "x-request-id": "req-12345" } });
+    const res = await api.req("GET", "/v2/nope", {
+      key: secondKey,
+      headers: { "x-request-id": "req-12345" },
+    });
     expect(res.headers.get("x-request-id")).toBe("req-12345");
     expect(res.body.request_id).toBe("req-12345");
   });

@@ -8,7 +8,11 @@ import { freePort } from "@argus/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function until(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await probe().catch(() => false)) return;
@@ -22,31 +26,55 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
   await chmod(dataDir, 0o755); // the postgres OS user must reach its data directory inside
   const [http, pg, nats] = [await freePort(), await freePort(), await freePort()];
   const apiKey = `ak-quickstart-${"q".repeat(32)}`;
-  const env = { ...process.env, ARGUS_DATA_DIR: dataDir, ARGUS_HTTP_PORT: String(http), ARGUS_LOCAL_PG_PORT: String(pg), ARGUS_LOCAL_NATS_PORT: String(nats), ARGUS_INIT_API_KEY: apiKey };
+  const env = {
+    ...process.env,
+    ARGUS_DATA_DIR: dataDir,
+    ARGUS_HTTP_PORT: String(http),
+    ARGUS_LOCAL_PG_PORT: String(pg),
+    ARGUS_LOCAL_NATS_PORT: String(nats),
+    ARGUS_INIT_API_KEY: apiKey,
+  };
   delete env.DATABASE_URL;
   delete env.NATS_URL;
-  const child = spawn(join(root, "argus"), ["up"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(join(root, "argus"), ["up"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   const base = `http://127.0.0.1:${http}`;
   try {
-    await until("readyz", async () => (await fetch(`${base}/readyz`)).status === 200, 90_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${out}`);
-    });
+    await until("readyz", async () => (await fetch(`${base}/readyz`)).status === 200, 90_000).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}\n${out}`);
+      },
+    );
     expect(out).toContain(`${base}/v2`);
     expect(out).toContain(apiKey);
 
     const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-    const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as { organizations: { id: string }[] };
+    const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as {
+      organizations: { id: string }[];
+    };
     const res = await fetch(`${base}/v2/spaces`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ name: "from the quick start", organization_id: orgs.organizations[0]!.id }),
+      body: JSON.stringify({
+        name: "from the quick start",
+        organization_id: orgs.organizations[0]!.id,
+      }),
     });
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ name: "from the quick start", description: "", is_private: false });
+    expect(await res.json()).toMatchObject({
+      name: "from the quick start",
+      description: "",
+      is_private: false,
+    });
   } finally {
     child.kill("SIGINT");
     expect(await exited).toBe(0);

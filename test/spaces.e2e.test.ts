@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => api?.stop());
 
-const createSpace = (body: Record<string, unknown>) => api.req("POST", "/v2/spaces", { body: { organization_id: orgId, ...body } });
+const createSpace = (body: Record<string, unknown>) =>
+  api.req("POST", "/v2/spaces", { body: { organization_id: orgId, ...body } });
 
 describe("POST /v2/spaces (spec endpoint 5)", () => {
   it("creates a space with defaults: description empty, public", async () => {
@@ -42,8 +43,14 @@ describe("POST /v2/spaces (spec endpoint 5)", () => {
   });
 
   it("accepts a 1000-character description and rejects 1001", async () => {
-    expect((await createSpace({ name: "desc-1000", description: "d".repeat(1000) })).status).toBe(201);
-    expectProblem(await createSpace({ name: "desc-1001", description: "d".repeat(1001) }), 400, "invalid-request");
+    expect((await createSpace({ name: "desc-1000", description: "d".repeat(1000) })).status).toBe(
+      201,
+    );
+    expectProblem(
+      await createSpace({ name: "desc-1001", description: "d".repeat(1001) }),
+      400,
+      "invalid-request",
+    );
   });
 
   it("rejects an empty or whitespace-only name", async () => {
@@ -62,26 +69,50 @@ describe("POST /v2/spaces (spec endpoint 5)", () => {
     const other = await api.req("POST", "/v2/organizations", { body: { name: "second org" } });
     expect(other.status).toBe(201);
     expect((await createSpace({ name: "shared-name" })).status).toBe(201);
-    const res = await api.req("POST", "/v2/spaces", { body: { organization_id: other.body.id, name: "shared-name" } });
+    const res = await api.req("POST", "/v2/spaces", {
+      body: { organization_id: other.body.id, name: "shared-name" },
+    });
     expect(res.status).toBe(201);
   });
 
   it("rejects the system-managed fields id and created_at, and unknown fields", async () => {
     expectProblem(await createSpace({ name: "x1", id: "U3BhY2U6eA==" }), 400, "invalid-request");
-    expectProblem(await createSpace({ name: "x2", created_at: "2026-01-01T00:00:00Z" }), 400, "invalid-request");
+    expectProblem(
+      await createSpace({ name: "x2", created_at: "2026-01-01T00:00:00Z" }),
+      400,
+      "invalid-request",
+    );
     expectProblem(await createSpace({ name: "x3", colour: "red" }), 400, "invalid-request");
   });
 
   it("requires name and organization_id", async () => {
-    expectProblem(await api.req("POST", "/v2/spaces", { body: { name: "no-org" } }), 400, "invalid-request");
-    expectProblem(await api.req("POST", "/v2/spaces", { body: { organization_id: orgId } }), 400, "invalid-request");
+    expectProblem(
+      await api.req("POST", "/v2/spaces", { body: { name: "no-org" } }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/spaces", { body: { organization_id: orgId } }),
+      400,
+      "invalid-request",
+    );
   });
 
   it("an unknown organization is 404; an id of another type is 400", async () => {
-    const unknownOrg = Buffer.from("Organization:01920000-0000-7000-8000-000000000000").toString("base64");
-    expectProblem(await api.req("POST", "/v2/spaces", { body: { organization_id: unknownOrg, name: "n" } }), 404, "resource-not-found");
+    const unknownOrg = Buffer.from("Organization:01920000-0000-7000-8000-000000000000").toString(
+      "base64",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/spaces", { body: { organization_id: unknownOrg, name: "n" } }),
+      404,
+      "resource-not-found",
+    );
     const spaceAsOrg = Buffer.from("Space:01920000-0000-7000-8000-000000000000").toString("base64");
-    expectProblem(await api.req("POST", "/v2/spaces", { body: { organization_id: spaceAsOrg, name: "n" } }), 400, "invalid-request");
+    expectProblem(
+      await api.req("POST", "/v2/spaces", { body: { organization_id: spaceAsOrg, name: "n" } }),
+      400,
+      "invalid-request",
+    );
   });
 });
 
@@ -100,7 +131,11 @@ describe("GET /v2/spaces", () => {
     const created = new Set<string>();
     for (let i = 0; i < 120; i += 10) {
       const batch = await Promise.all(
-        Array.from({ length: 10 }, (_, j) => api.req("POST", "/v2/spaces", { body: { organization_id: org.body.id, name: `p-${i + j}` } })),
+        Array.from({ length: 10 }, (_, j) =>
+          api.req("POST", "/v2/spaces", {
+            body: { organization_id: org.body.id, name: `p-${i + j}` },
+          }),
+        ),
       );
       for (const r of batch) created.add(r.body.id);
     }
@@ -108,7 +143,10 @@ describe("GET /v2/spaces", () => {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (;;) {
-      const page = await api.req("GET", `/v2/spaces?org_id=${org.body.id}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page = await api.req(
+        "GET",
+        `/v2/spaces?org_id=${org.body.id}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       expect(page.status).toBe(200);
       sizes.push(page.body.spaces.length);
       for (const s of page.body.spaces) seen.add(s.id);
@@ -128,7 +166,9 @@ describe("GET /v2/spaces", () => {
     const id = org.body.organizations[0].id;
     expect((await api.req("GET", `/v2/spaces?org_id=${id}`)).body.spaces).toHaveLength(50);
     expect((await api.req("GET", `/v2/spaces?org_id=${id}&limit=1`)).body.spaces).toHaveLength(1);
-    expect((await api.req("GET", `/v2/spaces?org_id=${id}&limit=100`)).body.spaces).toHaveLength(100);
+    expect((await api.req("GET", `/v2/spaces?org_id=${id}&limit=100`)).body.spaces).toHaveLength(
+      100,
+    );
     expectProblem(await api.req("GET", "/v2/spaces?limit=0"), 400, "invalid-request");
     expectProblem(await api.req("GET", "/v2/spaces?limit=101"), 400, "invalid-request");
   });
@@ -137,8 +177,16 @@ describe("GET /v2/spaces", () => {
     const first = await api.req("GET", "/v2/spaces?limit=1");
     const cursor: string = first.body.pagination.next_cursor;
     const flipped = cursor.slice(0, -2) + (cursor.at(-2) === "A" ? "B" : "A") + cursor.at(-1);
-    expectProblem(await api.req("GET", `/v2/spaces?limit=1&cursor=${encodeURIComponent(flipped)}`), 400, "invalid-request");
-    expectProblem(await api.req("GET", `/v2/spaces?limit=1&name=p-&cursor=${encodeURIComponent(cursor)}`), 400, "invalid-request");
+    expectProblem(
+      await api.req("GET", `/v2/spaces?limit=1&cursor=${encodeURIComponent(flipped)}`),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("GET", `/v2/spaces?limit=1&name=p-&cursor=${encodeURIComponent(cursor)}`),
+      400,
+      "invalid-request",
+    );
   });
 
   it("filters by case-insensitive substring of the name", async () => {

@@ -1,9 +1,19 @@
-import { createTestDatabase, startStack, testInfra, type Stack, type StackOptions } from "@argus/testkit";
+import {
+  createTestDatabase,
+  startStack,
+  testInfra,
+  type Stack,
+  type StackOptions,
+} from "@argus/testkit";
 
 export interface Api {
   stack: Stack;
   /** fetch against the gateway with the initial admin key (or `key`), JSON in and out. */
-  req(method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: Json }>;
+  req(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: Json }>;
   stop(): Promise<void>;
 }
 
@@ -40,7 +50,11 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
       }
       const res = await fetch(stack.baseUrl + path, { method, headers, body });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Json) : {} };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: text ? (JSON.parse(text) as Json) : {},
+      };
     },
     async stop() {
       await stack.stop();
@@ -50,15 +64,23 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
 }
 
 /** Checks the Problem contract of every error: content type, fields, status equal to the HTTP status. */
-export function expectProblem(res: { status: number; headers: Headers; body: Json }, status: number, fragment: string): void {
+export function expectProblem(
+  res: { status: number; headers: Headers; body: Json },
+  status: number,
+  fragment: string,
+): void {
   const problems: string[] = [];
-  if (res.status !== status) problems.push(`status ${res.status}, wanted ${status}: ${JSON.stringify(res.body)}`);
-  if (!res.headers.get("content-type")?.startsWith("application/problem+json")) problems.push(`content-type ${res.headers.get("content-type")}`);
+  if (res.status !== status)
+    problems.push(`status ${res.status}, wanted ${status}: ${JSON.stringify(res.body)}`);
+  if (!res.headers.get("content-type")?.startsWith("application/problem+json"))
+    problems.push(`content-type ${res.headers.get("content-type")}`);
   if (res.body.status !== status) problems.push(`body.status ${res.body.status}`);
   if (typeof res.body.title !== "string" || res.body.title === "") problems.push("no title");
-  if (!String(res.body.type).endsWith(`#${fragment}`)) problems.push(`type ${res.body.type}, wanted #${fragment}`);
+  if (!String(res.body.type).endsWith(`#${fragment}`))
+    problems.push(`type ${res.body.type}, wanted #${fragment}`);
   if (typeof res.body.detail !== "string") problems.push("no detail");
   if (typeof res.body.instance !== "string") problems.push("no instance");
-  if (typeof res.body.request_id !== "string" || res.body.request_id === "") problems.push("no request_id");
+  if (typeof res.body.request_id !== "string" || res.body.request_id === "")
+    problems.push("no request_id");
   if (problems.length > 0) throw new Error(`not the expected Problem:\n  ${problems.join("\n  ")}`);
 }

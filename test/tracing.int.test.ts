@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SpanKind } from "@opentelemetry/api";
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace";
 import { createLogger, initTelemetry, type Telemetry } from "@argus/platform";
-import { createTestDatabase, freePort, testInfra, uniqueName, type TestDatabase } from "@argus/testkit";
+import {
+  createTestDatabase,
+  freePort,
+  testInfra,
+  uniqueName,
+  type TestDatabase,
+} from "@argus/testkit";
 import { loadIdentityConfig, startIdentity, type RunningIdentity } from "@argus/identity";
 import { loadGatewayConfig, startGateway, type RunningGateway } from "@argus/gateway";
 
@@ -14,11 +24,18 @@ let identity: RunningIdentity;
 let gateway: RunningGateway;
 
 beforeAll(async () => {
-  telemetry = initTelemetry({ service: "argus-test", spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  telemetry = initTelemetry({
+    service: "argus-test",
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
   const infra = testInfra();
   db = await createTestDatabase(infra);
   const grpcPort = await freePort();
-  const secrets = { ARGUS_PRINCIPAL_SECRET: "p".repeat(32), ARGUS_CURSOR_SECRET: "c".repeat(32), ARGUS_API_KEY_PEPPER: "q".repeat(32) };
+  const secrets = {
+    ARGUS_PRINCIPAL_SECRET: "p".repeat(32),
+    ARGUS_CURSOR_SECRET: "c".repeat(32),
+    ARGUS_API_KEY_PEPPER: "q".repeat(32),
+  };
   const logger = createLogger({ service: "test", level: "warn" });
   identity = await startIdentity(
     loadIdentityConfig({
@@ -34,7 +51,11 @@ beforeAll(async () => {
     logger,
   );
   gateway = await startGateway(
-    loadGatewayConfig({ ...secrets, ARGUS_HTTP_PORT: "0", IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}` }),
+    loadGatewayConfig({
+      ...secrets,
+      ARGUS_HTTP_PORT: "0",
+      IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}`,
+    }),
     logger,
   );
 });
@@ -46,7 +67,11 @@ afterAll(async () => {
   await telemetry?.shutdown();
 });
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = probe();
@@ -59,7 +84,9 @@ async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 
 it("one request is one trace: gateway → identity (gRPC) → Postgres → NATS publish", async () => {
   const base = `http://127.0.0.1:${gateway.port}`;
   const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-  const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as { organizations: { id: string }[] };
+  const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as {
+    organizations: { id: string }[];
+  };
   exporter.reset();
 
   const res = await fetch(`${base}/v2/spaces`, {
@@ -70,10 +97,13 @@ it("one request is one trace: gateway → identity (gRPC) → Postgres → NATS 
   expect(res.status).toBe(201);
 
   const root = await waitFor("the gateway's server span", () =>
-    exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.name === "POST /v2/spaces"),
+    exporter
+      .getFinishedSpans()
+      .find((s) => s.kind === SpanKind.SERVER && s.name === "POST /v2/spaces"),
   );
   const traceId = root.spanContext().traceId;
-  const inTrace = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+  const inTrace = (): ReadableSpan[] =>
+    exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
   const publish = await waitFor("the relay's publish span", () =>
     inTrace().find((s) => s.kind === SpanKind.PRODUCER && s.name.includes("SpaceCreated")),
   );

@@ -5,6 +5,7 @@ import type { Pool } from "pg";
 import { backoffDelay, type BackoffOptions } from "./backoff.ts";
 import { recordDeadLetter } from "./deadLetter.ts";
 import { decodeEvent } from "./eventCodec.ts";
+import { createKeyedQueue } from "./keyedQueue.ts";
 import type { Logger } from "./logger.ts";
 import { processOnce, type EventHandler } from "./processOnce.ts";
 import { quoteSchema } from "./schemaName.ts";
@@ -51,17 +52,7 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
   }
   const messages = await consumer.consume({ max_messages: concurrency });
   const inFlight = new Set<Promise<void>>();
-  // Per stream id, the tail of the chain of messages being handled for it.
-  const streamTails = new Map<string, Promise<void>>();
-
-  function afterPrevious(streamId: string, work: () => Promise<void>): Promise<void> {
-    const previous = streamTails.get(streamId) ?? Promise.resolve();
-    const tail = previous.catch(() => {}).then(work);
-    streamTails.set(streamId, tail);
-    const forget = () => void (streamTails.get(streamId) === tail && streamTails.delete(streamId));
-    tail.then(forget, forget);
-    return tail;
-  }
+  const inStreamOrder = createKeyedQueue();
 
   async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
     let outcome: "processed" | "duplicate";
@@ -129,7 +120,7 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
             return;
           }
           span.setAttribute("messaging.message.id", event.eventId);
-          await afterPrevious(event.streamId, () => settle(msg, event, span));
+          await inStreamOrder(event.streamId, () => settle(msg, event, span));
         } catch (err) {
           // Only the NATS or Postgres calls around the handler land here (e.g. a closed connection).
           logger.error("could not settle message", {

@@ -7,7 +7,9 @@ export function isAccountAdmin(p: Principal): boolean {
 
 /** Account admins may do everything in their account; everyone else needs the permission in that space. */
 export function hasSpacePermission(p: Principal, spaceId: string, permission: string): boolean {
-  return isAccountAdmin(p) || (p.spacePermissions[spaceId]?.permissions.includes(permission) ?? false);
+  return (
+    isAccountAdmin(p) || (p.spacePermissions[spaceId]?.permissions.includes(permission) ?? false)
+  );
 }
 
 export function isSpaceMember(p: Principal, spaceId: string): boolean {

@@ -18,7 +18,10 @@ type Spec = Record<string, EnvVar<unknown>>;
 export type ConfigOf<S extends Spec> = { [K in keyof S]: S[K] extends EnvVar<infer T> ? T : never };
 
 /** Reads every variable of the spec at once so a bad deployment is told all its mistakes together. */
-export function loadConfig<S extends Spec>(spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+export function loadConfig<S extends Spec>(
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigOf<S> {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   for (const [name, v] of Object.entries(spec)) {
@@ -50,10 +53,16 @@ export const optionalStr = (describe: string): EnvVar<string | undefined> => ({
   default: undefined,
 });
 
-export const int = (describe: string, dflt: number | undefined, min: number, max: number): EnvVar<number> => ({
+export const int = (
+  describe: string,
+  dflt: number | undefined,
+  min: number,
+  max: number,
+): EnvVar<number> => ({
   describe,
   parse: (raw) => {
-    if (!/^-?\d+$/.test(raw.trim())) throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
+    if (!/^-?\d+$/.test(raw.trim()))
+      throw new Error(`expected an integer, got ${JSON.stringify(raw)}`);
     const n = Number(raw);
     if (n < min || n > max) throw new Error(`expected ${min}..${max}, got ${n}`);
     return n;
@@ -61,7 +70,11 @@ export const int = (describe: string, dflt: number | undefined, min: number, max
   ...(dflt === undefined ? {} : { default: dflt }),
 });
 
-export const url = (describe: string, protocols: readonly string[], dflt?: string): EnvVar<string> => ({
+export const url = (
+  describe: string,
+  protocols: readonly string[],
+  dflt?: string,
+): EnvVar<string> => ({
   describe,
   parse: (raw) => {
     let u: URL;
@@ -70,7 +83,8 @@ export const url = (describe: string, protocols: readonly string[], dflt?: strin
     } catch {
       throw new Error("not a URL");
     }
-    if (!protocols.includes(u.protocol)) throw new Error(`expected a ${protocols.join(" or ")} URL`);
+    if (!protocols.includes(u.protocol))
+      throw new Error(`expected a ${protocols.join(" or ")} URL`);
     return raw;
   },
   ...(dflt === undefined ? {} : { default: dflt }),
@@ -85,15 +99,23 @@ export const secret = (describe: string, minLength: number): EnvVar<string> => (
   },
 });
 
-export const optionalSecret = (describe: string, minLength: number): EnvVar<string | undefined> => ({
+export const optionalSecret = (
+  describe: string,
+  minLength: number,
+): EnvVar<string | undefined> => ({
   ...secret(describe, minLength),
   default: undefined,
 });
 
-export const oneOf = <T extends string>(describe: string, values: readonly T[], dflt: T): EnvVar<T> => ({
+export const oneOf = <T extends string>(
+  describe: string,
+  values: readonly T[],
+  dflt: T,
+): EnvVar<T> => ({
   describe,
   parse: (raw) => {
-    if (!(values as readonly string[]).includes(raw)) throw new Error(`expected one of ${values.join(", ")}`);
+    if (!(values as readonly string[]).includes(raw))
+      throw new Error(`expected one of ${values.join(", ")}`);
     return raw as T;
   },
   default: dflt,
@@ -103,7 +125,8 @@ export const oneOf = <T extends string>(describe: string, values: readonly T[], 
 export const grpcTarget = (describe: string, dflt?: string): EnvVar<string> => ({
   describe,
   parse: (raw) => {
-    if (!/^(dns:\/\/\/)?[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw)) throw new Error("expected host:port or dns:///host:port");
+    if (!/^(dns:\/\/\/)?[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw))
+      throw new Error("expected host:port or dns:///host:port");
     return raw;
   },
   ...(dflt === undefined ? {} : { default: dflt }),

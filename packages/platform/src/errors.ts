@@ -6,19 +6,55 @@ import { Metadata, status as GrpcStatus, type ServiceError } from "@grpc/grpc-js
  * status plus the `argus-problem-type` trailer; the gateway turns that into a Problem body.
  */
 export const PROBLEM_TYPES = {
-  "invalid-request": { status: 400, title: "Invalid request parameters", grpc: GrpcStatus.INVALID_ARGUMENT },
-  "authentication-required": { status: 401, title: "Authentication required", grpc: GrpcStatus.UNAUTHENTICATED },
-  "access-forbidden": { status: 403, title: "Access forbidden", grpc: GrpcStatus.PERMISSION_DENIED },
+  "invalid-request": {
+    status: 400,
+    title: "Invalid request parameters",
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+  },
+  "authentication-required": {
+    status: 401,
+    title: "Authentication required",
+    grpc: GrpcStatus.UNAUTHENTICATED,
+  },
+  "access-forbidden": {
+    status: 403,
+    title: "Access forbidden",
+    grpc: GrpcStatus.PERMISSION_DENIED,
+  },
   "resource-not-found": { status: 404, title: "Resource not found", grpc: GrpcStatus.NOT_FOUND },
-  "method-not-allowed": { status: 405, title: "Method not allowed", grpc: GrpcStatus.UNIMPLEMENTED },
+  "method-not-allowed": {
+    status: 405,
+    title: "Method not allowed",
+    grpc: GrpcStatus.UNIMPLEMENTED,
+  },
   "resource-conflict": { status: 409, title: "Resource conflict", grpc: GrpcStatus.ALREADY_EXISTS },
   "payload-too-large": { status: 413, title: "Payload too large", grpc: GrpcStatus.OUT_OF_RANGE },
-  "unsupported-media-type": { status: 415, title: "Unsupported media type", grpc: GrpcStatus.INVALID_ARGUMENT },
-  "unprocessable-entity": { status: 422, title: "Unprocessable Entity", grpc: GrpcStatus.FAILED_PRECONDITION },
-  "validation-error": { status: 422, title: "Unprocessable Entity", grpc: GrpcStatus.FAILED_PRECONDITION },
-  "rate-limit-exceeded": { status: 429, title: "Rate limit exceeded", grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  "unsupported-media-type": {
+    status: 415,
+    title: "Unsupported media type",
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+  },
+  "unprocessable-entity": {
+    status: 422,
+    title: "Unprocessable Entity",
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+  },
+  "validation-error": {
+    status: 422,
+    title: "Unprocessable Entity",
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+  },
+  "rate-limit-exceeded": {
+    status: 429,
+    title: "Rate limit exceeded",
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+  },
   "internal-error": { status: 500, title: "Internal server error", grpc: GrpcStatus.INTERNAL },
-  "service-unavailable": { status: 503, title: "Service unavailable", grpc: GrpcStatus.UNAVAILABLE },
+  "service-unavailable": {
+    status: 503,
+    title: "Service unavailable",
+    grpc: GrpcStatus.UNAVAILABLE,
+  },
   "gateway-timeout": { status: 504, title: "Gateway timeout", grpc: GrpcStatus.DEADLINE_EXCEEDED },
 } as const;
 
@@ -36,7 +72,8 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what: string): DomainError => new DomainError("resource-not-found", `${what} not found`);
+export const notFound = (what: string): DomainError =>
+  new DomainError("resource-not-found", `${what} not found`);
 
 /** DomainError → gRPC error; anything else becomes INTERNAL with no detail (logged by the caller). */
 export function toGrpcError(err: unknown): Partial<ServiceError> & { code: GrpcStatus } {
@@ -59,7 +96,10 @@ export function fromGrpcError(err: unknown): DomainError {
   }
   switch (e.code) {
     case GrpcStatus.UNAVAILABLE:
-      return new DomainError("service-unavailable", "a backing service is unavailable; retry later");
+      return new DomainError(
+        "service-unavailable",
+        "a backing service is unavailable; retry later",
+      );
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new DomainError("gateway-timeout", "a backing service did not answer in time");
     default:

@@ -38,7 +38,12 @@ export function createChannel(address: string): grpc.Client {
 const tracer = () => trace.getTracer("argus.grpc");
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
 
-function once<Req, Res>(client: grpc.Client, method: ClientMethod<Req, Res>, req: Req, opts: CallOptions): Promise<Res> {
+function once<Req, Res>(
+  client: grpc.Client,
+  method: ClientMethod<Req, Res>,
+  req: Req,
+  opts: CallOptions,
+): Promise<Res> {
   const md = new grpc.Metadata();
   attachPrincipal(md, opts.principal, opts.principalSecret);
   md.set(REQUEST_ID_KEY, opts.requestId);
@@ -65,7 +70,10 @@ export async function callUnary<Req, Res>(
   opts: CallOptions,
 ): Promise<Res> {
   const rpc = method.path.slice(1);
-  const span = tracer().startSpan(rpc, { kind: SpanKind.CLIENT, attributes: { "rpc.system": "grpc", "rpc.method": rpc } });
+  const span = tracer().startSpan(rpc, {
+    kind: SpanKind.CLIENT,
+    attributes: { "rpc.system": "grpc", "rpc.method": rpc },
+  });
   try {
     return await context.with(trace.setSpan(context.active(), span), async () => {
       for (let attempt = 0; ; attempt++) {

@@ -19,7 +19,9 @@ interface MethodDefinition<Req, Res> {
 
 /** A service implementation as plain async functions, typed by the generated definition. */
 export type Implementation<D> = {
-  [K in keyof D]: D[K] extends MethodDefinition<infer Req, infer Res> ? (req: Req, ctx: CallContext) => Promise<Res> : never;
+  [K in keyof D]: D[K] extends MethodDefinition<infer Req, infer Res>
+    ? (req: Req, ctx: CallContext) => Promise<Res>
+    : never;
 };
 
 export interface ServiceBinding {
@@ -64,14 +66,22 @@ function wrapUnary(
   return (call, callback) => {
     const parent = extractContext(metadataCarrier(call.metadata));
     const rpc = method.path.slice(1);
-    const span = tracer().startSpan(rpc, { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } }, parent);
+    const span = tracer().startSpan(
+      rpc,
+      { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } },
+      parent,
+    );
     const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
     const logger = opts.logger.child({ request_id: requestId, rpc });
     const abort = new AbortController();
     call.on("cancelled", () => abort.abort());
     context.with(trace.setSpan(parent, span), async () => {
       try {
-        const principal = verifyPrincipal(call.metadata, opts.principalSecret, opts.principalMaxAgeMs ?? 60_000);
+        const principal = verifyPrincipal(
+          call.metadata,
+          opts.principalSecret,
+          opts.principalMaxAgeMs ?? 60_000,
+        );
         const ctx: CallContext = {
           principal,
           requestId,
@@ -82,7 +92,9 @@ function wrapUnary(
         callback(null, await handler(call.request, ctx));
       } catch (err) {
         if (!(err instanceof DomainError)) {
-          logger.error("unhandled error in rpc", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+          logger.error("unhandled error in rpc", {
+            error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+          });
           span.recordException(err as Error);
         }
         span.setStatus({ code: SpanStatusCode.ERROR });
@@ -97,18 +109,28 @@ function wrapUnary(
 function listenProbes(port: number, ready: () => Promise<boolean>): Promise<HttpServer> {
   const server = createHttpServer((req, res) => {
     const reply = (code: number) => {
-      res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify({ status: code === 200 ? "ok" : "unavailable" }));
+      res
+        .writeHead(code, { "content-type": "application/json" })
+        .end(JSON.stringify({ status: code === 200 ? "ok" : "unavailable" }));
     };
     if (req.url === "/healthz") return reply(200);
-    if (req.url === "/readyz") return void ready().then((ok) => reply(ok ? 200 : 503), () => reply(503));
+    if (req.url === "/readyz")
+      return void ready().then(
+        (ok) => reply(ok ? 200 : 503),
+        () => reply(503),
+      );
     reply(404);
   });
   return new Promise((resolve) => server.listen(port, "0.0.0.0", () => resolve(server)));
 }
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-    // A bounded connection age makes clients re-resolve, so new replicas receive traffic.
-  const server = new grpc.Server({ "grpc.keepalive_permit_without_calls": 1, "grpc.max_connection_age_ms": 300_000, "grpc.max_connection_age_grace_ms": 30_000 });
+  // A bounded connection age makes clients re-resolve, so new replicas receive traffic.
+  const server = new grpc.Server({
+    "grpc.keepalive_permit_without_calls": 1,
+    "grpc.max_connection_age_ms": 300_000,
+    "grpc.max_connection_age_grace_ms": 30_000,
+  });
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
   const names: string[] = [];
@@ -124,13 +146,16 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     if (first) names.push(first.path.split("/")[1]!);
   }
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host ?? "0.0.0.0"}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
+    server.bindAsync(
+      `${opts.host ?? "0.0.0.0"}:${opts.port}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
     ),
   );
   for (const n of ["", ...names]) health.setStatus(n, "SERVING");
   const ready = opts.ready ?? (async () => true);
-  const probes = opts.probePort === undefined ? undefined : await listenProbes(opts.probePort, ready);
+  const probes =
+    opts.probePort === undefined ? undefined : await listenProbes(opts.probePort, ready);
   const probeAddress = probes?.address();
   return {
     port,

@@ -10,7 +10,11 @@ export function clampLimit(limit: number | undefined): number {
 }
 
 /** Cuts an over-fetched keyset result to the page and says where the next one starts. */
-export function pageOf<T>(rows: readonly T[], page: PageRequest | undefined, keyOf: (row: T) => string): { items: T[]; nextAfter: string } {
+export function pageOf<T>(
+  rows: readonly T[],
+  page: PageRequest | undefined,
+  keyOf: (row: T) => string,
+): { items: T[]; nextAfter: string } {
   const limit = clampLimit(page?.limit);
   const items = rows.slice(0, limit);
   return { items, nextAfter: rows.length > limit ? keyOf(items[items.length - 1]!) : "" };

@@ -13,7 +13,12 @@ function sign(bytes: Uint8Array, secret: string): Buffer {
 }
 
 /** The gateway's half: puts the principal and its HMAC into outgoing call metadata. */
-export function attachPrincipal(metadata: Metadata, principal: Principal, secret: string, now = Date.now()): void {
+export function attachPrincipal(
+  metadata: Metadata,
+  principal: Principal,
+  secret: string,
+  now = Date.now(),
+): void {
   const bytes = Principal.encode({ ...principal, issuedAtMs: BigInt(now) }).finish();
   metadata.set(PRINCIPAL_KEY, Buffer.from(bytes));
   metadata.set(SIGNATURE_KEY, sign(bytes, secret).toString("base64"));
@@ -23,7 +28,12 @@ export function attachPrincipal(metadata: Metadata, principal: Principal, secret
  * A service's half: the principal only if its signature is ours and it is fresh; a service
  * never acts for an unsigned or tampered caller.
  */
-export function verifyPrincipal(metadata: Metadata, secret: string, maxAgeMs: number, now = Date.now()): Principal {
+export function verifyPrincipal(
+  metadata: Metadata,
+  secret: string,
+  maxAgeMs: number,
+  now = Date.now(),
+): Principal {
   const [bytes] = metadata.get(PRINCIPAL_KEY);
   const [sig] = metadata.get(SIGNATURE_KEY);
   if (!Buffer.isBuffer(bytes) || typeof sig !== "string") {
@@ -36,7 +46,8 @@ export function verifyPrincipal(metadata: Metadata, secret: string, maxAgeMs: nu
   }
   const principal = Principal.decode(bytes);
   const age = now - Number(principal.issuedAtMs);
-  if (age > maxAgeMs || age < -maxAgeMs) throw new DomainError("authentication-required", "principal expired");
+  if (age > maxAgeMs || age < -maxAgeMs)
+    throw new DomainError("authentication-required", "principal expired");
   return principal;
 }
 

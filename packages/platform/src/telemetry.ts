@@ -1,4 +1,12 @@
-import { metrics, propagation, context, trace, type TextMapGetter, type TextMapSetter, type Context } from "@opentelemetry/api";
+import {
+  metrics,
+  propagation,
+  context,
+  trace,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Context,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -24,7 +32,11 @@ export function initTelemetry(opts: TelemetryOptions): Telemetry {
   const resource = resourceFromAttributes({ "service.name": opts.service });
   const processors = [...(opts.spanProcessors ?? [])];
   if (opts.otlpEndpoint) {
-    processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${opts.otlpEndpoint}/v1/traces` }) }));
+    processors.push(
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: `${opts.otlpEndpoint}/v1/traces` }),
+      }),
+    );
   }
   const tracerProvider = new TracerProvider({ resource, spanProcessors: processors });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -60,7 +72,10 @@ export interface Carrier {
   set(key: string, value: string): void;
 }
 
-const getter: TextMapGetter<Carrier> = { get: (c, k) => c.get(k), keys: () => ["traceparent", "tracestate"] };
+const getter: TextMapGetter<Carrier> = {
+  get: (c, k) => c.get(k),
+  keys: () => ["traceparent", "tracestate"],
+};
 const setter: TextMapSetter<Carrier> = { set: (c, k, v) => c.set(k, v) };
 
 export function injectContext(carrier: Carrier, ctx: Context = context.active()): void {

@@ -12,7 +12,13 @@ const spec = {
 describe("loadConfig", () => {
   it("applies defaults and parses values", () => {
     const c = loadConfig(spec, { DB: "postgres://h/db", KEY: "k".repeat(32) });
-    expect(c).toEqual({ PORT: 8080, DB: "postgres://h/db", KEY: "k".repeat(32), MODE: "a", NAME: "x" });
+    expect(c).toEqual({
+      PORT: 8080,
+      DB: "postgres://h/db",
+      KEY: "k".repeat(32),
+      MODE: "a",
+      NAME: "x",
+    });
   });
 
   it("reports every bad value at once, one line each, without echoing secrets", () => {

@@ -20,7 +20,9 @@ describe("error model", () => {
   });
 
   it("transport failures without a problem trailer map to 503 and 504", () => {
-    expect(fromGrpcError({ code: status.UNAVAILABLE, metadata: new Metadata() }).type).toBe("service-unavailable");
+    expect(fromGrpcError({ code: status.UNAVAILABLE, metadata: new Metadata() }).type).toBe(
+      "service-unavailable",
+    );
     expect(fromGrpcError({ code: status.DEADLINE_EXCEEDED }).type).toBe("gateway-timeout");
     expect(fromGrpcError(new Error("x")).type).toBe("internal-error");
   });

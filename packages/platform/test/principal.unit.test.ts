@@ -5,7 +5,12 @@ import { DomainError } from "../src/errors.ts";
 import { GATEWAY_PRINCIPAL, attachPrincipal, verifyPrincipal } from "../src/principal.ts";
 
 const SECRET = "s".repeat(32);
-const principal = { ...GATEWAY_PRINCIPAL, accountId: "acc", userId: "u1", accountRole: AccountRole.ACCOUNT_ROLE_ADMIN };
+const principal = {
+  ...GATEWAY_PRINCIPAL,
+  accountId: "acc",
+  userId: "u1",
+  accountRole: AccountRole.ACCOUNT_ROLE_ADMIN,
+};
 
 describe("signed principal", () => {
   it("round-trips when signed with the shared secret", () => {

@@ -41,20 +41,25 @@ export interface LocalServerOptions {
 export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise<RunningServer> {
   const binDir = findPostgresBinDir();
   const owner = await serverOwner();
-  const dataDir = opts.dataDir ? await keptDir(opts.dataDir, owner) : await throwawayDir("argus-pg-", owner);
+  const dataDir = opts.dataDir
+    ? await keptDir(opts.dataDir, owner)
+    : await throwawayDir("argus-pg-", owner);
   const durable = opts.dataDir !== undefined;
   try {
-    if (!existsSync(join(dataDir.path, "PG_VERSION"))) await run(
-      join(binDir, "initdb"),
-      ["-D", dataDir.path, ...initdbFlags],
-      // The server user may not be allowed into our cwd (e.g. /root).
-      { ...owner, cwd: tmpdir() },
-    ).catch((err: Error) => {
-      // As root, a TMPDIR the postgres user cannot enter is the usual cause.
-      const hint = owner ? " (the postgres OS user must be able to reach it; check TMPDIR)" : "";
-      throw new Error(`initdb failed in ${dataDir.path}${hint}: ${err.message}`, { cause: err });
-    });
-    const settings = durable ? ["listen_addresses=127.0.0.1", "unix_socket_directories="] : testSettings;
+    if (!existsSync(join(dataDir.path, "PG_VERSION")))
+      await run(
+        join(binDir, "initdb"),
+        ["-D", dataDir.path, ...initdbFlags],
+        // The server user may not be allowed into our cwd (e.g. /root).
+        { ...owner, cwd: tmpdir() },
+      ).catch((err: Error) => {
+        // As root, a TMPDIR the postgres user cannot enter is the usual cause.
+        const hint = owner ? " (the postgres OS user must be able to reach it; check TMPDIR)" : "";
+        throw new Error(`initdb failed in ${dataDir.path}${hint}: ${err.message}`, { cause: err });
+      });
+    const settings = durable
+      ? ["listen_addresses=127.0.0.1", "unix_socket_directories="]
+      : testSettings;
     const start = async (port: number) => {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       const server = await spawnProcess({

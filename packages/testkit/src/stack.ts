@@ -39,7 +39,11 @@ async function httpOk(url: string): Promise<boolean> {
 
 /** The whole stack as separate processes, in dependency order: identity, then the gateway. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const [grpcPort, probePort, httpPort] = [await freePort(), await freePort(), opts.httpPort ?? (await freePort())];
+  const [grpcPort, probePort, httpPort] = [
+    await freePort(),
+    await freePort(),
+    opts.httpPort ?? (await freePort()),
+  ];
   const apiKey = opts.apiKey ?? `ak-test-${secret()}`;
   const env: Record<string, string> = {
     DATABASE_URL: opts.databaseUrl,
@@ -58,8 +62,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...opts.env,
   };
   const specs: Record<string, { entry: string; ready: string }> = {
-    identity: { entry: "services/identity/src/main.ts", ready: `http://127.0.0.1:${probePort}/readyz` },
-    gateway: { entry: "services/gateway/src/main.ts", ready: `http://127.0.0.1:${httpPort}/readyz` },
+    identity: {
+      entry: "services/identity/src/main.ts",
+      ready: `http://127.0.0.1:${probePort}/readyz`,
+    },
+    gateway: {
+      entry: "services/gateway/src/main.ts",
+      ready: `http://127.0.0.1:${httpPort}/readyz`,
+    },
   };
   const start = (name: string, extra: Record<string, string> = {}) => {
     const spec = specs[name]!;

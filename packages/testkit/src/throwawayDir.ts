@@ -27,7 +27,10 @@ export async function throwawayDir(
 }
 
 /** A directory that outlives the run: `remove()` leaves it in place. */
-export async function keptDir(path: string, owner?: { uid: number; gid: number }): Promise<ThrowawayDir> {
+export async function keptDir(
+  path: string,
+  owner?: { uid: number; gid: number },
+): Promise<ThrowawayDir> {
   await mkdir(path, { recursive: true, mode: 0o700 });
   if (owner) await chown(path, owner.uid, owner.gid);
   return { path, remove: async () => {} };

@@ -5,11 +5,20 @@ import type { ApiRequest } from "./http.ts";
 /** A backing service as the gateway sees it: typed unary calls that carry the caller along. */
 export interface Backend {
   readonly channel: Client;
-  call<Req, Res>(method: ClientMethod<Req, Res>, request: Req, from: ApiRequest, opts?: { idempotent?: boolean }): Promise<Res>;
+  call<Req, Res>(
+    method: ClientMethod<Req, Res>,
+    request: Req,
+    from: ApiRequest,
+    opts?: { idempotent?: boolean },
+  ): Promise<Res>;
   close(): void;
 }
 
-export function createBackend(address: string, principalSecret: string, deadlineMs = 5_000): Backend {
+export function createBackend(
+  address: string,
+  principalSecret: string,
+  deadlineMs = 5_000,
+): Backend {
   const channel: Client = createChannel(address);
   return {
     channel,

@@ -1,4 +1,13 @@
-import { grpcTarget, int, loadConfig, oneOf, optionalStr, secret, url, type Level } from "@argus/platform";
+import {
+  grpcTarget,
+  int,
+  loadConfig,
+  oneOf,
+  optionalStr,
+  secret,
+  url,
+  type Level,
+} from "@argus/platform";
 
 export interface GatewayConfig {
   httpPort: number;

@@ -11,9 +11,16 @@ export function identityAuthenticator(identity: Backend, principalSecret: string
         identity.channel,
         IdentityServiceService.authenticate,
         { apiKey: rawKey },
-        { principal: GATEWAY_PRINCIPAL, principalSecret, requestId: meta.requestId, clientIp: meta.clientIp, idempotent: true },
+        {
+          principal: GATEWAY_PRINCIPAL,
+          principalSecret,
+          requestId: meta.requestId,
+          clientIp: meta.clientIp,
+          idempotent: true,
+        },
       );
-      if (!res.principal) throw new DomainError("authentication-required", "missing or invalid API key");
+      if (!res.principal)
+        throw new DomainError("authentication-required", "missing or invalid API key");
       return res.principal;
     },
   };

@@ -6,7 +6,10 @@ const config = loadGatewayConfig();
 const telemetry = initTelemetry({ service: "gateway", otlpEndpoint: config.otlpEndpoint });
 const logger = createLogger({ service: "gateway", level: config.logLevel });
 const running = await startGateway(config, logger);
-logger.info("gateway listening", { port: running.port, base_url: `http://127.0.0.1:${running.port}/v2` });
+logger.info("gateway listening", {
+  port: running.port,
+  base_url: `http://127.0.0.1:${running.port}/v2`,
+});
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

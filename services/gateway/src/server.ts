@@ -36,6 +36,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 }
 
-function channelReady(channel: { waitForReady(deadline: Date, cb: (err?: Error) => void): void }): Promise<boolean> {
-  return new Promise((resolve) => channel.waitForReady(new Date(Date.now() + 1_000), (err) => resolve(!err)));
+function channelReady(channel: {
+  waitForReady(deadline: Date, cb: (err?: Error) => void): void;
+}): Promise<boolean> {
+  return new Promise((resolve) =>
+    channel.waitForReady(new Date(Date.now() + 1_000), (err) => resolve(!err)),
+  );
 }

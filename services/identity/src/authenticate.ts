@@ -24,10 +24,14 @@ const ROLE = {
   annotator: AccountRole.ACCOUNT_ROLE_ANNOTATOR,
 } as const;
 
-const unauthenticated = () => new DomainError("authentication-required", "missing or invalid API key");
+const unauthenticated = () =>
+  new DomainError("authentication-required", "missing or invalid API key");
 
 export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
-  return async function authenticate(req: AuthenticateRequest, _ctx: CallContext): Promise<AuthenticateResponse> {
+  return async function authenticate(
+    req: AuthenticateRequest,
+    _ctx: CallContext,
+  ): Promise<AuthenticateResponse> {
     if (req.apiKey.length === 0 || req.apiKey.length > 512) throw unauthenticated();
     const hash = hashApiKey(req.apiKey, deps.pepper);
     const res = await tracedQuery<KeyRow>(
@@ -45,11 +49,15 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
     );
     const row = res.rows[0];
     // The index lookup finds the row; the constant-time compare is what decides.
-    if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired) throw unauthenticated();
+    if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired)
+      throw unauthenticated();
     if (row.key_type === "USER" && !row.user_id) throw unauthenticated();
     // Kept coarse (once a minute) so authentication stays a read on the hot path.
     void deps.pool
-      .query("update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')", [row.id])
+      .query(
+        "update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')",
+        [row.id],
+      )
       .catch(() => undefined);
     const principal: Principal = {
       accountId: row.account_id,

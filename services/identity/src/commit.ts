@@ -23,7 +23,11 @@ export async function commit(
 ): Promise<void> {
   try {
     await store.transaction(async (tx) => {
-      await tx.append(streamId, expectedVersion, events.map((e) => ({ ...e, metadata })));
+      await tx.append(
+        streamId,
+        expectedVersion,
+        events.map((e) => ({ ...e, metadata })),
+      );
       await project(tx.client, events);
     });
   } catch (err) {

@@ -1,4 +1,13 @@
-import { int, loadConfig, oneOf, optionalSecret, optionalStr, secret, str, url } from "@argus/platform";
+import {
+  int,
+  loadConfig,
+  oneOf,
+  optionalSecret,
+  optionalStr,
+  secret,
+  str,
+  url,
+} from "@argus/platform";
 
 export const identityConfigSpec = {
   DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),
@@ -7,13 +16,22 @@ export const identityConfigSpec = {
   IDENTITY_PROBE_PORT: int("HTTP port for /healthz and /readyz", 9091, 0, 65535),
   ARGUS_PRINCIPAL_SECRET: secret("HMAC key shared with the gateway to sign principals", 32),
   ARGUS_API_KEY_PEPPER: secret("HMAC key under which API keys are hashed", 32),
-  ARGUS_INIT_ORG_NAME: str("organization created by headless initialization", "Default Organization"),
+  ARGUS_INIT_ORG_NAME: str(
+    "organization created by headless initialization",
+    "Default Organization",
+  ),
   ARGUS_INIT_SPACE_NAME: str("space created by headless initialization", "Default Space"),
   ARGUS_INIT_ADMIN_EMAIL: str("e-mail of the initial admin user", "admin@argus.local"),
   ARGUS_INIT_ADMIN_NAME: str("name of the initial admin user", "Admin"),
-  ARGUS_INIT_API_KEY: optionalSecret("raw USER API key of the initial admin; initialization runs only when set", 32),
+  ARGUS_INIT_API_KEY: optionalSecret(
+    "raw USER API key of the initial admin; initialization runs only when set",
+    32,
+  ),
   ARGUS_EVENTS_STREAM: str("JetStream stream that carries every service's events", "ARGUS_EVENTS"),
-  ARGUS_SUBJECT_ROOT: str("first token of event subjects (<root>.<service>.<aggregate>.<EventType>)", "argus"),
+  ARGUS_SUBJECT_ROOT: str(
+    "first token of event subjects (<root>.<service>.<aggregate>.<EventType>)",
+    "argus",
+  ),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
 };

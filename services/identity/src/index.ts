@@ -1,7 +1,13 @@
 import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import { startGrpcServer, type Logger } from "@argus/platform";
-import { createEventStore, createRelay, defaultSubject, ensureStream, migrate } from "@argus/eventstore";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  ensureStream,
+  migrate,
+} from "@argus/eventstore";
 import type { IdentityConfig } from "./config.ts";
 import { SCHEMA, migrations } from "./migrations.ts";
 import { initialize } from "./initialize.ts";
@@ -16,14 +22,30 @@ export interface RunningIdentity {
 }
 
 /** Wires the identity process: migrate, initialize, relay, gRPC. Used by main and by tests. */
-export async function startIdentity(config: IdentityConfig, logger: Logger): Promise<RunningIdentity> {
-  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, options: `-c search_path=${SCHEMA}`, max: 20 });
+export async function startIdentity(
+  config: IdentityConfig,
+  logger: Logger,
+): Promise<RunningIdentity> {
+  const pool = new pg.Pool({
+    connectionString: config.DATABASE_URL,
+    options: `-c search_path=${SCHEMA}`,
+    max: 20,
+  });
   await migrate(pool, { schema: SCHEMA, migrations });
   const nc = await connect({ servers: config.NATS_URL, name: "argus-identity" });
-  await ensureStream(nc, { name: config.ARGUS_EVENTS_STREAM, subjects: [`${config.ARGUS_SUBJECT_ROOT}.>`] });
+  await ensureStream(nc, {
+    name: config.ARGUS_EVENTS_STREAM,
+    subjects: [`${config.ARGUS_SUBJECT_ROOT}.>`],
+  });
   let wake = (): void => undefined;
   const store = createEventStore({ pool, schema: SCHEMA, onCommit: () => wake() });
-  const relay = createRelay({ pool, schema: SCHEMA, nc, subject: defaultSubject("identity", config.ARGUS_SUBJECT_ROOT), logger });
+  const relay = createRelay({
+    pool,
+    schema: SCHEMA,
+    nc,
+    subject: defaultSubject("identity", config.ARGUS_SUBJECT_ROOT),
+    logger,
+  });
   wake = () => relay.wake();
   relay.start();
 

@@ -17,7 +17,10 @@ export interface InitEnv {
 const INIT_LOCK = 0x41726775; // "Argu"
 
 /** Creates what headless initialization asks for and is missing; a no-op on restart. */
-export async function initialize(deps: { pool: Pool; store: EventStore; pepper: string; logger: Logger }, env: InitEnv): Promise<void> {
+export async function initialize(
+  deps: { pool: Pool; store: EventStore; pepper: string; logger: Logger },
+  env: InitEnv,
+): Promise<void> {
   const settings: InitSettings = {
     orgName: env.orgName,
     spaceName: env.spaceName,
@@ -26,22 +29,37 @@ export async function initialize(deps: { pool: Pool; store: EventStore; pepper: 
     apiKeyHash: hashApiKey(env.apiKey, deps.pepper),
     redactedKey: redactApiKey(env.apiKey),
   };
-  const ids = { account: uuidv7(), organization: uuidv7(), space: uuidv7(), user: uuidv7(), apiKey: uuidv7() };
+  const ids = {
+    account: uuidv7(),
+    organization: uuidv7(),
+    space: uuidv7(),
+    user: uuidv7(),
+    apiKey: uuidv7(),
+  };
   const appended = await deps.store.transaction(async (tx) => {
     await tx.client.query("select pg_advisory_xact_lock($1)", [INIT_LOCK]);
     const state = await loadInitState(tx.client, settings);
     const events = decideInitialization(settings, state, ids, new Date());
     for (const e of events) {
-      await tx.append(e.streamId, 0, [{ type: e.type, data: e.data, metadata: { actor: "system:init" } }]);
+      await tx.append(e.streamId, 0, [
+        { type: e.type, data: e.data, metadata: { actor: "system:init" } },
+      ]);
     }
     await project(tx.client, events);
-    if (!state.accountId) await tx.client.query("insert into installation (account_id) values ($1)", [ids.account]);
+    if (!state.accountId)
+      await tx.client.query("insert into installation (account_id) values ($1)", [ids.account]);
     if (!state.keyExists) {
-      await tx.client.query("insert into api_key_secrets (api_key_id, key_hash) values ($1, $2)", [ids.apiKey, settings.apiKeyHash]);
+      await tx.client.query("insert into api_key_secrets (api_key_id, key_hash) values ($1, $2)", [
+        ids.apiKey,
+        settings.apiKeyHash,
+      ]);
     }
     return events.length;
   });
-  deps.logger.info(appended > 0 ? "headless initialization applied" : "headless initialization already done", { events: appended });
+  deps.logger.info(
+    appended > 0 ? "headless initialization applied" : "headless initialization already done",
+    { events: appended },
+  );
 }
 
 async function loadInitState(client: Pick<Pool, "query">, s: InitSettings): Promise<InitState> {

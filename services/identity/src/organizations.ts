@@ -1,4 +1,13 @@
-import { DomainError, actorMetadata, isAccountAdmin, notFound, fetchSize, pageOf, uuidv7, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  actorMetadata,
+  isAccountAdmin,
+  notFound,
+  fetchSize,
+  pageOf,
+  uuidv7,
+  type CallContext,
+} from "@argus/platform";
 import { tracedQuery, type EventStore } from "@argus/eventstore";
 import type {
   CreateOrganizationRequest,
@@ -28,9 +37,15 @@ const toOrganization = (r: OrganizationRow): Organization => ({
 export function organizationHandlers(deps: { pool: Pool; store: EventStore }) {
   const { pool, store } = deps;
   return {
-    async createOrganization(req: CreateOrganizationRequest, ctx: CallContext): Promise<Organization> {
+    async createOrganization(
+      req: CreateOrganizationRequest,
+      ctx: CallContext,
+    ): Promise<Organization> {
       if (!isAccountAdmin(ctx.principal)) {
-        throw new DomainError("access-forbidden", "creating organizations requires the account admin role");
+        throw new DomainError(
+          "access-forbidden",
+          "creating organizations requires the account admin role",
+        );
       }
       const id = uuidv7();
       const events = decideOrganization({
@@ -41,14 +56,24 @@ export function organizationHandlers(deps: { pool: Pool; store: EventStore }) {
         description: req.description,
         now: new Date(),
       });
-      await commit(store, `organization-${id}`, 0, events, { ...actorMetadata(ctx), organization_id: id }, {
-        organizations_name_per_account: `an organization named ${JSON.stringify(req.name)} already exists`,
-      });
+      await commit(
+        store,
+        `organization-${id}`,
+        0,
+        events,
+        { ...actorMetadata(ctx), organization_id: id },
+        {
+          organizations_name_per_account: `an organization named ${JSON.stringify(req.name)} already exists`,
+        },
+      );
       const d = events[0]!.data;
       return { id, name: d.name, description: d.description, createdAt: d.created_at };
     },
 
-    async listOrganizations(req: ListOrganizationsRequest, ctx: CallContext): Promise<ListOrganizationsResponse> {
+    async listOrganizations(
+      req: ListOrganizationsRequest,
+      ctx: CallContext,
+    ): Promise<ListOrganizationsResponse> {
       const res = await tracedQuery<OrganizationRow>(
         pool,
         "list organizations",

@@ -7,11 +7,19 @@ interface ProjectedEvent {
 }
 
 /** Identity's inline projections, written in the same transaction as the events. */
-export async function project(client: PoolClient, events: readonly ProjectedEvent[]): Promise<void> {
+export async function project(
+  client: PoolClient,
+  events: readonly ProjectedEvent[],
+): Promise<void> {
   for (const { type, data: d } of events) {
     switch (type) {
       case "AccountCreated":
-        await tracedQuery(client, "project AccountCreated", "insert into accounts (id, name, created_at) values ($1, $2, $3)", [d.id, d.name, d.created_at]);
+        await tracedQuery(
+          client,
+          "project AccountCreated",
+          "insert into accounts (id, name, created_at) values ($1, $2, $3)",
+          [d.id, d.name, d.created_at],
+        );
         break;
       case "OrganizationCreated":
         await tracedQuery(
@@ -27,7 +35,15 @@ export async function project(client: PoolClient, events: readonly ProjectedEven
           "project SpaceCreated",
           `insert into spaces (id, account_id, organization_id, name, description, is_private, created_at)
            values ($1, $2, $3, $4, $5, $6, $7)`,
-          [d.id, d.account_id, d.organization_id, d.name, d.description, d.is_private, d.created_at],
+          [
+            d.id,
+            d.account_id,
+            d.organization_id,
+            d.name,
+            d.description,
+            d.is_private,
+            d.created_at,
+          ],
         );
         break;
       case "UserCreated":
@@ -36,7 +52,16 @@ export async function project(client: PoolClient, events: readonly ProjectedEven
           "project UserCreated",
           `insert into users (id, account_id, email, name, account_role, is_developer, status, created_at)
            values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [d.id, d.account_id, d.email, d.name, d.account_role, d.is_developer, d.status, d.created_at],
+          [
+            d.id,
+            d.account_id,
+            d.email,
+            d.name,
+            d.account_role,
+            d.is_developer,
+            d.status,
+            d.created_at,
+          ],
         );
         break;
       case "ApiKeyCreated":
@@ -45,7 +70,18 @@ export async function project(client: PoolClient, events: readonly ProjectedEven
           "project ApiKeyCreated",
           `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, description, redacted_key, status, created_at, expires_at)
            values ($1, $2, $3, $4, $5, $6, $7, $8, 'ACTIVE', $9, $10)`,
-          [d.id, d.account_id, d.key_type, d.user_id, d.created_by_user_id, d.name, d.description, d.redacted_key, d.created_at, d.expires_at],
+          [
+            d.id,
+            d.account_id,
+            d.key_type,
+            d.user_id,
+            d.created_by_user_id,
+            d.name,
+            d.description,
+            d.redacted_key,
+            d.created_at,
+            d.expires_at,
+          ],
         );
         break;
       default:

@@ -6,7 +6,11 @@ import { authenticateHandler } from "./authenticate.ts";
 import { organizationHandlers } from "./organizations.ts";
 import { spaceHandlers } from "./spaces.ts";
 
-export function identityService(deps: { pool: Pool; store: EventStore; pepper: string }): ServiceBinding {
+export function identityService(deps: {
+  pool: Pool;
+  store: EventStore;
+  pepper: string;
+}): ServiceBinding {
   return bindService(IdentityServiceService, {
     authenticate: authenticateHandler(deps),
     ...organizationHandlers(deps),

@@ -1,7 +1,22 @@
-import { DomainError, actorMetadata, fetchSize, isAccountAdmin, notFound, pageOf, uuidv7, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  actorMetadata,
+  fetchSize,
+  isAccountAdmin,
+  notFound,
+  pageOf,
+  uuidv7,
+  type CallContext,
+} from "@argus/platform";
 import type { EventStore } from "@argus/eventstore";
 import { tracedQuery } from "@argus/eventstore";
-import type { CreateSpaceRequest, GetSpaceRequest, ListSpacesRequest, ListSpacesResponse, Space } from "@argus/proto/identity/v1";
+import type {
+  CreateSpaceRequest,
+  GetSpaceRequest,
+  ListSpacesRequest,
+  ListSpacesResponse,
+  Space,
+} from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { decideSpace, initialSpaceState } from "./domain/space.ts";
 import { commit } from "./commit.ts";
@@ -30,7 +45,9 @@ function toSpace(r: SpaceRow): Space {
 
 /** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
 function visibleTo(ctx: CallContext, row: Pick<SpaceRow, "id" | "is_private">): boolean {
-  return !row.is_private || isAccountAdmin(ctx.principal) || row.id in ctx.principal.spacePermissions;
+  return (
+    !row.is_private || isAccountAdmin(ctx.principal) || row.id in ctx.principal.spacePermissions
+  );
 }
 
 export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
@@ -38,12 +55,18 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
   return {
     async createSpace(req: CreateSpaceRequest, ctx: CallContext): Promise<Space> {
       const p = ctx.principal;
-      const org = await tracedQuery(pool, "find organization", "select 1 from organizations where id = $1 and account_id = $2", [
-        req.organizationId,
-        p.accountId,
-      ]);
+      const org = await tracedQuery(
+        pool,
+        "find organization",
+        "select 1 from organizations where id = $1 and account_id = $2",
+        [req.organizationId, p.accountId],
+      );
       if (org.rowCount === 0) throw notFound("organization");
-      if (!isAccountAdmin(p)) throw new DomainError("access-forbidden", "creating spaces requires the account admin role");
+      if (!isAccountAdmin(p))
+        throw new DomainError(
+          "access-forbidden",
+          "creating spaces requires the account admin role",
+        );
       const id = uuidv7();
       const events = decideSpace(
         {
@@ -58,9 +81,16 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
         },
         initialSpaceState,
       );
-      await commit(store, `space-${id}`, 0, events, { ...actorMetadata(ctx), organization_id: req.organizationId, space_id: id }, {
-        spaces_name_per_org: `a space named ${JSON.stringify(req.name)} already exists in this organization`,
-      });
+      await commit(
+        store,
+        `space-${id}`,
+        0,
+        events,
+        { ...actorMetadata(ctx), organization_id: req.organizationId, space_id: id },
+        {
+          spaces_name_per_org: `a space named ${JSON.stringify(req.name)} already exists in this organization`,
+        },
+      );
       const created = events[0]!.data;
       return {
         id,
@@ -73,10 +103,12 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
     },
 
     async getSpace(req: GetSpaceRequest, ctx: CallContext): Promise<Space> {
-      const res = await tracedQuery<SpaceRow>(pool, "get space", `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`, [
-        req.id,
-        ctx.principal.accountId,
-      ]);
+      const res = await tracedQuery<SpaceRow>(
+        pool,
+        "get space",
+        `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
+        [req.id, ctx.principal.accountId],
+      );
       const row = res.rows[0];
       if (!row || !visibleTo(ctx, row)) throw notFound("space");
       return toSpace(row);
@@ -95,7 +127,15 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
             and ($5 or not is_private or id = any($6::uuid[]))
           order by id desc
           limit $7`,
-        [p.accountId, req.organizationId || null, req.name || null, req.page?.after || null, isAccountAdmin(p), Object.keys(p.spacePermissions), fetchSize(req.page)],
+        [
+          p.accountId,
+          req.organizationId || null,
+          req.name || null,
+          req.page?.after || null,
+          isAccountAdmin(p),
+          Object.keys(p.spacePermissions),
+          fetchSize(req.page),
+        ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
       return { spaces: items.map(toSpace), page: { nextAfter } };

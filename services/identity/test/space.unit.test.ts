@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@argus/platform";
-import { decideSpace, evolveSpace, initialSpaceState, type CreateSpace } from "../src/domain/space.ts";
+import {
+  decideSpace,
+  evolveSpace,
+  initialSpaceState,
+  type CreateSpace,
+} from "../src/domain/space.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const create = (over: Partial<CreateSpace> = {}): CreateSpace => ({
@@ -29,15 +34,27 @@ describe("space decider", () => {
     expect(decideSpace(create({ description: "d", isPrivate: true }), initialSpaceState)).toEqual([
       {
         type: "SpaceCreated",
-        data: { id: "s1", account_id: "a1", organization_id: "o1", name: "Research", description: "d", is_private: true, created_at: now.toISOString() },
+        data: {
+          id: "s1",
+          account_id: "a1",
+          organization_id: "o1",
+          name: "Research",
+          description: "d",
+          is_private: true,
+          created_at: now.toISOString(),
+        },
       },
     ]);
   });
 
   it("names: 255 characters pass, 256 and whitespace-only are invalid", () => {
     expect(decideSpace(create({ name: "n".repeat(255) }), initialSpaceState)).toHaveLength(1);
-    expect(problem(() => decideSpace(create({ name: "n".repeat(256) }), initialSpaceState))).toBe("invalid-request");
-    expect(problem(() => decideSpace(create({ name: "   " }), initialSpaceState))).toBe("invalid-request");
+    expect(problem(() => decideSpace(create({ name: "n".repeat(256) }), initialSpaceState))).toBe(
+      "invalid-request",
+    );
+    expect(problem(() => decideSpace(create({ name: "   " }), initialSpaceState))).toBe(
+      "invalid-request",
+    );
   });
 
   it("names count characters, not UTF-16 units", () => {
@@ -45,8 +62,12 @@ describe("space decider", () => {
   });
 
   it("descriptions: 1000 characters pass, 1001 are invalid", () => {
-    expect(decideSpace(create({ description: "d".repeat(1000) }), initialSpaceState)).toHaveLength(1);
-    expect(problem(() => decideSpace(create({ description: "d".repeat(1001) }), initialSpaceState))).toBe("invalid-request");
+    expect(decideSpace(create({ description: "d".repeat(1000) }), initialSpaceState)).toHaveLength(
+      1,
+    );
+    expect(
+      problem(() => decideSpace(create({ description: "d".repeat(1001) }), initialSpaceState)),
+    ).toBe("invalid-request");
   });
 
   it("given a created space, creating it again conflicts", () => {

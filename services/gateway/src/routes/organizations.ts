@@ -29,13 +29,19 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
         req,
         { idempotent: true },
       );
-      return { status: 200, body: { organizations: res.organizations.map(toPublicOrganization) }, nextAfter: res.page?.nextAfter ?? "" };
+      return {
+        status: 200,
+        body: { organizations: res.organizations.map(toPublicOrganization) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
     },
 
     async get_organization(req) {
       const id = decodeId("Organization", req.params.org_id ?? "");
       if (id === null) throw notFound("organization");
-      const org = await identity.call(IdentityServiceService.getOrganization, { id }, req, { idempotent: true });
+      const org = await identity.call(IdentityServiceService.getOrganization, { id }, req, {
+        idempotent: true,
+      });
       return { status: 200, body: toPublicOrganization(org) };
     },
   };

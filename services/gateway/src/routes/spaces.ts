@@ -32,16 +32,26 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
         req,
         { idempotent: true },
       );
-      return { status: 200, body: { spaces: res.spaces.map(toPublicSpace) }, nextAfter: res.page?.nextAfter ?? "" };
+      return {
+        status: 200,
+        body: { spaces: res.spaces.map(toPublicSpace) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
     },
 
     async create_space(req) {
       const body = req.body as CreateSpaceBody;
       const organizationId = decodeId("Organization", body.organization_id);
-      if (organizationId === null) throw new DomainError("invalid-request", "organization_id is not an organization id");
+      if (organizationId === null)
+        throw new DomainError("invalid-request", "organization_id is not an organization id");
       const space = await identity.call(
         IdentityServiceService.createSpace,
-        { organizationId, name: body.name, description: body.description ?? "", isPrivate: body.is_private ?? false },
+        {
+          organizationId,
+          name: body.name,
+          description: body.description ?? "",
+          isPrivate: body.is_private ?? false,
+        },
         req,
       );
       return { status: 201, body: toPublicSpace(space) };
@@ -50,7 +60,9 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     async get_space(req) {
       const id = decodeId("Space", req.params.space_id ?? "");
       if (id === null) throw notFound("space");
-      const space = await identity.call(IdentityServiceService.getSpace, { id }, req, { idempotent: true });
+      const space = await identity.call(IdentityServiceService.getSpace, { id }, req, {
+        idempotent: true,
+      });
       return { status: 200, body: toPublicSpace(space) };
     },
   };

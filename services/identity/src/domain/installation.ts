@@ -34,19 +34,34 @@ export interface InitEvent {
   data: Record<string, unknown>;
 }
 
-export function decideInitialization(settings: InitSettings, state: InitState, ids: InitIds, now: Date): InitEvent[] {
+export function decideInitialization(
+  settings: InitSettings,
+  state: InitState,
+  ids: InitIds,
+  now: Date,
+): InitEvent[] {
   const at = now.toISOString();
   const events: InitEvent[] = [];
   const accountId = state.accountId ?? ids.account;
   if (!state.accountId) {
-    events.push({ streamId: `account-${accountId}`, type: "AccountCreated", data: { id: accountId, name: settings.orgName, created_at: at } });
+    events.push({
+      streamId: `account-${accountId}`,
+      type: "AccountCreated",
+      data: { id: accountId, name: settings.orgName, created_at: at },
+    });
   }
   const organizationId = state.organizationId ?? ids.organization;
   if (!state.organizationId) {
     events.push({
       streamId: `organization-${organizationId}`,
       type: "OrganizationCreated",
-      data: { id: organizationId, account_id: accountId, name: settings.orgName, description: "", created_at: at },
+      data: {
+        id: organizationId,
+        account_id: accountId,
+        name: settings.orgName,
+        description: "",
+        created_at: at,
+      },
     });
   }
   if (!state.spaceId) {

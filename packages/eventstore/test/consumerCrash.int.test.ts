@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +60,7 @@ it("has no second effect when the consumer process dies between its commit and i
       },
       readyWhen: async () => existsSync(readyFile),
     });
+    rmSync(readyFile, { force: true });
     processes.push(child);
     return child;
   };

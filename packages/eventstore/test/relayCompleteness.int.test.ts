@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,7 +74,8 @@ it(
         },
         readyWhen: async () => existsSync(readyFile),
       });
-      relays.push(relay);
+      rmSync(readyFile, { force: true });
+    relays.push(relay);
       return relay;
     };
 

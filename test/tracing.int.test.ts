@@ -5,6 +5,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace";
+import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { createLogger, initTelemetry, type Telemetry } from "@argus/platform";
 import {
   createTestDatabase,
@@ -17,6 +18,8 @@ import { loadIdentityConfig, startIdentity, type RunningIdentity } from "@argus/
 import { loadGatewayConfig, startGateway, type RunningGateway } from "@argus/gateway";
 
 const exporter = new InMemorySpanExporter();
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const metricReader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 });
 const apiKey = `ak-trace-${"t".repeat(40)}`;
 let telemetry: Telemetry;
 let db: TestDatabase;
@@ -126,4 +129,14 @@ it("one request is one trace: gateway → identity (gRPC) → Postgres → NATS 
   expect(sql.some((s) => descendsFrom(s, server!))).toBe(true);
   expect(descendsFrom(server!, root)).toBe(true);
   expect(publish.spanContext().traceId).toBe(traceId);
+});
+
+it("requests and RPCs are measured as duration histograms", async () => {
+  await metricReader.forceFlush();
+  const names = new Set(
+    metricExporter.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name))),
+  );
+  expect(names).toContain("http.server.request.duration");
+  expect(names).toContain("rpc.server.duration");
+  expect(names).toContain("rpc.client.duration");
 });

@@ -75,7 +75,7 @@ it(
         readyWhen: async () => existsSync(readyFile),
       });
       rmSync(readyFile, { force: true });
-    relays.push(relay);
+      relays.push(relay);
       return relay;
     };
 

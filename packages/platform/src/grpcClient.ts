@@ -3,6 +3,7 @@ import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import type { Principal } from "@argus/proto/common/v1";
 import { attachPrincipal } from "./principal.ts";
 import { injectContext } from "./telemetry.ts";
+import { recordDuration } from "./metrics.ts";
 import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 
 export interface ClientMethod<Req, Res> {
@@ -70,6 +71,8 @@ export async function callUnary<Req, Res>(
   opts: CallOptions,
 ): Promise<Res> {
   const rpc = method.path.slice(1);
+  const started = performance.now();
+  let code: grpc.status = grpc.status.OK;
   const span = tracer().startSpan(rpc, {
     kind: SpanKind.CLIENT,
     attributes: { "rpc.system": "grpc", "rpc.method": rpc },
@@ -88,8 +91,13 @@ export async function callUnary<Req, Res>(
     });
   } catch (err) {
     span.setStatus({ code: SpanStatusCode.ERROR });
+    code = (err as grpc.ServiceError).code ?? grpc.status.UNKNOWN;
     throw err;
   } finally {
     span.end();
+    recordDuration("rpc.client.duration", (performance.now() - started) / 1000, {
+      "rpc.method": rpc,
+      "rpc.grpc.status_code": code,
+    });
   }
 }

@@ -7,6 +7,7 @@ import { DomainError, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { verifyPrincipal } from "./principal.ts";
 import { extractContext } from "./telemetry.ts";
+import { recordDuration } from "./metrics.ts";
 import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 
 interface MethodDefinition<Req, Res> {
@@ -75,6 +76,8 @@ function wrapUnary(
     const logger = opts.logger.child({ request_id: requestId, rpc });
     const abort = new AbortController();
     call.on("cancelled", () => abort.abort());
+    const started = performance.now();
+    let code: grpc.status = grpc.status.OK;
     context.with(trace.setSpan(parent, span), async () => {
       try {
         const principal = verifyPrincipal(
@@ -98,9 +101,15 @@ function wrapUnary(
           span.recordException(err as Error);
         }
         span.setStatus({ code: SpanStatusCode.ERROR });
-        callback(toGrpcError(err) as grpc.ServiceError);
+        const wire = toGrpcError(err);
+        code = wire.code;
+        callback(wire as grpc.ServiceError);
       } finally {
         span.end();
+        recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {
+          "rpc.method": rpc,
+          "rpc.grpc.status_code": code,
+        });
       }
     });
   };

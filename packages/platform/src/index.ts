@@ -7,6 +7,7 @@ export * from "./grpcServer.ts";
 export { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 export * from "./ids.ts";
 export * from "./logger.ts";
+export * from "./metrics.ts";
 export * from "./paging.ts";
 export * from "./principal.ts";
 export * from "./telemetry.ts";

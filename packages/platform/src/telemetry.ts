@@ -11,7 +11,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace";
-import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from "@opentelemetry/sdk-metrics";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 
@@ -19,6 +19,8 @@ export interface TelemetryOptions {
   service: string;
   /** Extra processors, e.g. an in-memory exporter in tests. */
   spanProcessors?: SpanProcessor[];
+  /** Extra metric readers, e.g. an in-memory one in tests. */
+  metricReaders?: MetricReader[];
   /** OTLP/HTTP endpoint; exporters are installed only when it is set. */
   otlpEndpoint?: string | undefined;
 }
@@ -45,13 +47,16 @@ export function initTelemetry(opts: TelemetryOptions): Telemetry {
 
   const meterProvider = new MeterProvider({
     resource,
-    readers: opts.otlpEndpoint
-      ? [
-          new PeriodicExportingMetricReader({
-            exporter: new OTLPMetricExporter({ url: `${opts.otlpEndpoint}/v1/metrics` }),
-          }),
-        ]
-      : [],
+    readers: [
+      ...(opts.metricReaders ?? []),
+      ...(opts.otlpEndpoint
+        ? [
+            new PeriodicExportingMetricReader({
+              exporter: new OTLPMetricExporter({ url: `${opts.otlpEndpoint}/v1/metrics` }),
+            }),
+          ]
+        : []),
+    ],
   });
   metrics.setGlobalMeterProvider(meterProvider);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
-import { extractContext, type Logger } from "@argus/platform";
+import { extractContext, recordDuration, type Logger } from "@argus/platform";
 
 /** What the gateway knows about a request from its first byte on. */
 export interface RequestContext {
@@ -64,6 +64,11 @@ export function beginRequest(logger: Logger): RequestHandler {
       span.setAttribute("http.response.status_code", res.statusCode);
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
+      recordDuration("http.server.request.duration", (performance.now() - started) / 1000, {
+        "http.request.method": req.method,
+        "http.route": ctx.route ?? "unmatched",
+        "http.response.status_code": res.statusCode,
+      });
       ctx.logger.info("request", {
         method: req.method,
         route: ctx.route ?? null,

@@ -1,0 +1,26 @@
+import { metrics, type Attributes, type Histogram, type MeterProvider } from "@opentelemetry/api";
+
+const DURATIONS = {
+  "http.server.request.duration": "Duration of HTTP requests served by the gateway",
+  "rpc.server.duration": "Duration of gRPC calls served",
+  "rpc.client.duration": "Duration of gRPC calls made, retries included",
+} as const;
+
+export type DurationMetric = keyof typeof DURATIONS;
+
+// Instruments are bound to the provider that made them: one taken before initTelemetry would
+// stay a no-op, so they are looked up per provider rather than at import time.
+const byProvider = new WeakMap<MeterProvider, Map<DurationMetric, Histogram>>();
+
+/** Records a duration in seconds, per the OpenTelemetry semantic conventions' names. */
+export function recordDuration(name: DurationMetric, seconds: number, attributes: Attributes): void {
+  const provider = metrics.getMeterProvider();
+  let histograms = byProvider.get(provider);
+  if (!histograms) byProvider.set(provider, (histograms = new Map()));
+  let h = histograms.get(name);
+  if (!h) {
+    h = provider.getMeter("argus").createHistogram(name, { unit: "s", description: DURATIONS[name] });
+    histograms.set(name, h);
+  }
+  h.record(seconds, attributes);
+}

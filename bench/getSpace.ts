@@ -45,8 +45,18 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     cleanups.push(() => baseline.stop());
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
-    const subject = { name: "stack", url: stack.baseUrl + path, headers };
-    const bare = { name: "baseline", url: `http://127.0.0.1:${port}${path}`, headers };
+    const subject = {
+      name: "stack",
+      url: stack.baseUrl + path,
+      headers,
+      pids: { gateway: stack.processes.gateway!.pid, identity: stack.processes.identity!.pid },
+    };
+    const bare = {
+      name: "baseline",
+      url: `http://127.0.0.1:${port}${path}`,
+      headers,
+      pids: { baseline: baseline.pid },
+    };
     await expectSameBody(subject, bare);
     return { name: "GET /v2/spaces/{id}", subject, baseline: bare, stop };
   } catch (err) {

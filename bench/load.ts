@@ -1,5 +1,6 @@
 import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
+import { cpuTimes } from "./cpuTime.ts";
 import type { Sample } from "./stats.ts";
 
 export interface Target {
@@ -7,6 +8,8 @@ export interface Target {
   /** Must be on 127.0.0.1: the benchmark never sends load anywhere else. */
   url: string;
   headers: Record<string, string>;
+  /** The processes serving it, by name, whose CPU time is measured. */
+  pids: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -32,6 +35,7 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
   const errorKinds: Record<string, number> = {};
   const fail = (kind: string) => (errorKinds[kind] = (errorKinds[kind] ?? 0) + 1);
   let sent = 0;
+  const cpuBefore = cpuTimes(target.pids);
   const started = performance.now();
   const deadline = started + opts.durationMs;
 
@@ -69,9 +73,12 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const elapsedMs = performance.now() - started;
+  const cpuMs = Object.fromEntries(
+    Object.entries(cpuTimes(target.pids)).map(([name, ms]) => [name, ms - cpuBefore[name]!]),
+  );
   agent.destroy();
   const errors = Object.values(errorKinds).reduce((a, b) => a + b, 0);
-  return { latenciesMs, errors, elapsedMs, errorKinds };
+  return { latenciesMs, errors, elapsedMs, cpuMs, errorKinds };
 }
 
 function errorCode(err: Error): string {

@@ -53,7 +53,7 @@ async function measure(target: Target, into: Measured): Promise<LoadResult> {
       into.errorKinds[kind] = (into.errorKinds[kind] ?? 0) + n;
     }
   }
-  into.samples.push({ latenciesMs: [], errors: warm.errors, elapsedMs: 0 }, result);
+  into.samples.push({ latenciesMs: [], errors: warm.errors, elapsedMs: 0, cpuMs: {} }, result);
   return result;
 }
 

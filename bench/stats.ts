@@ -6,6 +6,8 @@ export interface Sample {
   errors: number;
   /** Wall time from the first request sent to the last response received. */
   elapsedMs: number;
+  /** CPU time each process used meanwhile, by process name. */
+  cpuMs: Record<string, number>;
 }
 
 export interface Summary {
@@ -14,6 +16,8 @@ export interface Summary {
   throughput: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU microseconds per successful request, by process name. */
+  cpuUsPerRequest: Record<string, number>;
 }
 
 export interface Ratios {
@@ -33,12 +37,17 @@ export function percentile(ascending: readonly number[], p: number): number {
 export function summarize(samples: readonly Sample[]): Summary {
   const latencies = samples.flatMap((s) => s.latenciesMs).sort((a, b) => a - b);
   const elapsedMs = samples.reduce((sum, s) => sum + s.elapsedMs, 0);
+  const cpuUsPerRequest: Record<string, number> = {};
+  for (const [name, ms] of samples.flatMap((s) => Object.entries(s.cpuMs))) {
+    cpuUsPerRequest[name] = (cpuUsPerRequest[name] ?? 0) + (ms * 1000) / latencies.length;
+  }
   return {
     requests: latencies.length,
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
     throughput: elapsedMs > 0 ? (latencies.length * 1000) / elapsedMs : 0,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    cpuUsPerRequest,
   };
 }
 
@@ -51,9 +60,9 @@ export function ratios(subject: Summary, baseline: Summary): Ratios {
   };
 }
 
-/** A fixed-width text table of named summaries. */
+/** A fixed-width text table of named summaries, CPU per request last. */
 export function formatTable(rows: readonly { name: string; summary: Summary }[]): string {
-  const header = ["target", "requests", "errors", "req/s", "p50 ms", "p99 ms"];
+  const header = ["target", "requests", "errors", "req/s", "p50 ms", "p99 ms", "CPU µs/req"];
   const cells = rows.map(({ name, summary: s }) => [
     name,
     String(s.requests),
@@ -61,9 +70,17 @@ export function formatTable(rows: readonly { name: string; summary: Summary }[])
     s.throughput.toFixed(0),
     s.p50Ms.toFixed(2),
     s.p99Ms.toFixed(2),
+    Object.entries(s.cpuUsPerRequest)
+      .map(([process, us]) => `${process} ${us.toFixed(0)}`)
+      .join(", "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
-    c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ");
+    c
+      .map((v, i) =>
+        i === 0 || i === c.length - 1 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!),
+      )
+      .join("  ")
+      .trimEnd();
   return [header, ...cells].map(line).join("\n");
 }

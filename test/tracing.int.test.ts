@@ -5,7 +5,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace";
-import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { MetricReader } from "@opentelemetry/sdk-metrics";
 import { createLogger, initTelemetry, type Telemetry } from "@argus/platform";
 import {
   createTestDatabase,
@@ -18,8 +18,12 @@ import { loadIdentityConfig, startIdentity, type RunningIdentity } from "@argus/
 import { loadGatewayConfig, startGateway, type RunningGateway } from "@argus/gateway";
 
 const exporter = new InMemorySpanExporter();
-const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-const metricReader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 60_000 });
+// A reader that only collects on demand: the test pulls the histograms itself.
+class PullReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+const metricReader = new PullReader();
 const apiKey = `ak-trace-${"t".repeat(40)}`;
 let telemetry: Telemetry;
 let db: TestDatabase;
@@ -30,6 +34,7 @@ beforeAll(async () => {
   telemetry = initTelemetry({
     service: "argus-test",
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    metricReaders: [metricReader],
   });
   const infra = testInfra();
   db = await createTestDatabase(infra);
@@ -132,9 +137,10 @@ it("one request is one trace: gateway → identity (gRPC) → Postgres → NATS 
 });
 
 it("requests and RPCs are measured as duration histograms", async () => {
-  await metricReader.forceFlush();
+  const { resourceMetrics, errors } = await metricReader.collect();
+  expect(errors).toEqual([]);
   const names = new Set(
-    metricExporter.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name))),
+    resourceMetrics.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name)),
   );
   expect(names).toContain("http.server.request.duration");
   expect(names).toContain("rpc.server.duration");

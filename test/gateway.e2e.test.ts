@@ -5,7 +5,8 @@ import { expectProblem, startApi, type Api } from "./support.ts";
 const RATE = 2;
 const BURST = 5;
 const MAX_BODY = 2048;
-const secondKey = `ak-second-${"k".repeat(40)}`;
+// Operators choose the initial key freely: spaces and symbols must work end to end.
+const secondKey = "second key: with spaces & symbols !#$%^*(){}[]<>~";
 
 let api: Api;
 

@@ -3,8 +3,9 @@ import { DomainError, type Principal } from "@argus/platform";
 import type { Authenticator } from "./http.ts";
 import type { RequestContext } from "./requestContext.ts";
 
-// RFC 6750 b64token, bounded so an absurd header never reaches identity.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{1,512}=*) *$/i;
+// Any printable ASCII secret (operators choose the initial key freely), bounded so an absurd
+// header never reaches identity. Keys Argus generates are a subset of RFC 6750's b64token.
+const BEARER = /^Bearer +([\x21-\x7E](?:[\x20-\x7E]{0,510}[\x21-\x7E])?) *$/i;
 
 /** `Authorization: Bearer <API key>` → Principal; a missing or malformed header never calls identity. */
 export async function authenticate(

@@ -1,4 +1,5 @@
 import {
+  type EnvVar,
   int,
   loadConfig,
   oneOf,
@@ -23,9 +24,8 @@ export const identityConfigSpec = {
   ARGUS_INIT_SPACE_NAME: str("space created by headless initialization", "Default Space"),
   ARGUS_INIT_ADMIN_EMAIL: str("e-mail of the initial admin user", "admin@argus.local"),
   ARGUS_INIT_ADMIN_NAME: str("name of the initial admin user", "Admin"),
-  ARGUS_INIT_API_KEY: optionalSecret(
-    "raw USER API key of the initial admin; initialization runs only when set",
-    32,
+  ARGUS_INIT_API_KEY: headerSafe(
+    optionalSecret("raw USER API key of the initial admin; initialization runs only when set", 32),
   ),
   ARGUS_EVENTS_STREAM: str("JetStream stream that carries every service's events", "ARGUS_EVENTS"),
   ARGUS_SUBJECT_ROOT: str(
@@ -35,6 +35,21 @@ export const identityConfigSpec = {
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
 };
+
+/** The key travels in an Authorization header: printable ASCII, no edge spaces, at most 512. */
+function headerSafe(v: EnvVar<string | undefined>): EnvVar<string | undefined> {
+  return {
+    ...v,
+    parse: (raw) => {
+      if (!/^[\x21-\x7E]([\x20-\x7E]*[\x21-\x7E])?$/.test(raw) || raw.length > 512) {
+        throw new Error(
+          "must be printable ASCII without leading or trailing spaces, at most 512 characters",
+        );
+      }
+      return v.parse(raw);
+    },
+  };
+}
 
 export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;
 

@@ -3,8 +3,21 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
-import { GATEWAY_PRINCIPAL, callUnary, createChannel, createLogger, fromGrpcError, type Principal } from "@argus/platform";
-import { createTestDatabase, freePort, testInfra, uniqueName, type TestDatabase } from "@argus/testkit";
+import {
+  GATEWAY_PRINCIPAL,
+  callUnary,
+  createChannel,
+  createLogger,
+  fromGrpcError,
+  type Principal,
+} from "@argus/platform";
+import {
+  createTestDatabase,
+  freePort,
+  testInfra,
+  uniqueName,
+  type TestDatabase,
+} from "@argus/testkit";
 import { loadIdentityConfig, startIdentity, type RunningIdentity } from "../src/index.ts";
 
 const SECRET = "p".repeat(32);
@@ -17,8 +30,12 @@ let channel: grpc.Client;
 let admin: Principal;
 let config: ReturnType<typeof loadIdentityConfig>;
 
-const call = <Req, Res>(method: Parameters<typeof callUnary<Req, Res>>[1], req: Req, principal = admin, secret = SECRET) =>
-  callUnary(channel, method, req, { principal, principalSecret: secret, requestId: "t" });
+const call = <Req, Res>(
+  method: Parameters<typeof callUnary<Req, Res>>[1],
+  req: Req,
+  principal = admin,
+  secret = SECRET,
+) => callUnary(channel, method, req, { principal, principalSecret: secret, requestId: "t" });
 
 const problemOf = async (p: Promise<unknown>): Promise<string> => {
   try {
@@ -45,7 +62,8 @@ beforeAll(async () => {
   });
   identity = await startIdentity(config, createLogger({ service: "identity-test", level: "warn" }));
   channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
-  admin = (await call(IdentityServiceService.authenticate, { apiKey: API_KEY }, GATEWAY_PRINCIPAL)).principal!;
+  admin = (await call(IdentityServiceService.authenticate, { apiKey: API_KEY }, GATEWAY_PRINCIPAL))
+    .principal!;
 });
 
 afterAll(async () => {
@@ -56,14 +74,20 @@ afterAll(async () => {
 
 describe("Authenticate", () => {
   it("resolves the initial key to the admin USER principal", () => {
-    expect(admin).toMatchObject({ keyType: KeyType.KEY_TYPE_USER, accountRole: AccountRole.ACCOUNT_ROLE_ADMIN, isDeveloper: true });
+    expect(admin).toMatchObject({
+      keyType: KeyType.KEY_TYPE_USER,
+      accountRole: AccountRole.ACCOUNT_ROLE_ADMIN,
+      isDeveloper: true,
+    });
     expect(admin.userId).not.toBe("");
     expect(admin.organizationIds).toHaveLength(1);
   });
 
   it("an unknown, empty or oversized key is UNAUTHENTICATED", async () => {
     for (const apiKey of ["", `${API_KEY}x`, "a".repeat(513)]) {
-      expect(await problemOf(call(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL))).toBe("authentication-required");
+      expect(
+        await problemOf(call(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL)),
+      ).toBe("authentication-required");
     }
   });
 });
@@ -82,9 +106,16 @@ describe("signed principals", () => {
       ),
     );
     expect(await problemOf(bare)).toBe("authentication-required");
-    expect(await problemOf(call(IdentityServiceService.listSpaces, { name: "", organizationId: "" }, admin, "x".repeat(32)))).toBe(
-      "authentication-required",
-    );
+    expect(
+      await problemOf(
+        call(
+          IdentityServiceService.listSpaces,
+          { name: "", organizationId: "" },
+          admin,
+          "x".repeat(32),
+        ),
+      ),
+    ).toBe("authentication-required");
   });
 });
 
@@ -93,14 +124,25 @@ describe("CreateSpace", () => {
     const organizationId = admin.organizationIds[0]!;
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        problemOf(call(IdentityServiceService.createSpace, { organizationId, name: "race", description: "", isPrivate: false })),
+        problemOf(
+          call(IdentityServiceService.createSpace, {
+            organizationId,
+            name: "race",
+            description: "",
+            isPrivate: false,
+          }),
+        ),
       ),
     );
     expect(results.filter((r) => r === "ok")).toHaveLength(1);
     expect(results.filter((r) => r === "resource-conflict")).toHaveLength(19);
     const pool = new pg.Pool({ connectionString: db.url });
-    const spaces = await pool.query("select count(*)::int as n from identity.spaces where name = 'race'");
-    const events = await pool.query("select count(*)::int as n from identity.events where event_type = 'SpaceCreated' and data->>'name' = 'race'");
+    const spaces = await pool.query(
+      "select count(*)::int as n from identity.spaces where name = 'race'",
+    );
+    const events = await pool.query(
+      "select count(*)::int as n from identity.events where event_type = 'SpaceCreated' and data->>'name' = 'race'",
+    );
     await pool.end();
     expect(spaces.rows[0].n).toBe(1);
     expect(events.rows[0].n).toBe(1);
@@ -109,34 +151,65 @@ describe("CreateSpace", () => {
   it("a member who is not an admin may not create spaces", async () => {
     const member = { ...admin, accountRole: AccountRole.ACCOUNT_ROLE_MEMBER };
     const organizationId = admin.organizationIds[0]!;
-    expect(await problemOf(call(IdentityServiceService.createSpace, { organizationId, name: "m", description: "", isPrivate: false }, member))).toBe(
-      "access-forbidden",
-    );
+    expect(
+      await problemOf(
+        call(
+          IdentityServiceService.createSpace,
+          { organizationId, name: "m", description: "", isPrivate: false },
+          member,
+        ),
+      ),
+    ).toBe("access-forbidden");
   });
 
   it("private spaces are hidden (404) from non-members who are not admins", async () => {
     const organizationId = admin.organizationIds[0]!;
-    const secret = await call(IdentityServiceService.createSpace, { organizationId, name: "hidden", description: "", isPrivate: true });
+    const secret = await call(IdentityServiceService.createSpace, {
+      organizationId,
+      name: "hidden",
+      description: "",
+      isPrivate: true,
+    });
     const member = { ...admin, accountRole: AccountRole.ACCOUNT_ROLE_MEMBER };
-    expect(await problemOf(call(IdentityServiceService.getSpace, { id: secret.id }, member))).toBe("resource-not-found");
-    const listed = await call(IdentityServiceService.listSpaces, { name: "hidden", organizationId: "" }, member);
+    expect(await problemOf(call(IdentityServiceService.getSpace, { id: secret.id }, member))).toBe(
+      "resource-not-found",
+    );
+    const listed = await call(
+      IdentityServiceService.listSpaces,
+      { name: "hidden", organizationId: "" },
+      member,
+    );
     expect(listed.spaces).toHaveLength(0);
-    const asMember = { ...member, spacePermissions: { [secret.id]: { permissions: ["SPACE_READ"] } } };
-    expect((await call(IdentityServiceService.getSpace, { id: secret.id }, asMember)).name).toBe("hidden");
+    const asMember = {
+      ...member,
+      spacePermissions: { [secret.id]: { permissions: ["SPACE_READ"] } },
+    };
+    expect((await call(IdentityServiceService.getSpace, { id: secret.id }, asMember)).name).toBe(
+      "hidden",
+    );
   });
 
   it("a space of another account is 404", async () => {
     const stranger = { ...admin, accountId: "00000000-0000-7000-8000-000000000000" };
-    const mine = await call(IdentityServiceService.listSpaces, { name: "race", organizationId: "" });
-    expect(await problemOf(call(IdentityServiceService.getSpace, { id: mine.spaces[0]!.id }, stranger))).toBe("resource-not-found");
+    const mine = await call(IdentityServiceService.listSpaces, {
+      name: "race",
+      organizationId: "",
+    });
+    expect(
+      await problemOf(call(IdentityServiceService.getSpace, { id: mine.spaces[0]!.id }, stranger)),
+    ).toBe("resource-not-found");
   });
 });
 
 describe("secrets", () => {
   it("no event payload or metadata holds the raw key or its hash", async () => {
     const pool = new pg.Pool({ connectionString: db.url });
-    const rows = await pool.query<{ t: string }>("select data::text || metadata::text as t from identity.events");
-    const hash = await pool.query<{ h: string }>("select encode(key_hash, 'hex') as h from identity.api_key_secrets");
+    const rows = await pool.query<{ t: string }>(
+      "select data::text || metadata::text as t from identity.events",
+    );
+    const hash = await pool.query<{ h: string }>(
+      "select encode(key_hash, 'hex') as h from identity.api_key_secrets",
+    );
     await pool.end();
     const all = rows.rows.map((r) => r.t).join("\n");
     expect(rows.rows.length).toBeGreaterThan(0);
@@ -149,10 +222,14 @@ describe("secrets", () => {
 
   it("restarting with the same initialization settings appends no event", async () => {
     const pool = new pg.Pool({ connectionString: db.url });
-    const count = async () => (await pool.query("select count(*)::int as n from identity.events")).rows[0].n as number;
+    const count = async () =>
+      (await pool.query("select count(*)::int as n from identity.events")).rows[0].n as number;
     const before = await count();
     await identity.stop();
-    identity = await startIdentity(config, createLogger({ service: "identity-test", level: "warn" }));
+    identity = await startIdentity(
+      config,
+      createLogger({ service: "identity-test", level: "warn" }),
+    );
     channel.close();
     channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
     expect(await count()).toBe(before);

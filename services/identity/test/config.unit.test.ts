@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "@argus/platform";
+import { loadIdentityConfig } from "../src/config.ts";
+
+const base = {
+  DATABASE_URL: "postgres://h/db",
+  ARGUS_PRINCIPAL_SECRET: "p".repeat(32),
+  ARGUS_API_KEY_PEPPER: "q".repeat(32),
+};
+
+describe("ARGUS_INIT_API_KEY", () => {
+  it("accepts any printable string of 32 characters or more", () => {
+    const key = "a key with spaces & symbols !#$%";
+    expect(key).toHaveLength(32);
+    expect(loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: key }).ARGUS_INIT_API_KEY).toBe(key);
+    expect(
+      loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: "k".repeat(512) }).ARGUS_INIT_API_KEY,
+    ).toHaveLength(512);
+  });
+
+  it("is optional: without it, initialization does not run", () => {
+    expect(loadIdentityConfig(base).ARGUS_INIT_API_KEY).toBeUndefined();
+  });
+
+  it("rejects 31 characters, more than 512, control or non-ASCII characters, and edge spaces", () => {
+    for (const bad of [
+      "k".repeat(31),
+      "k".repeat(513),
+      `${"k".repeat(32)}\n`,
+      `${"k".repeat(32)}é`,
+      ` ${"k".repeat(32)}`,
+    ]) {
+      expect(() => loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: bad })).toThrow(ConfigError);
+    }
+  });
+
+  it("never echoes the rejected key", () => {
+    const bad = "short-secret";
+    expect(() => loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: bad })).toThrow(
+      /ARGUS_INIT_API_KEY/,
+    );
+    try {
+      loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: bad });
+    } catch (e) {
+      expect((e as Error).message).not.toContain(bad);
+    }
+  });
+});

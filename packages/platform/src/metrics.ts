@@ -13,13 +13,19 @@ export type DurationMetric = keyof typeof DURATIONS;
 const byProvider = new WeakMap<MeterProvider, Map<DurationMetric, Histogram>>();
 
 /** Records a duration in seconds, per the OpenTelemetry semantic conventions' names. */
-export function recordDuration(name: DurationMetric, seconds: number, attributes: Attributes): void {
+export function recordDuration(
+  name: DurationMetric,
+  seconds: number,
+  attributes: Attributes,
+): void {
   const provider = metrics.getMeterProvider();
   let histograms = byProvider.get(provider);
   if (!histograms) byProvider.set(provider, (histograms = new Map()));
   let h = histograms.get(name);
   if (!h) {
-    h = provider.getMeter("argus").createHistogram(name, { unit: "s", description: DURATIONS[name] });
+    h = provider
+      .getMeter("argus")
+      .createHistogram(name, { unit: "s", description: DURATIONS[name] });
     histograms.set(name, h);
   }
   h.record(seconds, attributes);

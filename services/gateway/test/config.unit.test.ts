@@ -15,6 +15,8 @@ describe("gateway configuration", () => {
       rateLimitBurst: 100,
       maxBodyBytes: 1_048_576,
       errorsBase: "https://argus.dev/errors",
+      logLevel: "info",
+      otlpEndpoint: undefined,
     });
   });
 

@@ -28,6 +28,9 @@ describe("route compilation", () => {
     expect(
       ops.map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.hasBody]),
     ).toEqual([
+      ["list_organizations", "get", "/v2/organizations", true, false],
+      ["create_organization", "post", "/v2/organizations", false, true],
+      ["get_organization", "get", "/v2/organizations/:org_id", false, false],
       ["list_spaces", "get", "/v2/spaces", true, false],
       ["create_space", "post", "/v2/spaces", false, true],
       ["get_space", "get", "/v2/spaces/:space_id", false, false],

@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { DomainError, GATEWAY_PRINCIPAL, createLogger, type Principal } from "@argus/platform";
 import { createApp } from "../src/app.ts";
+import { loadDocument } from "../src/openapi/document.ts";
+import { compileOperations } from "../src/openapi/operations.ts";
 import type { GatewayConfig } from "../src/config.ts";
 import type { GatewayDeps, Handler } from "../src/http.ts";
 
@@ -47,7 +49,7 @@ export async function startGateway(
         return p;
       },
     },
-    handlers,
+    handlers: { ...unusedOperations(), ...handlers },
     config: testConfig(opts.config),
     logger: createLogger({ service: "gateway-test", write: (l) => logLines.push(l) }),
     ready: opts.ready ?? (async () => true),
@@ -62,4 +64,15 @@ export async function startGateway(
     close: () =>
       new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };
+}
+
+/** Every operation of the document answers; the ones a test does not exercise fail loudly. */
+function unusedOperations(): Record<string, Handler> {
+  const out: Record<string, Handler> = {};
+  for (const op of compileOperations(loadDocument().document)) {
+    out[op.operationId] = async () => {
+      throw new Error(`operation ${op.operationId} is not part of this test`);
+    };
+  }
+  return out;
 }

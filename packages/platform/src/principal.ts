@@ -52,15 +52,5 @@ export function verifyPrincipal(
 }
 
 /** The principal the gateway signs for its own calls made before a caller is known (Authenticate). */
-export const GATEWAY_PRINCIPAL: Principal = {
-  accountId: "",
-  userId: "",
-  serviceAccountId: "",
-  apiKeyId: "",
-  keyType: 0,
-  accountRole: 0,
-  isDeveloper: false,
-  spacePermissions: {},
-  organizationIds: [],
-  issuedAtMs: 0n,
-};
+// Decoding no bytes yields every field at its default: nobody, with no rights.
+export const GATEWAY_PRINCIPAL: Principal = Principal.decode(new Uint8Array());

@@ -10,3 +10,4 @@ export type {
   PageRequest,
 } from "./http.ts";
 export { loadDocument, type LoadedDocument } from "./openapi/document.ts";
+export { createResponseChecker } from "./openapi/responses.ts";

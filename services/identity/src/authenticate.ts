@@ -24,6 +24,23 @@ const ROLE = {
   annotator: AccountRole.ACCOUNT_ROLE_ANNOTATOR,
 } as const;
 
+// last_used_at is kept to the minute, and this process skips the write entirely when it
+// already wrote it this minute, so authentication stays one read on the hot path.
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastTouched = new Map<string, number>();
+
+function touchLastUsed(pool: Pool, keyId: string, now = Date.now()): void {
+  if (now - (lastTouched.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+  if (lastTouched.size > 100_000) lastTouched.clear();
+  lastTouched.set(keyId, now);
+  void pool
+    .query(
+      "update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')",
+      [keyId],
+    )
+    .catch(() => lastTouched.delete(keyId));
+}
+
 const unauthenticated = () =>
   new DomainError("authentication-required", "missing or invalid API key");
 
@@ -52,13 +69,7 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
     if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired)
       throw unauthenticated();
     if (row.key_type === "USER" && !row.user_id) throw unauthenticated();
-    // Kept coarse (once a minute) so authentication stays a read on the hot path.
-    void deps.pool
-      .query(
-        "update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')",
-        [row.id],
-      )
-      .catch(() => undefined);
+    touchLastUsed(deps.pool, row.id);
     const principal: Principal = {
       accountId: row.account_id,
       userId: row.user_id ?? "",

@@ -83,6 +83,37 @@ describe("Authenticate", () => {
     expect(admin.organizationIds).toHaveLength(1);
   });
 
+  it("records last_used_at of the key that authenticated", async () => {
+    const pool = new pg.Pool({ connectionString: db.url });
+    let usedAt: Date | null = null;
+    for (let i = 0; i < 50 && !usedAt; i++) {
+      usedAt = (
+        await pool.query("select last_used_at from identity.api_keys where id = $1", [
+          admin.apiKeyId,
+        ])
+      ).rows[0].last_used_at as Date | null;
+      if (!usedAt) await new Promise((r) => setTimeout(r, 50));
+    }
+    await pool.end();
+    expect(usedAt).toBeInstanceOf(Date);
+  });
+
+  it("answers the standard gRPC health protocol", async () => {
+    const status = await new Promise<Buffer>((resolve, reject) =>
+      channel.makeUnaryRequest(
+        "/grpc.health.v1.Health/Check",
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        new grpc.Metadata(),
+        { deadline: Date.now() + 5_000 },
+        (err, res) => (err ? reject(err) : resolve(res!)),
+      ),
+    );
+    // HealthCheckResponse { status: SERVING (1) } on the wire: field 1, varint 1.
+    expect([...status]).toEqual([0x08, 0x01]);
+  });
+
   it("an unknown, empty or oversized key is UNAUTHENTICATED", async () => {
     for (const apiKey of ["", `${API_KEY}x`, "a".repeat(513)]) {
       expect(

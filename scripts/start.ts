@@ -69,7 +69,7 @@ async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; n
     });
     servers.push(pg);
     databaseUrl = pg.url;
-    show(`[postgres] ${pg.description} at ${pg.url} (data in .data/postgres)`);
+    show(`[postgres] ${pg.description} at ${pg.url} (data in ${join(dataDir, "postgres")})`);
   }
   if (!natsUrl) {
     const nats = await startLocalNats({
@@ -78,7 +78,7 @@ async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; n
     });
     servers.push(nats);
     natsUrl = nats.url;
-    show(`[nats] ${nats.description} at ${nats.url} (data in .data/nats)`);
+    show(`[nats] ${nats.description} at ${nats.url} (data in ${join(dataDir, "nats")})`);
   }
   return { databaseUrl, natsUrl };
 }

@@ -49,11 +49,13 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
   );
   const base = `http://127.0.0.1:${http}`;
   try {
-    await until("readyz", async () => (await fetch(`${base}/readyz`)).status === 200, 90_000).catch(
-      (err: Error) => {
-        throw new Error(`${err.message}\n${out}`);
-      },
-    );
+    await until(
+      "ready and announced",
+      async () => out.includes("Argus is up") && (await fetch(`${base}/readyz`)).status === 200,
+      90_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${out}`);
+    });
     expect(out).toContain(`${base}/v2`);
     expect(out).toContain(apiKey);
 

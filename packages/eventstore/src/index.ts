@@ -27,3 +27,5 @@ export type { ConsumerOptions, ConsumerRunner } from "./consumer.ts";
 export { runConsumer } from "./consumer.ts";
 export type { ReplayOptions, ResetConsumerOptions } from "./replay.ts";
 export { replay, resetConsumer } from "./replay.ts";
+export type { CommitOptions, DomainEvent } from "./commit.ts";
+export { commit } from "./commit.ts";

@@ -1,91 +1,77 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 
-interface ProjectedEvent {
+export interface ProjectedEvent {
   type: string;
   data: Record<string, unknown>;
 }
+
+export type Projection = (client: PoolClient, data: Record<string, unknown>) => Promise<unknown>;
+
+/** Accounts, organizations, spaces, users and keys as headless initialization creates them. */
+const core: Record<string, Projection> = {
+  AccountCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "project AccountCreated",
+      "insert into accounts (id, name, created_at) values ($1, $2, $3)",
+      [d.id, d.name, d.created_at],
+    ),
+  OrganizationCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "project OrganizationCreated",
+      "insert into organizations (id, account_id, name, description, created_at) values ($1, $2, $3, $4, $5)",
+      [d.id, d.account_id, d.name, d.description, d.created_at],
+    ),
+  SpaceCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "project SpaceCreated",
+      `insert into spaces (id, account_id, organization_id, name, description, is_private, created_at)
+           values ($1, $2, $3, $4, $5, $6, $7)`,
+      [d.id, d.account_id, d.organization_id, d.name, d.description, d.is_private, d.created_at],
+    ),
+  UserCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "project UserCreated",
+      `insert into users (id, account_id, email, name, account_role, is_developer, status, created_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [d.id, d.account_id, d.email, d.name, d.account_role, d.is_developer, d.status, d.created_at],
+    ),
+  ApiKeyCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "project ApiKeyCreated",
+      `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, description, redacted_key, status, created_at, expires_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, 'ACTIVE', $9, $10)`,
+      [
+        d.id,
+        d.account_id,
+        d.key_type,
+        d.user_id,
+        d.created_by_user_id,
+        d.name,
+        d.description,
+        d.redacted_key,
+        d.created_at,
+        d.expires_at,
+      ],
+    ),
+};
+
+// Each area of identity contributes the projections of its own events here.
+const projections: Record<string, Projection> = { ...core };
 
 /** Identity's inline projections, written in the same transaction as the events. */
 export async function project(
   client: PoolClient,
   events: readonly ProjectedEvent[],
 ): Promise<void> {
-  for (const { type, data: d } of events) {
-    switch (type) {
-      case "AccountCreated":
-        await tracedQuery(
-          client,
-          "project AccountCreated",
-          "insert into accounts (id, name, created_at) values ($1, $2, $3)",
-          [d.id, d.name, d.created_at],
-        );
-        break;
-      case "OrganizationCreated":
-        await tracedQuery(
-          client,
-          "project OrganizationCreated",
-          "insert into organizations (id, account_id, name, description, created_at) values ($1, $2, $3, $4, $5)",
-          [d.id, d.account_id, d.name, d.description, d.created_at],
-        );
-        break;
-      case "SpaceCreated":
-        await tracedQuery(
-          client,
-          "project SpaceCreated",
-          `insert into spaces (id, account_id, organization_id, name, description, is_private, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7)`,
-          [
-            d.id,
-            d.account_id,
-            d.organization_id,
-            d.name,
-            d.description,
-            d.is_private,
-            d.created_at,
-          ],
-        );
-        break;
-      case "UserCreated":
-        await tracedQuery(
-          client,
-          "project UserCreated",
-          `insert into users (id, account_id, email, name, account_role, is_developer, status, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [
-            d.id,
-            d.account_id,
-            d.email,
-            d.name,
-            d.account_role,
-            d.is_developer,
-            d.status,
-            d.created_at,
-          ],
-        );
-        break;
-      case "ApiKeyCreated":
-        await tracedQuery(
-          client,
-          "project ApiKeyCreated",
-          `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, description, redacted_key, status, created_at, expires_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, 'ACTIVE', $9, $10)`,
-          [
-            d.id,
-            d.account_id,
-            d.key_type,
-            d.user_id,
-            d.created_by_user_id,
-            d.name,
-            d.description,
-            d.redacted_key,
-            d.created_at,
-            d.expires_at,
-          ],
-        );
-        break;
-      default:
-        throw new Error(`identity projection does not know event ${type}`);
-    }
+  for (const { type, data } of events) {
+    const apply = projections[type];
+    if (!apply) throw new Error(`identity projection does not know event ${type}`);
+    await apply(client, data);
   }
 }

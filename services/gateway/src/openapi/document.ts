@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { readFileSync, readdirSync } from "node:fs";
+import { parse, stringify } from "yaml";
 
 /** The subset of OpenAPI 3.1 the gateway reads. Schemas go to ajv untouched. */
 export type JsonSchema = Record<string, unknown>;
@@ -49,21 +49,66 @@ export interface OpenApiDocument {
 
 export interface LoadedDocument {
   document: OpenApiDocument;
-  /** The file as written, served at /v2/spec.yaml. */
+  /** The whole document (root and parts merged), served at /v2/spec.yaml. */
   text: string;
 }
 
 export const DEFAULT_DOCUMENT_PATH = new URL("../../../../openapi/argus-v2.yaml", import.meta.url);
 
+/**
+ * The root document plus every `paths/*.yaml` part beside it, merged: each resource group
+ * keeps its paths and components in a file of its own, and the parts may not collide.
+ */
 export function loadDocument(path: string | URL = DEFAULT_DOCUMENT_PATH): LoadedDocument {
-  const text = readFileSync(path, "utf8");
-  const document = parse(text) as OpenApiDocument;
+  const document = parse(readFileSync(path, "utf8")) as OpenApiDocument;
   if (typeof document?.openapi !== "string" || !document.openapi.startsWith("3.1")) {
     throw new Error(`${String(path)}: expected an OpenAPI 3.1 document`);
   }
-  if (typeof document.paths !== "object" || document.paths === null)
-    throw new Error(`${String(path)}: no paths`);
-  return { document, text };
+  document.paths ??= {};
+  const partsDir = new URL("paths/", new URL(".", path));
+  const parts = listYaml(partsDir);
+  for (const file of parts)
+    mergePart(document, file, parse(readFileSync(new URL(file, partsDir), "utf8")) as Part);
+  if (Object.keys(document.paths).length === 0) throw new Error(`${String(path)}: no paths`);
+  return { document, text: parts.length === 0 ? readFileSync(path, "utf8") : stringify(document) };
+}
+
+interface Part {
+  paths?: Record<string, PathItem>;
+  components?: Record<string, Record<string, unknown>>;
+  tags?: { name: string }[];
+}
+
+function listYaml(dir: URL): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function mergePart(doc: OpenApiDocument, file: string, part: Part): void {
+  const into = <T>(
+    target: Record<string, T>,
+    source: Record<string, T> | undefined,
+    what: string,
+  ) => {
+    for (const [k, v] of Object.entries(source ?? {})) {
+      if (k in target) throw new Error(`openapi/paths/${file}: ${what} ${k} is defined twice`);
+      target[k] = v;
+    }
+  };
+  into(doc.paths, part.paths, "path");
+  doc.components ??= {};
+  const components = doc.components as Record<string, Record<string, unknown>>;
+  for (const [kind, entries] of Object.entries(part.components ?? {})) {
+    components[kind] ??= {};
+    into(components[kind], entries, `components.${kind}`);
+  }
+  const tags = ((doc as { tags?: { name: string }[] }).tags ??= []);
+  for (const t of part.tags ?? []) if (!tags.some((x) => x.name === t.name)) tags.push(t);
 }
 
 export const isReference = (v: unknown): v is Reference =>

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { HTTP_METHODS} from "./document.ts";
+import type { HTTP_METHODS } from "./document.ts";
 import { resolve, type OpenApiDocument, type ResponseObject } from "./document.ts";
 import { createSchemaCompilers } from "./schemas.ts";
 

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import type { Benchmark } from "./benchmark.ts";
+import { authOverheadBenchmark } from "./authOverhead.ts";
 import { getSpaceBenchmark } from "./getSpace.ts";
 import { runLoad, type LoadOptions, type LoadResult, type Target } from "./load.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
@@ -17,6 +18,8 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     rounds: { type: "string", default: "3" },
     json: { type: "string" },
+    // Runs one benchmark by its key in `benchmarks` (e.g. `--only auth-overhead`).
+    only: { type: "string" },
   },
 });
 
@@ -98,7 +101,9 @@ console.info(
 );
 
 const results = [];
-for (const setUp of [getSpaceBenchmark]) {
+const benchmarks = { "get-space": getSpaceBenchmark, "auth-overhead": authOverheadBenchmark };
+for (const [key, setUp] of Object.entries(benchmarks)) {
+  if (values.only && values.only !== key) continue;
   const bench = await setUp();
   try {
     const r = await run(bench);

@@ -84,7 +84,8 @@ export async function callUnary<Req, Res>(
           return await once(client, method, req, opts);
         } catch (err) {
           const code = (err as grpc.ServiceError).code;
-          if (!opts.idempotent || attempt >= 3 || !RETRYABLE.has(code)) throw err;
+          if (!opts.idempotent || attempt >= 5 || !RETRYABLE.has(code)) throw err;
+          // 0.1 + 0.2 + 0.4 + 0.8 + 1.6 s: enough to ride out a restarting service.
           await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
         }
       }

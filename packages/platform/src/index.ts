@@ -11,3 +11,4 @@ export * from "./metrics.ts";
 export * from "./paging.ts";
 export * from "./principal.ts";
 export * from "./telemetry.ts";
+export * from "./permissions.ts";

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Metadata } from "@grpc/grpc-js";
-import { Principal } from "@argus/proto/common/v1";
+import { Principal, SignedPrincipal, type PermissionSet } from "@argus/proto/common/v1";
 import { DomainError } from "./errors.ts";
 
 export { Principal };
@@ -12,6 +12,38 @@ function sign(bytes: Uint8Array, secret: string): Buffer {
   return createHmac("sha256", secret).update(bytes).digest();
 }
 
+/**
+ * Space permissions repeat the same few role sets across many spaces: on the wire each
+ * distinct set travels once and spaces point at it (a full map outgrows HTTP/2 headers).
+ */
+function compact(p: Principal): SignedPrincipal {
+  const sets: PermissionSet[] = [];
+  const seen = new Map<string, number>();
+  const bySpace: Record<string, number> = {};
+  for (const [space, set] of Object.entries(p.spacePermissions)) {
+    const key = set.permissions.join(",");
+    let i = seen.get(key);
+    if (i === undefined) {
+      i = sets.push(set) - 1;
+      seen.set(key, i);
+    }
+    bySpace[space] = i;
+  }
+  return {
+    principal: { ...p, spacePermissions: {} },
+    permissionSets: sets,
+    spacePermissionSets: bySpace,
+  };
+}
+
+function expand(s: SignedPrincipal): Principal {
+  const p = s.principal ?? Principal.decode(new Uint8Array());
+  const spacePermissions: Record<string, PermissionSet> = { ...p.spacePermissions };
+  for (const [space, i] of Object.entries(s.spacePermissionSets))
+    spacePermissions[space] = s.permissionSets[i] ?? { permissions: [] };
+  return { ...p, spacePermissions };
+}
+
 /** The gateway's half: puts the principal and its HMAC into outgoing call metadata. */
 export function attachPrincipal(
   metadata: Metadata,
@@ -19,7 +51,7 @@ export function attachPrincipal(
   secret: string,
   now = Date.now(),
 ): void {
-  const bytes = Principal.encode({ ...principal, issuedAtMs: BigInt(now) }).finish();
+  const bytes = SignedPrincipal.encode(compact({ ...principal, issuedAtMs: BigInt(now) })).finish();
   metadata.set(PRINCIPAL_KEY, Buffer.from(bytes));
   metadata.set(SIGNATURE_KEY, sign(bytes, secret).toString("base64"));
 }
@@ -44,7 +76,7 @@ export function verifyPrincipal(
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new DomainError("authentication-required", "principal signature mismatch");
   }
-  const principal = Principal.decode(bytes);
+  const principal = expand(SignedPrincipal.decode(bytes));
   const age = now - Number(principal.issuedAtMs);
   if (age > maxAgeMs || age < -maxAgeMs)
     throw new DomainError("authentication-required", "principal expired");

@@ -4,6 +4,7 @@ import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
 import type { AuthenticateRequest, AuthenticateResponse } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { hashApiKey, sameHash } from "./apiKeySecret.ts";
+import { effectivePermissions } from "./effectivePermissions.ts";
 
 interface KeyRow {
   id: string;
@@ -15,7 +16,8 @@ interface KeyRow {
   account_role: "admin" | "member" | "annotator" | null;
   is_developer: boolean | null;
   key_hash: Buffer;
-  organization_ids: string[];
+  service_account_id: string | null;
+  user_deleted: boolean;
 }
 
 const ROLE = {
@@ -56,30 +58,39 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
       "authenticate",
       `select k.id, k.account_id, k.key_type, k.user_id, k.status,
               (k.expires_at is not null and k.expires_at <= now()) as expired,
-              u.account_role, u.is_developer, s.key_hash,
-              array(select o.id::text from organizations o where o.account_id = k.account_id) as organization_ids
-         from api_key_secrets s
+              u.account_role, u.is_developer, s.key_hash, k.service_account_id,
+              (u.deleted_at is not null) as user_deleted
+         from (select api_key_id, key_hash from api_key_secrets where key_hash = $1
+               union all -- a refreshed key's previous secret, during its grace period
+               select api_key_id, key_hash from api_key_grace_secrets
+                where key_hash = $1 and valid_until > now()) s
          join api_keys k on k.id = s.api_key_id
-         left join users u on u.id = k.user_id
-        where s.key_hash = $1`,
+         left join users u on u.id = k.user_id`,
       [hash],
     );
     const row = res.rows[0];
     // The index lookup finds the row; the constant-time compare is what decides.
     if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired)
       throw unauthenticated();
-    if (row.key_type === "USER" && !row.user_id) throw unauthenticated();
+    if (row.key_type === "USER" && (!row.user_id || row.user_deleted)) throw unauthenticated();
+    // Computed on every request (no cache anywhere), so a removed binding or a deleted user
+    // takes effect on the very next call on every gateway replica.
+    const subject =
+      row.key_type === "USER"
+        ? { type: "USER" as const, id: row.user_id ?? "" }
+        : { type: "SERVICE_ACCOUNT" as const, id: row.service_account_id ?? "" };
+    const effective = await effectivePermissions(deps.pool, row.account_id, subject);
     touchLastUsed(deps.pool, row.id);
     const principal: Principal = {
       accountId: row.account_id,
       userId: row.user_id ?? "",
-      serviceAccountId: "",
+      serviceAccountId: row.service_account_id ?? "",
       apiKeyId: row.id,
       keyType: row.key_type === "USER" ? KeyType.KEY_TYPE_USER : KeyType.KEY_TYPE_SERVICE,
       accountRole: row.account_role ? ROLE[row.account_role] : AccountRole.ACCOUNT_ROLE_UNSPECIFIED,
       isDeveloper: row.is_developer ?? false,
-      spacePermissions: {},
-      organizationIds: row.organization_ids,
+      spacePermissions: effective.spacePermissions,
+      organizationIds: effective.organizationIds,
       issuedAtMs: 0n,
     };
     return { principal };

@@ -12,3 +12,31 @@ export function commit(
 ): Promise<void> {
   return commitEvents(store, { streamId, expectedVersion, events, metadata, project, conflicts });
 }
+
+export interface StreamAppend {
+  streamId: string;
+  expectedVersion: number | "any";
+  events: readonly ProjectedEvent[];
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Several streams in ONE transaction: deleting an organization appends OrganizationDeleted
+ * and every space's SpaceDeleted (each on its own stream, so each is published under the
+ * space's subject) atomically.
+ */
+export async function commitAll(
+  store: EventStore,
+  appends: readonly StreamAppend[],
+): Promise<void> {
+  await store.transaction(async (tx) => {
+    for (const a of appends) {
+      await tx.append(
+        a.streamId,
+        a.expectedVersion,
+        a.events.map((e) => ({ ...e, metadata: a.metadata })),
+      );
+      await project(tx.client, a.events);
+    }
+  });
+}

@@ -11,7 +11,9 @@ import {
 import type { IdentityConfig } from "./config.ts";
 import { SCHEMA, migrations } from "./migrations.ts";
 import { initialize } from "./initialize.ts";
-import { identityService } from "./service.ts";
+import { identityServices } from "./service.ts";
+import { startAuditConsumer } from "./auditConsumer.ts";
+import { syncPredefinedRoles } from "./predefinedRoles.ts";
 
 export { SCHEMA };
 
@@ -32,6 +34,7 @@ export async function startIdentity(
     max: 20,
   });
   await migrate(pool, { schema: SCHEMA, migrations });
+  await syncPredefinedRoles(pool);
   const nc = await connect({ servers: config.NATS_URL, name: "argus-identity" });
   await ensureStream(nc, {
     name: config.ARGUS_EVENTS_STREAM,
@@ -48,6 +51,14 @@ export async function startIdentity(
   });
   wake = () => relay.wake();
   relay.start();
+  const audit = await startAuditConsumer({
+    nc,
+    pool,
+    schema: SCHEMA,
+    stream: config.ARGUS_EVENTS_STREAM,
+    subjectRoot: config.ARGUS_SUBJECT_ROOT,
+    logger,
+  });
 
   if (config.ARGUS_INIT_API_KEY) {
     await initialize(
@@ -65,7 +76,7 @@ export async function startIdentity(
   const server = await startGrpcServer({
     port: config.IDENTITY_GRPC_PORT,
     probePort: config.IDENTITY_PROBE_PORT,
-    services: [identityService({ pool, store, pepper: config.ARGUS_API_KEY_PEPPER })],
+    services: identityServices({ pool, store, pepper: config.ARGUS_API_KEY_PEPPER }),
     principalSecret: config.ARGUS_PRINCIPAL_SECRET,
     logger,
     ready: async () => {
@@ -80,6 +91,7 @@ export async function startIdentity(
     async stop() {
       await server.shutdown();
       await relay.stop();
+      await audit.stop();
       await nc.drain();
       await pool.end();
     },

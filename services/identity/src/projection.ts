@@ -1,5 +1,7 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
+import { accessProjections } from "./accessProjection.ts";
+import { apiKeyProjections } from "./apiKeysProjection.ts";
 
 export interface ProjectedEvent {
   type: string;
@@ -36,16 +38,26 @@ const core: Record<string, Projection> = {
     tracedQuery(
       client,
       "project UserCreated",
-      `insert into users (id, account_id, email, name, account_role, is_developer, status, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [d.id, d.account_id, d.email, d.name, d.account_role, d.is_developer, d.status, d.created_at],
+      `insert into users (id, account_id, email, name, account_role, is_developer, status, created_at, invitation_expires_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        d.id,
+        d.account_id,
+        d.email,
+        d.name,
+        d.account_role,
+        d.is_developer,
+        d.status,
+        d.created_at,
+        d.invitation_expires_at ?? null,
+      ],
     ),
   ApiKeyCreated: (client, d) =>
     tracedQuery(
       client,
       "project ApiKeyCreated",
-      `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, description, redacted_key, status, created_at, expires_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, 'ACTIVE', $9, $10)`,
+      `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, description, redacted_key, status, created_at, expires_at, service_account_id)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, 'ACTIVE', $9, $10, $11)`,
       [
         d.id,
         d.account_id,
@@ -57,12 +69,17 @@ const core: Record<string, Projection> = {
         d.redacted_key,
         d.created_at,
         d.expires_at,
+        d.service_account_id ?? null,
       ],
     ),
 };
 
 // Each area of identity contributes the projections of its own events here.
-const projections: Record<string, Projection> = { ...core };
+const projections: Record<string, Projection> = {
+  ...core,
+  ...accessProjections,
+  ...apiKeyProjections,
+};
 
 /** Identity's inline projections, written in the same transaction as the events. */
 export async function project(

@@ -1,4 +1,4 @@
-import { decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
@@ -9,6 +9,12 @@ export const toPublicOrganization = (o: Organization) => ({
   description: o.description,
   created_at: o.createdAt,
 });
+
+function organizationPathId(raw: string | undefined): string {
+  const id = decodeId("Organization", raw ?? "");
+  if (id === null) throw notFound("organization");
+  return id;
+}
 
 export function organizationHandlers(identity: Backend): Record<string, Handler> {
   return {
@@ -43,6 +49,61 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
         idempotent: true,
       });
       return { status: 200, body: toPublicOrganization(org) };
+    },
+
+    async update_organization(req) {
+      const body = req.body as { name?: string; description?: string | null };
+      const org = await identity.call(
+        IdentityServiceService.updateOrganization,
+        {
+          id: organizationPathId(req.params.org_id),
+          name: body.name,
+          description: body.description === null ? "" : body.description,
+        },
+        req,
+      );
+      return { status: 200, body: toPublicOrganization(org) };
+    },
+
+    async delete_organization(req) {
+      await identity.call(
+        IdentityServiceService.deleteOrganization,
+        { id: organizationPathId(req.params.org_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+
+    async add_organization_user(req) {
+      const body = req.body as { user_id: string; role: { name: string } };
+      const userId = decodeId("User", body.user_id);
+      if (userId === null)
+        throw new DomainError("unprocessable-entity", "user_id is not a user id");
+      const m = await identity.call(
+        IdentityServiceService.addOrganizationUser,
+        { organizationId: organizationPathId(req.params.org_id), userId, roleName: body.role.name },
+        req,
+      );
+      return {
+        status: 200,
+        body: {
+          id: encodeId("RoleBinding", m.id),
+          user_id: encodeId("User", m.userId),
+          organization_id: encodeId("Organization", m.organizationId),
+          role: { type: "PREDEFINED", name: m.roleName },
+        },
+      };
+    },
+
+    async remove_organization_user(req) {
+      const userId = decodeId("User", req.params.user_id ?? "");
+      if (userId === null) throw notFound("user");
+      await identity.call(
+        IdentityServiceService.removeOrganizationUser,
+        { organizationId: organizationPathId(req.params.org_id), userId },
+        req,
+      );
+      return { status: 204 };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
-import { IdentityServiceService, type Space } from "@argus/proto/identity/v1";
+import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
 
@@ -19,6 +19,21 @@ export function toPublicSpace(s: Space) {
     is_private: s.isPrivate,
   };
 }
+
+function spacePathId(raw: string | undefined): string {
+  const id = decodeId("Space", raw ?? "");
+  if (id === null) throw notFound("space");
+  return id;
+}
+
+export const toPublicSpaceMembership = (m: SpaceMembership) => ({
+  id: encodeId("RoleBinding", m.id),
+  user_id: encodeId("User", m.userId),
+  space_id: encodeId("Space", m.spaceId),
+  role: m.roleName
+    ? { type: "PREDEFINED", name: m.roleName }
+    : { type: "CUSTOM", id: encodeId("Role", m.customRoleId), name: m.customRoleName },
+});
 
 export function spaceHandlers(identity: Backend): Record<string, Handler> {
   return {
@@ -64,6 +79,65 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
         idempotent: true,
       });
       return { status: 200, body: toPublicSpace(space) };
+    },
+
+    async update_space(req) {
+      const body = req.body as { name?: string; description?: string | null; is_private?: boolean };
+      const space = await identity.call(
+        IdentityServiceService.updateSpace,
+        {
+          id: spacePathId(req.params.space_id),
+          name: body.name,
+          description: body.description === null ? "" : body.description,
+          isPrivate: body.is_private,
+        },
+        req,
+      );
+      return { status: 200, body: toPublicSpace(space) };
+    },
+
+    async delete_space(req) {
+      await identity.call(
+        IdentityServiceService.deleteSpace,
+        { id: spacePathId(req.params.space_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+
+    async add_space_user(req) {
+      const body = req.body as {
+        user_id: string;
+        role: { type: "PREDEFINED"; name: string } | { type: "CUSTOM"; id: string };
+      };
+      const userId = decodeId("User", body.user_id);
+      if (userId === null)
+        throw new DomainError("unprocessable-entity", "user_id is not a user id");
+      const customRoleId = body.role.type === "CUSTOM" ? decodeId("Role", body.role.id) : "";
+      if (customRoleId === null)
+        throw new DomainError("unprocessable-entity", "role.id is not a role id");
+      const m = await identity.call(
+        IdentityServiceService.addSpaceUser,
+        {
+          spaceId: spacePathId(req.params.space_id),
+          userId,
+          roleName: body.role.type === "PREDEFINED" ? body.role.name : "",
+          customRoleId,
+        },
+        req,
+      );
+      return { status: 200, body: toPublicSpaceMembership(m) };
+    },
+
+    async remove_space_user(req) {
+      const userId = decodeId("User", req.params.user_id ?? "");
+      if (userId === null) throw notFound("user");
+      await identity.call(
+        IdentityServiceService.removeSpaceUser,
+        { spaceId: spacePathId(req.params.space_id), userId },
+        req,
+      );
+      return { status: 204 };
     },
   };
 }

@@ -72,6 +72,24 @@ export interface Principal_SpacePermissionsEntry {
   value?: PermissionSet | undefined;
 }
 
+/**
+ * How the gateway signs a Principal into call metadata (platform principal.ts): space
+ * permissions repeat the same few role sets across many spaces, so each distinct set travels
+ * once and spaces point at it; a full map would outgrow HTTP/2's header limit.
+ */
+export interface SignedPrincipal {
+  /** With space_permissions empty: they are in the two fields below. */
+  principal?: Principal | undefined;
+  permissionSets: PermissionSet[];
+  /** Space (internal uuid) -> index into permission_sets. */
+  spacePermissionSets: { [key: string]: number };
+}
+
+export interface SignedPrincipal_SpacePermissionSetsEntry {
+  key: string;
+  value: number;
+}
+
 export interface PermissionSet {
   permissions: string[];
 }
@@ -318,6 +336,146 @@ export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissi
     }
   },
 };
+
+function createBaseSignedPrincipal(): SignedPrincipal {
+  return { principal: undefined, permissionSets: [], spacePermissionSets: {} };
+}
+
+export const SignedPrincipal: MessageFns<SignedPrincipal> = {
+  encode(message: SignedPrincipal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.permissionSets) {
+      PermissionSet.encode(v!, writer.uint32(18).fork()).join();
+    }
+    globalThis.Object.entries(message.spacePermissionSets).forEach(
+      ([key, value]: [string, number]) => {
+        SignedPrincipal_SpacePermissionSetsEntry.encode(
+          { key: key as any, value },
+          writer.uint32(26).fork(),
+        ).join();
+      },
+    );
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignedPrincipal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignedPrincipal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.permissionSets.push(PermissionSet.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = SignedPrincipal_SpacePermissionSetsEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.spacePermissionSets[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSignedPrincipal_SpacePermissionSetsEntry(): SignedPrincipal_SpacePermissionSetsEntry {
+  return { key: "", value: 0 };
+}
+
+export const SignedPrincipal_SpacePermissionSetsEntry: MessageFns<SignedPrincipal_SpacePermissionSetsEntry> =
+  {
+    encode(
+      message: SignedPrincipal_SpacePermissionSetsEntry,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.key !== "") {
+        writer.uint32(10).string(message.key);
+      }
+      if (message.value !== 0) {
+        writer.uint32(16).uint32(message.value);
+      }
+      return writer;
+    },
+
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): SignedPrincipal_SpacePermissionSetsEntry {
+      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseSignedPrincipal_SpacePermissionSetsEntry();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.key = reader.string();
+              continue;
+            }
+            case 2: {
+              if (tag !== 16) {
+                break;
+              }
+
+              message.value = reader.uint32();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+  };
 
 function createBasePermissionSet(): PermissionSet {
   return { permissions: [] };

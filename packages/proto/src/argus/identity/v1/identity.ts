@@ -24,6 +24,9 @@ export const protobufPackage = "argus.identity.v1";
 
 export const protobufFileName = "argus/identity/v1/identity.proto";
 
+/** Reply of operations that answer nothing (HTTP 204). */
+export interface Done {}
+
 export interface AuthenticateRequest {
   apiKey: string;
 }
@@ -91,6 +94,267 @@ export interface CreateOrganizationRequest {
   name: string;
   description: string;
 }
+
+export interface UpdateOrganizationRequest {
+  id: string;
+  name?: string | undefined;
+  description?: string | undefined;
+}
+
+export interface DeleteOrganizationRequest {
+  id: string;
+}
+
+/** A user's membership is a role binding on the organization (or space): its id is the binding's. */
+export interface OrganizationMembership {
+  id: string;
+  userId: string;
+  organizationId: string;
+  roleName: string;
+}
+
+export interface AddOrganizationUserRequest {
+  organizationId: string;
+  userId: string;
+  /** A predefined role name (ADMIN, MEMBER, READ_ONLY, ANNOTATOR). */
+  roleName: string;
+}
+
+export interface RemoveOrganizationUserRequest {
+  organizationId: string;
+  userId: string;
+}
+
+export interface UpdateSpaceRequest {
+  id: string;
+  name?: string | undefined;
+  description?: string | undefined;
+  isPrivate?: boolean | undefined;
+}
+
+export interface DeleteSpaceRequest {
+  id: string;
+}
+
+export interface SpaceMembership {
+  id: string;
+  userId: string;
+  spaceId: string;
+  /** Predefined role name, empty for a custom role. */
+  roleName: string;
+  /** Custom role id, empty for a predefined role. */
+  customRoleId: string;
+  customRoleName: string;
+}
+
+export interface AddSpaceUserRequest {
+  spaceId: string;
+  userId: string;
+  /** Exactly one of: a predefined role name, or a custom role id. */
+  roleName: string;
+  customRoleId: string;
+}
+
+export interface RemoveSpaceUserRequest {
+  spaceId: string;
+  userId: string;
+}
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  createdAt: string;
+  /** ACTIVE, INVITED or EXPIRED (EXPIRED computed when the invitation lapsed). */
+  status: string;
+  /** admin, member or annotator. */
+  accountRole: string;
+  isDeveloper: boolean;
+}
+
+export interface ListUsersRequest {
+  page?: PageRequest | undefined;
+  email: string;
+  statuses: string[];
+}
+
+export interface ListUsersResponse {
+  users: User[];
+  page?: PageResponse | undefined;
+}
+
+export interface GetUserRequest {
+  id: string;
+}
+
+export interface CreateUserRequest {
+  name: string;
+  email: string;
+  accountRole: string;
+  isDeveloper?: boolean | undefined;
+}
+
+export interface UpdateUserRequest {
+  id: string;
+  name?: string | undefined;
+  isDeveloper?: boolean | undefined;
+}
+
+export interface DeleteUserRequest {
+  id: string;
+}
+
+export interface ResendUserInvitationRequest {
+  id: string;
+}
+
+export interface Role {
+  id: string;
+  name: string;
+  description: string;
+  permissions: string[];
+  isPredefined: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** False when the caller lacks ROLE_READ: permissions is then empty and must be omitted. */
+  permissionsVisible: boolean;
+}
+
+export interface ListRolesRequest {
+  page?: PageRequest | undefined;
+  isPredefined?: boolean | undefined;
+}
+
+export interface ListRolesResponse {
+  roles: Role[];
+  page?: PageResponse | undefined;
+}
+
+export interface GetRoleRequest {
+  id: string;
+}
+
+export interface CreateRoleRequest {
+  name: string;
+  description: string;
+  permissions: string[];
+}
+
+export interface UpdateRoleRequest {
+  id: string;
+  name?: string | undefined;
+  description?: string | undefined;
+  /** Replaces the permissions when set_permissions is true. */
+  setPermissions: boolean;
+  permissions: string[];
+}
+
+export interface DeleteRoleRequest {
+  id: string;
+}
+
+export interface RoleBinding {
+  id: string;
+  roleId: string;
+  /** USER or SERVICE_ACCOUNT. */
+  subjectType: string;
+  subjectId: string;
+  /** ORGANIZATION, SPACE or PROJECT. */
+  resourceType: string;
+  resourceId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ListRoleBindingsRequest {
+  page?: PageRequest | undefined;
+  resourceType: string;
+  userId: string;
+}
+
+export interface ListRoleBindingsResponse {
+  roleBindings: RoleBinding[];
+  page?: PageResponse | undefined;
+}
+
+export interface GetRoleBindingRequest {
+  id: string;
+}
+
+export interface CreateRoleBindingRequest {
+  roleId: string;
+  subjectType: string;
+  subjectId: string;
+  resourceType: string;
+  resourceId: string;
+}
+
+export interface UpdateRoleBindingRequest {
+  id: string;
+  roleId: string;
+}
+
+export interface DeleteRoleBindingRequest {
+  id: string;
+}
+
+export interface ResourceRestriction {
+  resourceType: string;
+  resourceId: string;
+  createdAt: string;
+}
+
+export interface ListResourceRestrictionsRequest {
+  page?: PageRequest | undefined;
+}
+
+export interface ListResourceRestrictionsResponse {
+  resourceRestrictions: ResourceRestriction[];
+  page?: PageResponse | undefined;
+}
+
+export interface CreateResourceRestrictionRequest {
+  resourceId: string;
+}
+
+export interface DeleteResourceRestrictionRequest {
+  resourceId: string;
+}
+
+function createBaseDone(): Done {
+  return {};
+}
+
+export const Done: MessageFns<Done> = {
+  encode(_: Done, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Done {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDone();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { apiKey: "" };
@@ -840,6 +1104,2519 @@ export const CreateOrganizationRequest: MessageFns<CreateOrganizationRequest> = 
   },
 };
 
+function createBaseUpdateOrganizationRequest(): UpdateOrganizationRequest {
+  return { id: "", name: undefined, description: undefined };
+}
+
+export const UpdateOrganizationRequest: MessageFns<UpdateOrganizationRequest> = {
+  encode(
+    message: UpdateOrganizationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteOrganizationRequest(): DeleteOrganizationRequest {
+  return { id: "" };
+}
+
+export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = {
+  encode(
+    message: DeleteOrganizationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOrganizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOrganizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseOrganizationMembership(): OrganizationMembership {
+  return { id: "", userId: "", organizationId: "", roleName: "" };
+}
+
+export const OrganizationMembership: MessageFns<OrganizationMembership> = {
+  encode(message: OrganizationMembership, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(26).string(message.organizationId);
+    }
+    if (message.roleName !== "") {
+      writer.uint32(34).string(message.roleName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationMembership {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationMembership();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roleName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAddOrganizationUserRequest(): AddOrganizationUserRequest {
+  return { organizationId: "", userId: "", roleName: "" };
+}
+
+export const AddOrganizationUserRequest: MessageFns<AddOrganizationUserRequest> = {
+  encode(
+    message: AddOrganizationUserRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.roleName !== "") {
+      writer.uint32(26).string(message.roleName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddOrganizationUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddOrganizationUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.roleName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRemoveOrganizationUserRequest(): RemoveOrganizationUserRequest {
+  return { organizationId: "", userId: "" };
+}
+
+export const RemoveOrganizationUserRequest: MessageFns<RemoveOrganizationUserRequest> = {
+  encode(
+    message: RemoveOrganizationUserRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveOrganizationUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveOrganizationUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateSpaceRequest(): UpdateSpaceRequest {
+  return { id: "", name: undefined, description: undefined, isPrivate: undefined };
+}
+
+export const UpdateSpaceRequest: MessageFns<UpdateSpaceRequest> = {
+  encode(message: UpdateSpaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.isPrivate !== undefined) {
+      writer.uint32(32).bool(message.isPrivate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateSpaceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateSpaceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.isPrivate = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteSpaceRequest(): DeleteSpaceRequest {
+  return { id: "" };
+}
+
+export const DeleteSpaceRequest: MessageFns<DeleteSpaceRequest> = {
+  encode(message: DeleteSpaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSpaceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSpaceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpaceMembership(): SpaceMembership {
+  return { id: "", userId: "", spaceId: "", roleName: "", customRoleId: "", customRoleName: "" };
+}
+
+export const SpaceMembership: MessageFns<SpaceMembership> = {
+  encode(message: SpaceMembership, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
+    }
+    if (message.roleName !== "") {
+      writer.uint32(34).string(message.roleName);
+    }
+    if (message.customRoleId !== "") {
+      writer.uint32(42).string(message.customRoleId);
+    }
+    if (message.customRoleName !== "") {
+      writer.uint32(50).string(message.customRoleName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpaceMembership {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpaceMembership();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roleName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.customRoleId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.customRoleName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAddSpaceUserRequest(): AddSpaceUserRequest {
+  return { spaceId: "", userId: "", roleName: "", customRoleId: "" };
+}
+
+export const AddSpaceUserRequest: MessageFns<AddSpaceUserRequest> = {
+  encode(message: AddSpaceUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.roleName !== "") {
+      writer.uint32(26).string(message.roleName);
+    }
+    if (message.customRoleId !== "") {
+      writer.uint32(34).string(message.customRoleId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddSpaceUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddSpaceUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.roleName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.customRoleId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRemoveSpaceUserRequest(): RemoveSpaceUserRequest {
+  return { spaceId: "", userId: "" };
+}
+
+export const RemoveSpaceUserRequest: MessageFns<RemoveSpaceUserRequest> = {
+  encode(message: RemoveSpaceUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveSpaceUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveSpaceUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUser(): User {
+  return {
+    id: "",
+    name: "",
+    email: "",
+    createdAt: "",
+    status: "",
+    accountRole: "",
+    isDeveloper: false,
+  };
+}
+
+export const User: MessageFns<User> = {
+  encode(message: User, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.accountRole !== "") {
+      writer.uint32(50).string(message.accountRole);
+    }
+    if (message.isDeveloper !== false) {
+      writer.uint32(56).bool(message.isDeveloper);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): User {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.accountRole = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.isDeveloper = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListUsersRequest(): ListUsersRequest {
+  return { page: undefined, email: "", statuses: [] };
+}
+
+export const ListUsersRequest: MessageFns<ListUsersRequest> = {
+  encode(message: ListUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    for (const v of message.statuses) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.statuses.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListUsersResponse(): ListUsersResponse {
+  return { users: [], page: undefined };
+}
+
+export const ListUsersResponse: MessageFns<ListUsersResponse> = {
+  encode(message: ListUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.users) {
+      User.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.users.push(User.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetUserRequest(): GetUserRequest {
+  return { id: "" };
+}
+
+export const GetUserRequest: MessageFns<GetUserRequest> = {
+  encode(message: GetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateUserRequest(): CreateUserRequest {
+  return { name: "", email: "", accountRole: "", isDeveloper: undefined };
+}
+
+export const CreateUserRequest: MessageFns<CreateUserRequest> = {
+  encode(message: CreateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.accountRole !== "") {
+      writer.uint32(26).string(message.accountRole);
+    }
+    if (message.isDeveloper !== undefined) {
+      writer.uint32(32).bool(message.isDeveloper);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountRole = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.isDeveloper = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateUserRequest(): UpdateUserRequest {
+  return { id: "", name: undefined, isDeveloper: undefined };
+}
+
+export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
+  encode(message: UpdateUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.isDeveloper !== undefined) {
+      writer.uint32(24).bool(message.isDeveloper);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.isDeveloper = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteUserRequest(): DeleteUserRequest {
+  return { id: "" };
+}
+
+export const DeleteUserRequest: MessageFns<DeleteUserRequest> = {
+  encode(message: DeleteUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResendUserInvitationRequest(): ResendUserInvitationRequest {
+  return { id: "" };
+}
+
+export const ResendUserInvitationRequest: MessageFns<ResendUserInvitationRequest> = {
+  encode(
+    message: ResendUserInvitationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResendUserInvitationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResendUserInvitationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRole(): Role {
+  return {
+    id: "",
+    name: "",
+    description: "",
+    permissions: [],
+    isPredefined: false,
+    createdAt: "",
+    updatedAt: "",
+    permissionsVisible: false,
+  };
+}
+
+export const Role: MessageFns<Role> = {
+  encode(message: Role, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.isPredefined !== false) {
+      writer.uint32(40).bool(message.isPredefined);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(58).string(message.updatedAt);
+    }
+    if (message.permissionsVisible !== false) {
+      writer.uint32(64).bool(message.permissionsVisible);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Role {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRole();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.isPredefined = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.permissionsVisible = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListRolesRequest(): ListRolesRequest {
+  return { page: undefined, isPredefined: undefined };
+}
+
+export const ListRolesRequest: MessageFns<ListRolesRequest> = {
+  encode(message: ListRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.isPredefined !== undefined) {
+      writer.uint32(16).bool(message.isPredefined);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.isPredefined = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListRolesResponse(): ListRolesResponse {
+  return { roles: [], page: undefined };
+}
+
+export const ListRolesResponse: MessageFns<ListRolesResponse> = {
+  encode(message: ListRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.roles) {
+      Role.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roles.push(Role.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetRoleRequest(): GetRoleRequest {
+  return { id: "" };
+}
+
+export const GetRoleRequest: MessageFns<GetRoleRequest> = {
+  encode(message: GetRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateRoleRequest(): CreateRoleRequest {
+  return { name: "", description: "", permissions: [] };
+}
+
+export const CreateRoleRequest: MessageFns<CreateRoleRequest> = {
+  encode(message: CreateRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateRoleRequest(): UpdateRoleRequest {
+  return {
+    id: "",
+    name: undefined,
+    description: undefined,
+    setPermissions: false,
+    permissions: [],
+  };
+}
+
+export const UpdateRoleRequest: MessageFns<UpdateRoleRequest> = {
+  encode(message: UpdateRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.setPermissions !== false) {
+      writer.uint32(32).bool(message.setPermissions);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.setPermissions = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteRoleRequest(): DeleteRoleRequest {
+  return { id: "" };
+}
+
+export const DeleteRoleRequest: MessageFns<DeleteRoleRequest> = {
+  encode(message: DeleteRoleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRoleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRoleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRoleBinding(): RoleBinding {
+  return {
+    id: "",
+    roleId: "",
+    subjectType: "",
+    subjectId: "",
+    resourceType: "",
+    resourceId: "",
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const RoleBinding: MessageFns<RoleBinding> = {
+  encode(message: RoleBinding, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.roleId !== "") {
+      writer.uint32(18).string(message.roleId);
+    }
+    if (message.subjectType !== "") {
+      writer.uint32(26).string(message.subjectType);
+    }
+    if (message.subjectId !== "") {
+      writer.uint32(34).string(message.subjectId);
+    }
+    if (message.resourceType !== "") {
+      writer.uint32(42).string(message.resourceType);
+    }
+    if (message.resourceId !== "") {
+      writer.uint32(50).string(message.resourceId);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(58).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(66).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RoleBinding {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRoleBinding();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.roleId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.subjectType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.subjectId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resourceType = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListRoleBindingsRequest(): ListRoleBindingsRequest {
+  return { page: undefined, resourceType: "", userId: "" };
+}
+
+export const ListRoleBindingsRequest: MessageFns<ListRoleBindingsRequest> = {
+  encode(
+    message: ListRoleBindingsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.resourceType !== "") {
+      writer.uint32(18).string(message.resourceType);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRoleBindingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRoleBindingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resourceType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListRoleBindingsResponse(): ListRoleBindingsResponse {
+  return { roleBindings: [], page: undefined };
+}
+
+export const ListRoleBindingsResponse: MessageFns<ListRoleBindingsResponse> = {
+  encode(
+    message: ListRoleBindingsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.roleBindings) {
+      RoleBinding.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRoleBindingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRoleBindingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roleBindings.push(RoleBinding.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetRoleBindingRequest(): GetRoleBindingRequest {
+  return { id: "" };
+}
+
+export const GetRoleBindingRequest: MessageFns<GetRoleBindingRequest> = {
+  encode(message: GetRoleBindingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetRoleBindingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetRoleBindingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateRoleBindingRequest(): CreateRoleBindingRequest {
+  return { roleId: "", subjectType: "", subjectId: "", resourceType: "", resourceId: "" };
+}
+
+export const CreateRoleBindingRequest: MessageFns<CreateRoleBindingRequest> = {
+  encode(
+    message: CreateRoleBindingRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.roleId !== "") {
+      writer.uint32(10).string(message.roleId);
+    }
+    if (message.subjectType !== "") {
+      writer.uint32(18).string(message.subjectType);
+    }
+    if (message.subjectId !== "") {
+      writer.uint32(26).string(message.subjectId);
+    }
+    if (message.resourceType !== "") {
+      writer.uint32(34).string(message.resourceType);
+    }
+    if (message.resourceId !== "") {
+      writer.uint32(42).string(message.resourceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateRoleBindingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateRoleBindingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roleId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subjectType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.subjectId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resourceType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateRoleBindingRequest(): UpdateRoleBindingRequest {
+  return { id: "", roleId: "" };
+}
+
+export const UpdateRoleBindingRequest: MessageFns<UpdateRoleBindingRequest> = {
+  encode(
+    message: UpdateRoleBindingRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.roleId !== "") {
+      writer.uint32(18).string(message.roleId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRoleBindingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRoleBindingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.roleId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteRoleBindingRequest(): DeleteRoleBindingRequest {
+  return { id: "" };
+}
+
+export const DeleteRoleBindingRequest: MessageFns<DeleteRoleBindingRequest> = {
+  encode(
+    message: DeleteRoleBindingRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRoleBindingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRoleBindingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResourceRestriction(): ResourceRestriction {
+  return { resourceType: "", resourceId: "", createdAt: "" };
+}
+
+export const ResourceRestriction: MessageFns<ResourceRestriction> = {
+  encode(message: ResourceRestriction, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resourceType !== "") {
+      writer.uint32(10).string(message.resourceType);
+    }
+    if (message.resourceId !== "") {
+      writer.uint32(18).string(message.resourceId);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(26).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceRestriction {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceRestriction();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resourceType = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListResourceRestrictionsRequest(): ListResourceRestrictionsRequest {
+  return { page: undefined };
+}
+
+export const ListResourceRestrictionsRequest: MessageFns<ListResourceRestrictionsRequest> = {
+  encode(
+    message: ListResourceRestrictionsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResourceRestrictionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResourceRestrictionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListResourceRestrictionsResponse(): ListResourceRestrictionsResponse {
+  return { resourceRestrictions: [], page: undefined };
+}
+
+export const ListResourceRestrictionsResponse: MessageFns<ListResourceRestrictionsResponse> = {
+  encode(
+    message: ListResourceRestrictionsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.resourceRestrictions) {
+      ResourceRestriction.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResourceRestrictionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResourceRestrictionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resourceRestrictions.push(ResourceRestriction.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateResourceRestrictionRequest(): CreateResourceRestrictionRequest {
+  return { resourceId: "" };
+}
+
+export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrictionRequest> = {
+  encode(
+    message: CreateResourceRestrictionRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.resourceId !== "") {
+      writer.uint32(10).string(message.resourceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateResourceRestrictionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateResourceRestrictionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteResourceRestrictionRequest(): DeleteResourceRestrictionRequest {
+  return { resourceId: "" };
+}
+
+export const DeleteResourceRestrictionRequest: MessageFns<DeleteResourceRestrictionRequest> = {
+  encode(
+    message: DeleteResourceRestrictionRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.resourceId !== "") {
+      writer.uint32(10).string(message.resourceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteResourceRestrictionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteResourceRestrictionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resourceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /** Identity owns accounts, organizations, spaces, users and API keys. */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
@@ -927,6 +3704,306 @@ export const IdentityServiceService = {
       Buffer.from(ListSpacesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListSpacesResponse => ListSpacesResponse.decode(value),
   },
+  updateOrganization: {
+    path: "/argus.identity.v1.IdentityService/UpdateOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrganizationRequest): Buffer =>
+      Buffer.from(UpdateOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrganizationRequest =>
+      UpdateOrganizationRequest.decode(value),
+    responseSerialize: (value: Organization): Buffer =>
+      Buffer.from(Organization.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Organization => Organization.decode(value),
+  },
+  /** Deletes the organization and, through events, its spaces and everything they own. */
+  deleteOrganization: {
+    path: "/argus.identity.v1.IdentityService/DeleteOrganization" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOrganizationRequest): Buffer =>
+      Buffer.from(DeleteOrganizationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOrganizationRequest =>
+      DeleteOrganizationRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  addOrganizationUser: {
+    path: "/argus.identity.v1.IdentityService/AddOrganizationUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddOrganizationUserRequest): Buffer =>
+      Buffer.from(AddOrganizationUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddOrganizationUserRequest =>
+      AddOrganizationUserRequest.decode(value),
+    responseSerialize: (value: OrganizationMembership): Buffer =>
+      Buffer.from(OrganizationMembership.encode(value).finish()),
+    responseDeserialize: (value: Buffer): OrganizationMembership =>
+      OrganizationMembership.decode(value),
+  },
+  removeOrganizationUser: {
+    path: "/argus.identity.v1.IdentityService/RemoveOrganizationUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveOrganizationUserRequest): Buffer =>
+      Buffer.from(RemoveOrganizationUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveOrganizationUserRequest =>
+      RemoveOrganizationUserRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  updateSpace: {
+    path: "/argus.identity.v1.IdentityService/UpdateSpace" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateSpaceRequest): Buffer =>
+      Buffer.from(UpdateSpaceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateSpaceRequest => UpdateSpaceRequest.decode(value),
+    responseSerialize: (value: Space): Buffer => Buffer.from(Space.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Space => Space.decode(value),
+  },
+  /** Emits SpaceDeleted; the owning services delete what the space holds. */
+  deleteSpace: {
+    path: "/argus.identity.v1.IdentityService/DeleteSpace" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteSpaceRequest): Buffer =>
+      Buffer.from(DeleteSpaceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteSpaceRequest => DeleteSpaceRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  addSpaceUser: {
+    path: "/argus.identity.v1.IdentityService/AddSpaceUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddSpaceUserRequest): Buffer =>
+      Buffer.from(AddSpaceUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddSpaceUserRequest => AddSpaceUserRequest.decode(value),
+    responseSerialize: (value: SpaceMembership): Buffer =>
+      Buffer.from(SpaceMembership.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SpaceMembership => SpaceMembership.decode(value),
+  },
+  removeSpaceUser: {
+    path: "/argus.identity.v1.IdentityService/RemoveSpaceUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveSpaceUserRequest): Buffer =>
+      Buffer.from(RemoveSpaceUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveSpaceUserRequest =>
+      RemoveSpaceUserRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  listUsers: {
+    path: "/argus.identity.v1.IdentityService/ListUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersRequest): Buffer =>
+      Buffer.from(ListUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersRequest => ListUsersRequest.decode(value),
+    responseSerialize: (value: ListUsersResponse): Buffer =>
+      Buffer.from(ListUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
+  },
+  getUser: {
+    path: "/argus.identity.v1.IdentityService/GetUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserRequest): Buffer =>
+      Buffer.from(GetUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserRequest => GetUserRequest.decode(value),
+    responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
+    responseDeserialize: (value: Buffer): User => User.decode(value),
+  },
+  createUser: {
+    path: "/argus.identity.v1.IdentityService/CreateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateUserRequest): Buffer =>
+      Buffer.from(CreateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
+    responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
+    responseDeserialize: (value: Buffer): User => User.decode(value),
+  },
+  updateUser: {
+    path: "/argus.identity.v1.IdentityService/UpdateUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateUserRequest): Buffer =>
+      Buffer.from(UpdateUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateUserRequest => UpdateUserRequest.decode(value),
+    responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
+    responseDeserialize: (value: Buffer): User => User.decode(value),
+  },
+  deleteUser: {
+    path: "/argus.identity.v1.IdentityService/DeleteUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteUserRequest): Buffer =>
+      Buffer.from(DeleteUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteUserRequest => DeleteUserRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  resendUserInvitation: {
+    path: "/argus.identity.v1.IdentityService/ResendUserInvitation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResendUserInvitationRequest): Buffer =>
+      Buffer.from(ResendUserInvitationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResendUserInvitationRequest =>
+      ResendUserInvitationRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  listRoles: {
+    path: "/argus.identity.v1.IdentityService/ListRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRolesRequest): Buffer =>
+      Buffer.from(ListRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRolesRequest => ListRolesRequest.decode(value),
+    responseSerialize: (value: ListRolesResponse): Buffer =>
+      Buffer.from(ListRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRolesResponse => ListRolesResponse.decode(value),
+  },
+  getRole: {
+    path: "/argus.identity.v1.IdentityService/GetRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRoleRequest): Buffer =>
+      Buffer.from(GetRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRoleRequest => GetRoleRequest.decode(value),
+    responseSerialize: (value: Role): Buffer => Buffer.from(Role.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Role => Role.decode(value),
+  },
+  createRole: {
+    path: "/argus.identity.v1.IdentityService/CreateRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateRoleRequest): Buffer =>
+      Buffer.from(CreateRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateRoleRequest => CreateRoleRequest.decode(value),
+    responseSerialize: (value: Role): Buffer => Buffer.from(Role.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Role => Role.decode(value),
+  },
+  updateRole: {
+    path: "/argus.identity.v1.IdentityService/UpdateRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRoleRequest): Buffer =>
+      Buffer.from(UpdateRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRoleRequest => UpdateRoleRequest.decode(value),
+    responseSerialize: (value: Role): Buffer => Buffer.from(Role.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Role => Role.decode(value),
+  },
+  deleteRole: {
+    path: "/argus.identity.v1.IdentityService/DeleteRole" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRoleRequest): Buffer =>
+      Buffer.from(DeleteRoleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRoleRequest => DeleteRoleRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  listRoleBindings: {
+    path: "/argus.identity.v1.IdentityService/ListRoleBindings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRoleBindingsRequest): Buffer =>
+      Buffer.from(ListRoleBindingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRoleBindingsRequest =>
+      ListRoleBindingsRequest.decode(value),
+    responseSerialize: (value: ListRoleBindingsResponse): Buffer =>
+      Buffer.from(ListRoleBindingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRoleBindingsResponse =>
+      ListRoleBindingsResponse.decode(value),
+  },
+  getRoleBinding: {
+    path: "/argus.identity.v1.IdentityService/GetRoleBinding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetRoleBindingRequest): Buffer =>
+      Buffer.from(GetRoleBindingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetRoleBindingRequest =>
+      GetRoleBindingRequest.decode(value),
+    responseSerialize: (value: RoleBinding): Buffer =>
+      Buffer.from(RoleBinding.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RoleBinding => RoleBinding.decode(value),
+  },
+  createRoleBinding: {
+    path: "/argus.identity.v1.IdentityService/CreateRoleBinding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateRoleBindingRequest): Buffer =>
+      Buffer.from(CreateRoleBindingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateRoleBindingRequest =>
+      CreateRoleBindingRequest.decode(value),
+    responseSerialize: (value: RoleBinding): Buffer =>
+      Buffer.from(RoleBinding.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RoleBinding => RoleBinding.decode(value),
+  },
+  updateRoleBinding: {
+    path: "/argus.identity.v1.IdentityService/UpdateRoleBinding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRoleBindingRequest): Buffer =>
+      Buffer.from(UpdateRoleBindingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRoleBindingRequest =>
+      UpdateRoleBindingRequest.decode(value),
+    responseSerialize: (value: RoleBinding): Buffer =>
+      Buffer.from(RoleBinding.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RoleBinding => RoleBinding.decode(value),
+  },
+  deleteRoleBinding: {
+    path: "/argus.identity.v1.IdentityService/DeleteRoleBinding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRoleBindingRequest): Buffer =>
+      Buffer.from(DeleteRoleBindingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRoleBindingRequest =>
+      DeleteRoleBindingRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  listResourceRestrictions: {
+    path: "/argus.identity.v1.IdentityService/ListResourceRestrictions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListResourceRestrictionsRequest): Buffer =>
+      Buffer.from(ListResourceRestrictionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListResourceRestrictionsRequest =>
+      ListResourceRestrictionsRequest.decode(value),
+    responseSerialize: (value: ListResourceRestrictionsResponse): Buffer =>
+      Buffer.from(ListResourceRestrictionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListResourceRestrictionsResponse =>
+      ListResourceRestrictionsResponse.decode(value),
+  },
+  createResourceRestriction: {
+    path: "/argus.identity.v1.IdentityService/CreateResourceRestriction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateResourceRestrictionRequest): Buffer =>
+      Buffer.from(CreateResourceRestrictionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateResourceRestrictionRequest =>
+      CreateResourceRestrictionRequest.decode(value),
+    responseSerialize: (value: ResourceRestriction): Buffer =>
+      Buffer.from(ResourceRestriction.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResourceRestriction => ResourceRestriction.decode(value),
+  },
+  deleteResourceRestriction: {
+    path: "/argus.identity.v1.IdentityService/DeleteResourceRestriction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteResourceRestrictionRequest): Buffer =>
+      Buffer.from(DeleteResourceRestrictionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteResourceRestrictionRequest =>
+      DeleteResourceRestrictionRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -941,6 +4018,38 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   createSpace: handleUnaryCall<CreateSpaceRequest, Space>;
   getSpace: handleUnaryCall<GetSpaceRequest, Space>;
   listSpaces: handleUnaryCall<ListSpacesRequest, ListSpacesResponse>;
+  updateOrganization: handleUnaryCall<UpdateOrganizationRequest, Organization>;
+  /** Deletes the organization and, through events, its spaces and everything they own. */
+  deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, Done>;
+  addOrganizationUser: handleUnaryCall<AddOrganizationUserRequest, OrganizationMembership>;
+  removeOrganizationUser: handleUnaryCall<RemoveOrganizationUserRequest, Done>;
+  updateSpace: handleUnaryCall<UpdateSpaceRequest, Space>;
+  /** Emits SpaceDeleted; the owning services delete what the space holds. */
+  deleteSpace: handleUnaryCall<DeleteSpaceRequest, Done>;
+  addSpaceUser: handleUnaryCall<AddSpaceUserRequest, SpaceMembership>;
+  removeSpaceUser: handleUnaryCall<RemoveSpaceUserRequest, Done>;
+  listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
+  getUser: handleUnaryCall<GetUserRequest, User>;
+  createUser: handleUnaryCall<CreateUserRequest, User>;
+  updateUser: handleUnaryCall<UpdateUserRequest, User>;
+  deleteUser: handleUnaryCall<DeleteUserRequest, Done>;
+  resendUserInvitation: handleUnaryCall<ResendUserInvitationRequest, Done>;
+  listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
+  getRole: handleUnaryCall<GetRoleRequest, Role>;
+  createRole: handleUnaryCall<CreateRoleRequest, Role>;
+  updateRole: handleUnaryCall<UpdateRoleRequest, Role>;
+  deleteRole: handleUnaryCall<DeleteRoleRequest, Done>;
+  listRoleBindings: handleUnaryCall<ListRoleBindingsRequest, ListRoleBindingsResponse>;
+  getRoleBinding: handleUnaryCall<GetRoleBindingRequest, RoleBinding>;
+  createRoleBinding: handleUnaryCall<CreateRoleBindingRequest, RoleBinding>;
+  updateRoleBinding: handleUnaryCall<UpdateRoleBindingRequest, RoleBinding>;
+  deleteRoleBinding: handleUnaryCall<DeleteRoleBindingRequest, Done>;
+  listResourceRestrictions: handleUnaryCall<
+    ListResourceRestrictionsRequest,
+    ListResourceRestrictionsResponse
+  >;
+  createResourceRestriction: handleUnaryCall<CreateResourceRestrictionRequest, ResourceRestriction>;
+  deleteResourceRestriction: handleUnaryCall<DeleteResourceRestrictionRequest, Done>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -1052,6 +4161,413 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListSpacesResponse) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  updateOrganization(
+    request: UpdateOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Organization) => void,
+  ): ClientUnaryCall;
+  /** Deletes the organization and, through events, its spaces and everything they own. */
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteOrganization(
+    request: DeleteOrganizationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  addOrganizationUser(
+    request: AddOrganizationUserRequest,
+    callback: (error: ServiceError | null, response: OrganizationMembership) => void,
+  ): ClientUnaryCall;
+  addOrganizationUser(
+    request: AddOrganizationUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: OrganizationMembership) => void,
+  ): ClientUnaryCall;
+  addOrganizationUser(
+    request: AddOrganizationUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: OrganizationMembership) => void,
+  ): ClientUnaryCall;
+  removeOrganizationUser(
+    request: RemoveOrganizationUserRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  removeOrganizationUser(
+    request: RemoveOrganizationUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  removeOrganizationUser(
+    request: RemoveOrganizationUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  updateSpace(
+    request: UpdateSpaceRequest,
+    callback: (error: ServiceError | null, response: Space) => void,
+  ): ClientUnaryCall;
+  updateSpace(
+    request: UpdateSpaceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Space) => void,
+  ): ClientUnaryCall;
+  updateSpace(
+    request: UpdateSpaceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Space) => void,
+  ): ClientUnaryCall;
+  /** Emits SpaceDeleted; the owning services delete what the space holds. */
+  deleteSpace(
+    request: DeleteSpaceRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteSpace(
+    request: DeleteSpaceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteSpace(
+    request: DeleteSpaceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  addSpaceUser(
+    request: AddSpaceUserRequest,
+    callback: (error: ServiceError | null, response: SpaceMembership) => void,
+  ): ClientUnaryCall;
+  addSpaceUser(
+    request: AddSpaceUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SpaceMembership) => void,
+  ): ClientUnaryCall;
+  addSpaceUser(
+    request: AddSpaceUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SpaceMembership) => void,
+  ): ClientUnaryCall;
+  removeSpaceUser(
+    request: RemoveSpaceUserRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  removeSpaceUser(
+    request: RemoveSpaceUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  removeSpaceUser(
+    request: RemoveSpaceUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  listUsers(
+    request: ListUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersResponse) => void,
+  ): ClientUnaryCall;
+  getUser(
+    request: GetUserRequest,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  getUser(
+    request: GetUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  getUser(
+    request: GetUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  createUser(
+    request: CreateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  updateUser(
+    request: UpdateUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteUser(
+    request: DeleteUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  resendUserInvitation(
+    request: ResendUserInvitationRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  resendUserInvitation(
+    request: ResendUserInvitationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  resendUserInvitation(
+    request: ResendUserInvitationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  listRoles(
+    request: ListRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRolesResponse) => void,
+  ): ClientUnaryCall;
+  getRole(
+    request: GetRoleRequest,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  getRole(
+    request: GetRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  getRole(
+    request: GetRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  createRole(
+    request: CreateRoleRequest,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  createRole(
+    request: CreateRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  createRole(
+    request: CreateRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  updateRole(
+    request: UpdateRoleRequest,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  updateRole(
+    request: UpdateRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  updateRole(
+    request: UpdateRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Role) => void,
+  ): ClientUnaryCall;
+  deleteRole(
+    request: DeleteRoleRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteRole(
+    request: DeleteRoleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteRole(
+    request: DeleteRoleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  listRoleBindings(
+    request: ListRoleBindingsRequest,
+    callback: (error: ServiceError | null, response: ListRoleBindingsResponse) => void,
+  ): ClientUnaryCall;
+  listRoleBindings(
+    request: ListRoleBindingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRoleBindingsResponse) => void,
+  ): ClientUnaryCall;
+  listRoleBindings(
+    request: ListRoleBindingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRoleBindingsResponse) => void,
+  ): ClientUnaryCall;
+  getRoleBinding(
+    request: GetRoleBindingRequest,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  getRoleBinding(
+    request: GetRoleBindingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  getRoleBinding(
+    request: GetRoleBindingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  createRoleBinding(
+    request: CreateRoleBindingRequest,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  createRoleBinding(
+    request: CreateRoleBindingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  createRoleBinding(
+    request: CreateRoleBindingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  updateRoleBinding(
+    request: UpdateRoleBindingRequest,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  updateRoleBinding(
+    request: UpdateRoleBindingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  updateRoleBinding(
+    request: UpdateRoleBindingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RoleBinding) => void,
+  ): ClientUnaryCall;
+  deleteRoleBinding(
+    request: DeleteRoleBindingRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteRoleBinding(
+    request: DeleteRoleBindingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteRoleBinding(
+    request: DeleteRoleBindingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  listResourceRestrictions(
+    request: ListResourceRestrictionsRequest,
+    callback: (error: ServiceError | null, response: ListResourceRestrictionsResponse) => void,
+  ): ClientUnaryCall;
+  listResourceRestrictions(
+    request: ListResourceRestrictionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListResourceRestrictionsResponse) => void,
+  ): ClientUnaryCall;
+  listResourceRestrictions(
+    request: ListResourceRestrictionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListResourceRestrictionsResponse) => void,
+  ): ClientUnaryCall;
+  createResourceRestriction(
+    request: CreateResourceRestrictionRequest,
+    callback: (error: ServiceError | null, response: ResourceRestriction) => void,
+  ): ClientUnaryCall;
+  createResourceRestriction(
+    request: CreateResourceRestrictionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResourceRestriction) => void,
+  ): ClientUnaryCall;
+  createResourceRestriction(
+    request: CreateResourceRestrictionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResourceRestriction) => void,
+  ): ClientUnaryCall;
+  deleteResourceRestriction(
+    request: DeleteResourceRestrictionRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteResourceRestriction(
+    request: DeleteResourceRestrictionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  deleteResourceRestriction(
+    request: DeleteResourceRestrictionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
   ): ClientUnaryCall;
 }
 

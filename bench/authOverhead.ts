@@ -1,0 +1,114 @@
+import { isDeepStrictEqual } from "node:util";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, freePort, spawnProcess, startInfra, startStack } from "@argus/testkit";
+import type { Benchmark } from "./benchmark.ts";
+import type { Target } from "./load.ts";
+
+const gatewayDir = fileURLToPath(new URL("../services/gateway/", import.meta.url));
+
+/**
+ * The gateway with authentication short-circuited: the real app, routes, validation, rate
+ * limit and backends, but an authenticator that returns one fixed principal (resolved once,
+ * through identity, from the admin key) instead of calling Authenticate per request. It runs
+ * as its own process, like the real gateway, so the load generator does not share its thread.
+ */
+const NO_AUTH_GATEWAY = `
+import { createLogger } from "@argus/platform";
+import { createApp } from "./src/app.ts";
+import { createBackend } from "./src/backend.ts";
+import { loadGatewayConfig } from "./src/config.ts";
+import { identityAuthenticator } from "./src/identityAuthenticator.ts";
+import { loadDocument } from "./src/openapi/document.ts";
+import { compileOperations } from "./src/openapi/operations.ts";
+import { spaceHandlers } from "./src/routes/spaces.ts";
+
+const config = loadGatewayConfig();
+const logger = createLogger({ service: "gateway-no-auth", level: config.logLevel });
+const identity = createBackend(config.identityGrpcUrl, config.principalSecret);
+const principal = await identityAuthenticator(identity, config.principalSecret).authenticate(
+  process.env.BENCH_API_KEY, { requestId: "bench", clientIp: "127.0.0.1" });
+const loaded = loadDocument();
+// Only the benchmarked route is served for real; createApp wants a handler per operation.
+const handlers = Object.fromEntries(compileOperations(loaded.document).map((o) => [o.operationId,
+  async () => { throw new Error("not part of the benchmark"); }]));
+Object.assign(handlers, spaceHandlers(identity));
+const app = createApp({ authenticator: { authenticate: async () => principal }, handlers, config,
+  logger, ready: async () => true }, loaded);
+app.listen(config.httpPort);
+`;
+
+/**
+ * What authenticating every request costs (ARCHITECTURE §8: the gateway calls identity's
+ * Authenticate on every request, so a revoke is seen at once): GET /v2/spaces/{id} through
+ * the real gateway versus the same gateway code with a fixed principal, both against the same
+ * identity process and database.
+ */
+export async function authOverheadBenchmark(): Promise<Benchmark> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    const { infra, stop: stopInfra } = await startInfra();
+    cleanups.push(stopInfra);
+    const db = await createTestDatabase(infra);
+    cleanups.push(db.drop);
+    const stack = await startStack({
+      databaseUrl: db.url,
+      natsUrl: infra.natsUrl,
+      env: {
+        ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
+        ARGUS_RATE_LIMIT_BURST: "1000000",
+        LOG_LEVEL: "warn",
+      },
+    });
+    cleanups.push(stack.stop);
+    const headers = { authorization: `Bearer ${stack.apiKey}` };
+    const res = await fetch(`${stack.baseUrl}/v2/spaces`, { headers });
+    const spaceId = ((await res.json()) as { spaces?: { id: string }[] }).spaces?.[0]?.id;
+    if (!spaceId) throw new Error(`GET /v2/spaces: ${res.status} without a space`);
+
+    const port = await freePort();
+    const noAuth = await spawnProcess({
+      name: "gateway-no-auth",
+      command: process.execPath,
+      args: ["--input-type=module", "-e", NO_AUTH_GATEWAY],
+      cwd: gatewayDir,
+      env: { ...stack.env, ARGUS_HTTP_PORT: String(port), BENCH_API_KEY: stack.apiKey },
+      readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+    });
+    cleanups.push(() => noAuth.stop());
+
+    const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
+    const identity = stack.processes.identity!.pid;
+    const subject = {
+      name: "auth",
+      url: stack.baseUrl + path,
+      headers,
+      pids: { gateway: stack.processes.gateway!.pid, identity },
+    };
+    const baseline = {
+      name: "no-auth",
+      url: `http://127.0.0.1:${port}${path}`,
+      headers,
+      pids: { gateway: noAuth.pid, identity },
+    };
+    await expectSameBody(subject, baseline);
+    return { name: "GET /v2/spaces/{id}: Authenticate per request", subject, baseline, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function expectSameBody(a: Target, b: Target): Promise<void> {
+  const read = async (t: Target) => {
+    const r = await fetch(t.url, { headers: t.headers });
+    return { name: t.name, status: r.status, body: (await r.json()) as unknown };
+  };
+  const [ra, rb] = await Promise.all([read(a), read(b)]);
+  if (ra.status !== 200 || rb.status !== 200 || !isDeepStrictEqual(ra.body, rb.body)) {
+    const show = (r: typeof ra) => `${r.name}: ${r.status} ${JSON.stringify(r.body)}`;
+    throw new Error(`targets disagree:\n${show(ra)}\n${show(rb)}`);
+  }
+}

@@ -1,0 +1,177 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import {
+  ApiKeyServiceService,
+  type ApiKey,
+  type BotUser,
+  type OrganizationAssignment,
+} from "@argus/proto/identity/v1/api_keys";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+interface RoleBody {
+  type?: "PREDEFINED" | "CUSTOM";
+  name?: string;
+  id?: string;
+}
+
+interface CreateApiKeyBody {
+  key_type: "USER" | "SERVICE";
+  name: string;
+  description?: string;
+  expires_at?: string;
+  account_role?: RoleBody;
+  organizations?: {
+    org_id: string;
+    role?: RoleBody;
+    spaces: { space_id: string; role?: RoleBody }[];
+  }[];
+}
+
+export function toPublicApiKey(k: ApiKey) {
+  return {
+    id: encodeId("ApiKey", k.id),
+    name: k.name,
+    description: k.description,
+    key_type: k.keyType,
+    status: k.status,
+    redacted_key: k.redactedKey,
+    created_by_user_id: encodeId("User", k.createdByUserId),
+    created_at: k.createdAt,
+    ...(k.expiresAt ? { expires_at: k.expiresAt } : {}),
+    ...(k.lastUsedAt ? { last_used_at: k.lastUsedAt } : {}),
+  };
+}
+
+function toPublicBotUser(b: BotUser) {
+  return {
+    id: encodeId("ServiceAccount", b.id),
+    name: b.name,
+    account_role: { name: b.accountRole },
+    organizations: b.organizations.map((o) => ({
+      org_id: encodeId("Organization", o.organizationId),
+      role: { name: o.role },
+      spaces: o.spaces.map((s) => ({
+        space_id: encodeId("Space", s.spaceId),
+        role: { name: s.role },
+      })),
+    })),
+  };
+}
+
+/** Only predefined roles, by name; a custom role is a 422 (not supported for service keys). */
+function roleOf(r: RoleBody | undefined): string {
+  if (!r) return "";
+  if (r.type === "CUSTOM" || r.id !== undefined)
+    throw new DomainError(
+      "unprocessable-entity",
+      "custom roles are not supported for service keys",
+    );
+  return r.name ?? "";
+}
+
+/** Ids in the body that are not ids of the right type are 422 (the request is unprocessable). */
+function bodyId(type: string, id: string, field: string): string {
+  const uuid = decodeId(type, id);
+  if (uuid === null) throw new DomainError("unprocessable-entity", `${field} is not a ${type} id`);
+  return uuid;
+}
+
+function assignments(body: CreateApiKeyBody): OrganizationAssignment[] {
+  return (body.organizations ?? []).map((o) => ({
+    organizationId: bodyId("Organization", o.org_id, "org_id"),
+    role: roleOf(o.role),
+    spaces: o.spaces.map((s) => ({
+      spaceId: bodyId("Space", s.space_id, "space_id"),
+      role: roleOf(s.role),
+    })),
+  }));
+}
+
+function queryId(type: string, value: unknown): string {
+  if (value === undefined) return "";
+  const uuid = decodeId(type, value as string);
+  if (uuid === null) throw notFound(type === "Space" ? "space" : "user");
+  return uuid;
+}
+
+export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
+  return {
+    async list_api_keys(req) {
+      const res = await identity.call(
+        ApiKeyServiceService.listApiKeys,
+        {
+          page: req.page,
+          keyType: (req.query.key_type as string | undefined) ?? "",
+          status: (req.query.status as string | undefined) ?? "",
+          spaceId: queryId("Space", req.query.space_id),
+          userId: queryId("User", req.query.user_id),
+        },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { api_keys: res.apiKeys.map(toPublicApiKey) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_api_key(req) {
+      const body = req.body as CreateApiKeyBody;
+      if (body.key_type === "SERVICE" && !body.organizations)
+        throw new DomainError(
+          "unprocessable-entity",
+          "a SERVICE key needs organizations with spaces",
+        );
+      if (body.key_type === "USER" && (body.organizations || body.account_role))
+        throw new DomainError(
+          "unprocessable-entity",
+          "organizations and account_role apply to SERVICE keys only",
+        );
+      const res = await identity.call(
+        ApiKeyServiceService.createApiKey,
+        {
+          keyType: body.key_type,
+          name: body.name,
+          description: body.description ?? "",
+          expiresAt: body.expires_at ?? "",
+          accountRole: roleOf(body.account_role),
+          organizations: assignments(body),
+        },
+        req,
+      );
+      return {
+        status: 201,
+        body: {
+          ...toPublicApiKey(res.key!),
+          key: res.secret,
+          ...(res.botUser ? { bot_user: toPublicBotUser(res.botUser) } : {}),
+        },
+      };
+    },
+
+    async refresh_api_key(req) {
+      const id = decodeId("ApiKey", req.params.api_key_id ?? "");
+      if (id === null) throw notFound("API key");
+      const body = (req.body ?? {}) as { expires_at?: string; grace_period_seconds?: number };
+      const res = await identity.call(
+        ApiKeyServiceService.refreshApiKey,
+        {
+          id,
+          expiresAt: body.expires_at ?? "",
+          gracePeriodSeconds: body.grace_period_seconds ?? 0,
+        },
+        req,
+      );
+      return { status: 200, body: { ...toPublicApiKey(res.key!), key: res.secret } };
+    },
+
+    async revoke_api_key(req) {
+      const id = decodeId("ApiKey", req.params.api_key_id ?? "");
+      if (id === null) throw notFound("API key");
+      // Idempotent on the server (revoking a revoked key is a no-op), so safe to retry.
+      await identity.call(ApiKeyServiceService.revokeApiKey, { id }, req, { idempotent: true });
+      return { status: 204 };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { decodeId, encodeId, notFound } from "@argus/platform";
+import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+// Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
+const ID_TYPES: Record<string, string> = {
+  account: "Account",
+  apikey: "ApiKey",
+  organization: "Organization",
+  role: "Role",
+  rolebinding: "RoleBinding",
+  serviceaccount: "ServiceAccount",
+  space: "Space",
+  user: "User",
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function publicResourceId(type: string, id: string): string {
+  if (!UUID.test(id)) return id;
+  return encodeId(ID_TYPES[type] ?? type.charAt(0).toUpperCase() + type.slice(1), id);
+}
+
+function toPublicAuditLog(e: AuditLogEntry) {
+  return {
+    id: encodeId("AuditLog", e.id),
+    user_id: e.userId ? encodeId("User", e.userId) : null,
+    ...(e.serviceAccountId
+      ? { service_account_id: encodeId("ServiceAccount", e.serviceAccountId) }
+      : {}),
+    ...(e.apiKeyId ? { api_key_id: encodeId("ApiKey", e.apiKeyId) } : {}),
+    ip: e.clientIp,
+    request_id: e.requestId,
+    operation_type: e.operationType,
+    operation_name: e.operationName,
+    operation_text: null,
+    variables: e.variables,
+    resource_type: e.resourceType,
+    resource_id: publicResourceId(e.resourceType, e.resourceId),
+    created_at: e.createdAt,
+  };
+}
+
+export function auditLogHandlers(identity: Backend): Record<string, Handler> {
+  return {
+    async list_audit_logs(req) {
+      const userId = req.query.user_id as string | undefined;
+      const userUuid = userId === undefined ? "" : decodeId("User", userId);
+      if (userUuid === null) throw notFound("user");
+      const res = await identity.call(
+        AuditServiceService.listAuditLogs,
+        {
+          page: req.page,
+          startTime: (req.query.start_time as string | undefined) ?? "",
+          endTime: (req.query.end_time as string | undefined) ?? "",
+          userId: userUuid,
+          operationType: (req.query.operation_type as string | undefined) ?? "",
+          operationName: (req.query.operation_name as string | undefined) ?? "",
+        },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { logs: res.logs.map(toPublicAuditLog) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/v1";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+const RESOURCE_ID_TYPE = {
+  SPACE: "Space",
+  PROJECT: "Project",
+  ORGANIZATION: "Organization",
+} as const;
+
+/** A service account's binding shows its subject as a ServiceAccount id in `user_id`. */
+export const toPublicRoleBinding = (b: RoleBinding) => ({
+  id: encodeId("RoleBinding", b.id),
+  role_id: encodeId("Role", b.roleId),
+  user_id: encodeId(b.subjectType === "USER" ? "User" : "ServiceAccount", b.subjectId),
+  resource_type: b.resourceType,
+  resource_id: encodeId(
+    RESOURCE_ID_TYPE[b.resourceType as keyof typeof RESOURCE_ID_TYPE] ?? "Space",
+    b.resourceId,
+  ),
+  created_at: b.createdAt,
+  updated_at: b.updatedAt,
+});
+
+function bindingPathId(raw: string | undefined): string {
+  const id = decodeId("RoleBinding", raw ?? "");
+  if (id === null) throw notFound("role binding");
+  return id;
+}
+
+/** A body id of the wrong type is a request error (422, as the public API lists). */
+function bodyId(type: string, raw: string, field: string): string {
+  const id = decodeId(type, raw);
+  if (id === null) throw new DomainError("unprocessable-entity", `${field} is not a ${type} id`);
+  return id;
+}
+
+export function roleBindingHandlers(identity: Backend): Record<string, Handler> {
+  return {
+    async list_role_bindings(req) {
+      const userId = req.query.user_id as string | undefined;
+      const decoded = userId === undefined ? "" : decodeId("User", userId);
+      if (decoded === null) throw new DomainError("invalid-request", "user_id is not a user id");
+      const res = await identity.call(
+        IdentityServiceService.listRoleBindings,
+        { page: req.page, resourceType: req.query.resource_type as string, userId: decoded },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { role_bindings: res.roleBindings.map(toPublicRoleBinding) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_role_binding(req) {
+      const body = req.body as {
+        role_id: string;
+        user_id: string;
+        resource_type: "SPACE" | "PROJECT";
+        resource_id: string;
+      };
+      const binding = await identity.call(
+        IdentityServiceService.createRoleBinding,
+        {
+          roleId: bodyId("Role", body.role_id, "role_id"),
+          subjectType: "USER",
+          subjectId: bodyId("User", body.user_id, "user_id"),
+          resourceType: body.resource_type,
+          resourceId: bodyId(RESOURCE_ID_TYPE[body.resource_type], body.resource_id, "resource_id"),
+        },
+        req,
+      );
+      return { status: 201, body: toPublicRoleBinding(binding) };
+    },
+
+    async get_role_binding(req) {
+      const binding = await identity.call(
+        IdentityServiceService.getRoleBinding,
+        { id: bindingPathId(req.params.binding_id) },
+        req,
+        { idempotent: true },
+      );
+      return { status: 200, body: toPublicRoleBinding(binding) };
+    },
+
+    async update_role_binding(req) {
+      const body = req.body as { role_id: string };
+      const binding = await identity.call(
+        IdentityServiceService.updateRoleBinding,
+        {
+          id: bindingPathId(req.params.binding_id),
+          roleId: bodyId("Role", body.role_id, "role_id"),
+        },
+        req,
+      );
+      return { status: 200, body: toPublicRoleBinding(binding) };
+    },
+
+    async delete_role_binding(req) {
+      await identity.call(
+        IdentityServiceService.deleteRoleBinding,
+        { id: bindingPathId(req.params.binding_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+  };
+}

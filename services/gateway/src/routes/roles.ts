@@ -1,0 +1,89 @@
+import { decodeId, encodeId, notFound } from "@argus/platform";
+import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+/** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
+export const toPublicRole = (r: Role) => ({
+  id: encodeId("Role", r.id),
+  name: r.name,
+  description: r.description,
+  ...(r.permissionsVisible ? { permissions: r.permissions } : {}),
+  is_predefined: r.isPredefined,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+function rolePathId(raw: string | undefined): string {
+  const id = decodeId("Role", raw ?? "");
+  if (id === null) throw notFound("role");
+  return id;
+}
+
+export function roleHandlers(identity: Backend): Record<string, Handler> {
+  return {
+    async list_roles(req) {
+      const res = await identity.call(
+        IdentityServiceService.listRoles,
+        { page: req.page, isPredefined: req.query.is_predefined as boolean | undefined },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { roles: res.roles.map(toPublicRole) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_role(req) {
+      const body = req.body as { name: string; description?: string; permissions: string[] };
+      const role = await identity.call(
+        IdentityServiceService.createRole,
+        { name: body.name, description: body.description ?? "", permissions: body.permissions },
+        req,
+      );
+      return { status: 201, body: toPublicRole(role) };
+    },
+
+    async get_role(req) {
+      const role = await identity.call(
+        IdentityServiceService.getRole,
+        { id: rolePathId(req.params.role_id) },
+        req,
+        { idempotent: true },
+      );
+      return { status: 200, body: toPublicRole(role) };
+    },
+
+    async update_role(req) {
+      const body = req.body as {
+        name?: string;
+        description?: string | null;
+        permissions?: string[];
+      };
+      const role = await identity.call(
+        IdentityServiceService.updateRole,
+        {
+          id: rolePathId(req.params.role_id),
+          name: body.name,
+          // null clears the description, as omitting it keeps it.
+          description: body.description === null ? "" : body.description,
+          setPermissions: body.permissions !== undefined,
+          permissions: body.permissions ?? [],
+        },
+        req,
+      );
+      return { status: 200, body: toPublicRole(role) };
+    },
+
+    async delete_role(req) {
+      await identity.call(
+        IdentityServiceService.deleteRole,
+        { id: rolePathId(req.params.role_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+  };
+}

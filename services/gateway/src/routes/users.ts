@@ -1,0 +1,112 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+const ROLE_TO_PUBLIC = { admin: "ADMIN", member: "MEMBER", annotator: "ANNOTATOR" } as const;
+const ROLE_FROM_PUBLIC = { ADMIN: "admin", MEMBER: "member", ANNOTATOR: "annotator" } as const;
+
+export const toPublicUser = (u: User) => ({
+  id: encodeId("User", u.id),
+  name: u.name,
+  email: u.email,
+  created_at: u.createdAt,
+  status: u.status,
+  role: {
+    type: "PREDEFINED",
+    name: ROLE_TO_PUBLIC[u.accountRole as keyof typeof ROLE_TO_PUBLIC] ?? "MEMBER",
+  },
+  is_developer: u.isDeveloper,
+});
+
+export function userPathId(raw: string | undefined): string {
+  const id = decodeId("User", raw ?? "");
+  if (id === null) throw notFound("user");
+  return id;
+}
+
+export function userHandlers(identity: Backend): Record<string, Handler> {
+  return {
+    async list_users(req) {
+      const statuses = (req.query.status as string[] | undefined) ?? [];
+      const res = await identity.call(
+        IdentityServiceService.listUsers,
+        {
+          page: req.page,
+          email: (req.query.email as string | undefined) ?? "",
+          statuses,
+        },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { users: res.users.map(toPublicUser) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_user(req) {
+      const body = req.body as {
+        name: string;
+        email: string;
+        role: { name: keyof typeof ROLE_FROM_PUBLIC };
+        is_developer?: boolean;
+      };
+      const user = await identity.call(
+        IdentityServiceService.createUser,
+        {
+          name: body.name,
+          email: body.email,
+          accountRole: ROLE_FROM_PUBLIC[body.role.name],
+          isDeveloper: body.is_developer,
+        },
+        req,
+      );
+      return { status: 201, body: toPublicUser(user) };
+    },
+
+    async get_user(req) {
+      const user = await identity.call(
+        IdentityServiceService.getUser,
+        { id: userPathId(req.params.user_id) },
+        req,
+        { idempotent: true },
+      );
+      return { status: 200, body: toPublicUser(user) };
+    },
+
+    async update_user(req) {
+      const body = req.body as { name?: string; is_developer?: boolean };
+      if (body.name === undefined && body.is_developer === undefined)
+        throw new DomainError(
+          "invalid-request",
+          "at least one of name and is_developer is required",
+        );
+      const user = await identity.call(
+        IdentityServiceService.updateUser,
+        { id: userPathId(req.params.user_id), name: body.name, isDeveloper: body.is_developer },
+        req,
+      );
+      return { status: 200, body: toPublicUser(user) };
+    },
+
+    async delete_user(req) {
+      await identity.call(
+        IdentityServiceService.deleteUser,
+        { id: userPathId(req.params.user_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+
+    async resend_user_invitation(req) {
+      await identity.call(
+        IdentityServiceService.resendUserInvitation,
+        { id: userPathId(req.params.user_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { ensureConsumer, runConsumer, tracedQuery, type ConsumerRunner } from "@argus/eventstore";
+import { uuidv7, type Logger } from "@argus/platform";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Pool } from "pg";
+import { auditEntryOf } from "./auditEntry.ts";
+
+export const AUDIT_CONSUMER = "identity-audit-log";
+
+/**
+ * The audit log is a projection of EVERY service's events: one durable consumer on the whole
+ * stream (nats-server 2.9 takes a single filter subject, so `<root>.>`). The runner's
+ * processed-events marker, committed with the insert, makes redeliveries no-ops; the unique
+ * event_id is a second guard.
+ */
+export async function startAuditConsumer(o: {
+  nc: NatsConnection;
+  pool: Pool;
+  schema: string;
+  stream: string;
+  subjectRoot: string;
+  logger: Logger;
+}): Promise<ConsumerRunner> {
+  const maxDeliver = 10;
+  await ensureConsumer(o.nc, {
+    stream: o.stream,
+    durable: AUDIT_CONSUMER,
+    filterSubjects: [`${o.subjectRoot}.>`],
+    maxDeliver,
+    ackWaitMs: 30_000,
+  });
+  return runConsumer({
+    nc: o.nc,
+    pool: o.pool,
+    schema: o.schema,
+    stream: o.stream,
+    durable: AUDIT_CONSUMER,
+    concurrency: 16,
+    maxDeliver,
+    logger: o.logger,
+    async handler(tx, event) {
+      const e = auditEntryOf(event);
+      if (!e) return;
+      await tracedQuery(
+        tx,
+        "project audit log",
+        `insert into audit_log (id, event_id, account_id, actor_user_id, actor_service_account_id, api_key_id,
+                                client_ip, request_id, operation_name, operation_type, resource_type, resource_id,
+                                variables, occurred_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         on conflict (event_id) do nothing`,
+        [
+          uuidv7(),
+          e.eventId,
+          e.accountId,
+          e.actorUserId,
+          e.actorServiceAccountId,
+          e.apiKeyId,
+          e.clientIp,
+          e.requestId,
+          e.operationName,
+          e.operationType,
+          e.resourceType,
+          e.resourceId,
+          JSON.stringify(e.variables),
+          e.occurredAt,
+        ],
+      );
+    },
+  });
+}

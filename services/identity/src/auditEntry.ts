@@ -1,0 +1,60 @@
+import type { StoredEvent } from "@argus/eventstore";
+
+/** One audit log row: who did what to which resource, when and from where. */
+export interface AuditEntry {
+  eventId: string;
+  accountId: string;
+  actorUserId: string | null;
+  actorServiceAccountId: string | null;
+  apiKeyId: string | null;
+  clientIp: string;
+  requestId: string;
+  operationName: string;
+  operationType: "MUTATION";
+  resourceType: string;
+  resourceId: string;
+  variables: unknown;
+  occurredAt: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidOrNull(v: unknown): string | null {
+  return typeof v === "string" && UUID.test(v) ? v : null;
+}
+
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * Pure: the audit entry an event makes, or null for events that belong to no account.
+ * The actor comes from the metadata every command records (platform `actorMetadata`); the
+ * account from the metadata or, for headless initialization's events, from the data.
+ */
+export function auditEntryOf(event: StoredEvent): AuditEntry | null {
+  const m = event.metadata;
+  const data = (event.data ?? {}) as Record<string, unknown>;
+  const accountId =
+    uuidOrNull(m.account_id) ??
+    uuidOrNull(data.account_id) ??
+    (event.type === "AccountCreated" ? uuidOrNull(data.id) : null);
+  if (!accountId) return null;
+  // Stream ids are `<aggregate>-<id>` (as the relay's subjects read them).
+  const dash = event.streamId.indexOf("-");
+  const aggregate = dash === -1 ? event.streamId : event.streamId.slice(0, dash);
+  return {
+    eventId: event.eventId,
+    accountId,
+    actorUserId: uuidOrNull(m.actor_user_id),
+    actorServiceAccountId: uuidOrNull(m.actor_service_account_id),
+    apiKeyId: uuidOrNull(m.api_key_id),
+    clientIp: text(m.client_ip),
+    requestId: text(m.request_id),
+    // Every event records a change: the public API's QUERY and SUBSCRIPTION never occur here.
+    operationName: event.type,
+    operationType: "MUTATION",
+    resourceType: aggregate,
+    resourceId: dash === -1 ? event.streamId : event.streamId.slice(dash + 1),
+    variables: event.data ?? null,
+    occurredAt: event.recordedAt,
+  };
+}

@@ -1,0 +1,160 @@
+import {
+  DomainError,
+  hasSpacePermission,
+  isAccountAdmin,
+  predefinedRole,
+  uuidv7,
+} from "@argus/platform";
+import { tracedQuery, type Queryable } from "@argus/eventstore";
+import type { Principal } from "@argus/proto/common/v1";
+import type { OrganizationAssignment } from "@argus/proto/identity/v1/api_keys";
+import type { RoleGrant, ServiceRoleName } from "./apiKeysDecide.ts";
+import { adminSpaces, callerSubject } from "./apiKeysStore.ts";
+
+/**
+ * Turns a SERVICE key request's `organizations` into role grants for the new service account,
+ * checking the public API's rules: at least one organization with at least one space, spaces
+ * belong to the organization they are listed under, predefined roles only (not ANNOTATOR),
+ * SERVICE_KEY_CREATE in every space, and no role above the caller's own.
+ */
+
+const RANK: Record<ServiceRoleName, number> = { READ_ONLY: 1, MEMBER: 2, ADMIN: 3 };
+const ROLE_BY_ID = new Map(
+  (["ADMIN", "MEMBER", "READ_ONLY"] as const).map((n) => [predefinedRole(n).id, n]),
+);
+
+function roleName(raw: string, fallback: ServiceRoleName, where: string): ServiceRoleName {
+  const name = raw === "" ? fallback : raw;
+  if (name === "ADMIN" || name === "MEMBER" || name === "READ_ONLY") return name;
+  if (name === "ANNOTATOR")
+    throw new DomainError(
+      "unprocessable-entity",
+      `the ANNOTATOR role is not valid for service keys (${where})`,
+    );
+  throw new DomainError("unprocessable-entity", `unknown role ${JSON.stringify(name)} (${where})`);
+}
+
+export interface ResolvedAssignments {
+  grants: RoleGrant[];
+  /** The request with its defaults filled in, for the response's bot user. */
+  organizations: OrganizationAssignment[];
+}
+
+export async function resolveAssignments(
+  client: Queryable,
+  p: Principal,
+  organizations: readonly OrganizationAssignment[],
+): Promise<ResolvedAssignments> {
+  if (organizations.length === 0)
+    throw new DomainError("unprocessable-entity", "a service key needs at least one organization");
+  const orgIds = organizations.map((o) => o.organizationId);
+  const spaceIds = organizations.flatMap((o) => o.spaces.map((s) => s.spaceId));
+  if (new Set(orgIds).size !== orgIds.length)
+    throw new DomainError("unprocessable-entity", "an organization is listed twice");
+  if (new Set(spaceIds).size !== spaceIds.length)
+    throw new DomainError("unprocessable-entity", "a space is listed twice");
+  for (const o of organizations)
+    if (o.spaces.length === 0)
+      throw new DomainError("unprocessable-entity", "each organization needs at least one space");
+
+  const found = await tracedQuery<{
+    id: string;
+    organization_id: string | null;
+    is_private: boolean;
+  }>(
+    client,
+    "service key targets",
+    `select id::text, null::text as organization_id, false as is_private from organizations
+      where account_id = $1 and id = any($2::uuid[])
+     union all
+     select id::text, organization_id::text, is_private from spaces
+      where account_id = $1 and id = any($3::uuid[])`,
+    [p.accountId, orgIds, spaceIds],
+  );
+  const orgs = new Set(found.rows.filter((r) => r.organization_id === null).map((r) => r.id));
+  const spaces = new Map(
+    found.rows.filter((r) => r.organization_id !== null).map((r) => [r.id, r] as const),
+  );
+  const admin = isAccountAdmin(p);
+  for (const id of orgIds)
+    if (!orgs.has(id)) throw new DomainError("resource-not-found", "organization not found");
+  for (const id of spaceIds) {
+    const s = spaces.get(id);
+    // A private space the caller is not in stays hidden.
+    if (!s || (s.is_private && !admin && !(id in p.spacePermissions)))
+      throw new DomainError("resource-not-found", "space not found");
+  }
+
+  const callerAdminSpaces = await adminSpaces(client, p, spaceIds);
+  const callerOrgRank = admin ? new Map<string, number>() : await orgRanks(client, p, orgIds);
+  const grants: RoleGrant[] = [];
+  const resolved: OrganizationAssignment[] = [];
+  for (const o of organizations) {
+    const orgRole = roleName(o.role, "READ_ONLY", "organization role");
+    if (!admin && RANK[orgRole] > Math.max(1, callerOrgRank.get(o.organizationId) ?? 0))
+      throw new DomainError(
+        "unprocessable-entity",
+        `organization role ${orgRole} is above your own`,
+      );
+    // An organization binding grants its role in EVERY space of the organization (private
+    // ones included), so it is made only when asked for: by default a service key reaches the
+    // listed spaces and nothing else (least privilege).
+    if (o.role !== "")
+      grants.push({
+        bindingId: uuidv7(),
+        roleId: predefinedRole(orgRole).id,
+        resourceType: "ORGANIZATION",
+        resourceId: o.organizationId,
+      });
+    const resolvedSpaces = [];
+    for (const sa of o.spaces) {
+      if (spaces.get(sa.spaceId)!.organization_id !== o.organizationId)
+        throw new DomainError(
+          "unprocessable-entity",
+          "a space is listed under an organization it does not belong to",
+        );
+      if (!hasSpacePermission(p, sa.spaceId, "SERVICE_KEY_CREATE"))
+        throw new DomainError(
+          "access-forbidden",
+          "missing permission SERVICE_KEY_CREATE in a requested space",
+        );
+      const role = roleName(sa.role, "MEMBER", "space role");
+      // Holding SERVICE_KEY_CREATE means at least MEMBER there; ADMIN needs the caller to be one.
+      const callerRank = admin || callerAdminSpaces.has(sa.spaceId) ? 3 : 2;
+      if (RANK[role] > callerRank)
+        throw new DomainError("unprocessable-entity", `space role ${role} is above your own`);
+      grants.push({
+        bindingId: uuidv7(),
+        roleId: predefinedRole(role).id,
+        resourceType: "SPACE",
+        resourceId: sa.spaceId,
+      });
+      resolvedSpaces.push({ spaceId: sa.spaceId, role });
+    }
+    resolved.push({ organizationId: o.organizationId, role: orgRole, spaces: resolvedSpaces });
+  }
+  return { grants, organizations: resolved };
+}
+
+/** The caller's highest predefined role bound on each organization. */
+async function orgRanks(
+  client: Queryable,
+  p: Principal,
+  orgIds: string[],
+): Promise<Map<string, number>> {
+  const who = callerSubject(p);
+  const res = await tracedQuery<{ resource_id: string; role_id: string }>(
+    client,
+    "caller organization roles",
+    `select resource_id::text, role_id::text from role_bindings
+      where subject_type = $1 and subject_id = $2 and resource_type = 'ORGANIZATION'
+        and resource_id = any($3::uuid[])`,
+    [who.type, who.id, orgIds],
+  );
+  const ranks = new Map<string, number>();
+  for (const r of res.rows) {
+    const name = ROLE_BY_ID.get(r.role_id);
+    if (name) ranks.set(r.resource_id, Math.max(ranks.get(r.resource_id) ?? 0, RANK[name]));
+  }
+  return ranks;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import type { StoredEvent } from "@argus/eventstore";
+import { auditEntryOf } from "../src/auditEntry.ts";
+import { auditWindow, DEFAULT_WINDOW_MS } from "../src/audit.ts";
+
+const A = "0192f4a0-0000-7000-8000-000000000001";
+const U = "0192f4a0-0000-7000-8000-000000000002";
+const K = "0192f4a0-0000-7000-8000-000000000003";
+const S = "0192f4a0-0000-7000-8000-000000000004";
+
+function event(o: Partial<StoredEvent>): StoredEvent {
+  return {
+    globalPosition: 1n,
+    transactionId: 1n,
+    streamId: `space-${S}`,
+    streamVersion: 1,
+    eventId: "e1",
+    type: "SpaceCreated",
+    data: { id: S, name: "x" },
+    metadata: {},
+    recordedAt: new Date("2026-06-01T00:00:00Z"),
+    ...o,
+  };
+}
+
+describe("auditEntryOf", () => {
+  it("takes who and from where from the metadata, what from the type and stream", () => {
+    const e = auditEntryOf(
+      event({
+        metadata: {
+          account_id: A,
+          actor_user_id: U,
+          actor_service_account_id: "",
+          api_key_id: K,
+          client_ip: "1.2.3.4",
+          request_id: "r1",
+        },
+      }),
+    );
+    expect(e).toMatchObject({
+      accountId: A,
+      actorUserId: U,
+      actorServiceAccountId: null,
+      apiKeyId: K,
+      clientIp: "1.2.3.4",
+      requestId: "r1",
+      operationName: "SpaceCreated",
+      operationType: "MUTATION",
+      resourceType: "space",
+      resourceId: S,
+      occurredAt: new Date("2026-06-01T00:00:00Z"),
+    });
+  });
+
+  it("falls back to the data's account (initialization's events) and skips account-less events", () => {
+    expect(
+      auditEntryOf(event({ metadata: { actor: "system:init" }, data: { account_id: A } }))
+        ?.accountId,
+    ).toBe(A);
+    expect(
+      auditEntryOf(
+        event({ type: "AccountCreated", streamId: `account-${A}`, metadata: {}, data: { id: A } }),
+      )?.accountId,
+    ).toBe(A);
+    expect(auditEntryOf(event({ metadata: {}, data: {} }))).toBeNull();
+    // Values that are not uuids never reach the uuid columns.
+    expect(auditEntryOf(event({ metadata: { account_id: "nope" }, data: {} }))).toBeNull();
+  });
+});
+
+describe("auditWindow", () => {
+  const now = new Date("2026-06-30T00:00:00Z");
+  it("defaults: end now, start 30 days before end", () => {
+    expect(auditWindow("", "", now)).toEqual({
+      start: new Date(now.getTime() - DEFAULT_WINDOW_MS),
+      end: now,
+    });
+    const end = "2026-06-10T00:00:00Z";
+    expect(auditWindow("", end, now).start).toEqual(new Date(Date.parse(end) - DEFAULT_WINDOW_MS));
+  });
+  it("an inverted window is 400; equal bounds are allowed (inclusive)", () => {
+    expect(() => auditWindow("2026-06-02T00:00:00Z", "2026-06-01T00:00:00Z", now)).toThrow(
+      /start_time/,
+    );
+    expect(auditWindow("2026-06-01T00:00:00Z", "2026-06-01T00:00:00Z", now).start).toEqual(
+      new Date("2026-06-01T00:00:00Z"),
+    );
+  });
+});

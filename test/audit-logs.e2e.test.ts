@@ -1,0 +1,180 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, listAuditLogs } from "@arizeai/ax-client";
+import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+
+let api: Api;
+let orgId: string;
+let spaceId: string;
+let adminUserId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
+  spaceId = (await api.req("GET", "/v2/spaces")).body.spaces[0].id;
+  const mine = await api.req("GET", "/v2/api-keys");
+  adminUserId = mine.body.api_keys[0].created_by_user_id;
+}, 120_000);
+afterAll(() => api?.stop());
+
+/** The audit log follows JetStream: poll until `ok` holds (or fail after ~10 s). */
+async function eventually(path: string, ok: (logs: Json[]) => boolean): Promise<Json[]> {
+  let logs: Json[] = [];
+  for (let i = 0; i < 100; i++) {
+    const res = await api.req("GET", path);
+    expect(res.status).toBe(200);
+    logs = res.body.logs;
+    if (ok(logs)) return logs;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`audit log never satisfied the check: ${JSON.stringify(logs)}`);
+}
+
+const serviceKey = async (role: string) =>
+  (
+    await api.req("POST", "/v2/api-keys", {
+      body: {
+        key_type: "SERVICE",
+        name: `svc-${role}`,
+        organizations: [{ org_id: orgId, spaces: [{ space_id: spaceId, role: { name: role } }] }],
+      },
+    })
+  ).body;
+
+describe("GET /v2/audit-logs", () => {
+  it("records who did what, when and from where (read with the public client)", async () => {
+    const before = new Date(Date.now() - 1000);
+    const space = await api.req("POST", "/v2/spaces", {
+      body: { organization_id: orgId, name: "audited" },
+      headers: { "x-forwarded-for": "203.0.113.7" },
+    });
+    expect(space.status).toBe(201);
+    await eventually("/v2/audit-logs?operation_name=SpaceCreated", (l) =>
+      l.some((e) => e.resource_id === space.body.id),
+    );
+    const client = createClient({ baseUrl: api.stack.baseUrl, apiKey: api.stack.apiKey });
+    const page = await listAuditLogs({ client, startTime: before, operationType: "MUTATION" });
+    const entry = page.data.find((e) => e.operationName === "SpaceCreated");
+    expect(entry).toMatchObject({ userId: adminUserId, operationType: "MUTATION" });
+    expect(entry!.ip).not.toBe("");
+    expect(entry!.createdAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(JSON.parse(entry!.variables!)).toMatchObject({ name: "audited" });
+
+    const raw = await api.req("GET", "/v2/audit-logs?operation_name=SpaceCreated");
+    const rawEntry = raw.body.logs.find((e: Json) => e.resource_id === space.body.id);
+    expect(rawEntry).toMatchObject({
+      resource_type: "space",
+      user_id: adminUserId,
+      api_key_id: expect.any(String),
+    });
+    // Headless initialization acted as the system: no user.
+    const init = await api.req("GET", "/v2/audit-logs?operation_name=AccountCreated");
+    expect(init.body.logs).toHaveLength(1);
+    expect(init.body.logs[0].user_id).toBeNull();
+  });
+
+  it("records service accounts as actors", async () => {
+    const admin = await serviceKey("ADMIN");
+    const victim = await serviceKey("MEMBER");
+    const revoke = await api.req("PUT", `/v2/api-keys/${victim.id}/revoke`, { key: admin.key });
+    expect(revoke.status).toBe(204);
+    const logs = await eventually("/v2/audit-logs?operation_name=ApiKeyRevoked", (l) =>
+      l.some((e) => e.resource_id === victim.id),
+    );
+    const entry = logs.find((e) => e.resource_id === victim.id)!;
+    expect(entry.user_id).toBeNull();
+    expect(entry.service_account_id).toBe(admin.bot_user.id);
+    expect(entry.api_key_id).toBe(admin.id);
+  });
+
+  it("filters by user, operation type and time window, and pages", async () => {
+    const space = await api.req("POST", "/v2/spaces", {
+      body: { organization_id: orgId, name: "filtered" },
+    });
+    await eventually("/v2/audit-logs", (l) => l.some((e) => e.resource_id === space.body.id));
+    const byAdmin = await api.req(
+      "GET",
+      `/v2/audit-logs?user_id=${encodeURIComponent(adminUserId)}`,
+    );
+    expect(byAdmin.body.logs.length).toBeGreaterThan(0);
+    expect(byAdmin.body.logs.every((e: Json) => e.user_id === adminUserId)).toBe(true);
+    expect((await api.req("GET", "/v2/audit-logs?operation_type=QUERY")).body.logs).toEqual([]);
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    const further = new Date(Date.now() + 7200_000).toISOString();
+    const ahead = await api.req("GET", `/v2/audit-logs?start_time=${future}&end_time=${further}`);
+    expect(ahead.body.logs).toEqual([]);
+    // end_time defaults to now, so a start_time in the future is an empty (inverted) window: 400.
+    expectProblem(
+      await api.req("GET", `/v2/audit-logs?start_time=${future}`),
+      400,
+      "invalid-request",
+    );
+    const past = new Date(Date.now() - 3600_000).toISOString();
+    expect((await api.req("GET", `/v2/audit-logs?end_time=${past}`)).body.logs).toEqual([]);
+    expectProblem(
+      await api.req("GET", `/v2/audit-logs?start_time=${future}&end_time=${past}`),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("GET", "/v2/audit-logs?start_time=yesterday"),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("GET", "/v2/audit-logs?operation_type=DELETE"),
+      400,
+      "invalid-request",
+    );
+
+    const first = await api.req("GET", "/v2/audit-logs?limit=1");
+    expect(first.body.logs).toHaveLength(1);
+    expect(first.body.pagination.has_more).toBe(true);
+    const second = await api.req(
+      "GET",
+      `/v2/audit-logs?limit=1&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`,
+    );
+    expect(second.body.logs[0].id).not.toBe(first.body.logs[0].id);
+    // Newest first.
+    expect(second.body.logs[0].created_at <= first.body.logs[0].created_at).toBe(true);
+    expectProblem(await api.req("GET", "/v2/audit-logs?limit=101"), 400, "invalid-request");
+  });
+
+  it("is for account admins only", async () => {
+    const member = await serviceKey("ADMIN");
+    expectProblem(
+      await api.req("GET", "/v2/audit-logs", { key: member.key }),
+      403,
+      "access-forbidden",
+    );
+    expectProblem(
+      await api.req("GET", "/v2/audit-logs", { key: null }),
+      401,
+      "authentication-required",
+    );
+  });
+
+  it("records each event exactly once, and resumes after an identity restart", async () => {
+    const db = new pg.Pool({ connectionString: api.stack.env.DATABASE_URL });
+    try {
+      await api.stack.restart("identity");
+      const space = await api.req("POST", "/v2/spaces", {
+        body: { organization_id: orgId, name: "after restart" },
+      });
+      expect(space.status).toBe(201);
+      // Every identity event (all belong to the account) has exactly one entry, none twice.
+      const events = Number((await db.query("select count(*) from identity.events")).rows[0].count);
+      expect(events).toBeLessThan(100);
+      const logs = await eventually("/v2/audit-logs?limit=100", (l) => l.length >= events);
+      expect(logs).toHaveLength(events);
+      expect(logs.some((e) => e.resource_id === space.body.id)).toBe(true);
+      expect(new Set(logs.map((e) => e.id)).size).toBe(events);
+      const dup = await db.query(
+        "select count(*) - count(distinct event_id) as d from identity.audit_log",
+      );
+      expect(Number(dup.rows[0].d)).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+});

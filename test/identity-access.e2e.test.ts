@@ -1,0 +1,724 @@
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  addSpaceUser as axAddSpaceUser,
+  createClient,
+  createRole as axCreateRole,
+  createRoleBinding as axCreateRoleBinding,
+  getRole as axGetRole,
+  listRoles as axListRoles,
+  listUsers as axListUsers,
+  updateUser as axUpdateUser,
+  updateSpace as axUpdateSpace,
+} from "@arizeai/ax-client";
+import { PERMISSIONS, PREDEFINED_ROLES, predefinedRole } from "@argus/platform";
+import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { addSpaceUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
+
+let api: Api;
+let db: pg.Pool;
+let orgId: string;
+let adminId: string;
+
+const ax = (key = api.stack.apiKey) => createClient({ baseUrl: api.stack.baseUrl, apiKey: key });
+const roleId = (name: "ADMIN" | "MEMBER" | "READ_ONLY" | "ANNOTATOR") =>
+  Buffer.from(`Role:${predefinedRole(name).id}`).toString("base64");
+
+async function newSpace(isPrivate = true, org = orgId): Promise<string> {
+  const res = await api.req("POST", "/v2/spaces", {
+    body: { organization_id: org, name: `s-${Math.random()}`, is_private: isPrivate },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+beforeAll(async () => {
+  api = await startApi();
+  db = identityDb(api);
+  orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
+  const users = await api.req("GET", "/v2/users");
+  adminId = users.body.users[0].id;
+});
+afterAll(async () => {
+  await db?.end();
+  await api?.stop();
+});
+
+describe("users", () => {
+  it("the initial admin is an ACTIVE account admin", async () => {
+    const res = await api.req("GET", `/v2/users/${adminId}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: "ACTIVE",
+      role: { type: "PREDEFINED", name: "ADMIN" },
+    });
+  });
+
+  it("invites a user: INVITED, developer by default unless annotator", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    expect(m.body).toMatchObject({
+      status: "INVITED",
+      is_developer: true,
+      role: { name: "MEMBER" },
+    });
+    const a = await newUser(api, db, "ANNOTATOR");
+    expect(a.body).toMatchObject({ is_developer: false, role: { name: "ANNOTATOR" } });
+  });
+
+  it("an invitation lapses into EXPIRED (computed) and a resend makes it INVITED again", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    await db.query(
+      "update users set invitation_expires_at = now() - interval '1 second' where id = $1",
+      [uuidOf(u.id)],
+    );
+    expect((await api.req("GET", `/v2/users/${u.id}`)).body.status).toBe("EXPIRED");
+    const expired = await api.req("GET", "/v2/users?status=EXPIRED");
+    expect(expired.body.users.map((x: Json) => x.id)).toContain(u.id);
+    const invited = await api.req("GET", "/v2/users?status=INVITED&status=ACTIVE");
+    expect(invited.body.users.map((x: Json) => x.id)).not.toContain(u.id);
+    expect(invited.body.users.map((x: Json) => x.id)).toContain(adminId);
+    expectProblem(await api.req("GET", "/v2/users?status=GONE"), 400, "invalid-request");
+    expect((await api.req("POST", `/v2/users/${u.id}/resend-invitation`)).status).toBe(204);
+    expect((await api.req("GET", `/v2/users/${u.id}`)).body.status).toBe("INVITED");
+  });
+
+  it("resending to an ACTIVE user is 400", async () => {
+    expectProblem(
+      await api.req("POST", `/v2/users/${adminId}/resend-invitation`),
+      400,
+      "invalid-request",
+    );
+  });
+
+  it("a duplicate e-mail (any case) is 409", async () => {
+    const body = (email: string) => ({
+      name: "dup",
+      email,
+      role: { type: "PREDEFINED", name: "MEMBER" },
+      invite_mode: "NONE",
+    });
+    expect((await api.req("POST", "/v2/users", { body: body("dup@example.com") })).status).toBe(
+      201,
+    );
+    expectProblem(
+      await api.req("POST", "/v2/users", { body: body("DUP@example.com") }),
+      409,
+      "resource-conflict",
+    );
+  });
+
+  it("members cannot invite (403)", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const res = await api.req("POST", "/v2/users", {
+      key: m.key,
+      body: {
+        name: "x",
+        email: "x@example.com",
+        role: { type: "PREDEFINED", name: "MEMBER" },
+        invite_mode: "NONE",
+      },
+    });
+    expectProblem(res, 403, "access-forbidden");
+  });
+
+  it("a user without USER_READ sees themself and nobody else (404)", async () => {
+    const a = await newUser(api, db, "ANNOTATOR");
+    expect((await api.req("GET", `/v2/users/${a.id}`, { key: a.key })).status).toBe(200);
+    expectProblem(
+      await api.req("GET", `/v2/users/${adminId}`, { key: a.key }),
+      404,
+      "resource-not-found",
+    );
+    expectProblem(await api.req("GET", "/v2/users", { key: a.key }), 403, "access-forbidden");
+  });
+
+  it("deleting a user stops its key on the very next request and frees its e-mail", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    expect((await api.req("GET", "/v2/spaces", { key: u.key })).status).toBe(200);
+    expect((await api.req("DELETE", `/v2/users/${u.id}`)).status).toBe(204);
+    expectProblem(
+      await api.req("GET", "/v2/spaces", { key: u.key }),
+      401,
+      "authentication-required",
+    );
+    expectProblem(await api.req("GET", `/v2/users/${u.id}`), 404, "resource-not-found");
+  });
+
+  it("an admin cannot delete themself (400); members cannot delete (403)", async () => {
+    expectProblem(await api.req("DELETE", `/v2/users/${adminId}`), 400, "invalid-request");
+    const m = await newUser(api, db, "MEMBER");
+    const other = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("DELETE", `/v2/users/${other.id}`, { key: m.key }),
+      403,
+      "access-forbidden",
+    );
+  });
+});
+
+describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
+  const patch = (id: string, body: unknown, key?: string) =>
+    api.req("PATCH", `/v2/users/${id}`, { body, key });
+
+  it("trims the name; 255 characters after trimming is accepted, 256 is 400", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    const ok = await patch(u.id, { name: `  ${"n".repeat(255)}  ` });
+    expect(ok.status).toBe(200);
+    expect(ok.body.name).toBe("n".repeat(255));
+    expectProblem(await patch(u.id, { name: "n".repeat(256) }), 400, "invalid-request");
+    const one = await patch(u.id, { name: " a " });
+    expect(one.body.name).toBe("a");
+  });
+
+  it("an empty or whitespace-only name is 400", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    expectProblem(await patch(u.id, { name: "" }), 400, "invalid-request");
+    expectProblem(await patch(u.id, { name: " \t\n " }), 400, "invalid-request");
+  });
+
+  it("at least one field is required; unknown fields are rejected", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    expectProblem(await patch(u.id, {}), 400, "invalid-request");
+    expectProblem(await patch(u.id, { email: "a@b.c" }), 400, "invalid-request");
+  });
+
+  it("is_developer: account admins only; anyone else including it gets 403", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    const res = await patch(u.id, { is_developer: false });
+    expect(res.status).toBe(200);
+    expect(res.body.is_developer).toBe(false);
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(await patch(u.id, { is_developer: true }, m.key), 403, "access-forbidden");
+    expectProblem(
+      await patch(m.id, { is_developer: true, name: "me" }, m.key),
+      403,
+      "access-forbidden",
+    );
+  });
+
+  it("setting the current values is a no-op: 200 and no event", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    const count = async () =>
+      Number(
+        (
+          await db.query("select count(*) from events where stream_id = $1", [
+            `user-${uuidOf(u.id)}`,
+          ])
+        ).rows[0].count,
+      );
+    const before = await count();
+    const res = await patch(u.id, { is_developer: true, name: u.body.name });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(u.body);
+    expect(await count()).toBe(before);
+  });
+
+  it("the name needs USER_UPDATE: a member without it gets 403, with a custom role holding it 200", async () => {
+    const target = await newUser(api, db, "MEMBER");
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(await patch(target.id, { name: "renamed" }, m.key), 403, "access-forbidden");
+    const role = await api.req("POST", "/v2/roles", {
+      body: { name: `user editors ${Math.random()}`, permissions: ["USER_UPDATE", "USER_READ"] },
+    });
+    expect(role.status).toBe(201);
+    const space = await newSpace();
+    const bound = await api.req("POST", "/v2/role-bindings", {
+      body: { role_id: role.body.id, user_id: m.id, resource_type: "SPACE", resource_id: space },
+    });
+    expect(bound.status).toBe(201);
+    const res = await patch(target.id, { name: "renamed" }, m.key);
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe("renamed");
+  });
+
+  it("an unknown or malformed user id is 404", async () => {
+    expectProblem(await patch("VXNlcjpub3BlCg==", { name: "x" }), 404, "resource-not-found");
+    expectProblem(
+      await patch(Buffer.from("User:01900000-0000-7000-8000-000000000000").toString("base64"), {
+        name: "x",
+      }),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("works through @arizeai/ax-client", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    const updated = await axUpdateUser({ client: ax(), userId: u.id, name: "  via client  " });
+    expect(updated.name).toBe("via client");
+    const page = await axListUsers({ client: ax(), limit: 100 });
+    expect(page.data.map((x) => x.id)).toContain(u.id);
+  });
+});
+
+describe("roles (spec endpoint 14)", () => {
+  it("lists the four predefined roles with the permission sets of permissions.ts", async () => {
+    const res = await api.req("GET", "/v2/roles?is_predefined=true");
+    expect(res.status).toBe(200);
+    const byName = Object.fromEntries(res.body.roles.map((r: Json) => [r.name, r]));
+    for (const r of PREDEFINED_ROLES) {
+      expect(byName[r.name]).toMatchObject({ is_predefined: true });
+      expect([...byName[r.name].permissions].sort()).toEqual([...r.permissions].sort());
+    }
+  });
+
+  it("permissions are shown only to callers holding ROLE_READ", async () => {
+    const annotator = await newUser(api, db, "ANNOTATOR");
+    const hidden = await api.req("GET", `/v2/roles/${roleId("MEMBER")}`, { key: annotator.key });
+    expect(hidden.status).toBe(200);
+    expect(hidden.body).not.toHaveProperty("permissions");
+    const shown = await api.req("GET", `/v2/roles/${roleId("MEMBER")}`);
+    expect(shown.body.permissions).toEqual(expect.arrayContaining(["PROJECT_READ"]));
+    const viaClient = await axGetRole({ client: ax(), roleId: roleId("READ_ONLY") });
+    expect(viaClient.permissions?.length).toBe(predefinedRole("READ_ONLY").permissions.length);
+  });
+
+  it("an unknown role, or a custom role of nobody, is 404", async () => {
+    expectProblem(
+      await api.req(
+        "GET",
+        `/v2/roles/${Buffer.from("Role:01900000-0000-7000-8000-000000000000").toString("base64")}`,
+      ),
+      404,
+      "resource-not-found",
+    );
+    expectProblem(await api.req("GET", "/v2/roles/Zm9vOmJhcg=="), 404, "resource-not-found");
+  });
+
+  it("predefined roles are immutable (403)", async () => {
+    expectProblem(
+      await api.req("PATCH", `/v2/roles/${roleId("MEMBER")}`, { body: { name: "x" } }),
+      403,
+      "access-forbidden",
+    );
+    expectProblem(
+      await api.req("DELETE", `/v2/roles/${roleId("MEMBER")}`),
+      403,
+      "access-forbidden",
+    );
+  });
+
+  it("custom roles: create, validate, rename, replace permissions, 409 on a duplicate name", async () => {
+    const name = `Data Scientist ${Math.random()}`;
+    const created = await axCreateRole({
+      client: ax(),
+      name,
+      description: "reads data",
+      permissions: ["DATASET_READ", "PROJECT_READ"],
+    });
+    expect(created).toMatchObject({ name, isPredefined: false });
+    expectProblem(
+      await api.req("POST", "/v2/roles", {
+        body: { name: name.toUpperCase(), permissions: ["TAG_READ"] },
+      }),
+      409,
+      "resource-conflict",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/roles", { body: { name: "none", permissions: [] } }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/roles", {
+        body: { name: "bad", permissions: ["NOT_A_PERMISSION"] },
+      }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/roles", {
+        body: { name: "sys", permissions: ["TAG_READ"], id: "x" },
+      }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("PATCH", `/v2/roles/${created.id}`, { body: {} }),
+      400,
+      "invalid-request",
+    );
+    const updated = await api.req("PATCH", `/v2/roles/${created.id}`, {
+      body: { permissions: ["TAG_READ"] },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      name,
+      permissions: ["TAG_READ"],
+      description: "reads data",
+    });
+    const page = await axListRoles({ client: ax(), isPredefined: false });
+    expect(page.data.map((r) => r.id)).toContain(created.id);
+  });
+
+  it("accepts every permission identifier of the spec", async () => {
+    const res = await api.req("POST", "/v2/roles", {
+      body: { name: `everything ${Math.random()}`, permissions: [...PERMISSIONS] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.permissions).toHaveLength(PERMISSIONS.length);
+  });
+
+  it("a role still bound cannot be deleted (409); unbound it can (204)", async () => {
+    const role = await api.req("POST", "/v2/roles", {
+      body: { name: `bound ${Math.random()}`, permissions: ["SPACE_READ"] },
+    });
+    const u = await newUser(api, db, "MEMBER");
+    const space = await newSpace();
+    const binding = await axCreateRoleBinding({
+      client: ax(),
+      roleId: role.body.id,
+      userId: u.id,
+      resourceType: "SPACE",
+      resourceId: space,
+    });
+    expectProblem(await api.req("DELETE", `/v2/roles/${role.body.id}`), 409, "resource-conflict");
+    expect((await api.req("DELETE", `/v2/role-bindings/${binding.id}`)).status).toBe(204);
+    expect((await api.req("DELETE", `/v2/roles/${role.body.id}`)).status).toBe(204);
+    expectProblem(await api.req("GET", `/v2/roles/${role.body.id}`), 404, "resource-not-found");
+  });
+
+  it("members cannot create roles (403)", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("POST", "/v2/roles", {
+        key: m.key,
+        body: { name: "m", permissions: ["TAG_READ"] },
+      }),
+      403,
+      "access-forbidden",
+    );
+  });
+});
+
+describe("role bindings and effective permissions", () => {
+  it("a binding grants access on the very next request; removing it takes it away", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const space = await newSpace(true);
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${space}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
+    const b = await api.req("POST", "/v2/role-bindings", {
+      body: {
+        role_id: roleId("READ_ONLY"),
+        user_id: m.id,
+        resource_type: "SPACE",
+        resource_id: space,
+      },
+    });
+    expect(b.status).toBe(201);
+    expect(b.body).toMatchObject({
+      role_id: roleId("READ_ONLY"),
+      user_id: m.id,
+      resource_type: "SPACE",
+      resource_id: space,
+    });
+    expect((await api.req("GET", `/v2/spaces/${space}`, { key: m.key })).status).toBe(200);
+    // READ_ONLY cannot update the space; ADMIN can.
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { key: m.key, body: { description: "x" } }),
+      403,
+      "access-forbidden",
+    );
+    const upd = await api.req("PATCH", `/v2/role-bindings/${b.body.id}`, {
+      body: { role_id: roleId("ADMIN") },
+    });
+    expect(upd.status).toBe(200);
+    expect(upd.body.role_id).toBe(roleId("ADMIN"));
+    expect(
+      (await api.req("PATCH", `/v2/spaces/${space}`, { key: m.key, body: { description: "x" } }))
+        .status,
+    ).toBe(200);
+    expect((await api.req("GET", `/v2/role-bindings/${b.body.id}`, { key: m.key })).status).toBe(
+      200,
+    );
+    expect((await api.req("DELETE", `/v2/role-bindings/${b.body.id}`)).status).toBe(204);
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${space}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
+    expectProblem(
+      await api.req("GET", `/v2/role-bindings/${b.body.id}`),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("one binding per user and space (409); unknown role or user is 404", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const space = await newSpace();
+    const body = {
+      role_id: roleId("MEMBER"),
+      user_id: m.id,
+      resource_type: "SPACE",
+      resource_id: space,
+    };
+    expect((await api.req("POST", "/v2/role-bindings", { body })).status).toBe(201);
+    expectProblem(await api.req("POST", "/v2/role-bindings", { body }), 409, "resource-conflict");
+    const ghost = Buffer.from("User:01900000-0000-7000-8000-000000000000").toString("base64");
+    expectProblem(
+      await api.req("POST", "/v2/role-bindings", { body: { ...body, user_id: ghost } }),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("list filters by resource type and user; non-admins see only what they may read", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const space = await newSpace();
+    await addSpaceUser(api, space, m.id, "READ_ONLY");
+    const all = await api.req("GET", `/v2/role-bindings?resource_type=SPACE&user_id=${m.id}`);
+    expect(all.status).toBe(200);
+    expect(all.body.role_bindings).toHaveLength(1);
+    const other = await newUser(api, db, "MEMBER");
+    const seen = await api.req("GET", "/v2/role-bindings?resource_type=SPACE", { key: other.key });
+    expect(seen.body.role_bindings.filter((b: Json) => b.user_id === m.id)).toHaveLength(0);
+    expectProblem(await api.req("GET", "/v2/role-bindings"), 400, "invalid-request");
+  });
+
+  it("an organization binding applies to every space of the organization", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `org ${Math.random()}` },
+    });
+    const s1 = await newSpace(true, org.body.id);
+    const s2 = await newSpace(true, org.body.id);
+    const m = await newUser(api, db, "MEMBER");
+    const add = await api.req("POST", `/v2/organizations/${org.body.id}/users`, {
+      body: { user_id: m.id, role: { type: "PREDEFINED", name: "READ_ONLY" } },
+    });
+    expect(add.status).toBe(200);
+    expect(add.body).toMatchObject({
+      user_id: m.id,
+      organization_id: org.body.id,
+      role: { name: "READ_ONLY" },
+    });
+    expect((await api.req("GET", `/v2/spaces/${s1}`, { key: m.key })).status).toBe(200);
+    expect((await api.req("GET", `/v2/spaces/${s2}`, { key: m.key })).status).toBe(200);
+    expect((await api.req("DELETE", `/v2/organizations/${org.body.id}/users/${m.id}`)).status).toBe(
+      204,
+    );
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${s1}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("annotators hold at most the ANNOTATOR permissions, whatever is bound", async () => {
+    const a = await newUser(api, db, "ANNOTATOR");
+    const space = await newSpace();
+    await db.query(
+      `insert into role_bindings (id, account_id, role_id, subject_type, subject_id, resource_type, resource_id, created_at, updated_at)
+         select gen_random_uuid(), account_id, $1, 'USER', $2, 'SPACE', $3, now(), now() from users where id = $2`,
+      [predefinedRole("ADMIN").id, uuidOf(a.id), uuidOf(space)],
+    );
+    expect((await api.req("GET", `/v2/spaces/${space}`, { key: a.key })).status).toBe(200);
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { key: a.key, body: { description: "no" } }),
+      403,
+      "access-forbidden",
+    );
+  });
+
+  it("space users: ANNOTATOR space role only for annotators (422); re-adding changes the role", async () => {
+    const space = await newSpace();
+    const m = await newUser(api, db, "MEMBER");
+    const a = await newUser(api, db, "ANNOTATOR");
+    const bad = await api.req("POST", `/v2/spaces/${space}/users`, {
+      body: { user_id: m.id, role: { type: "PREDEFINED", name: "ANNOTATOR" } },
+    });
+    expectProblem(bad, 422, "unprocessable-entity");
+    const bad2 = await api.req("POST", `/v2/spaces/${space}/users`, {
+      body: { user_id: a.id, role: { type: "PREDEFINED", name: "MEMBER" } },
+    });
+    expectProblem(bad2, 422, "unprocessable-entity");
+    const first = await axAddSpaceUser({
+      client: ax(),
+      spaceId: space,
+      userId: m.id,
+      role: { type: "PREDEFINED", name: "READ_ONLY" },
+    });
+    const second = await addSpaceUser(api, space, m.id, "ADMIN");
+    expect(second.id).toBe(first.id);
+    expect(second.role).toEqual({ type: "PREDEFINED", name: "ADMIN" });
+    expect((await api.req("DELETE", `/v2/spaces/${space}/users/${m.id}`)).status).toBe(204);
+    expectProblem(
+      await api.req("DELETE", `/v2/spaces/${space}/users/${m.id}`),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("revoked and expired keys do not authenticate (401)", async () => {
+    const u = await newUser(api, db, "MEMBER");
+    const revoked = await seedKey(api, db, u.id, { status: "REVOKED" });
+    const expired = await seedKey(api, db, u.id, { expiresAt: new Date(Date.now() - 1000) });
+    expectProblem(
+      await api.req("GET", "/v2/spaces", { key: revoked }),
+      401,
+      "authentication-required",
+    );
+    expectProblem(
+      await api.req("GET", "/v2/spaces", { key: expired }),
+      401,
+      "authentication-required",
+    );
+  });
+});
+
+describe("spaces and organizations: update, delete, cascade", () => {
+  it("updates a space (no-op when unchanged); a duplicate name is 409; private is 404 to outsiders", async () => {
+    const space = await newSpace(false);
+    const updated = await axUpdateSpace({
+      client: ax(),
+      space,
+      description: "new",
+      isPrivate: true,
+    });
+    expect(updated).toMatchObject({ description: "new", isPrivate: true });
+    const other = await newSpace(false);
+    const name = (await api.req("GET", `/v2/spaces/${other}`)).body.name;
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { body: { name } }),
+      409,
+      "resource-conflict",
+    );
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { body: {} }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { body: { name: "x".repeat(256) } }),
+      400,
+      "invalid-request",
+    );
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { key: m.key, body: { description: "x" } }),
+      404,
+      "resource-not-found",
+    );
+  });
+
+  it("deleting a space emits SpaceDeleted on the space's stream, with the actor", async () => {
+    const space = await newSpace();
+    expect((await api.req("DELETE", `/v2/spaces/${space}`)).status).toBe(204);
+    expectProblem(await api.req("GET", `/v2/spaces/${space}`), 404, "resource-not-found");
+    const ev = await db.query(
+      "select event_type as type, metadata from events where stream_id = $1 order by global_position desc limit 1",
+      [`space-${uuidOf(space)}`],
+    );
+    expect(ev.rows[0].type).toBe("SpaceDeleted");
+    expect(ev.rows[0].metadata).toMatchObject({
+      actor_user_id: uuidOf(adminId),
+      space_id: uuidOf(space),
+    });
+  });
+
+  it("deleting an organization deletes its spaces (one SpaceDeleted each) in one transaction", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `gone ${Math.random()}` },
+    });
+    const s1 = await newSpace(false, org.body.id);
+    const s2 = await newSpace(true, org.body.id);
+    expect((await api.req("DELETE", `/v2/organizations/${org.body.id}`)).status).toBe(204);
+    expectProblem(
+      await api.req("GET", `/v2/organizations/${org.body.id}`),
+      404,
+      "resource-not-found",
+    );
+    for (const s of [s1, s2]) {
+      expectProblem(await api.req("GET", `/v2/spaces/${s}`), 404, "resource-not-found");
+      const ev = await db.query(
+        "select event_type as type from events where stream_id = $1 order by global_position desc limit 1",
+        [`space-${uuidOf(s)}`],
+      );
+      expect(ev.rows[0].type).toBe("SpaceDeleted");
+    }
+  });
+
+  it("updates an organization; members cannot (403); a duplicate name is 409", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `o ${Math.random()}` },
+    });
+    const res = await api.req("PATCH", `/v2/organizations/${org.body.id}`, {
+      body: { description: "d" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.description).toBe("d");
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("PATCH", `/v2/organizations/${org.body.id}`, {
+        key: m.key,
+        body: { description: "x" },
+      }),
+      403,
+      "access-forbidden",
+    );
+    const first = (await api.req("GET", `/v2/organizations/${orgId}`)).body.name;
+    expectProblem(
+      await api.req("PATCH", `/v2/organizations/${org.body.id}`, { body: { name: first } }),
+      409,
+      "resource-conflict",
+    );
+  });
+});
+
+describe("paging of users, roles and role bindings", () => {
+  it("limit 1 to 100 (0 and 101 are 400); following cursors visits every item once", async () => {
+    for (const path of ["/v2/users", "/v2/roles", "/v2/role-bindings?resource_type=SPACE"]) {
+      const sep = path.includes("?") ? "&" : "?";
+      expectProblem(await api.req("GET", `${path}${sep}limit=0`), 400, "invalid-request");
+      expectProblem(await api.req("GET", `${path}${sep}limit=101`), 400, "invalid-request");
+      const all = await api.req("GET", `${path}${sep}limit=100`);
+      expect(all.status).toBe(200);
+      const key = Object.keys(all.body).find((k) => k !== "pagination")!;
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await api.req(
+          "GET",
+          `${path}${sep}limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
+        expect(page.status).toBe(200);
+        expect(page.body[key].length).toBeLessThanOrEqual(1);
+        seen.push(...page.body[key].map((x: Json) => x.id));
+        cursor = page.body.pagination.has_more ? page.body.pagination.next_cursor : undefined;
+      } while (cursor);
+      expect(seen).toEqual(all.body[key].map((x: Json) => x.id));
+      expect(new Set(seen).size).toBe(seen.length);
+    }
+  });
+});
+
+describe("custom role assignments", () => {
+  it("CUSTOM account roles are not supported yet (400), as the public API says", async () => {
+    const res = await api.req("POST", "/v2/users", {
+      body: {
+        name: "c",
+        email: "custom@example.com",
+        role: { type: "CUSTOM", id: roleId("MEMBER") },
+        invite_mode: "NONE",
+      },
+    });
+    expectProblem(res, 400, "invalid-request");
+  });
+
+  it("a space user may hold a custom role: it answers as CUSTOM with id and name", async () => {
+    const role = await api.req("POST", "/v2/roles", {
+      body: { name: `custom space ${Math.random()}`, permissions: ["SPACE_READ", "TAG_READ"] },
+    });
+    const space = await newSpace(true);
+    const m = await newUser(api, db, "MEMBER");
+    const res = await api.req("POST", `/v2/spaces/${space}/users`, {
+      body: { user_id: m.id, role: { type: "CUSTOM", id: role.body.id } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.role).toEqual({ type: "CUSTOM", id: role.body.id, name: role.body.name });
+    expect((await api.req("GET", `/v2/spaces/${space}`, { key: m.key })).status).toBe(200);
+  });
+});

@@ -1,0 +1,75 @@
+import { createHmac, randomUUID } from "node:crypto";
+import pg from "pg";
+import type { Api, Json } from "./support.ts";
+
+/** Internal uuid of a public id (test-only: clients never parse ids). */
+export const uuidOf = (id: string): string => Buffer.from(id, "base64").toString().split(":")[1]!;
+
+/** Identity's tables, for test setup the public API cannot do (see `seedKey`). */
+export function identityDb(api: Api): pg.Pool {
+  return new pg.Pool({
+    connectionString: api.stack.env.DATABASE_URL,
+    options: "-c search_path=identity",
+    max: 2,
+  });
+}
+
+/**
+ * TEST SETUP until users can create their own keys in these suites: a USER key for `userId`,
+ * stored exactly as identity stores keys (HMAC-SHA-256 under the pepper).
+ */
+export async function seedKey(
+  api: Api,
+  db: pg.Pool,
+  userId: string,
+  opts: { status?: "ACTIVE" | "REVOKED"; expiresAt?: Date } = {},
+): Promise<string> {
+  const key = `ak-test-${randomUUID()}`;
+  const keyId = randomUUID();
+  const user = uuidOf(userId);
+  await db.query(
+    `insert into api_keys (id, account_id, key_type, user_id, created_by_user_id, name, redacted_key, status, created_at, expires_at)
+       select $1, account_id, 'USER', $2, $2, 'seeded', 'ak-test…', $3, now(), $4 from users where id = $2`,
+    [keyId, user, opts.status ?? "ACTIVE", opts.expiresAt ?? null],
+  );
+  await db.query("insert into api_key_secrets (api_key_id, key_hash) values ($1, $2)", [
+    keyId,
+    createHmac("sha256", api.stack.env.ARGUS_API_KEY_PEPPER!).update(key).digest(),
+  ]);
+  return key;
+}
+
+let counter = 0;
+
+/** A user invited through the API (as the admin), with a key of its own. */
+export async function newUser(
+  api: Api,
+  db: pg.Pool,
+  role: "ADMIN" | "MEMBER" | "ANNOTATOR",
+): Promise<{ id: string; key: string; body: Json }> {
+  counter += 1;
+  const res = await api.req("POST", "/v2/users", {
+    body: {
+      name: `user ${counter}`,
+      email: `u${counter}-${randomUUID()}@example.com`,
+      role: { type: "PREDEFINED", name: role },
+      invite_mode: "NONE",
+    },
+  });
+  if (res.status !== 201) throw new Error(`create user: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id, key: await seedKey(api, db, res.body.id), body: res.body };
+}
+
+export async function addSpaceUser(
+  api: Api,
+  spaceId: string,
+  userId: string,
+  role: string,
+): Promise<Json> {
+  const res = await api.req("POST", `/v2/spaces/${spaceId}/users`, {
+    body: { user_id: userId, role: { type: "PREDEFINED", name: role } },
+  });
+  if (res.status !== 200)
+    throw new Error(`add space user: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

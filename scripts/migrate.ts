@@ -3,10 +3,12 @@
 // services also migrate at start, under the same advisory lock, so either order is safe.
 import pg from "pg";
 import { migrate } from "../packages/eventstore/src/index.ts";
+import * as catalog from "../services/catalog/src/migrations.ts";
 import * as identity from "../services/identity/src/migrations.ts";
 
 const services: Record<string, { SCHEMA: string; migrations: { id: string; sql: string }[] }> = {
   identity,
+  catalog,
 };
 
 const url = process.env.DATABASE_URL;

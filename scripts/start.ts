@@ -36,10 +36,14 @@ function loadSecrets(): Secrets {
   return secrets;
 }
 
-const colors = { identity: 35, gateway: 36, postgres: 34, nats: 33, migrate: 32 } as Record<
-  string,
-  number
->;
+const colors = {
+  identity: 35,
+  catalog: 92,
+  gateway: 36,
+  postgres: 34,
+  nats: 33,
+  migrate: 32,
+} as Record<string, number>;
 
 /** `[name] {json log}` → `name     | 12:00:01 info  message key=value`, readable at a glance. */
 function show(line: string): void {

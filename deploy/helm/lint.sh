@@ -99,9 +99,11 @@ done
 # What each values file must produce.
 if [ -f "$out/default.yaml" ]; then
   y="$out/default.yaml"
-  expect "default: gateway and identity only" "$(count Deployment "$y")" 2
-  expect "default: one HPA and PDB per service" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" 2/2
-  expect "default: one NetworkPolicy per service plus migrations" "$(count NetworkPolicy "$y")" 3
+  expect "default: gateway, identity and catalog only" "$(count Deployment "$y")" 3
+  expect "default: one HPA and PDB per service" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" 3/3
+  expect "default: one NetworkPolicy per service plus migrations" "$(count NetworkPolicy "$y")" 4
+  expect "default: gateway learns catalog's address" \
+    "$(grep -c 'CATALOG_GRPC_URL: "argus-catalog:50051"' "$y")" 1
   expect "default: gateway learns identity's address" \
     "$(grep -c 'IDENTITY_GRPC_URL: "argus-identity:50051"' "$y")" 1
   expect "default: migrations Job is a pre-install/pre-upgrade hook" \

@@ -37,9 +37,11 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
-/** The whole stack as separate processes, in dependency order: identity, then the gateway. */
+/** The whole stack as separate processes, in dependency order: identity, catalog, the gateway. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const [grpcPort, probePort, httpPort] = [
+  const [grpcPort, probePort, catalogGrpcPort, catalogProbePort, httpPort] = [
+    await freePort(),
+    await freePort(),
     await freePort(),
     await freePort(),
     opts.httpPort ?? (await freePort()),
@@ -55,6 +57,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     IDENTITY_GRPC_PORT: String(grpcPort),
     IDENTITY_PROBE_PORT: String(probePort),
     IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}`,
+    CATALOG_GRPC_PORT: String(catalogGrpcPort),
+    CATALOG_PROBE_PORT: String(catalogProbePort),
+    CATALOG_GRPC_URL: `127.0.0.1:${catalogGrpcPort}`,
     ARGUS_HTTP_PORT: String(httpPort),
     // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
     ARGUS_EVENTS_STREAM: uniqueName("EVENTS"),
@@ -65,6 +70,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     identity: {
       entry: "services/identity/src/main.ts",
       ready: `http://127.0.0.1:${probePort}/readyz`,
+    },
+    catalog: {
+      entry: "services/catalog/src/main.ts",
+      ready: `http://127.0.0.1:${catalogProbePort}/readyz`,
     },
     gateway: {
       entry: "services/gateway/src/main.ts",
@@ -99,6 +108,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     async restart(name, extra) {
       await processes[name]?.stop();
       processes[name] = await start(name, extra);
+      // The gateway is ready again only once its channel to the restarted service is.
+      const gateway = specs.gateway!.ready;
+      for (let i = 0; i < 100 && !(await httpOk(gateway).catch(() => false)); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async stop() {
       for (const name of Object.keys(specs).reverse()) await processes[name]?.stop();

@@ -12,6 +12,7 @@ import {
 export interface GatewayConfig {
   httpPort: number;
   identityGrpcUrl: string;
+  catalogGrpcUrl: string;
   principalSecret: string;
   cursorSecret: string;
   rateLimitPerSecond: number;
@@ -26,6 +27,7 @@ export interface GatewayConfig {
 const spec = {
   ARGUS_HTTP_PORT: int("port of the REST listener", 8080, 0, 65_535),
   IDENTITY_GRPC_URL: grpcTarget("gRPC target of the identity service", "127.0.0.1:50051"),
+  CATALOG_GRPC_URL: grpcTarget("gRPC target of the catalog service", "127.0.0.1:50052"),
   ARGUS_PRINCIPAL_SECRET: secret("HMAC key signing the principal sent to services", 32),
   ARGUS_CURSOR_SECRET: secret("HMAC key signing pagination cursors", 32),
   ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
@@ -45,6 +47,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   return {
     httpPort: c.ARGUS_HTTP_PORT,
     identityGrpcUrl: c.IDENTITY_GRPC_URL,
+    catalogGrpcUrl: c.CATALOG_GRPC_URL,
     principalSecret: c.ARGUS_PRINCIPAL_SECRET,
     cursorSecret: c.ARGUS_CURSOR_SECRET,
     rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,

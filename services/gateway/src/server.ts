@@ -4,8 +4,21 @@ import { createApp } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthenticator } from "./identityAuthenticator.ts";
+import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
+import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";
+import { annotationQueueHandlers } from "./routes/annotationQueues.ts";
+import { apiKeyHandlers } from "./routes/apiKeys.ts";
+import { evaluatorHandlers } from "./routes/evaluators.ts";
+import { auditLogHandlers } from "./routes/auditLogs.ts";
 import { organizationHandlers } from "./routes/organizations.ts";
+import { projectHandlers } from "./routes/projects.ts";
+import { promptHandlers } from "./routes/prompts.ts";
 import { spaceHandlers } from "./routes/spaces.ts";
+import { userHandlers } from "./routes/users.ts";
+import { roleHandlers } from "./routes/roles.ts";
+import { roleBindingHandlers } from "./routes/roleBindings.ts";
+import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
+import { tagHandlers } from "./routes/tags.ts";
 
 export interface RunningGateway {
   port: number;
@@ -15,12 +28,32 @@ export interface RunningGateway {
 /** Wires the gateway process: one channel per backing service, the app, the listener. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const identity = createBackend(config.identityGrpcUrl, config.principalSecret);
+  const catalog = createBackend(config.catalogGrpcUrl, config.principalSecret);
   const app = createApp({
     authenticator: identityAuthenticator(identity, config.principalSecret),
-    handlers: { ...organizationHandlers(identity), ...spaceHandlers(identity) },
+    handlers: {
+      ...organizationHandlers(identity),
+      ...spaceHandlers(identity),
+      ...userHandlers(identity),
+      ...roleHandlers(identity),
+      ...roleBindingHandlers(identity),
+      ...resourceRestrictionHandlers(identity),
+      ...apiKeyHandlers(identity),
+      ...auditLogHandlers(identity),
+      ...tagHandlers(catalog),
+      ...projectHandlers(catalog),
+      ...promptHandlers(catalog),
+      ...evaluatorHandlers(catalog),
+      ...annotationConfigHandlers(catalog),
+      ...annotationQueueHandlers(catalog),
+      ...aiIntegrationHandlers(catalog),
+    },
     config,
     logger,
-    ready: () => channelReady(identity.channel),
+    ready: async () =>
+      (await Promise.all([channelReady(identity.channel), channelReady(catalog.channel)])).every(
+        Boolean,
+      ),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.httpPort, () => resolve(s));
@@ -32,6 +65,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       identity.close();
+      catalog.close();
     },
   };
 }

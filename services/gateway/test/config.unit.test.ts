@@ -9,6 +9,7 @@ describe("gateway configuration", () => {
     expect(loadGatewayConfig(secrets)).toEqual({
       httpPort: 8080,
       identityGrpcUrl: "127.0.0.1:50051",
+      catalogGrpcUrl: "127.0.0.1:50052",
       principalSecret: "p".repeat(32),
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,

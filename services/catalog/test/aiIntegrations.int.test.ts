@@ -1,0 +1,108 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AiIntegrationServiceService as S,
+  type AiIntegrationConfig,
+} from "@argus/proto/catalog/v1/ai_integrations";
+import { uniqueName } from "@argus/testkit";
+import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+
+let t: CatalogStack;
+let db: pg.Pool;
+let spaceId: string;
+const KEY = "sk-live-0123456789abcdefghij-LAST";
+
+const config = (over: Partial<AiIntegrationConfig> = {}): AiIntegrationConfig => ({
+  name: uniqueName("ai"),
+  provider: "OPEN_AI",
+  modelNames: [],
+  enableDefaultModels: false,
+  functionCallingEnabled: true,
+  authType: "DEFAULT",
+  scopings: [],
+  ...over,
+});
+
+beforeAll(async () => {
+  t = await startCatalogStack();
+  db = new pg.Pool({ connectionString: t.databaseUrl, options: "-c search_path=catalog" });
+  spaceId = await t.createSpace();
+}, 60_000);
+
+afterAll(async () => {
+  await db?.end();
+  await t?.stop();
+});
+
+describe("AI integrations", () => {
+  it("stores the key apart from the events; replies and events carry only a hint", async () => {
+    const created = await t.call(S.createAiIntegration, { config: config(), apiKey: KEY });
+    expect(created).toMatchObject({ hasApiKey: true, apiKeyHint: "…LAST" });
+    expect(JSON.stringify(created)).not.toContain("0123456789");
+    const secret = await db.query(
+      "select api_key from ai_integration_secrets where integration_id = $1",
+      [created.id],
+    );
+    expect(secret.rows).toEqual([{ api_key: KEY }]);
+    const events = await db.query(
+      "select data::text, metadata::text from events where stream_id = $1",
+      [`ai_integration-${created.id}`],
+    );
+    expect(events.rowCount).toBe(1);
+    expect(JSON.stringify(events.rows)).not.toContain("0123456789");
+
+    const rotated = await t.call(S.updateAiIntegration, {
+      id: created.id,
+      fields: ["api_key"],
+      config: config(),
+      apiKey: "sk-rotated-key-9999",
+    });
+    expect(rotated.apiKeyHint).toBe("…9999");
+    const removed = await t.call(S.updateAiIntegration, {
+      id: created.id,
+      fields: ["api_key"],
+      config: config(),
+    });
+    expect(removed).toMatchObject({ hasApiKey: false, apiKeyHint: "" });
+    const gone = await db.query("select 1 from ai_integration_secrets where integration_id = $1", [
+      created.id,
+    ]);
+    expect(gone.rowCount).toBe(0);
+  });
+
+  it("members see integrations of spaces where they hold AI_PROVIDER_READ, change them with LLM_INTEGRATION_*", async () => {
+    const other = await t.createSpace();
+    const scoped = await t.call(S.createAiIntegration, {
+      config: config({ scopings: [{ organizationId: "", spaceId }] }),
+    });
+    const wide = await t.call(S.createAiIntegration, { config: config() });
+    const reader = t.member({ [spaceId]: ["AI_PROVIDER_READ"] });
+    const outsider = t.member({ [other]: ["AI_PROVIDER_READ"] });
+    const editor = t.member({ [spaceId]: ["AI_PROVIDER_READ", "LLM_INTEGRATION_UPDATE"] });
+    expect(await problemOf(t.call(S.getAiIntegration, { id: scoped.id }, reader))).toBe("ok");
+    expect(await problemOf(t.call(S.getAiIntegration, { id: scoped.id }, outsider))).toBe(
+      "resource-not-found",
+    );
+    expect(await problemOf(t.call(S.getAiIntegration, { id: wide.id }, outsider))).toBe("ok");
+    expect(await problemOf(t.call(S.getAiIntegration, { id: wide.id }, t.member({})))).toBe(
+      "resource-not-found",
+    );
+    const rename = (id: string, principal = editor) =>
+      t.call(S.updateAiIntegration, { id, fields: ["name"], config: config() }, principal);
+    expect(await problemOf(rename(scoped.id, reader))).toBe("access-forbidden");
+    expect(await problemOf(rename(scoped.id))).toBe("ok");
+    // Account-wide integrations are the account admins' to change.
+    expect(await problemOf(rename(wide.id))).toBe("access-forbidden");
+    expect(await problemOf(t.call(S.createAiIntegration, { config: config() }, editor))).toBe(
+      "access-forbidden",
+    );
+  });
+
+  it("names are unique within the account (409)", async () => {
+    const name = uniqueName("same");
+    await t.call(S.createAiIntegration, { config: config({ name }) });
+    expect(await problemOf(t.call(S.createAiIntegration, { config: config({ name }) }))).toBe(
+      "resource-conflict",
+    );
+  });
+});

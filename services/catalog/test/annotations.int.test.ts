@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AnnotationConfigServiceService as C,
+  AnnotationQueueServiceService as Q,
+  type RecordSource,
+} from "@argus/proto/catalog/v1/annotations";
+import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
+import { uniqueName } from "@argus/testkit";
+import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+
+let t: CatalogStack;
+let spaceId: string;
+let projectId: string;
+
+const categorical = (name = uniqueName("cfg"), space = spaceId) =>
+  t.call(C.createAnnotationConfig, {
+    spaceId: space,
+    name,
+    type: "CATEGORICAL",
+    values: [
+      { label: "good", score: 1 },
+      { label: "bad", score: 0 },
+    ],
+    optimizationDirection: "",
+  });
+const spans = (ids: string[]): RecordSource => ({
+  recordType: "SPAN",
+  projectId,
+  datasetId: "",
+  datasetVersionId: "",
+  startTime: "2026-01-01T00:00:00Z",
+  endTime: "2026-01-02T00:00:00Z",
+  ids,
+});
+
+beforeAll(async () => {
+  t = await startCatalogStack();
+  spaceId = await t.createSpace();
+  projectId = (
+    await t.call(ProjectServiceService.createProject, { spaceId, name: uniqueName("p") })
+  ).id;
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("annotation configs", () => {
+  it("create, update in place, and names unique per space", async () => {
+    const created = await categorical("quality");
+    expect(created).toMatchObject({ type: "CATEGORICAL", optimizationDirection: "NONE" });
+    expect(await problemOf(categorical("quality"))).toBe("resource-conflict");
+    const updated = await t.call(C.updateAnnotationConfig, {
+      id: created.id,
+      type: "CATEGORICAL",
+      setValues: false,
+      values: [],
+      optimizationDirection: "MAXIMIZE",
+    });
+    expect(updated).toMatchObject({
+      optimizationDirection: "MAXIMIZE",
+      values: [{ label: "good" }, { label: "bad" }],
+    });
+    const reader = t.member({ [spaceId]: ["ANNOTATION_CONFIG_READ"] });
+    expect(await problemOf(t.call(C.getAnnotationConfig, { id: created.id }, reader))).toBe("ok");
+    expect(await problemOf(t.call(C.deleteAnnotationConfig, { id: created.id }, reader))).toBe(
+      "access-forbidden",
+    );
+    expect(await problemOf(t.call(C.getAnnotationConfig, { id: created.id }, t.member({})))).toBe(
+      "resource-not-found",
+    );
+  });
+});
+
+describe("annotation queues", () => {
+  it("records from a project of the space; a project elsewhere or a config elsewhere is 422", async () => {
+    const cfg = await categorical();
+    const queue = await t.call(Q.createAnnotationQueue, {
+      spaceId,
+      name: uniqueName("queue"),
+      annotationConfigIds: [cfg.id],
+      annotatorEmails: [],
+      assignmentMethod: "ALL",
+      recordSources: [spans(["a", "b"])],
+    });
+    expect(queue.annotationConfigs.map((c) => c.id)).toEqual([cfg.id]);
+    const page = await t.call(Q.listAnnotationQueueRecords, {
+      annotationQueueId: queue.id,
+      page: { limit: 10, after: "" },
+    });
+    expect(page.records).toHaveLength(2);
+    expect(JSON.parse(page.records[0]!.dataJson)).toMatchObject({ project_id: projectId });
+
+    const other = await t.createSpace();
+    const foreignProject = (
+      await t.call(ProjectServiceService.createProject, { spaceId: other, name: uniqueName("p") })
+    ).id;
+    expect(
+      await problemOf(
+        t.call(Q.addAnnotationQueueRecords, {
+          annotationQueueId: queue.id,
+          recordSources: [{ ...spans(["c"]), projectId: foreignProject }],
+        }),
+      ),
+    ).toBe("unprocessable-entity");
+    const foreignConfig = await categorical(uniqueName("cfg"), other);
+    expect(
+      await problemOf(
+        t.call(Q.createAnnotationQueue, {
+          spaceId,
+          name: uniqueName("queue"),
+          annotationConfigIds: [foreignConfig.id],
+          annotatorEmails: [],
+          assignmentMethod: "",
+          recordSources: [],
+        }),
+      ),
+    ).toBe("unprocessable-entity");
+  });
+
+  it("annotates as the caller (upsert by config name) and publishes the event", async () => {
+    const cfg = await categorical("verdict");
+    const queue = await t.call(Q.createAnnotationQueue, {
+      spaceId,
+      name: uniqueName("queue"),
+      annotationConfigIds: [cfg.id],
+      annotatorEmails: [],
+      assignmentMethod: "ALL",
+      recordSources: [spans(["x"])],
+    });
+    const [rec] = (
+      await t.call(Q.listAnnotationQueueRecords, { annotationQueueId: queue.id, page: undefined })
+    ).records;
+    const annotated = await t.call(Q.annotateAnnotationQueueRecord, {
+      annotationQueueId: queue.id,
+      recordId: rec!.id,
+      annotations: [{ name: "verdict", label: "good" }],
+    });
+    expect(annotated.annotations).toMatchObject([{ name: "verdict", label: "good" }]);
+    expect(annotated.annotations[0]!.annotator?.email).not.toBe("");
+    const annotator = t.member({ [spaceId]: ["QUEUE_READ"] });
+    expect(
+      await problemOf(
+        t.call(
+          Q.annotateAnnotationQueueRecord,
+          {
+            annotationQueueId: queue.id,
+            recordId: rec!.id,
+            annotations: [{ name: "verdict", label: "bad" }],
+          },
+          annotator,
+        ),
+      ),
+    ).toBe("access-forbidden");
+    const subject = `${t.root}.catalog.annotation_queue.AnnotationQueueRecordAnnotated`;
+    let got: unknown;
+    for (let i = 0; i < 50 && !got; i++) {
+      got = await t.lastStored(subject).catch(() => undefined);
+      if (!got) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(got).toMatchObject({ subject, data: { type: "AnnotationQueueRecordAnnotated" } });
+  });
+});

@@ -1,0 +1,430 @@
+import { randomUUID } from "node:crypto";
+import type * as grpc from "@grpc/grpc-js";
+import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccountRole } from "@argus/proto/common/v1";
+import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
+import { TagServiceService } from "@argus/proto/catalog/v1/tags";
+import { IdentityServiceService } from "@argus/proto/identity/v1";
+import {
+  GATEWAY_PRINCIPAL,
+  callUnary,
+  createChannel,
+  createLogger,
+  fromGrpcError,
+  type Principal,
+} from "@argus/platform";
+import {
+  createTestDatabase,
+  freePort,
+  testInfra,
+  uniqueName,
+  type TestDatabase,
+} from "@argus/testkit";
+import {
+  loadIdentityConfig,
+  startIdentity,
+  type RunningIdentity,
+} from "../../identity/src/index.ts";
+import { loadCatalogConfig, startCatalog, type RunningCatalog } from "../src/index.ts";
+import { startDatasetDouble } from "./datasetDouble.ts";
+
+const SECRET = "p".repeat(32);
+const API_KEY = `ak-int-${"c".repeat(40)}`;
+const ROOT = uniqueName("cat");
+const STREAM = uniqueName("CAT");
+
+let db: TestDatabase;
+let identity: RunningIdentity;
+let catalog: RunningCatalog;
+let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
+let identityChannel: grpc.Client;
+let channel: grpc.Client;
+let nc: NatsConnection;
+let events: Subscription;
+const subjects: string[] = [];
+let admin: Principal;
+let spaceId: string;
+let otherSpaceId: string;
+const datasetId = randomUUID();
+const experimentId = randomUUID();
+const foreignDatasetId = randomUUID();
+
+const call = <Req, Res>(
+  method: Parameters<typeof callUnary<Req, Res>>[1],
+  req: Req,
+  principal = admin,
+) => callUnary(channel, method, req, { principal, principalSecret: SECRET, requestId: "t" });
+
+const problemOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+    return "ok";
+  } catch (err) {
+    return fromGrpcError(err).type;
+  }
+};
+
+/** A non-admin member of the account with exactly these permissions per space. */
+const member = (perms: Record<string, string[]>): Principal => ({
+  ...admin,
+  accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
+  spacePermissions: Object.fromEntries(
+    Object.entries(perms).map(([space, permissions]) => [space, { permissions }]),
+  ),
+});
+
+const tag = (name: string, space = spaceId, principal = admin) =>
+  call(TagServiceService.createTag, { spaceId: space, name }, principal);
+const project = (name: string, space = spaceId) =>
+  call(ProjectServiceService.createProject, { spaceId: space, name });
+
+beforeAll(async () => {
+  const infra = testInfra();
+  db = await createTestDatabase(infra);
+  identity = await startIdentity(
+    loadIdentityConfig({
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      IDENTITY_GRPC_PORT: String(await freePort()),
+      IDENTITY_PROBE_PORT: "0",
+      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ARGUS_API_KEY_PEPPER: "q".repeat(32),
+      ARGUS_INIT_API_KEY: API_KEY,
+      ARGUS_EVENTS_STREAM: STREAM,
+      ARGUS_SUBJECT_ROOT: ROOT,
+    }),
+    createLogger({ service: "identity-test", level: "warn" }),
+  );
+  identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
+  admin = (
+    await callUnary(
+      identityChannel,
+      IdentityServiceService.authenticate,
+      { apiKey: API_KEY },
+      { principal: GATEWAY_PRINCIPAL, principalSecret: SECRET, requestId: "t" },
+    )
+  ).principal!;
+  const idCall = <Req, Res>(m: Parameters<typeof callUnary<Req, Res>>[1], req: Req) =>
+    callUnary(identityChannel, m, req, {
+      principal: admin,
+      principalSecret: SECRET,
+      requestId: "t",
+    });
+  const spaces = await idCall(IdentityServiceService.listSpaces, {
+    page: { limit: 10, after: "" },
+    name: "",
+    organizationId: "",
+  });
+  spaceId = spaces.spaces[0]!.id;
+  otherSpaceId = (
+    await idCall(IdentityServiceService.createSpace, {
+      organizationId: spaces.spaces[0]!.organizationId,
+      name: "Other Space",
+      description: "",
+      isPrivate: false,
+    })
+  ).id;
+
+  datasets = await startDatasetDouble({
+    [datasetId]: { type: "dataset", id: datasetId, spaceId, accountId: admin.accountId },
+    [experimentId]: { type: "experiment", id: experimentId, spaceId, accountId: admin.accountId },
+    [foreignDatasetId]: {
+      type: "dataset",
+      id: foreignDatasetId,
+      spaceId: randomUUID(),
+      accountId: randomUUID(),
+    },
+  });
+
+  nc = await connect({ servers: infra.natsUrl });
+  events = nc.subscribe(`${ROOT}.catalog.>`, {
+    callback: (_e, m) => void subjects.push(m.subject),
+  });
+
+  catalog = await startCatalog(
+    loadCatalogConfig({
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      CATALOG_GRPC_PORT: String(await freePort()),
+      CATALOG_PROBE_PORT: "0",
+      ARGUS_PRINCIPAL_SECRET: SECRET,
+      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+      DATASET_GRPC_URL: datasets.url,
+      ARGUS_EVENTS_STREAM: STREAM,
+      ARGUS_SUBJECT_ROOT: ROOT,
+    }),
+    createLogger({ service: "catalog-test", level: "warn" }),
+  );
+  channel = createChannel(`127.0.0.1:${catalog.grpcPort}`);
+});
+
+afterAll(async () => {
+  events?.unsubscribe();
+  await nc?.drain();
+  channel?.close();
+  identityChannel?.close();
+  await catalog?.stop();
+  await datasets?.stop();
+  await identity?.stop();
+  await db?.drop();
+});
+
+describe("tags", () => {
+  it("20 concurrent creates of one name (differing in case): exactly one wins, 19 conflict", async () => {
+    const names = Array.from({ length: 20 }, (_, i) =>
+      i % 2 ? `Race-Tag-${i}`.replace(/-\d+$/, "") : "race-tag".toUpperCase(),
+    );
+    const outcomes = await Promise.all(names.map((n) => problemOf(tag(n))));
+    expect(outcomes.filter((o) => o === "ok")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "resource-conflict")).toHaveLength(19);
+    const list = await call(TagServiceService.listTags, {
+      page: { limit: 100, after: "" },
+      spaceId,
+      spaceName: "",
+      name: "race-tag",
+    });
+    expect(list.tags).toHaveLength(1);
+  });
+
+  it("a tag in a space of another account, or in no space, is 404", async () => {
+    expect(await problemOf(tag("x", randomUUID()))).toBe("resource-not-found");
+  });
+
+  it("filters the list by space_name through identity (case-insensitive substring)", async () => {
+    await tag("in-other", otherSpaceId);
+    const res = await call(TagServiceService.listTags, {
+      page: { limit: 100, after: "" },
+      spaceId: "",
+      spaceName: "OTHER sp",
+      name: "",
+    });
+    expect(res.tags.map((t) => t.name)).toEqual(["in-other"]);
+  });
+
+  it("pages the list newest first with the shared cursor helper", async () => {
+    for (const n of ["page-a", "page-b", "page-c"]) await tag(n);
+    const first = await call(TagServiceService.listTags, {
+      page: { limit: 2, after: "" },
+      spaceId,
+      spaceName: "",
+      name: "page-",
+    });
+    expect(first.tags.map((t) => t.name)).toEqual(["page-c", "page-b"]);
+    const second = await call(TagServiceService.listTags, {
+      page: { limit: 2, after: first.page!.nextAfter },
+      spaceId,
+      spaceName: "",
+      name: "page-",
+    });
+    expect(second.tags.map((t) => t.name)).toEqual(["page-a"]);
+    expect(second.page!.nextAfter).toBe("");
+  });
+});
+
+describe("tags on resources owned by the dataset service (gRPC port, test double)", () => {
+  it("attaches to a dataset and an experiment the dataset service knows, in the tag's space", async () => {
+    const t = await tag("ds-tag");
+    for (const [type, id] of [
+      ["dataset", datasetId],
+      ["experiment", experimentId],
+    ] as const) {
+      const res = await call(TagServiceService.attachTags, {
+        resourceType: type,
+        resourceId: id,
+        tagIds: [t.id],
+      });
+      expect(res.tags.map((x) => x.name)).toEqual(["ds-tag"]);
+    }
+    expect(datasets.calls).toContainEqual({ type: "dataset", id: datasetId });
+  });
+
+  it("an unknown dataset or one of another account is 404", async () => {
+    const t = await tag("ds-tag-2");
+    for (const id of [randomUUID(), foreignDatasetId])
+      expect(
+        await problemOf(
+          call(TagServiceService.attachTags, {
+            resourceType: "dataset",
+            resourceId: id,
+            tagIds: [t.id],
+          }),
+        ),
+      ).toBe("resource-not-found");
+  });
+
+  it("a tag of another space is 422", async () => {
+    const t = await tag("elsewhere", otherSpaceId);
+    expect(
+      await problemOf(
+        call(TagServiceService.attachTags, {
+          resourceType: "dataset",
+          resourceId: datasetId,
+          tagIds: [t.id],
+        }),
+      ),
+    ).toBe("validation-error");
+  });
+});
+
+describe("authorization (principal space permissions)", () => {
+  it("create needs TAG_CREATE in the space", async () => {
+    expect(await problemOf(tag("m1", spaceId, member({ [spaceId]: ["TAG_READ"] })))).toBe(
+      "access-forbidden",
+    );
+    expect(await problemOf(tag("m1", spaceId, member({ [spaceId]: ["TAG_CREATE"] })))).toBe("ok");
+  });
+
+  it("get/update/delete: no TAG_READ is 404; TAG_READ without the permission is 403", async () => {
+    const t = await tag("guarded");
+    const none = member({});
+    const reader = member({ [spaceId]: ["TAG_READ"] });
+    expect(await problemOf(call(TagServiceService.getTag, { id: t.id }, none))).toBe(
+      "resource-not-found",
+    );
+    expect(await problemOf(call(TagServiceService.getTag, { id: t.id }, reader))).toBe("ok");
+    const upd = { id: t.id, name: "guarded2", clearDescription: false, clearColor: false };
+    expect(await problemOf(call(TagServiceService.updateTag, upd, none))).toBe(
+      "resource-not-found",
+    );
+    expect(await problemOf(call(TagServiceService.updateTag, upd, reader))).toBe(
+      "access-forbidden",
+    );
+    expect(
+      await problemOf(
+        call(TagServiceService.updateTag, upd, member({ [spaceId]: ["TAG_READ", "TAG_UPDATE"] })),
+      ),
+    ).toBe("ok");
+    expect(await problemOf(call(TagServiceService.deleteTag, { id: t.id }, reader))).toBe(
+      "access-forbidden",
+    );
+    expect(
+      await problemOf(
+        call(
+          TagServiceService.deleteTag,
+          { id: t.id },
+          member({ [spaceId]: ["TAG_READ", "TAG_DELETE"] }),
+        ),
+      ),
+    ).toBe("ok");
+  });
+
+  it("the tag list holds only spaces where the caller has TAG_READ", async () => {
+    const res = await call(
+      TagServiceService.listTags,
+      { page: { limit: 100, after: "" }, spaceId: "", spaceName: "", name: "" },
+      member({ [otherSpaceId]: ["TAG_READ"] }),
+    );
+    expect(res.tags.length).toBeGreaterThan(0);
+    expect(res.tags.every((t) => t.spaceId === otherSpaceId)).toBe(true);
+  });
+
+  it("attach/detach need the resource's UPDATE permission; listing needs its READ", async () => {
+    const p = await project("authz-project");
+    const t = await tag("authz-tag");
+    const req = { resourceType: "project", resourceId: p.id, tagIds: [t.id] };
+    const target = { resourceType: "project", resourceId: p.id };
+    expect(await problemOf(call(TagServiceService.attachTags, req, member({})))).toBe(
+      "resource-not-found",
+    );
+    expect(
+      await problemOf(
+        call(TagServiceService.attachTags, req, member({ [spaceId]: ["PROJECT_READ"] })),
+      ),
+    ).toBe("access-forbidden");
+    expect(
+      await problemOf(
+        call(
+          TagServiceService.attachTags,
+          req,
+          member({ [spaceId]: ["PROJECT_READ", "PROJECT_UPDATE"] }),
+        ),
+      ),
+    ).toBe("ok");
+    expect(await problemOf(call(TagServiceService.listResourceTags, target, member({})))).toBe(
+      "resource-not-found",
+    );
+    expect(
+      await problemOf(
+        call(TagServiceService.listResourceTags, target, member({ [spaceId]: ["PROJECT_READ"] })),
+      ),
+    ).toBe("ok");
+    expect(
+      await problemOf(
+        call(TagServiceService.detachTags, req, member({ [spaceId]: ["PROJECT_READ"] })),
+      ),
+    ).toBe("access-forbidden");
+  });
+
+  it("projects: create needs PROJECT_CREATE, read PROJECT_READ (else 404), update/delete their permission", async () => {
+    const create = (perms: string[]) =>
+      problemOf(
+        call(
+          ProjectServiceService.createProject,
+          { spaceId, name: `p-${randomUUID()}` },
+          member({ [spaceId]: perms }),
+        ),
+      );
+    expect(await create(["PROJECT_READ"])).toBe("access-forbidden");
+    expect(await create(["PROJECT_CREATE"])).toBe("ok");
+    const p = await project("perm-project");
+    const reader = member({ [spaceId]: ["PROJECT_READ"] });
+    expect(await problemOf(call(ProjectServiceService.getProject, { id: p.id }, member({})))).toBe(
+      "resource-not-found",
+    );
+    expect(await problemOf(call(ProjectServiceService.getProject, { id: p.id }, reader))).toBe(
+      "ok",
+    );
+    expect(
+      await problemOf(call(ProjectServiceService.updateProject, { id: p.id, name: "n" }, reader)),
+    ).toBe("access-forbidden");
+    expect(await problemOf(call(ProjectServiceService.deleteProject, { id: p.id }, reader))).toBe(
+      "access-forbidden",
+    );
+    const list = await call(
+      ProjectServiceService.listProjects,
+      { page: { limit: 100, after: "" }, spaceId: "", spaceName: "", name: "" },
+      member({ [otherSpaceId]: ["PROJECT_READ"] }),
+    );
+    expect(list.projects.every((x) => x.spaceId === otherSpaceId)).toBe(true);
+  });
+});
+
+describe("events", () => {
+  it("every mutation is published on <root>.catalog.<aggregate>.<EventType>", async () => {
+    const p = await project("evented");
+    const t = await tag("evented");
+    await call(TagServiceService.updateTag, {
+      id: t.id,
+      color: "RED",
+      clearDescription: false,
+      clearColor: false,
+    });
+    await call(TagServiceService.attachTags, {
+      resourceType: "project",
+      resourceId: p.id,
+      tagIds: [t.id],
+    });
+    await call(TagServiceService.detachTags, {
+      resourceType: "project",
+      resourceId: p.id,
+      tagIds: [t.id],
+    });
+    await call(TagServiceService.deleteTag, { id: t.id });
+    await call(ProjectServiceService.updateProject, { id: p.id, name: "evented2" });
+    await call(ProjectServiceService.deleteProject, { id: p.id });
+    const wanted = [
+      "project.ProjectCreated",
+      "tag.TagCreated",
+      "tag.TagUpdated",
+      "resource_tags.TagsAttached",
+      "resource_tags.TagsDetached",
+      "tag.TagDeleted",
+      "project.ProjectUpdated",
+      "project.ProjectDeleted",
+    ].map((s) => `${ROOT}.catalog.${s}`);
+    for (let i = 0; i < 100 && !wanted.every((w) => subjects.includes(w)); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(subjects).toEqual(expect.arrayContaining(wanted));
+  });
+});

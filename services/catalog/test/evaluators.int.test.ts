@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  EvaluatorServiceService as S,
+  type EvaluatorVersionContent,
+} from "@argus/proto/catalog/v1/evaluators";
+import { uniqueName } from "@argus/testkit";
+import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+
+let t: CatalogStack;
+let spaceId: string;
+
+const template = (commitMessage = "initial"): EvaluatorVersionContent => ({
+  commitMessage,
+  configKind: "TEMPLATE",
+  configJson: JSON.stringify({
+    name: "relevance",
+    template: "Is {output} relevant to {input}?",
+    include_explanations: false,
+    use_function_calling_if_available: true,
+    classification_choices: { relevant: 1, irrelevant: 0 },
+    llm_config: {
+      ai_integration_id: "QUlJbnRlZ3JhdGlvbjp4",
+      model_name: "gpt-4o",
+      invocation_parameters: {},
+      provider_parameters: {},
+    },
+  }),
+});
+
+const createEvaluator = (name = uniqueName("eval"), principal = t.admin) =>
+  t.call(S.createEvaluator, { spaceId, name, type: "TEMPLATE", version: template() }, principal);
+
+beforeAll(async () => {
+  t = await startCatalogStack();
+  spaceId = await t.createSpace();
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("evaluators", () => {
+  it("creates with an initial version; the latest version is the default", async () => {
+    const created = await createEvaluator("relevance");
+    expect(created.evaluator).toMatchObject({ name: "relevance", type: "TEMPLATE", spaceId });
+    expect(JSON.parse(created.version!.content!.configJson)).toMatchObject({
+      direction: "MAXIMIZE",
+      data_granularity: "SPAN",
+    });
+    const id = created.evaluator!.id;
+    const v2 = await t.call(S.createEvaluatorVersion, { evaluatorId: id, content: template("v2") });
+    expect((await t.call(S.getEvaluator, { id, versionId: "" })).version!.id).toBe(v2.id);
+    const first = await t.call(S.getEvaluator, { id, versionId: created.version!.id });
+    expect(first.version!.content!.commitMessage).toBe("initial");
+    expect((await t.call(S.getEvaluatorVersion, { id: v2.id })).evaluatorId).toBe(id);
+    const page = await t.call(S.listEvaluatorVersions, {
+      evaluatorId: id,
+      page: { limit: 1, after: "" },
+    });
+    expect(page.versions.map((v) => v.id)).toEqual([v2.id]);
+    expect(page.page!.nextAfter).not.toBe("");
+  });
+
+  it("publishes EvaluatorVersionCreated on JetStream", async () => {
+    const created = await createEvaluator();
+    const subject = `${t.root}.catalog.evaluator.EvaluatorVersionCreated`;
+    let data: unknown;
+    for (let i = 0; i < 50; i++) {
+      const got = await t.lastStored(subject).catch(() => undefined);
+      if ((got?.data as { data?: { id?: string } } | undefined)?.data?.id === created.version!.id) {
+        data = got!.data;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(data).toMatchObject({
+      type: "EvaluatorVersionCreated",
+      data: { evaluator_id: created.evaluator!.id, evaluator_type: "TEMPLATE" },
+    });
+  });
+
+  it("a code config on a template evaluator is a 400; unknown type too", async () => {
+    const id = (await createEvaluator()).evaluator!.id;
+    expect(
+      await problemOf(
+        t.call(S.createEvaluatorVersion, {
+          evaluatorId: id,
+          content: {
+            commitMessage: "x",
+            configKind: "CODE",
+            configJson: JSON.stringify({ type: "CUSTOM", name: "n", code: "c", variables: [] }),
+          },
+        }),
+      ),
+    ).toBe("invalid-request");
+    expect(
+      await problemOf(
+        t.call(S.createEvaluator, {
+          spaceId,
+          name: uniqueName("e"),
+          type: "REMOTE",
+          version: template(),
+        }),
+      ),
+    ).toBe("invalid-request");
+  });
+
+  it("names are unique in the space on create and rename (409)", async () => {
+    const name = uniqueName("taken");
+    await createEvaluator(name);
+    expect(await problemOf(createEvaluator(name))).toBe("resource-conflict");
+    const other = await createEvaluator();
+    expect(
+      await problemOf(
+        t.call(S.updateEvaluator, { id: other.evaluator!.id, name, setDescription: false }),
+      ),
+    ).toBe("resource-conflict");
+    const renamed = await t.call(S.updateEvaluator, {
+      id: other.evaluator!.id,
+      name: uniqueName("free"),
+      setDescription: true,
+      description: "why",
+    });
+    expect(renamed.description).toBe("why");
+  });
+
+  it("delete removes it and its versions", async () => {
+    const created = await createEvaluator();
+    await t.call(S.deleteEvaluator, { id: created.evaluator!.id });
+    expect(await problemOf(t.call(S.getEvaluatorVersion, { id: created.version!.id }))).toBe(
+      "resource-not-found",
+    );
+  });
+
+  it("authorization follows EVALUATOR_* permissions", async () => {
+    const id = (await createEvaluator()).evaluator!.id;
+    const reader = t.member({ [spaceId]: ["EVALUATOR_READ"] });
+    expect(await problemOf(t.call(S.getEvaluator, { id, versionId: "" }, t.member({})))).toBe(
+      "resource-not-found",
+    );
+    expect(await problemOf(t.call(S.getEvaluator, { id, versionId: "" }, reader))).toBe("ok");
+    expect(await problemOf(t.call(S.deleteEvaluator, { id }, reader))).toBe("access-forbidden");
+    expect(await problemOf(createEvaluator(uniqueName("e"), reader))).toBe("access-forbidden");
+    const list = await t.call(
+      S.listEvaluators,
+      { spaceId: "", spaceName: "", name: "", page: undefined },
+      reader,
+    );
+    expect(list.evaluators.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,135 @@
+import type * as grpc from "@grpc/grpc-js";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { AccountRole, KeyType } from "@argus/proto/common/v1";
+import { IdentityServiceService } from "@argus/proto/identity/v1";
+import {
+  GATEWAY_PRINCIPAL,
+  callUnary,
+  createChannel,
+  createLogger,
+  fromGrpcError,
+  type Principal,
+} from "@argus/platform";
+import { createTestDatabase, freePort, testInfra, uniqueName } from "@argus/testkit";
+import { loadIdentityConfig, startIdentity } from "@argus/identity";
+import { loadCatalogConfig } from "../src/config.ts";
+import { startCatalog } from "../src/index.ts";
+
+const SECRET = "p".repeat(32);
+
+/** Identity and catalog in-process on one fresh database, as the catalog's resource tests need. */
+export async function startCatalogStack() {
+  const infra = testInfra();
+  const db = await createTestDatabase(infra);
+  const stream = uniqueName("CAT");
+  const root = uniqueName("cat");
+  const apiKey = `ak-int-${"c".repeat(40)}`;
+  const logger = createLogger({ service: "catalog-test", level: "warn" });
+  const identity = await startIdentity(
+    loadIdentityConfig({
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      IDENTITY_GRPC_PORT: String(await freePort()),
+      IDENTITY_PROBE_PORT: "0",
+      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ARGUS_API_KEY_PEPPER: "q".repeat(32),
+      ARGUS_INIT_API_KEY: apiKey,
+      ARGUS_EVENTS_STREAM: stream,
+      ARGUS_SUBJECT_ROOT: root,
+    }),
+    logger,
+  );
+  const catalog = await startCatalog(
+    loadCatalogConfig({
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      CATALOG_GRPC_PORT: String(await freePort()),
+      CATALOG_PROBE_PORT: "0",
+      ARGUS_PRINCIPAL_SECRET: SECRET,
+      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+      ARGUS_EVENTS_STREAM: stream,
+      ARGUS_SUBJECT_ROOT: root,
+    }),
+    logger,
+  );
+  const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
+  const channel: grpc.Client = createChannel(`127.0.0.1:${catalog.grpcPort}`);
+  const nc: NatsConnection = await connect({ servers: infra.natsUrl });
+
+  const callIdentity = <Req, Res>(
+    method: Parameters<typeof callUnary<Req, Res>>[1],
+    req: Req,
+    principal: Principal,
+  ) =>
+    callUnary(identityChannel, method, req, { principal, principalSecret: SECRET, requestId: "t" });
+  const admin = (
+    await callIdentity(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL)
+  ).principal!;
+
+  return {
+    admin,
+    databaseUrl: db.url,
+    stream,
+    root,
+    nc,
+    call: <Req, Res>(
+      method: Parameters<typeof callUnary<Req, Res>>[1],
+      req: Req,
+      principal: Principal = admin,
+    ) => callUnary(channel, method, req, { principal, principalSecret: SECRET, requestId: "t" }),
+    async createSpace(name = uniqueName("space")): Promise<string> {
+      const space = await callIdentity(
+        IdentityServiceService.createSpace,
+        { organizationId: admin.organizationIds[0]!, name, description: "", isPrivate: false },
+        admin,
+      );
+      return space.id;
+    },
+    /** A non-admin member holding exactly these permissions per space. */
+    member(perms: Record<string, string[]>): Principal {
+      return {
+        ...admin,
+        accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
+        keyType: KeyType.KEY_TYPE_USER,
+        spacePermissions: Object.fromEntries(
+          Object.entries(perms).map(([space, permissions]) => [space, { permissions }]),
+        ),
+      };
+    },
+    /** The last message stored in JetStream under `subject`, read through the JetStream API. */
+    async lastStored(subject: string): Promise<{ subject: string; data: unknown }> {
+      const reply = await nc.request(
+        `$JS.API.STREAM.MSG.GET.${stream}`,
+        JSON.stringify({ last_by_subj: subject }),
+        { timeout: 2000 },
+      );
+      const body = reply.json<{ message?: { subject: string; data: string } }>();
+      if (!body.message) throw new Error(`no message on ${subject}: ${reply.string()}`);
+      return {
+        subject: body.message.subject,
+        data: JSON.parse(Buffer.from(body.message.data, "base64").toString("utf8")) as unknown,
+      };
+    },
+    async stop() {
+      await nc.drain();
+      channel.close();
+      identityChannel.close();
+      await catalog.stop();
+      await identity.stop();
+      // Let the pools' sockets finish closing: a forced drop would kill them mid-close.
+      await new Promise((r) => setTimeout(r, 200));
+      await db.drop();
+    },
+  };
+}
+
+export type CatalogStack = Awaited<ReturnType<typeof startCatalogStack>>;
+
+export const problemOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+    return "ok";
+  } catch (err) {
+    return fromGrpcError(err).type;
+  }
+};

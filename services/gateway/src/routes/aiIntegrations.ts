@@ -1,0 +1,157 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import {
+  AiIntegrationServiceService,
+  type AiIntegration,
+  type AiIntegrationConfig,
+  type AiIntegrationScoping,
+} from "@argus/proto/catalog/v1/ai_integrations";
+import type { Backend } from "../backend.ts";
+import type { ApiRequest, Handler } from "../http.ts";
+
+interface ScopingBody {
+  organization_id?: string | null;
+  space_id?: string | null;
+}
+
+interface IntegrationBody {
+  name?: string;
+  provider?: string;
+  api_key?: string | null;
+  base_url?: string | null;
+  model_names?: string[];
+  headers?: Record<string, string> | null;
+  enable_default_models?: boolean;
+  function_calling_enabled?: boolean;
+  auth_type?: string;
+  provider_metadata?: Record<string, unknown> | null;
+  scopings?: ScopingBody[];
+}
+
+export function toPublicAiIntegration(a: AiIntegration) {
+  const c = a.config!;
+  return {
+    id: encodeId("AiIntegration", a.id),
+    name: c.name,
+    provider: c.provider,
+    has_api_key: a.hasApiKey,
+    api_key_hint: a.apiKeyHint || null,
+    base_url: c.baseUrl ?? null,
+    model_names: c.modelNames,
+    headers: c.headersJson === undefined ? null : (JSON.parse(c.headersJson) as unknown),
+    enable_default_models: c.enableDefaultModels,
+    function_calling_enabled: c.functionCallingEnabled,
+    auth_type: c.authType,
+    provider_metadata:
+      c.providerMetadataJson === undefined ? null : (JSON.parse(c.providerMetadataJson) as unknown),
+    scopings: c.scopings.map((s) => ({
+      organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
+      space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
+    })),
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+    created_by_user_id: a.createdByUserId ? encodeId("User", a.createdByUserId) : "",
+  };
+}
+
+function scopingOf(s: ScopingBody): AiIntegrationScoping {
+  const decode = (type: string, id: string | null | undefined) => {
+    if (id === null || id === undefined) return "";
+    const uuid = decodeId(type, id);
+    if (uuid === null)
+      throw new DomainError(
+        "unprocessable-entity",
+        `a scoping names an unknown ${type.toLowerCase()}`,
+      );
+    return uuid;
+  };
+  return {
+    organizationId: decode("Organization", s.organization_id),
+    spaceId: decode("Space", s.space_id),
+  };
+}
+
+/** The body as a whole config, with ax-client's defaults for what was omitted. */
+function configOf(b: IntegrationBody): AiIntegrationConfig {
+  return {
+    name: b.name ?? "",
+    provider: b.provider ?? "",
+    ...(typeof b.base_url === "string" ? { baseUrl: b.base_url } : {}),
+    modelNames: b.model_names ?? [],
+    ...(b.headers ? { headersJson: JSON.stringify(b.headers) } : {}),
+    enableDefaultModels: b.enable_default_models ?? false,
+    functionCallingEnabled: b.function_calling_enabled ?? true,
+    authType: b.auth_type ?? "DEFAULT",
+    ...(b.provider_metadata ? { providerMetadataJson: JSON.stringify(b.provider_metadata) } : {}),
+    scopings: (b.scopings ?? []).map(scopingOf),
+  };
+}
+
+const integrationId = (req: ApiRequest): string => {
+  const id = decodeId("AiIntegration", req.params.integration_id ?? "");
+  if (id === null) throw notFound("AI integration");
+  return id;
+};
+
+export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler> {
+  const S = AiIntegrationServiceService;
+  return {
+    async list_ai_integrations(req) {
+      const spaceParam = req.query.space_id as string | undefined;
+      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
+      if (spaceId === null) throw notFound("space");
+      const res = await catalog.call(
+        S.listAiIntegrations,
+        {
+          page: req.page,
+          spaceId,
+          spaceName: (req.query.space_name as string | undefined) ?? "",
+          name: (req.query.name as string | undefined) ?? "",
+        },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { ai_integrations: res.aiIntegrations.map(toPublicAiIntegration) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_ai_integration(req) {
+      const b = req.body as IntegrationBody;
+      const res = await catalog.call(
+        S.createAiIntegration,
+        { config: configOf(b), ...(typeof b.api_key === "string" ? { apiKey: b.api_key } : {}) },
+        req,
+      );
+      return { status: 201, body: toPublicAiIntegration(res) };
+    },
+
+    async get_ai_integration(req) {
+      const res = await catalog.call(S.getAiIntegration, { id: integrationId(req) }, req, {
+        idempotent: true,
+      });
+      return { status: 200, body: toPublicAiIntegration(res) };
+    },
+
+    async update_ai_integration(req) {
+      const b = req.body as IntegrationBody;
+      const res = await catalog.call(
+        S.updateAiIntegration,
+        {
+          id: integrationId(req),
+          fields: Object.keys(b),
+          config: configOf(b),
+          ...(typeof b.api_key === "string" ? { apiKey: b.api_key } : {}),
+        },
+        req,
+      );
+      return { status: 200, body: toPublicAiIntegration(res) };
+    },
+
+    async delete_ai_integration(req) {
+      await catalog.call(S.deleteAiIntegration, { id: integrationId(req) }, req);
+      return { status: 204 };
+    },
+  };
+}

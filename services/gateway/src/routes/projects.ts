@@ -1,0 +1,90 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/projects";
+import type { Backend } from "../backend.ts";
+import type { Handler } from "../http.ts";
+
+export function toPublicProject(p: Project) {
+  return {
+    id: encodeId("Project", p.id),
+    name: p.name,
+    space_id: encodeId("Space", p.spaceId),
+    created_at: p.createdAt,
+  };
+}
+
+/** A space filter that cannot name a space matches nothing, like an unknown space. */
+export function spaceFilter(raw: unknown): string | null {
+  if (raw === undefined) return "";
+  return decodeId("Space", raw as string);
+}
+
+export function projectHandlers(catalog: Backend): Record<string, Handler> {
+  const projectId = (raw: string | undefined): string => {
+    const id = decodeId("Project", raw ?? "");
+    if (id === null) throw notFound("project");
+    return id;
+  };
+  return {
+    async list_projects(req) {
+      const spaceId = spaceFilter(req.query.space_id);
+      if (spaceId === null) return { status: 200, body: { projects: [] }, nextAfter: "" };
+      const res = await catalog.call(
+        ProjectServiceService.listProjects,
+        {
+          page: req.page,
+          spaceId,
+          spaceName: (req.query.space_name as string | undefined) ?? "",
+          name: (req.query.name as string | undefined) ?? "",
+        },
+        req,
+        { idempotent: true },
+      );
+      return {
+        status: 200,
+        body: { projects: res.projects.map(toPublicProject) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_project(req) {
+      const body = req.body as { name: string; space_id: string };
+      const spaceId = decodeId("Space", body.space_id);
+      if (spaceId === null) throw new DomainError("invalid-request", "space_id is not a space id");
+      const project = await catalog.call(
+        ProjectServiceService.createProject,
+        { spaceId, name: body.name },
+        req,
+      );
+      return { status: 201, body: toPublicProject(project) };
+    },
+
+    async get_project(req) {
+      const project = await catalog.call(
+        ProjectServiceService.getProject,
+        { id: projectId(req.params.project_id) },
+        req,
+        { idempotent: true },
+      );
+      return { status: 200, body: toPublicProject(project) };
+    },
+
+    async update_project(req) {
+      const body = req.body as { name: string };
+      const project = await catalog.call(
+        ProjectServiceService.updateProject,
+        { id: projectId(req.params.project_id), name: body.name },
+        req,
+      );
+      return { status: 200, body: toPublicProject(project) };
+    },
+
+    async delete_project(req) {
+      await catalog.call(
+        ProjectServiceService.deleteProject,
+        { id: projectId(req.params.project_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId } from "@argus/platform";
 import {
   AiIntegrationServiceService,
   type AiIntegration,
@@ -6,6 +6,7 @@ import {
   type AiIntegrationScoping,
 } from "@argus/proto/catalog/v1/ai_integrations";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
 interface ScopingBody {
@@ -87,8 +88,7 @@ function configOf(b: IntegrationBody): AiIntegrationConfig {
 }
 
 const integrationId = (req: ApiRequest): string => {
-  const id = decodeId("AiIntegration", req.params.integration_id ?? "");
-  if (id === null) throw notFound("AI integration");
+  const id = pathId("AiIntegration", req.params.integration_id, "AI integration");
   return id;
 };
 
@@ -96,20 +96,9 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
   const S = AiIntegrationServiceService;
   return {
     async list_ai_integrations(req) {
-      const spaceParam = req.query.space_id as string | undefined;
-      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
-      if (spaceId === null) throw notFound("space");
-      const res = await catalog.call(
-        S.listAiIntegrations,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { ai_integrations: [] }, nextAfter: "" };
+      const res = await catalog.call(S.listAiIntegrations, query, req, { idempotent: true });
       return {
         status: 200,
         body: { ai_integrations: res.aiIntegrations.map(toPublicAiIntegration) },

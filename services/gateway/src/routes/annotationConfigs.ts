@@ -1,9 +1,10 @@
-import { decodeId, encodeId, notFound } from "@argus/platform";
+import { encodeId } from "@argus/platform";
 import {
   AnnotationConfigServiceService,
   type AnnotationConfig,
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
 interface ConfigBody {
@@ -44,8 +45,7 @@ export function toPublicAnnotationConfig(c: AnnotationConfig) {
 }
 
 const configId = (req: ApiRequest): string => {
-  const id = decodeId("AnnotationConfig", req.params.annotation_config_id ?? "");
-  if (id === null) throw notFound("annotation config");
+  const id = pathId("AnnotationConfig", req.params.annotation_config_id, "annotation config");
   return id;
 };
 
@@ -53,20 +53,9 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
   const S = AnnotationConfigServiceService;
   return {
     async list_annotation_configs(req) {
-      const spaceParam = req.query.space_id as string | undefined;
-      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
-      if (spaceId === null) throw notFound("space");
-      const res = await catalog.call(
-        S.listAnnotationConfigs,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { annotation_configs: [] }, nextAfter: "" };
+      const res = await catalog.call(S.listAnnotationConfigs, query, req, { idempotent: true });
       return {
         status: 200,
         body: { annotation_configs: res.annotationConfigs.map(toPublicAnnotationConfig) },
@@ -76,8 +65,7 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
 
     async create_annotation_config(req) {
       const b = req.body as ConfigBody;
-      const spaceId = decodeId("Space", b.space_id ?? "");
-      if (spaceId === null) throw notFound("space");
+      const spaceId = pathId("Space", b.space_id, "space");
       const res = await catalog.call(
         S.createAnnotationConfig,
         {

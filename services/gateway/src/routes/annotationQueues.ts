@@ -7,6 +7,7 @@ import {
   type RecordSource,
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
+import { spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
 
@@ -129,20 +130,9 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
   const S = AnnotationQueueServiceService;
   return {
     async list_annotation_queues(req) {
-      const spaceParam = req.query.space_id as string | undefined;
-      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
-      if (spaceId === null) throw notFound("space");
-      const res = await catalog.call(
-        S.listAnnotationQueues,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { annotation_queues: [] }, nextAfter: "" };
+      const res = await catalog.call(S.listAnnotationQueues, query, req, { idempotent: true });
       return {
         status: 200,
         body: { annotation_queues: res.annotationQueues.map(toPublicQueue) },

@@ -7,6 +7,7 @@ import {
 } from "@argus/proto/identity/v1/api_keys";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 interface RoleBody {
   type?: "PREDEFINED" | "CUSTOM";
@@ -151,8 +152,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async refresh_api_key(req) {
-      const id = decodeId("ApiKey", req.params.api_key_id ?? "");
-      if (id === null) throw notFound("API key");
+      const id = pathId("ApiKey", req.params.api_key_id, "API key");
       const body = (req.body ?? {}) as { expires_at?: string; grace_period_seconds?: number };
       const res = await identity.call(
         ApiKeyServiceService.refreshApiKey,
@@ -167,8 +167,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async revoke_api_key(req) {
-      const id = decodeId("ApiKey", req.params.api_key_id ?? "");
-      if (id === null) throw notFound("API key");
+      const id = pathId("ApiKey", req.params.api_key_id, "API key");
       // Idempotent on the server (revoking a revoked key is a no-op), so safe to retry.
       await identity.call(ApiKeyServiceService.revokeApiKey, { id }, req, { idempotent: true });
       return { status: 204 };

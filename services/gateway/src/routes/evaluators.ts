@@ -6,6 +6,7 @@ import {
   type EvaluatorVersionContent,
 } from "@argus/proto/catalog/v1/evaluators";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
 type VersionBody = { commit_message: string } & (
@@ -60,8 +61,7 @@ function contentOf(b: VersionBody): EvaluatorVersionContent {
 }
 
 const evaluatorId = (req: ApiRequest): string => {
-  const id = decodeId("Evaluator", req.params.evaluator_id ?? "");
-  if (id === null) throw notFound("evaluator");
+  const id = pathId("Evaluator", req.params.evaluator_id, "evaluator");
   return id;
 };
 
@@ -69,20 +69,9 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
   const S = EvaluatorServiceService;
   return {
     async list_evaluators(req) {
-      const spaceParam = req.query.space_id as string | undefined;
-      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
-      if (spaceId === null) throw notFound("space");
-      const res = await catalog.call(
-        S.listEvaluators,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { evaluators: [] }, nextAfter: "" };
+      const res = await catalog.call(S.listEvaluators, query, req, { idempotent: true });
       return {
         status: 200,
         body: { evaluators: res.evaluators.map(toPublicEvaluator) },
@@ -92,8 +81,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
 
     async create_evaluator(req) {
       const body = req.body as CreateEvaluatorBody;
-      const spaceId = decodeId("Space", body.space_id);
-      if (spaceId === null) throw notFound("space");
+      const spaceId = pathId("Space", body.space_id, "space");
       const res = await catalog.call(
         S.createEvaluator,
         {
@@ -174,8 +162,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async get_evaluator_version(req) {
-      const id = decodeId("EvaluatorVersion", req.params.version_id ?? "");
-      if (id === null) throw notFound("evaluator version");
+      const id = pathId("EvaluatorVersion", req.params.version_id, "evaluator version");
       const res = await catalog.call(S.getEvaluatorVersion, { id }, req, { idempotent: true });
       return { status: 200, body: toPublicEvaluatorVersion(res) };
     },

@@ -1,7 +1,8 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 export const toPublicOrganization = (o: Organization) => ({
   id: encodeId("Organization", o.id),
@@ -11,8 +12,7 @@ export const toPublicOrganization = (o: Organization) => ({
 });
 
 function organizationPathId(raw: string | undefined): string {
-  const id = decodeId("Organization", raw ?? "");
-  if (id === null) throw notFound("organization");
+  const id = pathId("Organization", raw, "organization");
   return id;
 }
 
@@ -43,8 +43,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     },
 
     async get_organization(req) {
-      const id = decodeId("Organization", req.params.org_id ?? "");
-      if (id === null) throw notFound("organization");
+      const id = pathId("Organization", req.params.org_id, "organization");
       const org = await identity.call(IdentityServiceService.getOrganization, { id }, req, {
         idempotent: true,
       });
@@ -96,8 +95,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     },
 
     async remove_organization_user(req) {
-      const userId = decodeId("User", req.params.user_id ?? "");
-      if (userId === null) throw notFound("user");
+      const userId = pathId("User", req.params.user_id, "user");
       await identity.call(
         IdentityServiceService.removeOrganizationUser,
         { organizationId: organizationPathId(req.params.org_id), userId },

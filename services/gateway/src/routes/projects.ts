@@ -1,6 +1,7 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/projects";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { Handler } from "../http.ts";
 
 export function toPublicProject(p: Project) {
@@ -12,33 +13,18 @@ export function toPublicProject(p: Project) {
   };
 }
 
-/** A space filter that cannot name a space matches nothing, like an unknown space. */
-export function spaceFilter(raw: unknown): string | null {
-  if (raw === undefined) return "";
-  return decodeId("Space", raw as string);
-}
-
 export function projectHandlers(catalog: Backend): Record<string, Handler> {
   const projectId = (raw: string | undefined): string => {
-    const id = decodeId("Project", raw ?? "");
-    if (id === null) throw notFound("project");
+    const id = pathId("Project", raw, "project");
     return id;
   };
   return {
     async list_projects(req) {
-      const spaceId = spaceFilter(req.query.space_id);
-      if (spaceId === null) return { status: 200, body: { projects: [] }, nextAfter: "" };
-      const res = await catalog.call(
-        ProjectServiceService.listProjects,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { projects: [] }, nextAfter: "" };
+      const res = await catalog.call(ProjectServiceService.listProjects, query, req, {
+        idempotent: true,
+      });
       return {
         status: 200,
         body: { projects: res.projects.map(toPublicProject) },

@@ -6,6 +6,7 @@ import {
   type PromptVersionContent,
 } from "@argus/proto/catalog/v1/prompts";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
 interface VersionBody {
@@ -71,14 +72,12 @@ function contentOf(b: VersionBody): PromptVersionContent {
 }
 
 const promptId = (req: ApiRequest): string => {
-  const id = decodeId("Prompt", req.params.prompt_id ?? "");
-  if (id === null) throw notFound("prompt");
+  const id = pathId("Prompt", req.params.prompt_id, "prompt");
   return id;
 };
 
 const versionId = (req: ApiRequest): string => {
-  const id = decodeId("PromptVersion", req.params.version_id ?? "");
-  if (id === null) throw notFound("prompt version");
+  const id = pathId("PromptVersion", req.params.version_id, "prompt version");
   return id;
 };
 
@@ -86,20 +85,9 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
   const S = PromptServiceService;
   return {
     async list_prompts(req) {
-      const spaceParam = req.query.space_id as string | undefined;
-      const spaceId = spaceParam === undefined ? "" : decodeId("Space", spaceParam);
-      if (spaceId === null) throw notFound("space");
-      const res = await catalog.call(
-        S.listPrompts,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { prompts: [] }, nextAfter: "" };
+      const res = await catalog.call(S.listPrompts, query, req, { idempotent: true });
       return {
         status: 200,
         body: { prompts: res.prompts.map(toPublicPrompt) },
@@ -109,8 +97,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
 
     async create_prompt(req) {
       const body = req.body as CreatePromptBody;
-      const spaceId = decodeId("Space", body.space_id);
-      if (spaceId === null) throw notFound("space");
+      const spaceId = pathId("Space", body.space_id, "space");
       const res = await catalog.call(
         S.createPrompt,
         {

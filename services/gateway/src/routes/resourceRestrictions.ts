@@ -1,7 +1,8 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 const toPublic = (r: ResourceRestriction) => ({
   resource_type: r.resourceType,
@@ -39,8 +40,7 @@ export function resourceRestrictionHandlers(identity: Backend): Record<string, H
     },
 
     async delete_resource_restriction(req) {
-      const resourceId = decodeId("Project", req.params.resource_id ?? "");
-      if (resourceId === null) throw notFound("resource restriction");
+      const resourceId = pathId("Project", req.params.resource_id, "resource restriction");
       await identity.call(IdentityServiceService.deleteResourceRestriction, { resourceId }, req);
       return { status: 204 };
     },

@@ -1,7 +1,8 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 const RESOURCE_ID_TYPE = {
   SPACE: "Space",
@@ -24,8 +25,7 @@ export const toPublicRoleBinding = (b: RoleBinding) => ({
 });
 
 function bindingPathId(raw: string | undefined): string {
-  const id = decodeId("RoleBinding", raw ?? "");
-  if (id === null) throw notFound("role binding");
+  const id = pathId("RoleBinding", raw, "role binding");
   return id;
 }
 

@@ -1,7 +1,8 @@
-import { decodeId, encodeId, notFound } from "@argus/platform";
+import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 /** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
 export const toPublicRole = (r: Role) => ({
@@ -15,8 +16,7 @@ export const toPublicRole = (r: Role) => ({
 });
 
 function rolePathId(raw: string | undefined): string {
-  const id = decodeId("Role", raw ?? "");
-  if (id === null) throw notFound("role");
+  const id = pathId("Role", raw, "role");
   return id;
 }
 

@@ -2,6 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 interface CreateSpaceBody {
   name: string;
@@ -21,8 +22,7 @@ export function toPublicSpace(s: Space) {
 }
 
 function spacePathId(raw: string | undefined): string {
-  const id = decodeId("Space", raw ?? "");
-  if (id === null) throw notFound("space");
+  const id = pathId("Space", raw, "space");
   return id;
 }
 
@@ -73,8 +73,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async get_space(req) {
-      const id = decodeId("Space", req.params.space_id ?? "");
-      if (id === null) throw notFound("space");
+      const id = pathId("Space", req.params.space_id, "space");
       const space = await identity.call(IdentityServiceService.getSpace, { id }, req, {
         idempotent: true,
       });
@@ -130,8 +129,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async remove_space_user(req) {
-      const userId = decodeId("User", req.params.user_id ?? "");
-      if (userId === null) throw notFound("user");
+      const userId = pathId("User", req.params.user_id, "user");
       await identity.call(
         IdentityServiceService.removeSpaceUser,
         { spaceId: spacePathId(req.params.space_id), userId },

@@ -1,8 +1,8 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
 import type { Backend } from "../backend.ts";
+import { pathId, spaceListQuery } from "./params.ts";
 import type { Handler } from "../http.ts";
-import { spaceFilter } from "./projects.ts";
 
 export function toPublicTag(t: Tag) {
   return {
@@ -36,26 +36,15 @@ const NOT_PAGINATED = { has_more: false };
 
 export function tagHandlers(catalog: Backend): Record<string, Handler> {
   const tagId = (raw: string | undefined): string => {
-    const id = decodeId("Tag", raw ?? "");
-    if (id === null) throw notFound("tag");
+    const id = pathId("Tag", raw, "tag");
     return id;
   };
 
   const handlers: Record<string, Handler> = {
     async list_tags(req) {
-      const spaceId = spaceFilter(req.query.space_id);
-      if (spaceId === null) return { status: 200, body: { tags: [] }, nextAfter: "" };
-      const res = await catalog.call(
-        TagServiceService.listTags,
-        {
-          page: req.page,
-          spaceId,
-          spaceName: (req.query.space_name as string | undefined) ?? "",
-          name: (req.query.name as string | undefined) ?? "",
-        },
-        req,
-        { idempotent: true },
-      );
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { tags: [] }, nextAfter: "" };
+      const res = await catalog.call(TagServiceService.listTags, query, req, { idempotent: true });
       return {
         status: 200,
         body: { tags: res.tags.map(toPublicTag) },

@@ -1,7 +1,8 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, encodeId } from "@argus/platform";
 import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
+import { pathId } from "./params.ts";
 
 const ROLE_TO_PUBLIC = { admin: "ADMIN", member: "MEMBER", annotator: "ANNOTATOR" } as const;
 const ROLE_FROM_PUBLIC = { ADMIN: "admin", MEMBER: "member", ANNOTATOR: "annotator" } as const;
@@ -20,8 +21,7 @@ export const toPublicUser = (u: User) => ({
 });
 
 export function userPathId(raw: string | undefined): string {
-  const id = decodeId("User", raw ?? "");
-  if (id === null) throw notFound("user");
+  const id = pathId("User", raw, "user");
   return id;
 }
 

@@ -45,12 +45,25 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
     await h.asAdmin("PUT", `/v2/prompt-versions/${p.version.id}/labels`, { labels: ["prod"] });
     return p;
   };
+  // A template must name an AI integration applying to its space: one account-wide one.
+  let accountWide: Promise<string> | undefined;
+  const usableTemplate = async () => {
+    accountWide ??= integration().then((i) => i.id as string);
+    const c = templateVersion.template_config;
+    return {
+      ...templateVersion,
+      template_config: {
+        ...c,
+        llm_config: { ...c.llm_config, ai_integration_id: await accountWide },
+      },
+    };
+  };
   const evaluator = async () =>
     h.asAdmin("POST", "/v2/evaluators", {
       space_id: await h.freshSpace(),
       name: h.unique(),
       type: "TEMPLATE",
-      version: templateVersion,
+      version: await usableTemplate(),
     });
   const config = async (space?: string) =>
     h.asAdmin("POST", "/v2/annotation-configs", {
@@ -133,7 +146,7 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
         space_id: await h.freshSpace(),
         name: h.unique(),
         type: "TEMPLATE",
-        version: templateVersion,
+        version: await usableTemplate(),
       },
     }),
     get_evaluator: async () => ({
@@ -156,7 +169,7 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
     create_evaluator_version: async () => ({
       method: "POST",
       path: `/v2/evaluators/${(await evaluator()).id}/versions`,
-      body: templateVersion,
+      body: await usableTemplate(),
     }),
     get_evaluator_version: async () => ({
       method: "GET",

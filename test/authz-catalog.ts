@@ -11,11 +11,16 @@ export interface MatrixHelpers {
   asAdmin(method: string, path: string, body?: unknown): Promise<Json>;
   freshSpace(): Promise<string>;
   unique(): string;
+  /**
+   * A dataset or experiment in `space` (public id), known to the DatasetService double the
+   * matrix's catalog asks; returns its public id.
+   */
+  freshDatasetRef(type: "dataset" | "experiment", space: string): Promise<string>;
 }
 
 /**
  * Recipes of the authorization matrix (authz-matrix.e2e.test.ts) for the catalog's tag and
- * project routes: every target lives in a fresh private space, so each persona's outcome is
+ * project routes (datasets' and experiments' tags included, through the dataset double): every target lives in a fresh private space, so each persona's outcome is
  * decided by its permissions there.
  */
 export function catalogRecipes(h: MatrixHelpers): Record<string, () => Promise<Request>> {
@@ -37,7 +42,31 @@ export function catalogRecipes(h: MatrixHelpers): Record<string, () => Promise<R
     const space = await h.freshSpace();
     return { project: await freshProject(space), tag: await freshTag(space) };
   };
+  /** The tag routes of a dataset-service resource: a fresh resource and tag in a fresh space. */
+  const refTagRecipes = (type: "dataset" | "experiment", plural: string) => {
+    const refAndTag = async () => {
+      const space = await h.freshSpace();
+      return { ref: await h.freshDatasetRef(type, space), tag: await freshTag(space) };
+    };
+    return {
+      [`list_${type}_tags`]: async () => ({
+        method: "GET",
+        path: `/v2/${plural}/${await h.freshDatasetRef(type, await h.freshSpace())}/tags`,
+      }),
+      [`add_${type}_tags`]: async () => {
+        const { ref, tag } = await refAndTag();
+        return { method: "POST", path: `/v2/${plural}/${ref}/tags`, body: { tag_ids: [tag] } };
+      },
+      [`remove_${type}_tags`]: async () => {
+        const { ref, tag } = await refAndTag();
+        await h.asAdmin("POST", `/v2/${plural}/${ref}/tags`, { tag_ids: [tag] });
+        return { method: "DELETE", path: `/v2/${plural}/${ref}/tags`, body: { tag_ids: [tag] } };
+      },
+    };
+  };
   return {
+    ...refTagRecipes("dataset", "datasets"),
+    ...refTagRecipes("experiment", "experiments"),
     list_tags: async () => ({ method: "GET", path: "/v2/tags" }),
     create_tag: async () => ({
       method: "POST",

@@ -13,6 +13,8 @@ import { startApi, type Api, type Json } from "./support.ts";
 import { addSpaceUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
 import { catalogRecipes } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
+import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
+import { startDatasetDouble } from "../services/catalog/test/datasetDouble.ts";
 
 interface Authz {
   /** any: every authenticated caller; account: account-wide; space: in the target space. */
@@ -62,6 +64,16 @@ let personas: Persona[];
 let users: Record<"spaceAdmin" | "reader" | "annotator" | "outsider", { id: string; key: string }>;
 /** The service account of the SERVICE key bound (MEMBER) in every target space. */
 let boundServiceAccount: string;
+
+/** Datasets and experiments the DatasetService double answers for (filled by recipes). */
+const datasetRefs: Record<string, ResourceRef & { type: string }> = {};
+let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
+let accountId: string;
+async function freshDatasetRef(type: "dataset" | "experiment", space: string): Promise<string> {
+  const id = randomUUID();
+  datasetRefs[id] = { type, id, spaceId: uuidOf(space), accountId };
+  return publicId(type === "dataset" ? "Dataset" : "Experiment", id);
+}
 
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 const unique = () => `m-${randomUUID()}`;
@@ -246,8 +258,8 @@ const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
 /** Each service's recipes; a group's file adds its own (see authz-catalog.ts). */
 const RECIPES: Record<string, () => Promise<Request>> = {
   ...IDENTITY_RECIPES,
-  ...catalogRecipes({ asAdmin, freshSpace, unique }),
-  ...contentRecipes({ asAdmin, freshSpace, unique }),
+  ...catalogRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
+  ...contentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
 };
 
 /** What the declared rule says this persona gets: 2xx, 401, 403 or 404. */
@@ -277,8 +289,10 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 beforeAll(async () => {
-  api = await startApi();
+  datasets = await startDatasetDouble(datasetRefs);
+  api = await startApi({ env: { DATASET_GRPC_URL: datasets.url } });
   db = identityDb(api);
+  accountId = (await db.query("select id from accounts")).rows[0].id as string;
   orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
   const make = (role: "MEMBER" | "ANNOTATOR") => newUser(api, db, role);
   users = {
@@ -369,6 +383,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end();
   await api?.stop();
+  await datasets?.stop();
 });
 
 describe("route table", () => {

@@ -48,6 +48,13 @@ beforeAll(async () => {
   api = await startApi();
   const spaces = await api.req("GET", "/v2/spaces");
   spaceId = spaces.body.spaces[0].id;
+  // Templates must name an AI integration applying to their space: an account-wide one.
+  const ai = await api.req("POST", "/v2/ai-integrations", {
+    body: { name: "evaluators e2e", provider: "OPEN_AI" },
+  });
+  expect(ai.status).toBe(201);
+  templateConfig.llmConfig.aiIntegrationId = ai.body.id;
+  rawTemplate.llm_config.ai_integration_id = ai.body.id;
 });
 afterAll(() => api?.stop());
 
@@ -153,6 +160,48 @@ describe("evaluators over plain HTTP: edges", () => {
       }),
       400,
       "invalid-request",
+    );
+  });
+
+  it("llm_config.ai_integration_id must name an integration applying to the space (422)", async () => {
+    const orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
+    const other = await api.req("POST", "/v2/spaces", {
+      body: { organization_id: orgId, name: "evaluators other space" },
+    });
+    const scoped = async (space: string) =>
+      (
+        await api.req("POST", "/v2/ai-integrations", {
+          body: {
+            name: `scoped ${space}`,
+            provider: "OPEN_AI",
+            scopings: [{ organization_id: orgId, space_id: space }],
+          },
+        })
+      ).body.id as string;
+    const naming = (id: string) => ({
+      version: {
+        commit_message: "c",
+        template_config: {
+          ...rawTemplate,
+          llm_config: { ...rawTemplate.llm_config, ai_integration_id: id },
+        },
+      },
+    });
+    expect((await create("ai-here", naming(await scoped(spaceId)))).status).toBe(201);
+    const elsewhere = await scoped(other.body.id);
+    expectProblem(await create("ai-elsewhere", naming(elsewhere)), 422, "unprocessable-entity");
+    expectProblem(
+      await create("ai-unknown", naming("TGxtSW50ZWdyYXRpb246MTI6YUJjRA==")),
+      422,
+      "unprocessable-entity",
+    );
+    const ok = (await create("ai-versions")).body;
+    expectProblem(
+      await api.req("POST", `/v2/evaluators/${ok.id}/versions`, {
+        body: naming(elsewhere).version,
+      }),
+      422,
+      "unprocessable-entity",
     );
   });
 

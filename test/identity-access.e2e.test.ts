@@ -68,7 +68,7 @@ describe("users", () => {
   it("an invitation lapses into EXPIRED (computed) and a resend makes it INVITED again", async () => {
     const u = await newUser(api, db, "MEMBER");
     await db.query(
-      "update users set invitation_expires_at = now() - interval '1 second' where id = $1",
+      "update invitation_tokens set expires_at = now() - interval '1 second' where user_id = $1",
       [uuidOf(u.id)],
     );
     expect((await api.req("GET", `/v2/users/${u.id}`)).body.status).toBe("EXPIRED");
@@ -696,7 +696,7 @@ describe("paging of users, roles and role bindings", () => {
 });
 
 describe("custom role assignments", () => {
-  it("CUSTOM account roles are not supported yet (400), as the public API says", async () => {
+  it("CUSTOM account roles are not yet supported (422), as the public API says", async () => {
     const res = await api.req("POST", "/v2/users", {
       body: {
         name: "c",
@@ -705,7 +705,29 @@ describe("custom role assignments", () => {
         invite_mode: "NONE",
       },
     });
-    expectProblem(res, 400, "invalid-request");
+    expectProblem(res, 422, "unprocessable-entity");
+    expect(res.body.detail).toMatch(/custom account roles .* not yet supported/);
+    // Nothing was created: the e-mail is still free.
+    const users = await api.req("GET", "/v2/users?email=custom@example.com");
+    expect(users.body.users).toEqual([]);
+    // A CUSTOM role without its id, or with a name, is a malformed body (400).
+    for (const role of [{ type: "CUSTOM" }, { type: "CUSTOM", id: roleId("MEMBER"), name: "x" }])
+      expectProblem(
+        await api.req("POST", "/v2/users", {
+          body: { name: "c", email: "custom@example.com", role, invite_mode: "NONE" },
+        }),
+        400,
+        "invalid-request",
+      );
+    // update_user has no role at all in the public API: changing it is an unknown field (400).
+    const m = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("PATCH", `/v2/users/${m.id}`, {
+        body: { role: { type: "CUSTOM", id: roleId("MEMBER") } },
+      }),
+      400,
+      "invalid-request",
+    );
   });
 
   it("a space user may hold a custom role: it answers as CUSTOM with id and name", async () => {

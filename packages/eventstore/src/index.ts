@@ -7,6 +7,8 @@ export type { Migration, MigrateOptions } from "./migrate.ts";
 export { migrate } from "./migrate.ts";
 
 export type { ExpectedVersion } from "./appendToStream.ts";
+// For consumers that append in the transaction of their processed-event marker.
+export { appendToStream } from "./appendToStream.ts";
 export type { EventStore, EventStoreOptions, EventStoreTransaction } from "./eventStore.ts";
 export { createEventStore } from "./eventStore.ts";
 export type { Queryable } from "./tracedQuery.ts";

@@ -21,3 +21,19 @@ export function requireSpacePermission(p: Principal, spaceId: string, permission
     throw new DomainError("access-forbidden", `missing permission ${permission} in this space`);
   }
 }
+
+/**
+ * A restricted project is reachable only through an explicit PROJECT binding (or by account
+ * admins); any other project follows the permissions of its space.
+ */
+export function hasProjectPermission(
+  p: Principal,
+  spaceId: string,
+  projectId: string,
+  permission: string,
+): boolean {
+  if (isAccountAdmin(p)) return true;
+  const restricted = p.restrictedProjects[projectId];
+  if (restricted) return restricted.permissions.includes(permission);
+  return hasSpacePermission(p, spaceId, permission);
+}

@@ -77,6 +77,11 @@ const nameConflict = (name: string) => ({
   annotation_configs_name_per_space: `an annotation config named ${JSON.stringify(name)} already exists in this space`,
 });
 
+const inUse = {
+  annotation_queue_configs_config_fk:
+    "the annotation config is used by an annotation queue; remove it there first",
+};
+
 export function annotationConfigHandlers(deps: Deps) {
   const { pool, store, spaces } = deps;
 
@@ -222,24 +227,29 @@ export function annotationConfigHandlers(deps: Deps) {
       req: DeleteAnnotationConfigRequest,
       ctx: CallContext,
     ): Promise<DeleteAnnotationConfigResponse> {
+      // The check below answers the common case; a queue taking the config up between it and
+      // the commit trips the queue-config foreign key (migration 0025), the same 409.
       const used = await tracedQuery(
         pool,
         "annotation config in use",
         "select 1 from annotation_queues where $1 = any(annotation_config_ids) limit 1",
         [req.id],
       );
-      await change(ctx, req.id, "ANNOTATION_CONFIG_DELETE", (history) => {
-        // Checked after authorization, so a caller who may not delete learns nothing more.
-        if (used.rowCount)
-          throw new DomainError(
-            "resource-conflict",
-            "the annotation config is used by an annotation queue; remove it there first",
+      await change(
+        ctx,
+        req.id,
+        "ANNOTATION_CONFIG_DELETE",
+        (history) => {
+          // Checked after authorization, so a caller who may not delete learns nothing more.
+          if (used.rowCount)
+            throw new DomainError("resource-conflict", inUse.annotation_queue_configs_config_fk);
+          return decideAnnotationConfig(
+            { type: "DeleteAnnotationConfig", now: new Date() },
+            annotationConfigStateOf(history),
           );
-        return decideAnnotationConfig(
-          { type: "DeleteAnnotationConfig", now: new Date() },
-          annotationConfigStateOf(history),
-        );
-      });
+        },
+        inUse,
+      );
       return {};
     },
   };

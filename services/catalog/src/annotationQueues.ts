@@ -56,6 +56,8 @@ type Deps = RecordPorts & { store: EventStore; spaces: Spaces; users: QueueUsers
 
 const nameConflict = (name: string) => ({
   annotation_queues_name_per_space: `an annotation queue named ${JSON.stringify(name)} already exists in this space`,
+  // A config the command checked was deleted before it committed (the foreign key saw it).
+  annotation_queue_configs_config_fk: "an annotation config of the queue was deleted concurrently",
 });
 
 export function annotationQueueHandlers(deps: Deps) {

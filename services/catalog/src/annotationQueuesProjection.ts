@@ -6,6 +6,23 @@ import { registerResource, unregisterResource } from "./resources.ts";
 const pending = (users: Annotator[]) =>
   JSON.stringify(users.map((user) => ({ user, completion_status: "PENDING" })));
 
+/** The queue's rows in annotation_queue_configs: their foreign key guards config deletes. */
+async function useConfigs(client: Parameters<Projection>[0], queueId: unknown, configIds: unknown) {
+  await tracedQuery(
+    client,
+    "project queue configs (drop)",
+    "delete from annotation_queue_configs where queue_id = $1 and not (config_id = any($2::uuid[]))",
+    [queueId, configIds],
+  );
+  await tracedQuery(
+    client,
+    "project queue configs (add)",
+    `insert into annotation_queue_configs (queue_id, config_id)
+       select $1, unnest($2::uuid[]) on conflict do nothing`,
+    [queueId, configIds],
+  );
+}
+
 /** Queues, records, assignments and annotations as their events leave them. */
 export const annotationQueueProjections: Record<string, Projection> = {
   async AnnotationQueueCreated(client, d) {
@@ -27,6 +44,7 @@ export const annotationQueueProjections: Record<string, Projection> = {
         d.created_at,
       ],
     );
+    await useConfigs(client, d.id, d.annotation_config_ids);
     await registerResource(client, {
       type: "annotation_queue",
       id: d.id as string,
@@ -34,8 +52,8 @@ export const annotationQueueProjections: Record<string, Projection> = {
       spaceId: d.space_id as string,
     });
   },
-  AnnotationQueueUpdated: (client, d) =>
-    tracedQuery(
+  async AnnotationQueueUpdated(client, d) {
+    await tracedQuery(
       client,
       "project AnnotationQueueUpdated",
       `update annotation_queues set name = $2, instructions = $3, annotation_config_ids = $4,
@@ -49,7 +67,9 @@ export const annotationQueueProjections: Record<string, Projection> = {
         JSON.stringify(d.annotators),
         d.updated_at,
       ],
-    ),
+    );
+    await useConfigs(client, d.id, d.annotation_config_ids);
+  },
   async AnnotationQueueDeleted(client, d) {
     await tracedQuery(
       client,

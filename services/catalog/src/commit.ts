@@ -4,8 +4,9 @@ import { project, type ProjectedEvent } from "./projection.ts";
 
 /**
  * The catalog's commands: append and project with the catalog's projections (see eventstore
- * `commit`). A stream that moved on since the command read it (a concurrent update or
- * delete) is a 409 the caller may retry, not a server error.
+ * `commit`; `conflicts` names the unique indexes and foreign keys whose violation is a 409).
+ * A stream that moved on since the command read it (a concurrent update or delete) is a 409
+ * the caller may retry, not a server error.
  */
 export async function commit(
   store: EventStore,
@@ -28,6 +29,10 @@ export async function commit(
   } catch (err) {
     if (err instanceof ConcurrencyError)
       throw new DomainError("resource-conflict", "the resource changed concurrently; retry");
+    // A projection's foreign key firing is a domain rule too (e.g. a config in use by a queue).
+    const e = err as { code?: string; constraint?: string };
+    const detail = e?.code === "23503" && e.constraint ? conflicts[e.constraint] : undefined;
+    if (detail) throw new DomainError("resource-conflict", detail);
     throw err;
   }
 }

@@ -19,7 +19,9 @@ import type {
 import type { Pool } from "pg";
 import { commit } from "./commit.ts";
 import { updatedAfter, updatedKey } from "./promptsPaging.ts";
+import { requireUsableIntegration } from "./evaluatorIntegration.ts";
 import {
+  checkedConfig,
   decideEvaluator,
   evaluatorStateOf,
   type EvaluatorCommand,
@@ -116,6 +118,7 @@ export function evaluatorHandlers(deps: Deps) {
     ): Promise<EvaluatorWithVersion> {
       await requireCreatable(spaces, ctx, req.spaceId, "EVALUATOR_CREATE");
       const id = uuidv7();
+      const version = evaluatorContentOf(req.version);
       const events = decideEvaluator(
         {
           type: "CreateEvaluator",
@@ -126,12 +129,13 @@ export function evaluatorHandlers(deps: Deps) {
           name: req.name,
           description: req.description ?? null,
           evaluatorType: req.type,
-          version: evaluatorContentOf(req.version),
+          version,
           userId: actorId(ctx),
           now: new Date(),
         },
         evaluatorStateOf([]),
       );
+      await requireUsableIntegration(deps, ctx, req.spaceId, version);
       await commit(
         store,
         `evaluator-${id}`,
@@ -219,10 +223,14 @@ export function evaluatorHandlers(deps: Deps) {
     ): Promise<EvaluatorVersion> {
       const row = await changeable(ctx, req.evaluatorId, "EVALUATOR_UPDATE");
       const versionId = uuidv7();
+      const version = evaluatorContentOf(req.content);
+      // The config's own rules (400) come before the integration it names (422).
+      checkedConfig(row.type, version);
+      await requireUsableIntegration(deps, ctx, row.space_id, version);
       await execute(ctx, row, {
         type: "CreateEvaluatorVersion",
         versionId,
-        version: evaluatorContentOf(req.content),
+        version,
         userId: actorId(ctx),
         now: new Date(),
       });

@@ -14,6 +14,7 @@ import { SCHEMA, migrations } from "./migrations.ts";
 import { catalogServices } from "./service.ts";
 import { identitySpaces } from "./spaces.ts";
 import { identityQueueUsers } from "./annotationQueuesUsers.ts";
+import { startSpaceCascade } from "./spaceCascade.ts";
 
 export { SCHEMA };
 export { registerResource, unregisterResource, findResource } from "./resources.ts";
@@ -24,7 +25,7 @@ export interface RunningCatalog {
   stop(): Promise<void>;
 }
 
-/** Wires the catalog process: migrate, relay, gRPC. Used by main and by tests. */
+/** Wires the catalog process: migrate, relay, space cascade consumer, gRPC. Used by main and by tests. */
 export async function startCatalog(config: CatalogConfig, logger: Logger): Promise<RunningCatalog> {
   const pool = new pg.Pool({
     connectionString: config.DATABASE_URL,
@@ -49,6 +50,15 @@ export async function startCatalog(config: CatalogConfig, logger: Logger): Promi
   });
   wake = () => relay.wake();
   relay.start();
+  // Deleting a space deletes what it holds here (identity's SpaceDeleted events).
+  const cascade = await startSpaceCascade({
+    nc,
+    pool,
+    schema: SCHEMA,
+    stream: config.ARGUS_EVENTS_STREAM,
+    subjectRoot: config.ARGUS_SUBJECT_ROOT,
+    logger,
+  });
 
   const identity = createChannel(config.IDENTITY_GRPC_URL);
   const dataset = config.DATASET_GRPC_URL ? createChannel(config.DATASET_GRPC_URL) : undefined;
@@ -78,6 +88,7 @@ export async function startCatalog(config: CatalogConfig, logger: Logger): Promi
       identity.close();
       dataset?.close();
       await relay.stop();
+      await cascade.stop();
       await nc.drain();
       await pool.end();
     },

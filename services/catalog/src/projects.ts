@@ -3,6 +3,7 @@ import {
   DomainError,
   actorMetadata,
   fetchSize,
+  hasProjectPermission,
   hasSpacePermission,
   isAccountAdmin,
   notFound,
@@ -68,10 +69,11 @@ export function projectHandlers(deps: { pool: Pool; store: EventStore; spaces: S
   /** The project as the caller may act on it: unreadable is 404, readable without `permission` 403. */
   async function load(ctx: CallContext, id: string, permission: string): Promise<ProjectRow> {
     const row = await find(ctx, id);
-    if (!row || !hasSpacePermission(ctx.principal, row.space_id, "PROJECT_READ"))
+    // A restricted project answers only to its explicit bindings (hasProjectPermission).
+    if (!row || !hasProjectPermission(ctx.principal, row.space_id, row.id, "PROJECT_READ"))
       throw notFound("project");
-    if (!hasSpacePermission(ctx.principal, row.space_id, permission))
-      throw new DomainError("access-forbidden", `missing permission ${permission} in this space`);
+    if (!hasProjectPermission(ctx.principal, row.space_id, row.id, permission))
+      throw new DomainError("access-forbidden", `missing permission ${permission} on this project`);
     return row;
   }
 
@@ -142,6 +144,11 @@ export function projectHandlers(deps: { pool: Pool; store: EventStore; spaces: S
       const readable = Object.entries(p.spacePermissions)
         .filter(([, set]) => set.permissions.includes("PROJECT_READ"))
         .map(([space]) => space);
+      // Restricted projects: hidden unless a PROJECT binding grants PROJECT_READ.
+      const restricted = Object.entries(p.restrictedProjects);
+      const restrictedReadable = restricted
+        .filter(([, set]) => set.permissions.includes("PROJECT_READ"))
+        .map(([project]) => project);
       const res = await tracedQuery<ProjectRow>(
         pool,
         "list projects",
@@ -151,7 +158,8 @@ export function projectHandlers(deps: { pool: Pool; store: EventStore; spaces: S
             and ($3::uuid[] is null or space_id = any($3))
             and ($4::text is null or strpos(lower(name), lower($4)) > 0)
             and ($5::uuid is null or id < $5)
-            and ($6 or space_id = any($7::uuid[]))
+            and ($6 or (space_id = any($7::uuid[]) and not id = any($9::uuid[]))
+                or id = any($10::uuid[]))
           order by id desc
           limit $8`,
         [
@@ -163,6 +171,8 @@ export function projectHandlers(deps: { pool: Pool; store: EventStore; spaces: S
           isAccountAdmin(p),
           readable,
           fetchSize(req.page),
+          restricted.map(([project]) => project),
+          restrictedReadable,
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);

@@ -5,6 +5,7 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 export interface SpaceRef {
   id: string;
   name: string;
+  organizationId: string;
 }
 
 /** Spaces belong to identity; the catalog only needs to know which exist for the caller. */
@@ -36,7 +37,7 @@ export function identitySpaces(channel: Client, principalSecret: string): Spaces
           { id: spaceId },
           opts(ctx),
         );
-        return { id: s.id, name: s.name };
+        return { id: s.id, name: s.name, organizationId: s.organizationId };
       } catch (err) {
         const e = fromGrpcError(err);
         throw e.type === "resource-not-found" ? notFound("space") : e;

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AnnotationConfigServiceService as C,
@@ -159,5 +160,93 @@ describe("annotation queues", () => {
       if (!got) await new Promise((r) => setTimeout(r, 100));
     }
     expect(got).toMatchObject({ subject, data: { type: "AnnotationQueueRecordAnnotated" } });
+  });
+});
+
+describe("deleting an annotation config a queue takes up concurrently", () => {
+  const queueWith = (configIds: string[]) =>
+    t.call(Q.createAnnotationQueue, {
+      spaceId,
+      name: uniqueName("queue"),
+      annotationConfigIds: configIds,
+      annotatorEmails: [],
+      assignmentMethod: "ALL",
+      recordSources: [],
+    });
+  const useConfigs = (queue: string, configIds: string[]) =>
+    t.call(Q.updateAnnotationQueue, {
+      id: queue,
+      setInstructions: false,
+      setAnnotationConfigIds: true,
+      annotationConfigIds: configIds,
+      setAnnotatorEmails: false,
+      annotatorEmails: [],
+    });
+
+  it("never leaves a queue using a deleted config: one command wins, the other is 409", async () => {
+    const db = new pg.Pool({ connectionString: t.databaseUrl, options: "-c search_path=catalog" });
+    const hold = await db.connect();
+    try {
+      const kept = await categorical();
+      const contested = await categorical();
+      const queue = await queueWith([kept.id]);
+      // Real Postgres interleaving: a transaction holding the config row (key share, as a
+      // queue's foreign key check does) makes the delete wait inside its commit, after its
+      // "in use?" check passed; the queue update then runs while the delete is in flight.
+      await hold.query("begin");
+      await hold.query("select 1 from annotation_configs where id = $1 for key share", [
+        contested.id,
+      ]);
+      const deleting = problemOf(t.call(C.deleteAnnotationConfig, { id: contested.id }));
+      const waiting = async () =>
+        Number(
+          (
+            await db.query(
+              "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows[0].count,
+        );
+      for (let i = 0; i < 100 && (await waiting()) === 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await waiting()).toBeGreaterThan(0);
+      const updating = problemOf(useConfigs(queue.id, [kept.id, contested.id]));
+      await new Promise((r) => setTimeout(r, 200));
+      await hold.query("commit");
+      const outcomes = [await deleting, await updating].sort();
+      expect(outcomes).toEqual(["ok", "resource-conflict"]);
+
+      const dangling = await db.query(
+        `select q.id from annotation_queues q cross join unnest(q.annotation_config_ids) c(id)
+          where not exists (select 1 from annotation_configs where id = c.id)`,
+      );
+      expect(dangling.rows).toEqual([]);
+      // Whichever won, the other command can now be judged plainly.
+      const queueNow = await t.call(Q.getAnnotationQueue, { id: queue.id });
+      const configGone =
+        (await problemOf(t.call(C.getAnnotationConfig, { id: contested.id }))) ===
+        "resource-not-found";
+      expect(queueNow.annotationConfigs.map((c) => c.id).includes(contested.id)).toBe(!configGone);
+      if (!configGone)
+        expect(await problemOf(t.call(C.deleteAnnotationConfig, { id: contested.id }))).toBe(
+          "resource-conflict",
+        );
+    } finally {
+      await hold.query("rollback").catch(() => undefined);
+      hold.release();
+      await db.end();
+    }
+  });
+
+  it("a config is deletable again once no queue uses it; deleting the queue frees it", async () => {
+    const config = await categorical();
+    const queue = await queueWith([config.id]);
+    expect(await problemOf(t.call(C.deleteAnnotationConfig, { id: config.id }))).toBe(
+      "resource-conflict",
+    );
+    const other = await categorical();
+    await useConfigs(queue.id, [other.id]);
+    expect(await problemOf(t.call(C.deleteAnnotationConfig, { id: config.id }))).toBe("ok");
+    await t.call(Q.deleteAnnotationQueue, { id: queue.id });
+    expect(await problemOf(t.call(C.deleteAnnotationConfig, { id: other.id }))).toBe("ok");
   });
 });

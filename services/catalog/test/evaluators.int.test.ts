@@ -3,13 +3,20 @@ import {
   EvaluatorServiceService as S,
   type EvaluatorVersionContent,
 } from "@argus/proto/catalog/v1/evaluators";
+import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
+import { encodeId } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 let t: CatalogStack;
 let spaceId: string;
+/** Public id of an account-wide AI integration (usable in every space). */
+let integrationId: string;
 
-const template = (commitMessage = "initial"): EvaluatorVersionContent => ({
+const template = (
+  commitMessage = "initial",
+  aiIntegrationId = integrationId,
+): EvaluatorVersionContent => ({
   commitMessage,
   configKind: "TEMPLATE",
   configJson: JSON.stringify({
@@ -19,7 +26,7 @@ const template = (commitMessage = "initial"): EvaluatorVersionContent => ({
     use_function_calling_if_available: true,
     classification_choices: { relevant: 1, irrelevant: 0 },
     llm_config: {
-      ai_integration_id: "QUlJbnRlZ3JhdGlvbjp4",
+      ai_integration_id: aiIntegrationId,
       model_name: "gpt-4o",
       invocation_parameters: {},
       provider_parameters: {},
@@ -27,12 +34,26 @@ const template = (commitMessage = "initial"): EvaluatorVersionContent => ({
   }),
 });
 
+const integration = (scopings: { organizationId: string; spaceId: string }[]) =>
+  t.call(AI.createAiIntegration, {
+    config: {
+      name: uniqueName("ai"),
+      provider: "OPEN_AI",
+      modelNames: [],
+      enableDefaultModels: false,
+      functionCallingEnabled: true,
+      authType: "DEFAULT",
+      scopings,
+    },
+  });
+
 const createEvaluator = (name = uniqueName("eval"), principal = t.admin) =>
   t.call(S.createEvaluator, { spaceId, name, type: "TEMPLATE", version: template() }, principal);
 
 beforeAll(async () => {
   t = await startCatalogStack();
   spaceId = await t.createSpace();
+  integrationId = encodeId("AiIntegration", (await integration([])).id);
 }, 60_000);
 
 afterAll(async () => {
@@ -147,5 +168,48 @@ describe("evaluators", () => {
       reader,
     );
     expect(list.evaluators.length).toBeGreaterThan(0);
+  });
+
+  it("llm_config.ai_integration_id must name an integration applying to the evaluator's space (422)", async () => {
+    const org = t.admin.organizationIds[0]!;
+    const other = await t.createSpace();
+    const id = async (scopings: { organizationId: string; spaceId: string }[]) =>
+      encodeId("AiIntegration", (await integration(scopings)).id);
+    const create = (aiIntegrationId: string) =>
+      problemOf(
+        t.call(S.createEvaluator, {
+          spaceId,
+          name: uniqueName("e"),
+          type: "TEMPLATE",
+          version: template("initial", aiIntegrationId),
+        }),
+      );
+    // Usable: account-wide, scoped to the space, to its organization (no space).
+    expect(await create(integrationId)).toBe("ok");
+    expect(await create(await id([{ organizationId: org, spaceId }]))).toBe("ok");
+    expect(await create(await id([{ organizationId: org, spaceId: "" }]))).toBe("ok");
+    // Not usable: scoped to another space only, unknown, not an AI integration id, garbage.
+    const elsewhere = await id([{ organizationId: org, spaceId: other }]);
+    expect(await create(elsewhere)).toBe("unprocessable-entity");
+    expect(await create(encodeId("AiIntegration", "0190a0a0-0000-7000-8000-000000000000"))).toBe(
+      "unprocessable-entity",
+    );
+    expect(await create(encodeId("Project", spaceId))).toBe("unprocessable-entity");
+    expect(await create("not-an-id")).toBe("unprocessable-entity");
+
+    // New versions are held to the same rule; a deleted integration is no longer usable.
+    const evaluator = (await createEvaluator()).evaluator!.id;
+    const version = (aiIntegrationId: string) =>
+      problemOf(
+        t.call(S.createEvaluatorVersion, {
+          evaluatorId: evaluator,
+          content: template("v", aiIntegrationId),
+        }),
+      );
+    expect(await version(elsewhere)).toBe("unprocessable-entity");
+    const doomed = await integration([{ organizationId: org, spaceId }]);
+    expect(await version(encodeId("AiIntegration", doomed.id))).toBe("ok");
+    await t.call(AI.deleteAiIntegration, { id: doomed.id });
+    expect(await version(encodeId("AiIntegration", doomed.id))).toBe("unprocessable-entity");
   });
 });

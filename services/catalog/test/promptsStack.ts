@@ -72,6 +72,7 @@ export async function startCatalogStack() {
     stream,
     root,
     nc,
+    callIdentity,
     call: <Req, Res>(
       method: Parameters<typeof callUnary<Req, Res>>[1],
       req: Req,

@@ -56,6 +56,12 @@ export const accessProjections: Record<string, Projection> = {
     );
     await tracedQuery(
       client,
+      "project UserDeleted invitation",
+      "delete from invitation_tokens where user_id = $1",
+      [d.id],
+    );
+    await tracedQuery(
+      client,
       "project UserDeleted",
       "update users set deleted_at = $2 where id = $1",
       [d.id, d.deleted_at],
@@ -66,6 +72,21 @@ export const accessProjections: Record<string, Projection> = {
     "update users set invitation_expires_at = $2 where id = $1",
     (d) => [d.id, d.invitation_expires_at],
   ),
+  UserInvitationAccepted: async (client, d) => {
+    // A token works once: accepting consumes it.
+    await tracedQuery(
+      client,
+      "project UserInvitationAccepted token",
+      "delete from invitation_tokens where user_id = $1",
+      [d.id],
+    );
+    await tracedQuery(
+      client,
+      "project UserInvitationAccepted",
+      "update users set status = 'ACTIVE' where id = $1",
+      [d.id],
+    );
+  },
   RoleCreated: q(
     "RoleCreated",
     `insert into roles (id, account_id, name, description, permissions, is_predefined, created_at, updated_at)

@@ -91,6 +91,7 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
       isDeveloper: row.is_developer ?? false,
       spacePermissions: effective.spacePermissions,
       organizationIds: effective.organizationIds,
+      restrictedProjects: effective.restrictedProjects,
       issuedAtMs: 0n,
     };
     return { principal };

@@ -1,4 +1,5 @@
 import { commit as commitEvents, type EventStore } from "@argus/eventstore";
+import type { PoolClient } from "pg";
 import { project, type ProjectedEvent } from "./projection.ts";
 
 /** Identity's commands: append and project with identity's projections (see eventstore `commit`). */
@@ -9,8 +10,20 @@ export function commit(
   events: readonly ProjectedEvent[],
   metadata: Record<string, unknown>,
   conflicts: Record<string, string> = {},
+  // Non-event state written in the same transaction (an invitation's token hash).
+  alongside?: (client: PoolClient) => Promise<void>,
 ): Promise<void> {
-  return commitEvents(store, { streamId, expectedVersion, events, metadata, project, conflicts });
+  return commitEvents(store, {
+    streamId,
+    expectedVersion,
+    events,
+    metadata,
+    project: async (client, evs) => {
+      await project(client, evs);
+      await alongside?.(client);
+    },
+    conflicts,
+  });
 }
 
 export interface StreamAppend {

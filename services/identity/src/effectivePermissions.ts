@@ -13,6 +13,8 @@ export interface EffectivePermissions {
   spacePermissions: Record<string, PermissionSet>;
   /** Organizations the subject belongs to (all of them for account admins). */
   organizationIds: string[];
+  /** Every restricted project of the account → what the subject's PROJECT bindings grant there. */
+  restrictedProjects: Record<string, PermissionSet>;
 }
 
 interface Row {
@@ -30,6 +32,9 @@ interface Row {
  * - account admins may do everything (authorization.ts short-circuits them), so their map
  *   holds only what bindings say, and they belong to every organization.
  * Service accounts have no account role: only their bindings count.
+ * A restricted project is reachable only through explicit PROJECT bindings: every restricted
+ * project of the account is listed with what those bindings grant (empty when none), and
+ * only restricted ones, so the principal stays small.
  */
 export async function effectivePermissions(
   client: Pool | PoolClient,
@@ -79,5 +84,25 @@ export async function effectivePermissions(
   }
   const spacePermissions: Record<string, PermissionSet> = {};
   for (const [id, set] of spaces) spacePermissions[id] = { permissions: [...set].sort() };
-  return { spacePermissions, organizationIds: [...organizations] };
+  const restricted = await tracedQuery<{ project_id: string; permissions: string[] }>(
+    client,
+    "restricted projects",
+    `select rr.resource_id::text as project_id,
+            coalesce(array_agg(distinct p order by p) filter (where p is not null), '{}') as permissions
+       from resource_restrictions rr
+       left join role_bindings rb on rb.account_id = $1 and rb.resource_type = 'PROJECT'
+                                 and rb.resource_id = rr.resource_id
+                                 and rb.subject_type = $2 and rb.subject_id = $3
+       left join roles r on r.id = rb.role_id
+       left join lateral unnest(r.permissions) p on true
+      where rr.account_id = $1 and rr.resource_type = 'PROJECT'
+      group by rr.resource_id`,
+    [accountId, subject.type, subject.id],
+  );
+  const restrictedProjects: Record<string, PermissionSet> = {};
+  for (const r of restricted.rows)
+    restrictedProjects[r.project_id] = {
+      permissions: r.permissions.filter((p) => !isAnnotator || ceiling.has(p)),
+    };
+  return { spacePermissions, organizationIds: [...organizations], restrictedProjects };
 }

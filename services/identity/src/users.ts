@@ -10,6 +10,7 @@ import {
 } from "@argus/platform";
 import { tracedQuery, type EventStore } from "@argus/eventstore";
 import type {
+  AcceptInvitationRequest,
   CreateUserRequest,
   DeleteUserRequest,
   Done,
@@ -23,11 +24,15 @@ import type {
 import type { Pool } from "pg";
 import { holdsAnywhere, requireAdmin } from "./access.ts";
 import { commit } from "./commit.ts";
+import { findInvitation, newInvitationToken, storeInvitationToken } from "./invitationToken.ts";
+import { project } from "./projection.ts";
 import {
+  decideAcceptInvitation,
   decideDeleteUser,
   decideInviteUser,
   decideResendInvitation,
   decideUpdateUser,
+  revokeKeysOfDeletedUser,
   userStatus,
   type AccountRoleName,
   type UserState,
@@ -44,8 +49,10 @@ interface UserRow {
   invitation_expires_at: Date | null;
 }
 
+// The invitation's expiry is its token's: no token (accepted, or never issued) is no invitation.
 const COLUMNS =
-  "id, name, email, created_at, status, account_role, is_developer, invitation_expires_at";
+  "u.id, u.name, u.email, u.created_at, u.status, u.account_role, u.is_developer, t.expires_at as invitation_expires_at";
+const FROM = "users u left join invitation_tokens t on t.user_id = u.id";
 
 const toUser = (r: UserRow, now: Date): User => ({
   id: r.id,
@@ -70,14 +77,14 @@ function mayRead(ctx: CallContext, userId: string): boolean {
   return holdsAnywhere(ctx.principal, "USER_READ") || ctx.principal.userId === userId;
 }
 
-export function userHandlers(deps: { pool: Pool; store: EventStore }) {
-  const { pool, store } = deps;
+export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: string }) {
+  const { pool, store, pepper } = deps;
 
   async function load(ctx: CallContext, id: string): Promise<UserRow> {
     const res = await tracedQuery<UserRow>(
       pool,
       "get user",
-      `select ${COLUMNS} from users where id = $1 and account_id = $2 and deleted_at is null`,
+      `select ${COLUMNS} from ${FROM} where u.id = $1 and u.account_id = $2 and u.deleted_at is null`,
       [id, ctx.principal.accountId],
     );
     const row = res.rows[0];
@@ -98,15 +105,15 @@ export function userHandlers(deps: { pool: Pool; store: EventStore }) {
       const res = await tracedQuery<UserRow>(
         pool,
         "list users",
-        `select ${COLUMNS} from users
-          where account_id = $1 and deleted_at is null
-            and ($2::text is null or strpos(lower(email), lower($2)) > 0)
+        `select ${COLUMNS} from ${FROM}
+          where u.account_id = $1 and u.deleted_at is null
+            and ($2::text is null or strpos(lower(u.email), lower($2)) > 0)
             and ($3::text[] is null or
-                 (case when status = 'ACTIVE' then 'ACTIVE'
-                       when invitation_expires_at > $4 then 'INVITED'
+                 (case when u.status = 'ACTIVE' then 'ACTIVE'
+                       when t.expires_at > $4 then 'INVITED'
                        else 'EXPIRED' end) = any($3))
-            and ($5::uuid is null or id < $5)
-          order by id desc
+            and ($5::uuid is null or u.id < $5)
+          order by u.id desc
           limit $6`,
         [
           p.accountId,
@@ -139,6 +146,10 @@ export function userHandlers(deps: { pool: Pool; store: EventStore }) {
         callerIsAdmin: holdsAnywhere(ctx.principal, "USER_CREATE"),
         now,
       });
+      const d = events[0]!.data as Extract<
+        (typeof events)[number],
+        { type: "UserCreated" }
+      >["data"];
       await commit(
         store,
         `user-${id}`,
@@ -148,11 +159,9 @@ export function userHandlers(deps: { pool: Pool; store: EventStore }) {
         {
           users_email_per_account: `a user with e-mail ${JSON.stringify(req.email)} already exists`,
         },
+        (client) =>
+          storeInvitationToken(client, pepper, id, newInvitationToken(), d.invitation_expires_at),
       );
-      const d = events[0]!.data as Extract<
-        (typeof events)[number],
-        { type: "UserCreated" }
-      >["data"];
       return {
         id,
         name: d.name,
@@ -190,13 +199,35 @@ export function userHandlers(deps: { pool: Pool; store: EventStore }) {
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
       const row = await load(ctx, req.id);
       requireAdmin(ctx.principal, "deleting users");
+      const now = new Date();
       const events = decideDeleteUser(
-        { type: "DeleteUser", callerUserId: ctx.principal.userId, now: new Date() },
+        { type: "DeleteUser", callerUserId: ctx.principal.userId, now },
         toState(row),
       );
-      await commit(store, `user-${row.id}`, "any", events, {
-        ...actorMetadata(ctx),
-        user_id: row.id,
+      const metadata = { ...actorMetadata(ctx), user_id: row.id };
+      // The user's keys are revoked as events in the deletion's transaction, so no listing or
+      // consumer ever sees an ACTIVE key of a deleted user.
+      await store.transaction(async (tx) => {
+        const keys = await tracedQuery<{ id: string }>(
+          tx.client,
+          "active keys of user",
+          `select id from api_keys
+            where user_id = $1 and key_type = 'USER' and status = 'ACTIVE' order by id for update`,
+          [row.id],
+        );
+        await tx.append(
+          `user-${row.id}`,
+          "any",
+          events.map((e) => ({ ...e, metadata })),
+        );
+        await project(tx.client, events);
+        for (const r of revokeKeysOfDeletedUser(
+          keys.rows.map((k) => k.id),
+          now,
+        )) {
+          await tx.append(r.streamId, "any", [{ ...r.event, metadata }]);
+          await project(tx.client, [r.event]);
+        }
       });
       return {};
     },
@@ -208,11 +239,65 @@ export function userHandlers(deps: { pool: Pool; store: EventStore }) {
         { type: "ResendInvitation", now: new Date() },
         toState(row),
       );
-      await commit(store, `user-${row.id}`, "any", events, {
-        ...actorMetadata(ctx),
-        user_id: row.id,
-      });
+      const d = events[0]!.data as { invitation_expires_at: string };
+      // A resend rotates the token and restarts its expiry.
+      await commit(
+        store,
+        `user-${row.id}`,
+        "any",
+        events,
+        { ...actorMetadata(ctx), user_id: row.id },
+        {},
+        (client) =>
+          storeInvitationToken(
+            client,
+            pepper,
+            row.id,
+            newInvitationToken(),
+            d.invitation_expires_at,
+          ),
+      );
       return {};
+    },
+
+    /** The caller is the gateway (nobody yet): the token alone identifies the invitee. */
+    async acceptInvitation(req: AcceptInvitationRequest, ctx: CallContext): Promise<User> {
+      if (!req.token) throw new DomainError("invalid-request", "token is required");
+      const now = new Date();
+      const userId = await store.transaction(async (tx) => {
+        const inv = await findInvitation(tx.client, pepper, req.token);
+        if (!inv) throw notFound("invitation");
+        const res = await tracedQuery<UserRow>(
+          tx.client,
+          "get invited user",
+          `select ${COLUMNS} from ${FROM} where u.id = $1 for update of u`,
+          [inv.user_id],
+        );
+        const events = decideAcceptInvitation(
+          { type: "AcceptInvitation", tokenExpiresAt: inv.expires_at, now },
+          toState(res.rows[0]!),
+        );
+        const metadata = {
+          ...actorMetadata(ctx),
+          account_id: inv.account_id,
+          actor_user_id: inv.user_id,
+          user_id: inv.user_id,
+        };
+        await tx.append(
+          `user-${inv.user_id}`,
+          "any",
+          events.map((e) => ({ ...e, metadata })),
+        );
+        await project(tx.client, events);
+        return inv.user_id;
+      });
+      const after = await tracedQuery<UserRow>(
+        pool,
+        "get user",
+        `select ${COLUMNS} from ${FROM} where u.id = $1`,
+        [userId],
+      );
+      return toUser(after.rows[0]!, now);
     },
   };
 }

@@ -17,6 +17,7 @@ function principal(o: Partial<Principal> & { perms?: Record<string, string[]> } 
     ),
     organizationIds: [],
     issuedAtMs: 0n,
+    restrictedProjects: {},
     ...rest,
   };
 }

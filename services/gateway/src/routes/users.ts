@@ -50,7 +50,7 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
       const body = req.body as {
         name: string;
         email: string;
-        role: { name: keyof typeof ROLE_FROM_PUBLIC };
+        role: { type: "PREDEFINED"; name: keyof typeof ROLE_FROM_PUBLIC } | { type: "CUSTOM" };
         is_developer?: boolean;
       };
       const user = await identity.call(
@@ -58,7 +58,8 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
         {
           name: body.name,
           email: body.email,
-          accountRole: ROLE_FROM_PUBLIC[body.role.name],
+          // Identity answers CUSTOM as the public API does (not yet supported, 422).
+          accountRole: body.role.type === "CUSTOM" ? "custom" : ROLE_FROM_PUBLIC[body.role.name],
           isDeveloper: body.is_developer,
         },
         req,

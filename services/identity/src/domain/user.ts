@@ -5,6 +5,7 @@ export const USER_NAME_MAX = 255;
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type AccountRoleName = "admin" | "member" | "annotator";
+const ACCOUNT_ROLES: readonly string[] = ["admin", "member", "annotator"];
 
 /** What a decision about a user needs to know of it (from the projection). */
 export interface UserState {
@@ -47,6 +48,13 @@ export interface ResendInvitation {
   now: Date;
 }
 
+export interface AcceptInvitation {
+  type: "AcceptInvitation";
+  /** Expiry of the token the invitee presented (found by its hash). */
+  tokenExpiresAt: Date;
+  now: Date;
+}
+
 export type UserEvent =
   | {
       type: "UserCreated";
@@ -67,7 +75,8 @@ export type UserEvent =
       data: { id: string; name?: string; is_developer?: boolean; updated_at: string };
     }
   | { type: "UserDeleted"; data: { id: string; deleted_at: string } }
-  | { type: "UserInvitationResent"; data: { id: string; invitation_expires_at: string } };
+  | { type: "UserInvitationResent"; data: { id: string; invitation_expires_at: string } }
+  | { type: "UserInvitationAccepted"; data: { id: string; accepted_at: string } };
 
 /** Trimmed name, 1 to 255 characters (spec endpoint 11): whitespace-only is 400. */
 export function normalizeUserName(name: string): string {
@@ -92,6 +101,12 @@ export function userStatus(
 export function decideInviteUser(c: InviteUser): UserEvent[] {
   if (!c.callerIsAdmin)
     throw new DomainError("access-forbidden", "inviting users requires the account admin role");
+  // As the public API: CUSTOM account roles are reserved, not yet supported (422).
+  if (!ACCOUNT_ROLES.includes(c.accountRole))
+    throw new DomainError(
+      "unprocessable-entity",
+      "custom account roles (role type CUSTOM) are not yet supported; use ADMIN, MEMBER or ANNOTATOR",
+    );
   const name = normalizeUserName(c.name);
   return [
     {
@@ -153,4 +168,32 @@ export function decideResendInvitation(c: ResendInvitation, state: UserState): U
       },
     },
   ];
+}
+
+/** The token is valid strictly before its expiry: at the expiry instant it has lapsed. */
+export function decideAcceptInvitation(c: AcceptInvitation, state: UserState): UserEvent[] {
+  if (state.status === "ACTIVE")
+    throw new DomainError("resource-conflict", "the invitation has already been accepted");
+  if (c.tokenExpiresAt.getTime() <= c.now.getTime())
+    throw new DomainError(
+      "unprocessable-entity",
+      "the invitation has expired; ask an admin to resend it",
+    );
+  return [
+    { type: "UserInvitationAccepted", data: { id: state.id, accepted_at: c.now.toISOString() } },
+  ];
+}
+
+/** Deleting a user revokes each of their active USER keys, each on its key's own stream. */
+export function revokeKeysOfDeletedUser(
+  keyIds: readonly string[],
+  now: Date,
+): {
+  streamId: string;
+  event: { type: "ApiKeyRevoked"; data: { id: string; revoked_at: string } };
+}[] {
+  return keyIds.map((id) => ({
+    streamId: `apikey-${id}`,
+    event: { type: "ApiKeyRevoked", data: { id, revoked_at: now.toISOString() } },
+  }));
 }

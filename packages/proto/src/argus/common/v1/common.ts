@@ -65,9 +65,20 @@ export interface Principal {
   organizationIds: string[];
   /** Milliseconds since the epoch at which the gateway signed this principal. */
   issuedAtMs: bigint;
+  /**
+   * Every restricted project of the account (internal uuid) -> what the principal's explicit
+   * PROJECT bindings grant there (empty when unbound). Only restricted projects travel: any
+   * other project follows its space's permissions (authorization.ts hasProjectPermission).
+   */
+  restrictedProjects: { [key: string]: PermissionSet };
 }
 
 export interface Principal_SpacePermissionsEntry {
+  key: string;
+  value?: PermissionSet | undefined;
+}
+
+export interface Principal_RestrictedProjectsEntry {
   key: string;
   value?: PermissionSet | undefined;
 }
@@ -120,6 +131,7 @@ function createBasePrincipal(): Principal {
     spacePermissions: {},
     organizationIds: [],
     issuedAtMs: 0n,
+    restrictedProjects: {},
   };
 }
 
@@ -165,6 +177,14 @@ export const Principal: MessageFns<Principal> = {
       }
       writer.uint32(80).int64(message.issuedAtMs);
     }
+    globalThis.Object.entries(message.restrictedProjects).forEach(
+      ([key, value]: [string, PermissionSet]) => {
+        Principal_RestrictedProjectsEntry.encode(
+          { key: key as any, value },
+          writer.uint32(90).fork(),
+        ).join();
+      },
+    );
     return writer;
   },
 
@@ -264,6 +284,17 @@ export const Principal: MessageFns<Principal> = {
             message.issuedAtMs = reader.int64() as bigint;
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            const entry11 = Principal_RestrictedProjectsEntry.decode(reader, reader.uint32());
+            if (entry11.value !== undefined) {
+              message.restrictedProjects[entry11.key] = entry11.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -305,6 +336,66 @@ export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissi
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBasePrincipal_SpacePermissionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = PermissionSet.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePrincipal_RestrictedProjectsEntry(): Principal_RestrictedProjectsEntry {
+  return { key: "", value: undefined };
+}
+
+export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedProjectsEntry> = {
+  encode(
+    message: Principal_RestrictedProjectsEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      PermissionSet.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Principal_RestrictedProjectsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrincipal_RestrictedProjectsEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {

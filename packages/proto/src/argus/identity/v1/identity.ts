@@ -208,6 +208,11 @@ export interface ResendUserInvitationRequest {
   id: string;
 }
 
+export interface AcceptInvitationRequest {
+  /** The raw verification token sent with the invitation (never stored, logged or returned). */
+  token: string;
+}
+
 export interface Role {
   id: string;
   name: string;
@@ -2329,6 +2334,55 @@ export const ResendUserInvitationRequest: MessageFns<ResendUserInvitationRequest
   },
 };
 
+function createBaseAcceptInvitationRequest(): AcceptInvitationRequest {
+  return { token: "" };
+}
+
+export const AcceptInvitationRequest: MessageFns<AcceptInvitationRequest> = {
+  encode(
+    message: AcceptInvitationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptInvitationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptInvitationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBaseRole(): Role {
   return {
     id: "",
@@ -3857,6 +3911,21 @@ export const IdentityServiceService = {
     responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
     responseDeserialize: (value: Buffer): Done => Done.decode(value),
   },
+  /**
+   * Internal (no public REST route): the invitee proves the e-mailed verification token and
+   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   */
+  acceptInvitation: {
+    path: "/argus.identity.v1.IdentityService/AcceptInvitation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptInvitationRequest): Buffer =>
+      Buffer.from(AcceptInvitationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptInvitationRequest =>
+      AcceptInvitationRequest.decode(value),
+    responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
+    responseDeserialize: (value: Buffer): User => User.decode(value),
+  },
   listRoles: {
     path: "/argus.identity.v1.IdentityService/ListRoles" as const,
     requestStream: false as const,
@@ -4034,6 +4103,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   updateUser: handleUnaryCall<UpdateUserRequest, User>;
   deleteUser: handleUnaryCall<DeleteUserRequest, Done>;
   resendUserInvitation: handleUnaryCall<ResendUserInvitationRequest, Done>;
+  /**
+   * Internal (no public REST route): the invitee proves the e-mailed verification token and
+   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   */
+  acceptInvitation: handleUnaryCall<AcceptInvitationRequest, User>;
   listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
   getRole: handleUnaryCall<GetRoleRequest, Role>;
   createRole: handleUnaryCall<CreateRoleRequest, Role>;
@@ -4373,6 +4447,25 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal (no public REST route): the invitee proves the e-mailed verification token and
+   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   */
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: User) => void,
+  ): ClientUnaryCall;
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: User) => void,
   ): ClientUnaryCall;
   listRoles(
     request: ListRolesRequest,

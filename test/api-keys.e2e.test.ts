@@ -268,13 +268,38 @@ describe("SERVICE keys", () => {
       404,
       "resource-not-found",
     );
-    // An explicit organization role is bound to the organization: every space of it, private too.
-    const orgWide = await create({
+    // An explicit organization role makes the service account a member of the organization:
+    // below ADMIN it reaches no space beyond the listed ones (the private space stays hidden) ...
+    const orgMember = await create({
       key_type: "SERVICE",
-      name: "org-wide",
+      name: "org-member",
       organizations: [
         { org_id: orgId, role: { name: "READ_ONLY" }, spaces: [{ space_id: spaceId }] },
       ],
+    });
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${privateSpaceId}`, { key: orgMember.body.key }),
+      404,
+      "resource-not-found",
+    );
+    // ... and counts in the listed spaces: the higher of it and the space role is bound there.
+    const orgAbove = await create({
+      key_type: "SERVICE",
+      name: "org-above",
+      organizations: [
+        {
+          org_id: orgId,
+          role: { name: "MEMBER" },
+          spaces: [{ space_id: spaceId, role: { name: "READ_ONLY" } }],
+        },
+      ],
+    });
+    expect(orgAbove.body.bot_user.organizations[0].spaces[0].role).toEqual({ name: "MEMBER" });
+    // The organization ADMIN role reaches every space of the organization, private too.
+    const orgWide = await create({
+      key_type: "SERVICE",
+      name: "org-wide",
+      organizations: [{ org_id: orgId, role: { name: "ADMIN" }, spaces: [{ space_id: spaceId }] }],
     });
     expect(
       (await api.req("GET", `/v2/spaces/${privateSpaceId}`, { key: orgWide.body.key })).status,

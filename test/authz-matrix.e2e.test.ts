@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PREDEFINED_ROLES, predefinedRole, type Permission } from "@argus/platform";
 import { HTTP_METHODS, loadDocument } from "../services/gateway/src/openapi/document.ts";
 import { startApi, type Api, type Json } from "./support.ts";
-import { addSpaceUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
+import {
+  addOrganizationUser,
+  addSpaceUser,
+  identityDb,
+  newUser,
+  seedKey,
+  uuidOf,
+} from "./identity-fixtures.ts";
 import { catalogRecipes } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
 import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
@@ -61,7 +68,10 @@ let api: Api;
 let db: pg.Pool;
 let orgId: string;
 let personas: Persona[];
-let users: Record<"spaceAdmin" | "reader" | "annotator" | "outsider", { id: string; key: string }>;
+let users: Record<
+  "spaceAdmin" | "reader" | "annotator" | "outsider" | "orgMember" | "orgAdmin",
+  { id: string; key: string }
+>;
 /** The service account of the SERVICE key bound (MEMBER) in every target space. */
 let boundServiceAccount: string;
 
@@ -85,16 +95,19 @@ async function asAdmin(method: string, path: string, body?: unknown): Promise<Js
   return res.body;
 }
 
-/** A private space where the space admin, reader and annotator personas are bound. */
+/**
+ * A private space where the space admin, reader and annotator personas are bound (they are
+ * members of its organization since `beforeAll`).
+ */
 async function freshSpace(): Promise<string> {
   const space = await asAdmin("POST", "/v2/spaces", {
     organization_id: orgId,
     name: unique(),
     is_private: true,
   });
-  await addSpaceUser(api, space.id, users.spaceAdmin.id, "ADMIN");
-  await addSpaceUser(api, space.id, users.reader.id, "READ_ONLY");
-  await addSpaceUser(api, space.id, users.annotator.id, "ANNOTATOR");
+  await addSpaceUser(api, space.id, users.spaceAdmin.id, "ADMIN", null);
+  await addSpaceUser(api, space.id, users.reader.id, "READ_ONLY", null);
+  await addSpaceUser(api, space.id, users.annotator.id, "ANNOTATOR", null);
   // TEST SETUP: the public API binds service accounts only when their key is created.
   await db.query(
     `insert into role_bindings (id, account_id, role_id, subject_type, subject_id, resource_type, resource_id, created_at, updated_at)
@@ -169,15 +182,21 @@ const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
     body: { description: "changed" },
   }),
   delete_space: async () => ({ method: "DELETE", path: `/v2/spaces/${await freshSpace()}` }),
-  add_space_user: async () => ({
-    method: "POST",
-    path: `/v2/spaces/${await freshSpace()}/users`,
-    body: { user_id: await freshUser(), role: { type: "PREDEFINED", name: "MEMBER" } },
-  }),
+  add_space_user: async () => {
+    const space = await freshSpace();
+    // The user must already belong to the space's organization (400 otherwise).
+    const user = await freshUser();
+    await addOrganizationUser(api, orgId, user, "READ_ONLY");
+    return {
+      method: "POST",
+      path: `/v2/spaces/${space}/users`,
+      body: { user_id: user, role: { type: "PREDEFINED", name: "MEMBER" } },
+    };
+  },
   remove_space_user: async () => {
     const space = await freshSpace();
     const user = await freshUser();
-    await addSpaceUser(api, space, user, "MEMBER");
+    await addSpaceUser(api, space, user, "MEMBER", orgId);
     return { method: "DELETE", path: `/v2/spaces/${space}/users/${user}` };
   },
   list_users: async () => ({ method: "GET", path: "/v2/users" }),
@@ -300,7 +319,18 @@ beforeAll(async () => {
     reader: await make("MEMBER"),
     annotator: await make("ANNOTATOR"),
     outsider: await make("MEMBER"),
+    orgMember: await make("MEMBER"),
+    orgAdmin: await make("MEMBER"),
   };
+  // Organization roles: only ADMIN reaches the organization's spaces (private ones included);
+  // MEMBER makes the user a member of the organization and grants nothing in its spaces.
+  // The personas bound in the target spaces belong to their organization (add_space_user
+  // requires it), once for all.
+  await addOrganizationUser(api, orgId, users.spaceAdmin.id, "READ_ONLY");
+  await addOrganizationUser(api, orgId, users.reader.id, "READ_ONLY");
+  await addOrganizationUser(api, orgId, users.annotator.id, "ANNOTATOR");
+  await addOrganizationUser(api, orgId, users.orgMember.id, "MEMBER");
+  await addOrganizationUser(api, orgId, users.orgAdmin.id, "ADMIN");
   // Members read every public space (the initial space is public).
   const publicRead = perms("READ_ONLY");
   const initialSpace = (await api.req("GET", "/v2/spaces")).body.spaces.at(-1).id as string;
@@ -344,6 +374,18 @@ beforeAll(async () => {
       key: users.outsider.key,
       inSpace: null,
       anywhere: publicRead,
+    },
+    {
+      name: "member with the organization MEMBER role only",
+      key: users.orgMember.key,
+      inSpace: null,
+      anywhere: publicRead,
+    },
+    {
+      name: "member with the organization ADMIN role",
+      key: users.orgAdmin.key,
+      inSpace: perms("ADMIN"),
+      anywhere: new Set([...perms("ADMIN"), ...publicRead]),
     },
     {
       name: "annotator",

@@ -13,7 +13,14 @@ import {
 } from "@arizeai/ax-client";
 import { PERMISSIONS, PREDEFINED_ROLES, predefinedRole } from "@argus/platform";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
-import { addSpaceUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
+import {
+  addOrganizationUser,
+  addSpaceUser,
+  identityDb,
+  newUser,
+  seedKey,
+  uuidOf,
+} from "./identity-fixtures.ts";
 
 let api: Api;
 let db: pg.Pool;
@@ -469,7 +476,7 @@ describe("role bindings and effective permissions", () => {
   it("list filters by resource type and user; non-admins see only what they may read", async () => {
     const m = await newUser(api, db, "MEMBER");
     const space = await newSpace();
-    await addSpaceUser(api, space, m.id, "READ_ONLY");
+    await addSpaceUser(api, space, m.id, "READ_ONLY", orgId);
     const all = await api.req("GET", `/v2/role-bindings?resource_type=SPACE&user_id=${m.id}`);
     expect(all.status).toBe(200);
     expect(all.body.role_bindings).toHaveLength(1);
@@ -479,24 +486,61 @@ describe("role bindings and effective permissions", () => {
     expectProblem(await api.req("GET", "/v2/role-bindings"), 400, "invalid-request");
   });
 
-  it("an organization binding applies to every space of the organization", async () => {
+  it("an organization binding makes a member; only the organization ADMIN role reaches its spaces", async () => {
     const org = await api.req("POST", "/v2/organizations", {
       body: { name: `org ${Math.random()}` },
     });
     const s1 = await newSpace(true, org.body.id);
     const s2 = await newSpace(true, org.body.id);
+    const pub = await newSpace(false, org.body.id);
     const m = await newUser(api, db, "MEMBER");
     const add = await api.req("POST", `/v2/organizations/${org.body.id}/users`, {
-      body: { user_id: m.id, role: { type: "PREDEFINED", name: "READ_ONLY" } },
+      body: { user_id: m.id, role: { type: "PREDEFINED", name: "MEMBER" } },
     });
     expect(add.status).toBe(200);
     expect(add.body).toMatchObject({
       user_id: m.id,
       organization_id: org.body.id,
-      role: { name: "READ_ONLY" },
+      role: { name: "MEMBER" },
     });
+    // (1) Organization MEMBER alone: private spaces stay hidden (404) ...
+    for (const s of [s1, s2])
+      expectProblem(
+        await api.req("GET", `/v2/spaces/${s}`, { key: m.key }),
+        404,
+        "resource-not-found",
+      );
+    // ... and a public space is read as by any account member, nothing more.
+    expect((await api.req("GET", `/v2/spaces/${pub}`, { key: m.key })).status).toBe(200);
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${pub}`, { key: m.key, body: { description: "no" } }),
+      403,
+      "access-forbidden",
+    );
+    // (2) Organization ADMIN: sees and manages every space of it, private ones included.
+    await addOrganizationUser(api, org.body.id, m.id, "ADMIN");
     expect((await api.req("GET", `/v2/spaces/${s1}`, { key: m.key })).status).toBe(200);
-    expect((await api.req("GET", `/v2/spaces/${s2}`, { key: m.key })).status).toBe(200);
+    const patched = await api.req("PATCH", `/v2/spaces/${s2}`, {
+      key: m.key,
+      body: { description: "by the organization admin" },
+    });
+    expect(patched.status).toBe(200);
+    const listed = await api.req("GET", "/v2/spaces", { key: m.key });
+    expect(listed.body.spaces.map((x: Json) => x.id)).toEqual(expect.arrayContaining([s1, s2]));
+    const other = await newUser(api, db, "MEMBER");
+    await addOrganizationUser(api, org.body.id, other.id, "READ_ONLY");
+    const added = await api.req("POST", `/v2/spaces/${s1}/users`, {
+      key: m.key,
+      body: { user_id: other.id, role: { type: "PREDEFINED", name: "MEMBER" } },
+    });
+    expect(added.status).toBe(200);
+    expect((await api.req("GET", `/v2/spaces/${s1}`, { key: other.key })).status).toBe(200);
+    // Not in another organization's private spaces.
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${await newSpace(true)}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
     expect((await api.req("DELETE", `/v2/organizations/${org.body.id}/users/${m.id}`)).status).toBe(
       204,
     );
@@ -505,6 +549,41 @@ describe("role bindings and effective permissions", () => {
       404,
       "resource-not-found",
     );
+  });
+
+  it("add_space_user requires organization membership (400), account admins excepted", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `org ${Math.random()}` },
+    });
+    const space = await newSpace(true, org.body.id);
+    const m = await newUser(api, db, "MEMBER");
+    const body = { user_id: m.id, role: { type: "PREDEFINED", name: "READ_ONLY" } };
+    // (3) Not a member of the organization: no auto-enrollment.
+    const refused = await api.req("POST", `/v2/spaces/${space}/users`, { body });
+    expectProblem(refused, 400, "invalid-request");
+    expect(JSON.stringify(refused.body)).toMatch(/organization/);
+    expectProblem(
+      await api.req("GET", `/v2/spaces/${space}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
+    // A member of another organization only is not a member of this one.
+    await addOrganizationUser(api, orgId, m.id, "MEMBER");
+    expectProblem(
+      await api.req("POST", `/v2/spaces/${space}/users`, { body }),
+      400,
+      "invalid-request",
+    );
+    await addOrganizationUser(api, org.body.id, m.id, "READ_ONLY");
+    const ok = await api.req("POST", `/v2/spaces/${space}/users`, { body });
+    expect(ok.status).toBe(200);
+    expect((await api.req("GET", `/v2/spaces/${space}`, { key: m.key })).status).toBe(200);
+    // (4) Account admins belong to every organization: added without an organization binding.
+    const admin = await newUser(api, db, "ADMIN");
+    const byAdmin = await api.req("POST", `/v2/spaces/${space}/users`, {
+      body: { user_id: admin.id, role: { type: "PREDEFINED", name: "MEMBER" } },
+    });
+    expect(byAdmin.status).toBe(200);
   });
 
   it("annotators hold at most the ANNOTATOR permissions, whatever is bound", async () => {
@@ -527,6 +606,8 @@ describe("role bindings and effective permissions", () => {
     const space = await newSpace();
     const m = await newUser(api, db, "MEMBER");
     const a = await newUser(api, db, "ANNOTATOR");
+    await addOrganizationUser(api, orgId, m.id, "READ_ONLY");
+    await addOrganizationUser(api, orgId, a.id, "ANNOTATOR");
     const bad = await api.req("POST", `/v2/spaces/${space}/users`, {
       body: { user_id: m.id, role: { type: "PREDEFINED", name: "ANNOTATOR" } },
     });
@@ -541,7 +622,7 @@ describe("role bindings and effective permissions", () => {
       userId: m.id,
       role: { type: "PREDEFINED", name: "READ_ONLY" },
     });
-    const second = await addSpaceUser(api, space, m.id, "ADMIN");
+    const second = await addSpaceUser(api, space, m.id, "ADMIN", orgId);
     expect(second.id).toBe(first.id);
     expect(second.role).toEqual({ type: "PREDEFINED", name: "ADMIN" });
     expect((await api.req("DELETE", `/v2/spaces/${space}/users/${m.id}`)).status).toBe(204);
@@ -736,6 +817,7 @@ describe("custom role assignments", () => {
     });
     const space = await newSpace(true);
     const m = await newUser(api, db, "MEMBER");
+    await addOrganizationUser(api, orgId, m.id, "READ_ONLY");
     const res = await api.req("POST", `/v2/spaces/${space}/users`, {
       body: { user_id: m.id, role: { type: "CUSTOM", id: role.body.id } },
     });

@@ -76,7 +76,7 @@ describe("restricted projects (project-level authorization)", () => {
   it("a restricted project is 404 to a space reader without a binding, 200 once bound", async () => {
     const space = await newSpace(true);
     const reader = await newUser(api, db, "MEMBER");
-    await addSpaceUser(api, space, reader.id, "READ_ONLY");
+    await addSpaceUser(api, space, reader.id, "READ_ONLY", orgId);
     const open = await api.req("POST", "/v2/projects", {
       body: { space_id: space, name: `open-${Math.random()}` },
     });
@@ -138,7 +138,7 @@ describe("restricted projects (project-level authorization)", () => {
       204,
     );
     const outsider = await newUser(api, db, "MEMBER");
-    await addSpaceUser(api, space, outsider.id, "READ_ONLY");
+    await addSpaceUser(api, space, outsider.id, "READ_ONLY", orgId);
     expect(
       (await api.req("GET", `/v2/projects/${secret.body.id}`, { key: outsider.key })).status,
     ).toBe(200);

@@ -60,12 +60,41 @@ export async function newUser(
   return { id: res.body.id, key: await seedKey(api, db, res.body.id), body: res.body };
 }
 
+/** add_organization_user as the admin (a user must belong to an organization to join its spaces). */
+export async function addOrganizationUser(
+  api: Api,
+  organizationId: string,
+  userId: string,
+  role: string,
+): Promise<Json> {
+  const res = await api.req("POST", `/v2/organizations/${organizationId}/users`, {
+    body: { user_id: userId, role: { type: "PREDEFINED", name: role } },
+  });
+  if (res.status !== 200)
+    throw new Error(`add organization user: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * add_space_user as the admin. The public API requires the user to belong to the space's
+ * organization already: with `organizationId` (the public Space does not name its
+ * organization, so the caller does) the user is first added to it (READ_ONLY, or ANNOTATOR for
+ * the ANNOTATOR space role); `null` when the caller has made the user a member itself.
+ */
 export async function addSpaceUser(
   api: Api,
   spaceId: string,
   userId: string,
   role: string,
+  organizationId: string | null,
 ): Promise<Json> {
+  if (organizationId !== null)
+    await addOrganizationUser(
+      api,
+      organizationId,
+      userId,
+      role === "ANNOTATOR" ? "ANNOTATOR" : "READ_ONLY",
+    );
   const res = await api.req("POST", `/v2/spaces/${spaceId}/users`, {
     body: { user_id: userId, role: { type: "PREDEFINED", name: role } },
   });

@@ -1,4 +1,8 @@
-import { ANNOTATOR_CEILING, MEMBER_PUBLIC_SPACE_PERMISSIONS } from "@argus/platform";
+import {
+  ANNOTATOR_CEILING,
+  MEMBER_PUBLIC_SPACE_PERMISSIONS,
+  predefinedRole,
+} from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { PermissionSet } from "@argus/proto/common/v1";
 import type { Pool, PoolClient } from "pg";
@@ -26,7 +30,9 @@ interface Row {
 /**
  * The authorization model in one query (README "Roles and permissions"):
  * - a SPACE binding grants its role's permissions in that space;
- * - an ORGANIZATION binding grants them in every space of the organization;
+ * - an ORGANIZATION binding makes the subject a member of the organization; only the
+ *   predefined ADMIN role bound there propagates, to every space of it (private ones
+ *   included); other organization roles grant nothing in spaces by themselves;
  * - an account member reads every public space (READ_ONLY);
  * - an annotator never holds more than the ANNOTATOR role, whatever is bound;
  * - account admins may do everything (authorization.ts short-circuits them), so their map
@@ -54,7 +60,8 @@ export async function effectivePermissions(
        join roles r on r.id = rb.role_id
        join spaces s on s.account_id = $1
                     and ((rb.resource_type = 'SPACE' and s.id = rb.resource_id)
-                      or (rb.resource_type = 'ORGANIZATION' and s.organization_id = rb.resource_id))
+                      or (rb.resource_type = 'ORGANIZATION' and s.organization_id = rb.resource_id
+                           and rb.role_id = $5::uuid))
       where rb.account_id = $1 and rb.subject_type = $2 and rb.subject_id = $3
      union all
      select s.id::text, s.organization_id::text, $4::text[], who.account_role
@@ -69,7 +76,13 @@ export async function effectivePermissions(
      select null, o.id::text, '{}'::text[], who.account_role
        from who, organizations o
       where who.account_role = 'admin' and o.account_id = $1`,
-    [accountId, subject.type, subject.id, [...MEMBER_PUBLIC_SPACE_PERMISSIONS]],
+    [
+      accountId,
+      subject.type,
+      subject.id,
+      [...MEMBER_PUBLIC_SPACE_PERMISSIONS],
+      predefinedRole("ADMIN").id,
+    ],
   );
   const isAnnotator = res.rows[0]?.account_role === "annotator";
   const ceiling: ReadonlySet<string> = new Set(ANNOTATOR_CEILING);

@@ -148,6 +148,34 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
       );
   }
 
+  /**
+   * As the public API: a user is added to a space only if they already belong to its
+   * organization (an ORGANIZATION binding; account admins belong to every organization).
+   * No auto-enrollment: 400 otherwise.
+   */
+  async function requireOrganizationMember(
+    ctx: CallContext,
+    organizationId: string,
+    userId: string,
+  ): Promise<void> {
+    const res = await tracedQuery(
+      pool,
+      "organization member",
+      `select 1 from users u
+        where u.id = $1 and u.account_id = $2 and u.deleted_at is null
+          and (u.account_role = 'admin'
+            or exists (select 1 from role_bindings rb
+                        where rb.account_id = $2 and rb.subject_type = 'USER' and rb.subject_id = u.id
+                          and rb.resource_type = 'ORGANIZATION' and rb.resource_id = $3))`,
+      [userId, ctx.principal.accountId, organizationId],
+    );
+    if (res.rowCount === 0)
+      throw new DomainError(
+        "invalid-request",
+        "the user must already be a member of the space's organization (add_organization_user first)",
+      );
+  }
+
   async function roleName(roleId: string): Promise<{ predefined: string; customName: string }> {
     const res = await tracedQuery<{ name: string; is_predefined: boolean }>(
       pool,
@@ -163,7 +191,7 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
 
   return {
     async addSpaceUser(req: AddSpaceUserRequest, ctx: CallContext): Promise<SpaceMembership> {
-      await loadVisibleSpace(pool, ctx, req.spaceId);
+      const space = await loadVisibleSpace(pool, ctx, req.spaceId);
       if (!hasSpacePermission(ctx.principal, req.spaceId, "ROLE_BINDING_CREATE"))
         throw new DomainError(
           "access-forbidden",
@@ -172,6 +200,8 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
       const roleId = req.customRoleId || predefinedId(req.roleName);
       if (req.customRoleId) await assertRoleInAccount(pool, ctx, roleId);
       else await requireRoleFitsAccountRole(ctx, req.userId, req.roleName);
+      await assertSubjectInAccount(pool, ctx, "USER", req.userId);
+      await requireOrganizationMember(ctx, space.organization_id, req.userId);
       const id = await bind(ctx, "SPACE", req.spaceId, req.userId, roleId);
       const name = await roleName(roleId);
       return {

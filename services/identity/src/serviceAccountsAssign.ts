@@ -96,9 +96,12 @@ export async function resolveAssignments(
         "unprocessable-entity",
         `organization role ${orgRole} is above your own`,
       );
-    // An organization binding grants its role in EVERY space of the organization (private
-    // ones included), so it is made only when asked for: by default a service key reaches the
-    // listed spaces and nothing else (least privilege).
+    // An organization binding makes the service account a member of the organization; only
+    // ADMIN there propagates to every space of it (private ones included). It is made only when
+    // asked for: by default a service key reaches the listed spaces and nothing else (least
+    // privilege). A lower explicit organization role counts in the listed spaces: each is bound
+    // to the higher of it and the space role (one binding per space).
+    const listedOrgRole = o.role !== "" && orgRole !== "ADMIN" ? orgRole : undefined;
     if (o.role !== "")
       grants.push({
         bindingId: uuidv7(),
@@ -123,13 +126,14 @@ export async function resolveAssignments(
       const callerRank = admin || callerAdminSpaces.has(sa.spaceId) ? 3 : 2;
       if (RANK[role] > callerRank)
         throw new DomainError("unprocessable-entity", `space role ${role} is above your own`);
+      const bound = listedOrgRole && RANK[listedOrgRole] > RANK[role] ? listedOrgRole : role;
       grants.push({
         bindingId: uuidv7(),
-        roleId: predefinedRole(role).id,
+        roleId: predefinedRole(bound).id,
         resourceType: "SPACE",
         resourceId: sa.spaceId,
       });
-      resolvedSpaces.push({ spaceId: sa.spaceId, role });
+      resolvedSpaces.push({ spaceId: sa.spaceId, role: bound });
     }
     resolved.push({ organizationId: o.organizationId, role: orgRole, spaces: resolvedSpaces });
   }

@@ -1,6 +1,7 @@
 export * from "./authorization.ts";
 export * from "./config.ts";
 export * from "./context.ts";
+export * from "./database.ts";
 export * from "./errors.ts";
 export * from "./grpcClient.ts";
 export * from "./grpcServer.ts";

@@ -1,6 +1,5 @@
-import pg from "pg";
 import { connect } from "@nats-io/transport-node";
-import { createChannel, startGrpcServer, type Logger } from "@argus/platform";
+import { type Logger, createChannel, createPool, startGrpcServer } from "@argus/platform";
 import {
   createEventStore,
   createRelay,
@@ -27,11 +26,7 @@ export interface RunningCatalog {
 
 /** Wires the catalog process: migrate, relay, space cascade consumer, gRPC. Used by main and by tests. */
 export async function startCatalog(config: CatalogConfig, logger: Logger): Promise<RunningCatalog> {
-  const pool = new pg.Pool({
-    connectionString: config.DATABASE_URL,
-    options: `-c search_path=${SCHEMA}`,
-    max: 20,
-  });
+  const pool = createPool({ url: config.DATABASE_URL, schema: SCHEMA, logger });
   await migrate(pool, { schema: SCHEMA, migrations });
   const nc = await connect({ servers: config.NATS_URL, name: "argus-catalog" });
   await ensureStream(nc, {

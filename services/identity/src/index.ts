@@ -1,6 +1,5 @@
-import pg from "pg";
 import { connect } from "@nats-io/transport-node";
-import { startGrpcServer, type Logger } from "@argus/platform";
+import { type Logger, createPool, startGrpcServer } from "@argus/platform";
 import {
   createEventStore,
   createRelay,
@@ -28,11 +27,7 @@ export async function startIdentity(
   config: IdentityConfig,
   logger: Logger,
 ): Promise<RunningIdentity> {
-  const pool = new pg.Pool({
-    connectionString: config.DATABASE_URL,
-    options: `-c search_path=${SCHEMA}`,
-    max: 20,
-  });
+  const pool = createPool({ url: config.DATABASE_URL, schema: SCHEMA, logger });
   await migrate(pool, { schema: SCHEMA, migrations });
   await syncPredefinedRoles(pool);
   const nc = await connect({ servers: config.NATS_URL, name: "argus-identity" });

@@ -486,6 +486,22 @@ describe("role bindings and effective permissions", () => {
     expectProblem(await api.req("GET", "/v2/role-bindings"), 400, "invalid-request");
   });
 
+  it("organization roles fit the account role: annotators only ANNOTATOR, others never it (400)", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `org ${Math.random()}` },
+    });
+    const m = await newUser(api, db, "MEMBER");
+    const a = await newUser(api, db, "ANNOTATOR");
+    const add = (userId: string, role: string) =>
+      api.req("POST", `/v2/organizations/${org.body.id}/users`, {
+        body: { user_id: userId, role: { type: "PREDEFINED", name: role } },
+      });
+    expectProblem(await add(a.id, "ADMIN"), 400, "invalid-request");
+    expectProblem(await add(m.id, "ANNOTATOR"), 400, "invalid-request");
+    expect((await add(a.id, "ANNOTATOR")).status).toBe(200);
+    expect((await add(m.id, "MEMBER")).status).toBe(200);
+  });
+
   it("an organization binding makes a member; only the organization ADMIN role reaches its spaces", async () => {
     const org = await api.req("POST", "/v2/organizations", {
       body: { name: `org ${Math.random()}` },

@@ -131,8 +131,16 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
     });
   }
 
-  /** As the public API: annotators get only the ANNOTATOR space role, and only annotators do. */
-  async function requireRoleFitsAccountRole(ctx: CallContext, userId: string, roleName: string) {
+  /**
+   * As the public API: annotators get only the ANNOTATOR role, and only annotators do; the
+   * public API answers 422 for a space role and 400 for an organization role.
+   */
+  async function requireRoleFitsAccountRole(
+    ctx: CallContext,
+    userId: string,
+    roleName: string,
+    on: "space" | "organization" = "space",
+  ) {
     const res = await tracedQuery<{ account_role: string }>(
       pool,
       "user account role",
@@ -143,8 +151,8 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
     if (accountRole === undefined) throw notFound("user");
     if ((accountRole === "annotator") !== (roleName === "ANNOTATOR"))
       throw new DomainError(
-        "unprocessable-entity",
-        "the ANNOTATOR space role is for annotators only, and annotators may hold only it",
+        on === "space" ? "unprocessable-entity" : "invalid-request",
+        `the ANNOTATOR ${on} role is for annotators only, and annotators may hold only it`,
       );
   }
 
@@ -231,6 +239,7 @@ export function membershipHandlers(deps: { pool: Pool; store: EventStore }) {
     ): Promise<OrganizationMembership> {
       await assertOrganization(pool, ctx, req.organizationId);
       requireAdmin(ctx.principal, "adding organization users");
+      await requireRoleFitsAccountRole(ctx, req.userId, req.roleName, "organization");
       const id = await bind(
         ctx,
         "ORGANIZATION",

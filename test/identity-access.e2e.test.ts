@@ -97,6 +97,34 @@ describe("users", () => {
     );
   });
 
+  it("the e-mail is the invitation's idempotency key; invite_mode NONE is active at once", async () => {
+    const invite = (email: string, invite_mode: string) =>
+      api.req("POST", "/v2/users", {
+        body: { name: "idem", email, role: { type: "PREDEFINED", name: "MEMBER" }, invite_mode },
+      });
+    const first = await invite("idem@example.com", "EMAIL_LINK");
+    expect(first.status).toBe(201);
+    expect(first.body.status).toBe("INVITED");
+    // A still valid invitation is returned as it is: 200, same user, nothing resent.
+    const again = await invite("IDEM@example.com", "EMAIL_LINK");
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    // An expired invitation is renewed: 201, same user, INVITED again.
+    await db.query(
+      "update invitation_tokens set expires_at = now() - interval '1 second' where user_id = $1",
+      [uuidOf(first.body.id)],
+    );
+    const renewed = await invite("idem@example.com", "EMAIL_LINK");
+    expect(renewed.status).toBe(201);
+    expect(renewed.body).toMatchObject({ id: first.body.id, status: "INVITED" });
+    // NONE adds the user directly: ACTIVE, no invitation; then the e-mail is an active member.
+    const sso = await invite("sso@example.com", "NONE");
+    expect(sso.status).toBe(201);
+    expect(sso.body.status).toBe("ACTIVE");
+    expectProblem(await invite("sso@example.com", "EMAIL_LINK"), 409, "resource-conflict");
+    expectProblem(await invite("idem@example.com", "NONE"), 409, "resource-conflict");
+  });
+
   it("a duplicate e-mail (any case) is 409", async () => {
     const body = (email: string) => ({
       name: "dup",

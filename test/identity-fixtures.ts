@@ -53,7 +53,7 @@ export async function newUser(
       name: `user ${counter}`,
       email: `u${counter}-${randomUUID()}@example.com`,
       role: { type: "PREDEFINED", name: role },
-      invite_mode: "NONE",
+      invite_mode: "EMAIL_LINK",
     },
   });
   if (res.status !== 201) throw new Error(`create user: ${res.status} ${JSON.stringify(res.body)}`);

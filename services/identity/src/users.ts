@@ -12,6 +12,7 @@ import { tracedQuery, type EventStore } from "@argus/eventstore";
 import type {
   AcceptInvitationRequest,
   CreateUserRequest,
+  CreateUserResponse,
   DeleteUserRequest,
   Done,
   GetUserRequest,
@@ -92,6 +93,38 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
     return row;
   }
 
+  async function reinvite(
+    row: UserRow,
+    inviteMode: "NONE" | "EMAIL_LINK",
+    ctx: CallContext,
+    now: Date,
+  ): Promise<CreateUserResponse> {
+    requireAdmin(ctx.principal, "inviting users");
+    const status = userStatus(row.status, row.invitation_expires_at, now);
+    if (status === "ACTIVE" || inviteMode === "NONE")
+      throw new DomainError(
+        "resource-conflict",
+        `a user with e-mail ${JSON.stringify(row.email)} already exists`,
+      );
+    if (status === "INVITED") return { user: toUser(row, now), created: false };
+    const events = decideResendInvitation({ type: "ResendInvitation", now }, toState(row));
+    const d = events[0]!.data as { invitation_expires_at: string };
+    await commit(
+      store,
+      `user-${row.id}`,
+      "any",
+      events,
+      { ...actorMetadata(ctx), user_id: row.id },
+      {},
+      (client) =>
+        storeInvitationToken(client, pepper, row.id, newInvitationToken(), d.invitation_expires_at),
+    );
+    return {
+      user: toUser({ ...row, invitation_expires_at: new Date(d.invitation_expires_at) }, now),
+      created: true,
+    };
+  }
+
   return {
     async listUsers(req: ListUsersRequest, ctx: CallContext): Promise<ListUsersResponse> {
       const p = ctx.principal;
@@ -132,9 +165,24 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
       return toUser(await load(ctx, req.id), new Date());
     },
 
-    async createUser(req: CreateUserRequest, ctx: CallContext): Promise<User> {
-      const id = uuidv7();
+    /**
+     * As the public API: the e-mail is the idempotency key of an invitation. A still valid
+     * invitation is returned as it is (200); an expired one is renewed (201); an active member
+     * is a conflict. With invite_mode NONE the user is active at once.
+     */
+    async createUser(req: CreateUserRequest, ctx: CallContext): Promise<CreateUserResponse> {
       const now = new Date();
+      const inviteMode = req.inviteMode === "NONE" ? "NONE" : "EMAIL_LINK";
+      const found = await tracedQuery<UserRow>(
+        pool,
+        "find user by e-mail",
+        `select ${COLUMNS} from ${FROM}
+          where u.account_id = $1 and lower(u.email) = lower($2) and u.deleted_at is null`,
+        [ctx.principal.accountId, req.email],
+      );
+      const existing = found.rows[0];
+      if (existing) return reinvite(existing, inviteMode, ctx, now);
+      const id = uuidv7();
       const events = decideInviteUser({
         type: "InviteUser",
         id,
@@ -143,6 +191,7 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
         email: req.email,
         accountRole: req.accountRole as AccountRoleName,
         isDeveloper: req.isDeveloper,
+        inviteMode,
         callerIsAdmin: holdsAnywhere(ctx.principal, "USER_CREATE"),
         now,
       });
@@ -150,6 +199,7 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
         (typeof events)[number],
         { type: "UserCreated" }
       >["data"];
+      const expiresAt = d.invitation_expires_at;
       await commit(
         store,
         `user-${id}`,
@@ -159,17 +209,21 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
         {
           users_email_per_account: `a user with e-mail ${JSON.stringify(req.email)} already exists`,
         },
-        (client) =>
-          storeInvitationToken(client, pepper, id, newInvitationToken(), d.invitation_expires_at),
+        expiresAt === null
+          ? undefined
+          : (client) => storeInvitationToken(client, pepper, id, newInvitationToken(), expiresAt),
       );
       return {
-        id,
-        name: d.name,
-        email: d.email,
-        createdAt: d.created_at,
-        status: "INVITED",
-        accountRole: d.account_role,
-        isDeveloper: d.is_developer,
+        user: {
+          id,
+          name: d.name,
+          email: d.email,
+          createdAt: d.created_at,
+          status: d.status,
+          accountRole: d.account_role,
+          isDeveloper: d.is_developer,
+        },
+        created: true,
       };
     },
 

@@ -109,6 +109,7 @@ describe("user decider (spec endpoint 11)", () => {
       name: " Bo ",
       email: "bo@example.com",
       isDeveloper: undefined,
+      inviteMode: "EMAIL_LINK" as const,
       callerIsAdmin: true,
       now,
     };
@@ -250,5 +251,23 @@ describe("space and organization lifecycle deciders", () => {
     expect(problem(() => decideUpdateOrganization({ now }, org))).toBe("invalid-request");
     expect(decideUpdateOrganization({ name: "O", now }, org)).toEqual([]);
     expect(decideUpdateOrganization({ description: "x", now }, org)).toHaveLength(1);
+  });
+});
+
+describe("decideInviteUser with invite_mode NONE", () => {
+  it("then the user is ACTIVE at once, with no invitation to expire", () => {
+    const [ev] = decideInviteUser({
+      type: "InviteUser",
+      id: "u3",
+      accountId: "a",
+      name: "Sso",
+      email: "sso@example.com",
+      accountRole: "member",
+      isDeveloper: undefined,
+      inviteMode: "NONE",
+      callerIsAdmin: true,
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
+    expect(ev!.data).toMatchObject({ status: "ACTIVE", invitation_expires_at: null });
   });
 });

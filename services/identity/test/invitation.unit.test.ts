@@ -87,6 +87,7 @@ describe("decideInviteUser with a CUSTOM account role", () => {
           email: "c@example.com",
           accountRole: "custom" as AccountRoleName,
           isDeveloper: undefined,
+          inviteMode: "EMAIL_LINK",
           callerIsAdmin: true,
           now,
         }),

@@ -56,8 +56,9 @@ async function invite(): Promise<string> {
     name: `invitee ${n}`,
     email: `invitee-${n}-${uniqueName("e")}@example.com`,
     accountRole: "member",
+    inviteMode: "EMAIL_LINK",
   });
-  return u.id;
+  return u.user!.id;
 }
 
 /**

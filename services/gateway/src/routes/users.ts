@@ -52,19 +52,22 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
         email: string;
         role: { type: "PREDEFINED"; name: keyof typeof ROLE_FROM_PUBLIC } | { type: "CUSTOM" };
         is_developer?: boolean;
+        invite_mode: string;
       };
-      const user = await identity.call(
+      const res = await identity.call(
         IdentityServiceService.createUser,
         {
           name: body.name,
           email: body.email,
+          inviteMode: body.invite_mode,
           // Identity answers CUSTOM as the public API does (not yet supported, 422).
           accountRole: body.role.type === "CUSTOM" ? "custom" : ROLE_FROM_PUBLIC[body.role.name],
           isDeveloper: body.is_developer,
         },
         req,
       );
-      return { status: 201, body: toPublicUser(user) };
+      // An invitation that is still valid is returned as it is: 200, not 201 (public API).
+      return { status: res.created ? 201 : 200, body: toPublicUser(res.user!) };
     },
 
     async get_user(req) {

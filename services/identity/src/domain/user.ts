@@ -24,6 +24,8 @@ export interface InviteUser {
   email: string;
   accountRole: AccountRoleName;
   isDeveloper: boolean | undefined;
+  /** NONE: active at once, no invitation (SSO accounts); EMAIL_LINK: an expiring invitation. */
+  inviteMode: "NONE" | "EMAIL_LINK";
   callerIsAdmin: boolean;
   now: Date;
 }
@@ -65,8 +67,8 @@ export type UserEvent =
         name: string;
         account_role: AccountRoleName;
         is_developer: boolean;
-        status: "INVITED";
-        invitation_expires_at: string;
+        status: "INVITED" | "ACTIVE";
+        invitation_expires_at: string | null;
         created_at: string;
       };
     }
@@ -119,8 +121,11 @@ export function decideInviteUser(c: InviteUser): UserEvent[] {
         account_role: c.accountRole,
         // The public API's default: developers unless annotator.
         is_developer: c.isDeveloper ?? c.accountRole !== "annotator",
-        status: "INVITED",
-        invitation_expires_at: new Date(c.now.getTime() + INVITATION_TTL_MS).toISOString(),
+        status: c.inviteMode === "NONE" ? "ACTIVE" : "INVITED",
+        invitation_expires_at:
+          c.inviteMode === "NONE"
+            ? null
+            : new Date(c.now.getTime() + INVITATION_TTL_MS).toISOString(),
         created_at: c.now.toISOString(),
       },
     },

@@ -192,6 +192,14 @@ export interface CreateUserRequest {
   email: string;
   accountRole: string;
   isDeveloper?: boolean | undefined;
+  /** NONE: the user is active at once (no invitation); EMAIL_LINK: an expiring invitation. */
+  inviteMode: string;
+}
+
+export interface CreateUserResponse {
+  user?: User | undefined;
+  /** False when an existing, still valid invitation was returned as it is (the public API's 200). */
+  created: boolean;
 }
 
 export interface UpdateUserRequest {
@@ -2093,7 +2101,7 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { name: "", email: "", accountRole: "", isDeveloper: undefined };
+  return { name: "", email: "", accountRole: "", isDeveloper: undefined, inviteMode: "" };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -2109,6 +2117,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     }
     if (message.isDeveloper !== undefined) {
       writer.uint32(32).bool(message.isDeveloper);
+    }
+    if (message.inviteMode !== "") {
+      writer.uint32(42).string(message.inviteMode);
     }
     return writer;
   },
@@ -2156,6 +2167,71 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
             }
 
             message.isDeveloper = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.inviteMode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateUserResponse(): CreateUserResponse {
+  return { user: undefined, created: false };
+}
+
+export const CreateUserResponse: MessageFns<CreateUserResponse> = {
+  encode(message: CreateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== undefined) {
+      User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.created !== false) {
+      writer.uint32(16).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUserResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUserResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = User.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.bool();
             continue;
           }
         }
@@ -3877,8 +3953,9 @@ export const IdentityServiceService = {
     requestSerialize: (value: CreateUserRequest): Buffer =>
       Buffer.from(CreateUserRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): CreateUserRequest => CreateUserRequest.decode(value),
-    responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
-    responseDeserialize: (value: Buffer): User => User.decode(value),
+    responseSerialize: (value: CreateUserResponse): Buffer =>
+      Buffer.from(CreateUserResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateUserResponse => CreateUserResponse.decode(value),
   },
   updateUser: {
     path: "/argus.identity.v1.IdentityService/UpdateUser" as const,
@@ -4099,7 +4176,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   removeSpaceUser: handleUnaryCall<RemoveSpaceUserRequest, Done>;
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
   getUser: handleUnaryCall<GetUserRequest, User>;
-  createUser: handleUnaryCall<CreateUserRequest, User>;
+  createUser: handleUnaryCall<CreateUserRequest, CreateUserResponse>;
   updateUser: handleUnaryCall<UpdateUserRequest, User>;
   deleteUser: handleUnaryCall<DeleteUserRequest, Done>;
   resendUserInvitation: handleUnaryCall<ResendUserInvitationRequest, Done>;
@@ -4390,18 +4467,18 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   createUser(
     request: CreateUserRequest,
-    callback: (error: ServiceError | null, response: User) => void,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
   ): ClientUnaryCall;
   createUser(
     request: CreateUserRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: User) => void,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
   ): ClientUnaryCall;
   createUser(
     request: CreateUserRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: User) => void,
+    callback: (error: ServiceError | null, response: CreateUserResponse) => void,
   ): ClientUnaryCall;
   updateUser(
     request: UpdateUserRequest,

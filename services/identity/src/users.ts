@@ -107,6 +107,12 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
         `a user with e-mail ${JSON.stringify(row.email)} already exists`,
       );
     if (status === "INVITED") return { user: toUser(row, now), created: false };
+    const expiresAt = await renewInvitation(row, ctx, now);
+    return { user: toUser({ ...row, invitation_expires_at: expiresAt }, now), created: true };
+  }
+
+  /** A new verification token with a new expiry; the old token stops working. */
+  async function renewInvitation(row: UserRow, ctx: CallContext, now: Date): Promise<Date> {
     const events = decideResendInvitation({ type: "ResendInvitation", now }, toState(row));
     const d = events[0]!.data as { invitation_expires_at: string };
     await commit(
@@ -119,10 +125,7 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
       (client) =>
         storeInvitationToken(client, pepper, row.id, newInvitationToken(), d.invitation_expires_at),
     );
-    return {
-      user: toUser({ ...row, invitation_expires_at: new Date(d.invitation_expires_at) }, now),
-      created: true,
-    };
+    return new Date(d.invitation_expires_at);
   }
 
   return {
@@ -289,28 +292,7 @@ export function userHandlers(deps: { pool: Pool; store: EventStore; pepper: stri
     async resendUserInvitation(req: ResendUserInvitationRequest, ctx: CallContext): Promise<Done> {
       const row = await load(ctx, req.id);
       requireAdmin(ctx.principal, "resending invitations");
-      const events = decideResendInvitation(
-        { type: "ResendInvitation", now: new Date() },
-        toState(row),
-      );
-      const d = events[0]!.data as { invitation_expires_at: string };
-      // A resend rotates the token and restarts its expiry.
-      await commit(
-        store,
-        `user-${row.id}`,
-        "any",
-        events,
-        { ...actorMetadata(ctx), user_id: row.id },
-        {},
-        (client) =>
-          storeInvitationToken(
-            client,
-            pepper,
-            row.id,
-            newInvitationToken(),
-            d.invitation_expires_at,
-          ),
-      );
+      await renewInvitation(row, ctx, new Date());
       return {};
     },
 

@@ -31,3 +31,9 @@ export type { ReplayOptions, ResetConsumerOptions } from "./replay.ts";
 export { replay, resetConsumer } from "./replay.ts";
 export type { CommitOptions, DomainEvent } from "./commit.ts";
 export { commit } from "./commit.ts";
+export type {
+  DurableConsumerOptions,
+  ServiceRuntime,
+  ServiceRuntimeOptions,
+} from "./serviceRuntime.ts";
+export { startServiceRuntime } from "./serviceRuntime.ts";

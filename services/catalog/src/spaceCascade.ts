@@ -1,14 +1,10 @@
 import {
   appendToStream,
-  ensureConsumer,
-  runConsumer,
   tracedQuery,
-  type ConsumerRunner,
+  type DurableConsumerOptions,
   type StoredEvent,
 } from "@argus/eventstore";
-import type { Logger } from "@argus/platform";
-import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pool, PoolClient } from "pg";
+import type { PoolClient } from "pg";
 import { AI_INTEGRATION_COLUMNS, type AiIntegrationRow } from "./aiIntegrationsRows.ts";
 import { decideSpaceCascade, type SpaceHoldings } from "./domain/spaceCascade.ts";
 import { project, type ProjectedEvent } from "./projection.ts";
@@ -24,36 +20,17 @@ const MAX_EVENT_BYTES = 1024 * 1024;
  * `<root>.identity.space.SpaceDeleted`; nats-server 2.9 takes one filter subject, so the
  * durable takes the space aggregate's subjects and skips the other event types.
  */
-export async function startSpaceCascade(o: {
-  nc: NatsConnection;
-  pool: Pool;
+export function spaceCascadeConsumer(o: {
   schema: string;
-  stream: string;
   subjectRoot: string;
-  logger: Logger;
-  /** Default 1 s doubling: a concurrent command on a cascaded stream is retried soon. */
-  nakBackoff?: { baseMs: number; maxMs: number };
-}): Promise<ConsumerRunner> {
-  const maxDeliver = 10;
-  await ensureConsumer(o.nc, {
-    stream: o.stream,
+}): DurableConsumerOptions {
+  return {
     durable: SPACE_CASCADE_CONSUMER,
-    filterSubjects: [`${o.subjectRoot}.identity.space.>`],
-    maxDeliver,
-    ackWaitMs: 30_000,
-  });
-  return runConsumer({
-    nc: o.nc,
-    pool: o.pool,
-    schema: o.schema,
-    stream: o.stream,
-    durable: SPACE_CASCADE_CONSUMER,
+    filterSubject: `${o.subjectRoot}.identity.space.>`,
     concurrency: 4,
-    maxDeliver,
-    logger: o.logger,
-    ...(o.nakBackoff ? { nakBackoff: o.nakBackoff } : {}),
+    // A racing command on a cascaded stream is a ConcurrencyError: the nak'd redelivery retries.
     handler: (tx, event) => cascadeSpaceDeleted(tx, o.schema, event),
-  });
+  };
 }
 
 /**

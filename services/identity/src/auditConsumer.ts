@@ -1,7 +1,5 @@
-import { ensureConsumer, runConsumer, tracedQuery, type ConsumerRunner } from "@argus/eventstore";
-import { uuidv7, type Logger } from "@argus/platform";
-import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pool } from "pg";
+import { tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { uuidv7 } from "@argus/platform";
 import { auditEntryOf } from "./auditEntry.ts";
 
 export const AUDIT_CONSUMER = "identity-audit-log";
@@ -12,31 +10,11 @@ export const AUDIT_CONSUMER = "identity-audit-log";
  * processed-events marker, committed with the insert, makes redeliveries no-ops; the unique
  * event_id is a second guard.
  */
-export async function startAuditConsumer(o: {
-  nc: NatsConnection;
-  pool: Pool;
-  schema: string;
-  stream: string;
-  subjectRoot: string;
-  logger: Logger;
-}): Promise<ConsumerRunner> {
-  const maxDeliver = 10;
-  await ensureConsumer(o.nc, {
-    stream: o.stream,
+export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
+  return {
     durable: AUDIT_CONSUMER,
-    filterSubjects: [`${o.subjectRoot}.>`],
-    maxDeliver,
-    ackWaitMs: 30_000,
-  });
-  return runConsumer({
-    nc: o.nc,
-    pool: o.pool,
-    schema: o.schema,
-    stream: o.stream,
-    durable: AUDIT_CONSUMER,
+    filterSubject: `${subjectRoot}.>`,
     concurrency: 16,
-    maxDeliver,
-    logger: o.logger,
     async handler(tx, event) {
       const e = auditEntryOf(event);
       if (!e) return;
@@ -66,5 +44,5 @@ export async function startAuditConsumer(o: {
         ],
       );
     },
-  });
+  };
 }

@@ -1,17 +1,10 @@
-import { connect } from "@nats-io/transport-node";
-import { type Logger, createPool, startGrpcServer } from "@argus/platform";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureStream,
-  migrate,
-} from "@argus/eventstore";
+import { type Logger, startGrpcServer } from "@argus/platform";
+import { startServiceRuntime } from "@argus/eventstore";
 import type { IdentityConfig } from "./config.ts";
 import { SCHEMA, migrations } from "./migrations.ts";
 import { initialize } from "./initialize.ts";
 import { identityServices } from "./service.ts";
-import { startAuditConsumer } from "./auditConsumer.ts";
+import { auditConsumer } from "./auditConsumer.ts";
 import { syncPredefinedRoles } from "./predefinedRoles.ts";
 
 export { SCHEMA };
@@ -27,33 +20,19 @@ export async function startIdentity(
   config: IdentityConfig,
   logger: Logger,
 ): Promise<RunningIdentity> {
-  const pool = createPool({ url: config.DATABASE_URL, schema: SCHEMA, logger });
-  await migrate(pool, { schema: SCHEMA, migrations });
-  await syncPredefinedRoles(pool);
-  const nc = await connect({ servers: config.NATS_URL, name: "argus-identity" });
-  await ensureStream(nc, {
-    name: config.ARGUS_EVENTS_STREAM,
-    subjects: [`${config.ARGUS_SUBJECT_ROOT}.>`],
-  });
-  let wake = (): void => undefined;
-  const store = createEventStore({ pool, schema: SCHEMA, onCommit: () => wake() });
-  const relay = createRelay({
-    pool,
+  const runtime = await startServiceRuntime({
+    service: "identity",
     schema: SCHEMA,
-    nc,
-    subject: defaultSubject("identity", config.ARGUS_SUBJECT_ROOT),
-    logger,
-  });
-  wake = () => relay.wake();
-  relay.start();
-  const audit = await startAuditConsumer({
-    nc,
-    pool,
-    schema: SCHEMA,
+    migrations,
+    databaseUrl: config.DATABASE_URL,
+    natsUrl: config.NATS_URL,
     stream: config.ARGUS_EVENTS_STREAM,
     subjectRoot: config.ARGUS_SUBJECT_ROOT,
     logger,
   });
+  const { pool, store } = runtime;
+  await syncPredefinedRoles(pool);
+  await runtime.consume(auditConsumer(config.ARGUS_SUBJECT_ROOT));
 
   if (config.ARGUS_INIT_API_KEY) {
     await initialize(
@@ -74,10 +53,7 @@ export async function startIdentity(
     services: identityServices({ pool, store, pepper: config.ARGUS_API_KEY_PEPPER }),
     principalSecret: config.ARGUS_PRINCIPAL_SECRET,
     logger,
-    ready: async () => {
-      await pool.query("select 1");
-      return !nc.isClosed();
-    },
+    ready: runtime.ready,
   });
 
   return {
@@ -85,10 +61,7 @@ export async function startIdentity(
     probePort: server.probePort,
     async stop() {
       await server.shutdown();
-      await relay.stop();
-      await audit.stop();
-      await nc.drain();
-      await pool.end();
+      await runtime.stop();
     },
   };
 }

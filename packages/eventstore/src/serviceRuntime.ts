@@ -1,0 +1,110 @@
+import type { Pool } from "pg";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createPool } from "@argus/platform";
+import { ensureConsumer } from "./ensureConsumer.ts";
+import { ensureStream } from "./ensureStream.ts";
+import { createEventStore, type EventStore } from "./eventStore.ts";
+import type { Logger } from "./logger.ts";
+import { runConsumer, type ConsumerRunner } from "./consumer.ts";
+import type { Migration } from "./migrate.ts";
+import { migrate } from "./migrate.ts";
+import type { EventHandler } from "./processOnce.ts";
+import { createRelay } from "./relay.ts";
+import { defaultSubject } from "./subject.ts";
+
+export interface ServiceRuntimeOptions {
+  /** Subject token of the service: events go out as `<root>.<service>.<aggregate>.<Type>`. */
+  service: string;
+  schema: string;
+  migrations: readonly Migration[];
+  databaseUrl: string;
+  natsUrl: string;
+  stream: string;
+  subjectRoot: string;
+  logger: Logger & Parameters<typeof createPool>[0]["logger"];
+}
+
+export interface ServiceRuntime {
+  pool: Pool;
+  nc: NatsConnection;
+  store: EventStore;
+  /** Readiness: the database answers and NATS is connected. */
+  ready(): Promise<boolean>;
+  /** A durable consumer of this stream, made (management step) and run in this process. */
+  consume(o: DurableConsumerOptions): Promise<ConsumerRunner>;
+  /** Stops consumers and the relay, drains NATS, closes the pool. */
+  stop(): Promise<void>;
+}
+
+export interface DurableConsumerOptions {
+  durable: string;
+  /** One subject: nats-server 2.9 takes one filter subject per consumer. */
+  filterSubject: string;
+  concurrency: number;
+  handler: EventHandler;
+  nakBackoff?: { baseMs: number; maxMs: number };
+}
+
+const MAX_DELIVER = 10;
+
+/**
+ * What every event-sourced service runs on: its pool and schema migrations, the events stream,
+ * an event store whose commits wake the outbox relay at once, and the relay itself.
+ */
+export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<ServiceRuntime> {
+  const pool = createPool({ url: o.databaseUrl, schema: o.schema, logger: o.logger });
+  await migrate(pool, { schema: o.schema, migrations: o.migrations });
+  const nc = await connect({ servers: o.natsUrl, name: `argus-${o.service}` });
+  await ensureStream(nc, { name: o.stream, subjects: [`${o.subjectRoot}.>`] });
+  let wake = (): void => undefined;
+  const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });
+  const relay = createRelay({
+    pool,
+    schema: o.schema,
+    nc,
+    subject: defaultSubject(o.service, o.subjectRoot),
+    logger: o.logger,
+  });
+  wake = () => relay.wake();
+  relay.start();
+  const consumers: ConsumerRunner[] = [];
+  return {
+    pool,
+    nc,
+    store,
+    async ready() {
+      await pool.query("select 1");
+      return !nc.isClosed();
+    },
+    async consume(c) {
+      await ensureConsumer(nc, {
+        stream: o.stream,
+        durable: c.durable,
+        filterSubjects: [c.filterSubject],
+        maxDeliver: MAX_DELIVER,
+        ackWaitMs: 30_000,
+      });
+      const runner = await runConsumer({
+        nc,
+        pool,
+        schema: o.schema,
+        stream: o.stream,
+        durable: c.durable,
+        concurrency: c.concurrency,
+        maxDeliver: MAX_DELIVER,
+        logger: o.logger,
+        handler: c.handler,
+        ...(c.nakBackoff ? { nakBackoff: c.nakBackoff } : {}),
+      });
+      consumers.push(runner);
+      return runner;
+    },
+    async stop() {
+      await relay.stop();
+      for (const c of consumers) await c.stop();
+      await nc.drain();
+      await pool.end();
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { spaceHandlers } from "./src/routes/spaces.ts";
 
 const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway-no-auth", level: config.logLevel });
-const identity = createBackend(config.identityGrpcUrl, config.principalSecret);
+const identity = createBackend(config.grpcUrls.identity!, config.principalSecret);
 const principal = await identityAuthenticator(identity, config.principalSecret).authenticate(
   process.env.BENCH_API_KEY, { requestId: "bench", clientIp: "127.0.0.1" });
 const loaded = loadDocument();

@@ -2,14 +2,15 @@
 // default all) against DATABASE_URL. The Helm chart runs it as a pre-install/upgrade Job;
 // services also migrate at start, under the same advisory lock, so either order is safe.
 import pg from "pg";
-import { migrate } from "../packages/eventstore/src/index.ts";
-import * as catalog from "../services/catalog/src/migrations.ts";
-import * as identity from "../services/identity/src/migrations.ts";
+import { loadMigrations, migrate, migrationsDirOf } from "../packages/eventstore/src/index.ts";
+import { SERVICE_REGISTRY } from "../packages/platform/src/index.ts";
 
-const services: Record<string, { SCHEMA: string; migrations: { id: string; sql: string }[] }> = {
-  identity,
-  catalog,
-};
+const services = Object.fromEntries(
+  SERVICE_REGISTRY.map((d) => [
+    d.name,
+    { SCHEMA: d.schema, migrations: loadMigrations(migrationsDirOf(d.name)) },
+  ]),
+);
 
 const url = process.env.DATABASE_URL;
 if (!url) {

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVICE_REGISTRY } from "@argus/platform";
 import { startLocalNats, startLocalPostgres, startStack, type RunningServer } from "@argus/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -36,14 +37,10 @@ function loadSecrets(): Secrets {
   return secrets;
 }
 
-const colors = {
-  identity: 35,
-  catalog: 92,
-  gateway: 36,
-  postgres: 34,
-  nats: 33,
-  migrate: 32,
-} as Record<string, number>;
+// Infrastructure keeps fixed colours; each process of the registry takes the next one.
+const colors: Record<string, number> = { postgres: 34, nats: 33, migrate: 32, gateway: 36 };
+const palette = [35, 92, 95, 93, 96, 91];
+SERVICE_REGISTRY.forEach((d, i) => (colors[d.name] = palette[i % palette.length]!));
 
 /** `[name] {json log}` → `name     | 12:00:01 info  message key=value`, readable at a glance. */
 function show(line: string): void {

@@ -2,10 +2,7 @@ import type { PoolClient } from "pg";
 import { DomainError } from "@argus/platform";
 import type { EventStore } from "./eventStore.ts";
 
-export interface DomainEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
+import type { DomainEvent } from "./decider.ts";
 
 export interface CommitOptions<E extends DomainEvent> {
   streamId: string;

@@ -29,7 +29,7 @@ export type { ConsumerOptions, ConsumerRunner } from "./consumer.ts";
 export { runConsumer } from "./consumer.ts";
 export type { ReplayOptions, ResetConsumerOptions } from "./replay.ts";
 export { replay, resetConsumer } from "./replay.ts";
-export type { CommitOptions, DomainEvent } from "./commit.ts";
+export type { CommitOptions } from "./commit.ts";
 export { commit } from "./commit.ts";
 export type {
   DurableConsumerOptions,
@@ -37,3 +37,29 @@ export type {
   ServiceRuntimeOptions,
 } from "./serviceRuntime.ts";
 export { startServiceRuntime } from "./serviceRuntime.ts";
+export type { Decider, DomainEvent } from "./decider.ts";
+export { fold } from "./decider.ts";
+export type {
+  CommandHandler,
+  CommandOptions,
+  CommandScope,
+  Decision,
+  Project,
+} from "./handleCommand.ts";
+export { commandScope, commandScopeIn, createCommandHandler } from "./handleCommand.ts";
+export type {
+  CommonConfig,
+  RunningService,
+  ServiceDefinition,
+  ServiceDeps,
+} from "./defineService.ts";
+export {
+  defineService,
+  loadServiceConfig,
+  serviceConfigSpec,
+  serviceMain,
+  startService,
+} from "./defineService.ts";
+export { loadMigrations, migrationsDirOf } from "./loadMigrations.ts";
+export type { Projections } from "./projector.ts";
+export { projector } from "./projector.ts";

@@ -13,3 +13,4 @@ export * from "./paging.ts";
 export * from "./principal.ts";
 export * from "./telemetry.ts";
 export * from "./permissions.ts";
+export * from "./registry.ts";

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { GATEWAY, SERVICE_REGISTRY, entryOf, serviceEnv } from "@argus/platform";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./freePort.ts";
 import { spawnProcess, type SpawnedProcess } from "./spawnProcess.ts";
@@ -37,15 +38,12 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
-/** The whole stack as separate processes, in dependency order: identity, catalog, the gateway. */
+/**
+ * The whole stack as separate processes: every service of the registry (in its order, which
+ * puts a service after those it calls), then the gateway.
+ */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const [grpcPort, probePort, catalogGrpcPort, catalogProbePort, httpPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    opts.httpPort ?? (await freePort()),
-  ];
+  const httpPort = opts.httpPort ?? (await freePort());
   const apiKey = opts.apiKey ?? `ak-test-${secret()}`;
   const env: Record<string, string> = {
     DATABASE_URL: opts.databaseUrl,
@@ -54,32 +52,25 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ARGUS_API_KEY_PEPPER: secret(),
     ARGUS_CURSOR_SECRET: secret(),
     ARGUS_INIT_API_KEY: apiKey,
-    IDENTITY_GRPC_PORT: String(grpcPort),
-    IDENTITY_PROBE_PORT: String(probePort),
-    IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}`,
-    CATALOG_GRPC_PORT: String(catalogGrpcPort),
-    CATALOG_PROBE_PORT: String(catalogProbePort),
-    CATALOG_GRPC_URL: `127.0.0.1:${catalogGrpcPort}`,
     ARGUS_HTTP_PORT: String(httpPort),
     // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
     ARGUS_EVENTS_STREAM: uniqueName("EVENTS"),
     ARGUS_SUBJECT_ROOT: uniqueName("t"),
-    ...opts.env,
   };
-  const specs: Record<string, { entry: string; ready: string }> = {
-    identity: {
-      entry: "services/identity/src/main.ts",
-      ready: `http://127.0.0.1:${probePort}/readyz`,
-    },
-    catalog: {
-      entry: "services/catalog/src/main.ts",
-      ready: `http://127.0.0.1:${catalogProbePort}/readyz`,
-    },
-    gateway: {
-      entry: "services/gateway/src/main.ts",
-      ready: `http://127.0.0.1:${httpPort}/readyz`,
-    },
+  const specs: Record<string, { entry: string; ready: string }> = {};
+  for (const d of SERVICE_REGISTRY) {
+    const [grpcPort, probePort] = [await freePort(), await freePort()];
+    const names = serviceEnv(d.name);
+    env[names.grpcPort] = String(grpcPort);
+    env[names.probePort] = String(probePort);
+    env[names.grpcUrl] = `127.0.0.1:${grpcPort}`;
+    specs[d.name] = { entry: entryOf(d.name), ready: `http://127.0.0.1:${probePort}/readyz` };
+  }
+  specs[GATEWAY.name] = {
+    entry: entryOf(GATEWAY.name),
+    ready: `http://127.0.0.1:${httpPort}/readyz`,
   };
+  Object.assign(env, opts.env);
   const start = (name: string, extra: Record<string, string> = {}) => {
     const spec = specs[name]!;
     return spawnProcess({

@@ -28,9 +28,9 @@ const projections: Record<string, Projection> = {
 /** The catalog's inline projections, written in the same transaction as the events. */
 export async function project(
   client: PoolClient,
-  events: readonly ProjectedEvent[],
+  events: readonly { type: string; data: object }[],
 ): Promise<void> {
-  for (const { type, data } of events) {
+  for (const { type, data } of events as readonly ProjectedEvent[]) {
     const apply = projections[type];
     if (!apply) throw new Error(`catalog projection does not know event ${type}`);
     await apply(client, data);

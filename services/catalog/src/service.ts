@@ -1,5 +1,11 @@
 import { bindService, type ServiceBinding } from "@argus/platform";
-import type { EventStore } from "@argus/eventstore";
+import {
+  defineService,
+  loadMigrations,
+  migrationsDirOf,
+  type CommandHandler,
+  type EventStore,
+} from "@argus/eventstore";
 import { AiIntegrationServiceService } from "@argus/proto/catalog/v1/ai_integrations";
 import {
   AnnotationConfigServiceService,
@@ -10,22 +16,25 @@ import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import type { Pool } from "pg";
-import type { DatasetPort } from "./datasetPort.ts";
+import { grpcDatasetPort, noDatasets, type DatasetPort } from "./datasetPort.ts";
 import { aiIntegrationHandlers } from "./aiIntegrations.ts";
 import { annotationConfigHandlers } from "./annotationConfigs.ts";
 import { annotationQueueHandlers } from "./annotationQueues.ts";
-import type { QueueUsers } from "./annotationQueuesUsers.ts";
+import { identityQueueUsers, type QueueUsers } from "./annotationQueuesUsers.ts";
 import { evaluatorHandlers } from "./evaluators.ts";
 import { projectHandlers } from "./projects.ts";
 import { promptHandlers } from "./prompts.ts";
 import { resourceTagHandlers } from "./resourceTags.ts";
-import type { Spaces } from "./spaces.ts";
+import { project } from "./projection.ts";
+import { spaceCascadeConsumer } from "./spaceCascade.ts";
+import { identitySpaces, type Spaces } from "./spaces.ts";
 import { tagHandlers } from "./tags.ts";
 
 /** What every catalog area's handlers may use. */
 export interface CatalogDeps {
   pool: Pool;
   store: EventStore;
+  commands: CommandHandler;
   spaces: Spaces;
   datasets: DatasetPort;
   users: QueueUsers;
@@ -43,3 +52,24 @@ export function catalogServices(deps: CatalogDeps): ServiceBinding[] {
     bindService(AiIntegrationServiceService, aiIntegrationHandlers(deps)),
   ];
 }
+
+export const catalog = defineService("catalog", {
+  config: {},
+  migrations: loadMigrations(migrationsDirOf("catalog")),
+  project,
+  // Deleting a space deletes what it holds here (identity's SpaceDeleted events).
+  consumers: (d) => [spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  grpc(d) {
+    const secret = d.config.principalSecret;
+    const identity = d.channels.identity!;
+    const dataset = d.channels.dataset;
+    return catalogServices({
+      pool: d.pool,
+      store: d.store,
+      commands: d.commands,
+      spaces: identitySpaces(identity, secret),
+      users: identityQueueUsers(identity, secret),
+      datasets: dataset ? grpcDatasetPort(dataset, secret) : noDatasets,
+    });
+  },
+});

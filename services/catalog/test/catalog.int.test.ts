@@ -21,12 +21,8 @@ import {
   uniqueName,
   type TestDatabase,
 } from "@argus/testkit";
-import {
-  loadIdentityConfig,
-  startIdentity,
-  type RunningIdentity,
-} from "../../identity/src/index.ts";
-import { loadCatalogConfig, startCatalog, type RunningCatalog } from "../src/index.ts";
+import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts";
+import { startCatalog, type RunningCatalog } from "../src/index.ts";
 import { startDatasetDouble } from "./datasetDouble.ts";
 
 const SECRET = "p".repeat(32);
@@ -83,7 +79,7 @@ beforeAll(async () => {
   const infra = testInfra();
   db = await createTestDatabase(infra);
   identity = await startIdentity(
-    loadIdentityConfig({
+    {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       IDENTITY_GRPC_PORT: String(await freePort()),
@@ -93,7 +89,7 @@ beforeAll(async () => {
       ARGUS_INIT_API_KEY: API_KEY,
       ARGUS_EVENTS_STREAM: STREAM,
       ARGUS_SUBJECT_ROOT: ROOT,
-    }),
+    },
     createLogger({ service: "identity-test", level: "warn" }),
   );
   identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
@@ -143,7 +139,7 @@ beforeAll(async () => {
   });
 
   catalog = await startCatalog(
-    loadCatalogConfig({
+    {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       CATALOG_GRPC_PORT: String(await freePort()),
@@ -153,7 +149,7 @@ beforeAll(async () => {
       DATASET_GRPC_URL: datasets.url,
       ARGUS_EVENTS_STREAM: STREAM,
       ARGUS_SUBJECT_ROOT: ROOT,
-    }),
+    },
     createLogger({ service: "catalog-test", level: "warn" }),
   );
   channel = createChannel(`127.0.0.1:${catalog.grpcPort}`);

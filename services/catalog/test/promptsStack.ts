@@ -11,8 +11,7 @@ import {
   type Principal,
 } from "@argus/platform";
 import { createTestDatabase, freePort, testInfra, uniqueName } from "@argus/testkit";
-import { loadIdentityConfig, startIdentity } from "@argus/identity";
-import { loadCatalogConfig } from "../src/config.ts";
+import { startIdentity } from "@argus/identity";
 import { startCatalog } from "../src/index.ts";
 
 const SECRET = "p".repeat(32);
@@ -26,7 +25,7 @@ export async function startCatalogStack() {
   const apiKey = `ak-int-${"c".repeat(40)}`;
   const logger = createLogger({ service: "catalog-test", level: "warn" });
   const identity = await startIdentity(
-    loadIdentityConfig({
+    {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       IDENTITY_GRPC_PORT: String(await freePort()),
@@ -36,11 +35,11 @@ export async function startCatalogStack() {
       ARGUS_INIT_API_KEY: apiKey,
       ARGUS_EVENTS_STREAM: stream,
       ARGUS_SUBJECT_ROOT: root,
-    }),
+    },
     logger,
   );
   const catalog = await startCatalog(
-    loadCatalogConfig({
+    {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       CATALOG_GRPC_PORT: String(await freePort()),
@@ -49,7 +48,7 @@ export async function startCatalogStack() {
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       ARGUS_EVENTS_STREAM: stream,
       ARGUS_SUBJECT_ROOT: root,
-    }),
+    },
     logger,
   );
   const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);

@@ -1,4 +1,6 @@
 import {
+  SERVICE_REGISTRY,
+  serviceEnv,
   grpcTarget,
   int,
   loadConfig,
@@ -11,8 +13,8 @@ import {
 
 export interface GatewayConfig {
   httpPort: number;
-  identityGrpcUrl: string;
-  catalogGrpcUrl: string;
+  /** gRPC target of every service in the registry, by name. */
+  grpcUrls: Readonly<Record<string, string>>;
   principalSecret: string;
   cursorSecret: string;
   rateLimitPerSecond: number;
@@ -26,8 +28,12 @@ export interface GatewayConfig {
 
 const spec = {
   ARGUS_HTTP_PORT: int("port of the REST listener", 8080, 0, 65_535),
-  IDENTITY_GRPC_URL: grpcTarget("gRPC target of the identity service", "127.0.0.1:50051"),
-  CATALOG_GRPC_URL: grpcTarget("gRPC target of the catalog service", "127.0.0.1:50052"),
+  ...Object.fromEntries(
+    SERVICE_REGISTRY.map((d) => [
+      serviceEnv(d.name).grpcUrl,
+      grpcTarget(`gRPC target of the ${d.name} service`, `127.0.0.1:${d.grpcPort}`),
+    ]),
+  ),
   ARGUS_PRINCIPAL_SECRET: secret("HMAC key signing the principal sent to services", 32),
   ARGUS_CURSOR_SECRET: secret("HMAC key signing pagination cursors", 32),
   ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
@@ -44,10 +50,12 @@ const spec = {
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const c = loadConfig(spec, env);
+  const all = c as unknown as Record<string, string>;
   return {
     httpPort: c.ARGUS_HTTP_PORT,
-    identityGrpcUrl: c.IDENTITY_GRPC_URL,
-    catalogGrpcUrl: c.CATALOG_GRPC_URL,
+    grpcUrls: Object.fromEntries(
+      SERVICE_REGISTRY.map((d) => [d.name, all[serviceEnv(d.name).grpcUrl]!]),
+    ),
     principalSecret: c.ARGUS_PRINCIPAL_SECRET,
     cursorSecret: c.ARGUS_CURSOR_SECRET,
     rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { Logger } from "@argus/platform";
+import { SERVICE_REGISTRY, type Logger } from "@argus/platform";
 import { createApp } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -27,8 +27,14 @@ export interface RunningGateway {
 
 /** Wires the gateway process: one channel per backing service, the app, the listener. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
-  const identity = createBackend(config.identityGrpcUrl, config.principalSecret);
-  const catalog = createBackend(config.catalogGrpcUrl, config.principalSecret);
+  const backends = Object.fromEntries(
+    SERVICE_REGISTRY.map((d) => [
+      d.name,
+      createBackend(config.grpcUrls[d.name]!, config.principalSecret),
+    ]),
+  );
+  const identity = backends.identity!;
+  const catalog = backends.catalog!;
   const app = createApp({
     authenticator: identityAuthenticator(identity, config.principalSecret),
     handlers: {
@@ -51,7 +57,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     config,
     logger,
     ready: async () =>
-      (await Promise.all([channelReady(identity.channel), channelReady(catalog.channel)])).every(
+      (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,
       ),
   });
@@ -64,8 +70,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      identity.close();
-      catalog.close();
+      for (const b of Object.values(backends)) b.close();
     },
   };
 }

@@ -8,8 +8,7 @@ describe("gateway configuration", () => {
   it("applies defaults", () => {
     expect(loadGatewayConfig(secrets)).toEqual({
       httpPort: 8080,
-      identityGrpcUrl: "127.0.0.1:50051",
-      catalogGrpcUrl: "127.0.0.1:50052",
+      grpcUrls: { identity: "127.0.0.1:50051", catalog: "127.0.0.1:50052" },
       principalSecret: "p".repeat(32),
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,

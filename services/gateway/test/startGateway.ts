@@ -20,8 +20,7 @@ export const KEYS: Record<string, Principal> = {
 
 export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => ({
   httpPort: 0,
-  identityGrpcUrl: "127.0.0.1:1",
-  catalogGrpcUrl: "127.0.0.1:1",
+  grpcUrls: { identity: "127.0.0.1:1", catalog: "127.0.0.1:1" },
   principalSecret: "p".repeat(32),
   cursorSecret: "c".repeat(32),
   rateLimitPerSecond: 10_000,

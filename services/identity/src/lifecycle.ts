@@ -15,24 +15,17 @@ import type {
   UpdateOrganizationRequest,
   UpdateSpaceRequest,
 } from "@argus/proto/identity/v1";
-import type { Pool } from "pg";
 import { requireAdmin } from "./access.ts";
-import { commit, commitAll } from "./commit.ts";
+import { commit } from "./commit.ts";
 import {
   decideDeleteOrganization,
   decideUpdateOrganization,
 } from "./domain/organizationLifecycle.ts";
-import { decideDeleteSpace, decideUpdateSpace, type SpaceRecord } from "./domain/spaceLifecycle.ts";
+import { streamId } from "@argus/contracts";
+import { spaceDecider } from "./domain/space.ts";
+import type { IdentityDeps } from "./service.ts";
 import { loadVisibleSpace, type SpaceRow } from "./spaceAccess.ts";
-
-const toRecord = (r: SpaceRow): SpaceRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  organizationId: r.organization_id,
-  name: r.name,
-  description: r.description,
-  isPrivate: r.is_private,
-});
+import { spaceNameConflict } from "./spaces.ts";
 
 const toSpace = (r: SpaceRow): Space => ({
   id: r.id,
@@ -51,8 +44,8 @@ interface OrganizationRow {
 }
 
 /** Update and delete of spaces and organizations (creation lives with the readers). */
-export function lifecycleHandlers(deps: { pool: Pool; store: EventStore }) {
-  const { pool, store } = deps;
+export function lifecycleHandlers(deps: IdentityDeps) {
+  const { pool, store, commands } = deps;
 
   async function loadOrganization(ctx: CallContext, id: string): Promise<OrganizationRow> {
     const res = await tracedQuery<OrganizationRow>(
@@ -71,21 +64,19 @@ export function lifecycleHandlers(deps: { pool: Pool; store: EventStore }) {
       const row = await loadVisibleSpace(pool, ctx, req.id);
       if (!hasSpacePermission(ctx.principal, row.id, "SPACE_UPDATE"))
         throw new DomainError("access-forbidden", "updating the space requires SPACE_UPDATE");
-      const events = decideUpdateSpace(
-        { name: req.name, description: req.description, isPrivate: req.isPrivate, now: new Date() },
-        toRecord(row),
+      await commands.handle(
+        streamId("space", row.id),
+        spaceDecider,
+        {
+          type: "UpdateSpace",
+          name: req.name,
+          description: req.description,
+          isPrivate: req.isPrivate,
+          now: new Date(),
+        },
+        { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },
+        { conflicts: spaceNameConflict(req.name) },
       );
-      if (events.length > 0)
-        await commit(
-          store,
-          `space-${row.id}`,
-          "any",
-          events,
-          { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },
-          {
-            spaces_name_per_org: `a space named ${JSON.stringify(req.name)} already exists in this organization`,
-          },
-        );
       return toSpace(await loadVisibleSpace(pool, ctx, row.id));
     },
 
@@ -93,12 +84,12 @@ export function lifecycleHandlers(deps: { pool: Pool; store: EventStore }) {
       const row = await loadVisibleSpace(pool, ctx, req.id);
       if (!hasSpacePermission(ctx.principal, row.id, "SPACE_DELETE"))
         throw new DomainError("access-forbidden", "deleting the space requires SPACE_DELETE");
-      const events = decideDeleteSpace({ now: new Date() }, toRecord(row));
-      await commit(store, `space-${row.id}`, "any", events, {
-        ...actorMetadata(ctx),
-        organization_id: row.organization_id,
-        space_id: row.id,
-      });
+      await commands.handle(
+        streamId("space", row.id),
+        spaceDecider,
+        { type: "DeleteSpace", now: new Date() },
+        { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },
+      );
       return {};
     },
 
@@ -137,28 +128,28 @@ export function lifecycleHandlers(deps: { pool: Pool; store: EventStore }) {
       const row = await loadOrganization(ctx, req.id);
       requireAdmin(ctx.principal, "deleting organizations");
       const now = new Date();
-      const spaces = await tracedQuery<SpaceRow>(
-        pool,
-        "organization spaces",
-        `select id, account_id, organization_id, name, description, is_private, created_at
-           from spaces where organization_id = $1`,
-        [row.id],
-      );
       const metadata = { ...actorMetadata(ctx), organization_id: row.id };
-      await commitAll(store, [
-        ...spaces.rows.map((s) => ({
-          streamId: `space-${s.id}`,
-          expectedVersion: "any" as const,
-          events: decideDeleteSpace({ now }, toRecord(s)),
-          metadata: { ...metadata, space_id: s.id },
-        })),
-        {
-          streamId: `organization-${row.id}`,
-          expectedVersion: "any" as const,
-          events: decideDeleteOrganization({ now }, row),
+      await commands.transact(async (scope) => {
+        const spaces = await tracedQuery<Pick<SpaceRow, "id">>(
+          scope.client,
+          "organization spaces",
+          "select id from spaces where organization_id = $1",
+          [row.id],
+        );
+        for (const s of spaces.rows)
+          await scope.decide(
+            streamId("space", s.id),
+            spaceDecider,
+            { type: "DeleteSpace", now },
+            { ...metadata, space_id: s.id },
+          );
+        // TODO(service-kit): the organization's own decider.
+        await scope.appendToSet(
+          streamId("organization", row.id),
+          decideDeleteOrganization({ now }, row),
           metadata,
-        },
-      ]);
+        );
+      });
       return {};
     },
   };

@@ -8,7 +8,6 @@ import {
   uuidv7,
   type CallContext,
 } from "@argus/platform";
-import type { EventStore } from "@argus/eventstore";
 import { tracedQuery } from "@argus/eventstore";
 import type {
   CreateSpaceRequest,
@@ -17,9 +16,10 @@ import type {
   ListSpacesResponse,
   Space,
 } from "@argus/proto/identity/v1";
-import type { Pool } from "pg";
-import { decideSpace, initialSpaceState } from "./domain/space.ts";
-import { commit } from "./commit.ts";
+import { streamId } from "@argus/contracts";
+import { spaceDecider } from "./domain/space.ts";
+import type { IdentityDeps } from "./service.ts";
+import { spaceVisibleTo as visibleTo } from "./spaceAccess.ts";
 
 interface SpaceRow {
   id: string;
@@ -43,15 +43,12 @@ function toSpace(r: SpaceRow): Space {
   };
 }
 
-/** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
-function visibleTo(ctx: CallContext, row: Pick<SpaceRow, "id" | "is_private">): boolean {
-  return (
-    !row.is_private || isAccountAdmin(ctx.principal) || row.id in ctx.principal.spacePermissions
-  );
-}
+export const spaceNameConflict = (name: string | undefined) => ({
+  spaces_name_per_org: `a space named ${JSON.stringify(name)} already exists in this organization`,
+});
 
-export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
-  const { pool, store } = deps;
+export function spaceHandlers(deps: Pick<IdentityDeps, "pool" | "commands">) {
+  const { pool, commands } = deps;
   return {
     async createSpace(req: CreateSpaceRequest, ctx: CallContext): Promise<Space> {
       const p = ctx.principal;
@@ -68,7 +65,9 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
           "creating spaces requires the account admin role",
         );
       const id = uuidv7();
-      const events = decideSpace(
+      const { events } = await commands.handle(
+        streamId("space", id),
+        spaceDecider,
         {
           type: "CreateSpace",
           id,
@@ -79,25 +78,16 @@ export function spaceHandlers(deps: { pool: Pool; store: EventStore }) {
           isPrivate: req.isPrivate,
           now: new Date(),
         },
-        initialSpaceState,
-      );
-      await commit(
-        store,
-        `space-${id}`,
-        0,
-        events,
         { ...actorMetadata(ctx), organization_id: req.organizationId, space_id: id },
-        {
-          spaces_name_per_org: `a space named ${JSON.stringify(req.name)} already exists in this organization`,
-        },
+        { conflicts: spaceNameConflict(req.name) },
       );
-      const created = events[0]!.data;
+      const created = events[0]!.data as { created_at: string };
       return {
         id,
-        organizationId: created.organization_id,
-        name: created.name,
-        description: created.description,
-        isPrivate: created.is_private,
+        organizationId: req.organizationId,
+        name: req.name,
+        description: req.description,
+        isPrivate: req.isPrivate,
         createdAt: created.created_at,
       };
     },

@@ -17,11 +17,6 @@ import {
   type RoleState,
 } from "../src/domain/role.ts";
 import { decideDeleteRoleBinding, decideUpdateRoleBinding } from "../src/domain/roleBinding.ts";
-import {
-  decideDeleteSpace,
-  decideUpdateSpace,
-  type SpaceRecord,
-} from "../src/domain/spaceLifecycle.ts";
 import { decideUpdateOrganization } from "../src/domain/organizationLifecycle.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
@@ -213,39 +208,7 @@ describe("role binding decider", () => {
   });
 });
 
-describe("space and organization lifecycle deciders", () => {
-  const space: SpaceRecord = {
-    id: "s1",
-    accountId: "a",
-    organizationId: "o1",
-    name: "S",
-    description: "",
-    isPrivate: false,
-  };
-  it("space update: a field is required, limits hold, unchanged is a no-op", () => {
-    expect(problem(() => decideUpdateSpace({ now }, space))).toBe("invalid-request");
-    expect(problem(() => decideUpdateSpace({ name: "x".repeat(256), now }, space))).toBe(
-      "invalid-request",
-    );
-    expect(problem(() => decideUpdateSpace({ description: "d".repeat(1001), now }, space))).toBe(
-      "invalid-request",
-    );
-    expect(decideUpdateSpace({ name: "S", isPrivate: false, now }, space)).toEqual([]);
-    expect(decideUpdateSpace({ isPrivate: true, now }, space)[0]!.data).toMatchObject({
-      name: "S",
-      is_private: true,
-    });
-  });
-
-  it("space delete says which organization and account it belonged to", () => {
-    expect(decideDeleteSpace({ now }, space)).toEqual([
-      {
-        type: "SpaceDeleted",
-        data: { id: "s1", account_id: "a", organization_id: "o1", deleted_at: now.toISOString() },
-      },
-    ]);
-  });
-
+describe("organization lifecycle decider", () => {
   it("organization update: a field is required, unchanged is a no-op", () => {
     const org = { id: "o1", name: "O", description: "" };
     expect(problem(() => decideUpdateOrganization({ now }, org))).toBe("invalid-request");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@argus/platform";
-import { loadIdentityConfig } from "../src/config.ts";
+import { loadIdentityConfig } from "../src/index.ts";
 
 const base = {
   DATABASE_URL: "postgres://h/db",

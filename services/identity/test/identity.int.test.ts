@@ -28,7 +28,7 @@ let db: TestDatabase;
 let identity: RunningIdentity;
 let channel: grpc.Client;
 let admin: Principal;
-let config: ReturnType<typeof loadIdentityConfig>;
+let config: NodeJS.ProcessEnv;
 
 const call = <Req, Res>(
   method: Parameters<typeof callUnary<Req, Res>>[1],
@@ -49,7 +49,7 @@ const problemOf = async (p: Promise<unknown>): Promise<string> => {
 beforeAll(async () => {
   const infra = testInfra();
   db = await createTestDatabase(infra);
-  config = loadIdentityConfig({
+  config = {
     DATABASE_URL: db.url,
     NATS_URL: infra.natsUrl,
     IDENTITY_GRPC_PORT: String(await freePort()),
@@ -59,7 +59,7 @@ beforeAll(async () => {
     ARGUS_INIT_API_KEY: API_KEY,
     ARGUS_EVENTS_STREAM: uniqueName("ID"),
     ARGUS_SUBJECT_ROOT: uniqueName("id"),
-  });
+  };
   identity = await startIdentity(config, createLogger({ service: "identity-test", level: "warn" }));
   channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
   admin = (await call(IdentityServiceService.authenticate, { apiKey: API_KEY }, GATEWAY_PRINCIPAL))

@@ -77,7 +77,7 @@ async function plant(userId: string, token: string, expiresInMs: number): Promis
 beforeAll(async () => {
   const infra = testInfra();
   db = await createTestDatabase(infra);
-  const config = loadIdentityConfig({
+  const config = {
     DATABASE_URL: db.url,
     NATS_URL: infra.natsUrl,
     IDENTITY_GRPC_PORT: String(await freePort()),
@@ -87,7 +87,7 @@ beforeAll(async () => {
     ARGUS_INIT_API_KEY: API_KEY,
     ARGUS_EVENTS_STREAM: uniqueName("INV"),
     ARGUS_SUBJECT_ROOT: uniqueName("inv"),
-  });
+  };
   identity = await startIdentity(
     config,
     createLogger({ service: "invitations-test", level: "warn" }),

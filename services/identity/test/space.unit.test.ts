@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { fold } from "@argus/eventstore";
+import type { SpaceEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import {
-  decideSpace,
-  evolveSpace,
-  initialSpaceState,
-  type CreateSpace,
-} from "../src/domain/space.ts";
+import { spaceDecider, type SpaceCommand } from "../src/domain/space.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
-const create = (over: Partial<CreateSpace> = {}): CreateSpace => ({
+type Create = Extract<SpaceCommand, { type: "CreateSpace" }>;
+const create = (over: Partial<Create> = {}): Create => ({
   type: "CreateSpace",
   id: "s1",
   accountId: "a1",
@@ -20,6 +18,11 @@ const create = (over: Partial<CreateSpace> = {}): CreateSpace => ({
   ...over,
 });
 
+/** Given these events, when this command: the events it decides. */
+const given = (history: readonly SpaceEvent[]) => ({
+  when: (command: SpaceCommand) => spaceDecider.decide(command, fold(spaceDecider, history)),
+});
+
 const problem = (fn: () => unknown): string => {
   try {
     fn();
@@ -29,9 +32,12 @@ const problem = (fn: () => unknown): string => {
   return "none";
 };
 
+const created = given([]).when(create());
+const deleted = [...created, ...given(created).when({ type: "DeleteSpace", now })];
+
 describe("space decider", () => {
   it("given no space, CreateSpace yields SpaceCreated with the command's values", () => {
-    expect(decideSpace(create({ description: "d", isPrivate: true }), initialSpaceState)).toEqual([
+    expect(given([]).when(create({ description: "d", isPrivate: true }))).toEqual([
       {
         type: "SpaceCreated",
         data: {
@@ -48,30 +54,63 @@ describe("space decider", () => {
   });
 
   it("names: 255 characters pass, 256 and whitespace-only are invalid", () => {
-    expect(decideSpace(create({ name: "n".repeat(255) }), initialSpaceState)).toHaveLength(1);
-    expect(problem(() => decideSpace(create({ name: "n".repeat(256) }), initialSpaceState))).toBe(
+    expect(given([]).when(create({ name: "n".repeat(255) }))).toHaveLength(1);
+    expect(problem(() => given([]).when(create({ name: "n".repeat(256) })))).toBe(
       "invalid-request",
     );
-    expect(problem(() => decideSpace(create({ name: "   " }), initialSpaceState))).toBe(
-      "invalid-request",
-    );
+    expect(problem(() => given([]).when(create({ name: "   " })))).toBe("invalid-request");
   });
 
   it("names count characters, not UTF-16 units", () => {
-    expect(decideSpace(create({ name: "😀".repeat(255) }), initialSpaceState)).toHaveLength(1);
+    expect(given([]).when(create({ name: "😀".repeat(255) }))).toHaveLength(1);
   });
 
   it("descriptions: 1000 characters pass, 1001 are invalid", () => {
-    expect(decideSpace(create({ description: "d".repeat(1000) }), initialSpaceState)).toHaveLength(
-      1,
+    expect(given([]).when(create({ description: "d".repeat(1000) }))).toHaveLength(1);
+    expect(problem(() => given([]).when(create({ description: "d".repeat(1001) })))).toBe(
+      "invalid-request",
     );
-    expect(
-      problem(() => decideSpace(create({ description: "d".repeat(1001) }), initialSpaceState)),
-    ).toBe("invalid-request");
   });
 
   it("given a created space, creating it again conflicts", () => {
-    const state = evolveSpace(initialSpaceState, decideSpace(create(), initialSpaceState)[0]!);
-    expect(problem(() => decideSpace(create(), state))).toBe("resource-conflict");
+    expect(problem(() => given(created).when(create()))).toBe("resource-conflict");
+  });
+
+  it("update: a field is required, limits hold, unchanged is a no-op", () => {
+    const update = (c: Omit<Extract<SpaceCommand, { type: "UpdateSpace" }>, "type" | "now">) =>
+      given(created).when({ type: "UpdateSpace", now, ...c });
+    expect(problem(() => update({}))).toBe("invalid-request");
+    expect(problem(() => update({ name: "x".repeat(256) }))).toBe("invalid-request");
+    expect(problem(() => update({ description: "d".repeat(1001) }))).toBe("invalid-request");
+    expect(update({ name: "Research", isPrivate: false })).toEqual([]);
+    expect(update({ isPrivate: true })[0]!.data).toMatchObject({
+      name: "Research",
+      is_private: true,
+    });
+  });
+
+  it("an update folds into the state the next decision sees", () => {
+    const renamed = [
+      ...created,
+      ...given(created).when({ type: "UpdateSpace", name: "Renamed", now }),
+    ];
+    expect(given(renamed).when({ type: "UpdateSpace", name: "Renamed", now })).toEqual([]);
+  });
+
+  it("delete says which organization and account the space belonged to", () => {
+    expect(deleted.at(-1)).toEqual({
+      type: "SpaceDeleted",
+      data: { id: "s1", account_id: "a1", organization_id: "o1", deleted_at: now.toISOString() },
+    });
+  });
+
+  it("given a deleted space, neither an update nor a second delete is decided (404)", () => {
+    expect(problem(() => given(deleted).when({ type: "UpdateSpace", name: "x", now }))).toBe(
+      "resource-not-found",
+    );
+    expect(problem(() => given(deleted).when({ type: "DeleteSpace", now }))).toBe(
+      "resource-not-found",
+    );
+    expect(problem(() => given(deleted).when(create()))).toBe("resource-conflict");
   });
 });

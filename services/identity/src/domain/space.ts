@@ -1,48 +1,51 @@
+import type { Decider } from "@argus/eventstore";
+import type { SpaceEvent, SpaceUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { requireDescription, requireName } from "./rules.ts";
 
 export const SPACE_NAME_MAX = 255;
 export const SPACE_DESCRIPTION_MAX = 1000;
 
-export interface SpaceCreated {
-  type: "SpaceCreated";
-  data: {
-    id: string;
-    account_id: string;
-    organization_id: string;
-    name: string;
-    description: string;
-    is_private: boolean;
-    created_at: string;
-  };
-}
+export type SpaceState =
+  | { status: "none" | "deleted" }
+  | {
+      status: "live";
+      id: string;
+      accountId: string;
+      organizationId: string;
+      name: string;
+      description: string;
+      isPrivate: boolean;
+    };
 
-export type SpaceEvent = SpaceCreated;
+export type SpaceCommand =
+  | {
+      type: "CreateSpace";
+      id: string;
+      accountId: string;
+      organizationId: string;
+      name: string;
+      description: string;
+      isPrivate: boolean;
+      now: Date;
+    }
+  /** `undefined` leaves a field as it is; changing nothing appends nothing. */
+  | {
+      type: "UpdateSpace";
+      name?: string | undefined;
+      description?: string | undefined;
+      isPrivate?: boolean | undefined;
+      now: Date;
+    }
+  | { type: "DeleteSpace"; now: Date };
 
-export interface SpaceState {
-  exists: boolean;
-}
+const gone = () => new DomainError("resource-not-found", "space not found");
 
-export interface CreateSpace {
-  type: "CreateSpace";
-  id: string;
-  accountId: string;
-  organizationId: string;
-  name: string;
-  description: string;
-  isPrivate: boolean;
-  now: Date;
-}
-
-export type SpaceCommand = CreateSpace;
-
-export const initialSpaceState: SpaceState = { exists: false };
-
-/** Pure: the events a command produces, or the rule it breaks. */
-export function decideSpace(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
+function decide(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
   switch (command.type) {
     case "CreateSpace": {
-      if (state.exists) throw new DomainError("resource-conflict", "space already exists");
+      if (state.status !== "none")
+        throw new DomainError("resource-conflict", "space already exists");
       requireName(command.name, SPACE_NAME_MAX);
       requireDescription(command.description, SPACE_DESCRIPTION_MAX);
       return [
@@ -60,20 +63,85 @@ export function decideSpace(command: SpaceCommand, state: SpaceState): SpaceEven
         },
       ];
     }
+    case "UpdateSpace": {
+      if (state.status !== "live") throw gone();
+      const { name, description, isPrivate } = command;
+      if (name === undefined && description === undefined && isPrivate === undefined)
+        throw new DomainError(
+          "invalid-request",
+          "at least one of name, description, is_private is required",
+        );
+      if (name !== undefined) requireName(name, SPACE_NAME_MAX);
+      if (description !== undefined) requireDescription(description, SPACE_DESCRIPTION_MAX);
+      const next: Omit<SpaceUpdated["data"], "updated_at"> = {
+        id: state.id,
+        name: name ?? state.name,
+        description: description ?? state.description,
+        is_private: isPrivate ?? state.isPrivate,
+      };
+      if (
+        next.name === state.name &&
+        next.description === state.description &&
+        next.is_private === state.isPrivate
+      )
+        return [];
+      return [{ type: "SpaceUpdated", data: { ...next, updated_at: command.now.toISOString() } }];
+    }
+    case "DeleteSpace": {
+      if (state.status !== "live") throw gone();
+      return [
+        {
+          type: "SpaceDeleted",
+          data: {
+            id: state.id,
+            account_id: state.accountId,
+            organization_id: state.organizationId,
+            deleted_at: command.now.toISOString(),
+          },
+        },
+      ];
+    }
     default: {
-      const never: never = command.type;
+      const never: never = command;
       throw new Error(`unknown command ${String(never)}`);
     }
   }
 }
 
-export function evolveSpace(state: SpaceState, event: SpaceEvent): SpaceState {
+function evolve(state: SpaceState, event: SpaceEvent): SpaceState {
   switch (event.type) {
-    case "SpaceCreated":
-      return { ...state, exists: true };
+    case "SpaceCreated": {
+      const d = event.data;
+      return {
+        status: "live",
+        id: d.id,
+        accountId: d.account_id,
+        organizationId: d.organization_id,
+        name: d.name,
+        description: d.description,
+        isPrivate: d.is_private,
+      };
+    }
+    case "SpaceUpdated":
+      if (state.status !== "live") return state;
+      return {
+        ...state,
+        name: event.data.name,
+        description: event.data.description,
+        isPrivate: event.data.is_private,
+      };
+    case "SpaceDeleted":
+      return { status: "deleted" };
     default: {
-      const never: never = event.type;
+      const never: never = event;
       throw new Error(`unknown event ${String(never)}`);
     }
   }
 }
+
+/** A space: created once, updated while live, deleted once. */
+export const spaceDecider: Decider<SpaceState, SpaceCommand, SpaceEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

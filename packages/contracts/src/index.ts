@@ -1,0 +1,3 @@
+export * from "./streams.ts";
+export type * from "./identity.ts";
+export type * from "./catalog.ts";

@@ -1,0 +1,48 @@
+/**
+ * Stream prefixes, one spelling each (snake_case): a stream id is `<aggregate>-<uuid>`, and the
+ * aggregate becomes the third token of the event's subject, `<root>.<service>.<aggregate>.<Type>`.
+ */
+export const IDENTITY_AGGREGATES = [
+  "account",
+  "organization",
+  "space",
+  "user",
+  "role",
+  "role_binding",
+  "restriction",
+  "service_account",
+  "api_key",
+] as const;
+
+export const CATALOG_AGGREGATES = [
+  "tag",
+  "resource_tags",
+  "project",
+  "prompt",
+  "evaluator",
+  "annotation_config",
+  "annotation_queue",
+  "ai_integration",
+] as const;
+
+export const AGGREGATES = {
+  identity: IDENTITY_AGGREGATES,
+  catalog: CATALOG_AGGREGATES,
+} as const;
+
+export type Service = keyof typeof AGGREGATES;
+export type Aggregate<S extends Service = Service> = (typeof AGGREGATES)[S][number];
+
+export const streamId = (aggregate: Aggregate, id: string): string => `${aggregate}-${id}`;
+
+/** The subject a service's event is published on (the relay's rule, spelled once). */
+export const subjectOf = (
+  root: string,
+  service: Service,
+  aggregate: Aggregate,
+  type: string,
+): string => `${root}.${service}.${aggregate}.${type}`;
+
+/** Every event type of one aggregate, for a durable consumer's filter (`…<aggregate>.>`). */
+export const aggregateSubjects = (root: string, service: Service, aggregate: Aggregate): string =>
+  `${root}.${service}.${aggregate}.>`;

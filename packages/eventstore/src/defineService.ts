@@ -1,0 +1,220 @@
+import type { Client } from "@grpc/grpc-js";
+import type { Pool } from "pg";
+import {
+  type ConfigOf,
+  type EnvVar,
+  type Level,
+  type Logger,
+  type ServiceBinding,
+  type ServiceDescription,
+  createChannel,
+  createLogger,
+  grpcTarget,
+  initTelemetry,
+  int,
+  loadConfig,
+  oneOf,
+  optionalStr,
+  secret,
+  serviceEnv,
+  serviceNamed,
+  startGrpcServer,
+  str,
+  url,
+} from "@argus/platform";
+import { createCommandHandler, type CommandHandler, type Project } from "./handleCommand.ts";
+import type { EventStore } from "./eventStore.ts";
+import type { Migration } from "./migrate.ts";
+import { startServiceRuntime, type DurableConsumerOptions } from "./serviceRuntime.ts";
+
+type Spec = Record<string, EnvVar<unknown>>;
+
+/** What every service reads from its environment; names come from the registry. */
+export interface CommonConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  grpcPort: number;
+  probePort: number;
+  principalSecret: string;
+  stream: string;
+  subjectRoot: string;
+  otlpEndpoint: string | undefined;
+  logLevel: Level;
+}
+
+/** What a service's handlers, consumers and start-up work are built from. */
+export interface ServiceDeps<S extends Spec> {
+  config: CommonConfig & ConfigOf<S>;
+  /** The Postgres schema the service owns. */
+  schema: string;
+  pool: Pool;
+  store: EventStore;
+  commands: CommandHandler;
+  logger: Logger;
+  /** One channel per service it calls (registry `calls`, and `optionalCalls` that are set). */
+  channels: Readonly<Record<string, Client | undefined>>;
+}
+
+/** One service: its registry entry plus the parts only it has. */
+export interface ServiceDefinition<S extends Spec> {
+  description: ServiceDescription;
+  /** Its own environment variables, beyond the common ones. */
+  config: S;
+  migrations: readonly Migration[];
+  /** Inline projections of its events, run in each command's transaction. */
+  project: Project;
+  consumers?: (deps: ServiceDeps<S>) => readonly DurableConsumerOptions[];
+  /** Work before serving, after migrations (e.g. headless initialization). */
+  init?: (deps: ServiceDeps<S>) => Promise<void>;
+  grpc: (deps: ServiceDeps<S>) => readonly ServiceBinding[];
+}
+
+export function defineService<S extends Spec>(
+  name: string,
+  parts: Omit<ServiceDefinition<S>, "description">,
+): ServiceDefinition<S> {
+  return { description: serviceNamed(name), ...parts };
+}
+
+/** The environment variables of a service: the common ones, then its own. */
+export function serviceConfigSpec(d: ServiceDescription): Spec {
+  const env = serviceEnv(d.name);
+  const spec: Spec = {
+    DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),
+    NATS_URL: url("NATS server URL", ["nats:", "tls:"], "nats://127.0.0.1:4222"),
+    [env.grpcPort]: int("gRPC port", d.grpcPort, 0, 65535),
+    [env.probePort]: int("HTTP port for /healthz and /readyz", d.probePort, 0, 65535),
+    ARGUS_PRINCIPAL_SECRET: secret("HMAC key shared with the gateway to sign principals", 32),
+    ARGUS_EVENTS_STREAM: str(
+      "JetStream stream that carries every service's events",
+      "ARGUS_EVENTS",
+    ),
+    ARGUS_SUBJECT_ROOT: str(
+      "first token of event subjects (<root>.<service>.<aggregate>.<EventType>)",
+      "argus",
+    ),
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
+    LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
+  };
+  for (const target of d.calls) {
+    const port = serviceNamed(target).grpcPort;
+    spec[serviceEnv(target).grpcUrl] = grpcTarget(`gRPC target of ${target}`, `127.0.0.1:${port}`);
+  }
+  for (const target of d.optionalCalls ?? []) {
+    const t = grpcTarget(`gRPC target of ${target}; unset: it holds nothing`);
+    spec[serviceEnv(target).grpcUrl] = { describe: t.describe, parse: t.parse, default: undefined };
+  }
+  return spec;
+}
+
+export function loadServiceConfig<S extends Spec>(
+  def: ServiceDefinition<S>,
+  env: NodeJS.ProcessEnv,
+): { config: CommonConfig & ConfigOf<S>; grpcUrls: Record<string, string | undefined> } {
+  const d = def.description;
+  const names = serviceEnv(d.name);
+  const all = loadConfig({ ...serviceConfigSpec(d), ...def.config }, env) as Record<
+    string,
+    unknown
+  >;
+  const common: CommonConfig = {
+    databaseUrl: all.DATABASE_URL as string,
+    natsUrl: all.NATS_URL as string,
+    grpcPort: all[names.grpcPort] as number,
+    probePort: all[names.probePort] as number,
+    principalSecret: all.ARGUS_PRINCIPAL_SECRET as string,
+    stream: all.ARGUS_EVENTS_STREAM as string,
+    subjectRoot: all.ARGUS_SUBJECT_ROOT as string,
+    otlpEndpoint: all.OTEL_EXPORTER_OTLP_ENDPOINT as string | undefined,
+    logLevel: all.LOG_LEVEL as Level,
+  };
+  const grpcUrls = Object.fromEntries(
+    [...d.calls, ...(d.optionalCalls ?? [])].map((t) => [
+      t,
+      all[serviceEnv(t).grpcUrl] as string | undefined,
+    ]),
+  );
+  return { config: { ...(all as ConfigOf<S>), ...common }, grpcUrls };
+}
+
+export interface RunningService {
+  grpcPort: number;
+  probePort: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** Migrate, run consumers and start-up work, then serve gRPC. Used by main and by tests. */
+export async function startService<S extends Spec>(
+  def: ServiceDefinition<S>,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<RunningService> {
+  const { config, grpcUrls } = loadServiceConfig(def, env);
+  const runtime = await startServiceRuntime({
+    service: def.description.name,
+    schema: def.description.schema,
+    migrations: def.migrations,
+    databaseUrl: config.databaseUrl,
+    natsUrl: config.natsUrl,
+    stream: config.stream,
+    subjectRoot: config.subjectRoot,
+    logger,
+  });
+  const channels = Object.fromEntries(
+    Object.entries(grpcUrls).map(([name, target]) => [
+      name,
+      target ? createChannel(target) : undefined,
+    ]),
+  );
+  const closeChannels = () => Object.values(channels).forEach((c) => c?.close());
+  try {
+    const deps: ServiceDeps<S> = {
+      config,
+      schema: def.description.schema,
+      pool: runtime.pool,
+      store: runtime.store,
+      commands: createCommandHandler(runtime.store, def.project),
+      logger,
+      channels,
+    };
+    await def.init?.(deps);
+    for (const consumer of def.consumers?.(deps) ?? []) await runtime.consume(consumer);
+    const server = await startGrpcServer({
+      port: config.grpcPort,
+      probePort: config.probePort,
+      services: [...def.grpc(deps)],
+      principalSecret: config.principalSecret,
+      logger,
+      ready: runtime.ready,
+    });
+    return {
+      grpcPort: server.port,
+      probePort: server.probePort,
+      async stop() {
+        await server.shutdown();
+        closeChannels();
+        await runtime.stop();
+      },
+    };
+  } catch (err) {
+    closeChannels();
+    await runtime.stop();
+    throw err;
+  }
+}
+
+/** A service process: telemetry, JSON logs, start, and a clean stop on SIGINT/SIGTERM. */
+export async function serviceMain<S extends Spec>(def: ServiceDefinition<S>): Promise<void> {
+  const name = def.description.name;
+  const { config } = loadServiceConfig(def, process.env);
+  const telemetry = initTelemetry({ service: name, otlpEndpoint: config.otlpEndpoint });
+  const logger = createLogger({ service: name, level: config.logLevel });
+  const running = await startService(def, process.env, logger);
+  logger.info(`${name} listening`, { grpc_port: running.grpcPort, probe_port: running.probePort });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      logger.info("shutting down", { signal });
+      void running.stop().finally(() => telemetry.shutdown().finally(() => process.exit(0)));
+    });
+  }
+}

@@ -1,0 +1,157 @@
+import type { PoolClient } from "pg";
+import { DomainError } from "@argus/platform";
+import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
+import { fold, type Decider, type DomainEvent } from "./decider.ts";
+import { ConcurrencyError } from "./errors.ts";
+import type { EventStore, EventStoreTransaction } from "./eventStore.ts";
+import { readStream } from "./readStream.ts";
+import type { EventMetadata } from "./types.ts";
+
+/** A service's inline projections: every event a command appends goes through them. */
+export type Project = (client: PoolClient, events: readonly DomainEvent[]) => Promise<void>;
+
+/** What a decision left behind: its events, the state after them and the stream's version. */
+export interface Decision<State, Event extends DomainEvent> {
+  events: readonly Event[];
+  state: State;
+  version: number;
+}
+
+/** The transaction of one command, which may decide on several streams atomically. */
+export interface CommandScope {
+  readonly client: PoolClient;
+  /**
+   * Reads the stream, folds it, decides, appends at exactly the version read and projects.
+   * A stream that moves on meanwhile fails the append, and the whole command runs again.
+   */
+  decide<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    metadata: EventMetadata,
+  ): Promise<Decision<State, Event>>;
+  /**
+   * Appends to a stream that is a set by nature (its events commute, e.g. a resource's tag
+   * attachments), at whatever version it has: no decision depends on its order.
+   */
+  appendToSet(
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void>;
+}
+
+type StreamAccess = Pick<EventStoreTransaction, "client" | "append" | "readStream">;
+
+export function commandScope(tx: StreamAccess, project: Project): CommandScope {
+  async function append(
+    streamId: string,
+    version: ExpectedVersion,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void> {
+    if (events.length === 0) return;
+    await tx.append(
+      streamId,
+      version,
+      events.map((e) => ({ type: e.type, data: e.data, metadata })),
+    );
+    await project(tx.client, events);
+  }
+  return {
+    client: tx.client,
+    async decide(streamId, decider, command, metadata) {
+      const history = await tx.readStream(streamId);
+      const state = fold(
+        decider,
+        history.map(
+          (e) => ({ type: e.type, data: e.data }) as Parameters<typeof decider.evolve>[1],
+        ),
+      );
+      const events = decider.decide(command, state);
+      await append(streamId, history.length, events, metadata);
+      return {
+        events,
+        state: events.reduce(decider.evolve, state),
+        version: history.length + events.length,
+      };
+    },
+    appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
+  };
+}
+
+/** A command scope over a transaction someone else holds: a consumer's, with its checkpoint. */
+export function commandScopeIn(
+  client: PoolClient,
+  schema: string,
+  project: Project,
+  maxEventBytes = 1024 * 1024,
+): CommandScope {
+  return commandScope(
+    {
+      client,
+      readStream: (streamId) => readStream(client, schema, streamId),
+      append: (streamId, version, events) =>
+        appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
+    },
+    project,
+  );
+}
+
+export interface CommandOptions {
+  /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
+  conflicts?: Readonly<Record<string, string>>;
+}
+
+export interface CommandHandler {
+  /** One stream's command: read, fold, decide, append and project in one transaction. */
+  handle<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    metadata: EventMetadata,
+    options?: CommandOptions,
+  ): Promise<Decision<State, Event>>;
+  /** A command over several streams (or one that reads other tables first), atomically. */
+  transact<T>(fn: (scope: CommandScope) => Promise<T>, options?: CommandOptions): Promise<T>;
+}
+
+/**
+ * The one way a service runs a command. The store retries the whole transaction, reading the
+ * stream afresh, when another command moved it on; after its last retry the caller gets a
+ * 409, as it does when a projection's unique index or foreign key says the command conflicts.
+ */
+export function createCommandHandler(store: EventStore, project: Project): CommandHandler {
+  async function transact<T>(
+    fn: (scope: CommandScope) => Promise<T>,
+    options: CommandOptions = {},
+  ): Promise<T> {
+    try {
+      return await store.transaction((tx) => fn(commandScope(tx, project)));
+    } catch (err) {
+      throw asConflict(err, options.conflicts ?? {}) ?? err;
+    }
+  }
+  return {
+    transact,
+    handle: (streamId, decider, command, metadata, options) =>
+      transact((scope) => scope.decide(streamId, decider, command, metadata), options),
+  };
+}
+
+function asConflict(
+  err: unknown,
+  conflicts: Readonly<Record<string, string>>,
+): DomainError | undefined {
+  if (err instanceof ConcurrencyError)
+    return new DomainError(
+      "resource-conflict",
+      "the resource was changed by a concurrent request; retry with its current state",
+    );
+  const e = err as { code?: string; constraint?: string } | null;
+  const detail =
+    e && (e.code === "23505" || e.code === "23503" || e.code === "23P01") && e.constraint
+      ? conflicts[e.constraint]
+      : undefined;
+  return detail === undefined ? undefined : new DomainError("resource-conflict", detail);
+}

@@ -23,11 +23,14 @@ export interface CommandScope {
   /**
    * Reads the stream, folds it, decides, appends at exactly the version read and projects.
    * A stream that moves on meanwhile fails the append, and the whole command runs again.
+   * `command` may be built from facts read after the stream (rows of this service's own
+   * tables, e.g. a queue's records): any commit to the stream after that read fails the
+   * append, so the decision never rests on facts older than the version it appends at.
    */
   decide<State, Command, Event extends DomainEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
-    command: Command,
+    command: CommandInput<State, Command>,
     metadata: EventMetadata,
   ): Promise<Decision<State, Event>>;
   /**
@@ -40,6 +43,15 @@ export interface CommandScope {
     metadata: EventMetadata,
   ): Promise<void>;
 }
+
+/** A command, or how to build it from the folded state and facts read in the transaction. */
+export type CommandInput<State, Command> =
+  Command | { build: (state: State, client: PoolClient) => Promise<Command> };
+
+const isBuilder = <S, C>(
+  c: CommandInput<S, C>,
+): c is { build: (s: S, client: PoolClient) => Promise<C> } =>
+  typeof c === "object" && c !== null && typeof (c as { build?: unknown }).build === "function";
 
 type StreamAccess = Pick<EventStoreTransaction, "client" | "append" | "readStream">;
 
@@ -68,7 +80,10 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
           (e) => ({ type: e.type, data: e.data }) as Parameters<typeof decider.evolve>[1],
         ),
       );
-      const events = decider.decide(command, state);
+      const events = decider.decide(
+        isBuilder(command) ? await command.build(state, tx.client) : command,
+        state,
+      );
       await append(streamId, history.length, events, metadata);
       return {
         events,
@@ -108,7 +123,7 @@ export interface CommandHandler {
   handle<State, Command, Event extends DomainEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
-    command: Command,
+    command: CommandInput<State, Command>,
     metadata: EventMetadata,
     options?: CommandOptions,
   ): Promise<Decision<State, Event>>;

@@ -41,6 +41,7 @@ export type { Decider, DomainEvent } from "./decider.ts";
 export { fold } from "./decider.ts";
 export type {
   CommandHandler,
+  CommandInput,
   CommandOptions,
   CommandScope,
   Decision,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { GATEWAY, SERVICE_REGISTRY } from "@argus/platform";
 import { freePort } from "@argus/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -58,6 +59,12 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
     });
     expect(out).toContain(`${base}/v2`);
     expect(out).toContain(apiKey);
+    // Every process of the service registry was migrated and started.
+    for (const d of SERVICE_REGISTRY) {
+      expect(out).toContain(`migrate: ${d.name} (schema ${d.schema}) is up to date`);
+      expect(out).toMatch(new RegExp(`${d.name}\\s*\\|.*${d.name} listening`));
+    }
+    expect(out).toMatch(new RegExp(`${GATEWAY.name}\\s*\\|.*gateway listening`));
 
     const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
     const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as {

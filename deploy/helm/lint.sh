@@ -99,7 +99,14 @@ done
 # What each values file must produce.
 if [ -f "$out/default.yaml" ]; then
   y="$out/default.yaml"
-  expect "default: gateway, identity and catalog only" "$(count Deployment "$y")" 3
+  # Every process of the service registry (files/registry.json, generated from
+  # packages/platform/src/registry.ts) is rendered, and nothing else.
+  registry=$(node -e 'const r=require(process.argv[1]);console.log([r.gateway.name,...r.services.map(s=>s.name)].join(" "))' "$chart/files/registry.json")
+  for name in $registry; do
+    expect "default: registry process $name runs services/$name/src/main.ts" \
+      "$(grep -c "services/$name/src/main.ts" "$y")" 1
+  done
+  expect "default: one Deployment per registry process" "$(count Deployment "$y")" "$(wc -w <<<"$registry" | tr -d ' ')"
   expect "default: one HPA and PDB per service" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" 3/3
   expect "default: one NetworkPolicy per service plus migrations" "$(count NetworkPolicy "$y")" 4
   expect "default: gateway learns catalog's address" \
@@ -111,10 +118,8 @@ if [ -f "$out/default.yaml" ]; then
 fi
 if [ -f "$out/all-services-values.yaml" ]; then
   y="$out/all-services-values.yaml"
-  expect "all-services: six Deployments" "$(count Deployment "$y")" 6
-  expect "all-services: five gRPC Services, each with a headless twin" "$(grep -c 'appProtocol: grpc' "$y")" 10
-  expect "all-services: entry points" \
-    "$(grep -c 'services/task-runner/src/main.ts\|services/webhook-dispatcher/src/main.ts' "$y")" 2
+  expect "all-services: a gRPC Service and its headless twin per registry service" \
+    "$(grep -c 'appProtocol: grpc' "$y")" "$((2 * ($(count Deployment "$y") - 1)))"
   expect "all-services: OTLP endpoint configured" "$(grep -c 'OTEL_EXPORTER_OTLP_ENDPOINT' "$y")" 1
 fi
 if [ -f "$out/existing-secret-values.yaml" ]; then
@@ -137,6 +142,8 @@ refuse --set grpcAddressing=roundrobin
 refuse --set services.gateway.enabled=false
 refuse --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
 refuse --set services.identity.replica=3
+# A service the registry does not have yet cannot be switched on.
+refuse --set services.dataset.enabled=true
 
 echo "lint.sh: checks took $((SECONDS - started))s"
 echo "helm: $passed passed, $failed failed"

@@ -116,6 +116,8 @@ export function commandScopeIn(
 export interface CommandOptions {
   /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
   conflicts?: Readonly<Record<string, string>>;
+  /** The call's signal: once the caller is gone or its deadline passed, no attempt starts. */
+  signal?: AbortSignal;
 }
 
 export interface CommandHandler {
@@ -142,7 +144,11 @@ export function createCommandHandler(store: EventStore, project: Project): Comma
     options: CommandOptions = {},
   ): Promise<T> {
     try {
-      return await store.transaction((tx) => fn(commandScope(tx, project)));
+      return await store.transaction((tx) => {
+        if (options.signal?.aborted)
+          throw new DomainError("gateway-timeout", "the call was cancelled or its deadline passed");
+        return fn(commandScope(tx, project));
+      });
     } catch (err) {
       throw asConflict(err, options.conflicts ?? {}) ?? err;
     }

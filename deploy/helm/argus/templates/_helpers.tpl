@@ -226,6 +226,19 @@ tolerations:
 {{- if not (and .Values.services.gateway .Values.services.gateway.enabled) }}
 {{- $problems = append $problems "services.gateway.enabled must be true: it is the only entry point" }}
 {{- end }}
+{{- $registry := .Files.Get "files/registry.json" | fromJson }}
+{{- $known := list $registry.gateway.valuesKey }}
+{{- range $registry.services }}
+{{- $known = append $known .valuesKey }}
+{{- if not (hasKey $.Values.services .valuesKey) }}
+{{- $problems = append $problems (printf "services.%s is missing: %s is in this version's service registry" .valuesKey .name) }}
+{{- end }}
+{{- end }}
+{{- range $key, $svc := .Values.services }}
+{{- if and $svc.enabled (not (has $key $known)) }}
+{{- $problems = append $problems (printf "services.%s is enabled but no such service is in this version's registry (files/registry.json)" $key) }}
+{{- end }}
+{{- end }}
 {{- range $key, $svc := .Values.services }}
 {{- if and $svc.enabled $svc.autoscaling.enabled (gt (int $svc.autoscaling.minReplicas) (int $svc.autoscaling.maxReplicas)) }}
 {{- $problems = append $problems (printf "services.%s.autoscaling.minReplicas is above maxReplicas" $key) }}

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DomainError } from "@argus/platform";
+import {
+  createCommandHandler,
+  createEventStore,
+  migrate,
+  tracedQuery,
+  type Decider,
+  type Project,
+} from "../src/index.ts";
+import { schemaName, testEnv, type TestEnv } from "./support.ts";
+
+/** A counter that may be closed: increments after the close are refused. */
+type Event = { type: "Incremented"; data: { n: number } } | { type: "Closed"; data: object };
+type Command = { type: "Increment" } | { type: "Close" };
+interface State {
+  n: number;
+  closed: boolean;
+}
+const seen: State[] = [];
+const counter: Decider<State, Command, Event> = {
+  initialState: { n: 0, closed: false },
+  evolve: (s, e) => (e.type === "Incremented" ? { ...s, n: e.data.n } : { ...s, closed: true }),
+  decide(c, s) {
+    seen.push(s);
+    if (s.closed) throw new DomainError("resource-not-found", "closed");
+    return c.type === "Increment"
+      ? [{ type: "Incremented", data: { n: s.n + 1 } }]
+      : [{ type: "Closed", data: {} }];
+  },
+};
+
+let env: TestEnv;
+let schema: string;
+beforeAll(async () => {
+  env = await testEnv();
+  schema = schemaName("cmd");
+  await migrate(env.pool, {
+    schema,
+    migrations: [{ id: "0001_names", sql: "CREATE TABLE names (name text PRIMARY KEY)" }],
+  });
+});
+afterAll(() => env.close());
+
+const project: Project = async (client, events) => {
+  for (const e of events)
+    if (e.type === "Named")
+      await tracedQuery(client, "name", `insert into ${schema}.names values ($1)`, [
+        (e.data as { name: string }).name,
+      ]);
+};
+const stream = () => `counter-${crypto.randomUUID()}`;
+const history = async (id: string) =>
+  (await createEventStore({ pool: env.pool, schema }).readStream(id)).map((e) => e.type);
+
+describe("handleCommand", () => {
+  it("decides on the folded stream and appends at the version read", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const id = stream();
+    await commands.handle(id, counter, { type: "Increment" }, {});
+    const second = await commands.handle(id, counter, { type: "Increment" }, { actor: "a" });
+    expect(second).toMatchObject({ state: { n: 2 }, version: 2 });
+    expect(second.events).toEqual([{ type: "Incremented", data: { n: 2 } }]);
+  });
+
+  it("re-decides with fresh state when the stream moved on between read and append", async () => {
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      retryBackoff: { baseMs: 1, maxMs: 2 },
+    });
+    const commands = createCommandHandler(store, project);
+    const id = stream();
+    await commands.handle(id, counter, { type: "Increment" }, {});
+    seen.length = 0;
+    let interfered = false;
+    const result = await commands
+      .handle(
+        id,
+        counter,
+        {
+          // On the first attempt another command commits on the same stream after our read.
+          build: async () => {
+            if (!interfered) {
+              interfered = true;
+              await createCommandHandler(store, project).handle(id, counter, { type: "Close" }, {});
+            }
+            return { type: "Increment" };
+          },
+        },
+        {},
+      )
+      .catch((e: unknown) => e);
+    // The first attempt decided on n=1 and open; the retry saw the close and refused.
+    expect(seen.slice(-2)).toEqual([
+      { n: 1, closed: false },
+      { n: 1, closed: true },
+    ]);
+    expect(result).toBeInstanceOf(DomainError);
+    expect((result as DomainError).type).toBe("resource-not-found");
+    expect(await history(id)).toEqual(["Incremented", "Closed"]);
+  });
+
+  it("20 racing commands on one stream leave a history the decider accepts, never a gap", async () => {
+    const store = createEventStore({ pool: env.pool, schema, retries: 30 });
+    const commands = createCommandHandler(store, project);
+    const id = stream();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        commands.handle(id, counter, { type: i % 7 === 6 ? "Close" : "Increment" }, {}),
+      ),
+    );
+    const events = await createEventStore({ pool: env.pool, schema }).readStream(id);
+    // Replaying the history through the decider: every increment counts on, nothing after a close.
+    let state = counter.initialState;
+    for (const e of events) {
+      expect(state.closed).toBe(false);
+      const ev = { type: e.type, data: e.data } as Event;
+      if (ev.type === "Incremented") expect(ev.data.n).toBe(state.n + 1);
+      state = counter.evolve(state, ev);
+    }
+    const failed = outcomes.filter((o) => o.status === "rejected");
+    for (const f of failed) expect((f.reason as DomainError).type).toMatch(/not-found|conflict/);
+    expect(events.length).toBe(20 - failed.length);
+  });
+
+  it("answers 409 once the retries are used up", async () => {
+    const store = createEventStore({ pool: env.pool, schema, retries: 0 });
+    const commands = createCommandHandler(store, project);
+    const id = stream();
+    const err = await commands
+      .handle(
+        id,
+        counter,
+        {
+          build: async () => {
+            await createCommandHandler(store, project).handle(
+              id,
+              counter,
+              { type: "Increment" },
+              {},
+            );
+            return { type: "Increment" };
+          },
+        },
+        {},
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).type).toBe("resource-conflict");
+  });
+
+  it("maps a projection's unique index to the 409 detail it was given, writing nothing", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const named: Decider<null, string, { type: "Named"; data: { name: string } }> = {
+      initialState: null,
+      evolve: (s) => s,
+      decide: (name) => [{ type: "Named", data: { name } }],
+    };
+    const name = `n-${crypto.randomUUID()}`;
+    await commands.handle(stream(), named, name, {});
+    const second = stream();
+    const err = await commands
+      .handle(second, named, name, {}, { conflicts: { names_pkey: "that name is taken" } })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "resource-conflict", message: "that name is taken" });
+    expect(await history(second)).toEqual([]);
+  });
+});
+
+describe("handleCommand with the call's signal", () => {
+  it("starts no attempt once the call is cancelled", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const id = stream();
+    const err = await commands
+      .handle(id, counter, { type: "Increment" }, {}, { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "gateway-timeout" });
+    expect(await history(id)).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { parse, stringify } from "yaml";
+import { LIMITS } from "@argus/contracts/limits";
 
 /** The subset of OpenAPI 3.1 the gateway reads. Schemas go to ajv untouched. */
 export type JsonSchema = Record<string, unknown>;
@@ -70,6 +71,7 @@ export function loadDocument(path: string | URL = DEFAULT_DOCUMENT_PATH): Loaded
   for (const file of parts)
     mergePart(document, file, parse(readFileSync(new URL(file, partsDir), "utf8")) as Part);
   if (Object.keys(document.paths).length === 0) throw new Error(`${String(path)}: no paths`);
+  applyLimits(document);
   return { document, text: parts.length === 0 ? readFileSync(path, "utf8") : stringify(document) };
 }
 
@@ -128,4 +130,25 @@ export function resolve<T>(doc: OpenApiDocument, value: T | Reference): T {
     if (v === undefined) throw new Error(`unresolved $ref ${ref}`);
   }
   return v as T;
+}
+
+/**
+ * `x-argus-limit: NAME` becomes `maxLength` (strings) or `maxItems` (arrays) with the value the
+ * deciders use (@argus/contracts LIMITS): one number, read by the edge and the domain alike.
+ */
+export function applyLimits(node: unknown, at = "#"): void {
+  if (Array.isArray(node)) return node.forEach((n, i) => applyLimits(n, `${at}/${i}`));
+  if (typeof node !== "object" || node === null) return;
+  const o = node as Record<string, unknown>;
+  const name = o["x-argus-limit"];
+  if (name !== undefined) {
+    const value = LIMITS[name as keyof typeof LIMITS];
+    if (value === undefined) throw new Error(`${at}: unknown x-argus-limit ${String(name)}`);
+    const types = [o.type].flat();
+    if (types.includes("array")) o.maxItems = value;
+    else if (types.includes("string")) o.maxLength = value;
+    else throw new Error(`${at}: x-argus-limit needs type string or array`);
+    delete o["x-argus-limit"];
+  }
+  for (const [k, v] of Object.entries(o)) applyLimits(v, `${at}/${k}`);
 }

@@ -1,0 +1,21 @@
+/**
+ * Limits the API enforces, defined once. Deciders import them; the OpenAPI document names
+ * them (`x-argus-limit: TAG_NAME_MAX` beside `type: string` or `type: array`) and the gateway
+ * writes the number in as `maxLength` / `maxItems` when it loads the document, so the edge and
+ * the decider can never disagree. Lengths count Unicode code points, as JSON Schema does, and
+ * are measured on the text as sent: trimming only decides whether a name is blank.
+ */
+export const LIMITS = {
+  TAG_NAME_MAX: 100,
+  TAG_DESCRIPTION_MAX: 1000,
+  TAG_IDS_MAX: 100,
+  SPACE_NAME_MAX: 255,
+  SPACE_DESCRIPTION_MAX: 1000,
+  ORGANIZATION_NAME_MAX: 255,
+  ORGANIZATION_DESCRIPTION_MAX: 1000,
+} as const;
+
+export type LimitName = keyof typeof LIMITS;
+
+/** Characters as JSON Schema's maxLength counts them (code points, not UTF-16 units). */
+export const textLength = (s: string): number => [...s].length;

@@ -59,15 +59,15 @@ describe("deleting a user revokes their USER keys", () => {
         order by global_position`,
       [
         [
-          `apikey-${uuidOf(made.body.id)}`,
-          `apikey-${uuidOf(other.body.id)}`,
+          `api_key-${uuidOf(made.body.id)}`,
+          `api_key-${uuidOf(other.body.id)}`,
           `user-${uuidOf(u.id)}`,
         ],
       ],
     );
     const types = ev.rows.map((r) => `${r.stream_id.split("-")[0]}:${r.event_type}`);
     // The already revoked key got no second event; the active one got exactly one.
-    expect(types).toEqual(["apikey:ApiKeyRevoked", "user:UserDeleted", "apikey:ApiKeyRevoked"]);
+    expect(types).toEqual(["api_key:ApiKeyRevoked", "user:UserDeleted", "api_key:ApiKeyRevoked"]);
     expect(ev.rows[1].tx).toBe(ev.rows[2].tx);
   });
 });

@@ -36,6 +36,22 @@ export async function seedKey(
     keyId,
     createHmac("sha256", api.stack.env.ARGUS_API_KEY_PEPPER!).update(key).digest(),
   ]);
+  // And its stream, which identity decides on (deleting the user revokes the key there).
+  await db.query(
+    `insert into events (stream_id, stream_version, event_id, event_type, data, metadata)
+     select 'api_key-' || k.id, 1, gen_random_uuid(), 'ApiKeyCreated',
+            jsonb_build_object('id', k.id, 'account_id', k.account_id, 'key_type', 'USER',
+              'user_id', k.user_id, 'service_account_id', null,
+              'created_by_user_id', k.created_by_user_id, 'name', k.name, 'description', '',
+              'redacted_key', k.redacted_key, 'created_at', k.created_at, 'expires_at', k.expires_at),
+            '{"actor": "test:seed"}'::jsonb
+       from api_keys k where k.id = $1
+     union all
+     select 'api_key-' || k.id, 2, gen_random_uuid(), 'ApiKeyRevoked',
+            jsonb_build_object('id', k.id, 'revoked_at', k.created_at), '{"actor": "test:seed"}'::jsonb
+       from api_keys k where k.id = $1 and k.status = 'REVOKED'`,
+    [keyId],
+  );
   return key;
 }
 

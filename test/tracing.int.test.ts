@@ -14,7 +14,7 @@ import {
   uniqueName,
   type TestDatabase,
 } from "@argus/testkit";
-import { loadIdentityConfig, startIdentity, type RunningIdentity } from "@argus/identity";
+import { startIdentity, type RunningIdentity } from "@argus/identity";
 import { loadGatewayConfig, startGateway, type RunningGateway } from "@argus/gateway";
 
 const exporter = new InMemorySpanExporter();
@@ -46,7 +46,7 @@ beforeAll(async () => {
   };
   const logger = createLogger({ service: "test", level: "warn" });
   identity = await startIdentity(
-    loadIdentityConfig({
+    {
       ...secrets,
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
@@ -55,7 +55,7 @@ beforeAll(async () => {
       ARGUS_INIT_API_KEY: apiKey,
       ARGUS_EVENTS_STREAM: uniqueName("TRACE"),
       ARGUS_SUBJECT_ROOT: uniqueName("trace"),
-    }),
+    },
     logger,
   );
   gateway = await startGateway(

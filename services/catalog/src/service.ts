@@ -4,7 +4,6 @@ import {
   loadMigrations,
   migrationsDirOf,
   type CommandHandler,
-  type EventStore,
 } from "@argus/eventstore";
 import { AiIntegrationServiceService } from "@argus/proto/catalog/v1/ai_integrations";
 import {
@@ -16,40 +15,68 @@ import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import type { Pool } from "pg";
-import { grpcDatasetPort, noDatasets, type DatasetPort } from "./datasetPort.ts";
-import { aiIntegrationHandlers } from "./aiIntegrations.ts";
-import { annotationConfigHandlers } from "./annotationConfigs.ts";
-import { annotationQueueHandlers } from "./annotationQueues.ts";
-import { identityQueueUsers, type QueueUsers } from "./annotationQueuesUsers.ts";
-import { evaluatorHandlers } from "./evaluators.ts";
-import { projectHandlers } from "./projects.ts";
-import { promptHandlers } from "./prompts.ts";
-import { resourceTagHandlers } from "./resourceTags.ts";
-import { project } from "./projection.ts";
-import { spaceCascadeConsumer } from "./spaceCascade.ts";
-import { identitySpaces, type Spaces } from "./spaces.ts";
-import { tagHandlers } from "./tags.ts";
+import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
+import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
+import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
+import { identitySpaces, type Spaces } from "./adapters/spaces.ts";
+import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
+import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
+import { annotationQueueRecordCommands } from "./commands/annotationQueueRecords.ts";
+import { annotationQueueCommands } from "./commands/annotationQueues.ts";
+import { evaluatorCommands } from "./commands/evaluators.ts";
+import { projectCommands } from "./commands/projects.ts";
+import { promptLabelCommands } from "./commands/promptLabels.ts";
+import { promptCommands } from "./commands/prompts.ts";
+import { resourceTagCommands } from "./commands/resourceTags.ts";
+import { tagCommands } from "./commands/tags.ts";
+import { project } from "./projections/catalogProjection.ts";
+import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
+import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
+import { annotationQueueQueries } from "./queries/annotationQueues.ts";
+import { evaluatorQueries } from "./queries/evaluators.ts";
+import { projectQueries } from "./queries/projects.ts";
+import { promptQueries } from "./queries/prompts.ts";
+import { resourceTagQueries } from "./queries/resourceTags.ts";
+import { tagQueries } from "./queries/tags.ts";
 
 /** What every catalog area's handlers may use. */
 export interface CatalogDeps {
   pool: Pool;
-  store: EventStore;
   commands: CommandHandler;
   spaces: Spaces;
   datasets: DatasetPort;
   users: QueueUsers;
 }
 
-// Each area of the catalog adds its own gRPC service binding here.
-export function catalogServices(deps: CatalogDeps): ServiceBinding[] {
+/** One gRPC service per area: its commands (commands/) beside its queries (queries/). */
+export function catalogServices(d: CatalogDeps): ServiceBinding[] {
   return [
-    bindService(TagServiceService, { ...tagHandlers(deps), ...resourceTagHandlers(deps) }),
-    bindService(ProjectServiceService, projectHandlers(deps)),
-    bindService(PromptServiceService, promptHandlers(deps)),
-    bindService(EvaluatorServiceService, evaluatorHandlers(deps)),
-    bindService(AnnotationConfigServiceService, annotationConfigHandlers(deps)),
-    bindService(AnnotationQueueServiceService, annotationQueueHandlers(deps)),
-    bindService(AiIntegrationServiceService, aiIntegrationHandlers(deps)),
+    bindService(TagServiceService, {
+      ...tagCommands(d),
+      ...tagQueries(d),
+      ...resourceTagCommands(d),
+      ...resourceTagQueries(d),
+    }),
+    bindService(ProjectServiceService, { ...projectCommands(d), ...projectQueries(d) }),
+    bindService(PromptServiceService, {
+      ...promptCommands(d),
+      ...promptLabelCommands(d),
+      ...promptQueries(d),
+    }),
+    bindService(EvaluatorServiceService, { ...evaluatorCommands(d), ...evaluatorQueries(d) }),
+    bindService(AnnotationConfigServiceService, {
+      ...annotationConfigCommands(d),
+      ...annotationConfigQueries(d),
+    }),
+    bindService(AnnotationQueueServiceService, {
+      ...annotationQueueCommands(d),
+      ...annotationQueueRecordCommands(d),
+      ...annotationQueueQueries(d),
+    }),
+    bindService(AiIntegrationServiceService, {
+      ...aiIntegrationCommands(d),
+      ...aiIntegrationQueries(d),
+    }),
   ];
 }
 
@@ -65,7 +92,6 @@ export const catalog = defineService("catalog", {
     const dataset = d.channels.dataset;
     return catalogServices({
       pool: d.pool,
-      store: d.store,
       commands: d.commands,
       spaces: identitySpaces(identity, secret),
       users: identityQueueUsers(identity, secret),

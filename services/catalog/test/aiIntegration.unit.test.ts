@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
-import {
-  aiIntegrationStateOf,
-  decideAiIntegration,
-  initialAiIntegrationState,
-  keyHint,
-  type AiIntegrationCommand,
-  type AiIntegrationConfig,
-} from "../src/domain/aiIntegration.ts";
+import type { AiIntegrationConfig, AiIntegrationEvent } from "@argus/contracts";
+import { aiIntegrationDecider, type AiIntegrationCommand } from "../src/domain/aiIntegration.ts";
+import { keyHint } from "../src/domain/aiIntegrationConfig.ts";
+import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
+const at = now.toISOString();
 const config = (over: Partial<AiIntegrationConfig> = {}): AiIntegrationConfig => ({
   name: "prod",
   provider: "OPEN_AI",
@@ -26,31 +22,35 @@ const config = (over: Partial<AiIntegrationConfig> = {}): AiIntegrationConfig =>
 const create = (
   over: Partial<AiIntegrationConfig> = {},
   apiKey: string | null = "sk-0123456789-abcd",
-) =>
-  ({
-    type: "CreateAiIntegration",
-    id: "i1",
-    accountId: "a1",
-    config: config(over),
-    apiKey,
-    userId: "u1",
-    now,
-  }) satisfies AiIntegrationCommand;
-const problem = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-  return "none";
-};
+): AiIntegrationCommand => ({
+  type: "CreateAiIntegration",
+  id: "i1",
+  accountId: "a1",
+  config: config(over),
+  apiKey,
+  userId: "u1",
+  now,
+});
+const update = (
+  changes: Partial<AiIntegrationConfig>,
+  apiKey: string | null | undefined,
+): AiIntegrationCommand => ({ type: "UpdateAiIntegration", changes, apiKey, now });
+const del: AiIntegrationCommand = { type: "DeleteAiIntegration", now };
+const leave = (spaceId: string): AiIntegrationCommand => ({
+  type: "RemoveSpaceScopings",
+  spaceId,
+  now,
+});
+
+const { given, history } = scenario(aiIntegrationDecider);
+const nothing: AiIntegrationEvent[] = [];
+const key = { has_api_key: true, api_key_hint: "…abcd" };
 
 describe("AI integration decider", () => {
   it("the key never enters an event: only whether one is set and its hint", () => {
-    const events = decideAiIntegration(create(), initialAiIntegrationState);
+    const events = given(nothing).when(create());
     expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ has_api_key: true, api_key_hint: "…abcd" });
+    expect(events[0]!.data).toMatchObject(key);
     expect(JSON.stringify(events)).not.toContain("sk-0123456789");
   });
 
@@ -61,7 +61,7 @@ describe("AI integration decider", () => {
 
   it("provider rules: AWS_BEDROCK needs role_arn, VERTEX_AI its three fields, unknown providers are invalid", () => {
     const c = (over: Partial<AiIntegrationConfig>) =>
-      problem(() => decideAiIntegration(create(over), initialAiIntegrationState));
+      problem(() => given(nothing).when(create(over)));
     expect(c({ provider: "AWS_BEDROCK" })).toBe("invalid-request");
     expect(
       c({ provider: "AWS_BEDROCK", provider_metadata: { kind: "AWS", role_arn: "arn" } }),
@@ -83,41 +83,58 @@ describe("AI integration decider", () => {
   it("headers: 8175 serialized bytes pass, 8176 are invalid", () => {
     // {"h":"…"} is 8 bytes of JSON around the value.
     const headers = (n: number) => ({ h: "x".repeat(n - 8) });
-    expect(
-      problem(() =>
-        decideAiIntegration(create({ headers: headers(8175) }), initialAiIntegrationState),
-      ),
-    ).toBe("none");
-    expect(
-      problem(() =>
-        decideAiIntegration(create({ headers: headers(8176) }), initialAiIntegrationState),
-      ),
-    ).toBe("invalid-request");
+    expect(problem(() => given(nothing).when(create({ headers: headers(8175) })))).toBe("none");
+    expect(problem(() => given(nothing).when(create({ headers: headers(8176) })))).toBe(
+      "invalid-request",
+    );
   });
 
   it("update: needs a change, keeps the key unless given, null removes it", () => {
-    const state = aiIntegrationStateOf(decideAiIntegration(create(), initialAiIntegrationState));
+    const created = history(create());
     const upd = (changes: Partial<AiIntegrationConfig>, apiKey: string | null | undefined) =>
-      decideAiIntegration({ type: "UpdateAiIntegration", changes, apiKey, now }, state);
+      given(created).when(update(changes, apiKey));
     expect(problem(() => upd({}, undefined))).toBe("invalid-request");
     expect(upd({ name: "renamed" }, undefined)[0]!.data).toMatchObject({
       name: "renamed",
-      has_api_key: true,
-      api_key_hint: "…abcd",
+      ...key,
     });
     expect(upd({}, null)[0]!.data).toMatchObject({ has_api_key: false, api_key_hint: "" });
     expect(problem(() => upd({}, " "))).toBe("invalid-request");
   });
 
-  it("deleted integrations are not found", () => {
-    const created = decideAiIntegration(create(), initialAiIntegrationState);
-    const state = aiIntegrationStateOf(created);
-    const deleted = aiIntegrationStateOf([
-      ...created,
-      ...decideAiIntegration({ type: "DeleteAiIntegration", now }, state),
-    ]);
-    expect(problem(() => decideAiIntegration({ type: "DeleteAiIntegration", now }, deleted))).toBe(
+  it("given a deleted integration: update → 404, delete → 404", () => {
+    const deleted = history(create(), del);
+    expect(problem(() => given(deleted).when(update({ name: "x" }, undefined)))).toBe(
       "resource-not-found",
     );
+    expect(problem(() => given(deleted).when(del))).toBe("resource-not-found");
+    expect(problem(() => given(deleted).when(leave("s")))).toBe("resource-not-found");
+  });
+
+  describe("a deleted space leaving its scopings", () => {
+    const doomed = { organization_id: "o", space_id: "doomed" };
+    const kept = { organization_id: "o", space_id: "kept" };
+
+    it("removes only the space's scopings from an integration that keeps others", () => {
+      const both = history(create({ scopings: [doomed, kept] }));
+      expect(given(both).when(leave("doomed"))).toEqual([
+        {
+          type: "AiIntegrationUpdated",
+          data: { id: "i1", ...config({ scopings: [kept] }), ...key, updated_at: at },
+        },
+      ]);
+    });
+
+    it("deletes an integration scoped only to the space (no scoping would mean account-wide)", () => {
+      const only = history(create({ scopings: [{ organization_id: null, space_id: "doomed" }] }));
+      expect(given(only).when(leave("doomed"))).toEqual([
+        { type: "AiIntegrationDeleted", data: { id: "i1", deleted_at: at } },
+      ]);
+    });
+
+    it("leaves an integration that does not name the space as it is", () => {
+      expect(given(history(create({ scopings: [kept] }))).when(leave("doomed"))).toEqual([]);
+      expect(given(history(create())).when(leave("doomed"))).toEqual([]);
+    });
   });
 });

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
+import type { AnnotationConfigEvent, CategoricalValue } from "@argus/contracts";
 import {
-  annotationConfigStateOf,
-  decideAnnotationConfig,
-  initialAnnotationConfigState,
+  annotationConfigDecider,
   type AnnotationConfigCommand,
 } from "../src/domain/annotationConfig.ts";
+import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const at = now.toISOString();
 type Create = Extract<AnnotationConfigCommand, { type: "CreateAnnotationConfig" }>;
+type Update = Extract<AnnotationConfigCommand, { type: "UpdateAnnotationConfig" }>;
 const create = (over: Partial<Create> = {}): Create => ({
   type: "CreateAnnotationConfig",
   id: "c1",
@@ -24,23 +24,32 @@ const create = (over: Partial<Create> = {}): Create => ({
   now,
   ...over,
 });
-const problem = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-  return "none";
-};
-const labels = (n: number) =>
+const continuous = create({
+  configType: "CONTINUOUS",
+  minimum_score: 0,
+  maximum_score: 10,
+  values: [],
+});
+const update = (over: Partial<Update>): Update => ({
+  type: "UpdateAnnotationConfig",
+  configType: "CONTINUOUS",
+  now,
+  ...over,
+});
+const del = (usedByQueue = false): AnnotationConfigCommand => ({
+  type: "DeleteAnnotationConfig",
+  usedByQueue,
+  now,
+});
+const labels = (n: number): CategoricalValue[] =>
   Array.from({ length: n }, (_, i) => ({ label: `l${i}`, score: null }));
-const stateAfter = (c: AnnotationConfigCommand) =>
-  annotationConfigStateOf(decideAnnotationConfig(c, initialAnnotationConfigState));
+
+const { given, history } = scenario(annotationConfigDecider);
+const nothing: AnnotationConfigEvent[] = [];
 
 describe("annotation config decider", () => {
   it("given nothing, a CATEGORICAL config is created with NONE as the default direction", () => {
-    expect(decideAnnotationConfig(create(), initialAnnotationConfigState)).toEqual([
+    expect(given(nothing).when(create())).toEqual([
       {
         type: "AnnotationConfigCreated",
         data: {
@@ -63,8 +72,8 @@ describe("annotation config decider", () => {
   });
 
   it("CATEGORICAL values: 2 and 100 pass; 1, 101, duplicates and empty labels are invalid", () => {
-    const c = (values: { label: string; score: number | null }[]) =>
-      problem(() => decideAnnotationConfig(create({ values }), initialAnnotationConfigState));
+    const c = (values: CategoricalValue[]) =>
+      problem(() => given(nothing).when(create({ values })));
     expect(c(labels(2))).toBe("none");
     expect(c(labels(100))).toBe("none");
     expect(c(labels(1))).toBe("invalid-request");
@@ -86,9 +95,8 @@ describe("annotation config decider", () => {
   it("CONTINUOUS needs minimum below maximum", () => {
     const c = (minimum_score: number, maximum_score: number) =>
       problem(() =>
-        decideAnnotationConfig(
+        given(nothing).when(
           create({ configType: "CONTINUOUS", minimum_score, maximum_score, values: [] }),
-          initialAnnotationConfigState,
         ),
       );
     expect(c(0, 1)).toBe("none");
@@ -97,52 +105,51 @@ describe("annotation config decider", () => {
   });
 
   it("FREEFORM carries no scores, values or direction; unknown types are invalid", () => {
-    const [e] = decideAnnotationConfig(
+    const [e] = given(nothing).when(
       create({ configType: "FREEFORM", optimization_direction: "MAXIMIZE" }),
-      initialAnnotationConfigState,
     );
     expect(e!.data).toMatchObject({ values: [], optimization_direction: null });
-    expect(
-      problem(() =>
-        decideAnnotationConfig(create({ configType: "X" }), initialAnnotationConfigState),
-      ),
-    ).toBe("invalid-request");
+    expect(problem(() => given(nothing).when(create({ configType: "X" })))).toBe("invalid-request");
   });
 
   it("update keeps omitted fields, checks the merged result, and the type is immutable", () => {
-    const state = stateAfter(
-      create({ configType: "CONTINUOUS", minimum_score: 0, maximum_score: 10, values: [] }),
-    );
-    const upd = (over: Partial<AnnotationConfigCommand & { type: "UpdateAnnotationConfig" }>) =>
-      decideAnnotationConfig(
-        {
-          type: "UpdateAnnotationConfig",
-          configType: "CONTINUOUS",
-          now,
-          ...over,
-        } as AnnotationConfigCommand,
-        state,
-      );
-    expect(upd({ maximum_score: 5 })[0]!.data).toMatchObject({
+    const created = history(continuous);
+    expect(given(created).when(update({ maximum_score: 5 }))[0]!.data).toMatchObject({
       name: "quality",
       minimum_score: 0,
       maximum_score: 5,
       optimization_direction: "NONE",
     });
-    expect(problem(() => upd({ minimum_score: 20 }))).toBe("invalid-request");
-    expect(problem(() => upd({ configType: "FREEFORM" }))).toBe("invalid-request");
-    expect(upd({ name: "renamed" })[0]!.data).toMatchObject({ name: "renamed" });
+    expect(problem(() => given(created).when(update({ minimum_score: 20 })))).toBe(
+      "invalid-request",
+    );
+    expect(problem(() => given(created).when(update({ configType: "FREEFORM" })))).toBe(
+      "invalid-request",
+    );
+    expect(given(created).when(update({ name: "renamed" }))[0]!.data).toMatchObject({
+      name: "renamed",
+    });
   });
 
-  it("deleted configs are not found", () => {
-    const events = decideAnnotationConfig(create(), initialAnnotationConfigState);
-    const state = annotationConfigStateOf(events);
-    const deleted = annotationConfigStateOf([
-      ...events,
-      ...decideAnnotationConfig({ type: "DeleteAnnotationConfig", now }, state),
-    ]);
+  it("an update folds into the state the next update merges with", () => {
+    const narrowed = history(continuous, update({ maximum_score: 5 }));
+    expect(problem(() => given(narrowed).when(update({ minimum_score: 6 })))).toBe(
+      "invalid-request",
+    );
+  });
+
+  it("a config a queue uses cannot be deleted (409)", () => {
+    expect(problem(() => given(history(create())).when(del(true)))).toBe("resource-conflict");
     expect(
-      problem(() => decideAnnotationConfig({ type: "DeleteAnnotationConfig", now }, deleted)),
-    ).toBe("resource-not-found");
+      given(history(create()))
+        .when(del())
+        .map((e) => e.type),
+    ).toEqual(["AnnotationConfigDeleted"]);
+  });
+
+  it("given a deleted config: update → 404, delete → 404", () => {
+    const deleted = history(continuous, del());
+    expect(problem(() => given(deleted).when(update({ name: "x" })))).toBe("resource-not-found");
+    expect(problem(() => given(deleted).when(del()))).toBe("resource-not-found");
   });
 });

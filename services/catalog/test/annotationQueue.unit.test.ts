@@ -1,22 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
+import type { AnnotationQueueEvent } from "@argus/contracts";
 import {
-  annotationQueueStateOf,
-  decideAnnotationQueue,
-  initialAnnotationQueueState,
+  annotationQueueDecider,
   type AnnotationQueueCommand,
-  type QueueRecord,
-  type RecordSourceInput,
 } from "../src/domain/annotationQueue.ts";
+import type { RecordDraft, RecordSourceInput } from "../src/domain/queueRecords.ts";
+import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const alice = { user_id: "u1", email: "alice@example.com" };
-const record = (id: string): QueueRecord => ({
+const bob = { user_id: "u2", email: "bob@example.com" };
+const draft = (id: string, draw = 0): RecordDraft => ({
   id,
   source_type: "SPANS",
   granularity: "SPAN",
   data: { project_id: "p1", "context.span_id": id },
-  assignees: [alice],
+  draw,
 });
 const spanSource = (n: number, over: Partial<RecordSourceInput> = {}): RecordSourceInput => ({
   record_type: "SPAN",
@@ -25,7 +24,7 @@ const spanSource = (n: number, over: Partial<RecordSourceInput> = {}): RecordSou
   ids: Array.from({ length: n }, (_, i) => `s${i}`),
   ...over,
 });
-const records = (n: number) => Array.from({ length: n }, (_, i) => record(`r${i}`));
+const drafts = (n: number) => Array.from({ length: n }, (_, i) => draft(`r${i}`));
 type Create = Extract<AnnotationQueueCommand, { type: "CreateAnnotationQueue" }>;
 const create = (over: Partial<Create> = {}): Create => ({
   type: "CreateAnnotationQueue",
@@ -35,6 +34,7 @@ const create = (over: Partial<Create> = {}): Create => ({
   name: "Review",
   instructions: null,
   configIds: ["c1"],
+  configsInSpace: ["c1"],
   annotators: [alice],
   assignmentMethod: "ALL",
   sources: [],
@@ -42,148 +42,153 @@ const create = (over: Partial<Create> = {}): Create => ({
   now,
   ...over,
 });
-const problem = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-  return "none";
-};
-const withRecords = () =>
-  annotationQueueStateOf(
-    decideAnnotationQueue(
-      create({ sources: [spanSource(2)], records: records(2) }),
-      initialAnnotationQueueState,
-    ),
-  );
+const add = (sources: RecordSourceInput[], records: RecordDraft[]): AnnotationQueueCommand => ({
+  type: "AddRecords",
+  sources,
+  records,
+  now,
+});
+const del: AnnotationQueueCommand = { type: "DeleteAnnotationQueue", now };
+
+const { given, history } = scenario(annotationQueueDecider);
+const nothing: AnnotationQueueEvent[] = [];
+const withRecords = history(create({ sources: [spanSource(2)], records: drafts(2) }));
+const deleted = history(create(), del);
 
 describe("annotation queue decider", () => {
   it("given nothing, create yields the queue and, with sources, its records", () => {
-    expect(decideAnnotationQueue(create(), initialAnnotationQueueState).map((e) => e.type)).toEqual(
-      ["AnnotationQueueCreated"],
-    );
-    const events = decideAnnotationQueue(
-      create({ sources: [spanSource(2)], records: records(2) }),
-      initialAnnotationQueueState,
-    );
-    expect(events.map((e) => e.type)).toEqual([
+    expect(
+      given(nothing)
+        .when(create())
+        .map((e) => e.type),
+    ).toEqual(["AnnotationQueueCreated"]);
+    expect(withRecords.map((e) => e.type)).toEqual([
       "AnnotationQueueCreated",
       "AnnotationQueueRecordsAdded",
     ]);
   });
 
-  it("a queue needs an annotation config and a known assignment method", () => {
-    expect(
-      problem(() => decideAnnotationQueue(create({ configIds: [] }), initialAnnotationQueueState)),
-    ).toBe("invalid-request");
-    expect(
-      problem(() =>
-        decideAnnotationQueue(create({ assignmentMethod: "SOME" }), initialAnnotationQueueState),
-      ),
-    ).toBe("invalid-request");
+  it("a queue needs an annotation config of its space and a known assignment method", () => {
+    const c = (over: Partial<Create>) => problem(() => given(nothing).when(create(over)));
+    expect(c({ configIds: [], configsInSpace: [] })).toBe("invalid-request");
+    expect(c({ configIds: ["c1", "c2"], configsInSpace: ["c1"] })).toBe("unprocessable-entity");
+    expect(c({ assignmentMethod: "SOME" })).toBe("invalid-request");
+  });
+
+  it("records are assigned to every annotator (ALL) or to the one drawn (RANDOM)", () => {
+    const records = (method: string, draw: number) => {
+      const events = given(nothing).when(
+        create({
+          annotators: [alice, bob],
+          assignmentMethod: method,
+          sources: [spanSource(1)],
+          records: [draft("r", draw)],
+        }),
+      );
+      const added = events[1] as Extract<
+        AnnotationQueueEvent,
+        { type: "AnnotationQueueRecordsAdded" }
+      >;
+      return added.data.records.map((r) => r.assignees);
+    };
+    expect(records("ALL", 1)).toEqual([[alice, bob]]);
+    expect(records("RANDOM", 1)).toEqual([[bob]]);
+    expect(records("RANDOM", 4)).toEqual([[alice]]);
+  });
+
+  it("records added later go to the annotators the stream holds now", () => {
+    const updated = history(create(), { type: "UpdateAnnotationQueue", annotators: [bob], now });
+    const [e] = given(updated).when(add([spanSource(1)], [draft("r9")]));
+    expect(e).toMatchObject({ data: { records: [{ id: "r9", assignees: [bob] }] } });
   });
 
   it("sources: 1 and 2 pass, 0 and 3 are invalid; 500 records pass, 501 invalid", () => {
-    const state = withRecords();
-    const add = (sources: RecordSourceInput[], n: number) =>
-      problem(() =>
-        decideAnnotationQueue({ type: "AddRecords", sources, records: records(n), now }, state),
-      );
-    expect(add([spanSource(1)], 1)).toBe("none");
-    expect(add([spanSource(1), spanSource(1)], 2)).toBe("none");
-    expect(add([], 0)).toBe("invalid-request");
-    expect(add([spanSource(1), spanSource(1), spanSource(1)], 3)).toBe("invalid-request");
-    expect(add([spanSource(500)], 500)).toBe("none");
-    expect(add([spanSource(501)], 501)).toBe("invalid-request");
+    const a = (sources: RecordSourceInput[], n: number) =>
+      problem(() => given(withRecords).when(add(sources, drafts(n))));
+    expect(a([spanSource(1)], 1)).toBe("none");
+    expect(a([spanSource(1), spanSource(1)], 2)).toBe("none");
+    expect(a([], 0)).toBe("invalid-request");
+    expect(a([spanSource(1), spanSource(1), spanSource(1)], 3)).toBe("invalid-request");
+    expect(a([spanSource(500)], 500)).toBe("none");
+    expect(a([spanSource(501)], 501)).toBe("invalid-request");
   });
 
   it("span ranges: exactly 7 days pass, longer or reversed are invalid; empty ids invalid", () => {
-    const state = withRecords();
-    const add = (s: RecordSourceInput) =>
-      problem(() =>
-        decideAnnotationQueue(
-          { type: "AddRecords", sources: [s], records: records(1), now },
-          state,
-        ),
-      );
-    expect(add(spanSource(1))).toBe("none");
-    expect(add(spanSource(1, { end_time: "2026-01-08T00:00:01Z" }))).toBe("invalid-request");
-    expect(add(spanSource(1, { start_time: "2026-01-08T00:00:00Z" }))).toBe("invalid-request");
-    expect(add(spanSource(1, { ids: [""] }))).toBe("invalid-request");
+    const a = (s: RecordSourceInput) => problem(() => given(withRecords).when(add([s], drafts(1))));
+    expect(a(spanSource(1))).toBe("none");
+    expect(a(spanSource(1, { end_time: "2026-01-08T00:00:01Z" }))).toBe("invalid-request");
+    expect(a(spanSource(1, { start_time: "2026-01-08T00:00:00Z" }))).toBe("invalid-request");
+    expect(a(spanSource(1, { ids: [""] }))).toBe("invalid-request");
   });
 
   it("deleting records ignores ids not in the queue", () => {
-    const state = withRecords();
-    const events = decideAnnotationQueue(
-      { type: "DeleteRecords", recordIds: ["r0", "zz"], now },
-      state,
-    );
-    expect(events).toMatchObject([
+    const d = (recordIds: string[], existing: string[]) =>
+      given(withRecords).when({ type: "DeleteRecords", recordIds, existing, now });
+    expect(d(["r0", "zz"], ["r0"])).toMatchObject([
       { type: "AnnotationQueueRecordsDeleted", data: { record_ids: ["r0"] } },
     ]);
-    expect(decideAnnotationQueue({ type: "DeleteRecords", recordIds: ["zz"], now }, state)).toEqual(
-      [],
-    );
+    expect(d(["zz"], [])).toEqual([]);
   });
 
   it("annotating: names must be configs of the queue (422); 1 to 500 annotations", () => {
-    const state = withRecords();
-    const annotate = (names: string[], recordId = "r0") =>
+    const annotate = (names: string[], exists = true) =>
       problem(() =>
-        decideAnnotationQueue(
-          {
-            type: "AnnotateRecord",
-            recordId,
-            annotator: alice,
-            annotations: names.map((name) => ({ name, score: 1, label: null, text: null })),
-            configNames: ["accuracy"],
-            now,
-          },
-          state,
-        ),
+        given(withRecords).when({
+          type: "AnnotateRecord",
+          recordId: "r0",
+          exists,
+          annotator: alice,
+          annotations: names.map((name) => ({ name, score: 1, label: null, text: null })),
+          configNames: ["accuracy"],
+          now,
+        }),
       );
     expect(annotate(["accuracy"])).toBe("none");
     expect(annotate(["other"])).toBe("unprocessable-entity");
     expect(annotate([])).toBe("invalid-request");
     expect(annotate(Array(500).fill("accuracy"))).toBe("none");
     expect(annotate(Array(501).fill("accuracy"))).toBe("invalid-request");
-    expect(annotate(["accuracy"], "nope")).toBe("resource-not-found");
+    expect(annotate(["accuracy"], false)).toBe("resource-not-found");
   });
 
-  it("assigning: 100 users pass, 101 are invalid", () => {
-    const state = withRecords();
-    const assign = (n: number) =>
+  it("assigning: 100 users pass, 101 are invalid; an unknown record is not found", () => {
+    const assign = (n: number, exists = true) =>
       problem(() =>
-        decideAnnotationQueue(
-          { type: "AssignRecord", recordId: "r1", assignees: Array(n).fill(alice), now },
-          state,
-        ),
+        given(withRecords).when({
+          type: "AssignRecord",
+          recordId: "r1",
+          exists,
+          assignees: Array(n).fill(alice),
+          now,
+        }),
       );
     expect(assign(0)).toBe("none");
     expect(assign(100)).toBe("none");
     expect(assign(101)).toBe("invalid-request");
+    expect(assign(1, false)).toBe("resource-not-found");
   });
 
-  it("update needs a field and keeps the rest; deleted queues are not found", () => {
-    const state = withRecords();
-    expect(
-      problem(() => decideAnnotationQueue({ type: "UpdateAnnotationQueue", now }, state)),
-    ).toBe("invalid-request");
-    expect(
-      decideAnnotationQueue({ type: "UpdateAnnotationQueue", instructions: "read", now }, state)[0]!
-        .data,
-    ).toMatchObject({ name: "Review", instructions: "read", annotation_config_ids: ["c1"] });
-    const deleted = annotationQueueStateOf([
-      ...decideAnnotationQueue(create(), initialAnnotationQueueState),
-      {
-        type: "AnnotationQueueDeleted",
-        data: { id: "q1", space_id: "s1", deleted_at: now.toISOString() },
-      },
-    ]);
-    expect(
-      problem(() => decideAnnotationQueue({ type: "DeleteAnnotationQueue", now }, deleted)),
-    ).toBe("resource-not-found");
+  it("update needs a field, keeps the rest, and checks new configs against the space", () => {
+    const u = (over: Partial<Extract<AnnotationQueueCommand, { type: "UpdateAnnotationQueue" }>>) =>
+      given(withRecords).when({ type: "UpdateAnnotationQueue", now, ...over });
+    expect(problem(() => u({}))).toBe("invalid-request");
+    expect(u({ instructions: "read" })[0]!.data).toMatchObject({
+      name: "Review",
+      instructions: "read",
+      annotation_config_ids: ["c1"],
+    });
+    expect(problem(() => u({ configIds: ["c9"], configsInSpace: [] }))).toBe(
+      "unprocessable-entity",
+    );
+  });
+
+  it("given a deleted queue: update → 404, delete → 404, record commands → 404", () => {
+    const when = (c: AnnotationQueueCommand) => problem(() => given(deleted).when(c));
+    expect(when({ type: "UpdateAnnotationQueue", name: "x", now })).toBe("resource-not-found");
+    expect(when(del)).toBe("resource-not-found");
+    expect(when(add([spanSource(1)], drafts(1)))).toBe("resource-not-found");
+    expect(when({ type: "DeleteRecords", recordIds: ["r0"], existing: ["r0"], now })).toBe(
+      "resource-not-found",
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import type * as grpc from "@grpc/grpc-js";
 import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +182,45 @@ describe("tags", () => {
       name: "race-tag",
     });
     expect(list.tags).toHaveLength(1);
+  });
+
+  it("racing updates and deletes of one tag: one TagDeleted, last, and no answer is a 500", async () => {
+    const t = await tag(uniqueName("race"));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        problemOf(
+          i % 3 === 2
+            ? call(TagServiceService.deleteTag, { id: t.id })
+            : call(TagServiceService.updateTag, {
+                id: t.id,
+                description: `d${i}`,
+                clearDescription: false,
+                clearColor: false,
+              }),
+        ),
+      ),
+    );
+    for (const a of answers) expect(["ok", "resource-not-found", "resource-conflict"]).toContain(a);
+    const pool = new pg.Pool({ connectionString: db.url, options: "-c search_path=catalog" });
+    try {
+      const { rows } = await pool.query<{ event_type: string }>(
+        "select event_type from events where stream_id = $1 order by stream_version",
+        [`tag-${t.id}`],
+      );
+      const types = rows.map((r) => r.event_type);
+      // Whichever delete won is the only one that answered ok, and nothing follows it.
+      const deletes = answers.filter((a, i) => i % 3 === 2 && a === "ok");
+      expect(types[0]).toBe("TagCreated");
+      expect(types.filter((e) => e === "TagDeleted")).toHaveLength(deletes.length);
+      expect(deletes.length).toBeLessThanOrEqual(1);
+      if (deletes.length === 1) expect(types.at(-1)).toBe("TagDeleted");
+      // An update answered ok was appended (one may append, then find the tag deleted: 404).
+      expect(types.filter((e) => e === "TagUpdated").length).toBeGreaterThanOrEqual(
+        answers.filter((a, i) => i % 3 !== 2 && a === "ok").length,
+      );
+    } finally {
+      await pool.end();
+    }
   });
 
   it("a tag in a space of another account, or in no space, is 404", async () => {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
-import {
-  decideEvaluator,
-  evolveEvaluator,
-  initialEvaluatorState,
-  type EvaluatorCommand,
-  type EvaluatorState,
-  type EvaluatorVersionContent,
-} from "../src/domain/evaluator.ts";
+import type { EvaluatorEvent } from "@argus/contracts";
+import { evaluatorDecider, type EvaluatorCommand } from "../src/domain/evaluator.ts";
+import type { EvaluatorVersionContent } from "../src/domain/evaluatorConfig.ts";
+import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const at = now.toISOString();
@@ -50,24 +45,30 @@ const create = (over: Partial<Extract<EvaluatorCommand, { type: "CreateEvaluator
     ...over,
   }) satisfies EvaluatorCommand;
 
-const problem = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-  return "none";
-};
-const given = (...commands: EvaluatorCommand[]): EvaluatorState =>
-  commands.reduce(
-    (s, c) => decideEvaluator(c, s).reduce(evolveEvaluator, s),
-    initialEvaluatorState,
-  );
+const { given, history } = scenario(evaluatorDecider);
+const nothing: EvaluatorEvent[] = [];
+const decideNew = (c: EvaluatorCommand) => given(nothing).when(c);
+const del: EvaluatorCommand = { type: "DeleteEvaluator", now };
+const upd = (
+  name: string | undefined,
+  description: string | null | undefined,
+): EvaluatorCommand => ({
+  type: "UpdateEvaluator",
+  name,
+  description,
+  now,
+});
+const newVersion = (version: EvaluatorVersionContent): EvaluatorCommand => ({
+  type: "CreateEvaluatorVersion",
+  versionId: "v2",
+  version,
+  userId: "u1",
+  now,
+});
 
 describe("evaluator decider", () => {
   it("given nothing, CreateEvaluator yields EvaluatorCreated and the first version with defaults", () => {
-    const events = decideEvaluator(create(), initialEvaluatorState);
+    const events = decideNew(create());
     expect(events.map((e) => e.type)).toEqual(["EvaluatorCreated", "EvaluatorVersionCreated"]);
     expect(events[0]!.data).toEqual({
       id: "e1",
@@ -88,9 +89,8 @@ describe("evaluator decider", () => {
   });
 
   it("explicit template settings win over the defaults", () => {
-    const events = decideEvaluator(
+    const events = decideNew(
       create({ version: template({ direction: "MINIMIZE", data_granularity: "TRACE" }) }),
-      initialEvaluatorState,
     );
     expect(events[1]!.data).toMatchObject({
       config: { direction: "MINIMIZE", data_granularity: "TRACE" },
@@ -98,24 +98,16 @@ describe("evaluator decider", () => {
   });
 
   it("only TEMPLATE and CODE can be created, and the config must match the type", () => {
-    expect(
-      problem(() => decideEvaluator(create({ evaluatorType: "HARNESS" }), initialEvaluatorState)),
-    ).toBe("invalid-request");
-    expect(problem(() => decideEvaluator(create({ version: code() }), initialEvaluatorState))).toBe(
-      "invalid-request",
+    expect(problem(() => decideNew(create({ evaluatorType: "HARNESS" })))).toBe("invalid-request");
+    expect(problem(() => decideNew(create({ version: code() })))).toBe("invalid-request");
+    expect(problem(() => decideNew(create({ evaluatorType: "CODE", version: code() })))).toBe(
+      "none",
     );
-    expect(
-      problem(() =>
-        decideEvaluator(create({ evaluatorType: "CODE", version: code() }), initialEvaluatorState),
-      ),
-    ).toBe("none");
   });
 
   it("config rules: column-name pattern, template and choices required, code kinds", () => {
     const bad = (v: EvaluatorVersionContent, type = "TEMPLATE") =>
-      problem(() =>
-        decideEvaluator(create({ evaluatorType: type, version: v }), initialEvaluatorState),
-      );
+      problem(() => decideNew(create({ evaluatorType: type, version: v })));
     expect(bad(template({ name: "bad/name" }))).toBe("invalid-request");
     expect(bad(template({ name: "ok name-(1)&_" }))).toBe("none");
     expect(bad(template({ template: " " }))).toBe("invalid-request");
@@ -127,72 +119,53 @@ describe("evaluator decider", () => {
   });
 
   it("names: 255 pass, 256 invalid; descriptions 1000 pass, 1001 invalid", () => {
-    expect(
-      problem(() => decideEvaluator(create({ name: "n".repeat(255) }), initialEvaluatorState)),
-    ).toBe("none");
-    expect(
-      problem(() => decideEvaluator(create({ name: "n".repeat(256) }), initialEvaluatorState)),
-    ).toBe("invalid-request");
-    expect(
-      problem(() =>
-        decideEvaluator(create({ description: "d".repeat(1000) }), initialEvaluatorState),
-      ),
-    ).toBe("none");
-    expect(
-      problem(() =>
-        decideEvaluator(create({ description: "d".repeat(1001) }), initialEvaluatorState),
-      ),
-    ).toBe("invalid-request");
+    expect(problem(() => decideNew(create({ name: "n".repeat(255) })))).toBe("none");
+    expect(problem(() => decideNew(create({ name: "n".repeat(256) })))).toBe("invalid-request");
+    expect(problem(() => decideNew(create({ description: "d".repeat(1000) })))).toBe("none");
+    expect(problem(() => decideNew(create({ description: "d".repeat(1001) })))).toBe(
+      "invalid-request",
+    );
   });
 
   it("a new version of a live evaluator must match its type", () => {
-    const state = given(create());
-    const v = (version: EvaluatorVersionContent): EvaluatorCommand => ({
-      type: "CreateEvaluatorVersion",
-      versionId: "v2",
-      version,
-      userId: "u1",
-      now,
-    });
-    expect(decideEvaluator(v(template()), state).map((e) => e.type)).toEqual([
-      "EvaluatorVersionCreated",
-    ]);
-    expect(problem(() => decideEvaluator(v(code()), state))).toBe("invalid-request");
+    const created = history(create());
+    expect(
+      given(created)
+        .when(newVersion(template()))
+        .map((e) => e.type),
+    ).toEqual(["EvaluatorVersionCreated"]);
+    expect(problem(() => given(created).when(newVersion(code())))).toBe("invalid-request");
   });
 
   it("update needs a field, keeps what is omitted, clears a null description", () => {
-    const state = given(create({ description: "d" }));
-    const upd = (
-      name: string | undefined,
-      description: string | null | undefined,
-    ): EvaluatorCommand => ({
-      type: "UpdateEvaluator",
-      name,
-      description,
-      userId: "u1",
-      now,
-    });
-    expect(problem(() => decideEvaluator(upd(undefined, undefined), state))).toBe(
-      "invalid-request",
-    );
-    expect(decideEvaluator(upd("Renamed", undefined), state)[0]!.data).toEqual({
+    const created = history(create({ description: "d" }));
+    expect(problem(() => given(created).when(upd(undefined, undefined)))).toBe("invalid-request");
+    expect(given(created).when(upd("Renamed", undefined))[0]!.data).toEqual({
       id: "e1",
       space_id: "s1",
       name: "Renamed",
       description: "d",
       updated_at: at,
     });
-    expect(decideEvaluator(upd(undefined, null), state)[0]!.data).toMatchObject({
+    expect(given(created).when(upd(undefined, null))[0]!.data).toMatchObject({
       name: "Hallucination",
       description: null,
     });
   });
 
-  it("given a deleted evaluator, commands are not found", () => {
-    const deleted = given(create(), { type: "DeleteEvaluator", userId: "u1", now });
-    expect(
-      problem(() => decideEvaluator({ type: "DeleteEvaluator", userId: "u1", now }, deleted)),
-    ).toBe("resource-not-found");
-    expect(problem(() => decideEvaluator(create(), deleted))).toBe("resource-conflict");
+  it("an update folds into the state the next update keeps", () => {
+    const renamed = history(create({ description: "d" }), upd("Renamed", undefined));
+    expect(given(renamed).when(upd(undefined, "e"))[0]!.data).toMatchObject({
+      name: "Renamed",
+      description: "e",
+    });
+  });
+
+  it("given a deleted evaluator: update → 404, delete → 404, new version → 404", () => {
+    const deleted = history(create(), del);
+    expect(problem(() => given(deleted).when(upd("x", undefined)))).toBe("resource-not-found");
+    expect(problem(() => given(deleted).when(del))).toBe("resource-not-found");
+    expect(problem(() => given(deleted).when(newVersion(template())))).toBe("resource-not-found");
+    expect(problem(() => given(deleted).when(create()))).toBe("resource-conflict");
   });
 });

@@ -1,24 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
-import { decideProject, initialProjectState } from "../src/domain/project.ts";
+import type { ProjectEvent } from "@argus/contracts";
+import { projectDecider, type ProjectCommand } from "../src/domain/project.ts";
+import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
-const existing = { exists: true, spaceId: "s1" };
-const create = (name: string) =>
-  ({ type: "CreateProject", id: "p1", accountId: "a1", spaceId: "s1", name, now }) as const;
+const create = (name: string): ProjectCommand => ({
+  type: "CreateProject",
+  id: "p1",
+  accountId: "a1",
+  spaceId: "s1",
+  name,
+  now,
+});
+const rename = (name: string): ProjectCommand => ({ type: "UpdateProject", name, now });
+const del: ProjectCommand = { type: "DeleteProject", now };
 
-const problem = (f: () => unknown): string => {
-  try {
-    f();
-    return "ok";
-  } catch (err) {
-    return err instanceof DomainError ? `${err.type}: ${err.message}` : String(err);
-  }
-};
+const { given, history } = scenario(projectDecider);
+const nothing: ProjectEvent[] = [];
+const created = history(create("web app"));
+const deleted = history(create("web app"), del);
 
-describe("projects", () => {
-  it("CreateProject records ProjectCreated", () => {
-    expect(decideProject(create("web app"), initialProjectState)).toEqual([
+describe("project decider", () => {
+  it("given nothing, CreateProject records ProjectCreated", () => {
+    expect(created).toEqual([
       {
         type: "ProjectCreated",
         data: {
@@ -33,28 +37,28 @@ describe("projects", () => {
   });
 
   it("names: 255 characters pass, 256 and whitespace-only are 400", () => {
-    expect(problem(() => decideProject(create("a".repeat(255)), initialProjectState))).toBe("ok");
-    expect(problem(() => decideProject(create("a".repeat(256)), initialProjectState))).toMatch(
-      /^invalid-request/,
-    );
-    expect(problem(() => decideProject(create("  "), initialProjectState))).toMatch(
-      /^invalid-request/,
-    );
+    expect(problem(() => given(nothing).when(create("a".repeat(255))))).toBe("none");
+    expect(problem(() => given(nothing).when(create("a".repeat(256))))).toBe("invalid-request");
+    expect(problem(() => given(nothing).when(create("  ")))).toBe("invalid-request");
   });
 
-  it("UpdateProject renames; DeleteProject deletes; both need the project", () => {
-    expect(decideProject({ type: "UpdateProject", id: "p1", name: "n", now }, existing)).toEqual([
+  it("given a project, UpdateProject renames and DeleteProject deletes it", () => {
+    expect(given(created).when(rename("n"))).toEqual([
       {
         type: "ProjectUpdated",
         data: { id: "p1", space_id: "s1", name: "n", updated_at: now.toISOString() },
       },
     ]);
-    expect(decideProject({ type: "DeleteProject", id: "p1", now }, existing)[0]!.type).toBe(
-      "ProjectDeleted",
-    );
-    expect(
-      problem(() => decideProject({ type: "DeleteProject", id: "p1", now }, initialProjectState)),
-    ).toMatch(/^resource-not-found/);
-    expect(problem(() => decideProject(create("x"), existing))).toMatch(/^resource-conflict/);
+    expect(given(created).when(del)).toEqual([
+      { type: "ProjectDeleted", data: { id: "p1", space_id: "s1", deleted_at: now.toISOString() } },
+    ]);
+    expect(problem(() => given(created).when(create("x")))).toBe("resource-conflict");
+  });
+
+  it("given no project, or a deleted one: update → 404, delete → 404", () => {
+    for (const history of [nothing, deleted]) {
+      expect(problem(() => given(history).when(rename("x")))).toBe("resource-not-found");
+      expect(problem(() => given(history).when(del))).toBe("resource-not-found");
+    }
   });
 });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
-import { TAG_COLORS, decideTag, initialTagState, type TagCommand } from "../src/domain/tag.ts";
+import type { TagEvent } from "@argus/contracts";
+import { TAG_COLORS, tagDecider, type TagCommand } from "../src/domain/tag.ts";
+import { problemDetail as problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
-const create = (over: Partial<Extract<TagCommand, { type: "CreateTag" }>> = {}): TagCommand => ({
+type Create = Extract<TagCommand, { type: "CreateTag" }>;
+type Update = Extract<TagCommand, { type: "UpdateTag" }>;
+const create = (over: Partial<Create> = {}): Create => ({
   type: "CreateTag",
   id: "t1",
   accountId: "a1",
@@ -14,29 +17,24 @@ const create = (over: Partial<Extract<TagCommand, { type: "CreateTag" }>> = {}):
   now,
   ...over,
 });
-const update = (over: Partial<Extract<TagCommand, { type: "UpdateTag" }>> = {}): TagCommand => ({
+const update = (over: Partial<Update> = {}): Update => ({
   type: "UpdateTag",
-  id: "t1",
   name: undefined,
   description: undefined,
   color: undefined,
   now,
   ...over,
 });
-const existing = { exists: true, spaceId: "s1" };
+const del: TagCommand = { type: "DeleteTag", now };
 
-const problem = (f: () => unknown): string => {
-  try {
-    f();
-    return "ok";
-  } catch (err) {
-    return err instanceof DomainError ? `${err.type}: ${err.message}` : String(err);
-  }
-};
+const { given, history } = scenario(tagDecider);
+const nothing: TagEvent[] = [];
+const created = history(create());
+const deleted = history(create(), del);
 
 describe("CreateTag", () => {
   it("given no tag, records TagCreated with null description and color, updated_at = created_at", () => {
-    expect(decideTag(create(), initialTagState)).toEqual([
+    expect(given(nothing).when(create())).toEqual([
       {
         type: "TagCreated",
         data: {
@@ -53,59 +51,57 @@ describe("CreateTag", () => {
     ]);
   });
 
-  it("trims the name, accepts 100 characters and rejects 101", () => {
-    const [e] = decideTag(create({ name: `  ${"a".repeat(100)}  ` }), initialTagState);
-    expect(e!.type === "TagCreated" && e!.data.name).toBe("a".repeat(100));
-    expect(problem(() => decideTag(create({ name: "a".repeat(101) }), initialTagState))).toMatch(
+  it("stores the name trimmed; measures it as sent: 100 characters pass, 101 do not", () => {
+    const [e] = given(nothing).when(create({ name: "  padded  " }));
+    expect(e!.type === "TagCreated" && e!.data.name).toBe("padded");
+    expect(problem(() => given(nothing).when(create({ name: "a".repeat(100) })))).toBe("ok");
+    expect(problem(() => given(nothing).when(create({ name: "a".repeat(101) })))).toMatch(
+      /^invalid-request: name must be at most 100/,
+    );
+    expect(problem(() => given(nothing).when(create({ name: ` ${"a".repeat(100)}` })))).toMatch(
       /^invalid-request: name must be at most 100/,
     );
   });
 
   it("counts characters, not UTF-16 units", () => {
-    expect(problem(() => decideTag(create({ name: "😀".repeat(100) }), initialTagState))).toBe(
-      "ok",
-    );
+    expect(problem(() => given(nothing).when(create({ name: "😀".repeat(100) })))).toBe("ok");
   });
 
   it("rejects empty and whitespace-only names", () => {
     for (const name of ["", " ", "\t\n "])
-      expect(problem(() => decideTag(create({ name }), initialTagState))).toMatch(
-        /^invalid-request/,
-      );
+      expect(problem(() => given(nothing).when(create({ name })))).toMatch(/^invalid-request/);
   });
 
   it("accepts each of the 19 colors and rejects any other", () => {
     expect(TAG_COLORS).toHaveLength(19);
     for (const color of TAG_COLORS)
-      expect(problem(() => decideTag(create({ color }), initialTagState))).toBe("ok");
-    expect(problem(() => decideTag(create({ color: "MAGENTA" }), initialTagState))).toMatch(
+      expect(problem(() => given(nothing).when(create({ color })))).toBe("ok");
+    expect(problem(() => given(nothing).when(create({ color: "MAGENTA" })))).toMatch(
       /^invalid-request: color must be one of/,
     );
   });
 
   it("accepts a 1000-character description and rejects 1001", () => {
-    expect(
-      problem(() => decideTag(create({ description: "d".repeat(1000) }), initialTagState)),
-    ).toBe("ok");
-    expect(
-      problem(() => decideTag(create({ description: "d".repeat(1001) }), initialTagState)),
-    ).toMatch(/^invalid-request/);
+    const d = (n: number) => create({ description: "d".repeat(n) });
+    expect(problem(() => given(nothing).when(d(1000)))).toBe("ok");
+    expect(problem(() => given(nothing).when(d(1001)))).toMatch(/^invalid-request/);
   });
 
-  it("given an existing tag, is a conflict", () => {
-    expect(problem(() => decideTag(create(), existing))).toMatch(/^resource-conflict/);
+  it("given a tag, or a deleted one, creating it again is a conflict", () => {
+    expect(problem(() => given(created).when(create()))).toMatch(/^resource-conflict/);
+    expect(problem(() => given(deleted).when(create()))).toMatch(/^resource-conflict/);
   });
 });
 
 describe("UpdateTag", () => {
   it("needs at least one field", () => {
-    expect(problem(() => decideTag(update(), existing))).toBe(
+    expect(problem(() => given(created).when(update()))).toBe(
       "invalid-request: At least one field (name, description, color) must be provided",
     );
   });
 
   it("records only the fields given; null clears description and color", () => {
-    expect(decideTag(update({ description: null, color: null }), existing)).toEqual([
+    expect(given(created).when(update({ description: null, color: null }))).toEqual([
       {
         type: "TagUpdated",
         data: {
@@ -113,31 +109,40 @@ describe("UpdateTag", () => {
           space_id: "s1",
           description: null,
           color: null,
-          updated_at: now.toISOString(),
+          updated_at: new Date(now.getTime() + 1).toISOString(),
         },
       },
     ]);
-    const [e] = decideTag(update({ name: " renamed " }), existing);
+    const [e] = given(created).when(update({ name: " renamed ", now: new Date(9e12) }));
     expect(e!.data).toEqual({
       id: "t1",
       space_id: "s1",
       name: "renamed",
-      updated_at: now.toISOString(),
+      updated_at: new Date(9e12).toISOString(),
     });
   });
 
+  it("updated_at advances past the last change, even within its millisecond", () => {
+    const twice = history(create(), update({ color: "RED" }), update({ color: "PLUM" }));
+    const stamps = twice.map((e) => (e.data as { updated_at: string }).updated_at);
+    expect(stamps).toEqual([0, 1, 2].map((ms) => new Date(now.getTime() + ms).toISOString()));
+  });
+
   it("applies the create rules to a new name and color", () => {
-    expect(problem(() => decideTag(update({ name: "   " }), existing))).toMatch(/^invalid-request/);
-    expect(problem(() => decideTag(update({ name: "x".repeat(101) }), existing))).toMatch(
+    expect(problem(() => given(created).when(update({ name: "   " })))).toMatch(/^invalid-request/);
+    expect(problem(() => given(created).when(update({ name: "x".repeat(101) })))).toMatch(
       /^invalid-request/,
     );
-    expect(problem(() => decideTag(update({ color: "NAVY" }), existing))).toMatch(
+    expect(problem(() => given(created).when(update({ color: "NAVY" })))).toMatch(
       /^invalid-request/,
     );
   });
 
-  it("given no tag, is not found", () => {
-    expect(problem(() => decideTag(update({ name: "x" }), initialTagState))).toMatch(
+  it("given no tag, or a deleted one, is not found", () => {
+    expect(problem(() => given(nothing).when(update({ name: "x" })))).toMatch(
+      /^resource-not-found/,
+    );
+    expect(problem(() => given(deleted).when(update({ name: "x" })))).toMatch(
       /^resource-not-found/,
     );
   });
@@ -145,14 +150,13 @@ describe("UpdateTag", () => {
 
 describe("DeleteTag", () => {
   it("records TagDeleted with the tag's space", () => {
-    expect(decideTag({ type: "DeleteTag", id: "t1", now }, existing)).toEqual([
+    expect(given(created).when(del)).toEqual([
       { type: "TagDeleted", data: { id: "t1", space_id: "s1", deleted_at: now.toISOString() } },
     ]);
   });
 
-  it("given no tag, is not found", () => {
-    expect(problem(() => decideTag({ type: "DeleteTag", id: "t1", now }, initialTagState))).toMatch(
-      /^resource-not-found/,
-    );
+  it("given no tag, or a deleted one, is not found: never a second TagDeleted", () => {
+    expect(problem(() => given(nothing).when(del))).toMatch(/^resource-not-found/);
+    expect(problem(() => given(deleted).when(del))).toMatch(/^resource-not-found/);
   });
 });

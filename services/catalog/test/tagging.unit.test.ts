@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
 import { decideTagging, type TaggingState } from "../src/domain/tagging.ts";
+import { problemDetail as problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const ids = (n: number, prefix = "t") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -15,15 +15,6 @@ function state(over: Partial<TaggingState> = {}): TaggingState {
     ...over,
   };
 }
-
-const problem = (f: () => unknown): string => {
-  try {
-    f();
-    return "ok";
-  } catch (err) {
-    return err instanceof DomainError ? `${err.type}: ${err.message}` : String(err);
-  }
-};
 
 describe("AttachTags", () => {
   it("0 tag ids is 422 saying at least one tag ID is required", () => {

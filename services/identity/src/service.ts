@@ -10,34 +10,40 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";
 import { AuditServiceService } from "@argus/proto/identity/v1/audit";
 import type { Pool } from "pg";
-import { apiKeyHandlers } from "./apiKeys.ts";
-import { auditHandlers } from "./audit.ts";
-import { auditConsumer } from "./auditConsumer.ts";
-import { authenticateHandler } from "./authenticate.ts";
+import { auditConsumer } from "./adapters/auditConsumer.ts";
+import { apiKeyChanges } from "./commands/apiKeyChanges.ts";
+import { apiKeyCreation } from "./commands/apiKeys.ts";
+import { initialize } from "./commands/initialize.ts";
+import { invitationCommands } from "./commands/invitations.ts";
+import { membershipCommands } from "./commands/memberships.ts";
+import { organizationCommands } from "./commands/organizations.ts";
+import { restrictionCommands } from "./commands/restrictions.ts";
+import { roleBindingCommands } from "./commands/roleBindings.ts";
+import { roleCommands } from "./commands/roles.ts";
+import { spaceCommands } from "./commands/spaces.ts";
+import { userCommands } from "./commands/users.ts";
 import { identityConfigSpec } from "./config.ts";
-import { initialize } from "./initialize.ts";
-import { lifecycleHandlers } from "./lifecycle.ts";
-import { membershipHandlers } from "./memberships.ts";
-import { organizationHandlers } from "./organizations.ts";
-import { syncPredefinedRoles } from "./predefinedRoles.ts";
-import { project } from "./projection.ts";
-import { restrictionHandlers } from "./restrictions.ts";
-import { roleBindingHandlers } from "./roleBindings.ts";
-import { roleHandlers } from "./roles.ts";
-import { spaceHandlers } from "./spaces.ts";
-import { userHandlers } from "./users.ts";
+import { project } from "./projections/index.ts";
+import { syncPredefinedRoles } from "./projections/predefinedRoles.ts";
+import { apiKeyQueries } from "./queries/apiKeys.ts";
+import { auditQueries } from "./queries/auditLogs.ts";
+import { authenticateHandler } from "./queries/authenticate.ts";
+import { organizationQueries } from "./queries/organizations.ts";
+import { restrictionQueries } from "./queries/restrictions.ts";
+import { roleBindingQueries } from "./queries/roleBindings.ts";
+import { roleQueries } from "./queries/roles.ts";
+import { spaceQueries } from "./queries/spaces.ts";
+import { userQueries } from "./queries/users.ts";
 
-/** What identity's handlers are built from. */
+/** What identity's handlers are built from: commands change state only through `commands`. */
 export interface IdentityDeps {
   pool: Pool;
-  store: ServiceDeps<typeof identityConfigSpec>["store"];
   commands: CommandHandler;
   pepper: string;
 }
 
 const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps => ({
   pool: d.pool,
-  store: d.store,
   commands: d.commands,
   pepper: d.config.ARGUS_API_KEY_PEPPER,
 });
@@ -67,17 +73,27 @@ export const identity = defineService("identity", {
     return [
       bindService(IdentityServiceService, {
         authenticate: authenticateHandler(deps),
-        ...organizationHandlers(deps),
-        ...spaceHandlers(deps),
-        ...lifecycleHandlers(deps),
-        ...membershipHandlers(deps),
-        ...userHandlers(deps),
-        ...roleHandlers(deps),
-        ...roleBindingHandlers(deps),
-        ...restrictionHandlers(deps),
+        ...organizationQueries(deps),
+        ...organizationCommands(deps),
+        ...spaceQueries(deps),
+        ...spaceCommands(deps),
+        ...membershipCommands(deps),
+        ...userQueries(deps),
+        ...userCommands(deps),
+        ...invitationCommands(deps),
+        ...roleQueries(deps),
+        ...roleCommands(deps),
+        ...roleBindingQueries(deps),
+        ...roleBindingCommands(deps),
+        ...restrictionQueries(deps),
+        ...restrictionCommands(deps),
       }),
-      bindService(ApiKeyServiceService, apiKeyHandlers(deps)),
-      bindService(AuditServiceService, auditHandlers(deps)),
+      bindService(ApiKeyServiceService, {
+        ...apiKeyQueries(deps),
+        ...apiKeyCreation(deps),
+        ...apiKeyChanges(deps),
+      }),
+      bindService(AuditServiceService, auditQueries(deps)),
     ];
   },
 });

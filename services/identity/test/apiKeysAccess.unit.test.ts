@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
-import { canReadKey, canRefreshKey, canRevokeKey, type KeyFacts } from "../src/apiKeysAccess.ts";
+import {
+  canReadKey,
+  canRefreshKey,
+  canRevokeKey,
+  type KeyFacts,
+} from "../src/domain/apiKeyAccess.ts";
 
 function principal(o: Partial<Principal> & { perms?: Record<string, string[]> } = {}): Principal {
   const { perms = {}, ...rest } = o;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ARGUS_KEY_PREFIX, generateArgusKey, isWellFormedArgusKey } from "../src/apiKeysFormat.ts";
+import { generateArgusKey } from "../src/commands/newSecrets.ts";
+import { ARGUS_KEY_PREFIX, isWellFormedArgusKey } from "../src/domain/apiKeyFormat.ts";
 
 describe("Argus key format", () => {
   it("generates keys with the prefix that pass their own checksum", () => {

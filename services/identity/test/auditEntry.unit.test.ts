@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "@argus/eventstore";
-import { auditEntryOf } from "../src/auditEntry.ts";
-import { auditWindow, DEFAULT_WINDOW_MS } from "../src/audit.ts";
+import { auditEntryOf } from "../src/adapters/auditEntry.ts";
+import { auditWindow, DEFAULT_WINDOW_MS } from "../src/queries/auditLogs.ts";
 
 const A = "0192f4a0-0000-7000-8000-000000000001";
 const U = "0192f4a0-0000-7000-8000-000000000002";

@@ -3,74 +3,22 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
-import {
-  GATEWAY_PRINCIPAL,
-  callUnary,
-  createChannel,
-  createLogger,
-  fromGrpcError,
-  type Principal,
-} from "@argus/platform";
-import {
-  createTestDatabase,
-  freePort,
-  testInfra,
-  uniqueName,
-  type TestDatabase,
-} from "@argus/testkit";
-import { loadIdentityConfig, startIdentity, type RunningIdentity } from "../src/index.ts";
+import { GATEWAY_PRINCIPAL, type Principal } from "@argus/platform";
+import { problemOf, startIdentityUnderTest, type IdentityUnderTest } from "./identityUnderTest.ts";
 
-const SECRET = "p".repeat(32);
-const PEPPER = "q".repeat(32);
 const API_KEY = `ak-int-${"i".repeat(40)}`;
 
-let db: TestDatabase;
-let identity: RunningIdentity;
-let channel: grpc.Client;
+let t: IdentityUnderTest;
 let admin: Principal;
-let config: NodeJS.ProcessEnv;
-
-const call = <Req, Res>(
-  method: Parameters<typeof callUnary<Req, Res>>[1],
-  req: Req,
-  principal = admin,
-  secret = SECRET,
-) => callUnary(channel, method, req, { principal, principalSecret: secret, requestId: "t" });
-
-const problemOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-};
+const call: IdentityUnderTest["call"] = (method, req, principal, secret) =>
+  t.call(method, req, principal, secret);
 
 beforeAll(async () => {
-  const infra = testInfra();
-  db = await createTestDatabase(infra);
-  config = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    IDENTITY_GRPC_PORT: String(await freePort()),
-    IDENTITY_PROBE_PORT: "0",
-    ARGUS_PRINCIPAL_SECRET: SECRET,
-    ARGUS_API_KEY_PEPPER: PEPPER,
-    ARGUS_INIT_API_KEY: API_KEY,
-    ARGUS_EVENTS_STREAM: uniqueName("ID"),
-    ARGUS_SUBJECT_ROOT: uniqueName("id"),
-  };
-  identity = await startIdentity(config, createLogger({ service: "identity-test", level: "warn" }));
-  channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
-  admin = (await call(IdentityServiceService.authenticate, { apiKey: API_KEY }, GATEWAY_PRINCIPAL))
-    .principal!;
+  t = await startIdentityUnderTest("id", API_KEY);
+  admin = t.admin;
 });
 
-afterAll(async () => {
-  channel?.close();
-  await identity?.stop();
-  await db?.drop();
-});
+afterAll(() => t?.stop());
 
 describe("Authenticate", () => {
   it("resolves the initial key to the admin USER principal", () => {
@@ -84,7 +32,7 @@ describe("Authenticate", () => {
   });
 
   it("records last_used_at of the key that authenticated", async () => {
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = new pg.Pool({ connectionString: t.db.url });
     let usedAt: Date | null = null;
     for (let i = 0; i < 50 && !usedAt; i++) {
       usedAt = (
@@ -100,7 +48,7 @@ describe("Authenticate", () => {
 
   it("answers the standard gRPC health protocol", async () => {
     const status = await new Promise<Buffer>((resolve, reject) =>
-      channel.makeUnaryRequest(
+      t.channel.makeUnaryRequest(
         "/grpc.health.v1.Health/Check",
         (b: Buffer) => b,
         (b: Buffer) => b,
@@ -126,7 +74,7 @@ describe("Authenticate", () => {
 describe("signed principals", () => {
   it("a call without a principal, or signed with another secret, is refused", async () => {
     const bare = new Promise((resolve, reject) =>
-      channel.makeUnaryRequest(
+      t.channel.makeUnaryRequest(
         IdentityServiceService.listSpaces.path,
         IdentityServiceService.listSpaces.requestSerialize,
         IdentityServiceService.listSpaces.responseDeserialize,
@@ -167,7 +115,7 @@ describe("CreateSpace", () => {
     );
     expect(results.filter((r) => r === "ok")).toHaveLength(1);
     expect(results.filter((r) => r === "resource-conflict")).toHaveLength(19);
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = new pg.Pool({ connectionString: t.db.url });
     const spaces = await pool.query(
       "select count(*)::int as n from identity.spaces where name = 'race'",
     );
@@ -234,7 +182,7 @@ describe("CreateSpace", () => {
 
 describe("secrets", () => {
   it("no event payload or metadata holds the raw key or its hash", async () => {
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = new pg.Pool({ connectionString: t.db.url });
     const rows = await pool.query<{ t: string }>(
       "select data::text || metadata::text as t from identity.events",
     );
@@ -252,17 +200,11 @@ describe("secrets", () => {
   });
 
   it("restarting with the same initialization settings appends no event", async () => {
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = new pg.Pool({ connectionString: t.db.url });
     const count = async () =>
       (await pool.query("select count(*)::int as n from identity.events")).rows[0].n as number;
     const before = await count();
-    await identity.stop();
-    identity = await startIdentity(
-      config,
-      createLogger({ service: "identity-test", level: "warn" }),
-    );
-    channel.close();
-    channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
+    await t.restart();
     expect(await count()).toBe(before);
     await pool.end();
   });

@@ -1,12 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { decideInitialization, type InitState } from "../src/domain/installation.ts";
+import type { IdentityEvent } from "@argus/contracts";
+import { accountDecider } from "../src/domain/account.ts";
+import { apiKeyDecider } from "../src/domain/apiKey.ts";
+import { planInitialization, type InitState, type InitStep } from "../src/domain/installation.ts";
+import { organizationDecider } from "../src/domain/organization.ts";
+import { spaceDecider } from "../src/domain/space.ts";
+import { userDecider } from "../src/domain/user.ts";
 
 const settings = {
   orgName: "Org",
   spaceName: "Space",
   adminEmail: "a@x.io",
   adminName: "A",
-  apiKeyHash: Buffer.from("h"),
   redactedKey: "abcdef…wxyz",
 };
 const ids = { account: "acc", organization: "org", space: "sp", user: "usr", apiKey: "key" };
@@ -19,35 +24,54 @@ const nothing: InitState = {
 };
 const now = new Date("2026-01-01T00:00:00Z");
 
+/** Each step decided on its new stream, as initialization's transaction does. */
+function decided(steps: InitStep[]): { streamId: string; event: IdentityEvent }[] {
+  return steps.flatMap((s) => {
+    const events: readonly IdentityEvent[] =
+      s.aggregate === "account"
+        ? accountDecider.decide(s.command, accountDecider.initialState)
+        : s.aggregate === "organization"
+          ? organizationDecider.decide(s.command, organizationDecider.initialState)
+          : s.aggregate === "space"
+            ? spaceDecider.decide(s.command, spaceDecider.initialState)
+            : s.aggregate === "user"
+              ? userDecider.decide(s.command, userDecider.initialState)
+              : apiKeyDecider.decide(s.command, apiKeyDecider.initialState);
+    return events.map((event) => ({ streamId: `${s.aggregate}-${s.id}`, event }));
+  });
+}
+
 describe("headless initialization", () => {
   it("on an empty store creates account, organization, space, admin user and key, in order", () => {
-    const events = decideInitialization(settings, nothing, ids, now);
-    expect(events.map((e) => e.type)).toEqual([
-      "AccountCreated",
-      "OrganizationCreated",
-      "SpaceCreated",
-      "UserCreated",
-      "ApiKeyCreated",
+    const events = decided(planInitialization(settings, nothing, ids, now));
+    expect(events.map((e) => [e.streamId, e.event.type])).toEqual([
+      ["account-acc", "AccountCreated"],
+      ["organization-org", "OrganizationCreated"],
+      ["space-sp", "SpaceCreated"],
+      ["user-usr", "UserCreated"],
+      ["api_key-key", "ApiKeyCreated"],
     ]);
-    expect(events[3]!.data).toMatchObject({
+    expect(events[3]!.event.data).toMatchObject({
       account_role: "admin",
       is_developer: true,
       email: "a@x.io",
+      status: "ACTIVE",
     });
-    expect(events[4]!.data).toMatchObject({
+    expect(events[4]!.event.data).toMatchObject({
       key_type: "USER",
       user_id: "usr",
       created_by_user_id: "usr",
     });
   });
 
-  it("never puts the key hash into an event", () => {
-    const json = JSON.stringify(decideInitialization(settings, nothing, ids, now));
-    expect(json).not.toContain(settings.apiKeyHash.toString("hex"));
+  it("never puts the key or its hash into a command or an event", () => {
+    const steps = planInitialization(settings, nothing, ids, now);
+    const json = JSON.stringify([steps, decided(steps)]);
     expect(json).not.toContain("key_hash");
+    expect(json).not.toContain("apiKeyHash");
   });
 
-  it("on restart with the same settings appends nothing", () => {
+  it("on restart with the same settings decides nothing", () => {
     const done: InitState = {
       accountId: "acc",
       organizationId: "org",
@@ -55,7 +79,7 @@ describe("headless initialization", () => {
       adminUserId: "usr",
       keyExists: true,
     };
-    expect(decideInitialization(settings, done, ids, now)).toEqual([]);
+    expect(planInitialization(settings, done, ids, now)).toEqual([]);
   });
 
   it("a changed initial key adds only a key for the existing admin", () => {
@@ -66,8 +90,8 @@ describe("headless initialization", () => {
       adminUserId: "usr0",
       keyExists: false,
     };
-    const events = decideInitialization(settings, rotated, ids, now);
-    expect(events.map((e) => e.type)).toEqual(["ApiKeyCreated"]);
-    expect(events[0]!.data).toMatchObject({ account_id: "acc0", user_id: "usr0" });
+    const events = decided(planInitialization(settings, rotated, ids, now));
+    expect(events.map((e) => e.event.type)).toEqual(["ApiKeyCreated"]);
+    expect(events[0]!.event.data).toMatchObject({ account_id: "acc0", user_id: "usr0" });
   });
 });

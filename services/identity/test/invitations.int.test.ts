@@ -1,49 +1,20 @@
 import { createHmac } from "node:crypto";
-import type * as grpc from "@grpc/grpc-js";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { GATEWAY_PRINCIPAL } from "@argus/platform";
+import { uniqueName } from "@argus/testkit";
 import {
-  GATEWAY_PRINCIPAL,
-  callUnary,
-  createChannel,
-  createLogger,
-  fromGrpcError,
-  type Principal,
-} from "@argus/platform";
-import {
-  createTestDatabase,
-  freePort,
-  testInfra,
-  uniqueName,
-  type TestDatabase,
-} from "@argus/testkit";
-import { loadIdentityConfig, startIdentity, type RunningIdentity } from "../src/index.ts";
+  PEPPER,
+  problemOf,
+  startIdentityUnderTest,
+  type IdentityUnderTest,
+} from "./identityUnderTest.ts";
 
-const SECRET = "p".repeat(32);
-const PEPPER = "q".repeat(32);
 const API_KEY = `ak-inv-${"i".repeat(40)}`;
 
-let db: TestDatabase;
-let sql: pg.Pool;
-let identity: RunningIdentity;
-let channel: grpc.Client;
-let admin: Principal;
-
-const call = <Req, Res>(
-  method: Parameters<typeof callUnary<Req, Res>>[1],
-  req: Req,
-  principal = admin,
-) => callUnary(channel, method, req, { principal, principalSecret: SECRET, requestId: "t" });
-
-const problemOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-};
+let srv: IdentityUnderTest;
+const call: IdentityUnderTest["call"] = (method, req, principal) =>
+  srv.call(method, req, principal);
 
 const hash = (raw: string) => createHmac("sha256", PEPPER).update(raw, "utf8").digest();
 const accept = (token: string) =>
@@ -66,7 +37,7 @@ async function invite(): Promise<string> {
  * identity hashes it) with an explicit expiry relative to the database clock.
  */
 async function plant(userId: string, token: string, expiresInMs: number): Promise<void> {
-  const res = await sql.query(
+  const res = await srv.sql.query(
     `update invitation_tokens set token_hash = $2, expires_at = now() + make_interval(secs => $3::float8 / 1000)
       where user_id = $1`,
     [userId, hash(token), expiresInMs],
@@ -75,46 +46,21 @@ async function plant(userId: string, token: string, expiresInMs: number): Promis
 }
 
 beforeAll(async () => {
-  const infra = testInfra();
-  db = await createTestDatabase(infra);
-  const config = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    IDENTITY_GRPC_PORT: String(await freePort()),
-    IDENTITY_PROBE_PORT: "0",
-    ARGUS_PRINCIPAL_SECRET: SECRET,
-    ARGUS_API_KEY_PEPPER: PEPPER,
-    ARGUS_INIT_API_KEY: API_KEY,
-    ARGUS_EVENTS_STREAM: uniqueName("INV"),
-    ARGUS_SUBJECT_ROOT: uniqueName("inv"),
-  };
-  identity = await startIdentity(
-    config,
-    createLogger({ service: "invitations-test", level: "warn" }),
-  );
-  channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
-  sql = new pg.Pool({ connectionString: db.url, options: "-c search_path=identity", max: 2 });
-  admin = (await call(IdentityServiceService.authenticate, { apiKey: API_KEY }, GATEWAY_PRINCIPAL))
-    .principal!;
+  srv = await startIdentityUnderTest("inv", API_KEY);
 });
 
-afterAll(async () => {
-  channel?.close();
-  await sql?.end();
-  await identity?.stop();
-  await db?.drop();
-});
+afterAll(() => srv?.stop());
 
 describe("invitation tokens", () => {
   it("an invite stores only a token hash with a 7-day expiry; no event carries it", async () => {
     const id = await invite();
-    const t = await sql.query(
+    const t = await srv.sql.query(
       "select token_hash, expires_at - now() > interval '6 days 23 hours' as fresh from invitation_tokens where user_id = $1",
       [id],
     );
     expect(t.rows[0].fresh).toBe(true);
     expect((t.rows[0].token_hash as Buffer).length).toBe(32);
-    const ev = await sql.query("select data::text as data from events where stream_id = $1", [
+    const ev = await srv.sql.query("select data::text as data from events where stream_id = $1", [
       `user-${id}`,
     ]);
     expect(ev.rows.map((r) => r.data).join()).not.toMatch(/token/);
@@ -127,15 +73,18 @@ describe("invitation tokens", () => {
     const user = await accept("tok-valid");
     expect(user).toMatchObject({ id, status: "ACTIVE" });
     expect((await call(IdentityServiceService.getUser, { id })).status).toBe("ACTIVE");
-    const ev = await sql.query(
+    const ev = await srv.sql.query(
       "select event_type, metadata from events where stream_id = $1 order by global_position desc limit 1",
       [`user-${id}`],
     );
     expect(ev.rows[0].event_type).toBe("UserInvitationAccepted");
-    expect(ev.rows[0].metadata).toMatchObject({ actor_user_id: id, account_id: admin.accountId });
+    expect(ev.rows[0].metadata).toMatchObject({
+      actor_user_id: id,
+      account_id: srv.admin.accountId,
+    });
     // The token is consumed: a second use is unknown.
     expect(await problemOf(accept("tok-valid"))).toBe("resource-not-found");
-    const left = await sql.query("select 1 from invitation_tokens where user_id = $1", [id]);
+    const left = await srv.sql.query("select 1 from invitation_tokens where user_id = $1", [id]);
     expect(left.rowCount).toBe(0);
   });
 
@@ -156,7 +105,7 @@ describe("invitation tokens", () => {
     await plant(id, "tok-old", -1);
     expect((await call(IdentityServiceService.getUser, { id })).status).toBe("EXPIRED");
     await call(IdentityServiceService.resendUserInvitation, { id });
-    const t = await sql.query(
+    const t = await srv.sql.query(
       "select token_hash, expires_at - now() > interval '6 days 23 hours' as fresh from invitation_tokens where user_id = $1",
       [id],
     );

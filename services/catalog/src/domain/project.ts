@@ -1,115 +1,67 @@
-import { DomainError } from "@argus/platform";
+import type { Decider } from "@argus/eventstore";
+import type { ProjectEvent } from "@argus/contracts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
+import { requireCatalogName } from "./rules.ts";
 
-export const PROJECT_NAME_MAX = 255;
+export type ProjectState = Lifecycle<{ id: string; spaceId: string }>;
 
-export interface ProjectCreated {
-  type: "ProjectCreated";
-  data: {
-    id: string;
-    account_id: string;
-    space_id: string;
-    name: string;
-    created_at: string;
-  };
-}
+export type ProjectCommand =
+  | {
+      type: "CreateProject";
+      id: string;
+      accountId: string;
+      spaceId: string;
+      name: string;
+      now: Date;
+    }
+  | { type: "UpdateProject"; name: string; now: Date }
+  | { type: "DeleteProject"; now: Date };
 
-export interface ProjectUpdated {
-  type: "ProjectUpdated";
-  data: { id: string; space_id: string; name: string; updated_at: string };
-}
-
-export interface ProjectDeleted {
-  type: "ProjectDeleted";
-  data: { id: string; space_id: string; deleted_at: string };
-}
-
-export type ProjectEvent = ProjectCreated | ProjectUpdated | ProjectDeleted;
-
-export interface ProjectState {
-  exists: boolean;
-  spaceId: string;
-}
-
-export const initialProjectState: ProjectState = { exists: false, spaceId: "" };
-
-export interface CreateProject {
-  type: "CreateProject";
-  id: string;
-  accountId: string;
-  spaceId: string;
-  name: string;
-  now: Date;
-}
-
-export interface UpdateProject {
-  type: "UpdateProject";
-  id: string;
-  name: string;
-  now: Date;
-}
-
-export interface DeleteProject {
-  type: "DeleteProject";
-  id: string;
-  now: Date;
-}
-
-export type ProjectCommand = CreateProject | UpdateProject | DeleteProject;
-
-/** Lengths count characters (code points), as JSON Schema's maxLength does. */
-const length = (s: string): number => [...s].length;
-
-function requireName(name: string): string {
-  if (name.trim() === "") throw new DomainError("invalid-request", "name must not be empty");
-  if (length(name) > PROJECT_NAME_MAX)
-    throw new DomainError("invalid-request", `name must be at most ${PROJECT_NAME_MAX} characters`);
-  return name;
-}
-
-/** Pure: the events a command produces, or the rule it breaks. */
-export function decideProject(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
+function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
+  const at = command.now.toISOString();
   switch (command.type) {
     case "CreateProject": {
-      if (state.exists) throw new DomainError("resource-conflict", "project already exists");
-      return [
-        {
-          type: "ProjectCreated",
-          data: {
-            id: command.id,
-            account_id: command.accountId,
-            space_id: command.spaceId,
-            name: requireName(command.name),
-            created_at: command.now.toISOString(),
-          },
-        },
-      ];
+      requireNew(state, "project");
+      requireCatalogName(command.name);
+      const { id, accountId, spaceId, name } = command;
+      const data = { id, account_id: accountId, space_id: spaceId, name, created_at: at };
+      return [{ type: "ProjectCreated", data }];
     }
-    case "UpdateProject": {
-      if (!state.exists) throw new DomainError("resource-not-found", "project not found");
+    case "UpdateProject":
+      requireLive(state, "project");
+      requireCatalogName(command.name);
       return [
         {
           type: "ProjectUpdated",
-          data: {
-            id: command.id,
-            space_id: state.spaceId,
-            name: requireName(command.name),
-            updated_at: command.now.toISOString(),
-          },
+          data: { id: state.id, space_id: state.spaceId, name: command.name, updated_at: at },
         },
       ];
-    }
-    case "DeleteProject": {
-      if (!state.exists) throw new DomainError("resource-not-found", "project not found");
+    case "DeleteProject":
+      requireLive(state, "project");
       return [
-        {
-          type: "ProjectDeleted",
-          data: { id: command.id, space_id: state.spaceId, deleted_at: command.now.toISOString() },
-        },
+        { type: "ProjectDeleted", data: { id: state.id, space_id: state.spaceId, deleted_at: at } },
       ];
-    }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
+
+function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
+  switch (event.type) {
+    case "ProjectCreated":
+      return { status: "live", id: event.data.id, spaceId: event.data.space_id };
+    case "ProjectUpdated":
+      return state;
+    case "ProjectDeleted":
+      return { status: "deleted" };
+    default:
+      return unreachable(event);
+  }
+}
+
+/** A project: created once in a space, renamed while live, deleted once. */
+export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

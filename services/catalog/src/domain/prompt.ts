@@ -1,91 +1,17 @@
-import { createHash } from "node:crypto";
+import type { Decider } from "@argus/eventstore";
+import type { PromptEvent, PromptVersionContent, PromptVersionCreated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "./catalogRules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle, type LiveOf } from "./lifecycle.ts";
+import { checkedContent, commitHash, labelMoves, requireLabels } from "./promptRules.ts";
+import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "./rules.ts";
 
-export const LABEL_MAX = 255;
-export const LABELS_PER_VERSION_MAX = 100;
-export const COMMIT_MESSAGE_MAX = 1000;
-
-/** A version's content as the caller wrote it (messages and params already parsed). */
-export type PromptVersionContent = {
-  commit_message: string;
-  input_variable_format: string;
-  provider: string;
-  model: string;
-  messages: unknown[];
-  invocation_params: Record<string, unknown> | null;
-  provider_params: Record<string, unknown> | null;
-};
-
-export type PromptVersionCreatedData = PromptVersionContent & {
-  id: string;
-  prompt_id: string;
-  space_id: string;
-  commit_hash: string;
-  created_by_user_id: string;
-  created_at: string;
-};
-
-export type PromptEvent =
-  | {
-      type: "PromptCreated";
-      data: {
-        id: string;
-        account_id: string;
-        space_id: string;
-        name: string;
-        description: string | null;
-        created_by_user_id: string;
-        created_at: string;
-      };
-    }
-  | { type: "PromptVersionCreated"; data: PromptVersionCreatedData }
-  | {
-      type: "PromptUpdated";
-      data: { id: string; space_id: string; description: string | null; updated_at: string };
-    }
-  | { type: "PromptDeleted"; data: { id: string; space_id: string; deleted_at: string } }
-  | {
-      type: "PromptLabelSet";
-      data: {
-        prompt_id: string;
-        space_id: string;
-        version_id: string;
-        label: string;
-        /** The version the label moved from; null when it is new on this prompt. */
-        previous_version_id: string | null;
-        set_at: string;
-      };
-    }
-  | {
-      type: "PromptLabelDeleted";
-      data: {
-        prompt_id: string;
-        space_id: string;
-        version_id: string;
-        label: string;
-        deleted_at: string;
-      };
-    };
-
-export interface PromptState {
-  exists: boolean;
-  deleted: boolean;
+export type PromptState = Lifecycle<{
   id: string;
   spaceId: string;
-  versionIds: string[];
+  versionIds: ReadonlySet<string>;
   /** label → version id; a label names at most one version of a prompt. */
-  labels: Record<string, string>;
-}
-
-export const initialPromptState: PromptState = {
-  exists: false,
-  deleted: false,
-  id: "",
-  spaceId: "",
-  versionIds: [],
-  labels: {},
-};
+  labels: Readonly<Record<string, string>>;
+}>;
 
 interface Actor {
   userId: string;
@@ -103,44 +29,25 @@ export type PromptCommand =
       description: string | null;
       version: PromptVersionContent;
     })
-  | (Actor & { type: "UpdatePrompt"; description: string | null })
-  | (Actor & { type: "DeletePrompt" })
+  | { type: "UpdatePrompt"; description: string | null; now: Date }
+  | { type: "DeletePrompt"; now: Date }
   | (Actor & { type: "CreatePromptVersion"; versionId: string; version: PromptVersionContent })
-  | (Actor & { type: "SetPromptVersionLabels"; versionId: string; labels: string[] })
-  | (Actor & { type: "DeletePromptVersionLabel"; versionId: string; label: string });
-
-/** Same content and id give the same hash; the id makes two identical commits distinct. */
-export function commitHash(versionId: string, content: PromptVersionContent): string {
-  return createHash("sha256")
-    .update(JSON.stringify([versionId, content]))
-    .digest("hex")
-    .slice(0, 40);
-}
-
-function checkedContent(v: PromptVersionContent): PromptVersionContent {
-  if (v.commit_message.trim().length === 0)
-    throw new DomainError("invalid-request", "commit_message must not be empty");
-  requireMaxLength("commit_message", v.commit_message, COMMIT_MESSAGE_MAX);
-  if (v.messages.length === 0)
-    throw new DomainError("invalid-request", "at least one message is required");
-  // NONE is deprecated and means F_STRING, so the stored version says what it does.
-  const format = v.input_variable_format === "" || v.input_variable_format === "NONE";
-  return { ...v, input_variable_format: format ? "F_STRING" : v.input_variable_format };
-}
+  | { type: "SetPromptVersionLabels"; versionId: string; labels: string[]; now: Date }
+  | { type: "DeletePromptVersionLabel"; versionId: string; label: string; now: Date };
 
 function versionCreated(
-  state: Pick<PromptState, "id" | "spaceId">,
+  ids: { id: string; spaceId: string },
   versionId: string,
   content: PromptVersionContent,
   actor: Actor,
-): PromptEvent {
+): PromptVersionCreated {
   const checked = checkedContent(content);
   return {
     type: "PromptVersionCreated",
     data: {
       id: versionId,
-      prompt_id: state.id,
-      space_id: state.spaceId,
+      prompt_id: ids.id,
+      space_id: ids.spaceId,
       commit_hash: commitHash(versionId, checked),
       ...checked,
       created_by_user_id: actor.userId,
@@ -149,125 +56,85 @@ function versionCreated(
   };
 }
 
-function requireLabel(label: string): void {
-  if (label.trim().length === 0)
-    throw new DomainError("invalid-request", "a label must not be empty");
-  requireMaxLength("a label", label, LABEL_MAX);
-}
-
-function requireLive(state: PromptState): void {
-  if (!state.exists || state.deleted)
-    throw new DomainError("resource-not-found", "prompt not found");
-}
-
-function requireVersion(state: PromptState, versionId: string): void {
-  requireLive(state);
-  if (!state.versionIds.includes(versionId))
+function requireVersion(
+  state: PromptState,
+  versionId: string,
+): asserts state is LiveOf<PromptState> {
+  requireLive(state, "prompt");
+  if (!state.versionIds.has(versionId))
     throw new DomainError("resource-not-found", "prompt version not found");
 }
 
-/** Pure: the events a command produces, or the rule it breaks. */
-export function decidePrompt(command: PromptCommand, state: PromptState): PromptEvent[] {
+function decide(command: PromptCommand, state: PromptState): PromptEvent[] {
   const at = command.now.toISOString();
   switch (command.type) {
     case "CreatePrompt": {
-      if (state.exists) throw new DomainError("resource-conflict", "prompt already exists");
+      requireNew(state, "prompt");
       requireCatalogName(command.name);
       requireMaxLength("description", command.description, DESCRIPTION_MAX);
-      const created: PromptEvent = {
-        type: "PromptCreated",
-        data: {
-          id: command.id,
-          account_id: command.accountId,
-          space_id: command.spaceId,
-          name: command.name,
-          description: command.description,
-          created_by_user_id: command.userId,
-          created_at: at,
-        },
-      };
-      const ids = { id: command.id, spaceId: command.spaceId };
-      return [created, versionCreated(ids, command.versionId, command.version, command)];
-    }
-    case "UpdatePrompt":
-      requireLive(state);
-      requireMaxLength("description", command.description, DESCRIPTION_MAX);
+      const { id, accountId, spaceId, name, description, userId } = command;
       return [
         {
-          type: "PromptUpdated",
+          type: "PromptCreated",
           data: {
-            id: state.id,
-            space_id: state.spaceId,
-            description: command.description,
-            updated_at: at,
+            id,
+            account_id: accountId,
+            space_id: spaceId,
+            name,
+            description,
+            created_by_user_id: userId,
+            created_at: at,
           },
         },
+        versionCreated({ id, spaceId }, command.versionId, command.version, command),
       ];
+    }
+    case "UpdatePrompt": {
+      requireLive(state, "prompt");
+      requireMaxLength("description", command.description, DESCRIPTION_MAX);
+      const { id, spaceId } = state;
+      const data = { id, space_id: spaceId, description: command.description, updated_at: at };
+      return [{ type: "PromptUpdated", data }];
+    }
     case "DeletePrompt":
-      requireLive(state);
+      requireLive(state, "prompt");
       return [
         { type: "PromptDeleted", data: { id: state.id, space_id: state.spaceId, deleted_at: at } },
       ];
     case "CreatePromptVersion":
-      requireLive(state);
+      requireLive(state, "prompt");
       return [versionCreated(state, command.versionId, command.version, command)];
     case "SetPromptVersionLabels": {
       requireVersion(state, command.versionId);
-      if (command.labels.length > LABELS_PER_VERSION_MAX)
-        throw new DomainError(
-          "invalid-request",
-          `at most ${LABELS_PER_VERSION_MAX} labels per version`,
-        );
-      command.labels.forEach(requireLabel);
-      const wanted = new Set(command.labels);
-      const base = { prompt_id: state.id, space_id: state.spaceId, version_id: command.versionId };
-      const removed: PromptEvent[] = Object.entries(state.labels)
-        .filter(([label, v]) => v === command.versionId && !wanted.has(label))
-        .map(([label]) => ({
-          type: "PromptLabelDeleted",
-          data: { ...base, label, deleted_at: at },
-        }));
-      const set: PromptEvent[] = [...wanted]
-        .filter((label) => state.labels[label] !== command.versionId)
-        .map((label) => ({
-          type: "PromptLabelSet",
-          data: { ...base, label, previous_version_id: state.labels[label] ?? null, set_at: at },
-        }));
-      return [...removed, ...set];
+      requireLabels(command.labels);
+      const on = { prompt_id: state.id, space_id: state.spaceId, version_id: command.versionId };
+      return labelMoves(state.labels, on, command.labels, at);
     }
-    case "DeletePromptVersionLabel":
+    case "DeletePromptVersionLabel": {
       requireVersion(state, command.versionId);
-      if (state.labels[command.label] !== command.versionId)
+      const { versionId: version_id, label } = command;
+      if (state.labels[label] !== version_id)
         throw new DomainError("resource-not-found", "label not found on this prompt version");
-      return [
-        {
-          type: "PromptLabelDeleted",
-          data: {
-            prompt_id: state.id,
-            space_id: state.spaceId,
-            version_id: command.versionId,
-            label: command.label,
-            deleted_at: at,
-          },
-        },
-      ];
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String((never as { type: string }).type)}`);
+      const on = { prompt_id: state.id, space_id: state.spaceId, version_id };
+      return [{ type: "PromptLabelDeleted", data: { ...on, label, deleted_at: at } }];
     }
+    default:
+      return unreachable(command);
   }
 }
 
-export function evolvePrompt(state: PromptState, event: PromptEvent): PromptState {
+function evolve(state: PromptState, event: PromptEvent): PromptState {
+  if (event.type === "PromptCreated") {
+    const { id, space_id } = event.data;
+    return { status: "live", id, spaceId: space_id, versionIds: new Set(), labels: {} };
+  }
+  if (event.type === "PromptDeleted") return { status: "deleted" };
+  if (state.status !== "live") return state;
   switch (event.type) {
-    case "PromptCreated":
-      return { ...state, exists: true, id: event.data.id, spaceId: event.data.space_id };
     case "PromptVersionCreated":
-      return { ...state, versionIds: [...state.versionIds, event.data.id] };
+      return { ...state, versionIds: new Set([...state.versionIds, event.data.id]) };
     case "PromptUpdated":
       return state;
-    case "PromptDeleted":
-      return { ...state, deleted: true };
     case "PromptLabelSet":
       return { ...state, labels: { ...state.labels, [event.data.label]: event.data.version_id } };
     case "PromptLabelDeleted": {
@@ -275,13 +142,14 @@ export function evolvePrompt(state: PromptState, event: PromptEvent): PromptStat
       delete labels[event.data.label];
       return { ...state, labels };
     }
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String((never as { type: string }).type)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 
-export function promptStateOf(events: readonly PromptEvent[]): PromptState {
-  return events.reduce(evolvePrompt, initialPromptState);
-}
+/** A prompt with its immutable versions and movable labels: one stream, one decider. */
+export const promptDecider: Decider<PromptState, PromptCommand, PromptEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

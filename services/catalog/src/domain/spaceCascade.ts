@@ -1,8 +1,7 @@
-import type { AiIntegrationConfig, KeyFacts } from "./aiIntegration.ts";
+import type { Aggregate } from "@argus/contracts";
 
 /** What a deleted space still holds in the catalog, as the cascade found it. */
 export interface SpaceHoldings {
-  spaceId: string;
   tags: readonly string[];
   projects: readonly string[];
   prompts: readonly string[];
@@ -10,51 +9,31 @@ export interface SpaceHoldings {
   annotationConfigs: readonly string[];
   annotationQueues: readonly string[];
   /** Integrations with at least one scoping naming the space. */
-  aiIntegrations: readonly { id: string; config: AiIntegrationConfig; key: KeyFacts }[];
+  aiIntegrations: readonly string[];
 }
 
-export interface CascadeAppend {
-  streamId: string;
-  events: readonly { type: string; data: Record<string, unknown> }[];
+/** One command of the cascade: the aggregate's Delete (an integration: RemoveSpaceScopings). */
+export interface CascadeStep {
+  aggregate: Exclude<Aggregate<"catalog">, "resource_tags">;
+  id: string;
 }
 
 /**
- * Pure: the Deleted events that remove everything a deleted space holds, one stream each.
- * Each resource ends with its own Deleted event (the one its delete command appends), so its
- * projection and every consumer treat it as deleted — no cascade-only event types. Queues go
- * before the annotation configs they use. An AI integration loses only its scopings of the
- * space; one left with none is deleted, because no scoping means account-wide and the
- * cascade must never widen access.
+ * Pure: the order in which a deleted space's resources are deleted, each by its own decider on
+ * its own stream (so its projection and every consumer treat it as deleted, with no
+ * cascade-only event types). Queues go before the annotation configs they use; tags go last,
+ * after the resources they were attached to.
  */
-export function decideSpaceCascade(h: SpaceHoldings, now: Date): CascadeAppend[] {
-  const at = now.toISOString();
-  const deleted =
-    (aggregate: string, type: string) =>
-    (id: string): CascadeAppend => ({
-      streamId: `${aggregate}-${id}`,
-      events: [{ type, data: { id, space_id: h.spaceId, deleted_at: at } }],
-    });
-  const integrations = h.aiIntegrations.map(({ id, config, key }): CascadeAppend => {
-    const scopings = config.scopings.filter((s) => s.space_id !== h.spaceId);
-    return {
-      streamId: `ai_integration-${id}`,
-      events: [
-        scopings.length === 0
-          ? { type: "AiIntegrationDeleted", data: { id, deleted_at: at } }
-          : {
-              type: "AiIntegrationUpdated",
-              data: { id, ...config, scopings, ...key, updated_at: at },
-            },
-      ],
-    };
-  });
+export function spaceCascadePlan(h: SpaceHoldings): CascadeStep[] {
+  const steps = (aggregate: CascadeStep["aggregate"], ids: readonly string[]) =>
+    ids.map((id) => ({ aggregate, id }));
   return [
-    ...h.annotationQueues.map(deleted("annotation_queue", "AnnotationQueueDeleted")),
-    ...h.annotationConfigs.map(deleted("annotation_config", "AnnotationConfigDeleted")),
-    ...h.evaluators.map(deleted("evaluator", "EvaluatorDeleted")),
-    ...h.prompts.map(deleted("prompt", "PromptDeleted")),
-    ...h.projects.map(deleted("project", "ProjectDeleted")),
-    ...h.tags.map(deleted("tag", "TagDeleted")),
-    ...integrations,
+    ...steps("annotation_queue", h.annotationQueues),
+    ...steps("annotation_config", h.annotationConfigs),
+    ...steps("evaluator", h.evaluators),
+    ...steps("prompt", h.prompts),
+    ...steps("project", h.projects),
+    ...steps("tag", h.tags),
+    ...steps("ai_integration", h.aiIntegrations),
   ];
 }

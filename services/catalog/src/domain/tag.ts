@@ -1,7 +1,8 @@
-import { DomainError } from "@argus/platform";
+import type { Decider } from "@argus/eventstore";
+import { LIMITS, textLength, type TagEvent, type TagUpdated } from "@argus/contracts";
+import { invalid } from "./rules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
 
-export const TAG_NAME_MAX = 100;
-export const TAG_DESCRIPTION_MAX = 1000;
 export const TAG_COLORS = [
   "GRAY",
   "INDIGO",
@@ -24,95 +25,41 @@ export const TAG_COLORS = [
   "AUBURN",
 ] as const;
 
-export interface TagData {
-  id: string;
-  account_id: string;
-  space_id: string;
-  name: string;
-  description: string | null;
-  color: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type TagState = Lifecycle<{ id: string; spaceId: string; updatedAt: number }>;
 
-export interface TagCreated {
-  type: "TagCreated";
-  data: TagData;
-}
+export type TagCommand =
+  | {
+      type: "CreateTag";
+      id: string;
+      accountId: string;
+      spaceId: string;
+      name: string;
+      description: string | null;
+      color: string | null;
+      now: Date;
+    }
+  /** `undefined` leaves a field as it is; `null` clears description or color. */
+  | {
+      type: "UpdateTag";
+      name: string | undefined;
+      description: string | null | undefined;
+      color: string | null | undefined;
+      now: Date;
+    }
+  | { type: "DeleteTag"; now: Date };
 
-/** Carries only the fields that changed, plus updated_at; a null description/color clears it. */
-export interface TagUpdated {
-  type: "TagUpdated";
-  data: {
-    id: string;
-    space_id: string;
-    name?: string;
-    description?: string | null;
-    color?: string | null;
-    updated_at: string;
-  };
-}
-
-export interface TagDeleted {
-  type: "TagDeleted";
-  data: { id: string; space_id: string; deleted_at: string };
-}
-
-export type TagEvent = TagCreated | TagUpdated | TagDeleted;
-
-/** What a decision needs to know about the tag: whether it exists and where. */
-export interface TagState {
-  exists: boolean;
-  spaceId: string;
-}
-
-export const initialTagState: TagState = { exists: false, spaceId: "" };
-
-export interface CreateTag {
-  type: "CreateTag";
-  id: string;
-  accountId: string;
-  spaceId: string;
-  name: string;
-  description: string | null;
-  color: string | null;
-  now: Date;
-}
-
-/** `undefined` leaves a field as it is; `null` clears description or color. */
-export interface UpdateTag {
-  type: "UpdateTag";
-  id: string;
-  name: string | undefined;
-  description: string | null | undefined;
-  color: string | null | undefined;
-  now: Date;
-}
-
-export interface DeleteTag {
-  type: "DeleteTag";
-  id: string;
-  now: Date;
-}
-
-export type TagCommand = CreateTag | UpdateTag | DeleteTag;
-
-/** Lengths count characters (code points), as JSON Schema's maxLength does. */
-const length = (s: string): number => [...s].length;
-
-const invalid = (detail: string) => new DomainError("invalid-request", detail);
-
-/** Names are stored trimmed: the rules (non-empty, at most 100) apply to what is kept. */
+/** Measured as sent (like the edge), stored trimmed; trimming only decides whether it is blank. */
 function tagName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw invalid("name must not be empty or whitespace-only");
-  if (length(name) > TAG_NAME_MAX) throw invalid(`name must be at most ${TAG_NAME_MAX} characters`);
+  if (textLength(raw) > LIMITS.TAG_NAME_MAX)
+    throw invalid(`name must be at most ${LIMITS.TAG_NAME_MAX} characters`);
   return name;
 }
 
 function description(d: string | null): string | null {
-  if (d !== null && length(d) > TAG_DESCRIPTION_MAX)
-    throw invalid(`description must be at most ${TAG_DESCRIPTION_MAX} characters`);
+  if (d !== null && textLength(d) > LIMITS.TAG_DESCRIPTION_MAX)
+    throw invalid(`description must be at most ${LIMITS.TAG_DESCRIPTION_MAX} characters`);
   return d;
 }
 
@@ -122,37 +69,34 @@ function color(c: string | null): string | null {
   return c;
 }
 
-/** Pure: the events a command produces, or the rule it breaks. */
-export function decideTag(command: TagCommand, state: TagState): TagEvent[] {
+function decide(command: TagCommand, state: TagState): TagEvent[] {
   switch (command.type) {
     case "CreateTag": {
-      if (state.exists) throw new DomainError("resource-conflict", "tag already exists");
+      requireNew(state, "tag");
       const at = command.now.toISOString();
-      return [
-        {
-          type: "TagCreated",
-          data: {
-            id: command.id,
-            account_id: command.accountId,
-            space_id: command.spaceId,
-            name: tagName(command.name),
-            description: description(command.description),
-            color: color(command.color),
-            created_at: at,
-            updated_at: at,
-          },
-        },
-      ];
+      const data = {
+        id: command.id,
+        account_id: command.accountId,
+        space_id: command.spaceId,
+        name: tagName(command.name),
+        description: description(command.description),
+        color: color(command.color),
+        created_at: at,
+        updated_at: at,
+      };
+      return [{ type: "TagCreated", data }];
     }
     case "UpdateTag": {
-      if (!state.exists) throw new DomainError("resource-not-found", "tag not found");
+      requireLive(state, "tag");
       const { name, description: d, color: c } = command;
       if (name === undefined && d === undefined && c === undefined)
         throw invalid("At least one field (name, description, color) must be provided");
+      // updated_at advances on every update, even within the millisecond of the last one.
+      const at = Math.max(command.now.getTime(), state.updatedAt + 1);
       const data: TagUpdated["data"] = {
-        id: command.id,
+        id: state.id,
         space_id: state.spaceId,
-        updated_at: command.now.toISOString(),
+        updated_at: new Date(at).toISOString(),
       };
       if (name !== undefined) data.name = tagName(name);
       if (d !== undefined) data.description = description(d);
@@ -160,17 +104,37 @@ export function decideTag(command: TagCommand, state: TagState): TagEvent[] {
       return [{ type: "TagUpdated", data }];
     }
     case "DeleteTag": {
-      if (!state.exists) throw new DomainError("resource-not-found", "tag not found");
-      return [
-        {
-          type: "TagDeleted",
-          data: { id: command.id, space_id: state.spaceId, deleted_at: command.now.toISOString() },
-        },
-      ];
+      requireLive(state, "tag");
+      const data = { id: state.id, space_id: state.spaceId, deleted_at: command.now.toISOString() };
+      return [{ type: "TagDeleted", data }];
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
+
+function evolve(state: TagState, event: TagEvent): TagState {
+  switch (event.type) {
+    case "TagCreated":
+      return {
+        status: "live",
+        id: event.data.id,
+        spaceId: event.data.space_id,
+        updatedAt: Date.parse(event.data.updated_at),
+      };
+    case "TagUpdated":
+      if (state.status !== "live") return state;
+      return { ...state, updatedAt: Date.parse(event.data.updated_at) };
+    case "TagDeleted":
+      return { status: "deleted" };
+    default:
+      return unreachable(event);
+  }
+}
+
+/** A tag: created once in a space, updated while live, deleted once. */
+export const tagDecider: Decider<TagState, TagCommand, TagEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

@@ -1,67 +1,35 @@
+import { LIMITS, type ResourceTagsEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
+import { unreachable } from "./lifecycle.ts";
 
-export const TAG_IDS_MAX = 100;
-
-export interface TagsAttached {
-  type: "TagsAttached";
-  data: {
-    resource_type: string;
-    resource_id: string;
-    space_id: string;
-    /** Only the tags that were not attached before: re-attaching is not a change. */
-    tag_ids: string[];
-    attached_at: string;
-  };
-}
-
-export interface TagsDetached {
-  type: "TagsDetached";
-  data: {
-    resource_type: string;
-    resource_id: string;
-    space_id: string;
-    tag_ids: string[];
-    detached_at: string;
-  };
-}
-
-export type TaggingEvent = TagsAttached | TagsDetached;
-
-/** What a decision on one resource's tags needs: the resource, its tags, the tags named. */
+/**
+ * What a decision on one resource's tags needs, read in the command's transaction: the
+ * resource, the tags attached to it, and the space of every existing tag the command names.
+ * The resource's tags are a set (attachments commute), so no fold of its stream is needed.
+ */
 export interface TaggingState {
   resourceType: string;
   resourceId: string;
   spaceId: string;
-  /** Tags currently attached to the resource. */
   attached: ReadonlySet<string>;
-  /** The space of every existing tag the command names (missing: no such tag). */
+  /** Missing: no such tag. */
   tagSpaces: ReadonlyMap<string, string>;
 }
 
-export interface AttachTags {
-  type: "AttachTags";
-  tagIds: readonly string[];
-  now: Date;
-}
-
-export interface DetachTags {
-  type: "DetachTags";
-  tagIds: readonly string[];
-  now: Date;
-}
-
-export type TaggingCommand = AttachTags | DetachTags;
+export type TaggingCommand =
+  | { type: "AttachTags"; tagIds: readonly string[]; now: Date }
+  | { type: "DetachTags"; tagIds: readonly string[]; now: Date };
 
 const unprocessable = (detail: string) => new DomainError("validation-error", detail);
 
 function requireCount(tagIds: readonly string[]): void {
   if (tagIds.length === 0) throw unprocessable("tag_ids must contain at least 1 tag ID");
-  if (tagIds.length > TAG_IDS_MAX)
-    throw unprocessable(`tag_ids must contain at most ${TAG_IDS_MAX} tag IDs`);
+  if (tagIds.length > LIMITS.TAG_IDS_MAX)
+    throw unprocessable(`tag_ids must contain at most ${LIMITS.TAG_IDS_MAX} tag IDs`);
 }
 
 /** Pure: the events a tagging command produces (none when nothing changes), or the rule it breaks. */
-export function decideTagging(command: TaggingCommand, state: TaggingState): TaggingEvent[] {
+export function decideTagging(command: TaggingCommand, state: TaggingState): ResourceTagsEvent[] {
   requireCount(command.tagIds);
   const unique = [...new Set(command.tagIds)];
   const on = {
@@ -81,26 +49,16 @@ export function decideTagging(command: TaggingCommand, state: TaggingState): Tag
       }
       const added = unique.filter((id) => !state.attached.has(id));
       if (added.length === 0) return [];
-      return [
-        {
-          type: "TagsAttached",
-          data: { ...on, tag_ids: added, attached_at: command.now.toISOString() },
-        },
-      ];
+      const data = { ...on, tag_ids: added, attached_at: command.now.toISOString() };
+      return [{ type: "TagsAttached", data }];
     }
     case "DetachTags": {
       const removed = unique.filter((id) => state.attached.has(id));
       if (removed.length === 0) return [];
-      return [
-        {
-          type: "TagsDetached",
-          data: { ...on, tag_ids: removed, detached_at: command.now.toISOString() },
-        },
-      ];
+      const data = { ...on, tag_ids: removed, detached_at: command.now.toISOString() };
+      return [{ type: "TagsDetached", data }];
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }

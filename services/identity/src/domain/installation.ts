@@ -1,17 +1,24 @@
+import type { AccountCommand } from "./account.ts";
+import type { ApiKeyCommand } from "./apiKey.ts";
+import type { OrganizationCommand } from "./organization.ts";
+import type { SpaceCommand } from "./space.ts";
+import type { UserCommand } from "./user.ts";
+
 /**
  * Headless initialization (ARCHITECTURE §8): the first account, organization, space, admin
- * user and USER API key, from environment variables. Pure: given what exists, the events
- * still missing — so a restart with the same settings appends nothing.
+ * user and USER API key, from environment variables. Pure: given what exists, the commands
+ * still to decide (each on its aggregate's stream) — so a restart with the same settings
+ * decides nothing.
  */
 export interface InitSettings {
   orgName: string;
   spaceName: string;
   adminEmail: string;
   adminName: string;
-  apiKeyHash: Buffer;
   redactedKey: string;
 }
 
+/** What exists, read in initialization's transaction. */
 export interface InitState {
   accountId: string | null;
   organizationId: string | null;
@@ -28,92 +35,80 @@ export interface InitIds {
   apiKey: string;
 }
 
-export interface InitEvent {
-  streamId: string;
-  type: "AccountCreated" | "OrganizationCreated" | "SpaceCreated" | "UserCreated" | "ApiKeyCreated";
-  data: Record<string, unknown>;
-}
+/** One command on one stream, in the order they must be decided. */
+export type InitStep =
+  | { aggregate: "account"; id: string; command: AccountCommand }
+  | { aggregate: "organization"; id: string; command: OrganizationCommand }
+  | { aggregate: "space"; id: string; command: SpaceCommand }
+  | { aggregate: "user"; id: string; command: UserCommand }
+  | { aggregate: "api_key"; id: string; command: ApiKeyCommand };
 
-export function decideInitialization(
-  settings: InitSettings,
+export function planInitialization(
+  s: InitSettings,
   state: InitState,
   ids: InitIds,
   now: Date,
-): InitEvent[] {
-  const at = now.toISOString();
-  const events: InitEvent[] = [];
+): InitStep[] {
+  const steps: InitStep[] = [];
   const accountId = state.accountId ?? ids.account;
-  if (!state.accountId) {
-    events.push({
-      streamId: `account-${accountId}`,
-      type: "AccountCreated",
-      data: { id: accountId, name: settings.orgName, created_at: at },
-    });
-  }
   const organizationId = state.organizationId ?? ids.organization;
+  const userId = state.adminUserId ?? ids.user;
+  if (!state.accountId)
+    steps.push({
+      aggregate: "account",
+      id: accountId,
+      command: { type: "CreateAccount", id: accountId, name: s.orgName, now },
+    });
   if (!state.organizationId) {
-    events.push({
-      streamId: `organization-${organizationId}`,
-      type: "OrganizationCreated",
-      data: {
-        id: organizationId,
-        account_id: accountId,
-        name: settings.orgName,
-        description: "",
-        created_at: at,
-      },
+    const command = { id: organizationId, accountId, name: s.orgName, description: "", now };
+    steps.push({
+      aggregate: "organization",
+      id: organizationId,
+      command: { type: "CreateOrganization", ...command },
     });
   }
   if (!state.spaceId) {
-    events.push({
-      streamId: `space-${ids.space}`,
-      type: "SpaceCreated",
-      data: {
-        id: ids.space,
-        account_id: accountId,
-        organization_id: organizationId,
-        name: settings.spaceName,
-        description: "",
-        is_private: false,
-        created_at: at,
-      },
+    const command = { id: ids.space, accountId, organizationId, name: s.spaceName, now };
+    steps.push({
+      aggregate: "space",
+      id: ids.space,
+      command: { type: "CreateSpace", ...command, description: "", isPrivate: false },
     });
   }
-  const userId = state.adminUserId ?? ids.user;
-  if (!state.adminUserId) {
-    events.push({
-      streamId: `user-${userId}`,
-      type: "UserCreated",
-      data: {
+  if (!state.adminUserId)
+    steps.push({
+      aggregate: "user",
+      id: userId,
+      command: {
+        type: "InviteUser",
         id: userId,
-        account_id: accountId,
-        email: settings.adminEmail,
-        name: settings.adminName,
-        account_role: "admin",
-        is_developer: true,
-        status: "ACTIVE",
-        created_at: at,
+        accountId,
+        name: s.adminName,
+        email: s.adminEmail,
+        accountRole: "admin",
+        isDeveloper: true,
+        inviteMode: "NONE",
+        callerIsAdmin: true,
+        now,
       },
     });
-  }
-  if (!state.keyExists) {
-    events.push({
-      streamId: `apikey-${ids.apiKey}`,
-      type: "ApiKeyCreated",
-      // The hash never enters an event: events are published; the hash stays in the projection.
-      data: {
+  // The key's hash never enters a command or an event: it goes to api_key_secrets alone.
+  if (!state.keyExists)
+    steps.push({
+      aggregate: "api_key",
+      id: ids.apiKey,
+      command: {
+        type: "CreateUserKey",
         id: ids.apiKey,
-        account_id: accountId,
-        key_type: "USER",
-        user_id: userId,
-        created_by_user_id: userId,
+        accountId,
+        createdByUserId: userId,
+        creatorActive: true,
         name: "initial admin key",
         description: "created by headless initialization",
-        redacted_key: settings.redactedKey,
-        created_at: at,
-        expires_at: null,
+        expiresAt: null,
+        redactedKey: s.redactedKey,
+        now,
       },
     });
-  }
-  return events;
+  return steps;
 }

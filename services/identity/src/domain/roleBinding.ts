@@ -1,88 +1,134 @@
-import { DomainError } from "@argus/platform";
+import type { Decider } from "@argus/eventstore";
+import type { BindingResourceType, RoleBindingEvent, SubjectType } from "@argus/contracts";
+import { DomainError, notFound } from "@argus/platform";
 
-export type SubjectType = "USER" | "SERVICE_ACCOUNT";
-export type BindingResourceType = "ORGANIZATION" | "SPACE" | "PROJECT";
+export interface BoundBinding {
+  id: string;
+  roleId: string;
+  subjectType: SubjectType;
+  subjectId: string;
+}
 
-export type RoleBindingEvent =
+export type RoleBindingState = { status: "none" | "deleted" } | ({ status: "live" } & BoundBinding);
+
+/** What the command's transaction found of the things a binding points at. */
+export interface BindingTargets {
+  role: boolean;
+  subject: boolean;
+  resource: boolean;
+}
+
+export type RoleBindingCommand =
   | {
-      type: "RoleBindingCreated";
-      data: {
-        id: string;
-        account_id: string;
-        role_id: string;
-        subject_type: SubjectType;
-        subject_id: string;
-        resource_type: BindingResourceType;
-        resource_id: string;
-        created_at: string;
+      type: "CreateRoleBinding";
+      id: string;
+      accountId: string;
+      roleId: string;
+      subjectType: SubjectType;
+      subjectId: string;
+      resourceType: BindingResourceType;
+      resourceId: string;
+      found: BindingTargets;
+      now: Date;
+    }
+  /**
+   * `granted`: a binding a SERVICE key made with its service account (ServiceAccountRoleGranted
+   * on the service account's stream), as projected: its own stream holds no RoleBindingCreated.
+   */
+  | {
+      type: "UpdateRoleBinding";
+      roleId: string;
+      roleFound: boolean;
+      granted?: BoundBinding;
+      now: Date;
+    }
+  | { type: "DeleteRoleBinding"; granted?: BoundBinding };
+
+const RESOURCE_LABEL = { SPACE: "space", ORGANIZATION: "organization", PROJECT: "project" };
+
+function decide(command: RoleBindingCommand, state: RoleBindingState): RoleBindingEvent[] {
+  if (command.type === "CreateRoleBinding") {
+    if (state.status !== "none")
+      throw new DomainError("resource-conflict", "role binding already exists");
+    if (!command.found.resource) throw notFound(RESOURCE_LABEL[command.resourceType]);
+    if (!command.found.role) throw notFound("role");
+    if (!command.found.subject)
+      throw notFound(command.subjectType === "USER" ? "user" : "service account");
+    const { id, accountId, roleId, subjectType, subjectId, resourceType, resourceId } = command;
+    return [
+      {
+        type: "RoleBindingCreated",
+        data: {
+          id,
+          account_id: accountId,
+          role_id: roleId,
+          subject_type: subjectType,
+          subject_id: subjectId,
+          resource_type: resourceType,
+          resource_id: resourceId,
+          created_at: command.now.toISOString(),
+        },
+      },
+    ];
+  }
+  const binding =
+    state.status === "live" ? state : state.status === "none" ? command.granted : undefined;
+  if (!binding) throw notFound("role binding");
+  switch (command.type) {
+    case "UpdateRoleBinding": {
+      if (!command.roleFound) throw notFound("role");
+      // Binding the same role again is a no-op.
+      if (command.roleId === binding.roleId) return [];
+      const data = {
+        id: binding.id,
+        role_id: command.roleId,
+        updated_at: command.now.toISOString(),
+      };
+      return [{ type: "RoleBindingUpdated", data }];
+    }
+    case "DeleteRoleBinding": {
+      const { id, subjectType, subjectId } = binding;
+      return [
+        {
+          type: "RoleBindingDeleted",
+          data: { id, subject_type: subjectType, subject_id: subjectId },
+        },
+      ];
+    }
+    default: {
+      const never: never = command;
+      throw new Error(`unknown command ${String(never)}`);
+    }
+  }
+}
+
+function evolve(state: RoleBindingState, event: RoleBindingEvent): RoleBindingState {
+  switch (event.type) {
+    case "RoleBindingCreated": {
+      const d = event.data;
+      return {
+        status: "live",
+        id: d.id,
+        roleId: d.role_id,
+        subjectType: d.subject_type,
+        subjectId: d.subject_id,
       };
     }
-  | { type: "RoleBindingUpdated"; data: { id: string; role_id: string; updated_at: string } }
-  | {
-      type: "RoleBindingDeleted";
-      data: { id: string; subject_type: SubjectType; subject_id: string };
-    };
-
-export interface RoleBindingState {
-  id: string;
-  roleId: string;
-  subjectType: SubjectType;
-  subjectId: string;
+    case "RoleBindingUpdated":
+      // A granted binding's stream starts with its first update: `granted` carries it on.
+      return state.status === "live" ? { ...state, roleId: event.data.role_id } : state;
+    case "RoleBindingDeleted":
+      return { status: "deleted" };
+    default: {
+      const never: never = event;
+      throw new Error(`unknown event ${String(never)}`);
+    }
+  }
 }
 
-/**
- * Pure. Who may bind is decided by the handler (ROLE_BINDING_CREATE on the resource); the
- * role and subject must exist in the caller's account, which the handler has loaded.
- */
-export function decideCreateRoleBinding(c: {
-  id: string;
-  accountId: string;
-  roleId: string;
-  subjectType: SubjectType;
-  subjectId: string;
-  resourceType: BindingResourceType;
-  resourceId: string;
-  subjectActive: boolean;
-  now: Date;
-}): RoleBindingEvent[] {
-  if (!c.subjectActive)
-    throw new DomainError("unprocessable-entity", "the subject was deleted and cannot be bound");
-  return [
-    {
-      type: "RoleBindingCreated",
-      data: {
-        id: c.id,
-        account_id: c.accountId,
-        role_id: c.roleId,
-        subject_type: c.subjectType,
-        subject_id: c.subjectId,
-        resource_type: c.resourceType,
-        resource_id: c.resourceId,
-        created_at: c.now.toISOString(),
-      },
-    },
-  ];
-}
-
-/** Binding the same role again is a no-op. */
-export function decideUpdateRoleBinding(
-  c: { roleId: string; now: Date },
-  state: RoleBindingState,
-): RoleBindingEvent[] {
-  if (c.roleId === state.roleId) return [];
-  return [
-    {
-      type: "RoleBindingUpdated",
-      data: { id: state.id, role_id: c.roleId, updated_at: c.now.toISOString() },
-    },
-  ];
-}
-
-export function decideDeleteRoleBinding(state: RoleBindingState): RoleBindingEvent[] {
-  return [
-    {
-      type: "RoleBindingDeleted",
-      data: { id: state.id, subject_type: state.subjectType, subject_id: state.subjectId },
-    },
-  ];
-}
+/** A role binding: created once (on a live role, subject and resource), rebound, deleted once. */
+export const roleBindingDecider: Decider<RoleBindingState, RoleBindingCommand, RoleBindingEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

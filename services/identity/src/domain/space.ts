@@ -37,7 +37,8 @@ export type SpaceCommand =
       isPrivate?: boolean | undefined;
       now: Date;
     }
-  | { type: "DeleteSpace"; now: Date };
+  /** With its organization: a space deleted meanwhile is nothing more to do, not a 404. */
+  | { type: "DeleteSpace"; now: Date; withOrganization?: boolean };
 
 const gone = () => new DomainError("resource-not-found", "space not found");
 
@@ -88,6 +89,7 @@ function decide(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
       return [{ type: "SpaceUpdated", data: { ...next, updated_at: command.now.toISOString() } }];
     }
     case "DeleteSpace": {
+      if (state.status === "deleted" && command.withOrganization) return [];
       if (state.status !== "live") throw gone();
       return [
         {

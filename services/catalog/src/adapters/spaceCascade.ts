@@ -1,0 +1,153 @@
+import type { PoolClient } from "pg";
+import {
+  commandScopeIn,
+  tracedQuery,
+  type CommandScope,
+  type DurableConsumerOptions,
+  type EventMetadata,
+  type StoredEvent,
+} from "@argus/eventstore";
+import { aggregateSubjects, streamId, type SpaceDeleted } from "@argus/contracts";
+import { DomainError } from "@argus/platform";
+import { configInUse } from "../commands/annotationConfigFacts.ts";
+import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
+import { annotationConfigDecider } from "../domain/annotationConfig.ts";
+import { annotationQueueDecider } from "../domain/annotationQueue.ts";
+import { evaluatorDecider } from "../domain/evaluator.ts";
+import { projectDecider } from "../domain/project.ts";
+import { promptDecider } from "../domain/prompt.ts";
+import { spaceCascadePlan, type CascadeStep, type SpaceHoldings } from "../domain/spaceCascade.ts";
+import { tagDecider } from "../domain/tag.ts";
+import { project } from "../projections/catalogProjection.ts";
+
+export const SPACE_CASCADE_CONSUMER = "catalog-space-cascade";
+export const CASCADE_ACTOR = "system:cascade";
+
+/**
+ * Deleting a space (or its organization, which comes with one SpaceDeleted per space) deletes
+ * what the space holds in the catalog. nats-server 2.9 takes one filter subject, so the
+ * durable takes the space aggregate's subjects and skips the other event types.
+ */
+export function spaceCascadeConsumer(o: {
+  schema: string;
+  subjectRoot: string;
+}): DurableConsumerOptions {
+  return {
+    durable: SPACE_CASCADE_CONSUMER,
+    filterSubject: aggregateSubjects(o.subjectRoot, "identity", "space"),
+    concurrency: 4,
+    handler: (tx, event) => cascadeSpaceDeleted(tx, o.schema, event),
+  };
+}
+
+/** Identity's SpaceDeleted, checked at runtime: the bus is not trusted to hold the contract. */
+export function spaceDeletedOf(event: StoredEvent): SpaceDeleted | undefined {
+  if (event.type !== "SpaceDeleted") return undefined;
+  const d = (event.data ?? {}) as Partial<Record<keyof SpaceDeleted["data"], unknown>>;
+  const { id, account_id, organization_id, deleted_at } = d;
+  if (
+    typeof id !== "string" ||
+    typeof account_id !== "string" ||
+    typeof organization_id !== "string" ||
+    typeof deleted_at !== "string"
+  )
+    throw new Error(`SpaceDeleted ${event.eventId} does not have the contract's shape`);
+  return { type: "SpaceDeleted", data: { id, account_id, organization_id, deleted_at } };
+}
+
+type Step = (scope: CommandScope, id: string, m: EventMetadata, c: Cause) => Promise<unknown>;
+type Cause = { spaceId: string; now: Date };
+
+/** Each step is the aggregate's own command, decided on its stream's folded state. */
+const STEPS: Record<CascadeStep["aggregate"], Step> = {
+  annotation_queue: (s, id, m, { now }) =>
+    s.decide(
+      streamId("annotation_queue", id),
+      annotationQueueDecider,
+      { type: "DeleteAnnotationQueue", now },
+      m,
+    ),
+  annotation_config: (s, id, m, { now }) =>
+    s.decide(
+      streamId("annotation_config", id),
+      annotationConfigDecider,
+      {
+        build: async (_, client) => ({
+          type: "DeleteAnnotationConfig" as const,
+          usedByQueue: await configInUse(client, id),
+          now,
+        }),
+      },
+      m,
+    ),
+  evaluator: (s, id, m, { now }) =>
+    s.decide(streamId("evaluator", id), evaluatorDecider, { type: "DeleteEvaluator", now }, m),
+  prompt: (s, id, m, { now }) =>
+    s.decide(streamId("prompt", id), promptDecider, { type: "DeletePrompt", now }, m),
+  project: (s, id, m, { now }) =>
+    s.decide(streamId("project", id), projectDecider, { type: "DeleteProject", now }, m),
+  tag: (s, id, m, { now }) =>
+    s.decide(streamId("tag", id), tagDecider, { type: "DeleteTag", now }, m),
+  ai_integration: (s, id, m, { spaceId, now }) =>
+    s.decide(
+      streamId("ai_integration", id),
+      aiIntegrationDecider,
+      { type: "RemoveSpaceScopings", spaceId, now },
+      m,
+    ),
+};
+
+/**
+ * Runs in the transaction of the runner's processed-event marker, so a redelivery of an
+ * applied SpaceDeleted is skipped, and a failed one leaves nothing behind. Each resource is
+ * deleted by its decider from its stream as read here: one already gone (a 404) is skipped; a
+ * command racing on the same stream fails the append, the transaction rolls back and the
+ * redelivery finds the resource's new state.
+ */
+export async function cascadeSpaceDeleted(
+  tx: PoolClient,
+  schema: string,
+  event: StoredEvent,
+): Promise<void> {
+  const deleted = spaceDeletedOf(event);
+  if (!deleted) return;
+  const { id: spaceId, account_id } = deleted.data;
+  const scope = commandScopeIn(tx, schema, project);
+  const metadata = {
+    account_id,
+    space_id: spaceId,
+    actor: CASCADE_ACTOR,
+    cause_event_id: event.eventId,
+    cause_event_type: event.type,
+  };
+  const cause = { spaceId, now: new Date() };
+  for (const step of spaceCascadePlan(await holdingsOf(tx, spaceId))) {
+    try {
+      await STEPS[step.aggregate](scope, step.id, metadata, cause);
+    } catch (err) {
+      if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
+    }
+  }
+}
+
+/** The space's live resources, from the projections (deleted ones are already gone). */
+async function holdingsOf(tx: PoolClient, spaceId: string): Promise<SpaceHoldings> {
+  const ids = async (table: string, where = "space_id = $1"): Promise<string[]> => {
+    const { rows } = await tracedQuery<{ id: string }>(
+      tx,
+      `cascade ${table}`,
+      `select id from ${table} where ${where} order by id`,
+      [spaceId],
+    );
+    return rows.map((r) => r.id);
+  };
+  return {
+    tags: await ids("tags"),
+    projects: await ids("projects"),
+    prompts: await ids("prompts"),
+    evaluators: await ids("evaluators"),
+    annotationConfigs: await ids("annotation_configs"),
+    annotationQueues: await ids("annotation_queues"),
+    aiIntegrations: await ids("ai_integrations", "$1::uuid = any(scoped_space_ids)"),
+  };
+}

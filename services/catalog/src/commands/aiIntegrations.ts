@@ -1,0 +1,140 @@
+import type { PoolClient } from "pg";
+import type { AiIntegrationConfig } from "@argus/contracts";
+import { streamId } from "@argus/contracts";
+import { tracedQuery, type CommandInput } from "@argus/eventstore";
+import { actorMetadata, uuidv7, type CallContext, type Permission } from "@argus/platform";
+import type {
+  AiIntegration,
+  CreateAiIntegrationRequest,
+  DeleteAiIntegrationRequest,
+  DeleteAiIntegrationResponse,
+  UpdateAiIntegrationRequest,
+} from "@argus/proto/catalog/v1/ai_integrations";
+import { actorId } from "../adapters/spaceAccess.ts";
+import {
+  aiIntegrationDecider,
+  type AiIntegrationCommand,
+  type AiIntegrationState,
+} from "../domain/aiIntegration.ts";
+import { toAiIntegration } from "../projections/aiIntegrationRows.ts";
+import { visibleIntegration } from "../queries/aiIntegrations.ts";
+import type { CatalogDeps } from "../service.ts";
+import { checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
+import { aiConfigOf } from "./requests.ts";
+
+const conflicts = {
+  ai_integrations_name_per_account:
+    "an AI integration with this name already exists in the account",
+};
+
+/** Writes (or, for null, removes) the key; `undefined` leaves it. Never in an event. */
+async function writeKey(client: PoolClient, id: string, apiKey: string | null | undefined) {
+  if (apiKey === null)
+    await tracedQuery(
+      client,
+      "remove AI key",
+      "delete from ai_integration_secrets where integration_id = $1",
+      [id],
+    );
+  else if (apiKey !== undefined)
+    await tracedQuery(
+      client,
+      "store AI key",
+      `insert into ai_integration_secrets (integration_id, api_key) values ($1, $2)
+         on conflict (integration_id) do update set api_key = excluded.api_key`,
+      [id, apiKey],
+    );
+}
+
+/** Who may change it is judged on its scopings as its stream says, in the transaction. */
+const authorizedBy = (
+  ctx: CallContext,
+  permission: Permission,
+  command: AiIntegrationCommand,
+): CommandInput<AiIntegrationState, AiIntegrationCommand> => ({
+  build: async (state) => {
+    if (state.status === "live") requireChangeable(ctx, state.config.scopings, permission);
+    return command;
+  },
+});
+
+/** AI integrations are account-level: no space in their metadata, the key beside the events. */
+export function aiIntegrationCommands(deps: CatalogDeps) {
+  const { pool, spaces } = deps;
+
+  const run = (
+    ctx: CallContext,
+    id: string,
+    command: CommandInput<AiIntegrationState, AiIntegrationCommand>,
+    apiKey: string | null | undefined,
+  ) =>
+    deps.commands.transact(
+      async (scope) => {
+        const stream = streamId("ai_integration", id);
+        await scope.decide(stream, aiIntegrationDecider, command, actorMetadata(ctx));
+        await writeKey(scope.client, id, apiKey);
+      },
+      { conflicts },
+    );
+
+  /** Visible (else 404) and changeable by the caller as the projection shows it (else 403). */
+  async function changeable(ctx: CallContext, id: string, permission: Permission) {
+    const current = await visibleIntegration(pool, ctx, id);
+    requireChangeable(ctx, current.scopings, permission);
+    return current;
+  }
+
+  return {
+    async createAiIntegration(
+      req: CreateAiIntegrationRequest,
+      ctx: CallContext,
+    ): Promise<AiIntegration> {
+      const config = aiConfigOf(req.config);
+      requireChangeable(ctx, config.scopings, "LLM_INTEGRATION_CREATE");
+      await checkScopings(spaces, ctx, config.scopings);
+      const id = uuidv7();
+      const apiKey = req.apiKey ?? null;
+      const command = {
+        type: "CreateAiIntegration",
+        id,
+        accountId: ctx.principal.accountId,
+        config,
+        apiKey,
+        userId: actorId(ctx),
+        now: new Date(),
+      } as const;
+      await run(ctx, id, command, apiKey ?? undefined);
+      return toAiIntegration(await visibleIntegration(pool, ctx, id));
+    },
+
+    async updateAiIntegration(
+      req: UpdateAiIntegrationRequest,
+      ctx: CallContext,
+    ): Promise<AiIntegration> {
+      const current = await changeable(ctx, req.id, "LLM_INTEGRATION_UPDATE");
+      const fields = new Set(req.fields);
+      const changes = Object.fromEntries(
+        Object.entries(aiConfigOf(req.config)).filter(([k]) => fields.has(k)),
+      ) as Partial<AiIntegrationConfig>;
+      if (changes.scopings) {
+        // Narrowing or widening the audience is judged on the new scopings too.
+        requireChangeable(ctx, changes.scopings, "LLM_INTEGRATION_UPDATE");
+        await checkScopings(spaces, ctx, changes.scopings);
+      }
+      const apiKey = fields.has("api_key") ? (req.apiKey ?? null) : undefined;
+      const command = { type: "UpdateAiIntegration", changes, apiKey, now: new Date() } as const;
+      await run(ctx, current.id, authorizedBy(ctx, "LLM_INTEGRATION_UPDATE", command), apiKey);
+      return toAiIntegration(await visibleIntegration(pool, ctx, current.id));
+    },
+
+    async deleteAiIntegration(
+      req: DeleteAiIntegrationRequest,
+      ctx: CallContext,
+    ): Promise<DeleteAiIntegrationResponse> {
+      const current = await changeable(ctx, req.id, "LLM_INTEGRATION_DELETE");
+      const command = { type: "DeleteAiIntegration", now: new Date() } as const;
+      await run(ctx, current.id, authorizedBy(ctx, "LLM_INTEGRATION_DELETE", command), undefined);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { requireSpacePermission, type CallContext } from "@argus/platform";
+import type {
+  AnnotationQueue,
+  CreateAnnotationQueueRequest,
+  DeleteAnnotationQueueRequest,
+  DeleteAnnotationQueueResponse,
+  UpdateAnnotationQueueRequest,
+} from "@argus/proto/catalog/v1/annotations";
+import { resolveRecordSources } from "../adapters/recordSources.ts";
+import { presentQueue } from "../queries/annotationQueues.ts";
+import type { CatalogDeps } from "../service.ts";
+import { configsInSpace } from "./annotationConfigFacts.ts";
+import { annotationQueueKind } from "./annotationQueueKind.ts";
+import { resourceCommands } from "./resourceCommands.ts";
+
+const nameConflict = (name: string) => ({
+  annotation_queues_name_per_space: `an annotation queue named ${JSON.stringify(name)} already exists in this space`,
+  // A config the command checked was deleted before it committed (the foreign key saw it).
+  annotation_queue_configs_config_fk: "an annotation config of the queue was deleted concurrently",
+});
+
+/** Create, update and delete of annotation queues (their records: annotationQueueRecords.ts). */
+export function annotationQueueCommands(deps: CatalogDeps) {
+  const queues = resourceCommands(deps, annotationQueueKind);
+
+  return {
+    async createAnnotationQueue(
+      req: CreateAnnotationQueueRequest,
+      ctx: CallContext,
+    ): Promise<AnnotationQueue> {
+      const { spaceId, annotationConfigIds: configIds } = req;
+      const { id } = await queues.create(
+        ctx,
+        spaceId,
+        "QUEUE_CREATE",
+        async (id) => {
+          if (req.recordSources.length > 0)
+            requireSpacePermission(ctx.principal, spaceId, "QUEUE_RECORD_CREATE");
+          const annotators = await deps.users.byEmails(ctx, req.annotatorEmails);
+          const resolved = await resolveRecordSources(deps, ctx, spaceId, req.recordSources);
+          const command = {
+            type: "CreateAnnotationQueue",
+            id,
+            accountId: ctx.principal.accountId,
+            spaceId,
+            name: req.name,
+            instructions: req.instructions ?? null,
+            configIds,
+            annotators,
+            assignmentMethod: req.assignmentMethod || "ALL",
+            ...resolved,
+            now: new Date(),
+          } as const;
+          return {
+            build: async (_, client) => ({
+              ...command,
+              configsInSpace: await configsInSpace(client, configIds, spaceId),
+            }),
+          };
+        },
+        nameConflict(req.name),
+      );
+      return presentQueue(deps.pool, ctx, id);
+    },
+
+    async updateAnnotationQueue(
+      req: UpdateAnnotationQueueRequest,
+      ctx: CallContext,
+    ): Promise<AnnotationQueue> {
+      const queue = await queues.load(ctx, req.id, "QUEUE_UPDATE");
+      const annotators = req.setAnnotatorEmails
+        ? await deps.users.byEmails(ctx, req.annotatorEmails)
+        : undefined;
+      const configIds = req.setAnnotationConfigIds ? req.annotationConfigIds : undefined;
+      const command = {
+        type: "UpdateAnnotationQueue",
+        name: req.name,
+        ...(req.setInstructions ? { instructions: req.instructions ?? null } : {}),
+        annotators,
+        configIds,
+        now: new Date(),
+      } as const;
+      await queues.run(
+        ctx,
+        queue.id,
+        queue.space_id,
+        {
+          build: async (_, client) => ({
+            ...command,
+            configsInSpace: configIds && (await configsInSpace(client, configIds, queue.space_id)),
+          }),
+        },
+        nameConflict(req.name ?? ""),
+      );
+      return presentQueue(deps.pool, ctx, queue.id);
+    },
+
+    async deleteAnnotationQueue(
+      req: DeleteAnnotationQueueRequest,
+      ctx: CallContext,
+    ): Promise<DeleteAnnotationQueueResponse> {
+      const command = { type: "DeleteAnnotationQueue", now: new Date() } as const;
+      await queues.change(ctx, req.id, "QUEUE_DELETE", command);
+      return {};
+    },
+  };
+}

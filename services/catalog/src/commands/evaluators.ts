@@ -1,0 +1,128 @@
+import type { PoolClient } from "pg";
+import type { CommandInput } from "@argus/eventstore";
+import { uuidv7, type CallContext } from "@argus/platform";
+import type {
+  CreateEvaluatorRequest,
+  CreateEvaluatorVersionRequest,
+  DeleteEvaluatorRequest,
+  DeleteEvaluatorResponse,
+  Evaluator,
+  EvaluatorVersion,
+  EvaluatorWithVersion,
+  UpdateEvaluatorRequest,
+} from "@argus/proto/catalog/v1/evaluators";
+import { actorId } from "../adapters/spaceAccess.ts";
+import { ACCESS } from "../domain/access.ts";
+import {
+  evaluatorDecider,
+  type EvaluatorCommand,
+  type EvaluatorState,
+} from "../domain/evaluator.ts";
+import type { EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
+import { findEvaluator, toEvaluator } from "../projections/evaluatorRows.ts";
+import { evaluatorViews } from "../queries/evaluatorViews.ts";
+import type { CatalogDeps } from "../service.ts";
+import { usableIntegrationCheck } from "./evaluatorIntegration.ts";
+import { evaluatorContentOf } from "./requests.ts";
+import { resourceCommands } from "./resourceCommands.ts";
+
+const nameConflict = (name: string) => ({
+  evaluators_name_per_space: `an evaluator named ${JSON.stringify(name)} already exists in this space`,
+});
+
+/** The command's own rules (400, 404) come first, then the integration it names (422). */
+const checkedThen = (
+  command: EvaluatorCommand,
+  check: (client: PoolClient) => Promise<void>,
+): CommandInput<EvaluatorState, EvaluatorCommand> => ({
+  build: async (state, client) => {
+    evaluatorDecider.decide(command, state);
+    await check(client);
+    return command;
+  },
+});
+
+/** Evaluators and their versions: every change is decided on the evaluator's stream. */
+export function evaluatorCommands(deps: CatalogDeps) {
+  const evaluators = resourceCommands(deps, {
+    aggregate: "evaluator",
+    decider: evaluatorDecider,
+    access: ACCESS.evaluator,
+    find: findEvaluator,
+  });
+  const views = evaluatorViews(deps.pool);
+
+  return {
+    async createEvaluator(
+      req: CreateEvaluatorRequest,
+      ctx: CallContext,
+    ): Promise<EvaluatorWithVersion> {
+      const command = (id: string, version: EvaluatorVersionContent): EvaluatorCommand => ({
+        type: "CreateEvaluator",
+        id,
+        versionId: uuidv7(),
+        accountId: ctx.principal.accountId,
+        spaceId: req.spaceId,
+        name: req.name,
+        description: req.description ?? null,
+        evaluatorType: req.type,
+        version,
+        userId: actorId(ctx),
+        now: new Date(),
+      });
+      const { id } = await evaluators.create(
+        ctx,
+        req.spaceId,
+        "EVALUATOR_CREATE",
+        async (id) => {
+          const version = evaluatorContentOf(req.version);
+          const check = await usableIntegrationCheck(deps.spaces, ctx, req.spaceId, version);
+          return checkedThen(command(id, version), check);
+        },
+        nameConflict(req.name),
+      );
+      const e = await views.evaluator(ctx, id);
+      return { evaluator: toEvaluator(e), version: views.present(await views.latest(ctx, id)) };
+    },
+
+    async updateEvaluator(req: UpdateEvaluatorRequest, ctx: CallContext): Promise<Evaluator> {
+      const command = {
+        type: "UpdateEvaluator",
+        name: req.name,
+        description: req.setDescription ? (req.description ?? null) : undefined,
+        now: new Date(),
+      } as const;
+      const conflicts = nameConflict(req.name ?? "");
+      const row = await evaluators.change(ctx, req.id, "EVALUATOR_UPDATE", command, conflicts);
+      return toEvaluator(await views.evaluator(ctx, row.id));
+    },
+
+    async deleteEvaluator(
+      req: DeleteEvaluatorRequest,
+      ctx: CallContext,
+    ): Promise<DeleteEvaluatorResponse> {
+      const command = { type: "DeleteEvaluator", now: new Date() } as const;
+      await evaluators.change(ctx, req.id, "EVALUATOR_DELETE", command);
+      return {};
+    },
+
+    async createEvaluatorVersion(
+      req: CreateEvaluatorVersionRequest,
+      ctx: CallContext,
+    ): Promise<EvaluatorVersion> {
+      const row = await evaluators.load(ctx, req.evaluatorId, "EVALUATOR_UPDATE");
+      const versionId = uuidv7();
+      const version = evaluatorContentOf(req.content);
+      const check = await usableIntegrationCheck(deps.spaces, ctx, row.space_id, version);
+      const command: EvaluatorCommand = {
+        type: "CreateEvaluatorVersion",
+        versionId,
+        version,
+        userId: actorId(ctx),
+        now: new Date(),
+      };
+      await evaluators.run(ctx, row.id, row.space_id, checkedThen(command, check));
+      return views.present(await views.version(ctx, versionId));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Pool, PoolClient } from "pg";
+import { tracedQuery } from "@argus/eventstore";
+import {
+  requireResourcePermission,
+  type CallContext,
+  type Permission,
+  type ResourceAccess,
+  type ResourcePlace,
+} from "@argus/platform";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Ids that cannot be a catalog id (not a uuid) are simply not found, never a query error. */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+/** A projection row of a space-owned resource. */
+export interface SpaceRow {
+  id: string;
+  account_id: string;
+  space_id: string;
+}
+
+/** Where the row's resource lives, for `requireResourcePermission`. */
+export const placeOf = (r: SpaceRow): ResourcePlace => ({
+  accountId: r.account_id,
+  spaceId: r.space_id,
+});
+
+/** A project's place names it too: a restricted project answers only to its own bindings. */
+export const projectPlaceOf = (r: SpaceRow): ResourcePlace => ({ ...placeOf(r), projectId: r.id });
+
+/** JSON text for a jsonb parameter; null stays SQL null. */
+export const json = (v: unknown): string | null =>
+  v === null || v === undefined ? null : JSON.stringify(v);
+
+/** The row, when the caller may act on it with `permission` (else its 404 or 403). */
+export function authorized<T extends SpaceRow>(
+  ctx: CallContext,
+  row: T | undefined,
+  access: ResourceAccess,
+  permission?: Permission,
+  place: (row: T) => ResourcePlace = placeOf,
+): T {
+  requireResourcePermission(ctx.principal, row && place(row), access, permission);
+  return row!;
+}
+
+/** The row of `table` with this id (`columns` selected); none for an id that is no uuid. */
+export async function rowById<T extends object>(
+  db: Pool | PoolClient,
+  table: string,
+  columns: string,
+  id: string,
+): Promise<T | undefined> {
+  if (!isUuid(id)) return undefined;
+  const res = await tracedQuery<T & { id: string }>(
+    db,
+    `get ${table}`,
+    `select ${columns} from ${table} where id = $1`,
+    [id],
+  );
+  return res.rows[0];
+}
+
+/** The first row of `select` (a query ending before its where clause) matching `where`. */
+export async function firstWhere<T extends object>(
+  db: Pool | PoolClient,
+  name: string,
+  select: string,
+  where: string,
+  values: string[],
+): Promise<T | undefined> {
+  const res = await tracedQuery<T & { id: string }>(
+    db,
+    name,
+    `${select} where ${where} limit 1`,
+    values,
+  );
+  return res.rows[0];
+}

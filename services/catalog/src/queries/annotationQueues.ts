@@ -1,0 +1,78 @@
+import type { Pool } from "pg";
+import { fetchSize, pageOf, type CallContext } from "@argus/platform";
+import type {
+  AnnotationQueue,
+  GetAnnotationQueueRequest,
+  ListAnnotationQueueRecordsRequest,
+  ListAnnotationQueueRecordsResponse,
+  ListAnnotationQueuesRequest,
+  ListAnnotationQueuesResponse,
+} from "@argus/proto/catalog/v1/annotations";
+import { ACCESS } from "../domain/access.ts";
+import { annotationConfigsById } from "../projections/annotationConfigRows.ts";
+import {
+  QUEUE_COLUMNS,
+  findQueue,
+  queueRecords,
+  toQueue,
+  toRecord,
+  type QueueRow,
+} from "../projections/annotationQueueRows.ts";
+import { authorized } from "../projections/rows.ts";
+import type { CatalogDeps } from "../service.ts";
+import { listInSpaces } from "./listInSpaces.ts";
+
+/** The queue as the caller may read it, with its annotation configs. */
+export async function presentQueue(
+  pool: Pool,
+  ctx: CallContext,
+  id: string,
+): Promise<AnnotationQueue> {
+  const row = authorized(ctx, await findQueue(pool, id), ACCESS.annotationQueue);
+  return toQueue(row, await annotationConfigsById(pool, row.annotation_config_ids));
+}
+
+export function annotationQueueQueries(deps: CatalogDeps) {
+  const { pool } = deps;
+  return {
+    async listAnnotationQueues(
+      req: ListAnnotationQueuesRequest,
+      ctx: CallContext,
+    ): Promise<ListAnnotationQueuesResponse> {
+      const list = {
+        table: "annotation_queues",
+        columns: QUEUE_COLUMNS,
+        read: "QUEUE_READ",
+        order: "id",
+      } as const;
+      const { items, nextAfter } = await listInSpaces<QueueRow>(deps, ctx, req, list);
+      const configs = await annotationConfigsById(
+        pool,
+        items.flatMap((r) => r.annotation_config_ids),
+      );
+      return { annotationQueues: items.map((q) => toQueue(q, configs)), page: { nextAfter } };
+    },
+
+    getAnnotationQueue: (req: GetAnnotationQueueRequest, ctx: CallContext) =>
+      presentQueue(pool, ctx, req.id),
+
+    async listAnnotationQueueRecords(
+      req: ListAnnotationQueueRecordsRequest,
+      ctx: CallContext,
+    ): Promise<ListAnnotationQueueRecordsResponse> {
+      const queue = authorized(
+        ctx,
+        await findQueue(pool, req.annotationQueueId),
+        ACCESS.annotationQueue,
+        "QUEUE_RECORD_READ",
+      );
+      const rows = await queueRecords(
+        pool,
+        "where r.queue_id = $1 and ($2::uuid is null or r.id < $2) order by r.id desc limit $3",
+        [queue.id, req.page?.after || null, fetchSize(req.page)],
+      );
+      const { items, nextAfter } = pageOf(rows, req.page, (r) => r.id);
+      return { records: items.map(toRecord), page: { nextAfter } };
+    },
+  };
+}

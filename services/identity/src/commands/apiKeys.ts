@@ -1,0 +1,113 @@
+import { DomainError, actorMetadata, uuidv7, type CallContext } from "@argus/platform";
+import { tracedQuery } from "@argus/eventstore";
+import type { CreateApiKeyRequest, CreateApiKeyResponse } from "@argus/proto/identity/v1/api_keys";
+import { streamId } from "@argus/contracts";
+import { apiKeyDecider, type KeyFields } from "../domain/apiKey.ts";
+import { redactArgusKey } from "../domain/apiKeyFormat.ts";
+import { hashApiKey } from "../domain/secretHash.ts";
+import { serviceAccountDecider } from "../domain/serviceAccount.ts";
+import { toApiKey } from "../projections/apiKeyRows.ts";
+import { loadKey } from "../queries/apiKeyReads.ts";
+import type { IdentityDeps } from "../service.ts";
+import { hold } from "./holds.ts";
+import { generateArgusKey } from "./newSecrets.ts";
+import { resolveAssignments, type ResolvedAssignments } from "./serviceKeyGrants.ts";
+
+export function parseTime(value: string, field: string): Date | null {
+  if (value === "") return null;
+  const t = new Date(value);
+  if (Number.isNaN(t.getTime()))
+    throw new DomainError("unprocessable-entity", `${field} is not a date-time`);
+  return t;
+}
+
+function requireCreatable(req: CreateApiKeyRequest, ctx: CallContext): void {
+  // A key records the user who created it; a service account cannot create keys.
+  if (!ctx.principal.userId)
+    throw new DomainError("access-forbidden", "API keys can only be created with a USER key");
+  if (req.keyType !== "USER" && req.keyType !== "SERVICE")
+    throw new DomainError("invalid-request", "key_type must be USER or SERVICE");
+  if (req.keyType === "USER" && req.organizations.length > 0)
+    throw new DomainError("unprocessable-entity", "organizations apply to SERVICE keys only");
+  if (req.keyType === "SERVICE" && req.accountRole !== "" && req.accountRole !== "MEMBER")
+    throw new DomainError(
+      "unprocessable-entity",
+      "service accounts act only through their space and organization roles: account_role must be MEMBER",
+    );
+}
+
+export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "commands" | "pepper">) {
+  return {
+    async createApiKey(req: CreateApiKeyRequest, ctx: CallContext): Promise<CreateApiKeyResponse> {
+      requireCreatable(req, ctx);
+      const p = ctx.principal;
+      const secret = generateArgusKey();
+      const id = uuidv7();
+      const serviceAccountId = uuidv7();
+      const now = new Date();
+      const metadata = actorMetadata(ctx);
+      const result = await commands.transact(async (scope) => {
+        const fields: KeyFields = {
+          id,
+          accountId: p.accountId,
+          createdByUserId: p.userId,
+          // Held until commit: deleting the user meanwhile waits, then revokes this key too.
+          creatorActive: await hold(scope.client, "user", p.userId, p.accountId),
+          name: req.name,
+          description: req.description,
+          expiresAt: parseTime(req.expiresAt, "expires_at"),
+          redactedKey: redactArgusKey(secret),
+          now,
+        };
+        const keyStream = streamId("api_key", id);
+        let assigned: ResolvedAssignments | undefined;
+        if (req.keyType === "USER") {
+          await scope.decide(
+            keyStream,
+            apiKeyDecider,
+            { type: "CreateUserKey", ...fields },
+            metadata,
+          );
+        } else {
+          // The service account and its grants first: the key's row references the account.
+          assigned = await resolveAssignments(scope.client, p, req.organizations);
+          const account = {
+            type: "CreateServiceAccount" as const,
+            id: serviceAccountId,
+            accountId: p.accountId,
+            name: req.name,
+            createdByUserId: p.userId,
+            grants: assigned.grants,
+            now,
+          };
+          await scope.decide(
+            streamId("service_account", serviceAccountId),
+            serviceAccountDecider,
+            account,
+            metadata,
+          );
+          const key = { type: "CreateServiceKey" as const, serviceAccountId, ...fields };
+          await scope.decide(keyStream, apiKeyDecider, key, metadata);
+        }
+        // The secret's hash goes to its own table in the same transaction, never to an event.
+        await tracedQuery(
+          scope.client,
+          "store api key secret",
+          "insert into api_key_secrets (api_key_id, key_hash) values ($1, $2)",
+          [id, hashApiKey(secret, pepper)],
+        );
+        return { row: (await loadKey(scope.client, p.accountId, id))!, assigned };
+      });
+      return {
+        key: toApiKey(result.row),
+        secret,
+        botUser: result.assigned && {
+          id: serviceAccountId,
+          name: req.name,
+          accountRole: "MEMBER",
+          organizations: result.assigned.organizations,
+        },
+      };
+    },
+  };
+}

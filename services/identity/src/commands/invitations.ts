@@ -1,0 +1,83 @@
+import {
+  DomainError,
+  actorMetadata,
+  notFound,
+  requireAccountAdmin,
+  type CallContext,
+} from "@argus/platform";
+import type { CommandHandler, CommandInput, EventMetadata } from "@argus/eventstore";
+import type {
+  AcceptInvitationRequest,
+  Done,
+  ResendUserInvitationRequest,
+  User,
+} from "@argus/proto/identity/v1";
+import { streamId } from "@argus/contracts";
+import { userDecider, type UserCommand, type UserState } from "../domain/user.ts";
+import { toUser } from "../projections/userRows.ts";
+import { findUser, loadReadableUser } from "../queries/users.ts";
+import type { IdentityDeps } from "../service.ts";
+import { findInvitation, issueInvitationToken } from "./invitationTokens.ts";
+
+/**
+ * Renews the user's invitation when the decider says so (resend, or create_user again after
+ * it expired): a new verification token with a new expiry, in the event's transaction.
+ * Whether it was renewed.
+ */
+export async function renewInvitation(
+  commands: CommandHandler,
+  pepper: string,
+  userId: string,
+  command: CommandInput<UserState, UserCommand>,
+  metadata: EventMetadata,
+): Promise<boolean> {
+  return commands.transact(async (scope) => {
+    const { events } = await scope.decide(streamId("user", userId), userDecider, command, metadata);
+    for (const e of events)
+      if (e.type === "UserInvitationResent")
+        await issueInvitationToken(scope.client, pepper, userId, e.data.invitation_expires_at);
+    return events.length > 0;
+  });
+}
+
+export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
+  const { pool, commands, pepper } = deps;
+  return {
+    async resendUserInvitation(req: ResendUserInvitationRequest, ctx: CallContext): Promise<Done> {
+      const row = await loadReadableUser(pool, ctx, req.id);
+      requireAccountAdmin(ctx.principal, "resending invitations");
+      await renewInvitation(
+        commands,
+        pepper,
+        row.id,
+        { type: "ResendInvitation", now: new Date() },
+        { ...actorMetadata(ctx), user_id: row.id },
+      );
+      return {};
+    },
+
+    /** The caller is the gateway (nobody yet): the token alone identifies the invitee. */
+    async acceptInvitation(req: AcceptInvitationRequest, ctx: CallContext): Promise<User> {
+      if (!req.token) throw new DomainError("invalid-request", "token is required");
+      const now = new Date();
+      const invitee = await commands.transact(async (scope) => {
+        // Row-locked: a resend replacing the token meanwhile makes this one unknown (404).
+        const inv = await findInvitation(scope.client, pepper, req.token);
+        if (!inv) throw notFound("invitation");
+        await scope.decide(
+          streamId("user", inv.user_id),
+          userDecider,
+          { type: "AcceptInvitation", tokenExpiresAt: inv.expires_at, now },
+          {
+            ...actorMetadata(ctx),
+            account_id: inv.account_id,
+            actor_user_id: inv.user_id,
+            user_id: inv.user_id,
+          },
+        );
+        return inv;
+      });
+      return toUser((await findUser(pool, invitee.account_id, invitee.user_id))!, now);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { notFound, type CallContext } from "@argus/platform";
+import type {
+  AddOrganizationUserRequest,
+  AddSpaceUserRequest,
+  Done,
+  OrganizationMembership,
+  RemoveOrganizationUserRequest,
+  RemoveSpaceUserRequest,
+  SpaceMembership,
+} from "@argus/proto/identity/v1";
+import { loadOrganizationFor } from "../queries/organizations.ts";
+import { loadSpaceFor } from "../queries/spaceAccess.ts";
+import type { IdentityDeps } from "../service.ts";
+import { hold } from "./holds.ts";
+import { bindUser, unbindUser } from "./membershipBindings.ts";
+import {
+  membershipRole,
+  predefinedRoleId,
+  requireOrganizationMember,
+  requireRoleFitsAccountRole,
+} from "./membershipRules.ts";
+
+/** Space and organization users: role bindings of a USER on the resource. */
+export function membershipCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+  return {
+    async addSpaceUser(req: AddSpaceUserRequest, ctx: CallContext): Promise<SpaceMembership> {
+      const accountId = ctx.principal.accountId;
+      const space = await loadSpaceFor(
+        pool,
+        ctx,
+        req.spaceId,
+        "ROLE_BINDING_CREATE",
+        "adding space users",
+      );
+      const roleId = req.customRoleId || predefinedRoleId(req.roleName);
+      const on = { type: "SPACE" as const, id: space.id };
+      const id = await bindUser(commands, ctx, on, req.userId, roleId, async ({ client }) => {
+        if (!req.customRoleId)
+          await requireRoleFitsAccountRole(client, accountId, req.userId, req.roleName, "space");
+        else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+        if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
+        await requireOrganizationMember(client, accountId, space.organization_id, req.userId);
+      });
+      const role = await membershipRole(pool, roleId);
+      return { id, userId: req.userId, spaceId: req.spaceId, ...role };
+    },
+
+    async removeSpaceUser(req: RemoveSpaceUserRequest, ctx: CallContext): Promise<Done> {
+      const what = "removing space users";
+      await loadSpaceFor(pool, ctx, req.spaceId, "ROLE_BINDING_DELETE", what);
+      await unbindUser(commands, ctx, { type: "SPACE", id: req.spaceId }, req.userId);
+      return {};
+    },
+
+    async addOrganizationUser(
+      req: AddOrganizationUserRequest,
+      ctx: CallContext,
+    ): Promise<OrganizationMembership> {
+      await loadOrganizationFor(pool, ctx, req.organizationId, "adding organization users");
+      const on = { type: "ORGANIZATION" as const, id: req.organizationId };
+      const roleId = predefinedRoleId(req.roleName);
+      const id = await bindUser(commands, ctx, on, req.userId, roleId, ({ client }) =>
+        requireRoleFitsAccountRole(
+          client,
+          ctx.principal.accountId,
+          req.userId,
+          req.roleName,
+          "organization",
+        ),
+      );
+      return { id, userId: req.userId, organizationId: req.organizationId, roleName: req.roleName };
+    },
+
+    async removeOrganizationUser(
+      req: RemoveOrganizationUserRequest,
+      ctx: CallContext,
+    ): Promise<Done> {
+      await loadOrganizationFor(pool, ctx, req.organizationId, "removing organization users");
+      await unbindUser(commands, ctx, { type: "ORGANIZATION", id: req.organizationId }, req.userId);
+      return {};
+    },
+  };
+}

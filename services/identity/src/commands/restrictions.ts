@@ -1,0 +1,54 @@
+import { actorMetadata, requireAccountAdmin, type CallContext } from "@argus/platform";
+import type {
+  CreateResourceRestrictionRequest,
+  DeleteResourceRestrictionRequest,
+  Done,
+  ResourceRestriction,
+} from "@argus/proto/identity/v1";
+import { streamId } from "@argus/contracts";
+import { restrictionDecider } from "../domain/restriction.ts";
+import type { IdentityDeps } from "../service.ts";
+
+/**
+ * A restricted project is reachable only through explicit PROJECT role bindings. Identity
+ * does not know which space a project is in, so restrictions are managed by account admins;
+ * the service owning projects enforces them (ARCHITECTURE §8).
+ */
+export function restrictionCommands({ commands }: Pick<IdentityDeps, "commands">) {
+  return {
+    /** Restricting an already restricted project is a no-op (the public API answers 200). */
+    async createResourceRestriction(
+      req: CreateResourceRestrictionRequest,
+      ctx: CallContext,
+    ): Promise<ResourceRestriction> {
+      requireAccountAdmin(ctx.principal, "restricting projects");
+      const { state } = await commands.handle(
+        streamId("restriction", req.resourceId),
+        restrictionDecider,
+        {
+          type: "RestrictProject",
+          projectId: req.resourceId,
+          accountId: ctx.principal.accountId,
+          now: new Date(),
+        },
+        { ...actorMetadata(ctx), project_id: req.resourceId },
+      );
+      if (state.status !== "restricted") throw new Error("RestrictProject left no restriction");
+      return { resourceType: "PROJECT", resourceId: req.resourceId, createdAt: state.createdAt };
+    },
+
+    async deleteResourceRestriction(
+      req: DeleteResourceRestrictionRequest,
+      ctx: CallContext,
+    ): Promise<Done> {
+      requireAccountAdmin(ctx.principal, "lifting restrictions");
+      await commands.handle(
+        streamId("restriction", req.resourceId),
+        restrictionDecider,
+        { type: "LiftRestriction", accountId: ctx.principal.accountId },
+        { ...actorMetadata(ctx), project_id: req.resourceId },
+      );
+      return {};
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { Decider } from "@argus/eventstore";
+import type { RestrictionEvent } from "@argus/contracts";
+import { DomainError, notFound } from "@argus/platform";
+
+/** One stream per restricted project (identity does not know the project's space). */
+export type RestrictionState =
+  | { status: "none" | "lifted" }
+  | { status: "restricted"; projectId: string; accountId: string; createdAt: string };
+
+export type RestrictionCommand =
+  | { type: "RestrictProject"; projectId: string; accountId: string; now: Date }
+  | { type: "LiftRestriction"; accountId: string };
+
+function decide(command: RestrictionCommand, state: RestrictionState): RestrictionEvent[] {
+  const restricted = state.status === "restricted" ? state : undefined;
+  const mine = restricted?.accountId === command.accountId;
+  switch (command.type) {
+    case "RestrictProject":
+      // Restricting an already restricted project is a no-op (the public API answers 200).
+      if (mine) return [];
+      if (restricted)
+        throw new DomainError("resource-conflict", "the project is restricted in another account");
+      return [
+        {
+          type: "ResourceRestrictionCreated",
+          data: {
+            resource_id: command.projectId,
+            account_id: command.accountId,
+            resource_type: "PROJECT",
+            created_at: command.now.toISOString(),
+          },
+        },
+      ];
+    case "LiftRestriction":
+      if (!restricted || !mine) throw notFound("resource restriction");
+      return [{ type: "ResourceRestrictionDeleted", data: { resource_id: restricted.projectId } }];
+    default: {
+      const never: never = command;
+      throw new Error(`unknown command ${String(never)}`);
+    }
+  }
+}
+
+function evolve(_state: RestrictionState, event: RestrictionEvent): RestrictionState {
+  switch (event.type) {
+    case "ResourceRestrictionCreated": {
+      const d = event.data;
+      return {
+        status: "restricted",
+        projectId: d.resource_id,
+        accountId: d.account_id,
+        createdAt: d.created_at,
+      };
+    }
+    case "ResourceRestrictionDeleted":
+      return { status: "lifted" };
+    default: {
+      const never: never = event;
+      throw new Error(`unknown event ${String(never)}`);
+    }
+  }
+}
+
+/** A project's restriction: set (idempotently), lifted, set again. */
+export const restrictionDecider: Decider<RestrictionState, RestrictionCommand, RestrictionEvent> = {
+  initialState: { status: "none" },
+  evolve,
+  decide,
+};

@@ -1,0 +1,41 @@
+import type { Organization, Space } from "@argus/proto/identity/v1";
+
+/** Row types of the tenancy tables and their gRPC shapes. */
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  description: string;
+  created_at: Date;
+}
+
+export const ORGANIZATION_COLUMNS = "id, name, description, created_at";
+
+export const toOrganization = (r: OrganizationRow): Organization => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  createdAt: r.created_at.toISOString(),
+});
+
+export interface SpaceRow {
+  id: string;
+  account_id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  is_private: boolean;
+  created_at: Date;
+}
+
+export const SPACE_COLUMNS =
+  "id, account_id, organization_id, name, description, is_private, created_at";
+
+export const toSpace = (r: SpaceRow): Space => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  description: r.description,
+  isPrivate: r.is_private,
+  createdAt: r.created_at.toISOString(),
+});

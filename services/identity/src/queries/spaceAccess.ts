@@ -1,0 +1,43 @@
+import {
+  canSeeSpace,
+  notFound,
+  requireSpacePermissionTo,
+  type CallContext,
+  type Permission,
+} from "@argus/platform";
+import { tracedQuery, type Queryable } from "@argus/eventstore";
+import { SPACE_COLUMNS, type SpaceRow } from "../projections/tenancyRows.ts";
+
+/** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
+export const visibleTo = (ctx: CallContext, row: Pick<SpaceRow, "id" | "is_private">): boolean =>
+  canSeeSpace(ctx.principal, { id: row.id, isPrivate: row.is_private });
+
+/** The space if it is in the caller's account and visible to the caller; 404 otherwise. */
+export async function loadVisibleSpace(
+  db: Queryable,
+  ctx: CallContext,
+  id: string,
+): Promise<SpaceRow> {
+  const res = await tracedQuery<SpaceRow>(
+    db,
+    "get space",
+    `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
+    [id, ctx.principal.accountId],
+  );
+  const row = res.rows[0];
+  if (!row || !visibleTo(ctx, row)) throw notFound("space");
+  return row;
+}
+
+/** The visible space the caller may act on with `permission` (404 if invisible, else 403). */
+export async function loadSpaceFor(
+  db: Queryable,
+  ctx: CallContext,
+  id: string,
+  permission: Permission,
+  what: string,
+): Promise<SpaceRow> {
+  const row = await loadVisibleSpace(db, ctx, id);
+  requireSpacePermissionTo(ctx.principal, row.id, permission, what);
+  return row;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { restrictionDecider, type RestrictionCommand } from "../src/domain/restriction.ts";
+import { givenOf, problem } from "./decider.ts";
+
+const now = new Date("2026-01-01T00:00:00.000Z");
+const given = givenOf(restrictionDecider);
+const restrict = (accountId = "a1"): RestrictionCommand => ({
+  type: "RestrictProject",
+  projectId: "p1",
+  accountId,
+  now,
+});
+const lift = (accountId = "a1"): RestrictionCommand => ({ type: "LiftRestriction", accountId });
+const restricted = given().then(restrict());
+const lifted = given(restricted).then(lift());
+
+describe("restriction decider", () => {
+  it("given nothing, RestrictProject yields ResourceRestrictionCreated", () => {
+    expect(restricted).toEqual([
+      {
+        type: "ResourceRestrictionCreated",
+        data: {
+          resource_id: "p1",
+          account_id: "a1",
+          resource_type: "PROJECT",
+          created_at: now.toISOString(),
+        },
+      },
+    ]);
+  });
+
+  it("restricting again is a no-op that keeps the first creation time", () => {
+    expect(given(restricted).when(restrict())).toEqual([]);
+    expect(given(restricted).state).toMatchObject({ createdAt: now.toISOString() });
+  });
+
+  it("lifting yields ResourceRestrictionDeleted; then the project may be restricted again", () => {
+    expect(lifted.at(-1)).toEqual({
+      type: "ResourceRestrictionDeleted",
+      data: { resource_id: "p1" },
+    });
+    expect(given(lifted).when(restrict())).toHaveLength(1);
+  });
+
+  it("given lifted (or never restricted, or another account's), lifting is 404", () => {
+    expect(problem(() => given(lifted).when(lift()))).toBe("resource-not-found");
+    expect(problem(() => given().when(lift()))).toBe("resource-not-found");
+    expect(problem(() => given(restricted).when(lift("a2")))).toBe("resource-not-found");
+    expect(problem(() => given(restricted).when(restrict("a2")))).toBe("resource-conflict");
+  });
+});

@@ -1,0 +1,109 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeId } from "@argus/platform";
+import { startApi, type Api, type Json } from "./support.ts";
+
+// Racing writes to one resource through the API (issue 7): whatever the interleaving, every
+// answer is 2xx, 404 or 409, and the stored history is one a decider accepts: created first,
+// at most one delete, nothing after it.
+
+let api: Api;
+let db: pg.Pool;
+let spaceId: string;
+let orgId: string;
+beforeAll(async () => {
+  api = await startApi();
+  db = new pg.Pool({ connectionString: api.stack.env.DATABASE_URL, max: 2 });
+  spaceId = ((await api.req("GET", "/v2/spaces")).body.spaces[0] as Json).id;
+  orgId = ((await api.req("GET", "/v2/organizations")).body.organizations[0] as Json).id;
+}, 120_000);
+afterAll(async () => {
+  await db?.end();
+  await api?.stop();
+});
+
+async function history(schema: string, stream: string): Promise<string[]> {
+  const { rows } = await db.query<{ event_type: string }>(
+    `select event_type from ${schema}.events where stream_id = $1 order by stream_version`,
+    [stream],
+  );
+  return rows.map((r) => r.event_type);
+}
+
+/** 10 PATCHes and 10 DELETEs at once; the statuses they got. */
+async function race(path: string, patch: (i: number) => Json): Promise<number[]> {
+  const calls = Array.from({ length: 20 }, (_, i) =>
+    i % 2 === 0 ? api.req("PATCH", path, { body: patch(i) }) : api.req("DELETE", path),
+  );
+  return (await Promise.all(calls)).map((r) => r.status);
+}
+
+function expectValid(types: string[], statuses: number[], deleted: string): void {
+  for (const s of statuses) expect([200, 204, 404, 409], `status ${s}`).toContain(s);
+  expect(types[0]).toMatch(/Created$/);
+  expect(types.filter((t) => t === deleted)).toHaveLength(1);
+  expect(types.at(-1)).toBe(deleted);
+  // Exactly one DELETE won, and every PATCH that succeeded is in the history before it.
+  expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+  const updates = types.filter((t) => t.endsWith("Updated")).length;
+  expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(updates);
+}
+
+describe("20 concurrent updates and deletes of one resource", () => {
+  it("a space: never an update after the delete, never two deletes, never a 500", async () => {
+    for (let round = 0; round < 3; round++) {
+      const created = await api.req("POST", "/v2/spaces", {
+        body: { name: `race-${round}-${Date.now()}`, organization_id: orgId },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const statuses = await race(`/v2/spaces/${created.body.id}`, (i) => ({
+        description: `d${round}-${i}`,
+      }));
+      const uuid = decodeId("Space", created.body.id as string)!;
+      expectValid(await history("identity", `space-${uuid}`), statuses, "SpaceDeleted");
+    }
+  });
+
+  it("a tag", async () => {
+    for (let round = 0; round < 3; round++) {
+      const created = await api.req("POST", "/v2/tags", {
+        body: { name: `race-${round}-${Date.now()}`, space_id: spaceId },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const statuses = await race(`/v2/tags/${created.body.id}`, (i) => ({
+        description: `d${round}-${i}`,
+      }));
+      const uuid = decodeId("Tag", created.body.id as string)!;
+      expectValid(await history("catalog", `tag-${uuid}`), statuses, "TagDeleted");
+    }
+  });
+
+  it("a prompt", async () => {
+    for (let round = 0; round < 3; round++) {
+      const created = await api.req("POST", "/v2/prompts", {
+        body: {
+          space_id: spaceId,
+          name: `race-${round}-${Date.now()}`,
+          version: {
+            commit_message: "v1",
+            provider: "OPEN_AI",
+            model: "gpt-4o",
+            messages: [{ role: "USER", content: "Hi {name}" }],
+          },
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const statuses = await race(`/v2/prompts/${created.body.id}`, (i) => ({
+        description: `d${round}-${i}`,
+      }));
+      const uuid = decodeId("Prompt", created.body.id as string)!;
+      const types = await history("catalog", `prompt-${uuid}`);
+      expectValid(
+        types.filter((t) => !t.startsWith("PromptVersion") && !t.startsWith("PromptLabel")),
+        statuses,
+        "PromptDeleted",
+      );
+      expect(types.at(-1)).toBe("PromptDeleted");
+    }
+  });
+});

@@ -24,7 +24,8 @@ import { spaceHandlers } from "./src/routes/spaces.ts";
 
 const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway-no-auth", level: config.logLevel });
-const identity = createBackend(config.grpcUrls.identity!, config.principalSecret);
+const identity = createBackend(config.grpcUrls.identity!, config.principalSecret,
+  config.grpcDeadlineMs);
 const principal = await identityAuthenticator(identity, config.principalSecret).authenticate(
   process.env.BENCH_API_KEY, { requestId: "bench", clientIp: "127.0.0.1" });
 const loaded = loadDocument();
@@ -55,7 +56,6 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
     cleanups.push(db.drop);
     const stack = await startStack({
       databaseUrl: db.url,
-      natsUrl: infra.natsUrl,
       env: {
         ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
         ARGUS_RATE_LIMIT_BURST: "1000000",

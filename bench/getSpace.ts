@@ -22,7 +22,6 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     cleanups.push(db.drop);
     const stack = await startStack({
       databaseUrl: db.url,
-      natsUrl: infra.natsUrl,
       // Neither the rate limit nor per-request logging should be what is measured.
       env: {
         ARGUS_RATE_LIMIT_PER_SECOND: "1000000",

@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { DomainError } from "@argus/platform";
+import { DomainError, currentCallSignal } from "@argus/platform";
 import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
 import { fold, type Decider, type DomainEvent } from "./decider.ts";
 import { ConcurrencyError } from "./errors.ts";
@@ -116,7 +116,10 @@ export function commandScopeIn(
 export interface CommandOptions {
   /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
   conflicts?: Readonly<Record<string, string>>;
-  /** The call's signal: once the caller is gone or its deadline passed, no attempt starts. */
+  /**
+   * Once the caller is gone or its deadline passed, no attempt starts. Default: the signal of
+   * the gRPC call being served.
+   */
   signal?: AbortSignal;
 }
 
@@ -144,8 +147,9 @@ export function createCommandHandler(store: EventStore, project: Project): Comma
     options: CommandOptions = {},
   ): Promise<T> {
     try {
+      const signal = options.signal ?? currentCallSignal();
       return await store.transaction((tx) => {
-        if (options.signal?.aborted)
+        if (signal?.aborted)
           throw new DomainError("gateway-timeout", "the call was cancelled or its deadline passed");
         return fn(commandScope(tx, project));
       });

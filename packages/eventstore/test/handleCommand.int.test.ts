@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
+import { DomainError, createLogger, runInCall, type CallContext } from "@argus/platform";
 import {
   createCommandHandler,
   createEventStore,
@@ -175,6 +175,20 @@ describe("handleCommand with the call's signal", () => {
     const err = await commands
       .handle(id, counter, { type: "Increment" }, {}, { signal: AbortSignal.abort() })
       .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "gateway-timeout" });
+    expect(await history(id)).toEqual([]);
+  });
+
+  it("takes the signal of the gRPC call being served when none is given", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const id = stream();
+    const call = {
+      signal: AbortSignal.abort(),
+      logger: createLogger({ service: "test", level: "error" }),
+    } as unknown as CallContext;
+    const err = await runInCall(call, () =>
+      commands.handle(id, counter, { type: "Increment" }, {}),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ type: "gateway-timeout" });
     expect(await history(id)).toEqual([]);
   });

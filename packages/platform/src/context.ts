@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Principal } from "@argus/proto/common/v1";
 import type { Logger } from "./logger.ts";
 
@@ -8,6 +9,9 @@ export interface CallContext {
   /** Client IP as seen by the gateway, for audit records. */
   clientIp: string;
   logger: Logger;
+  /** When the caller stops waiting; onward calls get what remains (`onwardCall`). */
+  deadline: Date | undefined;
+  /** Aborted when the caller cancels or the deadline passes: start no new work after it. */
   signal: AbortSignal;
 }
 
@@ -23,3 +27,15 @@ export function actorMetadata(ctx: CallContext): Record<string, string> {
     client_ip: ctx.clientIp,
   };
 }
+
+const calls = new AsyncLocalStorage<CallContext>();
+
+/** Runs a handler with its call as the current one (the gRPC server does this per call). */
+export const runInCall = <T>(ctx: CallContext, fn: () => Promise<T>): Promise<T> =>
+  calls.run(ctx, fn);
+
+/**
+ * The signal of the call being served, if any: work started deep inside a handler (a command's
+ * transaction) stops when the caller is gone, without each handler passing it along.
+ */
+export const currentCallSignal = (): AbortSignal | undefined => calls.getStore()?.signal;

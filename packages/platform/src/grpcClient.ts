@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import type { Principal } from "@argus/proto/common/v1";
+import type { CallContext } from "./context.ts";
+import { isIdempotent } from "./idempotency.ts";
 import { attachPrincipal } from "./principal.ts";
 import { injectContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
@@ -17,9 +20,38 @@ export interface CallOptions {
   principalSecret: string;
   requestId: string;
   clientIp?: string;
+  /** When the call, retries included, must be over. Default: `deadlineMs` from now. */
+  deadline?: Date | undefined;
+  /** Budget from now when no `deadline` is given. Default: 5 s. */
   deadlineMs?: number;
-  /** Only calls that are safe to repeat are retried (STYLE §9). */
+  /** Aborting cancels the attempt in flight; no retry starts after it. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Explicit override of the method's `idempotency_level` in proto/, which alone decides
+   * retries otherwise (STYLE §9). Leave unset; kept for call sites that predate the proto.
+   */
   idempotent?: boolean;
+}
+
+export const DEFAULT_DEADLINE_MS = 5_000;
+
+/** Taken off an onward call's deadline: the caller keeps a moment to answer after it. */
+export const ONWARD_MARGIN_MS = 20;
+
+/**
+ * Options for a call a handler makes to another service on behalf of its caller: the same
+ * principal, request id and client IP, the REMAINING time of the incoming call (not a fresh
+ * budget), and cancelled when the incoming call is. Spread it to override the principal.
+ */
+export function onwardCall(ctx: CallContext, principalSecret: string): CallOptions {
+  return {
+    principal: ctx.principal,
+    principalSecret,
+    requestId: ctx.requestId,
+    clientIp: ctx.clientIp,
+    deadline: ctx.deadline && new Date(ctx.deadline.getTime() - ONWARD_MARGIN_MS),
+    signal: ctx.signal,
+  };
 }
 
 /** One long-lived channel per target service, shared by every request. */
@@ -39,31 +71,50 @@ export function createChannel(address: string): grpc.Client {
 const tracer = () => trace.getTracer("argus.grpc");
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
 
+/** The error grpc-js gives a call cancelled in flight, for one cancelled before it started. */
+function cancelledOnClient(): grpc.ServiceError {
+  return Object.assign(new Error("1 CANCELLED: Cancelled on client"), {
+    code: grpc.status.CANCELLED,
+    details: "Cancelled on client",
+    metadata: new grpc.Metadata(),
+  });
+}
+
 function once<Req, Res>(
   client: grpc.Client,
   method: ClientMethod<Req, Res>,
   req: Req,
   opts: CallOptions,
+  deadline: Date,
 ): Promise<Res> {
   const md = new grpc.Metadata();
   attachPrincipal(md, opts.principal, opts.principalSecret);
   md.set(REQUEST_ID_KEY, opts.requestId);
   if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
   injectContext(metadataCarrier(md));
-  const deadline = new Date(Date.now() + (opts.deadlineMs ?? 5_000));
   return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
+    const cancel = () => call.cancel();
+    const call = client.makeUnaryRequest(
       method.path,
       method.requestSerialize,
       method.responseDeserialize,
       req,
       md,
       { deadline },
-      (err, res) => (err ? reject(err) : resolve(res as Res)),
+      (err, res) => {
+        opts.signal?.removeEventListener("abort", cancel);
+        if (err) reject(err);
+        else resolve(res as Res);
+      },
     );
+    opts.signal?.addEventListener("abort", cancel, { once: true });
   });
 }
 
+/**
+ * One unary call under one deadline. Methods declared NO_SIDE_EFFECTS or IDEMPOTENT in
+ * proto/ are retried on UNAVAILABLE with backoff, never past the deadline.
+ */
 export async function callUnary<Req, Res>(
   client: grpc.Client,
   method: ClientMethod<Req, Res>,
@@ -71,6 +122,8 @@ export async function callUnary<Req, Res>(
   opts: CallOptions,
 ): Promise<Res> {
   const rpc = method.path.slice(1);
+  const deadline = opts.deadline ?? new Date(Date.now() + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS));
+  const retried = opts.idempotent ?? isIdempotent(method.path);
   const started = performance.now();
   let code: grpc.status = grpc.status.OK;
   const span = tracer().startSpan(rpc, {
@@ -80,13 +133,16 @@ export async function callUnary<Req, Res>(
   try {
     return await context.with(trace.setSpan(context.active(), span), async () => {
       for (let attempt = 0; ; attempt++) {
+        if (opts.signal?.aborted) throw cancelledOnClient();
         try {
-          return await once(client, method, req, opts);
+          return await once(client, method, req, opts, deadline);
         } catch (err) {
-          const code = (err as grpc.ServiceError).code;
-          if (!opts.idempotent || attempt >= 5 || !RETRYABLE.has(code)) throw err;
           // 0.1 + 0.2 + 0.4 + 0.8 + 1.6 s: enough to ride out a restarting service.
-          await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+          const backoff = 100 * 2 ** attempt;
+          const code = (err as grpc.ServiceError).code;
+          if (!retried || attempt >= 5 || !RETRYABLE.has(code)) throw err;
+          if (Date.now() + backoff >= deadline.getTime()) throw err;
+          await sleep(backoff, undefined, { signal: opts.signal }).catch(() => undefined);
         }
       }
     });

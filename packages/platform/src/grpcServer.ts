@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import type { CallContext } from "./context.ts";
+import { runInCall, type CallContext } from "./context.ts";
 import { DomainError, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { verifyPrincipal } from "./principal.ts";
@@ -59,6 +59,27 @@ export interface RunningGrpcServer {
 // Looked up per call: a tracer taken before initTelemetry would stay a no-op.
 const tracer = () => trace.getTracer("argus.grpc");
 
+/** The incoming call's deadline; undefined when the caller set none. */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefined {
+  const d = call.getDeadline();
+  const ms = d instanceof Date ? d.getTime() : d;
+  return Number.isFinite(ms) ? new Date(ms) : undefined;
+}
+
+// setTimeout fires at once for delays beyond this (~24.8 days): such deadlines never expire.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+// Node timers may fire a millisecond early.
+const expired = (deadline: Date) => Date.now() + 2 >= deadline.getTime();
+const timedOut = () => new DomainError("gateway-timeout", "the call's deadline passed");
+const cancelled = () => new DomainError("service-unavailable", "the caller cancelled the call");
+
+function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | undefined {
+  const ms = Math.max(0, deadline.getTime() - Date.now());
+  if (ms > MAX_TIMER_MS) return undefined;
+  return setTimeout(() => abort.abort(timedOut()), ms);
+}
+
 function wrapUnary(
   method: MethodDefinition<unknown, unknown>,
   handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
@@ -74,8 +95,13 @@ function wrapUnary(
     );
     const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
     const logger = opts.logger.child({ request_id: requestId, rpc });
+    const deadline = deadlineOf(call);
     const abort = new AbortController();
-    call.on("cancelled", () => abort.abort());
+    // grpc-js also reports a passed deadline as "cancelled"; its timer may beat ours.
+    call.on("cancelled", () =>
+      abort.abort(deadline && expired(deadline) ? timedOut() : cancelled()),
+    );
+    const expiry = deadline && expireAt(deadline, abort);
     const started = performance.now();
     let code: grpc.status = grpc.status.OK;
     context.with(trace.setSpan(parent, span), async () => {
@@ -90,9 +116,11 @@ function wrapUnary(
           requestId,
           clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
           logger,
+          deadline,
           signal: abort.signal,
         };
-        callback(null, await handler(call.request, ctx));
+        abort.signal.throwIfAborted();
+        callback(null, await runInCall(ctx, () => handler(call.request, ctx)));
       } catch (err) {
         if (!(err instanceof DomainError)) {
           logger.error("unhandled error in rpc", {
@@ -105,6 +133,7 @@ function wrapUnary(
         code = wire.code;
         callback(wire as grpc.ServiceError);
       } finally {
+        clearTimeout(expiry);
         span.end();
         recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {
           "rpc.method": rpc,
@@ -115,7 +144,11 @@ function wrapUnary(
   };
 }
 
-function listenProbes(port: number, ready: () => Promise<boolean>): Promise<HttpServer> {
+function listenProbes(
+  host: string,
+  port: number,
+  ready: () => Promise<boolean>,
+): Promise<HttpServer> {
   const server = createHttpServer((req, res) => {
     const reply = (code: number) => {
       res
@@ -130,7 +163,7 @@ function listenProbes(port: number, ready: () => Promise<boolean>): Promise<Http
       );
     reply(404);
   });
-  return new Promise((resolve) => server.listen(port, "0.0.0.0", () => resolve(server)));
+  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
 }
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
@@ -164,7 +197,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   for (const n of ["", ...names]) health.setStatus(n, "SERVING");
   const ready = opts.ready ?? (async () => true);
   const probes =
-    opts.probePort === undefined ? undefined : await listenProbes(opts.probePort, ready);
+    opts.probePort === undefined
+      ? undefined
+      : await listenProbes(opts.host ?? "0.0.0.0", opts.probePort, ready);
   const probeAddress = probes?.address();
   return {
     port,

@@ -7,11 +7,13 @@ import {
   oneOf,
   optionalStr,
   secret,
+  str,
   url,
   type Level,
 } from "@argus/platform";
 
 export interface GatewayConfig {
+  httpHost: string;
   httpPort: number;
   /** gRPC target of every service in the registry, by name. */
   grpcUrls: Readonly<Record<string, string>>;
@@ -20,6 +22,8 @@ export interface GatewayConfig {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   maxBodyBytes: number;
+  /** Deadline of each request's gRPC calls (retries included); services pass on what remains. */
+  grpcDeadlineMs: number;
   /** Problem `type` values are `${errorsBase}#<fragment>`. */
   errorsBase: string;
   logLevel: Level;
@@ -27,6 +31,7 @@ export interface GatewayConfig {
 }
 
 const spec = {
+  ARGUS_HTTP_HOST: str("address the REST listener binds (0.0.0.0 in a pod)", "127.0.0.1"),
   ARGUS_HTTP_PORT: int("port of the REST listener", 8080, 0, 65_535),
   ...Object.fromEntries(
     SERVICE_REGISTRY.map((d) => [
@@ -39,6 +44,7 @@ const spec = {
   ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
   ARGUS_RATE_LIMIT_BURST: int("token bucket capacity per API key", 100, 1, 1_000_000),
   ARGUS_MAX_BODY_BYTES: int("largest accepted request body in bytes", 1_048_576, 1, 104_857_600),
+  ARGUS_GRPC_DEADLINE_MS: int("deadline of each gRPC call in milliseconds", 5_000, 1, 600_000),
   ARGUS_ERRORS_BASE: url(
     "base URI of problem types",
     ["https:", "http:"],
@@ -52,6 +58,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const c = loadConfig(spec, env);
   const all = c as unknown as Record<string, string>;
   return {
+    httpHost: c.ARGUS_HTTP_HOST,
     httpPort: c.ARGUS_HTTP_PORT,
     grpcUrls: Object.fromEntries(
       SERVICE_REGISTRY.map((d) => [d.name, all[serviceEnv(d.name).grpcUrl]!]),
@@ -61,6 +68,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.ARGUS_RATE_LIMIT_BURST,
     maxBodyBytes: c.ARGUS_MAX_BODY_BYTES,
+    grpcDeadlineMs: c.ARGUS_GRPC_DEADLINE_MS,
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
     logLevel: c.LOG_LEVEL,
     otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,

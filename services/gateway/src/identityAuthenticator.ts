@@ -16,7 +16,7 @@ export function identityAuthenticator(identity: Backend, principalSecret: string
           principalSecret,
           requestId: meta.requestId,
           clientIp: meta.clientIp,
-          idempotent: true,
+          deadlineMs: identity.deadlineMs,
         },
       );
       if (!res.principal)

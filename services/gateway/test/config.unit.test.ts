@@ -7,6 +7,7 @@ const secrets = { ARGUS_PRINCIPAL_SECRET: "p".repeat(32), ARGUS_CURSOR_SECRET: "
 describe("gateway configuration", () => {
   it("applies defaults", () => {
     expect(loadGatewayConfig(secrets)).toEqual({
+      httpHost: "127.0.0.1",
       httpPort: 8080,
       grpcUrls: { identity: "127.0.0.1:50051", catalog: "127.0.0.1:50052" },
       principalSecret: "p".repeat(32),
@@ -14,6 +15,7 @@ describe("gateway configuration", () => {
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
       maxBodyBytes: 1_048_576,
+      grpcDeadlineMs: 5_000,
       errorsBase: "https://argus.dev/errors",
       logLevel: "info",
       otlpEndpoint: undefined,

@@ -98,7 +98,7 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
     async list_ai_integrations(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { ai_integrations: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listAiIntegrations, query, req, { idempotent: true });
+      const res = await catalog.call(S.listAiIntegrations, query, req);
       return {
         status: 200,
         body: { ai_integrations: res.aiIntegrations.map(toPublicAiIntegration) },
@@ -117,9 +117,7 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
     },
 
     async get_ai_integration(req) {
-      const res = await catalog.call(S.getAiIntegration, { id: integrationId(req) }, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(S.getAiIntegration, { id: integrationId(req) }, req);
       return { status: 200, body: toPublicAiIntegration(res) };
     },
 

@@ -55,7 +55,7 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
     async list_annotation_configs(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { annotation_configs: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listAnnotationConfigs, query, req, { idempotent: true });
+      const res = await catalog.call(S.listAnnotationConfigs, query, req);
       return {
         status: 200,
         body: { annotation_configs: res.annotationConfigs.map(toPublicAnnotationConfig) },
@@ -83,9 +83,7 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
     },
 
     async get_annotation_config(req) {
-      const res = await catalog.call(S.getAnnotationConfig, { id: configId(req) }, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(S.getAnnotationConfig, { id: configId(req) }, req);
       return { status: 200, body: toPublicAnnotationConfig(res) };
     },
 

@@ -132,7 +132,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     async list_annotation_queues(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { annotation_queues: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listAnnotationQueues, query, req, { idempotent: true });
+      const res = await catalog.call(S.listAnnotationQueues, query, req);
       return {
         status: 200,
         body: { annotation_queues: res.annotationQueues.map(toPublicQueue) },
@@ -168,9 +168,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async get_annotation_queue(req) {
-      const res = await catalog.call(S.getAnnotationQueue, { id: queueId(req) }, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(S.getAnnotationQueue, { id: queueId(req) }, req);
       return { status: 200, body: toPublicQueue(res) };
     },
 
@@ -208,7 +206,6 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
         S.listAnnotationQueueRecords,
         { page: req.page, annotationQueueId: queueId(req) },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,

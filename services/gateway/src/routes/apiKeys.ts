@@ -108,7 +108,6 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
           userId: queryId("User", req.query.user_id),
         },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -168,8 +167,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
 
     async revoke_api_key(req) {
       const id = pathId("ApiKey", req.params.api_key_id, "API key");
-      // Idempotent on the server (revoking a revoked key is a no-op), so safe to retry.
-      await identity.call(ApiKeyServiceService.revokeApiKey, { id }, req, { idempotent: true });
+      await identity.call(ApiKeyServiceService.revokeApiKey, { id }, req);
       return { status: 204 };
     },
   };

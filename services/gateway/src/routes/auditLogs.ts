@@ -6,11 +6,11 @@ import type { Handler } from "../http.ts";
 // Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
 const ID_TYPES: Record<string, string> = {
   account: "Account",
-  apikey: "ApiKey",
+  api_key: "ApiKey",
   organization: "Organization",
   role: "Role",
-  rolebinding: "RoleBinding",
-  serviceaccount: "ServiceAccount",
+  role_binding: "RoleBinding",
+  service_account: "ServiceAccount",
   space: "Space",
   user: "User",
 };
@@ -59,7 +59,6 @@ export function auditLogHandlers(identity: Backend): Record<string, Handler> {
           operationName: (req.query.operation_name as string | undefined) ?? "",
         },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,

@@ -71,7 +71,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
     async list_evaluators(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { evaluators: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listEvaluators, query, req, { idempotent: true });
+      const res = await catalog.call(S.listEvaluators, query, req);
       return {
         status: 200,
         body: { evaluators: res.evaluators.map(toPublicEvaluator) },
@@ -108,7 +108,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
       const versionId =
         versionParam === undefined ? "" : decodeId("EvaluatorVersion", versionParam);
       if (versionId === null) throw notFound("evaluator version");
-      const res = await catalog.call(S.getEvaluator, { id, versionId }, req, { idempotent: true });
+      const res = await catalog.call(S.getEvaluator, { id, versionId }, req);
       return {
         status: 200,
         body: {
@@ -143,7 +143,6 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
         S.listEvaluatorVersions,
         { page: req.page, evaluatorId: evaluatorId(req) },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -163,7 +162,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
 
     async get_evaluator_version(req) {
       const id = pathId("EvaluatorVersion", req.params.version_id, "evaluator version");
-      const res = await catalog.call(S.getEvaluatorVersion, { id }, req, { idempotent: true });
+      const res = await catalog.call(S.getEvaluatorVersion, { id }, req);
       return { status: 200, body: toPublicEvaluatorVersion(res) };
     },
   };

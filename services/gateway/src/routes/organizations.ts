@@ -33,7 +33,6 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
         IdentityServiceService.listOrganizations,
         { page: req.page, name: (req.query.name as string | undefined) ?? "" },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -44,9 +43,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
 
     async get_organization(req) {
       const id = pathId("Organization", req.params.org_id, "organization");
-      const org = await identity.call(IdentityServiceService.getOrganization, { id }, req, {
-        idempotent: true,
-      });
+      const org = await identity.call(IdentityServiceService.getOrganization, { id }, req);
       return { status: 200, body: toPublicOrganization(org) };
     },
 

@@ -22,9 +22,7 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
     async list_projects(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { projects: [] }, nextAfter: "" };
-      const res = await catalog.call(ProjectServiceService.listProjects, query, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(ProjectServiceService.listProjects, query, req);
       return {
         status: 200,
         body: { projects: res.projects.map(toPublicProject) },
@@ -49,7 +47,6 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
         ProjectServiceService.getProject,
         { id: projectId(req.params.project_id) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicProject(project) };
     },

@@ -87,7 +87,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     async list_prompts(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { prompts: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listPrompts, query, req, { idempotent: true });
+      const res = await catalog.call(S.listPrompts, query, req);
       return {
         status: 200,
         body: { prompts: res.prompts.map(toPublicPrompt) },
@@ -122,9 +122,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
         throw new DomainError("invalid-request", "version_id and label are mutually exclusive");
       const vId = versionParam === undefined ? "" : decodeId("PromptVersion", versionParam);
       if (vId === null) throw notFound("prompt version");
-      const res = await catalog.call(S.getPrompt, { id, versionId: vId, label }, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(S.getPrompt, { id, versionId: vId, label }, req);
       return {
         status: 200,
         body: { ...toPublicPrompt(res.prompt!), version: toPublicPromptVersion(res.version!) },
@@ -156,7 +154,6 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
         S.listPromptVersions,
         { page: req.page, promptId: promptId(req) },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -175,9 +172,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async get_prompt_version(req) {
-      const res = await catalog.call(S.getPromptVersion, { id: versionId(req) }, req, {
-        idempotent: true,
-      });
+      const res = await catalog.call(S.getPromptVersion, { id: versionId(req) }, req);
       return { status: 200, body: toPublicPromptVersion(res) };
     },
 
@@ -186,7 +181,6 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
         S.getPromptLabel,
         { promptId: promptId(req), label: req.params.label_name ?? "" },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicPromptVersion(res) };
     },

@@ -17,7 +17,6 @@ export function resourceRestrictionHandlers(identity: Backend): Record<string, H
         IdentityServiceService.listResourceRestrictions,
         { page: req.page },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,

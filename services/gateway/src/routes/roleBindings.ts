@@ -46,7 +46,6 @@ export function roleBindingHandlers(identity: Backend): Record<string, Handler> 
         IdentityServiceService.listRoleBindings,
         { page: req.page, resourceType: req.query.resource_type as string, userId: decoded },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -81,7 +80,6 @@ export function roleBindingHandlers(identity: Backend): Record<string, Handler> 
         IdentityServiceService.getRoleBinding,
         { id: bindingPathId(req.params.binding_id) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicRoleBinding(binding) };
     },

@@ -27,7 +27,6 @@ export function roleHandlers(identity: Backend): Record<string, Handler> {
         IdentityServiceService.listRoles,
         { page: req.page, isPredefined: req.query.is_predefined as boolean | undefined },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -51,7 +50,6 @@ export function roleHandlers(identity: Backend): Record<string, Handler> {
         IdentityServiceService.getRole,
         { id: rolePathId(req.params.role_id) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicRole(role) };
     },

@@ -45,7 +45,6 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
         IdentityServiceService.listSpaces,
         { page: req.page, name: (req.query.name as string | undefined) ?? "", organizationId },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -74,9 +73,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
 
     async get_space(req) {
       const id = pathId("Space", req.params.space_id, "space");
-      const space = await identity.call(IdentityServiceService.getSpace, { id }, req, {
-        idempotent: true,
-      });
+      const space = await identity.call(IdentityServiceService.getSpace, { id }, req);
       return { status: 200, body: toPublicSpace(space) };
     },
 

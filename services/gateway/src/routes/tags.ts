@@ -44,7 +44,7 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
     async list_tags(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { tags: [] }, nextAfter: "" };
-      const res = await catalog.call(TagServiceService.listTags, query, req, { idempotent: true });
+      const res = await catalog.call(TagServiceService.listTags, query, req);
       return {
         status: 200,
         body: { tags: res.tags.map(toPublicTag) },
@@ -79,7 +79,6 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
         TagServiceService.getTag,
         { id: tagId(req.params.tag_id) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicTag(tag) };
     },
@@ -122,7 +121,6 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
         TagServiceService.listResourceTags,
         { resourceType: r.type, resourceId: resourceId(req.params[r.param]) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: { tags: res.tags.map(toPublicTag), pagination: NOT_PAGINATED } };
     };

@@ -37,7 +37,6 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
           statuses,
         },
         req,
-        { idempotent: true },
       );
       return {
         status: 200,
@@ -75,7 +74,6 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
         IdentityServiceService.getUser,
         { id: userPathId(req.params.user_id) },
         req,
-        { idempotent: true },
       );
       return { status: 200, body: toPublicUser(user) };
     },

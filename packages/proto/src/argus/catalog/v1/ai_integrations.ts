@@ -848,6 +848,59 @@ export const DeleteAiIntegrationResponse: MessageFns<DeleteAiIntegrationResponse
  * it is accepted on create and update, stored apart from the events, and never returned;
  * replies carry only whether one is set and a redacted hint.
  */
+export type AiIntegrationServiceDefinition = typeof AiIntegrationServiceDefinition;
+export const AiIntegrationServiceDefinition = {
+  name: "AiIntegrationService",
+  fullName: "argus.catalog.v1.AiIntegrationService",
+  methods: {
+    createAiIntegration: {
+      name: "CreateAiIntegration",
+      requestType: CreateAiIntegrationRequest as typeof CreateAiIntegrationRequest,
+      requestStream: false,
+      responseType: AiIntegration as typeof AiIntegration,
+      responseStream: false,
+      options: {},
+    },
+    listAiIntegrations: {
+      name: "ListAiIntegrations",
+      requestType: ListAiIntegrationsRequest as typeof ListAiIntegrationsRequest,
+      requestStream: false,
+      responseType: ListAiIntegrationsResponse as typeof ListAiIntegrationsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getAiIntegration: {
+      name: "GetAiIntegration",
+      requestType: GetAiIntegrationRequest as typeof GetAiIntegrationRequest,
+      requestStream: false,
+      responseType: AiIntegration as typeof AiIntegration,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateAiIntegration: {
+      name: "UpdateAiIntegration",
+      requestType: UpdateAiIntegrationRequest as typeof UpdateAiIntegrationRequest,
+      requestStream: false,
+      responseType: AiIntegration as typeof AiIntegration,
+      responseStream: false,
+      options: {},
+    },
+    deleteAiIntegration: {
+      name: "DeleteAiIntegration",
+      requestType: DeleteAiIntegrationRequest as typeof DeleteAiIntegrationRequest,
+      requestStream: false,
+      responseType: DeleteAiIntegrationResponse as typeof DeleteAiIntegrationResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * AI integrations: account-level connections to LLM providers. The API key is write-only:
+ * it is accepted on create and update, stored apart from the events, and never returned;
+ * replies carry only whether one is set and a redacted hint.
+ */
 export type AiIntegrationServiceService = typeof AiIntegrationServiceService;
 export const AiIntegrationServiceService = {
   createAiIntegration: {

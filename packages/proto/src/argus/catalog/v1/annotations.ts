@@ -2679,6 +2679,58 @@ export const AnnotateAnnotationQueueRecordRequest: MessageFns<AnnotateAnnotation
  * Annotation configs: the shape of a human annotation (CONTINUOUS score range, CATEGORICAL
  * labels, FREEFORM text), defined per space. Ids are internal uuids.
  */
+export type AnnotationConfigServiceDefinition = typeof AnnotationConfigServiceDefinition;
+export const AnnotationConfigServiceDefinition = {
+  name: "AnnotationConfigService",
+  fullName: "argus.catalog.v1.AnnotationConfigService",
+  methods: {
+    createAnnotationConfig: {
+      name: "CreateAnnotationConfig",
+      requestType: CreateAnnotationConfigRequest as typeof CreateAnnotationConfigRequest,
+      requestStream: false,
+      responseType: AnnotationConfig as typeof AnnotationConfig,
+      responseStream: false,
+      options: {},
+    },
+    listAnnotationConfigs: {
+      name: "ListAnnotationConfigs",
+      requestType: ListAnnotationConfigsRequest as typeof ListAnnotationConfigsRequest,
+      requestStream: false,
+      responseType: ListAnnotationConfigsResponse as typeof ListAnnotationConfigsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getAnnotationConfig: {
+      name: "GetAnnotationConfig",
+      requestType: GetAnnotationConfigRequest as typeof GetAnnotationConfigRequest,
+      requestStream: false,
+      responseType: AnnotationConfig as typeof AnnotationConfig,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateAnnotationConfig: {
+      name: "UpdateAnnotationConfig",
+      requestType: UpdateAnnotationConfigRequest as typeof UpdateAnnotationConfigRequest,
+      requestStream: false,
+      responseType: AnnotationConfig as typeof AnnotationConfig,
+      responseStream: false,
+      options: {},
+    },
+    deleteAnnotationConfig: {
+      name: "DeleteAnnotationConfig",
+      requestType: DeleteAnnotationConfigRequest as typeof DeleteAnnotationConfigRequest,
+      requestStream: false,
+      responseType: DeleteAnnotationConfigResponse as typeof DeleteAnnotationConfigResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * Annotation configs: the shape of a human annotation (CONTINUOUS score range, CATEGORICAL
+ * labels, FREEFORM text), defined per space. Ids are internal uuids.
+ */
 export type AnnotationConfigServiceService = typeof AnnotationConfigServiceService;
 export const AnnotationConfigServiceService = {
   createAnnotationConfig: {
@@ -2849,6 +2901,103 @@ export const AnnotationConfigServiceClient = makeGenericClientConstructor(
   service: typeof AnnotationConfigServiceService;
   serviceName: string;
 };
+
+/**
+ * Annotation queues: work lists of records (spans, traces, dataset examples) that assigned
+ * annotators label with the queue's annotation configs.
+ */
+export type AnnotationQueueServiceDefinition = typeof AnnotationQueueServiceDefinition;
+export const AnnotationQueueServiceDefinition = {
+  name: "AnnotationQueueService",
+  fullName: "argus.catalog.v1.AnnotationQueueService",
+  methods: {
+    createAnnotationQueue: {
+      name: "CreateAnnotationQueue",
+      requestType: CreateAnnotationQueueRequest as typeof CreateAnnotationQueueRequest,
+      requestStream: false,
+      responseType: AnnotationQueue as typeof AnnotationQueue,
+      responseStream: false,
+      options: {},
+    },
+    listAnnotationQueues: {
+      name: "ListAnnotationQueues",
+      requestType: ListAnnotationQueuesRequest as typeof ListAnnotationQueuesRequest,
+      requestStream: false,
+      responseType: ListAnnotationQueuesResponse as typeof ListAnnotationQueuesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getAnnotationQueue: {
+      name: "GetAnnotationQueue",
+      requestType: GetAnnotationQueueRequest as typeof GetAnnotationQueueRequest,
+      requestStream: false,
+      responseType: AnnotationQueue as typeof AnnotationQueue,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateAnnotationQueue: {
+      name: "UpdateAnnotationQueue",
+      requestType: UpdateAnnotationQueueRequest as typeof UpdateAnnotationQueueRequest,
+      requestStream: false,
+      responseType: AnnotationQueue as typeof AnnotationQueue,
+      responseStream: false,
+      options: {},
+    },
+    deleteAnnotationQueue: {
+      name: "DeleteAnnotationQueue",
+      requestType: DeleteAnnotationQueueRequest as typeof DeleteAnnotationQueueRequest,
+      requestStream: false,
+      responseType: DeleteAnnotationQueueResponse as typeof DeleteAnnotationQueueResponse,
+      responseStream: false,
+      options: {},
+    },
+    listAnnotationQueueRecords: {
+      name: "ListAnnotationQueueRecords",
+      requestType: ListAnnotationQueueRecordsRequest as typeof ListAnnotationQueueRecordsRequest,
+      requestStream: false,
+      responseType: ListAnnotationQueueRecordsResponse as typeof ListAnnotationQueueRecordsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    addAnnotationQueueRecords: {
+      name: "AddAnnotationQueueRecords",
+      requestType: AddAnnotationQueueRecordsRequest as typeof AddAnnotationQueueRecordsRequest,
+      requestStream: false,
+      responseType: AddAnnotationQueueRecordsResponse as typeof AddAnnotationQueueRecordsResponse,
+      responseStream: false,
+      options: {},
+    },
+    deleteAnnotationQueueRecords: {
+      name: "DeleteAnnotationQueueRecords",
+      requestType:
+        DeleteAnnotationQueueRecordsRequest as typeof DeleteAnnotationQueueRecordsRequest,
+      requestStream: false,
+      responseType:
+        DeleteAnnotationQueueRecordsResponse as typeof DeleteAnnotationQueueRecordsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Replaces the record's assigned users. */
+    assignAnnotationQueueRecord: {
+      name: "AssignAnnotationQueueRecord",
+      requestType: AssignAnnotationQueueRecordRequest as typeof AssignAnnotationQueueRecordRequest,
+      requestStream: false,
+      responseType: AnnotationQueueRecord as typeof AnnotationQueueRecord,
+      responseStream: false,
+      options: {},
+    },
+    /** Upserts annotations on the record by annotation config name. */
+    annotateAnnotationQueueRecord: {
+      name: "AnnotateAnnotationQueueRecord",
+      requestType:
+        AnnotateAnnotationQueueRecordRequest as typeof AnnotateAnnotationQueueRecordRequest,
+      requestStream: false,
+      responseType: AnnotationQueueRecord as typeof AnnotationQueueRecord,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
 
 /**
  * Annotation queues: work lists of records (spans, traces, dataset examples) that assigned

@@ -1177,6 +1177,82 @@ export const GetEvaluatorVersionRequest: MessageFns<GetEvaluatorVersionRequest> 
  * Evaluators: reusable evaluation logic (TEMPLATE or CODE) with append-only versions; the
  * latest version is the default. Ids are internal uuids.
  */
+export type EvaluatorServiceDefinition = typeof EvaluatorServiceDefinition;
+export const EvaluatorServiceDefinition = {
+  name: "EvaluatorService",
+  fullName: "argus.catalog.v1.EvaluatorService",
+  methods: {
+    createEvaluator: {
+      name: "CreateEvaluator",
+      requestType: CreateEvaluatorRequest as typeof CreateEvaluatorRequest,
+      requestStream: false,
+      responseType: EvaluatorWithVersion as typeof EvaluatorWithVersion,
+      responseStream: false,
+      options: {},
+    },
+    listEvaluators: {
+      name: "ListEvaluators",
+      requestType: ListEvaluatorsRequest as typeof ListEvaluatorsRequest,
+      requestStream: false,
+      responseType: ListEvaluatorsResponse as typeof ListEvaluatorsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getEvaluator: {
+      name: "GetEvaluator",
+      requestType: GetEvaluatorRequest as typeof GetEvaluatorRequest,
+      requestStream: false,
+      responseType: EvaluatorWithVersion as typeof EvaluatorWithVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateEvaluator: {
+      name: "UpdateEvaluator",
+      requestType: UpdateEvaluatorRequest as typeof UpdateEvaluatorRequest,
+      requestStream: false,
+      responseType: Evaluator as typeof Evaluator,
+      responseStream: false,
+      options: {},
+    },
+    deleteEvaluator: {
+      name: "DeleteEvaluator",
+      requestType: DeleteEvaluatorRequest as typeof DeleteEvaluatorRequest,
+      requestStream: false,
+      responseType: DeleteEvaluatorResponse as typeof DeleteEvaluatorResponse,
+      responseStream: false,
+      options: {},
+    },
+    createEvaluatorVersion: {
+      name: "CreateEvaluatorVersion",
+      requestType: CreateEvaluatorVersionRequest as typeof CreateEvaluatorVersionRequest,
+      requestStream: false,
+      responseType: EvaluatorVersion as typeof EvaluatorVersion,
+      responseStream: false,
+      options: {},
+    },
+    listEvaluatorVersions: {
+      name: "ListEvaluatorVersions",
+      requestType: ListEvaluatorVersionsRequest as typeof ListEvaluatorVersionsRequest,
+      requestStream: false,
+      responseType: ListEvaluatorVersionsResponse as typeof ListEvaluatorVersionsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getEvaluatorVersion: {
+      name: "GetEvaluatorVersion",
+      requestType: GetEvaluatorVersionRequest as typeof GetEvaluatorVersionRequest,
+      requestStream: false,
+      responseType: EvaluatorVersion as typeof EvaluatorVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/**
+ * Evaluators: reusable evaluation logic (TEMPLATE or CODE) with append-only versions; the
+ * latest version is the default. Ids are internal uuids.
+ */
 export type EvaluatorServiceService = typeof EvaluatorServiceService;
 export const EvaluatorServiceService = {
   createEvaluator: {

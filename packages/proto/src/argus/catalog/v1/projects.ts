@@ -533,6 +533,55 @@ export const DeleteProjectResponse: MessageFns<DeleteProjectResponse> = {
 };
 
 /** Projects: the containers of an LLM application's observability data within a space. */
+export type ProjectServiceDefinition = typeof ProjectServiceDefinition;
+export const ProjectServiceDefinition = {
+  name: "ProjectService",
+  fullName: "argus.catalog.v1.ProjectService",
+  methods: {
+    createProject: {
+      name: "CreateProject",
+      requestType: CreateProjectRequest as typeof CreateProjectRequest,
+      requestStream: false,
+      responseType: Project as typeof Project,
+      responseStream: false,
+      options: {},
+    },
+    getProject: {
+      name: "GetProject",
+      requestType: GetProjectRequest as typeof GetProjectRequest,
+      requestStream: false,
+      responseType: Project as typeof Project,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    listProjects: {
+      name: "ListProjects",
+      requestType: ListProjectsRequest as typeof ListProjectsRequest,
+      requestStream: false,
+      responseType: ListProjectsResponse as typeof ListProjectsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateProject: {
+      name: "UpdateProject",
+      requestType: UpdateProjectRequest as typeof UpdateProjectRequest,
+      requestStream: false,
+      responseType: Project as typeof Project,
+      responseStream: false,
+      options: {},
+    },
+    deleteProject: {
+      name: "DeleteProject",
+      requestType: DeleteProjectRequest as typeof DeleteProjectRequest,
+      requestStream: false,
+      responseType: DeleteProjectResponse as typeof DeleteProjectResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/** Projects: the containers of an LLM application's observability data within a space. */
 export type ProjectServiceService = typeof ProjectServiceService;
 export const ProjectServiceService = {
   createProject: {

@@ -1434,6 +1434,105 @@ export const DeletePromptVersionLabelResponse: MessageFns<DeletePromptVersionLab
 };
 
 /** Prompts: versioned LLM prompt templates with movable labels. Ids are internal uuids. */
+export type PromptServiceDefinition = typeof PromptServiceDefinition;
+export const PromptServiceDefinition = {
+  name: "PromptService",
+  fullName: "argus.catalog.v1.PromptService",
+  methods: {
+    createPrompt: {
+      name: "CreatePrompt",
+      requestType: CreatePromptRequest as typeof CreatePromptRequest,
+      requestStream: false,
+      responseType: PromptWithVersion as typeof PromptWithVersion,
+      responseStream: false,
+      options: {},
+    },
+    listPrompts: {
+      name: "ListPrompts",
+      requestType: ListPromptsRequest as typeof ListPromptsRequest,
+      requestStream: false,
+      responseType: ListPromptsResponse as typeof ListPromptsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Resolves the latest version, or the one named by version_id or label. */
+    getPrompt: {
+      name: "GetPrompt",
+      requestType: GetPromptRequest as typeof GetPromptRequest,
+      requestStream: false,
+      responseType: PromptWithVersion as typeof PromptWithVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updatePrompt: {
+      name: "UpdatePrompt",
+      requestType: UpdatePromptRequest as typeof UpdatePromptRequest,
+      requestStream: false,
+      responseType: Prompt as typeof Prompt,
+      responseStream: false,
+      options: {},
+    },
+    deletePrompt: {
+      name: "DeletePrompt",
+      requestType: DeletePromptRequest as typeof DeletePromptRequest,
+      requestStream: false,
+      responseType: DeletePromptResponse as typeof DeletePromptResponse,
+      responseStream: false,
+      options: {},
+    },
+    createPromptVersion: {
+      name: "CreatePromptVersion",
+      requestType: CreatePromptVersionRequest as typeof CreatePromptVersionRequest,
+      requestStream: false,
+      responseType: PromptVersion as typeof PromptVersion,
+      responseStream: false,
+      options: {},
+    },
+    listPromptVersions: {
+      name: "ListPromptVersions",
+      requestType: ListPromptVersionsRequest as typeof ListPromptVersionsRequest,
+      requestStream: false,
+      responseType: ListPromptVersionsResponse as typeof ListPromptVersionsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getPromptVersion: {
+      name: "GetPromptVersion",
+      requestType: GetPromptVersionRequest as typeof GetPromptVersionRequest,
+      requestStream: false,
+      responseType: PromptVersion as typeof PromptVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getPromptLabel: {
+      name: "GetPromptLabel",
+      requestType: GetPromptLabelRequest as typeof GetPromptLabelRequest,
+      requestStream: false,
+      responseType: PromptVersion as typeof PromptVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Replaces the labels of a version; labels held by sibling versions move here. */
+    setPromptVersionLabels: {
+      name: "SetPromptVersionLabels",
+      requestType: SetPromptVersionLabelsRequest as typeof SetPromptVersionLabelsRequest,
+      requestStream: false,
+      responseType: PromptVersion as typeof PromptVersion,
+      responseStream: false,
+      options: {},
+    },
+    deletePromptVersionLabel: {
+      name: "DeletePromptVersionLabel",
+      requestType: DeletePromptVersionLabelRequest as typeof DeletePromptVersionLabelRequest,
+      requestStream: false,
+      responseType: DeletePromptVersionLabelResponse as typeof DeletePromptVersionLabelResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/** Prompts: versioned LLM prompt templates with movable labels. Ids are internal uuids. */
 export type PromptServiceService = typeof PromptServiceService;
 export const PromptServiceService = {
   createPrompt: {

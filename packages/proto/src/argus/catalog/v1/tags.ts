@@ -975,6 +975,81 @@ export const DetachTagsResponse: MessageFns<DetachTagsResponse> = {
 };
 
 /** Tags: reusable labels defined once per space and attached to resources of the space. */
+export type TagServiceDefinition = typeof TagServiceDefinition;
+export const TagServiceDefinition = {
+  name: "TagService",
+  fullName: "argus.catalog.v1.TagService",
+  methods: {
+    createTag: {
+      name: "CreateTag",
+      requestType: CreateTagRequest as typeof CreateTagRequest,
+      requestStream: false,
+      responseType: Tag as typeof Tag,
+      responseStream: false,
+      options: {},
+    },
+    getTag: {
+      name: "GetTag",
+      requestType: GetTagRequest as typeof GetTagRequest,
+      requestStream: false,
+      responseType: Tag as typeof Tag,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    listTags: {
+      name: "ListTags",
+      requestType: ListTagsRequest as typeof ListTagsRequest,
+      requestStream: false,
+      responseType: ListTagsResponse as typeof ListTagsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateTag: {
+      name: "UpdateTag",
+      requestType: UpdateTagRequest as typeof UpdateTagRequest,
+      requestStream: false,
+      responseType: Tag as typeof Tag,
+      responseStream: false,
+      options: {},
+    },
+    /** Deletes the tag and detaches it from every resource. */
+    deleteTag: {
+      name: "DeleteTag",
+      requestType: DeleteTagRequest as typeof DeleteTagRequest,
+      requestStream: false,
+      responseType: DeleteTagResponse as typeof DeleteTagResponse,
+      responseStream: false,
+      options: {},
+    },
+    listResourceTags: {
+      name: "ListResourceTags",
+      requestType: ListResourceTagsRequest as typeof ListResourceTagsRequest,
+      requestStream: false,
+      responseType: ResourceTags as typeof ResourceTags,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Idempotent: returns the resource's complete tag list. */
+    attachTags: {
+      name: "AttachTags",
+      requestType: AttachTagsRequest as typeof AttachTagsRequest,
+      requestStream: false,
+      responseType: ResourceTags as typeof ResourceTags,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    detachTags: {
+      name: "DetachTags",
+      requestType: DetachTagsRequest as typeof DetachTagsRequest,
+      requestStream: false,
+      responseType: DetachTagsResponse as typeof DetachTagsResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/** Tags: reusable labels defined once per space and attached to resources of the space. */
 export type TagServiceService = typeof TagServiceService;
 export const TagServiceService = {
   createTag: {

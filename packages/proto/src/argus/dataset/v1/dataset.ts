@@ -166,6 +166,28 @@ export const ResourceRef: MessageFns<ResourceRef> = {
  * with the caller's principal, whether a resource exists and which space it lives in before
  * tagging it (issue 4: resources owned by another service are checked against their owner).
  */
+export type DatasetServiceDefinition = typeof DatasetServiceDefinition;
+export const DatasetServiceDefinition = {
+  name: "DatasetService",
+  fullName: "argus.dataset.v1.DatasetService",
+  methods: {
+    /** NOT_FOUND when the resource does not exist or the caller may not read it. */
+    getResourceRef: {
+      name: "GetResourceRef",
+      requestType: GetResourceRefRequest as typeof GetResourceRefRequest,
+      requestStream: false,
+      responseType: ResourceRef as typeof ResourceRef,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/**
+ * The dataset service owns datasets and experiments. The catalog asks it, synchronously and
+ * with the caller's principal, whether a resource exists and which space it lives in before
+ * tagging it (issue 4: resources owned by another service are checked against their owner).
+ */
 export type DatasetServiceService = typeof DatasetServiceService;
 export const DatasetServiceService = {
   /** NOT_FOUND when the resource does not exist or the caller may not read it. */

@@ -1018,6 +1018,52 @@ export const RefreshApiKeyResponse: MessageFns<RefreshApiKeyResponse> = {
  * API keys: USER keys act as their creator, SERVICE keys as a service account bound to
  * spaces. The raw secret leaves identity only in the create and refresh responses.
  */
+export type ApiKeyServiceDefinition = typeof ApiKeyServiceDefinition;
+export const ApiKeyServiceDefinition = {
+  name: "ApiKeyService",
+  fullName: "argus.identity.v1.ApiKeyService",
+  methods: {
+    createApiKey: {
+      name: "CreateApiKey",
+      requestType: CreateApiKeyRequest as typeof CreateApiKeyRequest,
+      requestStream: false,
+      responseType: CreateApiKeyResponse as typeof CreateApiKeyResponse,
+      responseStream: false,
+      options: {},
+    },
+    listApiKeys: {
+      name: "ListApiKeys",
+      requestType: ListApiKeysRequest as typeof ListApiKeysRequest,
+      requestStream: false,
+      responseType: ListApiKeysResponse as typeof ListApiKeysResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Idempotent: revoking a revoked key succeeds. NOT_FOUND to callers who cannot read the key. */
+    revokeApiKey: {
+      name: "RevokeApiKey",
+      requestType: RevokeApiKeyRequest as typeof RevokeApiKeyRequest,
+      requestStream: false,
+      responseType: RevokeApiKeyResponse as typeof RevokeApiKeyResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Replaces the secret, keeping the key's id; the old secret may live on for a grace period. */
+    refreshApiKey: {
+      name: "RefreshApiKey",
+      requestType: RefreshApiKeyRequest as typeof RefreshApiKeyRequest,
+      requestStream: false,
+      responseType: RefreshApiKeyResponse as typeof RefreshApiKeyResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * API keys: USER keys act as their creator, SERVICE keys as a service account bound to
+ * spaces. The raw secret leaves identity only in the create and refresh responses.
+ */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
   createApiKey: {

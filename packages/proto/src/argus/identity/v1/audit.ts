@@ -405,6 +405,23 @@ export const ListAuditLogsResponse: MessageFns<ListAuditLogsResponse> = {
 };
 
 /** The audit log: a projection of every service's events, for account admins. */
+export type AuditServiceDefinition = typeof AuditServiceDefinition;
+export const AuditServiceDefinition = {
+  name: "AuditService",
+  fullName: "argus.identity.v1.AuditService",
+  methods: {
+    listAuditLogs: {
+      name: "ListAuditLogs",
+      requestType: ListAuditLogsRequest as typeof ListAuditLogsRequest,
+      requestStream: false,
+      responseType: ListAuditLogsResponse as typeof ListAuditLogsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/** The audit log: a projection of every service's events, for account admins. */
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {
   listAuditLogs: {

@@ -3748,11 +3748,312 @@ export const DeleteResourceRestrictionRequest: MessageFns<DeleteResourceRestrict
 };
 
 /** Identity owns accounts, organizations, spaces, users and API keys. */
+export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
+export const IdentityServiceDefinition = {
+  name: "IdentityService",
+  fullName: "argus.identity.v1.IdentityService",
+  methods: {
+    /**
+     * Resolves a raw bearer secret to the Principal the gateway signs into every
+     * downstream call. Fails with UNAUTHENTICATED for unknown, revoked or expired keys.
+     * IDEMPOTENT rather than NO_SIDE_EFFECTS: it keeps the key's last_used_at (to the minute).
+     */
+    authenticate: {
+      name: "Authenticate",
+      requestType: AuthenticateRequest as typeof AuthenticateRequest,
+      requestStream: false,
+      responseType: AuthenticateResponse as typeof AuthenticateResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    createOrganization: {
+      name: "CreateOrganization",
+      requestType: CreateOrganizationRequest as typeof CreateOrganizationRequest,
+      requestStream: false,
+      responseType: Organization as typeof Organization,
+      responseStream: false,
+      options: {},
+    },
+    listOrganizations: {
+      name: "ListOrganizations",
+      requestType: ListOrganizationsRequest as typeof ListOrganizationsRequest,
+      requestStream: false,
+      responseType: ListOrganizationsResponse as typeof ListOrganizationsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getOrganization: {
+      name: "GetOrganization",
+      requestType: GetOrganizationRequest as typeof GetOrganizationRequest,
+      requestStream: false,
+      responseType: Organization as typeof Organization,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createSpace: {
+      name: "CreateSpace",
+      requestType: CreateSpaceRequest as typeof CreateSpaceRequest,
+      requestStream: false,
+      responseType: Space as typeof Space,
+      responseStream: false,
+      options: {},
+    },
+    getSpace: {
+      name: "GetSpace",
+      requestType: GetSpaceRequest as typeof GetSpaceRequest,
+      requestStream: false,
+      responseType: Space as typeof Space,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    listSpaces: {
+      name: "ListSpaces",
+      requestType: ListSpacesRequest as typeof ListSpacesRequest,
+      requestStream: false,
+      responseType: ListSpacesResponse as typeof ListSpacesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateOrganization: {
+      name: "UpdateOrganization",
+      requestType: UpdateOrganizationRequest as typeof UpdateOrganizationRequest,
+      requestStream: false,
+      responseType: Organization as typeof Organization,
+      responseStream: false,
+      options: {},
+    },
+    /** Deletes the organization and, through events, its spaces and everything they own. */
+    deleteOrganization: {
+      name: "DeleteOrganization",
+      requestType: DeleteOrganizationRequest as typeof DeleteOrganizationRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    addOrganizationUser: {
+      name: "AddOrganizationUser",
+      requestType: AddOrganizationUserRequest as typeof AddOrganizationUserRequest,
+      requestStream: false,
+      responseType: OrganizationMembership as typeof OrganizationMembership,
+      responseStream: false,
+      options: {},
+    },
+    removeOrganizationUser: {
+      name: "RemoveOrganizationUser",
+      requestType: RemoveOrganizationUserRequest as typeof RemoveOrganizationUserRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    updateSpace: {
+      name: "UpdateSpace",
+      requestType: UpdateSpaceRequest as typeof UpdateSpaceRequest,
+      requestStream: false,
+      responseType: Space as typeof Space,
+      responseStream: false,
+      options: {},
+    },
+    /** Emits SpaceDeleted; the owning services delete what the space holds. */
+    deleteSpace: {
+      name: "DeleteSpace",
+      requestType: DeleteSpaceRequest as typeof DeleteSpaceRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    addSpaceUser: {
+      name: "AddSpaceUser",
+      requestType: AddSpaceUserRequest as typeof AddSpaceUserRequest,
+      requestStream: false,
+      responseType: SpaceMembership as typeof SpaceMembership,
+      responseStream: false,
+      options: {},
+    },
+    removeSpaceUser: {
+      name: "RemoveSpaceUser",
+      requestType: RemoveSpaceUserRequest as typeof RemoveSpaceUserRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    listUsers: {
+      name: "ListUsers",
+      requestType: ListUsersRequest as typeof ListUsersRequest,
+      requestStream: false,
+      responseType: ListUsersResponse as typeof ListUsersResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getUser: {
+      name: "GetUser",
+      requestType: GetUserRequest as typeof GetUserRequest,
+      requestStream: false,
+      responseType: User as typeof User,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createUser: {
+      name: "CreateUser",
+      requestType: CreateUserRequest as typeof CreateUserRequest,
+      requestStream: false,
+      responseType: CreateUserResponse as typeof CreateUserResponse,
+      responseStream: false,
+      options: {},
+    },
+    updateUser: {
+      name: "UpdateUser",
+      requestType: UpdateUserRequest as typeof UpdateUserRequest,
+      requestStream: false,
+      responseType: User as typeof User,
+      responseStream: false,
+      options: {},
+    },
+    deleteUser: {
+      name: "DeleteUser",
+      requestType: DeleteUserRequest as typeof DeleteUserRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    resendUserInvitation: {
+      name: "ResendUserInvitation",
+      requestType: ResendUserInvitationRequest as typeof ResendUserInvitationRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Internal (no public REST route): the invitee proves the e-mailed verification token and
+     * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+     */
+    acceptInvitation: {
+      name: "AcceptInvitation",
+      requestType: AcceptInvitationRequest as typeof AcceptInvitationRequest,
+      requestStream: false,
+      responseType: User as typeof User,
+      responseStream: false,
+      options: {},
+    },
+    listRoles: {
+      name: "ListRoles",
+      requestType: ListRolesRequest as typeof ListRolesRequest,
+      requestStream: false,
+      responseType: ListRolesResponse as typeof ListRolesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getRole: {
+      name: "GetRole",
+      requestType: GetRoleRequest as typeof GetRoleRequest,
+      requestStream: false,
+      responseType: Role as typeof Role,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createRole: {
+      name: "CreateRole",
+      requestType: CreateRoleRequest as typeof CreateRoleRequest,
+      requestStream: false,
+      responseType: Role as typeof Role,
+      responseStream: false,
+      options: {},
+    },
+    updateRole: {
+      name: "UpdateRole",
+      requestType: UpdateRoleRequest as typeof UpdateRoleRequest,
+      requestStream: false,
+      responseType: Role as typeof Role,
+      responseStream: false,
+      options: {},
+    },
+    deleteRole: {
+      name: "DeleteRole",
+      requestType: DeleteRoleRequest as typeof DeleteRoleRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    listRoleBindings: {
+      name: "ListRoleBindings",
+      requestType: ListRoleBindingsRequest as typeof ListRoleBindingsRequest,
+      requestStream: false,
+      responseType: ListRoleBindingsResponse as typeof ListRoleBindingsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    getRoleBinding: {
+      name: "GetRoleBinding",
+      requestType: GetRoleBindingRequest as typeof GetRoleBindingRequest,
+      requestStream: false,
+      responseType: RoleBinding as typeof RoleBinding,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createRoleBinding: {
+      name: "CreateRoleBinding",
+      requestType: CreateRoleBindingRequest as typeof CreateRoleBindingRequest,
+      requestStream: false,
+      responseType: RoleBinding as typeof RoleBinding,
+      responseStream: false,
+      options: {},
+    },
+    updateRoleBinding: {
+      name: "UpdateRoleBinding",
+      requestType: UpdateRoleBindingRequest as typeof UpdateRoleBindingRequest,
+      requestStream: false,
+      responseType: RoleBinding as typeof RoleBinding,
+      responseStream: false,
+      options: {},
+    },
+    deleteRoleBinding: {
+      name: "DeleteRoleBinding",
+      requestType: DeleteRoleBindingRequest as typeof DeleteRoleBindingRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    listResourceRestrictions: {
+      name: "ListResourceRestrictions",
+      requestType: ListResourceRestrictionsRequest as typeof ListResourceRestrictionsRequest,
+      requestStream: false,
+      responseType: ListResourceRestrictionsResponse as typeof ListResourceRestrictionsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    createResourceRestriction: {
+      name: "CreateResourceRestriction",
+      requestType: CreateResourceRestrictionRequest as typeof CreateResourceRestrictionRequest,
+      requestStream: false,
+      responseType: ResourceRestriction as typeof ResourceRestriction,
+      responseStream: false,
+      options: {},
+    },
+    deleteResourceRestriction: {
+      name: "DeleteResourceRestriction",
+      requestType: DeleteResourceRestrictionRequest as typeof DeleteResourceRestrictionRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/** Identity owns accounts, organizations, spaces, users and API keys. */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
   /**
    * Resolves a raw bearer secret to the Principal the gateway signs into every
    * downstream call. Fails with UNAUTHENTICATED for unknown, revoked or expired keys.
+   * IDEMPOTENT rather than NO_SIDE_EFFECTS: it keeps the key's last_used_at (to the minute).
    */
   authenticate: {
     path: "/argus.identity.v1.IdentityService/Authenticate" as const,
@@ -4156,6 +4457,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /**
    * Resolves a raw bearer secret to the Principal the gateway signs into every
    * downstream call. Fails with UNAUTHENTICATED for unknown, revoked or expired keys.
+   * IDEMPOTENT rather than NO_SIDE_EFFECTS: it keeps the key's last_used_at (to the minute).
    */
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
   createOrganization: handleUnaryCall<CreateOrganizationRequest, Organization>;
@@ -4207,6 +4509,7 @@ export interface IdentityServiceClient extends Client {
   /**
    * Resolves a raw bearer secret to the Principal the gateway signs into every
    * downstream call. Fails with UNAUTHENTICATED for unknown, revoked or expired keys.
+   * IDEMPOTENT rather than NO_SIDE_EFFECTS: it keeps the key's last_used_at (to the minute).
    */
   authenticate(
     request: AuthenticateRequest,

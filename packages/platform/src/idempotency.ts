@@ -1,0 +1,59 @@
+import * as aiIntegrations from "@argus/proto/catalog/v1/ai_integrations";
+import * as annotations from "@argus/proto/catalog/v1/annotations";
+import * as evaluators from "@argus/proto/catalog/v1/evaluators";
+import * as projects from "@argus/proto/catalog/v1/projects";
+import * as prompts from "@argus/proto/catalog/v1/prompts";
+import * as tags from "@argus/proto/catalog/v1/tags";
+import * as dataset from "@argus/proto/dataset/v1/dataset";
+import * as apiKeys from "@argus/proto/identity/v1/api_keys";
+import * as audit from "@argus/proto/identity/v1/audit";
+import * as identity from "@argus/proto/identity/v1";
+
+/** What ts-proto's generic service definitions carry of a method's `idempotency_level`. */
+export interface ServiceDefinitionView {
+  readonly fullName: string;
+  readonly methods: Readonly<
+    Record<
+      string,
+      {
+        readonly name: string;
+        readonly options: { readonly idempotencyLevel?: "NO_SIDE_EFFECTS" | "IDEMPOTENT" };
+      }
+    >
+  >;
+}
+
+const isDefinition = (v: unknown): v is ServiceDefinitionView =>
+  typeof v === "object" && v !== null && "fullName" in v && "methods" in v;
+
+/** The generic definitions exported by generated modules (one import per .proto with a service). */
+export function serviceDefinitionsOf(...modules: object[]): ServiceDefinitionView[] {
+  return modules.flatMap((m) => Object.values(m).filter(isDefinition));
+}
+
+const MODULES = [
+  aiIntegrations,
+  annotations,
+  evaluators,
+  projects,
+  prompts,
+  tags,
+  dataset,
+  apiKeys,
+  audit,
+  identity,
+];
+
+const REPEATABLE = new Set(
+  serviceDefinitionsOf(...MODULES).flatMap((d) =>
+    Object.values(d.methods)
+      .filter((m) => m.options.idempotencyLevel !== undefined)
+      .map((m) => `/${d.fullName}/${m.name}`),
+  ),
+);
+
+/**
+ * Whether the method at `path` (`/argus.identity.v1.IdentityService/GetSpace`) is declared
+ * `NO_SIDE_EFFECTS` or `IDEMPOTENT` in proto/, i.e. safe to retry. Unknown paths are not.
+ */
+export const isIdempotent = (path: string): boolean => REPEATABLE.has(path);

@@ -2,11 +2,27 @@
 // (packages/platform/src/registry.ts), so the chart checks its values against the services
 // this version has. Part of `pnpm gen`; CI fails when the committed file is stale.
 import { writeFileSync } from "node:fs";
-import { GATEWAY, SERVICE_REGISTRY, serviceEnv } from "../packages/platform/src/index.ts";
+import {
+  GATEWAY,
+  NATS_MANAGER,
+  SERVICE_REGISTRY,
+  callersOf,
+  envPrefix,
+  natsIdentities,
+  serviceEnv,
+} from "../packages/platform/src/index.ts";
 
 /** `task-runner` → `taskRunner`: the key of a service under `services:` in values.yaml. */
 const valuesKey = (name: string): string =>
   name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+// NATS permissions with placeholders the chart fills from its configuration, so the rule that
+// derives them (packages/platform/src/natsIdentities.ts) stays the only one.
+const ROOT = "{{ROOT}}";
+const STREAM = "{{STREAM}}";
+const nats = Object.fromEntries(
+  natsIdentities({ root: ROOT, stream: STREAM }).map((i) => [i.user, i.permissions]),
+);
 
 const registry = {
   gateway: { name: GATEWAY.name, valuesKey: valuesKey(GATEWAY.name) },
@@ -14,10 +30,14 @@ const registry = {
     name: d.name,
     valuesKey: valuesKey(d.name),
     schema: d.schema,
+    envPrefix: envPrefix(d.name),
     grpcUrlVar: serviceEnv(d.name).grpcUrl,
     calls: d.calls,
     optionalCalls: d.optionalCalls ?? [],
+    callers: callersOf(d.name),
+    consumes: d.consumes ?? [],
   })),
+  nats: { placeholders: { root: ROOT, stream: STREAM }, manager: NATS_MANAGER, permissions: nats },
 };
 const file = new URL("../deploy/helm/argus/files/registry.json", import.meta.url);
 writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);

@@ -1,9 +1,21 @@
-// Runs the schema migrations of the named services (ARGUS_MIGRATE_SERVICES, comma-separated;
-// default all) against DATABASE_URL. The Helm chart runs it as a pre-install/upgrade Job;
-// services also migrate at start, under the same advisory lock, so either order is safe.
+// The management step (the Helm chart's pre-install/upgrade Job; `./argus up`; the test stack):
+// 1. the schema migrations of the named services (ARGUS_MIGRATE_SERVICES, comma-separated;
+//    default all) against DATABASE_URL. With ARGUS_DB_ROLE_PREFIX set, DATABASE_URL is the
+//    migration role's and each schema is migrated as its service's role (`scripts/provision.ts`),
+//    so every object belongs to that role. Services also migrate at start, under the same
+//    advisory lock, so either order is safe.
+// 2. with NATS_URL set: the events stream and every durable consumer the registry declares,
+//    as the NATS manager (NATS_USER / NATS_PASSWORD), a right no service holds.
 import pg from "pg";
-import { loadMigrations, migrate, migrationsDirOf } from "../packages/eventstore/src/index.ts";
-import { SERVICE_REGISTRY } from "../packages/platform/src/index.ts";
+import { connect } from "@nats-io/transport-node";
+import {
+  databaseRoleNames,
+  loadMigrations,
+  migrate,
+  migrationsDirOf,
+  provisionMessaging,
+} from "../packages/eventstore/src/index.ts";
+import { NATS_MANAGER, SERVICE_REGISTRY, inboxPrefixOf } from "../packages/platform/src/index.ts";
 
 const services = Object.fromEntries(
   SERVICE_REGISTRY.map((d) => [
@@ -28,13 +40,39 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
-const pool = new pg.Pool({ connectionString: url, max: 2 });
-try {
-  for (const name of wanted) {
-    const svc = services[name]!;
+const prefix = process.env.ARGUS_DB_ROLE_PREFIX;
+for (const name of wanted) {
+  const svc = services[name]!;
+  const role = prefix ? databaseRoleNames(prefix).services[name] : undefined;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 2,
+    ...(role ? { options: `-c role=${role}` } : {}),
+  });
+  try {
     await migrate(pool, { schema: svc.SCHEMA, migrations: svc.migrations });
-    console.log(`migrate: ${name} (schema ${svc.SCHEMA}) is up to date`);
+  } finally {
+    await pool.end();
   }
-} finally {
-  await pool.end();
+  console.log(`migrate: ${name} (schema ${svc.SCHEMA}) is up to date`);
+}
+
+const natsUrl = process.env.NATS_URL;
+if (natsUrl) {
+  const user = process.env.NATS_USER;
+  const nc = await connect({
+    servers: natsUrl,
+    name: "argus-migrate",
+    ...(user
+      ? { user, pass: process.env.NATS_PASSWORD ?? "", inboxPrefix: inboxPrefixOf(NATS_MANAGER) }
+      : {}),
+  });
+  try {
+    const stream = process.env.ARGUS_EVENTS_STREAM || "ARGUS_EVENTS";
+    const subjectRoot = process.env.ARGUS_SUBJECT_ROOT || "argus";
+    await provisionMessaging(nc, { stream, subjectRoot });
+    console.log(`migrate: stream ${stream} and the registry's consumers are in place`);
+  } finally {
+    await nc.close();
+  }
 }

@@ -1,13 +1,24 @@
-// `./argus up`: the whole stack on this machine. Uses DATABASE_URL / NATS_URL when given,
-// otherwise runs Postgres and nats-server itself with their data under .data/; keeps the
-// generated secrets and the initial API key in .data/secrets.json so restarts keep working.
-import { spawnSync } from "node:child_process";
+// `./argus up`: the whole stack on this machine. Uses DATABASE_URL (a superuser's) / NATS_URL
+// when given, otherwise runs Postgres and nats-server itself with their data under .data/; keeps
+// the generated secrets, the initial API key and every service's database and NATS passwords in
+// .data/secrets.json so restarts keep working.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_REGISTRY } from "@argus/platform";
-import { startLocalNats, startLocalPostgres, startStack, type RunningServer } from "@argus/testkit";
+import {
+  NATS_MANAGER,
+  SERVICE_REGISTRY,
+  natsAuthorizationConfig,
+  natsIdentities,
+} from "@argus/platform";
+import {
+  startLocalNats,
+  startLocalPostgres,
+  startStack,
+  type NatsAccess,
+  type RunningServer,
+} from "@argus/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dataDir = process.env.ARGUS_DATA_DIR ?? join(root, ".data");
@@ -18,7 +29,15 @@ interface Secrets {
   ARGUS_API_KEY_PEPPER: string;
   ARGUS_CURSOR_SECRET: string;
   ARGUS_INIT_API_KEY: string;
+  /** Passwords of the database roles (per service, and `migrate`). */
+  database: Record<string, string>;
+  /** Passwords of the NATS identities (per service, and the manager). */
+  nats: Record<string, string>;
 }
+
+const stream = process.env.ARGUS_EVENTS_STREAM ?? "ARGUS_EVENTS";
+const subjectRoot = process.env.ARGUS_SUBJECT_ROOT ?? "argus";
+const identities = natsIdentities({ root: subjectRoot, stream });
 
 function loadSecrets(): Secrets {
   const file = join(dataDir, "secrets.json");
@@ -32,6 +51,13 @@ function loadSecrets(): Secrets {
     ARGUS_API_KEY_PEPPER: process.env.ARGUS_API_KEY_PEPPER ?? kept.ARGUS_API_KEY_PEPPER ?? make(),
     ARGUS_CURSOR_SECRET: process.env.ARGUS_CURSOR_SECRET ?? kept.ARGUS_CURSOR_SECRET ?? make(),
     ARGUS_INIT_API_KEY: process.env.ARGUS_INIT_API_KEY ?? kept.ARGUS_INIT_API_KEY ?? `ak-${make()}`,
+    database: Object.fromEntries(
+      [...SERVICE_REGISTRY.map((d) => d.name), "migrate"].map((n) => [
+        n,
+        kept.database?.[n] ?? make(),
+      ]),
+    ),
+    nats: Object.fromEntries(identities.map((i) => [i.user, kept.nats?.[i.user] ?? make()])),
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
@@ -60,9 +86,10 @@ function show(line: string): void {
   process.stdout.write(`\x1b[${colors[name] ?? 37}m${name.padEnd(9)}|\x1b[0m ${text}\n`);
 }
 
-async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; natsUrl: string }> {
+async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; nats: NatsAccess }> {
   let databaseUrl = process.env.DATABASE_URL;
-  let natsUrl = process.env.NATS_URL;
+  const natsUrl = process.env.NATS_URL;
+  let nats: NatsAccess | undefined = natsUrl ? { url: natsUrl } : undefined;
   if (!databaseUrl) {
     const pg = await startLocalPostgres({
       dataDir: join(dataDir, "postgres"),
@@ -72,48 +99,51 @@ async function infra(servers: RunningServer[]): Promise<{ databaseUrl: string; n
     databaseUrl = pg.url;
     show(`[postgres] ${pg.description} at ${pg.url} (data in ${join(dataDir, "postgres")})`);
   }
-  if (!natsUrl) {
-    const nats = await startLocalNats({
+  if (!nats) {
+    // One identity per service, derived from the registry; anonymous clients are refused.
+    const local = await startLocalNats({
       dataDir: join(dataDir, "nats"),
       port: Number(process.env.ARGUS_LOCAL_NATS_PORT ?? 14222),
+      authorization: {
+        config: natsAuthorizationConfig(identities, secrets.nats),
+        probe: { user: NATS_MANAGER, pass: secrets.nats[NATS_MANAGER]! },
+      },
     });
-    servers.push(nats);
-    natsUrl = nats.url;
-    show(`[nats] ${nats.description} at ${nats.url} (data in ${join(dataDir, "nats")})`);
+    servers.push(local);
+    nats = {
+      url: local.url,
+      users: Object.fromEntries(
+        identities.map((i) => [i.user, { user: i.user, pass: secrets.nats[i.user]! }]),
+      ),
+    };
+    show(`[nats] ${local.description} at ${local.url} (data in ${join(dataDir, "nats")})`);
   }
-  return { databaseUrl, natsUrl };
+  return { databaseUrl, nats };
 }
 
 const secrets = loadSecrets();
 const servers: RunningServer[] = [];
 const stopServers = () => Promise.allSettled(servers.map((s) => s.stop()));
-const { databaseUrl, natsUrl } = await infra(servers).catch(async (err: unknown) => {
+const { databaseUrl, nats } = await infra(servers).catch(async (err: unknown) => {
   console.error(err instanceof Error ? err.message : err);
   await stopServers();
   process.exit(1);
 });
 
-const migrated = spawnSync(process.execPath, [join(root, "scripts/migrate.ts")], {
-  env: { ...process.env, DATABASE_URL: databaseUrl },
-  encoding: "utf8",
-});
-for (const line of `${migrated.stdout}${migrated.stderr}`.split("\n").filter(Boolean))
-  show(`[migrate] ${line}`);
-if (migrated.status !== 0) {
-  await stopServers();
-  process.exit(1);
-}
-
 const httpPort = Number(process.env.ARGUS_HTTP_PORT ?? 8080);
 const stack = await startStack({
   databaseUrl,
-  natsUrl,
+  nats,
+  database: { rolePrefix: "argus", passwords: secrets.database },
   apiKey: secrets.ARGUS_INIT_API_KEY,
   httpPort,
   env: {
-    ...secrets,
-    ARGUS_EVENTS_STREAM: process.env.ARGUS_EVENTS_STREAM ?? "ARGUS_EVENTS",
-    ARGUS_SUBJECT_ROOT: process.env.ARGUS_SUBJECT_ROOT ?? "argus",
+    ARGUS_PRINCIPAL_SECRET: secrets.ARGUS_PRINCIPAL_SECRET,
+    ARGUS_API_KEY_PEPPER: secrets.ARGUS_API_KEY_PEPPER,
+    ARGUS_CURSOR_SECRET: secrets.ARGUS_CURSOR_SECRET,
+    ARGUS_INIT_API_KEY: secrets.ARGUS_INIT_API_KEY,
+    ARGUS_EVENTS_STREAM: stream,
+    ARGUS_SUBJECT_ROOT: subjectRoot,
   },
   onLine: show,
 }).catch(async (err: unknown) => {

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Lints and renders the Argus chart with its default values and with every file in ci/.
+# Lints and renders the Argus chart with its default values and with every file in ci/, checks
+# what each must render (check-rendered.mjs: the credentials, NATS authorization and network
+# policies the service registry implies; needs `pnpm install` for its YAML parser), and that
+# bad values are refused with the right message.
 # Uses `helm` from PATH when there is one; otherwise builds the pinned Helm from the Go
 # module proxy into .tools/bin (git-ignored; ~2.5 min on 2 cores the first time, cached after).
 #   deploy/helm/lint.sh            # exit 0 only when every check passes
@@ -65,8 +68,22 @@ count() { grep -c "^kind: $1\$" "$2" || true; }
 # expect NAME ACTUAL WANTED
 expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got $2, want $3)"; fi; }
 
+if ! (cd "$root" && node -e 'require.resolve("yaml")') >/dev/null 2>&1; then
+  echo "lint.sh: the yaml package is missing; run pnpm install first" >&2
+  exit 1
+fi
+
 started=$SECONDS
-cases=("default:")
+# The defaults need one value: each service's database URL and the migration role's
+# (postgres.perService). Derived from the registry, so a new service needs nothing here.
+required="$out/required-values.yaml"
+node -e '
+  const r = require(process.argv[1]);
+  const url = (n) => `postgres://argus_${n.replace(/-/g, "_")}:lint-password@postgres.db:5432/argus`;
+  const urls = Object.fromEntries([...r.services.map((s) => s.name), "migrate"].map((n) => [n, url(n)]));
+  console.log(JSON.stringify({ postgres: { urls } }));
+' "$chart/files/registry.json" >"$required"
+cases=("default:$required")
 for f in "$chart"/ci/*.yaml; do cases+=("$(basename "$f" .yaml):$f"); done
 
 for case in "${cases[@]}"; do
@@ -94,6 +111,14 @@ for case in "${cases[@]}"; do
   expect "$name: every pod read-only, non-root, no capabilities" \
     "$(grep -c 'readOnlyRootFilesystem: true' "$y")/$(grep -c 'runAsNonRoot: true' "$y")/$(grep -c -- '- ALL' "$y")" \
     "$pods/$((2 * pods))/$pods"
+  # Credentials, NATS authorization and network policies against the registry.
+  while IFS= read -r line; do
+    case "$line" in
+      "ok   "*) pass "${line#ok   }" ;;
+      "FAIL "*) fail "${line#FAIL }" ;;
+      *) echo "$line" ;;
+    esac
+  done < <(node "$root/deploy/helm/check-rendered.mjs" "$name" "$y" "${args[@]:1}" 2>&1 || echo "FAIL $name: check-rendered.mjs failed")
 done
 
 # What each values file must produce.
@@ -113,14 +138,20 @@ if [ -f "$out/default.yaml" ]; then
     "$(grep -c 'CATALOG_GRPC_URL: "argus-catalog:50051"' "$y")" 1
   expect "default: gateway learns identity's address" \
     "$(grep -c 'IDENTITY_GRPC_URL: "argus-identity:50051"' "$y")" 1
-  expect "default: migrations Job is a pre-install/pre-upgrade hook" \
+  expect "default: migrations Job and its Secret are pre-install/pre-upgrade hooks" \
     "$(grep -c 'helm.sh/hook: pre-install,pre-upgrade' "$y")" 2
+  expect "default: the release Secret, the hook Secret and the NATS authorization" "$(count Secret "$y")" 3
 fi
 if [ -f "$out/all-services-values.yaml" ]; then
   y="$out/all-services-values.yaml"
   expect "all-services: a gRPC Service and its headless twin per registry service" \
     "$(grep -c 'appProtocol: grpc' "$y")" "$((2 * ($(count Deployment "$y") - 1)))"
   expect "all-services: OTLP endpoint configured" "$(grep -c 'OTEL_EXPORTER_OTLP_ENDPOINT' "$y")" 1
+fi
+if [ -f "$out/provision-values.yaml" ]; then
+  y="$out/provision-values.yaml"
+  expect "provision: provision and migrations Jobs, each with its NetworkPolicy" \
+    "$(count Job "$y")/$(count NetworkPolicy "$y")" 2/5
 fi
 if [ -f "$out/existing-secret-values.yaml" ]; then
   y="$out/existing-secret-values.yaml"
@@ -130,20 +161,48 @@ if [ -f "$out/existing-secret-values.yaml" ]; then
     "$(grep -c 'dns:///argus-identity-headless:50051' "$y")" 1
 fi
 
-# Values the chart must refuse.
+# Values the chart must refuse, each with its own message (an extended regex on stderr).
+# Every case but the first starts from valid values ($required), so it fails for its reason.
 refuse() {
-  if "$helm" template argus "$chart" --kube-version "$KUBE_VERSION" "$@" >/dev/null 2>&1; then
-    fail "refuses $*"
+  local why="$1"
+  shift
+  local label="${*:-the default values}"
+  label="${label//$required/required-values}"
+  if "$helm" template argus "$chart" --kube-version "$KUBE_VERSION" "$@" >/dev/null 2>"$out/refused"; then
+    fail "refuses $label (rendered)"
+  elif grep -Ezq -- "$why" "$out/refused"; then
+    pass "refuses $label"
   else
-    pass "refuses $*"
+    fail "refuses $label (not for the expected reason /$why/: $(tr '\n' ' ' <"$out/refused"))"
   fi
 }
-refuse --set grpcAddressing=roundrobin
-refuse --set services.gateway.enabled=false
-refuse --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
-refuse --set services.identity.replica=3
+ok_values=(-f "$required")
+# Per-service database roles: no URLs and no existing Secret.
+refuse 'postgres\.urls\.identity is required.*postgres\.urls\.catalog is required.*postgres\.urls\.migrate is required'
+refuse 'postgres\.urls\.catalog is required' "${ok_values[@]}" --set postgres.urls.catalog=
+refuse 'postgres\.urls\.migrate is required' "${ok_values[@]}" --set postgres.urls.migrate=
+refuse 'postgres\.urls\.identity logs in as "argus", but the role of identity is argus_identity' \
+  "${ok_values[@]}" --set postgres.urls.identity=postgres://argus:pw@db:5432/argus
+refuse 'postgres\.urls\.identiy: no service identiy' "${ok_values[@]}" --set postgres.urls.identiy=postgres://x@db/argus
+refuse 'services\.identity\.secretKeys lists DATABASE_URL' \
+  "${ok_values[@]}" --set 'services.identity.secretKeys={DATABASE_URL,ARGUS_PRINCIPAL_SECRET}'
+refuse 'provision\.superuserSecret\.name is required' "${ok_values[@]}" --set provision.enabled=true
+refuse 'provision\.enabled needs postgres\.perService' \
+  --set provision.enabled=true --set provision.superuserSecret.name=su \
+  --set postgres.perService=false --set postgres.url=postgres://argus@db/argus
+# NATS identities.
+refuse 'nats\.passwords\.gatway: no NATS identity gatway' "${ok_values[@]}" --set nats.passwords.gatway=0123456789abcdef0123
+refuse 'passwords' "${ok_values[@]}" --set nats.passwords.identity=short
+refuse 'subjectRoot' "${ok_values[@]}" --set 'nats.subjectRoot=argus.>'
+refuse 'config\.ARGUS_SUBJECT_ROOT is set by the chart' "${ok_values[@]}" --set config.ARGUS_SUBJECT_ROOT=x
+# Everything else.
+refuse 'grpcAddressing' "${ok_values[@]}" --set grpcAddressing=roundrobin
+refuse 'services\.gateway\.enabled must be true' "${ok_values[@]}" --set services.gateway.enabled=false
+refuse 'minReplicas is above maxReplicas' "${ok_values[@]}" \
+  --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
+refuse 'replica' "${ok_values[@]}" --set services.identity.replica=3
 # A service the registry does not have yet cannot be switched on.
-refuse --set services.dataset.enabled=true
+refuse 'services\.dataset is enabled but no such service' "${ok_values[@]}" --set services.dataset.enabled=true
 
 echo "lint.sh: checks took $((SECONDS - started))s"
 echo "helm: $passed passed, $failed failed"

@@ -25,6 +25,7 @@ import {
 import { createCommandHandler, type CommandHandler, type Project } from "./handleCommand.ts";
 import type { EventStore } from "./eventStore.ts";
 import type { Migration } from "./migrate.ts";
+import { provisionMessaging } from "./provisionMessaging.ts";
 import { startServiceRuntime, type DurableConsumerOptions } from "./serviceRuntime.ts";
 
 type Spec = Record<string, EnvVar<unknown>>;
@@ -33,6 +34,8 @@ type Spec = Record<string, EnvVar<unknown>>;
 export interface CommonConfig {
   databaseUrl: string;
   natsUrl: string;
+  natsUser: { user: string; pass: string } | undefined;
+  bindHost: string;
   grpcPort: number;
   probePort: number;
   principalSecret: string;
@@ -82,6 +85,12 @@ export function serviceConfigSpec(d: ServiceDescription): Spec {
   const spec: Spec = {
     DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),
     NATS_URL: url("NATS server URL", ["nats:", "tls:"], "nats://127.0.0.1:4222"),
+    NATS_USER: optionalStr("the service's NATS user (its own identity; see natsIdentities)"),
+    NATS_PASSWORD: optionalStr("password of NATS_USER"),
+    ARGUS_BIND_HOST: str(
+      "address the gRPC and probe ports listen on (0.0.0.0 in a pod; loopback locally)",
+      "127.0.0.1",
+    ),
     [env.grpcPort]: int("gRPC port", d.grpcPort, 0, 65535),
     [env.probePort]: int("HTTP port for /healthz and /readyz", d.probePort, 0, 65535),
     ARGUS_PRINCIPAL_SECRET: secret("HMAC key shared with the gateway to sign principals", 32),
@@ -120,6 +129,10 @@ export function loadServiceConfig<S extends Spec>(
   const common: CommonConfig = {
     databaseUrl: all.DATABASE_URL as string,
     natsUrl: all.NATS_URL as string,
+    natsUser: all.NATS_USER
+      ? { user: all.NATS_USER as string, pass: (all.NATS_PASSWORD as string | undefined) ?? "" }
+      : undefined,
+    bindHost: all.ARGUS_BIND_HOST as string,
     grpcPort: all[names.grpcPort] as number,
     probePort: all[names.probePort] as number,
     principalSecret: all.ARGUS_PRINCIPAL_SECRET as string,
@@ -143,14 +156,25 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * Also run the messaging management step (stream and this service's consumers) first.
+   * Default: only when the service has no NATS identity, i.e. the server has no
+   * authorization (tests); with one, the manager's step made them and the service may not.
+   */
+  provisionMessaging?: boolean;
+}
+
 /** Migrate, run consumers and start-up work, then serve gRPC. Used by main and by tests. */
 export async function startService<S extends Spec>(
   def: ServiceDefinition<S>,
   env: NodeJS.ProcessEnv,
   logger: Logger,
+  options: StartOptions = {},
 ): Promise<RunningService> {
   const { config, grpcUrls } = loadServiceConfig(def, env);
   const runtime = await startServiceRuntime({
+    natsUser: config.natsUser,
     service: def.description.name,
     schema: def.description.schema,
     migrations: def.migrations,
@@ -177,9 +201,20 @@ export async function startService<S extends Spec>(
       logger,
       channels,
     };
+    // A server without authorization (tests, a bare dev NATS) has no manager to do it.
+    if (options.provisionMessaging ?? config.natsUser === undefined)
+      await provisionMessaging(runtime.nc, {
+        stream: config.stream,
+        subjectRoot: config.subjectRoot,
+        services: [def.description.name],
+      });
     await def.init?.(deps);
-    for (const consumer of def.consumers?.(deps) ?? []) await runtime.consume(consumer);
+    for (const consumer of def.consumers?.(deps) ?? []) {
+      assertDeclared(def.description, consumer, config.subjectRoot);
+      await runtime.consume(consumer);
+    }
     const server = await startGrpcServer({
+      host: config.bindHost,
       port: config.grpcPort,
       probePort: config.probePort,
       services: [...def.grpc(deps)],
@@ -217,4 +252,13 @@ export async function serviceMain<S extends Spec>(def: ServiceDefinition<S>): Pr
       void running.stop().finally(() => telemetry.shutdown().finally(() => process.exit(0)));
     });
   }
+}
+
+/** A consumer must be the one the registry declares: its NATS rights are derived from that. */
+function assertDeclared(d: ServiceDescription, c: DurableConsumerOptions, root: string): void {
+  const declared = (d.consumes ?? []).find((x) => x.durable === c.durable);
+  if (!declared || `${root}.${declared.subjects}` !== c.filterSubject)
+    throw new Error(
+      `${d.name}: consumer ${c.durable} on ${c.filterSubject} is not the one the service registry declares`,
+    );
 }

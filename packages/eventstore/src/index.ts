@@ -52,6 +52,7 @@ export type {
   CommonConfig,
   RunningService,
   ServiceDefinition,
+  StartOptions,
   ServiceDeps,
 } from "./defineService.ts";
 export {
@@ -64,3 +65,11 @@ export {
 export { loadMigrations, migrationsDirOf } from "./loadMigrations.ts";
 export type { Projections } from "./projector.ts";
 export { projector } from "./projector.ts";
+export { MAX_DELIVER, provisionMessaging } from "./provisionMessaging.ts";
+export type { DatabaseRoles } from "./provisionDatabase.ts";
+export {
+  databaseRoleNames,
+  dropDatabaseRoles,
+  provisionDatabase,
+  urlAs,
+} from "./provisionDatabase.ts";

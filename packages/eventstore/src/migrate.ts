@@ -84,7 +84,13 @@ function checkIds(migrations: readonly Migration[]): readonly Migration[] {
 
 function bootstrapSql(schema: string): string {
   return `
-    CREATE SCHEMA IF NOT EXISTS ${schema};
+    -- Only a missing schema is created: CREATE SCHEMA IF NOT EXISTS needs CREATE on the
+    -- database even when the schema exists, a right a service's own role does not hold.
+    DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = '${schema.slice(1, -1)}') THEN
+        CREATE SCHEMA ${schema};
+      END IF;
+    END $$;
     CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
       id         text PRIMARY KEY,
       checksum   text NOT NULL,

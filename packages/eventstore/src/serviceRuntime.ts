@@ -1,9 +1,8 @@
 import type { Pool } from "pg";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createPool } from "@argus/platform";
-import { ensureConsumer } from "./ensureConsumer.ts";
-import { ensureStream } from "./ensureStream.ts";
+import { createPool, inboxPrefixOf } from "@argus/platform";
+import { MAX_DELIVER } from "./provisionMessaging.ts";
 import { createEventStore, type EventStore } from "./eventStore.ts";
 import type { Logger } from "./logger.ts";
 import { runConsumer, type ConsumerRunner } from "./consumer.ts";
@@ -20,6 +19,8 @@ export interface ServiceRuntimeOptions {
   migrations: readonly Migration[];
   databaseUrl: string;
   natsUrl: string;
+  /** The service's own NATS identity; absent on a server without authorization (tests). */
+  natsUser?: { user: string; pass: string } | undefined;
   stream: string;
   subjectRoot: string;
   logger: Logger & Parameters<typeof createPool>[0]["logger"];
@@ -31,7 +32,7 @@ export interface ServiceRuntime {
   store: EventStore;
   /** Readiness: the database answers and NATS is connected. */
   ready(): Promise<boolean>;
-  /** A durable consumer of this stream, made (management step) and run in this process. */
+  /** A durable consumer of this stream (made by the management step), run in this process. */
   consume(o: DurableConsumerOptions): Promise<ConsumerRunner>;
   /** Stops consumers and the relay, drains NATS, closes the pool. */
   stop(): Promise<void>;
@@ -46,8 +47,6 @@ export interface DurableConsumerOptions {
   nakBackoff?: { baseMs: number; maxMs: number };
 }
 
-const MAX_DELIVER = 10;
-
 /**
  * What every event-sourced service runs on: its pool and schema migrations, the events stream,
  * an event store whose commits wake the outbox relay at once, and the relay itself.
@@ -55,8 +54,12 @@ const MAX_DELIVER = 10;
 export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<ServiceRuntime> {
   const pool = createPool({ url: o.databaseUrl, schema: o.schema, logger: o.logger });
   await migrate(pool, { schema: o.schema, migrations: o.migrations });
-  const nc = await connect({ servers: o.natsUrl, name: `argus-${o.service}` });
-  await ensureStream(nc, { name: o.stream, subjects: [`${o.subjectRoot}.>`] });
+  const nc = await connect({
+    servers: o.natsUrl,
+    name: `argus-${o.service}`,
+    inboxPrefix: inboxPrefixOf(o.service),
+    ...(o.natsUser ?? {}),
+  });
   let wake = (): void => undefined;
   const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });
   const relay = createRelay({
@@ -78,13 +81,6 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
       return !nc.isClosed();
     },
     async consume(c) {
-      await ensureConsumer(nc, {
-        stream: o.stream,
-        durable: c.durable,
-        filterSubjects: [c.filterSubject],
-        maxDeliver: MAX_DELIVER,
-        ackWaitMs: 30_000,
-      });
       const runner = await runConsumer({
         nc,
         pool,

@@ -6,6 +6,8 @@ export interface PoolOptions {
   /** The service's own schema, first on the search path. */
   schema: string;
   max?: number;
+  /** Act as this role (SET ROLE at connect): the migration role migrating a service's schema. */
+  role?: string;
   logger: Logger;
 }
 
@@ -13,7 +15,7 @@ export interface PoolOptions {
 export function createPool(opts: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: opts.url,
-    options: `-c search_path=${opts.schema}`,
+    options: `-c search_path=${opts.schema}${opts.role ? ` -c role=${opts.role}` : ""}`,
     max: opts.max ?? 20,
   });
   // Postgres closing an idle connection (restart, failover, an admin command) must not crash

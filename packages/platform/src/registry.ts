@@ -18,6 +18,17 @@ export interface ServiceDescription {
   readonly optionalCalls?: readonly string[];
   /** Secrets it reads besides DATABASE_URL and ARGUS_PRINCIPAL_SECRET. */
   readonly secrets?: readonly string[];
+  /**
+   * The durable consumers it reads, with their filter below the subject root (`>` is every
+   * event, `identity.space.>` one aggregate's). Its NATS identity may pull from these and
+   * publish only its own events (`<root>.<name>.>`); the management step creates them.
+   */
+  readonly consumes?: readonly ConsumerDescription[];
+}
+
+export interface ConsumerDescription {
+  readonly durable: string;
+  readonly subjects: string;
 }
 
 export function describeService(d: ServiceDescription): ServiceDescription {
@@ -34,6 +45,7 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     probePort: 9091,
     calls: [],
     secrets: ["ARGUS_API_KEY_PEPPER", "ARGUS_INIT_API_KEY"],
+    consumes: [{ durable: "identity-audit-log", subjects: ">" }],
   }),
   describeService({
     name: "catalog",
@@ -42,6 +54,7 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     probePort: 9092,
     calls: ["identity"],
     optionalCalls: ["dataset"],
+    consumes: [{ durable: "catalog-space-cascade", subjects: "identity.space.>" }],
   }),
 ];
 

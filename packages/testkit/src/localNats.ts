@@ -1,3 +1,5 @@
+import { rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { findExecutable } from "./findExecutable.ts";
 import { jetStreamResponds } from "./readiness.ts";
 import type { RunningServer } from "./runningServer.ts";
@@ -6,7 +8,15 @@ import { startOnFreePort } from "./startOnFreePort.ts";
 import type { LocalServerOptions } from "./localPostgres.ts";
 import { keptDir, throwawayDir } from "./throwawayDir.ts";
 
-export async function startLocalNats(opts: LocalServerOptions = {}): Promise<RunningServer> {
+export interface LocalNatsOptions extends LocalServerOptions {
+  /**
+   * Users and permissions (a nats-server `authorization` block): the server then refuses
+   * anonymous connections. `probe` is the user the readiness check connects as.
+   */
+  authorization?: { config: string; probe: { user: string; pass: string } };
+}
+
+export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<RunningServer> {
   // Debian installs nats-server into /usr/sbin, which is off PATH for non-root users.
   const bin = findExecutable("nats-server", ["/usr/bin", "/usr/sbin", "/usr/local/bin"]);
   if (bin === undefined) {
@@ -17,14 +27,20 @@ export async function startLocalNats(opts: LocalServerOptions = {}): Promise<Run
   }
   const storeDir = opts.dataDir ? await keptDir(opts.dataDir) : await throwawayDir("argus-nats-");
   try {
+    const auth = opts.authorization;
+    const configFile = join(storeDir.path, "..", `${basename(storeDir.path)}.auth.conf`);
+    if (auth) await writeFile(configFile, auth.config, { mode: 0o600 });
     const start = async (port: number) => {
       const url = `nats://127.0.0.1:${port}`;
       const server = await spawnProcess({
         name: "nats",
         command: bin,
-        args: ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir.path],
+        args: [
+          ...(auth ? ["-c", configFile] : []),
+          ...["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir.path],
+        ],
         env: {},
-        readyWhen: () => jetStreamResponds(url),
+        readyWhen: () => jetStreamResponds(url, auth?.probe),
       });
       return { server, url };
     };
@@ -35,6 +51,7 @@ export async function startLocalNats(opts: LocalServerOptions = {}): Promise<Run
       async stop() {
         await server.stop("SIGTERM");
         await storeDir.remove();
+        if (auth) await rm(configFile, { force: true });
       },
     };
   } catch (err) {

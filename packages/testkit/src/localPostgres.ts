@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
+import { chown, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -57,6 +58,7 @@ export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise
         const hint = owner ? " (the postgres OS user must be able to reach it; check TMPDIR)" : "";
         throw new Error(`initdb failed in ${dataDir.path}${hint}: ${err.message}`, { cause: err });
       });
+    await writeHba(dataDir.path, owner);
     const settings = durable
       ? ["listen_addresses=127.0.0.1", "unix_socket_directories="]
       : testSettings;
@@ -87,6 +89,24 @@ export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise
     await dataDir.remove();
     throw err;
   }
+}
+
+/**
+ * Loopback only. The superuser (the operator, the test harness) gets in without a password;
+ * every other role — the services' own — must give its password.
+ */
+async function writeHba(dir: string, owner: { uid: number; gid: number } | undefined) {
+  const file = join(dir, "pg_hba.conf");
+  await writeFile(
+    file,
+    [
+      "# Written by @argus/testkit at every start.",
+      "host all postgres 127.0.0.1/32 trust",
+      "host all all 127.0.0.1/32 scram-sha-256",
+      "",
+    ].join("\n"),
+  );
+  if (owner) await chown(file, owner.uid, owner.gid);
 }
 
 /** The newest /usr/lib/postgresql/<version>/bin (Debian keeps it off PATH), else PATH. */

@@ -1,6 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { Client } from "pg";
+import { inboxPrefixOf } from "@argus/platform";
 
 export async function postgresAcceptsQueries(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
@@ -18,8 +19,17 @@ export async function postgresAcceptsQueries(url: string): Promise<boolean> {
 }
 
 /** The TCP port answering is not enough: JetStream comes up after the listener. */
-export async function jetStreamResponds(url: string): Promise<boolean> {
-  const nc = await connect({ servers: url, timeout: 2_000, reconnect: false }).catch(() => null);
+export async function jetStreamResponds(
+  url: string,
+  credentials?: { user: string; pass: string },
+): Promise<boolean> {
+  const nc = await connect({
+    servers: url,
+    timeout: 2_000,
+    reconnect: false,
+    ...credentials,
+    ...(credentials ? { inboxPrefix: inboxPrefixOf(credentials.user) } : {}),
+  }).catch(() => null);
   if (nc === null) return false;
   try {
     const jsm = await jetstreamManager(nc, { timeout: 2_000 });

@@ -1,15 +1,45 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { GATEWAY, SERVICE_REGISTRY, entryOf, serviceEnv } from "@argus/platform";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import {
+  GATEWAY,
+  NATS_MANAGER,
+  SERVICE_REGISTRY,
+  entryOf,
+  envPrefix,
+  natsAuthorizationConfig,
+  natsIdentities,
+  serviceEnv,
+} from "@argus/platform";
 import { freePort } from "./freePort.ts";
+import { startLocalNats } from "./localNats.ts";
+import type { RunningServer } from "./runningServer.ts";
 import { spawnProcess, type SpawnedProcess } from "./spawnProcess.ts";
 import { uniqueName } from "./uniqueName.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
+const run = promisify(execFile);
+
+export interface Credentials {
+  user: string;
+  pass: string;
+}
+
+/** A NATS server and the identity of each of its users (registry services and the manager). */
+export interface NatsAccess {
+  url: string;
+  /** Absent: a server without authorization, where every process connects anonymously. */
+  users?: Readonly<Record<string, Credentials>>;
+}
 
 export interface StackOptions {
+  /** Superuser URL of the stack's database: the management step provisions roles on it. */
   databaseUrl: string;
-  natsUrl: string;
+  /** Absent: the stack starts its own nats-server, with one identity per service. */
+  nats?: NatsAccess;
+  /** Role names and passwords of the database (default: fresh ones for this stack). */
+  database?: { rolePrefix: string; passwords: Readonly<Record<string, string>> };
   /** Raw initial admin key; random when omitted. */
   apiKey?: string;
   /** Fixed gateway port; a free one when omitted. */
@@ -23,8 +53,14 @@ export interface StackOptions {
 export interface Stack {
   baseUrl: string;
   apiKey: string;
-  /** The environment every process was started with (secrets included: tests need them). */
+  /**
+   * The environment shared by every process, secrets included (tests need them), with the
+   * superuser's DATABASE_URL and the NATS URL for test assertions; each service itself gets its
+   * own database role and NATS identity on top (`processEnv`), the gateway neither.
+   */
   env: Record<string, string>;
+  processEnv: Record<string, Record<string, string>>;
+  nats: NatsAccess;
   processes: Record<string, SpawnedProcess>;
   /** Stops a process and starts it again, with the same environment plus `env`. */
   restart(name: string, env?: Record<string, string>): Promise<void>;
@@ -38,26 +74,66 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
+/** `url` as another user (same host, port and database). */
+function urlAs(url: string, user: string, password: string): string {
+  const u = new URL(url);
+  u.username = user;
+  u.password = password;
+  return u.toString();
+}
+
+/** A nats-server of the stack's own whose users are the registry's identities. */
+async function securedNats(o: { root: string; stream: string }): Promise<{
+  server: RunningServer;
+  access: NatsAccess;
+}> {
+  const identities = natsIdentities(o);
+  const passwords = Object.fromEntries(identities.map((i) => [i.user, secret()]));
+  const server = await startLocalNats({
+    authorization: {
+      config: natsAuthorizationConfig(identities, passwords),
+      probe: { user: NATS_MANAGER, pass: passwords[NATS_MANAGER]! },
+    },
+  });
+  const users = Object.fromEntries(
+    identities.map((i) => [i.user, { user: i.user, pass: passwords[i.user]! }]),
+  );
+  return { server, access: { url: server.url, users } };
+}
+
 /**
- * The whole stack as separate processes: every service of the registry (in its order, which
- * puts a service after those it calls), then the gateway.
+ * The whole stack as separate processes: the management step (database roles, migrations,
+ * stream and consumers), every service of the registry (in its order, which puts a service
+ * after those it calls) with its own database role and NATS identity, then the gateway.
  */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const httpPort = opts.httpPort ?? (await freePort());
   const apiKey = opts.apiKey ?? `ak-test-${secret()}`;
+  const subjectRoot = opts.env?.ARGUS_SUBJECT_ROOT ?? uniqueName("t");
+  const stream = opts.env?.ARGUS_EVENTS_STREAM ?? uniqueName("EVENTS");
+  const ownNats = opts.nats ? undefined : await securedNats({ root: subjectRoot, stream });
+  const nats = opts.nats ?? ownNats!.access;
+  const database = opts.database ?? {
+    rolePrefix: uniqueName("r").toLowerCase().replace(/-/g, "_"),
+    passwords: Object.fromEntries(
+      [...SERVICE_REGISTRY.map((d) => d.name), "migrate"].map((n) => [n, secret()]),
+    ),
+  };
   const env: Record<string, string> = {
     DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
+    NATS_URL: nats.url,
     ARGUS_PRINCIPAL_SECRET: secret(),
     ARGUS_API_KEY_PEPPER: secret(),
     ARGUS_CURSOR_SECRET: secret(),
     ARGUS_INIT_API_KEY: apiKey,
     ARGUS_HTTP_PORT: String(httpPort),
     // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
-    ARGUS_EVENTS_STREAM: uniqueName("EVENTS"),
-    ARGUS_SUBJECT_ROOT: uniqueName("t"),
+    ARGUS_EVENTS_STREAM: stream,
+    ARGUS_SUBJECT_ROOT: subjectRoot,
   };
   const specs: Record<string, { entry: string; ready: string }> = {};
+  const processEnv: Record<string, Record<string, string>> = {};
+  const role = (name: string) => `${database.rolePrefix}_${name.replace(/-/g, "_")}`;
   for (const d of SERVICE_REGISTRY) {
     const [grpcPort, probePort] = [await freePort(), await freePort()];
     const names = serviceEnv(d.name);
@@ -65,12 +141,54 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     env[names.probePort] = String(probePort);
     env[names.grpcUrl] = `127.0.0.1:${grpcPort}`;
     specs[d.name] = { entry: entryOf(d.name), ready: `http://127.0.0.1:${probePort}/readyz` };
+    const user = nats.users?.[d.name];
+    processEnv[d.name] = {
+      DATABASE_URL: urlAs(opts.databaseUrl, role(d.name), database.passwords[d.name]!),
+      ...(user ? { NATS_USER: user.user, NATS_PASSWORD: user.pass } : {}),
+    };
   }
   specs[GATEWAY.name] = {
     entry: entryOf(GATEWAY.name),
     ready: `http://127.0.0.1:${httpPort}/readyz`,
   };
+  // The gateway holds neither a database role nor (yet) a NATS identity.
+  processEnv[GATEWAY.name] = { DATABASE_URL: "", NATS_URL: "" };
   Object.assign(env, opts.env);
+
+  const manager = nats.users?.[NATS_MANAGER];
+  const step = async (script: string, extra: Record<string, string>) => {
+    const { stdout, stderr } = await run(process.execPath, [`scripts/${script}`], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", ...extra },
+    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`${script} failed: ${err.stderr ?? err.message}`, { cause: err });
+    });
+    for (const line of `${stdout}${stderr}`.split("\n").filter(Boolean))
+      opts.onLine?.(`[migrate] ${line}`);
+  };
+  try {
+    await step("provision.ts", {
+      DATABASE_URL: opts.databaseUrl,
+      ARGUS_DB_ROLE_PREFIX: database.rolePrefix,
+      ...Object.fromEntries(
+        Object.entries(database.passwords).map(([n, pw]) => [
+          `ARGUS_DB_PASSWORD_${envPrefix(n)}`,
+          pw,
+        ]),
+      ),
+    });
+    await step("migrate.ts", {
+      DATABASE_URL: urlAs(opts.databaseUrl, role("migrate"), database.passwords.migrate!),
+      ARGUS_DB_ROLE_PREFIX: database.rolePrefix,
+      NATS_URL: nats.url,
+      ARGUS_EVENTS_STREAM: stream,
+      ARGUS_SUBJECT_ROOT: subjectRoot,
+      ...(manager ? { NATS_USER: manager.user, NATS_PASSWORD: manager.pass } : {}),
+    });
+  } catch (err) {
+    await ownNats?.server.stop();
+    throw err;
+  }
   const start = (name: string, extra: Record<string, string> = {}) => {
     const spec = specs[name]!;
     return spawnProcess({
@@ -78,7 +196,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       command: process.execPath,
       args: [spec.entry],
       cwd: root,
-      env: { ...env, ...extra },
+      env: { ...env, ...processEnv[name], ...extra },
       readyWhen: () => httpOk(spec.ready),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
@@ -89,12 +207,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const name of Object.keys(specs)) processes[name] = await start(name);
   } catch (err) {
     await Promise.allSettled(Object.values(processes).map((p) => p.stop()));
+    await ownNats?.server.stop();
     throw err;
   }
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
     apiKey,
     env,
+    processEnv,
+    nats,
     processes,
     async restart(name, extra) {
       await processes[name]?.stop();
@@ -107,6 +228,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async stop() {
       for (const name of Object.keys(specs).reverse()) await processes[name]?.stop();
+      await ownNats?.server.stop();
     },
   };
 }

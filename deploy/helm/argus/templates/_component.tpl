@@ -92,14 +92,34 @@ spec:
             - name: ARGUS_SERVICE
               value: {{ $component }}
             {{- if $isGateway }}
+            # Listen on the pod's addresses (the process defaults to loopback).
+            - name: ARGUS_HTTP_HOST
+              value: 0.0.0.0
             - name: ARGUS_HTTP_PORT
               value: {{ $ports.http | quote }}
             {{- else }}
-            {{- $prefix := snakecase .key | upper }}
+            {{- $entry := include "argus.registryService" . | fromJson }}
+            {{- $serviceName := default $component $entry.name }}
+            {{- $prefix := default (snakecase .key | upper) $entry.envPrefix }}
+            - name: ARGUS_BIND_HOST
+              value: 0.0.0.0
             - name: {{ $prefix }}_GRPC_PORT
               value: {{ $ports.grpc | quote }}
             - name: {{ $prefix }}_PROBE_PORT
               value: {{ $ports.health | quote }}
+            # Its own database role (owner of its schema only) and NATS identity.
+            - name: DATABASE_URL
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "argus.secretName" $root }}
+                  key: {{ include "argus.databaseUrlKey" (dict "root" $root "name" $serviceName) }}
+            - name: NATS_USER
+              value: {{ $serviceName }}
+            - name: NATS_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "argus.secretName" $root }}
+                  key: {{ include "argus.natsPasswordKey" $serviceName }}
             {{- end }}
             - name: POD_NAME
               valueFrom:
@@ -295,7 +315,10 @@ spec:
         values: {{ toJson .components }}
 {{- end }}
 
-{{/* Egress rules to Postgres, NATS, DNS and OTLP. Takes (dict "root" $ "postgres" bool "nats" bool). */}}
+{{/*
+Egress rules to Postgres, NATS, DNS and OTLP. Takes (dict "root" $ "postgres" bool "nats" bool
+"name" who): the Postgres port is that of who's own URL (argus.postgresUrlOf).
+*/}}
 {{- define "argus.infraEgress" -}}
 {{- $v := .root.Values }}
 - ports:
@@ -309,7 +332,7 @@ spec:
   {{- end }}
 {{- if .postgres }}
 - ports:
-    - port: {{ include "argus.urlPort" (dict "url" $v.postgres.url "override" $v.postgres.networkPolicy.port "default" 5432) }}
+    - port: {{ include "argus.urlPort" (dict "url" (include "argus.postgresUrlOf" (dict "root" .root "name" .name)) "override" $v.postgres.networkPolicy.port "default" 5432) }}
       protocol: TCP
   {{- with $v.postgres.networkPolicy.to }}
   to:
@@ -344,9 +367,21 @@ spec:
 {{- $labels := dict "root" $root "component" $component }}
 {{- $egress := default dict .svc.egress }}
 {{- $internet := default dict $egress.internet }}
+{{- /* gRPC peers from the registry: a service takes calls from its `callers` only; a process
+calls the enabled services that list it among theirs (the gateway: all of them; a service: its
+calls and optionalCalls). */}}
+{{- $registry := include "argus.registry" $root | fromJson }}
+{{- $self := ternary $registry.gateway.name (default $component (include "argus.registryService" . | fromJson).name) (eq .key "gateway") }}
+{{- $callers := list }}
 {{- $grpcComponents := list }}
-{{- range $key := include "argus.grpcServiceKeys" $root | fromJsonArray }}
-{{- $grpcComponents = append $grpcComponents (include "argus.component" $key) }}
+{{- range $registry.services }}
+{{- if eq .name $self }}
+{{- $callers = .callers }}
+{{- end }}
+{{- $target := get $v.services .valuesKey }}
+{{- if and $target $target.enabled (has $self .callers) }}
+{{- $grpcComponents = append $grpcComponents (include "argus.component" .valuesKey) }}
+{{- end }}
 {{- end }}
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -368,19 +403,19 @@ spec:
       from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-    {{- else }}
-    # gRPC only from the gateway and the other services.
+    {{- else if $callers }}
+    # gRPC only from the processes that call this service (its registry `callers`).
     - ports:
         - port: {{ $v.ports.grpc }}
           protocol: TCP
       from:
-        {{- include "argus.podPeer" (dict "root" $root "components" (include "argus.allComponents" $root | fromJsonArray)) | nindent 8 }}
+        {{- include "argus.podPeer" (dict "root" $root "components" $callers) | nindent 8 }}
     {{- end }}
     {{- with $v.networkPolicy.extraIngress }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
   egress:
-    {{- include "argus.infraEgress" (dict "root" $root "postgres" $egress.postgres "nats" $egress.nats) | trim | nindent 4 }}
+    {{- include "argus.infraEgress" (dict "root" $root "postgres" $egress.postgres "nats" $egress.nats "name" $self) | trim | nindent 4 }}
     {{- if $grpcComponents }}
     - ports:
         - port: {{ $v.ports.grpc }}

@@ -70,6 +70,11 @@ app.kubernetes.io/part-of: argus
 {{- default (include "argus.fullname" .) .Values.secrets.existingSecret }}
 {{- end }}
 
+{{/* The hook-scoped Secret the migrations (and provision) Jobs read on a chart-made Secret. */}}
+{{- define "argus.hookSecretName" -}}
+{{- printf "%s-migrations" (include "argus.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "argus.configMapName" -}}
 {{- include "argus.fullname" . }}
 {{- end }}
@@ -99,15 +104,6 @@ app.kubernetes.io/part-of: argus
 {{- end }}
 {{- end }}
 {{- toJson $keys }}
-{{- end }}
-
-{{/* Every component name of the chart's services, enabled or not (NetworkPolicy peers). */}}
-{{- define "argus.allComponents" -}}
-{{- $names := list }}
-{{- range $key, $_ := .Values.services }}
-{{- $names = append $names (include "argus.component" $key) }}
-{{- end }}
-{{- toJson $names }}
 {{- end }}
 
 {{/* host:port or dns:/// target of a gRPC service. Takes (dict "root" $ "key" key). */}}
@@ -149,6 +145,158 @@ For a comma-separated list (NATS servers) the first entry counts.
 {{- $default = 443 }}
 {{- end }}
 {{- include "argus.urlPort" (dict "url" .Values.otel.endpoint "override" .Values.otel.networkPolicy.port "default" $default) }}
+{{- end }}
+
+{{/* The service registry (files/registry.json, generated from packages/platform/src/registry.ts). */}}
+{{- define "argus.registry" -}}
+{{- .Files.Get "files/registry.json" }}
+{{- end }}
+
+{{/* A registry entry by values key, as JSON ("{}" when the registry has none). Takes (dict "root" $ "key" key). */}}
+{{- define "argus.registryService" -}}
+{{- $found := dict }}
+{{- range (include "argus.registry" .root | fromJson).services }}
+{{- if eq .valuesKey $.key }}
+{{- $found = . }}
+{{- end }}
+{{- end }}
+{{- toJson $found }}
+{{- end }}
+
+{{/* Registry names of the enabled services (not the gateway), as a JSON list. */}}
+{{- define "argus.enabledServiceNames" -}}
+{{- $names := list }}
+{{- range (include "argus.registry" . | fromJson).services }}
+{{- $svc := get $.Values.services .valuesKey }}
+{{- if and $svc $svc.enabled }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- end }}
+{{- toJson $names }}
+{{- end }}
+
+{{/* The environment-variable form of a name: task-runner -> TASK_RUNNER (the registry's envPrefix). */}}
+{{- define "argus.envPrefix" -}}
+{{- replace "-" "_" . | upper }}
+{{- end }}
+
+{{/*
+The Secret key holding a service's DATABASE_URL (or the migration role's, for "migrate"):
+DATABASE_URL_<ENVPREFIX> with postgres.perService, else the shared DATABASE_URL.
+Takes (dict "root" $ "name" registry name or "migrate").
+*/}}
+{{- define "argus.databaseUrlKey" -}}
+{{- if .root.Values.postgres.perService }}
+{{- printf "DATABASE_URL_%s" (include "argus.envPrefix" .name) }}
+{{- else -}}
+DATABASE_URL
+{{- end }}
+{{- end }}
+
+{{/* The Secret key holding a NATS identity's password: NATS_PASSWORD_<ENVPREFIX>. */}}
+{{- define "argus.natsPasswordKey" -}}
+{{- printf "NATS_PASSWORD_%s" (include "argus.envPrefix" .) }}
+{{- end }}
+
+{{/* The data of the chart's Secret as it is in the cluster (base64 values), as JSON; {} without one. */}}
+{{- define "argus.liveSecretData" -}}
+{{- $data := dict }}
+{{- if not .Values.secrets.existingSecret }}
+{{- with (lookup "v1" "Secret" .Release.Namespace (include "argus.secretName" .)) }}
+{{- $data = default dict .data }}
+{{- end }}
+{{- end }}
+{{- toJson $data }}
+{{- end }}
+
+{{/*
+The password of every NATS identity of the registry (each service and the manager), by user,
+as JSON: nats.passwords.<user> when given, else the live Secret's, else 48 random characters.
+Computed once per render and kept in .Values, so the Secret, the migrations hook Secret and
+the server's authorization block all carry the same ones.
+*/}}
+{{- define "argus.natsPasswords" -}}
+{{- if not (hasKey .Values "__argusNatsPasswords") }}
+{{- $live := include "argus.liveSecretData" . | fromJson }}
+{{- $given := default dict .Values.nats.passwords }}
+{{- $out := dict }}
+{{- range $user, $_ := (include "argus.registry" . | fromJson).nats.permissions }}
+{{- $key := include "argus.natsPasswordKey" $user }}
+{{- if get $given $user }}
+{{- $_ := set $out $user (get $given $user) }}
+{{- else if get $live $key }}
+{{- $_ := set $out $user (get $live $key | b64dec) }}
+{{- else }}
+{{- $_ := set $out $user (randAlphaNum 48) }}
+{{- end }}
+{{- end }}
+{{- $_ := set .Values "__argusNatsPasswords" $out }}
+{{- end }}
+{{- toJson (get .Values "__argusNatsPasswords") }}
+{{- end }}
+
+{{/*
+A value of the registry's NATS permissions in nats-server's configuration syntax (JSON-style;
+strings double-quoted with only \" and \\ escapes, which the server accepts), with the
+subject root and stream placeholders replaced. Takes (dict "root" $ "value" v).
+*/}}
+{{- define "argus.natsConfValue" -}}
+{{- $v := .value }}
+{{- if kindIs "string" $v }}
+{{- $ph := (include "argus.registry" .root | fromJson).nats.placeholders }}
+{{- $v | replace $ph.root .root.Values.nats.subjectRoot | replace $ph.stream .root.Values.nats.stream | quote }}
+{{- else if kindIs "slice" $v }}
+{{- $items := list }}
+{{- range $v }}
+{{- $items = append $items (include "argus.natsConfValue" (dict "root" $.root "value" .)) }}
+{{- end }}
+{{- printf "[%s]" (join ", " $items) }}
+{{- else if kindIs "map" $v }}
+{{- $items := list }}
+{{- range $k := keys $v | sortAlpha }}
+{{- $items = append $items (printf "%s: %s" (quote $k) (include "argus.natsConfValue" (dict "root" $.root "value" (get $v $k)))) }}
+{{- end }}
+{{- printf "{%s}" (join ", " $items) }}
+{{- else }}
+{{- toJson $v }}
+{{- end }}
+{{- end }}
+
+{{/*
+authorization.conf: nats-server's `authorization { users: [...] }` block with every NATS identity
+of the registry (files/registry.json `nats.permissions`), for nats.subjectRoot / nats.stream, and
+the passwords of the release's Secret. With it the server refuses anonymous clients.
+*/}}
+{{- define "argus.natsAuthorizationConf" -}}
+{{- $registry := include "argus.registry" . | fromJson }}
+{{- $passwords := include "argus.natsPasswords" . | fromJson }}
+{{- $users := list }}
+{{- range $user := keys $registry.nats.permissions | sortAlpha }}
+{{- $permissions := include "argus.natsConfValue" (dict "root" $ "value" (get $registry.nats.permissions $user)) }}
+{{- $users = append $users (printf "    {\n      \"user\": %s,\n      \"password\": %s,\n      \"permissions\": %s\n    }" (quote $user) (quote (get $passwords $user)) $permissions) }}
+{{- end -}}
+# Argus NATS identities of release {{ .Release.Name }} (namespace {{ .Release.Namespace }}):
+# subject root {{ .Values.nats.subjectRoot | quote }}, stream {{ .Values.nats.stream | quote }}. Generated by the Helm chart from
+# its service registry; include it in the nats-server configuration (deploy/README.md).
+authorization {
+  users: [
+{{ join ",\n" $users }}
+  ]
+}
+{{ end }}
+
+{{/*
+The URL a process reaches Postgres by, for its egress port: with postgres.perService its own
+postgres.urls.<name> ("migrate" for the migration and provision Jobs), else postgres.url.
+Takes (dict "root" $ "name" name).
+*/}}
+{{- define "argus.postgresUrlOf" -}}
+{{- $p := .root.Values.postgres }}
+{{- if $p.perService }}
+{{- get (default dict $p.urls) .name | default "" }}
+{{- else }}
+{{- $p.url }}
+{{- end }}
 {{- end }}
 
 {{/* Keys of the chart's Secret that may be absent; a pod starts without them. */}}
@@ -242,6 +390,66 @@ tolerations:
 {{- range $key, $svc := .Values.services }}
 {{- if and $svc.enabled $svc.autoscaling.enabled (gt (int $svc.autoscaling.minReplicas) (int $svc.autoscaling.maxReplicas)) }}
 {{- $problems = append $problems (printf "services.%s.autoscaling.minReplicas is above maxReplicas" $key) }}
+{{- end }}
+{{- end }}
+{{- /* Credentials the chart passes itself: never from secretKeys or config. */}}
+{{- range $key, $svc := .Values.services }}
+{{- range $taken := list "DATABASE_URL" "NATS_USER" "NATS_PASSWORD" }}
+{{- if has $taken (default list $svc.secretKeys) }}
+{{- $problems = append $problems (printf "services.%s.secretKeys lists %s: the chart passes each service its own credential (see postgres.perService, nats.passwords); remove it" $key $taken) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $taken := list "NATS_URL" "ARGUS_EVENTS_STREAM" "ARGUS_SUBJECT_ROOT" }}
+{{- if hasKey $.Values.config $taken }}
+{{- $problems = append $problems (printf "config.%s is set by the chart (nats.url, nats.stream, nats.subjectRoot); set it there" $taken) }}
+{{- end }}
+{{- end }}
+{{- /* Per-service database roles (scripts/provision.ts creates <prefix>_<service> and <prefix>_migrate). */}}
+{{- $pg := .Values.postgres }}
+{{- $urls := default dict $pg.urls }}
+{{- $serviceNames := list }}
+{{- range $registry.services }}
+{{- $serviceNames = append $serviceNames .name }}
+{{- end }}
+{{- range $name, $_ := $urls }}
+{{- if not (has $name (append $serviceNames "migrate")) }}
+{{- $problems = append $problems (printf "postgres.urls.%s: no service %s in this version's registry (keys are service names, e.g. %s, and migrate)" $name $name (join ", " $serviceNames)) }}
+{{- end }}
+{{- end }}
+{{- if and $pg.perService (not .Values.secrets.existingSecret) }}
+{{- $needed := include "argus.enabledServiceNames" . | fromJsonArray }}
+{{- if .Values.provision.enabled }}
+{{- $needed = $serviceNames }}
+{{- end }}
+{{- if or .Values.migrations.enabled .Values.provision.enabled }}
+{{- $needed = append $needed "migrate" }}
+{{- end }}
+{{- range $name := $needed }}
+{{- $role := printf "%s_%s" $pg.rolePrefix (replace "-" "_" $name) }}
+{{- $url := get $urls $name }}
+{{- if not $url }}
+{{- $problems = append $problems (printf "postgres.urls.%s is required: with postgres.perService %s logs in as its own role %s (created by scripts/provision.ts); set it, or use secrets.existingSecret with key %s, or postgres.perService=false to share postgres.url" $name (ternary "the migrations Job" (printf "the %s service" $name) (eq $name "migrate")) $role (include "argus.databaseUrlKey" (dict "root" $ "name" $name))) }}
+{{- else }}
+{{- $user := first (splitList ":" (default "" (urlParse $url).userinfo)) }}
+{{- if and $user (ne $user $role) }}
+{{- $problems = append $problems (printf "postgres.urls.%s logs in as %q, but the role of %s is %s (postgres.rolePrefix %q)" $name $user $name $role $pg.rolePrefix) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if .Values.provision.enabled }}
+{{- if not $pg.perService }}
+{{- $problems = append $problems "provision.enabled needs postgres.perService: it creates the per-service roles" }}
+{{- end }}
+{{- if not .Values.provision.superuserSecret.name }}
+{{- $problems = append $problems "provision.superuserSecret.name is required: the Secret holding the database superuser's URL" }}
+{{- end }}
+{{- end }}
+{{- /* NATS identities. */}}
+{{- range $user, $_ := default dict .Values.nats.passwords }}
+{{- if not (hasKey $registry.nats.permissions $user) }}
+{{- $problems = append $problems (printf "nats.passwords.%s: no NATS identity %s in this version's registry (users: %s)" $user $user (join ", " (keys $registry.nats.permissions | sortAlpha))) }}
 {{- end }}
 {{- end }}
 {{- if $problems }}

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +65,10 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
       expect(out).toMatch(new RegExp(`${d.name}\\s*\\|.*${d.name} listening`));
     }
     expect(out).toMatch(new RegExp(`${GATEWAY.name}\\s*\\|.*gateway listening`));
+    // Nothing it started listens beyond loopback (services, probes, gateway, Postgres, NATS).
+    const listeners = listenersOf(descendants(child.pid!));
+    expect(listeners.length).toBeGreaterThanOrEqual(2 * SERVICE_REGISTRY.length + 3);
+    for (const address of listeners) expect(address).toMatch(/^(127\.0\.0\.1|\[::1\]):\d+$/);
 
     const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
     const orgs = (await (await fetch(`${base}/v2/organizations`, { headers })).json()) as {
@@ -87,8 +91,42 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
   } finally {
     child.kill("SIGINT");
     expect(await exited).toBe(0);
+  }
+  try {
+    // Break-glass on the stopped installation: it starts the kept Postgres for the moment.
+    const minted = spawnSync(join(root, "argus"), ["admin-key", "admin@argus.local"], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+    });
+    expect(minted.status, minted.stderr).toBe(0);
+    expect(minted.stdout.trim().split("\n").at(-1)).toMatch(/^ak-argus-/);
+  } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
   // Nothing is left listening.
   await expect(fetch(`${base}/healthz`)).rejects.toThrow();
 }, 150_000);
+
+/** The process and every process below it. */
+function descendants(pid: number): Set<number> {
+  const all = new Set([pid]);
+  const table = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, parent] of table)
+      if (all.has(parent) && !all.has(child)) grew = all.add(child).size > 0;
+  }
+  return all;
+}
+
+/** Local addresses of the TCP listeners these processes hold. */
+function listenersOf(pids: Set<number>): string[] {
+  return execFileSync("ss", ["-ltnpH"], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((m) => pids.has(Number(m[1]))))
+    .map((line) => line.trim().split(/\s+/)[3]!);
+}

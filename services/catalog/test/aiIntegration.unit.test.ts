@@ -57,6 +57,9 @@ describe("AI integration decider", () => {
   it("hints reveal four characters only of keys of 12 or more", () => {
     expect(keyHint("123456789012")).toBe("…9012");
     expect(keyHint("12345678901")).toBe("…");
+    // Counted and cut in code points: an emoji is never split into a lone surrogate.
+    expect(keyHint("abcdefghijkl\ud83c\udf89xyz")).toBe("…🎉xyz");
+    expect(keyHint("abcdefghij🎉")).toBe("…");
   });
 
   it("provider rules: AWS_BEDROCK needs role_arn, VERTEX_AI its three fields, unknown providers are invalid", () => {

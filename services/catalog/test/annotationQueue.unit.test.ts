@@ -130,7 +130,8 @@ describe("annotation queue decider", () => {
     expect(d(["zz"], [])).toEqual([]);
   });
 
-  it("annotating: names must be configs of the queue (422); 1 to 500 annotations", () => {
+  it("annotating: names must be configs of the queue (422), each once; 1 to 500 annotations", () => {
+    const many = Array.from({ length: 501 }, (_, i) => `c${i}`);
     const annotate = (names: string[], exists = true) =>
       problem(() =>
         given(withRecords).when({
@@ -139,15 +140,17 @@ describe("annotation queue decider", () => {
           exists,
           annotator: alice,
           annotations: names.map((name) => ({ name, score: 1, label: null, text: null })),
-          configNames: ["accuracy"],
+          configNames: ["accuracy", ...many],
           now,
         }),
       );
     expect(annotate(["accuracy"])).toBe("none");
+    // Two values for one config in one request would be two writes of one row.
+    expect(annotate(["accuracy", "accuracy"])).toBe("invalid-request");
     expect(annotate(["other"])).toBe("unprocessable-entity");
     expect(annotate([])).toBe("invalid-request");
-    expect(annotate(Array(500).fill("accuracy"))).toBe("none");
-    expect(annotate(Array(501).fill("accuracy"))).toBe("invalid-request");
+    expect(annotate(many.slice(0, 500))).toBe("none");
+    expect(annotate(many)).toBe("invalid-request");
     expect(annotate(["accuracy"], false)).toBe("resource-not-found");
   });
 

@@ -15,9 +15,13 @@ export const AUTH_TYPES = ["DEFAULT", "PROXY_WITH_HEADERS", "BEARER_TOKEN"] as c
 export const HEADERS_MAX_BYTES = 8175;
 export const API_KEY_MAX = 4096;
 
-/** "…abcd" for keys long enough that four characters reveal nothing useful; "…" otherwise. */
+/**
+ * "…abcd" for keys long enough that four characters reveal nothing useful; "…" otherwise.
+ * Characters are code points: cutting inside a surrogate pair would store a lone surrogate.
+ */
 export function keyHint(apiKey: string): string {
-  return apiKey.length >= 12 ? `…${apiKey.slice(-4)}` : "…";
+  const chars = [...apiKey];
+  return chars.length >= 12 ? `…${chars.slice(-4).join("")}` : "…";
 }
 
 /** What events may say about a key (never the key), or the rule the key breaks. */

@@ -67,6 +67,9 @@ export function requireAnnotations(annotations: AnnotationValue[], configNames: 
   const n = annotations.length;
   if (n === 0 || n > ANNOTATIONS_PER_REQUEST_MAX)
     throw invalid(`annotations must hold 1 to ${ANNOTATIONS_PER_REQUEST_MAX} entries`);
+  const seen = new Set<string>();
+  const repeated = annotations.find((a) => seen.size === seen.add(a.name).size);
+  if (repeated) throw invalid(`annotation ${JSON.stringify(repeated.name)} appears more than once`);
   const names = new Set(configNames);
   const unknown = annotations.find((a) => !names.has(a.name));
   if (unknown)

@@ -28,7 +28,6 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
   try {
     stack = await startStack({
       databaseUrl: db.url,
-      natsUrl: infra.natsUrl,
       ...opts,
       // Suites hammer one key; the rate limit has its own suite with low limits.
       env: { ARGUS_RATE_LIMIT_PER_SECOND: "100000", ARGUS_RATE_LIMIT_BURST: "100000", ...opts.env },

@@ -27,8 +27,15 @@ export const PROBLEM_TYPES = {
     title: "Method not allowed",
     grpc: GrpcStatus.UNIMPLEMENTED,
   },
+  // 408, 414 and 431 come from the gateway's HTTP layer alone (before any operation runs).
+  "request-timeout": {
+    status: 408,
+    title: "Request timeout",
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+  },
   "resource-conflict": { status: 409, title: "Resource conflict", grpc: GrpcStatus.ALREADY_EXISTS },
   "payload-too-large": { status: 413, title: "Payload too large", grpc: GrpcStatus.OUT_OF_RANGE },
+  "uri-too-long": { status: 414, title: "URI too long", grpc: GrpcStatus.OUT_OF_RANGE },
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",
@@ -48,6 +55,11 @@ export const PROBLEM_TYPES = {
     status: 429,
     title: "Rate limit exceeded",
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+  },
+  "request-header-fields-too-large": {
+    status: 431,
+    title: "Request header fields too large",
+    grpc: GrpcStatus.OUT_OF_RANGE,
   },
   "internal-error": { status: 500, title: "Internal server error", grpc: GrpcStatus.INTERNAL },
   "service-unavailable": {

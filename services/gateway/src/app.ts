@@ -1,7 +1,9 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import helmet from "helmet";
 import { DomainError } from "@argus/platform";
 import { createBodyReader } from "./body.ts";
 import type { GatewayDeps } from "./http.ts";
+import { refuseLongUri } from "./httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./operationalRoutes.ts";
@@ -45,8 +47,14 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.set("query parser", "simple");
+  // The pipeline decodes the query itself, strictly (storableText.ts): Express's parser would
+  // turn bytes that are not UTF-8 into U+FFFD.
+  app.set("query parser", false);
   app.use(beginRequest(deps.logger));
+  // nosniff, no framing, no referrer and friends on every response (Problems included). The
+  // CSP is the docs page's own; HSTS belongs to whatever terminates TLS in front.
+  app.use(helmet({ contentSecurityPolicy: false, strictTransportSecurity: false }));
+  app.use(refuseLongUri);
   app.use(operationalRoutes(loaded, deps.ready));
 
   for (const o of ops) {

@@ -1,7 +1,25 @@
+import { createHash } from "node:crypto";
 import { Router } from "express";
+import helmet from "helmet";
 import { DomainError } from "@argus/platform";
 import type { LoadedDocument } from "./openapi/document.ts";
-import { renderDocsPage } from "./openapi/docsPage.ts";
+import { STYLE, renderDocsPage } from "./openapi/docsPage.ts";
+
+/**
+ * The docs page is self-contained: no script at all, its one inline style by hash, never
+ * framed (click-jacking), no form or base to redirect.
+ */
+const docsPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'none'"],
+    styleSrc: [`'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`],
+    imgSrc: ["'self'", "data:"],
+    baseUri: ["'none'"],
+    formAction: ["'none'"],
+    frameAncestors: ["'none'"],
+  },
+});
 
 /** Probes and the contract itself: no authentication, no rate limit. */
 export function operationalRoutes(loaded: LoadedDocument, ready: () => Promise<boolean>): Router {
@@ -18,7 +36,7 @@ export function operationalRoutes(loaded: LoadedDocument, ready: () => Promise<b
   router.get("/v2/spec.yaml", (_req, res) => {
     res.type("application/yaml").send(loaded.text);
   });
-  router.get("/v2/docs", (_req, res) => {
+  router.get("/v2/docs", docsPolicy, (_req, res) => {
     res.type("html").send(docsHtml);
   });
   return router;

@@ -7,6 +7,7 @@ import { GatewayError } from "./problem.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute } from "./requestContext.ts";
 import { respond } from "./respond.ts";
+import { storableRequest } from "./storableText.ts";
 
 export interface PipelineDeps {
   authenticator: Authenticator;
@@ -24,8 +25,15 @@ export function operationRoute(
   return async (req, res) => {
     const ctx = requestContext(req);
     setRoute(ctx, req.method, op.path);
+    // Answers are per caller and some carry secrets shown once (a new or refreshed API key):
+    // no cache, shared or private, may keep any of them.
+    res.set("Cache-Control", "no-store");
 
     const body = op.hasBody ? await deps.readBody(req, res) : undefined;
+
+    // Text the store cannot hold is refused here, for every operation, before anything else
+    // reads it: the query (decoded strictly), path parameters, the bearer key, the body.
+    const text = storableRequest(req, { authorization: req.get("authorization") }, body);
 
     const principal = await authenticate(req, deps.authenticator, ctx);
 
@@ -37,9 +45,7 @@ export function operationRoute(
       });
     }
 
-    // Templates have only named segments, so every path parameter is a single string.
-    const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)]));
-    const input = op.validate({ params, query: { ...req.query }, body });
+    const input = op.validate({ params: text.params, query: text.query, body: text.body });
 
     const paging = readPaging(op, input, deps.cursorSecret);
 

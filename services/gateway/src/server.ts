@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { SERVICE_REGISTRY, type Logger } from "@argus/platform";
 import { createApp } from "./app.ts";
 import { createBackend } from "./backend.ts";
+import { createGatewayServer } from "./httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthenticator } from "./identityAuthenticator.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
@@ -30,7 +31,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const backends = Object.fromEntries(
     SERVICE_REGISTRY.map((d) => [
       d.name,
-      createBackend(config.grpcUrls[d.name]!, config.principalSecret),
+      createBackend(config.grpcUrls[d.name]!, config.principalSecret, config.grpcDeadlineMs),
     ]),
   );
   const identity = backends.identity!;
@@ -61,9 +62,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         Boolean,
       ),
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.httpPort, () => resolve(s));
-  });
+  const server: Server = createGatewayServer(app, { errorsBase: config.errorsBase, logger });
+  await new Promise<void>((resolve) => server.listen(config.httpPort, config.httpHost, resolve));
   const address = server.address();
   return {
     port: typeof address === "object" && address ? address.port : config.httpPort,

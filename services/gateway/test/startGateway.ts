@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { DomainError, GATEWAY_PRINCIPAL, createLogger, type Principal } from "@argus/platform";
 import { createApp } from "../src/app.ts";
+import { createGatewayServer } from "../src/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import type { GatewayConfig } from "../src/config.ts";
@@ -26,6 +27,8 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   rateLimitPerSecond: 10_000,
   rateLimitBurst: 10_000,
   maxBodyBytes: 4096,
+  grpcDeadlineMs: 5_000,
+  httpHost: "127.0.0.1",
   errorsBase: "https://argus.dev/errors",
   logLevel: "info",
   otlpEndpoint: undefined,
@@ -55,7 +58,10 @@ export async function startGateway(
     ready: opts.ready ?? (async () => true),
     ...(opts.clock ? { clock: opts.clock } : {}),
   };
-  const server = createApp(deps).listen(0, "127.0.0.1");
+  const server = createGatewayServer(createApp(deps), {
+    errorsBase: deps.config.errorsBase,
+    logger: deps.logger,
+  }).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -116,7 +116,7 @@ ${bodySchema ? `<h3>Request body (application/json${body?.required ? ", required
   return out.join("\n");
 }
 
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}
+export const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}
 code{font:13px ui-monospace,monospace;background:#f3f3f3;padding:0 .2em;border-radius:3px}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#fafafa}section{border-top:1px solid #ccc;padding-top:.5rem;margin-top:1.5rem}td p{margin:0}

@@ -1,0 +1,355 @@
+/**
+ * Test data for the fuzzer. Ids are opaque and typed, and many bodies are unions, so a fuzzer
+ * that generates a well-formed id almost never names something that exists, and its schema
+ * inference cannot always tell which earlier response holds one. The admin creates a few of
+ * everything through the API and hands the ids to Schemathesis as dictionaries: each path id
+ * (and each body field naming one) takes one of them half the time, a generated value otherwise.
+ * The fuzzer deletes what it finds, whole spaces included, hence several of each, in several
+ * spaces.
+ */
+export type Dictionaries = Record<string, string[]>;
+
+interface Json {
+  [k: string]: unknown;
+}
+
+type Call = (method: string, path: string, body?: Json) => Promise<Json>;
+
+function caller(baseUrl: string, key: string): Call {
+  return async (method, path, body) => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = (await res.json().catch(() => ({}))) as Json;
+    if (!res.ok)
+      throw new Error(`fixture ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+async function times(n: number, make: (i: number) => Promise<Json>): Promise<Json[]> {
+  const out: Json[] = [];
+  for (let i = 0; i < n; i++) out.push(await make(i));
+  return out;
+}
+const idsOf = (items: Json[], field = "id") => items.map((i) => String(i[field]));
+
+const MEMBER = { type: "PREDEFINED", name: "MEMBER" };
+
+/** Users (active, and invited ones for resend), roles, organizations, keys, integrations. */
+async function accountFixtures(call: Call, orgId: string, name: (w: string, i: number) => string) {
+  const user = (i: number, mode: string) =>
+    call("POST", "/v2/users", {
+      name: name("user", i),
+      email: `${name("user", i).replace(/\W+/g, "-")}-${mode.toLowerCase()}@argus.test`,
+      role: MEMBER,
+      invite_mode: mode,
+    });
+  const active = idsOf(await times(3, (i) => user(i, "NONE")));
+  const invited = idsOf(await times(2, (i) => user(i, "EMAIL_LINK")));
+  for (const u of active)
+    await call("POST", `/v2/organizations/${orgId}/users`, { user_id: u, role: MEMBER });
+  const roles = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/roles", { name: name("role", i), permissions: ["TAG_READ"] }),
+    ),
+  );
+  const orgs = idsOf(
+    await times(2, (i) => call("POST", "/v2/organizations", { name: name("org", i) })),
+  );
+  const keys = idsOf(
+    await times(2, (i) => call("POST", "/v2/api-keys", { key_type: "USER", name: name("key", i) })),
+  );
+  const integrations = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/ai-integrations", { name: name("integration", i), provider: "OPEN_AI" }),
+    ),
+  );
+  return { active, invited, roles, orgs, keys, integrations };
+}
+
+type Account = Awaited<ReturnType<typeof accountFixtures>>;
+
+/** Everything that lives in a space, in `spaceId`. */
+async function spaceFixtures(
+  call: Call,
+  spaceId: string,
+  account: Account,
+  withMembers: boolean,
+  name: (w: string, i: number) => string,
+) {
+  const inSpace = { space_id: spaceId };
+  const tags = idsOf(
+    await times(3, (i) => call("POST", "/v2/tags", { ...inSpace, name: name("tag", i) })),
+  );
+  const projects = idsOf(
+    await times(3, (i) => call("POST", "/v2/projects", { ...inSpace, name: name("project", i) })),
+  );
+  await call("POST", "/v2/resource-restrictions", { resource_id: projects[2] });
+  const prompts = await times(2, (i) =>
+    call("POST", "/v2/prompts", {
+      ...inSpace,
+      name: name("prompt", i),
+      version: {
+        commit_message: "initial",
+        provider: "OPEN_AI",
+        model: "gpt-4o",
+        messages: [{ role: "USER", content: "Hello {name}" }],
+      },
+    }),
+  );
+  const promptVersions = prompts.map((p) => String((p.version as Json).id));
+  for (const v of promptVersions)
+    await call("PUT", `/v2/prompt-versions/${v}/labels`, { labels: ["production", "staging"] });
+  const evaluators = await times(2, (i) =>
+    call("POST", "/v2/evaluators", {
+      ...inSpace,
+      name: name("evaluator", i),
+      type: "TEMPLATE",
+      version: {
+        commit_message: "initial",
+        template_config: {
+          name: "relevance",
+          template: "Is {output} relevant?",
+          include_explanations: false,
+          use_function_calling_if_available: false,
+          classification_choices: { relevant: 1, irrelevant: 0 },
+          llm_config: {
+            ai_integration_id: account.integrations[0],
+            model_name: "gpt-4o",
+            invocation_parameters: {},
+            provider_parameters: {},
+          },
+        },
+      },
+    }),
+  );
+  const configs = await times(3, (i) =>
+    call("POST", "/v2/annotation-configs", {
+      ...inSpace,
+      name: name("config", i),
+      annotation_config_type: "FREEFORM",
+    }),
+  );
+  const span = {
+    record_type: "SPAN",
+    project_id: projects[0],
+    start_time: "2026-01-01T00:00:00Z",
+    end_time: "2026-01-02T00:00:00Z",
+    span_ids: ["s1", "s2", "s3"],
+  };
+  const queues = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/annotation-queues", {
+        ...inSpace,
+        name: name("queue", i),
+        annotation_config_ids: idsOf(configs),
+        annotator_emails: [],
+        record_sources: [span],
+      }),
+    ),
+  );
+  const records: string[] = [];
+  for (const q of queues)
+    records.push(
+      ...idsOf((await call("GET", `/v2/annotation-queues/${q}/records`)).records as Json[]),
+    );
+  // One binding per user and space: two users get custom roles, the third is added as a member.
+  const bindings = withMembers
+    ? idsOf(
+        await times(2, (i) =>
+          call("POST", "/v2/role-bindings", {
+            role_id: account.roles[i],
+            user_id: account.active[i],
+            resource_type: "SPACE",
+            resource_id: spaceId,
+          }),
+        ),
+      )
+    : [];
+  if (withMembers)
+    await call("POST", `/v2/spaces/${spaceId}/users`, { user_id: account.active[2], role: MEMBER });
+  return {
+    spaces: [spaceId],
+    tags,
+    projects,
+    restricted: [projects[2]!],
+    prompts: idsOf(prompts),
+    prompt_versions: promptVersions,
+    evaluators: idsOf(evaluators),
+    evaluator_versions: evaluators.map((e) => String((e.version as Json).id)),
+    configs: idsOf(configs),
+    config_names: idsOf(configs, "name"),
+    queues,
+    records,
+    bindings,
+  };
+}
+
+/**
+ * One set of fixtures: account-level ones (users, roles, organizations, keys, integrations)
+ * unless `account` lends them, and those of each space in `spaceIds`, its users bound there when
+ * the set has users of its own (one binding per user and space).
+ */
+async function fixtureSet(
+  call: Call,
+  opts: { orgId: string; spaceIds: string[]; tag: string; account?: Account },
+): Promise<{ dictionaries: Dictionaries; account: Account }> {
+  const name = (what: string, i: number) => `fuzz ${opts.tag} ${what} ${i}`;
+  const account = opts.account ?? (await accountFixtures(call, opts.orgId, name));
+  const out: Dictionaries = {
+    users: [...account.active, ...account.invited],
+    roles: account.roles,
+    orgs: account.orgs,
+    home_org: [opts.orgId],
+    keys: account.keys,
+    integrations: account.integrations,
+    labels: ["production", "staging"],
+  };
+  for (const [i, spaceId] of opts.spaceIds.entries())
+    for (const [k, v] of Object.entries(
+      await spaceFixtures(call, spaceId, account, !opts.account, (w, j) => name(`${w} s${i}`, j)),
+    ))
+      out[k] = [...(out[k] ?? []), ...v];
+  return { dictionaries: out, account };
+}
+
+export interface Fixtures {
+  /** What operations read, update or attach to. */
+  kept: Dictionaries;
+  /** Per operation that deletes or replaces what it names: its own victims, so the others keep theirs. */
+  doomed: Record<string, Dictionaries>;
+}
+
+/** Operations that delete or replace what they name (detaching tags only detaches). */
+const DOOMED =
+  /^(DELETE (?!.*\/tags$)|PUT \/v2\/prompt-versions\/|PATCH \/v2\/annotation-queues\/)/;
+/** Path parameters naming account-level things: an operation taking one gets its own. */
+const ACCOUNT_LEVEL = /\{(user_id|org_id|role_id|integration_id|binding_id|api_key_id)\}/;
+
+/**
+ * The fixtures of one run, made by the admin: the kept set in `kept` spaces, and one doomed set
+ * per destructive operation of `operations`, each in a space of its own from `doomedSpace()`.
+ */
+export async function createFixtures(
+  baseUrl: string,
+  adminKey: string,
+  opts: {
+    orgId: string;
+    kept: string[];
+    doomedSpace: () => Promise<string>;
+    operations: string[];
+    tag: string;
+  },
+): Promise<Fixtures> {
+  const call = caller(baseUrl, adminKey);
+  const kept = await fixtureSet(call, {
+    orgId: opts.orgId,
+    spaceIds: opts.kept,
+    tag: `${opts.tag} kept`,
+  });
+  const doomed: Record<string, Dictionaries> = {};
+  for (const [i, label] of opts.operations.filter((o) => DOOMED.test(o)).entries()) {
+    const own = ACCOUNT_LEVEL.test(label) || label.startsWith("DELETE /v2/spaces/");
+    const set = await fixtureSet(call, {
+      orgId: opts.orgId,
+      spaceIds: [await opts.doomedSpace()],
+      tag: `${opts.tag} doomed ${i}`,
+      ...(own ? {} : { account: kept.account }),
+    });
+    doomed[label] = set.dictionaries;
+  }
+  return { kept: kept.dictionaries, doomed };
+}
+
+/** A fresh space of `orgId` for fixtures. */
+export async function fixtureSpace(baseUrl: string, adminKey: string, orgId: string, name: string) {
+  const space = await caller(baseUrl, adminKey)("POST", "/v2/spaces", {
+    organization_id: orgId,
+    name: `fuzz ${name}`,
+  });
+  return String(space.id);
+}
+
+const PATH_PARAMS: Record<string, string> = {
+  space_id: "spaces",
+  tag_id: "tags",
+  project_id: "projects",
+  resource_id: "restricted",
+  integration_id: "integrations",
+  prompt_id: "prompts",
+  label_name: "labels",
+  evaluator_id: "evaluators",
+  annotation_config_id: "configs",
+  annotation_queue_id: "queues",
+  annotation_queue_record_id: "records",
+  user_id: "users",
+  role_id: "roles",
+  binding_id: "bindings",
+  org_id: "orgs",
+  api_key_id: "keys",
+};
+const BODY_FIELDS: Record<string, string> = {
+  space_id: "spaces",
+  organization_id: "home_org",
+  "tag_ids[*]": "tags",
+  "annotation_config_ids[*]": "configs",
+  "annotations[*].name": "config_names",
+  "record_sources[*].project_id": "projects",
+  project_id: "projects",
+  user_id: "users",
+  role_id: "roles",
+  ai_integration_id: "integrations",
+};
+/** Path parameters whose name means something narrower on some paths. */
+const PER_PATH: [RegExp, string, string][] = [
+  [/^\/v2\/prompt-versions\//, "version_id", "prompt_versions"],
+  [/^\/v2\/evaluator-versions\//, "version_id", "evaluator_versions"],
+  // Only the organization the fixture users were added to has them as members.
+  [/^\/v2\/organizations\/\{org_id\}\/users/, "org_id", "home_org"],
+];
+/**
+ * Schemathesis configuration: the dictionaries, and for each operation (`METHOD /path`) one
+ * table binding its parameters to its set (the kept one, or its own doomed one), half the time.
+ */
+export function fixturesToml(f: Fixtures, operations: string[]): string {
+  const sets: [string, Dictionaries][] = [
+    ["kept", f.kept],
+    ...Object.values(f.doomed).map((d, i): [string, Dictionaries] => [`doomed${i}`, d]),
+  ];
+  const setOf = new Map(Object.keys(f.doomed).map((label, i) => [label, `doomed${i}`]));
+  const lines: string[] = [];
+  for (const [set, d] of sets)
+    for (const [k, values] of Object.entries(d))
+      if (values.length > 0)
+        lines.push(`[dictionaries.${set}_${k}]`, `values = ${JSON.stringify(values)}`, "");
+  const has = (set: string, dict: string) =>
+    (sets.find(([name]) => name === set)?.[1][dict]?.length ?? 0) > 0;
+  for (const label of operations) {
+    const set = setOf.get(label) ?? "kept";
+    const path = label.slice(label.indexOf(" ") + 1);
+    const paths = { ...PATH_PARAMS };
+    for (const [regex, param, dict] of PER_PATH) if (regex.test(path)) paths[param] = dict;
+    // A set without something (a doomed set lending the kept users has no bindings) lends the kept one's.
+    const bind = ([key, dict]: [string, string]) => {
+      const from = has(set, dict) ? set : "kept";
+      return has(from, dict)
+        ? [`"${key}" = { dictionary = "${from}_${dict}", probability = 0.5 }`]
+        : [];
+    };
+    lines.push(
+      "[[operations]]",
+      `include-name = ${JSON.stringify(label)}`,
+      "[operations.parameters]",
+      ...Object.entries(paths).flatMap(([p, dict]) => bind([`path.${p}`, dict])),
+      ...Object.entries(BODY_FIELDS).flatMap(([b, dict]) => bind([`body.${b}`, dict])),
+      "",
+    );
+  }
+  return lines.join("\n");
+}

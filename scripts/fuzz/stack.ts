@@ -1,0 +1,36 @@
+import { createTestDatabase, startInfra, startStack } from "@argus/testkit";
+import { startDatasets } from "./datasets.ts";
+
+/**
+ * The throw-away stack a fuzz run hammers: its own database (and the testkit's Postgres and NATS
+ * unless DATABASE_URL / NATS_URL are given), every process on free ports, the dataset double.
+ * Each thing started pushes how to stop it onto `cleanup`, newest first.
+ */
+export async function startFuzzStack(
+  cleanup: (() => Promise<void>)[],
+  onLine: (line: string) => void,
+) {
+  const { infra, stop: stopInfra } = await startInfra();
+  cleanup.unshift(stopInfra);
+  const db = await createTestDatabase(infra);
+  cleanup.unshift(db.drop);
+  const datasets = await startDatasets();
+  cleanup.unshift(datasets.stop);
+  const stack = await startStack({
+    databaseUrl: db.url,
+    env: {
+      // One client hammering a few keys: rate limits are the gateway suite's subject, not this.
+      ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
+      ARGUS_RATE_LIMIT_BURST: "1000000",
+      DATASET_GRPC_URL: datasets.url,
+    },
+    onLine,
+  });
+  cleanup.unshift(stack.stop);
+  const spaces = await fetch(`${stack.baseUrl}/v2/spaces`, {
+    headers: { authorization: `Bearer ${stack.apiKey}` },
+  });
+  const firstSpace = ((await spaces.json()) as { spaces: { id: string }[] }).spaces[0]!.id;
+  await datasets.place(db.url, firstSpace);
+  return { baseUrl: stack.baseUrl, apiKey: stack.apiKey, firstSpace };
+}

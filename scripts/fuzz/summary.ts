@@ -1,0 +1,97 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Identity } from "./identities.ts";
+import type { RunReport } from "./schemathesis.ts";
+import type { Tally } from "./tally.ts";
+
+/** Schemathesis failure types (its `Failure` subclass names, stable across versions), by kind. */
+const KINDS: Record<string, string> = {
+  ServerError: "server error",
+  ContentTypeServerError: "server error",
+  UndefinedStatusCode: "schema violation",
+  MissingContentType: "schema violation",
+  UndefinedContentType: "schema violation",
+  MalformedMediaType: "schema violation",
+  MissingHeaders: "schema violation",
+  JsonSchemaError: "schema violation",
+  MalformedJson: "schema violation",
+  ContentDeserializationError: "schema violation",
+  DiscriminatorMismatch: "schema violation",
+  AcceptedNegativeData: "negative data accepted",
+  RejectedPositiveData: "positive data rejected",
+};
+
+/**
+ * Reported, not gated: a schema-valid request may rightly be refused for what a schema cannot
+ * say (an id of the wrong type, a cursor the server did not sign, text the store cannot hold,
+ * a rule across fields). Everything else fails the run.
+ */
+const ADVISORY = new Set(["RejectedPositiveData"]);
+
+const kindOf = (type: string) => KINDS[type] ?? "other check";
+
+/** Prints the totals of both runs; true when the fuzz failed. */
+export function printSummary(r: {
+  seconds: number;
+  reports: { as: string; report: RunReport }[];
+  tally: Tally;
+  identities: Identity[];
+  reportDir: string;
+}): boolean {
+  let failed = r.reports.length < 2;
+  console.log(`\n== fuzz totals (${r.seconds} s in all)`);
+  const neverByRun = r.reports.map(
+    ({ report }) => new Set(report.warnings.missing_test_data ?? []),
+  );
+  for (const { as, report } of r.reports) {
+    const totals: Record<string, number> = {};
+    for (const f of report.failures)
+      totals[kindOf(f.type)] = (totals[kindOf(f.type)] ?? 0) + f.count;
+    const never = report.warnings.missing_test_data ?? [];
+    console.log(
+      `  as ${as}: ${report.test_cases.generated} test cases in ${Math.round(report.running_time)} s; ` +
+        `${report.operations?.tested ?? 0}/${report.operations?.selected ?? 0} operations tested; ` +
+        [
+          "server error",
+          "schema violation",
+          "negative data accepted",
+          "other check",
+          "positive data rejected",
+        ]
+          .map((k) => `${k}s ${totals[k] ?? 0}`)
+          .join(", ") +
+        `; ${report.errors.length} errors; ${never.length} operations never past 404`,
+    );
+    for (const f of report.failures) {
+      const gate = ADVISORY.has(f.type) ? "advisory" : "FAIL";
+      console.log(`    [${gate}] ${f.code} ${f.title} ×${f.count}: ${f.operations.join(", ")}`);
+    }
+    for (const e of report.errors) console.log(`    [FAIL] error: ${e.title} ×${e.count}`);
+    if (report.errors.length > 0 || report.failures.some((f) => !ADVISORY.has(f.type)))
+      failed = true;
+    if (report.exit_code !== 0 && report.failures.length === 0 && report.errors.length === 0)
+      failed = true;
+  }
+  const neverAtAll = [...(neverByRun[0] ?? [])].filter((l) => neverByRun.every((s) => s.has(l)));
+  console.log(`  never past 404 as anyone: ${neverAtAll.length}`);
+  for (const label of neverAtAll) console.log(`    ${label}`);
+  const classes = Object.entries(r.tally.byClass)
+    .sort()
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  console.log(
+    `  gateway: ${r.tally.responses} responses (${classes}); ${r.tally.serverErrors.length} server errors logged`,
+  );
+  for (const e of r.tally.serverErrors.slice(0, 50)) console.log(`    ${e}`);
+  if (r.tally.serverErrors.length > 0) failed = true;
+  for (const i of r.identities)
+    if (i.replaced > 0)
+      console.log(`  the fuzzer revoked or refreshed the ${i.name}'s key; replaced ${i.replaced}×`);
+  writeFileSync(
+    join(r.reportDir, "gateway-statuses.json"),
+    JSON.stringify(r.tally.byRoute, null, 1),
+  );
+  console.log(`  reports: ${r.reportDir} (gateway-statuses.json: every operation's statuses)`);
+  console.log(failed ? "FUZZ FAILED" : "fuzz passed");
+  return failed;
+}

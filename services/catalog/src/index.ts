@@ -1,4 +1,4 @@
-import { loadServiceConfig, startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { catalog } from "./service.ts";
 
@@ -10,7 +10,3 @@ export type RunningCatalog = RunningService;
 /** The catalog as a process runs it, configured from `env`. Used by main and by tests. */
 export const startCatalog = (env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> =>
   startService(catalog, env, logger);
-
-export const loadCatalogConfig = (env: NodeJS.ProcessEnv = process.env) =>
-  loadServiceConfig(catalog, env).config;
-export type CatalogConfig = ReturnType<typeof loadCatalogConfig>;

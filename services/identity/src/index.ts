@@ -12,4 +12,3 @@ export const startIdentity = (env: NodeJS.ProcessEnv, logger: Logger): Promise<R
 
 export const loadIdentityConfig = (env: NodeJS.ProcessEnv = process.env) =>
   loadServiceConfig(identity, env).config;
-export type IdentityConfig = ReturnType<typeof loadIdentityConfig>;

@@ -7,7 +7,7 @@ export function isAccountAdmin(p: Principal): boolean {
 }
 
 /** Account admins may do everything in their account; everyone else needs the permission in that space. */
-export function hasSpacePermission(p: Principal, spaceId: string, permission: string): boolean {
+export function hasSpacePermission(p: Principal, spaceId: string, permission: Permission): boolean {
   return (
     isAccountAdmin(p) || (p.spacePermissions[spaceId]?.permissions.includes(permission) ?? false)
   );
@@ -17,7 +17,7 @@ export function isSpaceMember(p: Principal, spaceId: string): boolean {
   return spaceId in p.spacePermissions;
 }
 
-export function requireSpacePermission(p: Principal, spaceId: string, permission: string): void {
+export function requireSpacePermission(p: Principal, spaceId: string, permission: Permission): void {
   if (!hasSpacePermission(p, spaceId, permission)) {
     throw new DomainError("access-forbidden", `missing permission ${permission} in this space`);
   }
@@ -31,7 +31,7 @@ export function hasProjectPermission(
   p: Principal,
   spaceId: string,
   projectId: string,
-  permission: string,
+  permission: Permission,
 ): boolean {
   if (isAccountAdmin(p)) return true;
   const restricted = p.restrictedProjects[projectId];

@@ -59,6 +59,8 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
       env: {
         ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
         ARGUS_RATE_LIMIT_BURST: "1000000",
+        ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "1000000",
+        ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
         LOG_LEVEL: "warn",
       },
     });

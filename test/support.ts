@@ -30,7 +30,14 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
       databaseUrl: db.url,
       ...opts,
       // Suites hammer one key; the rate limit has its own suite with low limits.
-      env: { ARGUS_RATE_LIMIT_PER_SECOND: "100000", ARGUS_RATE_LIMIT_BURST: "100000", ...opts.env },
+      // So do the suites' deliberate 401s: the per-address limit has its own suite too.
+      env: {
+        ARGUS_RATE_LIMIT_PER_SECOND: "100000",
+        ARGUS_RATE_LIMIT_BURST: "100000",
+        ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "100000",
+        ARGUS_UNAUTH_RATE_LIMIT_BURST: "100000",
+        ...opts.env,
+      },
     });
   } catch (err) {
     await db.drop();

@@ -22,6 +22,8 @@ export async function startFuzzStack(
       // One client hammering a few keys: rate limits are the gateway suite's subject, not this.
       ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
       ARGUS_RATE_LIMIT_BURST: "1000000",
+      ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "1000000",
+      ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
       DATASET_GRPC_URL: datasets.url,
     },
     onLine,

@@ -40,6 +40,11 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
       burst: deps.config.rateLimitBurst,
       ...(deps.clock ? { now: deps.clock } : {}),
     }),
+    failureLimiter: createRateLimiter({
+      ratePerSecond: deps.config.unauthRateLimitPerSecond,
+      burst: deps.config.unauthRateLimitBurst,
+      ...(deps.clock ? { now: deps.clock } : {}),
+    }),
     readBody: createBodyReader(deps.config.maxBodyBytes),
     cursorSecret: deps.config.cursorSecret,
   };

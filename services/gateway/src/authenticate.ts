@@ -1,27 +1,89 @@
 import type { Request } from "express";
+import { isPlausibleApiKey } from "@argus/contracts/apiKeyFormat";
 import { DomainError, type Principal } from "@argus/platform";
 import type { Authenticator } from "./http.ts";
-import type { RequestContext } from "./requestContext.ts";
+import { GatewayError, toDomainError } from "./problem.ts";
+import type { RateDecision, RateLimiter } from "./rateLimit.ts";
+import type { AuthOutcome, RequestContext } from "./requestContext.ts";
 
 // Any printable ASCII secret (operators choose the initial key freely), bounded so an absurd
 // header never reaches identity. Keys Argus generates are a subset of RFC 6750's b64token.
 const BEARER = /^Bearer +([\x21-\x7E](?:[\x20-\x7E]{0,510}[\x21-\x7E])?) *$/i;
 
-/** `Authorization: Bearer <API key>` → Principal; a missing or malformed header never calls identity. */
+export interface AuthDeps {
+  authenticator: Authenticator;
+  /**
+   * Failed authentications per client address. A request that fails is charged one token; an
+   * address without tokens gets 429 before identity is asked, whatever key it sends (so
+   * guessing well-formed keys costs identity nothing either). Successes are never charged.
+   */
+  failures: RateLimiter;
+}
+
+const throttled = (decision: RateDecision & { allowed: false }): GatewayError =>
+  new GatewayError(
+    "rate-limit-exceeded",
+    "too many requests without valid credentials from this address",
+    { "Retry-After": String(decision.retryAfterSeconds) },
+  );
+
+/**
+ * `Authorization: Bearer <API key>` → Principal. A missing or malformed header, or a key that
+ * cannot be one (`isPlausibleApiKey`: e.g. an `ak-argus-` key whose checksum fails), never
+ * calls identity.
+ */
 export async function authenticate(
   req: Request,
-  authenticator: Authenticator,
+  deps: AuthDeps,
   ctx: RequestContext,
 ): Promise<Principal> {
+  const address = ctx.clientIp;
+  /** Charges the failure to the address: 429 once its budget is spent, else `error`. */
+  const fail = (outcome: AuthOutcome, error: unknown): never => {
+    ctx.auth = outcome;
+    const decision = deps.failures.take(address);
+    if (!decision.allowed) {
+      ctx.auth = "throttled";
+      throw throttled(decision);
+    }
+    throw error;
+  };
+
   const header = req.get("authorization");
   const key = header === undefined ? undefined : BEARER.exec(header)?.[1];
   if (key === undefined) {
-    throw new DomainError(
-      "authentication-required",
-      header === undefined
-        ? "an 'Authorization: Bearer <API key>' header is required"
-        : "the Authorization header must be 'Bearer <API key>'",
+    return fail(
+      "missing",
+      new DomainError(
+        "authentication-required",
+        header === undefined
+          ? "an 'Authorization: Bearer <API key>' header is required"
+          : "the Authorization header must be 'Bearer <API key>'",
+      ),
     );
   }
-  return authenticator.authenticate(key, { requestId: ctx.requestId, clientIp: ctx.clientIp });
+  // The same answer identity gives for a key it does not know: nothing to tell them apart.
+  if (!isPlausibleApiKey(key))
+    return fail(
+      "refused_locally",
+      new DomainError("authentication-required", "missing or invalid API key"),
+    );
+
+  const budget = deps.failures.peek(address);
+  if (!budget.allowed) {
+    ctx.auth = "throttled";
+    throw throttled(budget);
+  }
+  try {
+    const principal = await deps.authenticator.authenticate(key, {
+      requestId: ctx.requestId,
+      clientIp: ctx.clientIp,
+    });
+    ctx.auth = "ok";
+    return principal;
+  } catch (err) {
+    // Only identity's verdict counts as a failure; its being unavailable is not the caller's.
+    if (toDomainError(err).error.type === "authentication-required") return fail("rejected", err);
+    throw err;
+  }
 }

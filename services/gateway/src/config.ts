@@ -21,6 +21,12 @@ export interface GatewayConfig {
   cursorSecret: string;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /**
+   * Token bucket per client address for requests that do not authenticate (no key, a key
+   * refused locally, a key identity does not know); successful ones are never charged.
+   */
+  unauthRateLimitPerSecond: number;
+  unauthRateLimitBurst: number;
   maxBodyBytes: number;
   /** Deadline of each request's gRPC calls (retries included); services pass on what remains. */
   grpcDeadlineMs: number;
@@ -43,6 +49,18 @@ const spec = {
   ARGUS_CURSOR_SECRET: secret("HMAC key signing pagination cursors", 32),
   ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
   ARGUS_RATE_LIMIT_BURST: int("token bucket capacity per API key", 100, 1, 1_000_000),
+  ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: int(
+    "failed authentications per second refilled per client address",
+    10,
+    1,
+    1_000_000,
+  ),
+  ARGUS_UNAUTH_RATE_LIMIT_BURST: int(
+    "token bucket capacity of failed authentications per client address",
+    20,
+    1,
+    1_000_000,
+  ),
   ARGUS_MAX_BODY_BYTES: int("largest accepted request body in bytes", 1_048_576, 1, 104_857_600),
   ARGUS_GRPC_DEADLINE_MS: int("deadline of each gRPC call in milliseconds", 5_000, 1, 600_000),
   ARGUS_ERRORS_BASE: url(
@@ -67,6 +85,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     cursorSecret: c.ARGUS_CURSOR_SECRET,
     rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.ARGUS_RATE_LIMIT_BURST,
+    unauthRateLimitPerSecond: c.ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND,
+    unauthRateLimitBurst: c.ARGUS_UNAUTH_RATE_LIMIT_BURST,
     maxBodyBytes: c.ARGUS_MAX_BODY_BYTES,
     grpcDeadlineMs: c.ARGUS_GRPC_DEADLINE_MS,
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),

@@ -12,6 +12,8 @@ import { storableRequest } from "./storableText.ts";
 export interface PipelineDeps {
   authenticator: Authenticator;
   limiter: RateLimiter;
+  /** Failed authentications per client address (authenticate.ts). */
+  failureLimiter: RateLimiter;
   readBody: (req: Request, res: Response) => Promise<unknown>;
   cursorSecret: string;
 }
@@ -35,7 +37,11 @@ export function operationRoute(
     // reads it: the query (decoded strictly), path parameters, the bearer key, the body.
     const text = storableRequest(req, { authorization: req.get("authorization") }, body);
 
-    const principal = await authenticate(req, deps.authenticator, ctx);
+    const principal = await authenticate(
+      req,
+      { authenticator: deps.authenticator, failures: deps.failureLimiter },
+      ctx,
+    );
 
     const decision = deps.limiter.take(principal.apiKeyId);
     if (!decision.allowed) {

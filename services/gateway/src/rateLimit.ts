@@ -12,7 +12,10 @@ export interface RateLimiterOptions {
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export interface RateLimiter {
+  /** Spends one token of `key`'s bucket when it has one. */
   take(key: string): RateDecision;
+  /** What `take` would decide, without spending anything. */
+  peek(key: string): RateDecision;
 }
 
 interface Bucket {
@@ -33,7 +36,17 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     for (const [key, b] of buckets) if (level(b, t) >= opts.burst) buckets.delete(key);
   };
 
+  const refused = (tokens: number): RateDecision => ({
+    allowed: false,
+    retryAfterSeconds: Math.ceil((1 - tokens) / opts.ratePerSecond),
+  });
+
   return {
+    peek(key) {
+      const b = buckets.get(key);
+      const tokens = b ? level(b, now()) : opts.burst;
+      return tokens >= 1 ? { allowed: true } : refused(tokens);
+    },
     take(key) {
       const t = now();
       const b = buckets.get(key) ?? { tokens: opts.burst, at: t };
@@ -47,7 +60,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         b.tokens -= 1;
         return { allowed: true };
       }
-      return { allowed: false, retryAfterSeconds: Math.ceil((1 - b.tokens) / opts.ratePerSecond) };
+      return refused(b.tokens);
     },
   };
 }

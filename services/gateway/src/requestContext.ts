@@ -13,7 +13,17 @@ export interface RequestContext {
   logger: Logger;
   /** The document's route template once an operation matched. */
   route?: string;
+  /** How authentication ended (authenticate.ts), logged with the request. */
+  auth?: AuthOutcome;
 }
+
+/**
+ * `ok`: identity returned a principal; `missing`: no usable `Authorization` header;
+ * `refused_locally`: a key that cannot be one (never sent to identity); `rejected`: identity
+ * does not know the key; `throttled`: the client address's budget of failures was spent, so
+ * identity was not asked.
+ */
+export type AuthOutcome = "ok" | "missing" | "refused_locally" | "rejected" | "throttled";
 
 const contexts = new WeakMap<Request, RequestContext>();
 // Incoming ids are echoed and logged, so only short, plain ones are kept.
@@ -73,6 +83,7 @@ export function beginRequest(logger: Logger): RequestHandler {
         method: req.method,
         route: ctx.route ?? null,
         path,
+        ...(ctx.auth ? { auth: ctx.auth } : {}),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         completed: res.writableFinished,

@@ -14,6 +14,8 @@ describe("gateway configuration", () => {
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
+      unauthRateLimitPerSecond: 10,
+      unauthRateLimitBurst: 20,
       maxBodyBytes: 1_048_576,
       grpcDeadlineMs: 5_000,
       errorsBase: "https://argus.dev/errors",
@@ -27,6 +29,8 @@ describe("gateway configuration", () => {
       loadGatewayConfig({
         ARGUS_PRINCIPAL_SECRET: "short-secret",
         ARGUS_RATE_LIMIT_BURST: "0",
+        ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "0",
+        ARGUS_UNAUTH_RATE_LIMIT_BURST: "-1",
         ARGUS_HTTP_PORT: "http",
       });
       expect.unreachable();
@@ -37,6 +41,8 @@ describe("gateway configuration", () => {
         "ARGUS_PRINCIPAL_SECRET",
         "ARGUS_CURSOR_SECRET",
         "ARGUS_RATE_LIMIT_BURST",
+        "ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND",
+        "ARGUS_UNAUTH_RATE_LIMIT_BURST",
         "ARGUS_HTTP_PORT",
       ]) {
         expect(problems).toContain(name);

@@ -38,6 +38,20 @@ describe("token bucket", () => {
     expect(limiter.take("k")).toEqual({ allowed: false, retryAfterSeconds: 2 });
   });
 
+  it("peeks without spending: what take would decide, for known and unknown keys", () => {
+    const c = clock();
+    const limiter = createRateLimiter({ ratePerSecond: 1, burst: 2, now: c.now });
+    expect(limiter.peek("k")).toEqual({ allowed: true });
+    for (let i = 0; i < 5; i++) limiter.peek("k");
+    expect(limiter.take("k").allowed).toBe(true);
+    expect(limiter.take("k").allowed).toBe(true);
+    expect(limiter.peek("k")).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    c.advance(1_000);
+    expect(limiter.peek("k")).toEqual({ allowed: true });
+    expect(limiter.take("k").allowed).toBe(true);
+    expect(limiter.peek("k").allowed).toBe(false);
+  });
+
   it("keeps keys apart", () => {
     const c = clock();
     const limiter = createRateLimiter({ ratePerSecond: 1, burst: 1, now: c.now });

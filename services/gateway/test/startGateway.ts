@@ -11,6 +11,8 @@ import type { GatewayDeps, Handler } from "../src/http.ts";
 export interface TestGateway {
   url: string;
   logLines: string[];
+  /** Every key the fake identity was asked about, in order. */
+  authenticated: string[];
   close(): Promise<void>;
 }
 
@@ -26,6 +28,8 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   cursorSecret: "c".repeat(32),
   rateLimitPerSecond: 10_000,
   rateLimitBurst: 10_000,
+  unauthRateLimitPerSecond: 10_000,
+  unauthRateLimitBurst: 10_000,
   maxBodyBytes: 4096,
   grpcDeadlineMs: 5_000,
   httpHost: "127.0.0.1",
@@ -44,9 +48,11 @@ export async function startGateway(
   } = {},
 ): Promise<TestGateway> {
   const logLines: string[] = [];
+  const authenticated: string[] = [];
   const deps: GatewayDeps = {
     authenticator: {
       authenticate: async (rawKey) => {
+        authenticated.push(rawKey);
         const p = KEYS[rawKey];
         if (!p) throw new DomainError("authentication-required", "the API key is not valid");
         return p;
@@ -67,6 +73,7 @@ export async function startGateway(
   return {
     url: `http://127.0.0.1:${port}`,
     logLines,
+    authenticated,
     close: () =>
       new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };

@@ -1,3 +1,4 @@
+import { isPlausibleApiKey } from "@argus/contracts/apiKeyFormat";
 import { type EnvVar, optionalSecret, secret, str } from "@argus/platform";
 
 /** Identity's own environment variables (the common ones come from the service registry). */
@@ -25,6 +26,9 @@ function headerSafe(v: EnvVar<string | undefined>): EnvVar<string | undefined> {
           "must be printable ASCII without leading or trailing spaces, at most 512 characters",
         );
       }
+      // The gateway refuses a key that claims the Argus format but fails its checksum.
+      if (!isPlausibleApiKey(raw))
+        throw new Error("starts with ak-argus- but is not a well-formed Argus key (checksum)");
       return v.parse(raw);
     },
   };

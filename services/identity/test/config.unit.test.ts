@@ -29,6 +29,8 @@ describe("ARGUS_INIT_API_KEY", () => {
       `${"k".repeat(32)}\n`,
       `${"k".repeat(32)}é`,
       ` ${"k".repeat(32)}`,
+      // Claims the Argus format but fails its checksum: the gateway would refuse it.
+      `ak-argus-${"k".repeat(40)}`,
     ]) {
       expect(() => loadIdentityConfig({ ...base, ARGUS_INIT_API_KEY: bad })).toThrow(ConfigError);
     }

@@ -43,17 +43,20 @@ export function toPublicApiKey(k: ApiKey) {
   };
 }
 
+/** Role objects carry the `type` discriminator the Python SDK dispatches on. */
+const predefined = (name: string) => ({ type: "PREDEFINED" as const, name });
+
 function toPublicBotUser(b: BotUser) {
   return {
     id: encodeId("ServiceAccount", b.id),
     name: b.name,
-    account_role: { name: b.accountRole },
+    account_role: predefined(b.accountRole),
     organizations: b.organizations.map((o) => ({
       org_id: encodeId("Organization", o.organizationId),
-      role: { name: o.role },
+      role: predefined(o.role),
       spaces: o.spaces.map((s) => ({
         space_id: encodeId("Space", s.spaceId),
-        role: { name: s.role },
+        role: predefined(s.role),
       })),
     })),
   };

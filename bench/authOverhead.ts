@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, freePort, spawnProcess, startInfra, startStack } from "@argus/testkit";
+import {
+  createTestDatabase,
+  freePort,
+  spawnProcess,
+  startInfra,
+  startStack,
+  NO_RATE_LIMITS,
+} from "@argus/testkit";
 import type { Benchmark } from "./benchmark.ts";
 import type { Target } from "./load.ts";
 
@@ -57,10 +64,7 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
     const stack = await startStack({
       databaseUrl: db.url,
       env: {
-        ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
-        ARGUS_RATE_LIMIT_BURST: "1000000",
-        ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "1000000",
-        ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
+        ...NO_RATE_LIMITS,
         LOG_LEVEL: "warn",
       },
     });

@@ -294,7 +294,10 @@ describe("SERVICE keys", () => {
         },
       ],
     });
-    expect(orgAbove.body.bot_user.organizations[0].spaces[0].role).toEqual({ type: "PREDEFINED", name: "MEMBER" });
+    expect(orgAbove.body.bot_user.organizations[0].spaces[0].role).toEqual({
+      type: "PREDEFINED",
+      name: "MEMBER",
+    });
     // The organization ADMIN role reaches every space of the organization, private too.
     const orgWide = await create({
       key_type: "SERVICE",
@@ -329,8 +332,14 @@ describe("SERVICE keys", () => {
     const res = await create(serviceBody([{ space_id: spaceId }]));
     expect(res.status).toBe(201);
     expect(res.body.bot_user.account_role).toEqual({ type: "PREDEFINED", name: "MEMBER" });
-    expect(res.body.bot_user.organizations[0].role).toEqual({ type: "PREDEFINED", name: "READ_ONLY" });
-    expect(res.body.bot_user.organizations[0].spaces[0].role).toEqual({ type: "PREDEFINED", name: "MEMBER" });
+    expect(res.body.bot_user.organizations[0].role).toEqual({
+      type: "PREDEFINED",
+      name: "READ_ONLY",
+    });
+    expect(res.body.bot_user.organizations[0].spaces[0].role).toEqual({
+      type: "PREDEFINED",
+      name: "MEMBER",
+    });
 
     const annotator = { type: "PREDEFINED", name: "ANNOTATOR" };
     expectProblem(

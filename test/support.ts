@@ -4,6 +4,7 @@ import {
   testInfra,
   type Stack,
   type StackOptions,
+  NO_RATE_LIMITS,
 } from "@argus/testkit";
 
 export interface Api {
@@ -29,15 +30,9 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
     stack = await startStack({
       databaseUrl: db.url,
       ...opts,
-      // Suites hammer one key; the rate limit has its own suite with low limits.
-      // So do the suites' deliberate 401s: the per-address limit has its own suite too.
-      env: {
-        ARGUS_RATE_LIMIT_PER_SECOND: "100000",
-        ARGUS_RATE_LIMIT_BURST: "100000",
-        ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "100000",
-        ARGUS_UNAUTH_RATE_LIMIT_BURST: "100000",
-        ...opts.env,
-      },
+      // Suites hammer one key and make deliberate 401s from one address; the rate limits
+      // have suites of their own.
+      env: { ...NO_RATE_LIMITS, ...opts.env },
     });
   } catch (err) {
     await db.drop();

@@ -1,4 +1,4 @@
-import { createTestDatabase, startInfra, startStack } from "@argus/testkit";
+import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
 import { startDatasets } from "./datasets.ts";
 
 /**
@@ -20,10 +20,7 @@ export async function startFuzzStack(
     databaseUrl: db.url,
     env: {
       // One client hammering a few keys: rate limits are the gateway suite's subject, not this.
-      ARGUS_RATE_LIMIT_PER_SECOND: "1000000",
-      ARGUS_RATE_LIMIT_BURST: "1000000",
-      ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "1000000",
-      ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
+      ...NO_RATE_LIMITS,
       DATASET_GRPC_URL: datasets.url,
     },
     onLine,

@@ -17,7 +17,11 @@ export function isSpaceMember(p: Principal, spaceId: string): boolean {
   return spaceId in p.spacePermissions;
 }
 
-export function requireSpacePermission(p: Principal, spaceId: string, permission: Permission): void {
+export function requireSpacePermission(
+  p: Principal,
+  spaceId: string,
+  permission: Permission,
+): void {
   if (!hasSpacePermission(p, spaceId, permission)) {
     throw new DomainError("access-forbidden", `missing permission ${permission} in this space`);
   }

@@ -13,4 +13,4 @@ export type { LocalNatsOptions } from "./localNats.ts";
 export { startLocalNats } from "./localNats.ts";
 export type { RunningServer } from "./runningServer.ts";
 export type { Credentials, NatsAccess, Stack, StackOptions } from "./stack.ts";
-export { startStack } from "./stack.ts";
+export { NO_RATE_LIMITS, startStack } from "./stack.ts";

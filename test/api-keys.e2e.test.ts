@@ -259,7 +259,11 @@ describe("SERVICE keys", () => {
     expect(created.keyType).toBe("SERVICE");
     if (created.keyType !== "SERVICE") throw new Error("not a service key");
     expect(created.botUser.organizations).toEqual([
-      { orgId, role: { name: "READ_ONLY" }, spaces: [{ spaceId, role: { name: "READ_ONLY" } }] },
+      {
+        orgId,
+        role: { type: "PREDEFINED", name: "READ_ONLY" },
+        spaces: [{ spaceId, role: { type: "PREDEFINED", name: "READ_ONLY" } }],
+      },
     ]);
     expect((await api.req("GET", `/v2/spaces/${spaceId}`, { key: created.key })).status).toBe(200);
     // Not bound to the private space, so it does not exist for this key.

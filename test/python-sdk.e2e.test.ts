@@ -40,3 +40,34 @@ it("create_service_key returns the raw key and a bot user whose roles the SDK ca
   expect(out.space_role).toEqual({ type: "PREDEFINED", name: "MEMBER" });
   expect((await api.req("GET", "/v2/spaces", { key: out.key })).status).toBe(200);
 }, 60_000);
+
+/** What the SDK's generated model makes of an answer (it raises on what it cannot parse). */
+async function parsedBySdk(module: string, model: string, body: unknown): Promise<unknown> {
+  const child = execFile(python, ["test/python/parse_model.py", module, model], { cwd: root });
+  child.stdin!.end(JSON.stringify(body));
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  expect(code).toBe(0);
+  return JSON.parse(out);
+}
+
+it("remove-tags answers what the SDK reads: completed, deleted, not_deleted", async () => {
+  const spaceId = (await api.req("GET", "/v2/spaces")).body.spaces[0].id;
+  const project = await api.req("POST", "/v2/projects", {
+    body: { name: "py", space_id: spaceId },
+  });
+  const tag = await api.req("POST", "/v2/tags", { body: { name: "py-tag", space_id: spaceId } });
+  const other = await api.req("POST", "/v2/tags", {
+    body: { name: "py-other", space_id: spaceId },
+  });
+  const tags = `/v2/projects/${project.body.id}/tags`;
+  expect((await api.req("POST", tags, { body: { tag_ids: [tag.body.id] } })).status).toBe(200);
+  const res = await api.req("DELETE", tags, { body: { tag_ids: [tag.body.id, other.body.id] } });
+  expect(res.status).toBe(200);
+  expect(await parsedBySdk("remove_tags_response", "RemoveTagsResponse", res.body)).toEqual({
+    completed: false,
+    deleted: [tag.body.id],
+    not_deleted: [other.body.id],
+  });
+});

@@ -337,7 +337,13 @@ describe("tags on resources (spec endpoints 1 and 2, and their siblings)", () =>
     const garbage = publicId("Project", randomUUID());
     const res = await detach(paths()[2]!, { tag_ids: [a.id, b.id, garbage] });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ detached: [a.id], not_found: [b.id, garbage] });
+    expect(res.body).toEqual({
+      detached: [a.id],
+      not_found: [b.id, garbage],
+      completed: false,
+      deleted: [a.id],
+      not_deleted: [b.id, garbage],
+    });
     expect((await tagsOf(paths()[2]!)).tags.map((t: Json) => t.id)).not.toContain(a.id);
     expectProblem(await detach(paths()[2]!, { tag_ids: [] }), 422, "validation-error");
     expectProblem(await detach(paths()[2]!, { tag_ids: [a.id], x: 1 }), 422, "validation-error");

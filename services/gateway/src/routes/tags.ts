@@ -150,9 +150,19 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
         req,
       );
       const toPublic = (id: string) => (UUID.test(id) ? encodeId("Tag", id) : id);
+      const detached = res.detached.map(toPublic);
+      const notFound = res.notFound.map(toPublic);
+      // Both spellings: the TypeScript client reads detached/not_found, the Python SDK
+      // completed/deleted/not_deleted.
       return {
         status: 200,
-        body: { detached: res.detached.map(toPublic), not_found: res.notFound.map(toPublic) },
+        body: {
+          detached,
+          not_found: notFound,
+          completed: notFound.length === 0,
+          deleted: detached,
+          not_deleted: notFound,
+        },
       };
     };
   }

@@ -1,21 +1,10 @@
-import type { AiIntegrationScoping } from "@argus/contracts";
+import type { AiIntegrationConfig, AiIntegrationKeyFacts } from "@argus/contracts";
 import type { AiIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 
-export interface AiIntegrationRow {
+/** The projected row: the integration's configuration and key facts as events carry them. */
+export interface AiIntegrationRow extends AiIntegrationConfig, AiIntegrationKeyFacts {
   id: string;
   account_id: string;
-  name: string;
-  provider: string;
-  base_url: string | null;
-  model_names: string[];
-  headers: Record<string, string> | null;
-  enable_default_models: boolean;
-  function_calling_enabled: boolean;
-  auth_type: string;
-  provider_metadata: Record<string, unknown> | null;
-  scopings: AiIntegrationScoping[];
-  has_api_key: boolean;
-  api_key_hint: string;
   created_by_user_id: string;
   created_at: Date;
   updated_at: Date;

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import type { PromptVersionContent } from "@argus/contracts";
 import type { Prompt, PromptVersion } from "@argus/proto/catalog/v1/prompts";
 import { firstWhere, rowById } from "./rows.ts";
 
@@ -13,19 +14,13 @@ export interface PromptRow {
   updated_at: Date;
 }
 
-export interface PromptVersionRow {
+/** The projected row: a version's content as its event carries it, plus where it lives. */
+export interface PromptVersionRow extends PromptVersionContent {
   id: string;
   prompt_id: string;
   account_id: string;
   space_id: string;
   commit_hash: string;
-  commit_message: string;
-  input_variable_format: string;
-  provider: string;
-  model: string;
-  messages: unknown[];
-  invocation_params: Record<string, unknown> | null;
-  provider_params: Record<string, unknown> | null;
   created_by_user_id: string;
   created_at: Date;
   labels: string[];

@@ -20,20 +20,21 @@ const gatewayDir = fileURLToPath(new URL("../services/gateway/", import.meta.url
  * as its own process, like the real gateway, so the load generator does not share its thread.
  */
 const NO_AUTH_GATEWAY = `
-import { createLogger } from "@argus/platform";
+import { GATEWAY, createLogger, principalSigner, serviceCredential } from "@argus/platform";
 import { createApp } from "./src/app.ts";
 import { createBackend } from "./src/backend.ts";
 import { loadGatewayConfig } from "./src/config.ts";
-import { identityAuthenticator } from "./src/identityAuthenticator.ts";
+import { identityAuthentication } from "./src/identityAuthenticator.ts";
 import { loadDocument } from "./src/openapi/document.ts";
 import { compileOperations } from "./src/openapi/operations.ts";
 import { spaceHandlers } from "./src/routes/spaces.ts";
 
 const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway-no-auth", level: config.logLevel });
-const identity = createBackend(config.grpcUrls.identity!, config.principalSecret,
-  config.grpcDeadlineMs);
-const principal = await identityAuthenticator(identity, config.principalSecret).authenticate(
+const signing = { callers: principalSigner(config.privateKey),
+  self: serviceCredential(GATEWAY.name, config.privateKey) };
+const identity = createBackend(config.grpcUrls.identity!, signing, config.grpcDeadlineMs);
+const { principal } = await identityAuthentication(identity, signing.self)(
   process.env.BENCH_API_KEY, { requestId: "bench", clientIp: "127.0.0.1" });
 const loaded = loadDocument();
 // Only the benchmarked route is served for real; createApp wants a handler per operation.
@@ -80,7 +81,12 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
       command: process.execPath,
       args: ["--input-type=module", "-e", NO_AUTH_GATEWAY],
       cwd: gatewayDir,
-      env: { ...stack.env, ARGUS_HTTP_PORT: String(port), BENCH_API_KEY: stack.apiKey },
+      env: {
+        ...stack.env,
+        ...stack.processEnv.gateway,
+        ARGUS_HTTP_PORT: String(port),
+        BENCH_API_KEY: stack.apiKey,
+      },
       readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
     });
     cleanups.push(() => noAuth.stop());

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import type { Benchmark } from "./benchmark.ts";
 import { authOverheadBenchmark } from "./authOverhead.ts";
 import { getSpaceBenchmark } from "./getSpace.ts";
+import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { runLoad, type LoadOptions, type LoadResult, type Target } from "./load.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
 
@@ -101,7 +102,11 @@ console.info(
 );
 
 const results = [];
-const benchmarks = { "get-space": getSpaceBenchmark, "auth-overhead": authOverheadBenchmark };
+const benchmarks = {
+  "get-space": getSpaceBenchmark,
+  "auth-overhead": authOverheadBenchmark,
+  "org-admin-scale": orgAdminScaleBenchmark,
+};
 for (const [key, setUp] of Object.entries(benchmarks)) {
   if (values.only && values.only !== key) continue;
   const bench = await setUp();

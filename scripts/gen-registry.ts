@@ -6,8 +6,11 @@ import {
   GATEWAY,
   NATS_MANAGER,
   SERVICE_REGISTRY,
+  callKeysOf,
+  callSigners,
   callersOf,
   envPrefix,
+  keyEnv,
   natsIdentities,
   serviceEnv,
 } from "../packages/platform/src/index.ts";
@@ -24,8 +27,24 @@ const nats = Object.fromEntries(
   natsIdentities({ root: ROOT, stream: STREAM }).map((i) => [i.user, i.permissions]),
 );
 
+// The Ed25519 call keys a process's pod receives: its own private key when it signs, and the
+// public keys of those whose signatures it checks (packages/platform/src/registry.ts callKeysOf).
+const callKeys = (name: string) => {
+  const { signs, trusts } = callKeysOf(name);
+  return {
+    privateKeyVar: signs ? keyEnv(name).privateKey : null,
+    publicKeyVars: trusts.map((n) => keyEnv(n).publicKey),
+  };
+};
+
 const registry = {
-  gateway: { name: GATEWAY.name, valuesKey: valuesKey(GATEWAY.name) },
+  gateway: {
+    name: GATEWAY.name,
+    valuesKey: valuesKey(GATEWAY.name),
+    callKeys: callKeys(GATEWAY.name),
+  },
+  // Every process that signs: the key pairs a release holds.
+  callSigners: callSigners().map((name) => ({ name, ...keyEnv(name) })),
   services: SERVICE_REGISTRY.map((d) => ({
     name: d.name,
     valuesKey: valuesKey(d.name),
@@ -35,6 +54,7 @@ const registry = {
     calls: d.calls,
     optionalCalls: d.optionalCalls ?? [],
     callers: callersOf(d.name),
+    callKeys: callKeys(d.name),
     consumes: d.consumes ?? [],
   })),
   nats: { placeholders: { root: ROOT, stream: STREAM }, manager: NATS_MANAGER, permissions: nats },

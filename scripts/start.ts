@@ -1,7 +1,9 @@
 // `./argus up`: the whole stack on this machine. Uses DATABASE_URL (a superuser's) / NATS_URL
 // when given, otherwise runs Postgres and nats-server itself with their data under .data/; keeps
 // the generated secrets, the initial API key and every service's database and NATS passwords in
-// .data/secrets.json so restarts keep working.
+// .data/secrets.json so restarts keep working. The Ed25519 keys that sign gRPC calls are made
+// afresh on each start (the stack makes them, each process gets only its own): nothing signed
+// with them outlives a minute, so there is nothing to keep.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import {
   NATS_MANAGER,
   SERVICE_REGISTRY,
+  generateCallKeys,
   natsAuthorizationConfig,
   natsIdentities,
 } from "@argus/platform";
@@ -25,13 +28,12 @@ const dataDir = process.env.ARGUS_DATA_DIR ?? join(root, ".data");
 mkdirSync(dataDir, { recursive: true, mode: 0o755 });
 
 interface Secrets {
-  ARGUS_PRINCIPAL_SECRET: string;
   ARGUS_API_KEY_PEPPER: string;
   ARGUS_CURSOR_SECRET: string;
   ARGUS_INIT_API_KEY: string;
   /** Passwords of the database roles (per service, and `migrate`). */
   database: Record<string, string>;
-  /** Passwords of the NATS identities (per service, and the manager). */
+  /** Passwords of the NATS identities (per service, the gateway's and the manager's). */
   nats: Record<string, string>;
 }
 
@@ -46,8 +48,6 @@ function loadSecrets(): Secrets {
     : {};
   const make = () => randomBytes(32).toString("base64url");
   const secrets: Secrets = {
-    ARGUS_PRINCIPAL_SECRET:
-      process.env.ARGUS_PRINCIPAL_SECRET ?? kept.ARGUS_PRINCIPAL_SECRET ?? make(),
     ARGUS_API_KEY_PEPPER: process.env.ARGUS_API_KEY_PEPPER ?? kept.ARGUS_API_KEY_PEPPER ?? make(),
     ARGUS_CURSOR_SECRET: process.env.ARGUS_CURSOR_SECRET ?? kept.ARGUS_CURSOR_SECRET ?? make(),
     ARGUS_INIT_API_KEY: process.env.ARGUS_INIT_API_KEY ?? kept.ARGUS_INIT_API_KEY ?? `ak-${make()}`,
@@ -136,9 +136,9 @@ const stack = await startStack({
   nats,
   database: { rolePrefix: "argus", passwords: secrets.database },
   apiKey: secrets.ARGUS_INIT_API_KEY,
+  callKeys: generateCallKeys(),
   httpPort,
   env: {
-    ARGUS_PRINCIPAL_SECRET: secrets.ARGUS_PRINCIPAL_SECRET,
     ARGUS_API_KEY_PEPPER: secrets.ARGUS_API_KEY_PEPPER,
     ARGUS_CURSOR_SECRET: secrets.ARGUS_CURSOR_SECRET,
     ARGUS_INIT_API_KEY: secrets.ARGUS_INIT_API_KEY,

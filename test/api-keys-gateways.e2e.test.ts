@@ -3,8 +3,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort, spawnProcess, type SpawnedProcess } from "@argus/testkit";
 import { startApi, type Api } from "./support.ts";
 
-// Gateways do not cache principals: each asks identity on every request, so a revoke through
-// one gateway is seen by the very next request on any other (ARCHITECTURE §8).
+// Gateways cache principals, but a revoke returns only once every gateway dropped the key's
+// account (or its lease on the cache ran out), so the very next request on any gateway is 401
+// (ARCHITECTURE §8; test/principal-cache-races.e2e.test.ts hammers three gateways).
 let api: Api;
 let second: SpawnedProcess;
 let secondUrl: string;
@@ -18,7 +19,7 @@ beforeAll(async () => {
     command: process.execPath,
     args: ["services/gateway/src/main.ts"],
     cwd: fileURLToPath(new URL("../", import.meta.url)),
-    env: { ...api.stack.env, ARGUS_HTTP_PORT: String(port) },
+    env: { ...api.stack.env, ...api.stack.processEnv.gateway, ARGUS_HTTP_PORT: String(port) },
     readyWhen: async () => (await fetch(`${secondUrl}/readyz`)).ok,
     timeoutMs: 60_000,
   });

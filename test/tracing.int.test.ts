@@ -10,6 +10,7 @@ import { createLogger, initTelemetry, type Telemetry } from "@argus/platform";
 import {
   createTestDatabase,
   freePort,
+  testCallKeys,
   testInfra,
   uniqueName,
   type TestDatabase,
@@ -39,8 +40,8 @@ beforeAll(async () => {
   const infra = testInfra();
   db = await createTestDatabase(infra);
   const grpcPort = await freePort();
+  const keys = testCallKeys();
   const secrets = {
-    ARGUS_PRINCIPAL_SECRET: "p".repeat(32),
     ARGUS_CURSOR_SECRET: "c".repeat(32),
     ARGUS_API_KEY_PEPPER: "q".repeat(32),
   };
@@ -48,6 +49,7 @@ beforeAll(async () => {
   identity = await startIdentity(
     {
       ...secrets,
+      ...keys.env("identity"),
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       IDENTITY_GRPC_PORT: String(grpcPort),
@@ -61,6 +63,7 @@ beforeAll(async () => {
   gateway = await startGateway(
     loadGatewayConfig({
       ...secrets,
+      ...keys.env("gateway"),
       ARGUS_HTTP_PORT: "0",
       IDENTITY_GRPC_URL: `127.0.0.1:${grpcPort}`,
     }),

@@ -6,6 +6,7 @@
 // does). Prints one "ok   …" or "FAIL …" line per check, and "skip …" for one it cannot run.
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
+import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 import console from "node:console";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,7 +69,7 @@ const decoded = (secret) =>
   Object.fromEntries(
     Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
   );
-const isCredentialKey = (k) => /^(DATABASE_URL|NATS_PASSWORD)/.test(k ?? "");
+const isCredentialKey = (k) => /^(DATABASE_URL|NATS_PASSWORD)|_PRIVATE_KEY$/.test(k ?? "");
 
 const perService = values.postgres.perService;
 const existing = values.secrets.existingSecret;
@@ -117,9 +118,10 @@ for (const s of enabled) {
     show([...user, ...pass]),
   );
   passwordKeys.push(keyRef(pass[0])?.key);
+  const own = [dbKey(s.name), natsKey(s.name), s.callKeys.privateKeyVar];
   const foreign = (c.env ?? [])
     .map((e) => keyRef(e)?.key)
-    .filter((k) => isCredentialKey(k) && k !== dbKey(s.name) && k !== natsKey(s.name));
+    .filter((k) => isCredentialKey(k) && !own.includes(k));
   check(
     foreign.length === 0 && !(c.envFrom ?? []).some((e) => e.secretRef),
     `${s.name}: no other credential (nor a whole Secret through envFrom)`,
@@ -136,22 +138,117 @@ check(
   show(passwordKeys),
 );
 
-// --- The gateway: neither a database role nor a NATS identity.
+// --- The gateway: no database role; its own NATS identity (principal-cache invalidations).
 const gateway = deployments.find((d) => component(d) === registry.gateway.name);
 check(gateway, "gateway: a Deployment");
 if (gateway) {
   const c = container(gateway);
+  const gw = registry.gateway.name;
+  const user = envNamed(c, "NATS_USER");
+  const pass = envNamed(c, "NATS_PASSWORD");
+  check(
+    user.length === 1 &&
+      user[0].value === gw &&
+      pass.length === 1 &&
+      keyRef(pass[0])?.key === natsKey(gw) &&
+      keyRef(pass[0])?.name === secretName,
+    `gateway: NATS_USER=${gw} and NATS_PASSWORD from ${secretName}/${natsKey(gw)}`,
+    show([...user, ...pass]),
+  );
+  passwordKeys.push(keyRef(pass[0])?.key);
   const held = (c.env ?? []).filter(
     (e) =>
-      ["DATABASE_URL", "NATS_USER", "NATS_PASSWORD"].includes(e.name) ||
-      isCredentialKey(keyRef(e)?.key),
+      e.name === "DATABASE_URL" ||
+      (isCredentialKey(keyRef(e)?.key) &&
+        keyRef(e)?.key !== natsKey(gw) &&
+        keyRef(e)?.key !== registry.gateway.callKeys.privateKeyVar),
   );
   check(
     held.length === 0 && !(c.envFrom ?? []).some((e) => e.secretRef),
-    "gateway: no database or NATS credential",
+    "gateway: no database credential, no other NATS identity, no service's private key",
     show(held),
   );
+  check(
+    new Set(passwordKeys).size === passwordKeys.length,
+    "the gateway's NATS credential is its own",
+    show(passwordKeys),
+  );
   check(envNamed(c, "ARGUS_HTTP_HOST")[0]?.value === "0.0.0.0", "gateway: ARGUS_HTTP_HOST=0.0.0.0");
+}
+
+// --- Call keys (Ed25519): each process gets its own private key when it signs and exactly the
+// public keys of those whose calls it serves (registry callKeys), each from its signer's Secret.
+const keyVar = /_(PRIVATE|PUBLIC)_KEY$/;
+const signers = registry.callSigners;
+const signerOf = new Map(
+  signers.flatMap((s) => [
+    [s.privateKey, s.name],
+    [s.publicKey, s.name],
+  ]),
+);
+const callKeySecret = (signer) => values.callKeys?.[signer]?.existingSecret || secretName;
+const callKeyVars = (k) => [...(k.privateKeyVar ? [k.privateKeyVar] : []), ...k.publicKeyVars];
+for (const p of [registry.gateway, ...enabled]) {
+  const dep = deployments.find((d) => component(d) === p.name);
+  if (!dep) continue;
+  const got = (container(dep).env ?? []).filter(
+    (e) => keyVar.test(e.name) || keyVar.test(keyRef(e)?.key ?? ""),
+  );
+  const want = callKeyVars(p.callKeys);
+  check(
+    got.length === want.length &&
+      sameSet(
+        got.map((e) => e.name),
+        want,
+      ) &&
+      got.every(
+        (e) => keyRef(e)?.key === e.name && keyRef(e)?.name === callKeySecret(signerOf.get(e.name)),
+      ),
+    `${p.name}: call keys ${show(want)} and no other, each from its signer's Secret`,
+    show(got.map((e) => [e.name, keyRef(e)])),
+  );
+}
+for (const j of jobs) {
+  const keys = (container(j).env ?? []).filter((e) => keyVar.test(keyRef(e)?.key ?? e.name));
+  check(keys.length === 0, `${component(j)}: no call key`, show(keys));
+}
+/** A key as the services read it (platform callCredentials.ts): PEM, else base64 DER. */
+const readKey = (text, kind) => {
+  const pem = text.trim().startsWith("-----BEGIN");
+  const der = { key: Buffer.from(text.trim(), "base64"), format: "der" };
+  return kind === "private"
+    ? createPrivateKey(pem ? text : { ...der, type: "pkcs8" })
+    : createPublicKey(pem ? text : { ...der, type: "spki" });
+};
+if (!existing) {
+  const held = signers.filter((s) => !values.callKeys?.[s.name]?.existingSecret);
+  const inSecret = Object.keys(releaseData).filter((k) => keyVar.test(k));
+  check(
+    sameSet(
+      inSecret,
+      held.flatMap((s) => [s.privateKey, s.publicKey]),
+    ),
+    `the release Secret holds the call key pair of each signer without its own Secret ${show(held.map((s) => s.name))}`,
+    show(inSecret),
+  );
+  for (const s of held) {
+    const given = values.callKeys?.[s.name] ?? {};
+    let why;
+    try {
+      const priv = readKey(releaseData[s.privateKey] ?? "", "private");
+      const pub = readKey(releaseData[s.publicKey] ?? "", "public");
+      const probe = Buffer.from("argus call key check");
+      if (priv.asymmetricKeyType !== "ed25519") why = `a ${priv.asymmetricKeyType} key`;
+      else if (!verify(null, probe, pub, sign(null, probe, priv))) why = "the keys do not match";
+      else if (given.privateKey && releaseData[s.privateKey] !== given.privateKey)
+        why = "not the private key of callKeys";
+      else if (given.publicKey && releaseData[s.publicKey] !== given.publicKey)
+        why = "not the public key of callKeys";
+    } catch (err) {
+      why = err.message;
+    }
+    check(!why, `the release Secret: ${s.name}'s call keys are a matching Ed25519 pair`, why);
+  }
 }
 
 // --- The ConfigMap: stream and subject root for the services.
@@ -211,6 +308,11 @@ if (values.networkPolicy.enabled) {
   check(
     (gw?.spec.ingress ?? []).some((r) => r.ports?.some((p) => p.port === values.ports.http)),
     "gateway: HTTP ingress kept",
+  );
+  check(
+    !values.services.gateway?.egress?.nats ||
+      (gw?.spec.egress ?? []).some((r) => r.ports?.some((p) => p.port === natsPort)),
+    `gateway: NetworkPolicy egress to NATS (${natsPort}) for principal-cache invalidations`,
   );
   if (values.migrations.enabled) {
     const mp = policies.find((p) => component(p) === "migrations");
@@ -315,9 +417,11 @@ if (existing) {
   const documented = [
     ...enabledNames.map(dbKey),
     ...(values.migrations.enabled ? [dbKey("migrate")] : []),
-    ...enabledNames.map(natsKey),
+    ...[registry.gateway.name, ...enabledNames].map(natsKey),
     ...(values.migrations.enabled ? [natsKey(manager)] : []),
-    "ARGUS_PRINCIPAL_SECRET",
+    ...[registry.gateway, ...enabled]
+      .flatMap((p) => callKeyVars(p.callKeys))
+      .filter((k) => callKeySecret(signerOf.get(k)) === existing),
     "ARGUS_API_KEY_PEPPER",
     "ARGUS_CURSOR_SECRET",
   ];

@@ -185,7 +185,13 @@ refuse 'postgres\.urls\.identity logs in as "argus", but the role of identity is
   "${ok_values[@]}" --set postgres.urls.identity=postgres://argus:pw@db:5432/argus
 refuse 'postgres\.urls\.identiy: no service identiy' "${ok_values[@]}" --set postgres.urls.identiy=postgres://x@db/argus
 refuse 'services\.identity\.secretKeys lists DATABASE_URL' \
-  "${ok_values[@]}" --set 'services.identity.secretKeys={DATABASE_URL,ARGUS_PRINCIPAL_SECRET}'
+  "${ok_values[@]}" --set 'services.identity.secretKeys={DATABASE_URL,ARGUS_API_KEY_PEPPER}'
+# Call keys: the chart passes each process its own; a pair is given whole; signers only.
+refuse 'services\.catalog\.secretKeys lists GATEWAY_PRIVATE_KEY: the chart passes each process the call keys' \
+  "${ok_values[@]}" --set 'services.catalog.secretKeys={GATEWAY_PRIVATE_KEY}'
+refuse 'callKeys\.gateway: give privateKey and publicKey together' \
+  "${ok_values[@]}" --set callKeys.gateway.privateKey=MC4CAQAwBQYDK2VwBCIEIJsYKK
+refuse 'callKeys\.identity: identity signs no calls' "${ok_values[@]}" --set callKeys.identity.existingSecret=x
 refuse 'provision\.superuserSecret\.name is required' "${ok_values[@]}" --set provision.enabled=true
 refuse 'provision\.enabled needs postgres\.perService' \
   --set provision.enabled=true --set provision.superuserSecret.name=su \

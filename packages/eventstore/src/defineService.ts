@@ -1,6 +1,9 @@
+import type { KeyObject } from "node:crypto";
 import type { Client } from "@grpc/grpc-js";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { Pool } from "pg";
 import {
+  type CallCredential,
   type ConfigOf,
   type EnvVar,
   type Level,
@@ -15,7 +18,13 @@ import {
   loadConfig,
   oneOf,
   optionalStr,
-  secret,
+  callKeysOf,
+  callersOf,
+  keyEnv,
+  noCredential,
+  privateKeyVar,
+  publicKeyVar,
+  serviceCredential,
   serviceEnv,
   serviceNamed,
   startGrpcServer,
@@ -38,7 +47,10 @@ export interface CommonConfig {
   bindHost: string;
   grpcPort: number;
   probePort: number;
-  principalSecret: string;
+  /** Its own Ed25519 private key; only a service that calls another holds one. */
+  privateKey: KeyObject | undefined;
+  /** The public keys it verifies calls with: the gateway's and its registry callers'. */
+  trustedKeys: Readonly<Record<string, KeyObject>>;
   stream: string;
   subjectRoot: string;
   otlpEndpoint: string | undefined;
@@ -53,9 +65,16 @@ export interface ServiceDeps<S extends Spec> {
   pool: Pool;
   store: EventStore;
   commands: CommandHandler;
+  /** Its NATS connection, as its own identity: for core request/reply beside the relay. */
+  nc: NatsConnection;
   logger: Logger;
   /** One channel per service it calls (registry `calls`, and `optionalCalls` that are set). */
   channels: Readonly<Record<string, Client | undefined>>;
+  /**
+   * The service itself, for calls on its own behalf (`ownCall`): served only by RPCs that name
+   * it. Calls for a caller forward the caller's principal instead (`onwardCall`).
+   */
+  self: CallCredential;
 }
 
 /** One service: its registry entry plus the parts only it has. */
@@ -93,7 +112,6 @@ export function serviceConfigSpec(d: ServiceDescription): Spec {
     ),
     [env.grpcPort]: int("gRPC port", d.grpcPort, 0, 65535),
     [env.probePort]: int("HTTP port for /healthz and /readyz", d.probePort, 0, 65535),
-    ARGUS_PRINCIPAL_SECRET: secret("HMAC key shared with the gateway to sign principals", 32),
     ARGUS_EVENTS_STREAM: str(
       "JetStream stream that carries every service's events",
       "ARGUS_EVENTS",
@@ -105,6 +123,15 @@ export function serviceConfigSpec(d: ServiceDescription): Spec {
     OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
     LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
   };
+  const keys = callKeysOf(d.name);
+  if (keys.signs)
+    spec[keyEnv(d.name).privateKey] = privateKeyVar(
+      `Ed25519 private key (PEM or base64 PKCS#8) signing ${d.name}'s calls on its own behalf`,
+    );
+  for (const signer of keys.trusts)
+    spec[keyEnv(signer).publicKey] = publicKeyVar(
+      `Ed25519 public key (PEM or base64 SPKI) of ${signer}, whose signed calls ${d.name} serves`,
+    );
   for (const target of d.calls) {
     const port = serviceNamed(target).grpcPort;
     spec[serviceEnv(target).grpcUrl] = grpcTarget(`gRPC target of ${target}`, `127.0.0.1:${port}`);
@@ -135,7 +162,10 @@ export function loadServiceConfig<S extends Spec>(
     bindHost: all.ARGUS_BIND_HOST as string,
     grpcPort: all[names.grpcPort] as number,
     probePort: all[names.probePort] as number,
-    principalSecret: all.ARGUS_PRINCIPAL_SECRET as string,
+    privateKey: all[keyEnv(d.name).privateKey] as KeyObject | undefined,
+    trustedKeys: Object.fromEntries(
+      callKeysOf(d.name).trusts.map((n) => [n, all[keyEnv(n).publicKey] as KeyObject]),
+    ),
     stream: all.ARGUS_EVENTS_STREAM as string,
     subjectRoot: all.ARGUS_SUBJECT_ROOT as string,
     otlpEndpoint: all.OTEL_EXPORTER_OTLP_ENDPOINT as string | undefined,
@@ -198,8 +228,12 @@ export async function startService<S extends Spec>(
       pool: runtime.pool,
       store: runtime.store,
       commands: createCommandHandler(runtime.store, def.project),
+      nc: runtime.nc,
       logger,
       channels,
+      self: config.privateKey
+        ? serviceCredential(def.description.name, config.privateKey)
+        : noCredential(def.description.name),
     };
     // A server without authorization (tests, a bare dev NATS) has no manager to do it.
     if (options.provisionMessaging ?? config.natsUser === undefined)
@@ -213,12 +247,14 @@ export async function startService<S extends Spec>(
       assertDeclared(def.description, consumer, config.subjectRoot);
       await runtime.consume(consumer);
     }
+    const services = [...def.grpc(deps)];
+    assertServiceCallers(def.description, services);
     const server = await startGrpcServer({
       host: config.bindHost,
       port: config.grpcPort,
       probePort: config.probePort,
-      services: [...def.grpc(deps)],
-      principalSecret: config.principalSecret,
+      services,
+      trust: { keys: config.trustedKeys },
       logger,
       ready: runtime.ready,
     });
@@ -252,6 +288,21 @@ export async function serviceMain<S extends Spec>(def: ServiceDefinition<S>): Pr
       void running.stop().finally(() => telemetry.shutdown().finally(() => process.exit(0)));
     });
   }
+}
+
+/**
+ * An RPC may serve only services the registry lets call this one: their public keys are the
+ * only ones it holds, and the network admits no one else.
+ */
+function assertServiceCallers(d: ServiceDescription, services: readonly ServiceBinding[]): void {
+  const callers = callersOf(d.name);
+  for (const s of services)
+    for (const [method, names] of Object.entries(s.serviceCalls))
+      for (const n of names)
+        if (!callers.includes(n))
+          throw new Error(
+            `${d.name}: ${method} serves ${n}, which is not among its registry callers ${callers.join(", ")}`,
+          );
 }
 
 /** A consumer must be the one the registry declares: its NATS rights are derived from that. */

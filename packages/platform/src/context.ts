@@ -1,10 +1,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Principal } from "@argus/proto/common/v1";
+import type { SignedCaller } from "./callCredentials.ts";
 import type { Logger } from "./logger.ts";
 
 /** What a service handler knows about the call it serves. */
 export interface CallContext {
+  /** The caller; NOBODY (no rights) when a service calls on its own behalf. */
   principal: Principal;
+  /** The caller's principal as the gateway signed it: what onward calls forward, unchanged. */
+  caller?: SignedCaller | undefined;
+  /** The service calling on its own behalf, on the RPCs that serve it (`bindService`). */
+  service?: string | undefined;
   requestId: string;
   /** Client IP as seen by the gateway, for audit records. */
   clientIp: string;

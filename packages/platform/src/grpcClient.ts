@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import type { Principal } from "@argus/proto/common/v1";
+import type { CallCredential } from "./callCredentials.ts";
 import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
-import { attachPrincipal } from "./principal.ts";
 import { injectContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
 import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
@@ -16,8 +15,11 @@ export interface ClientMethod<Req, Res> {
 }
 
 export interface CallOptions {
-  principal: Principal;
-  principalSecret: string;
+  /**
+   * Whom the call is for: a caller's signed principal (the gateway's signature, forwarded as
+   * received by `onwardCall`) or the calling process itself (`serviceCredential`).
+   */
+  credential: CallCredential;
   requestId: string;
   clientIp?: string;
   /** When the call, retries included, must be over. Default: `deadlineMs` from now. */
@@ -39,14 +41,28 @@ export const DEFAULT_DEADLINE_MS = 5_000;
 export const ONWARD_MARGIN_MS = 20;
 
 /**
- * Options for a call a handler makes to another service on behalf of its caller: the same
- * principal, request id and client IP, the REMAINING time of the incoming call (not a fresh
- * budget), and cancelled when the incoming call is. Spread it to override the principal.
+ * Options for a call a handler makes to another service on behalf of its caller: the caller's
+ * principal exactly as the gateway signed it (a service cannot alter it), the same request id
+ * and client IP, the REMAINING time of the incoming call (not a fresh budget), and cancelled
+ * when the incoming call is.
  */
-export function onwardCall(ctx: CallContext, principalSecret: string): CallOptions {
+export function onwardCall(ctx: CallContext): CallOptions {
+  if (!ctx.caller)
+    throw new Error(`no caller to act for: ${ctx.service ?? "this call"} called on its own behalf`);
+  return { ...sameCall(ctx), credential: ctx.caller };
+}
+
+/**
+ * Options for a call a handler makes on its own behalf (e.g. the catalog resolving annotators'
+ * e-mails): `self` is the service's own credential, served only by RPCs that name it; the
+ * request id, client IP, remaining time and cancellation are the incoming call's.
+ */
+export function ownCall(ctx: CallContext, self: CallCredential): CallOptions {
+  return { ...sameCall(ctx), credential: self };
+}
+
+function sameCall(ctx: CallContext): Omit<CallOptions, "credential"> {
   return {
-    principal: ctx.principal,
-    principalSecret,
     requestId: ctx.requestId,
     clientIp: ctx.clientIp,
     deadline: ctx.deadline && new Date(ctx.deadline.getTime() - ONWARD_MARGIN_MS),
@@ -88,7 +104,7 @@ function once<Req, Res>(
   deadline: Date,
 ): Promise<Res> {
   const md = new grpc.Metadata();
-  attachPrincipal(md, opts.principal, opts.principalSecret);
+  opts.credential.attach(md, method.path);
   md.set(REQUEST_ID_KEY, opts.requestId);
   if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
   injectContext(metadataCarrier(md));

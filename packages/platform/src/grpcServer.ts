@@ -2,10 +2,11 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { callVerifier, type CallTrust, type CallVerifier } from "./callCredentials.ts";
 import { runInCall, type CallContext } from "./context.ts";
 import { DomainError, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
-import { verifyPrincipal } from "./principal.ts";
+import { NOBODY } from "./principal.ts";
 import { extractContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
 import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
@@ -28,13 +29,21 @@ export type Implementation<D> = {
 export interface ServiceBinding {
   definition: Record<string, MethodDefinition<unknown, unknown>>;
   implementation: Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>;
+  /** By method: the services whose own calls it serves (it then serves no caller). */
+  serviceCalls: Readonly<Record<string, readonly string[]>>;
 }
 
+/**
+ * `serviceCalls` names, per method, the processes that may call it on their own behalf (each
+ * must be a registry caller of the service); such a method serves them only. Every other
+ * method serves only callers whose principal the gateway signed.
+ */
 export function bindService<D extends Record<string, MethodDefinition<unknown, never>>>(
   definition: D,
   implementation: Implementation<D>,
+  serviceCalls: { readonly [K in keyof D]?: readonly string[] } = {},
 ): ServiceBinding {
-  return { definition, implementation } as unknown as ServiceBinding;
+  return { definition, implementation, serviceCalls } as unknown as ServiceBinding;
 }
 
 export interface GrpcServerOptions {
@@ -43,8 +52,8 @@ export interface GrpcServerOptions {
   /** HTTP port for Kubernetes probes; 0 picks a free one, undefined disables it. */
   probePort?: number | undefined;
   services: ServiceBinding[];
-  principalSecret: string;
-  principalMaxAgeMs?: number;
+  /** The public keys calls are verified with (callCredentials.ts). */
+  trust: CallTrust;
   logger: Logger;
   /** Readiness beyond "the server is listening", e.g. the database answers. */
   ready?: () => Promise<boolean>;
@@ -83,6 +92,8 @@ function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | unde
 function wrapUnary(
   method: MethodDefinition<unknown, unknown>,
   handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
+  services: readonly string[] | undefined,
+  verifier: CallVerifier,
   opts: GrpcServerOptions,
 ): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
@@ -106,13 +117,11 @@ function wrapUnary(
     let code: grpc.status = grpc.status.OK;
     context.with(trace.setSpan(parent, span), async () => {
       try {
-        const principal = verifyPrincipal(
-          call.metadata,
-          opts.principalSecret,
-          opts.principalMaxAgeMs ?? 60_000,
-        );
+        const verified = verifier.verify(call.metadata, method.path, services);
         const ctx: CallContext = {
-          principal,
+          ...(verified.kind === "caller"
+            ? { principal: verified.principal, caller: verified.caller }
+            : { principal: NOBODY, service: verified.service }),
           requestId,
           clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
           logger,
@@ -176,12 +185,16 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
   const names: string[] = [];
+  const verifier = callVerifier(opts.trust);
   for (const svc of opts.services) {
     const handlers: grpc.UntypedServiceImplementation = {};
+    for (const name of Object.keys(svc.serviceCalls))
+      if (!svc.definition[name]) throw new Error(`serviceCalls names no method ${name}`);
     for (const [name, method] of Object.entries(svc.definition)) {
       const impl = svc.implementation[name];
       if (!impl) throw new Error(`no implementation for ${method.path}`);
-      handlers[name] = wrapUnary(method, impl, opts);
+      const services = Object.hasOwn(svc.serviceCalls, name) ? svc.serviceCalls[name] : undefined;
+      handlers[name] = wrapUnary(method, impl, services, verifier, opts);
     }
     server.addService(svc.definition as unknown as grpc.ServiceDefinition, handlers);
     const first = Object.values(svc.definition)[0];

@@ -7,6 +7,7 @@ import * as tags from "@argus/proto/catalog/v1/tags";
 import * as dataset from "@argus/proto/dataset/v1/dataset";
 import * as apiKeys from "@argus/proto/identity/v1/api_keys";
 import * as audit from "@argus/proto/identity/v1/audit";
+import * as directory from "@argus/proto/identity/v1/directory";
 import * as identity from "@argus/proto/identity/v1";
 
 /** What ts-proto's generic service definitions carry of a method's `idempotency_level`. */
@@ -41,6 +42,7 @@ const MODULES = [
   dataset,
   apiKeys,
   audit,
+  directory,
   identity,
 ];
 

@@ -1,4 +1,5 @@
 export * from "./authorization.ts";
+export * from "./callCredentials.ts";
 export * from "./config.ts";
 export * from "./context.ts";
 export * from "./database.ts";

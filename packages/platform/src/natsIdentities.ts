@@ -1,9 +1,11 @@
-import { SERVICE_REGISTRY, type ServiceDescription } from "./registry.ts";
+import { GATEWAY, SERVICE_REGISTRY, type ServiceDescription } from "./registry.ts";
 
-/** What one NATS user may publish and subscribe to. */
+/** What one NATS user may publish and subscribe to (nats-server's `permissions` block). */
 export interface NatsPermissions {
-  publish: { allow: string[] };
+  publish: { allow?: string[]; deny?: string[] };
   subscribe: { allow: string[] };
+  /** May publish to the reply subject of a message it received, at most `max` times. */
+  allow_responses?: { max: number };
 }
 
 export interface NatsIdentity {
@@ -16,6 +18,14 @@ export const NATS_MANAGER = "manager";
 
 /** Each identity its own reply subjects, so no user can read another's PubAcks or replies. */
 export const inboxPrefixOf = (user: string): string => `_INBOX_${user.replace(/-/g, "_")}`;
+
+/**
+ * Where principal-cache invalidations go: core NATS, outside the events stream's `<root>.>`
+ * (JetStream would otherwise store every one), and per subject root like the events, so
+ * deployments sharing a server never invalidate each other.
+ */
+export const principalInvalidationSubject = (root: string): string =>
+  `${root}-principals.invalidate`;
 
 /**
  * A service's rights, derived from its registry entry alone: publish its own events
@@ -32,19 +42,37 @@ export function serviceNatsIdentity(
     `$JS.API.CONSUMER.MSG.NEXT.${o.stream}.${c.durable}`,
     `$JS.ACK.${o.stream}.${c.durable}.>`,
   ]);
+  const invalidations = d.invalidatesPrincipals ? [principalInvalidationSubject(o.root)] : [];
   return {
     user: d.name,
     permissions: {
-      publish: { allow: [`${o.root}.${d.name}.>`, ...pulls] },
+      publish: { allow: [`${o.root}.${d.name}.>`, ...pulls, ...invalidations] },
       subscribe: { allow: [`${inboxPrefixOf(d.name)}.>`] },
     },
   };
 }
 
-/** Every identity of a deployment: one per registry service, plus the manager. */
+/**
+ * The gateway's rights: receive principal-cache invalidations and answer each once (its
+ * acknowledgement goes to the sender's inbox, which `allow_responses` alone opens), nothing
+ * else: it publishes no event and reads no one's replies.
+ */
+export function gatewayNatsIdentity(o: { root: string }): NatsIdentity {
+  return {
+    user: GATEWAY.name,
+    permissions: {
+      publish: { deny: [">"] },
+      subscribe: { allow: [principalInvalidationSubject(o.root)] },
+      allow_responses: { max: 1 },
+    },
+  };
+}
+
+/** Every identity of a deployment: one per registry service, the gateway's and the manager's. */
 export function natsIdentities(o: { root: string; stream: string }): NatsIdentity[] {
   return [
     ...SERVICE_REGISTRY.map((d) => serviceNatsIdentity(d, o)),
+    ...(GATEWAY.cachesPrincipals ? [gatewayNatsIdentity(o)] : []),
     {
       user: NATS_MANAGER,
       permissions: {

@@ -16,7 +16,7 @@ export interface ServiceDescription {
   readonly calls: readonly string[];
   /** Services it may call when they are deployed; absent, the port answers "none". */
   readonly optionalCalls?: readonly string[];
-  /** Secrets it reads besides DATABASE_URL and ARGUS_PRINCIPAL_SECRET. */
+  /** Secrets it reads besides DATABASE_URL, NATS_PASSWORD and its call keys (`callKeysOf`). */
   readonly secrets?: readonly string[];
   /**
    * The durable consumers it reads, with their filter below the subject root (`>` is every
@@ -24,6 +24,12 @@ export interface ServiceDescription {
    * publish only its own events (`<root>.<name>.>`); the management step creates them.
    */
   readonly consumes?: readonly ConsumerDescription[];
+  /**
+   * Whether it tells the gateways to drop cached principals (core NATS request with many
+   * replies on `principalInvalidationSubject`, acknowledgements on its own inbox): the service
+   * that owns authorization. docs/architecture.md, "Principal cache and invalidation".
+   */
+  readonly invalidatesPrincipals?: boolean;
 }
 
 export interface ConsumerDescription {
@@ -46,6 +52,7 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     calls: [],
     secrets: ["ARGUS_API_KEY_PEPPER", "ARGUS_INIT_API_KEY"],
     consumes: [{ durable: "identity-audit-log", subjects: ">" }],
+    invalidatesPrincipals: true,
   }),
   describeService({
     name: "catalog",
@@ -54,12 +61,18 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     probePort: 9092,
     calls: ["identity"],
     optionalCalls: ["dataset"],
-    consumes: [{ durable: "catalog-space-cascade", subjects: "identity.space.>" }],
+    consumes: [
+      { durable: "catalog-space-cascade", subjects: "identity.space.>" },
+      { durable: "catalog-restrictions", subjects: "identity.restriction.>" },
+    ],
   }),
 ];
 
-/** The edge process: not event-sourced, calls every service. */
-export const GATEWAY = Object.freeze({ name: "gateway", httpPort: 8080 });
+/**
+ * The edge process: not event-sourced, calls every service. It caches principals, so its NATS
+ * identity may receive the invalidations and answer them, nothing else (natsIdentities).
+ */
+export const GATEWAY = Object.freeze({ name: "gateway", httpPort: 8080, cachesPrincipals: true });
 
 export function serviceNamed(name: string): ServiceDescription {
   const found = SERVICE_REGISTRY.find((s) => s.name === name);
@@ -85,6 +98,38 @@ export function callersOf(name: string): string[] {
     ).map((s) => s.name),
   ];
 }
+
+/** The environment variables of a process's Ed25519 call key pair (callCredentials.ts). */
+export function keyEnv(name: string): { privateKey: string; publicKey: string } {
+  const p = envPrefix(name);
+  return { privateKey: `${p}_PRIVATE_KEY`, publicKey: `${p}_PUBLIC_KEY` };
+}
+
+/**
+ * Whether a process signs calls, i.e. holds a private key: the gateway (every caller's
+ * principal, and its own calls) and each service that calls another on its own behalf.
+ */
+export function signsCalls(name: string): boolean {
+  if (name === GATEWAY.name) return true;
+  const d = serviceNamed(name);
+  return d.calls.length > 0 || (d.optionalCalls ?? []).length > 0;
+}
+
+/**
+ * The call keys a process holds: its own private key when it signs, and the public keys of
+ * those whose signatures it checks (a service: the gateway's and its callers'; the gateway:
+ * none). The one rule for the testkit, `./argus up` and the Helm chart.
+ */
+export function callKeysOf(name: string): { signs: boolean; trusts: string[] } {
+  return {
+    signs: signsCalls(name),
+    trusts: name === GATEWAY.name ? [] : callersOf(name),
+  };
+}
+
+/** Every process that holds a private key: the key pairs a deployment needs. */
+export const callSigners = (): string[] =>
+  [GATEWAY.name, ...SERVICE_REGISTRY.map((d) => d.name)].filter(signsCalls);
 
 /** Entry point of a process, relative to the repository root. */
 export const entryOf = (name: string): string => `services/${name}/src/main.ts`;

@@ -5,10 +5,9 @@ import { TagServiceService as Tags, type Tag } from "@argus/proto/catalog/v1/tag
 import { describe, expect, it } from "vitest";
 import type { CallContext } from "../src/context.ts";
 import { DomainError, fromGrpcError } from "../src/errors.ts";
-import { GATEWAY_PRINCIPAL, attachPrincipal } from "../src/principal.ts";
 import { callUnary, onwardCall } from "../src/grpcClient.ts";
 import { bindService } from "../src/grpcServer.ts";
-import { SECRET, asGateway, serve } from "./grpcFixtures.ts";
+import { asGateway, serve } from "./grpcFixtures.ts";
 
 const tag = { id: "t1", spaceId: "s1", name: "t", createdAt: "", updatedAt: "" };
 const space = {
@@ -51,7 +50,7 @@ async function chain(opts: { workMs: number; b: (ctx: CallContext) => Promise<un
         getSpace: async (_req, ctx) => {
           seen.a = ctx;
           await sleep(opts.workMs);
-          await callUnary(toB, Tags.getTag, { id: "t1" }, onwardCall(ctx, SECRET)).catch((e) => {
+          await callUnary(toB, Tags.getTag, { id: "t1" }, onwardCall(ctx)).catch((e) => {
             seen.aError = e;
             throw fromGrpcError(e);
           });
@@ -85,7 +84,7 @@ describe("deadlines propagate across hops", () => {
       ),
     );
     const md = new Metadata();
-    attachPrincipal(md, GATEWAY_PRINCIPAL, SECRET);
+    asGateway.credential.attach(md, Tags.getTag.path);
     const res = await new Promise<Tag>((resolve, reject) =>
       channel.makeUnaryRequest(
         Tags.getTag.path,

@@ -1,11 +1,20 @@
 import type * as grpc from "@grpc/grpc-js";
 import { afterEach } from "vitest";
+import {
+  generateCallKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  principalSigner,
+  type CallCredential,
+} from "../src/callCredentials.ts";
 import { createChannel } from "../src/grpcClient.ts";
 import { startGrpcServer, type ServiceBinding } from "../src/grpcServer.ts";
 import { createLogger } from "../src/logger.ts";
-import { GATEWAY_PRINCIPAL } from "../src/principal.ts";
+import { NOBODY } from "../src/principal.ts";
 
-export const SECRET = "s".repeat(32);
+/** The gateway's key pair of these tests. */
+export const GATEWAY_KEYS = generateCallKeyPair();
+export const gatewaySigner = principalSigner(parsePrivateKey(GATEWAY_KEYS.privateKey));
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,7 +27,7 @@ export async function serve(...services: ServiceBinding[]): Promise<grpc.Client>
     host: "127.0.0.1",
     port: 0,
     services,
-    principalSecret: SECRET,
+    trust: { keys: { gateway: parsePublicKey(GATEWAY_KEYS.publicKey) } },
     logger: createLogger({ service: "test", write: () => {} }),
   });
   const channel = createChannel(`127.0.0.1:${server.port}`);
@@ -27,5 +36,10 @@ export async function serve(...services: ServiceBinding[]): Promise<grpc.Client>
   return channel;
 }
 
-/** Call options of a gateway-like caller (the first hop). */
-export const asGateway = { principal: GATEWAY_PRINCIPAL, principalSecret: SECRET, requestId: "r" };
+// Signed when the call is made, so it stays fresh however long the file runs.
+const nobody: CallCredential = {
+  attach: (md, path) => gatewaySigner.sign(NOBODY).attach(md, path),
+};
+
+/** Call options of a gateway-like caller (the first hop), for a principal with no rights. */
+export const asGateway = { credential: nobody, requestId: "r" };

@@ -1,3 +1,5 @@
+export type { TestCallKeys } from "./callKeys.ts";
+export { testCallKeys } from "./callKeys.ts";
 export type { Infra } from "./infra.ts";
 export { startInfra } from "./infra.ts";
 export { testInfra } from "./testInfra.ts";

@@ -6,11 +6,14 @@ import {
   GATEWAY,
   NATS_MANAGER,
   SERVICE_REGISTRY,
+  callKeyEnv,
   entryOf,
+  generateCallKeys,
   envPrefix,
   natsAuthorizationConfig,
   natsIdentities,
   serviceEnv,
+  type CallKeyPair,
 } from "@argus/platform";
 import { freePort } from "./freePort.ts";
 import { startLocalNats } from "./localNats.ts";
@@ -40,6 +43,8 @@ export interface StackOptions {
   nats?: NatsAccess;
   /** Role names and passwords of the database (default: fresh ones for this stack). */
   database?: { rolePrefix: string; passwords: Readonly<Record<string, string>> };
+  /** Ed25519 call key pairs by process (registry `callSigners`); fresh ones when omitted. */
+  callKeys?: Readonly<Record<string, CallKeyPair>>;
   /** Raw initial admin key; random when omitted. */
   apiKey?: string;
   /** Fixed gateway port; a free one when omitted. */
@@ -55,8 +60,10 @@ export interface Stack {
   apiKey: string;
   /**
    * The environment shared by every process, secrets included (tests need them), with the
-   * superuser's DATABASE_URL and the NATS URL for test assertions; each service itself gets its
-   * own database role and NATS identity on top (`processEnv`), the gateway neither.
+   * superuser's DATABASE_URL and the NATS URL for test assertions; each process gets its own
+   * credentials on top (`processEnv`): a service its database role, NATS identity and call keys,
+   * the gateway its call key (the private key that signs callers' principals) and its NATS
+   * identity (which only receives principal-cache invalidations).
    */
   env: Record<string, string>;
   processEnv: Record<string, Record<string, string>>;
@@ -133,7 +140,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const env: Record<string, string> = {
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: nats.url,
-    ARGUS_PRINCIPAL_SECRET: secret(),
     ARGUS_API_KEY_PEPPER: secret(),
     ARGUS_CURSOR_SECRET: secret(),
     ARGUS_INIT_API_KEY: apiKey,
@@ -142,6 +148,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: subjectRoot,
   };
+  // Each private key only in its owner's environment; public keys only where they are checked.
+  const callKeys = opts.callKeys ?? generateCallKeys();
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
   const role = (name: string) => `${database.rolePrefix}_${name.replace(/-/g, "_")}`;
@@ -156,14 +164,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     processEnv[d.name] = {
       DATABASE_URL: urlAs(opts.databaseUrl, role(d.name), database.passwords[d.name]!),
       ...(user ? { NATS_USER: user.user, NATS_PASSWORD: user.pass } : {}),
+      ...callKeyEnv(d.name, callKeys),
     };
   }
   specs[GATEWAY.name] = {
     entry: entryOf(GATEWAY.name),
     ready: `http://127.0.0.1:${httpPort}/readyz`,
   };
-  // The gateway holds neither a database role nor (yet) a NATS identity.
-  processEnv[GATEWAY.name] = { DATABASE_URL: "", NATS_URL: "" };
+  // No database role; its NATS identity only receives principal-cache invalidations.
+  const gatewayUser = nats.users?.[GATEWAY.name];
+  processEnv[GATEWAY.name] = {
+    DATABASE_URL: "",
+    ...(gatewayUser ? { NATS_USER: gatewayUser.user, NATS_PASSWORD: gatewayUser.pass } : {}),
+    ...callKeyEnv(GATEWAY.name, callKeys),
+  };
   Object.assign(env, opts.env);
 
   const manager = nats.users?.[NATS_MANAGER];

@@ -17,6 +17,7 @@ import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import type { Pool } from "pg";
 import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
 import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
+import { restrictionsConsumer } from "./adapters/accessFacts.ts";
 import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
 import { identitySpaces, type Spaces } from "./adapters/spaces.ts";
 import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
@@ -85,17 +86,21 @@ export const catalog = defineService("catalog", {
   migrations: loadMigrations(migrationsDirOf("catalog")),
   project,
   // Deleting a space deletes what it holds here (identity's SpaceDeleted events).
-  consumers: (d) => [spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  // Identity's space and restriction events keep the facts lists read (adapters/accessFacts).
+  consumers: (d) => [
+    spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot }),
+    restrictionsConsumer({ subjectRoot: d.config.subjectRoot }),
+  ],
   grpc(d) {
-    const secret = d.config.principalSecret;
     const identity = d.channels.identity!;
     const dataset = d.channels.dataset;
     return catalogServices({
       pool: d.pool,
       commands: d.commands,
-      spaces: identitySpaces(identity, secret),
-      users: identityQueueUsers(identity, secret),
-      datasets: dataset ? grpcDatasetPort(dataset, secret) : noDatasets,
+      spaces: identitySpaces(identity, d.pool),
+      // Resolving annotators is the catalog's own lookup: made as itself, not as the caller.
+      users: identityQueueUsers(identity, d.self),
+      datasets: dataset ? grpcDatasetPort(dataset) : noDatasets,
     });
   },
 });

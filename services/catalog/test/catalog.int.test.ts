@@ -1,3 +1,4 @@
+import { grantsFor } from "@argus/platform/testing";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type * as grpc from "@grpc/grpc-js";
@@ -8,7 +9,6 @@ import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
-  GATEWAY_PRINCIPAL,
   callUnary,
   createChannel,
   createLogger,
@@ -18,6 +18,7 @@ import {
 import {
   createTestDatabase,
   freePort,
+  testCallKeys,
   testInfra,
   uniqueName,
   type TestDatabase,
@@ -26,7 +27,7 @@ import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts
 import { startCatalog, type RunningCatalog } from "../src/index.ts";
 import { startDatasetDouble } from "./datasetDouble.ts";
 
-const SECRET = "p".repeat(32);
+const KEYS = testCallKeys();
 const API_KEY = `ak-int-${"c".repeat(40)}`;
 const ROOT = uniqueName("cat");
 const STREAM = uniqueName("CAT");
@@ -51,7 +52,7 @@ const call = <Req, Res>(
   method: Parameters<typeof callUnary<Req, Res>>[1],
   req: Req,
   principal = admin,
-) => callUnary(channel, method, req, { principal, principalSecret: SECRET, requestId: "t" });
+) => callUnary(channel, method, req, { credential: KEYS.caller(principal), requestId: "t" });
 
 const problemOf = async (p: Promise<unknown>): Promise<string> => {
   try {
@@ -62,13 +63,11 @@ const problemOf = async (p: Promise<unknown>): Promise<string> => {
   }
 };
 
-/** A non-admin member of the account with exactly these permissions per space. */
+/** A non-admin of the account with exactly these permissions per space (no account role). */
 const member = (perms: Record<string, string[]>): Principal => ({
   ...admin,
-  accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
-  spacePermissions: Object.fromEntries(
-    Object.entries(perms).map(([space, permissions]) => [space, { permissions }]),
-  ),
+  accountRole: AccountRole.ACCOUNT_ROLE_UNSPECIFIED,
+  ...grantsFor(perms),
 });
 
 const tag = (name: string, space = spaceId, principal = admin) =>
@@ -85,7 +84,7 @@ beforeAll(async () => {
       NATS_URL: infra.natsUrl,
       IDENTITY_GRPC_PORT: String(await freePort()),
       IDENTITY_PROBE_PORT: "0",
-      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ...KEYS.env("identity"),
       ARGUS_API_KEY_PEPPER: "q".repeat(32),
       ARGUS_INIT_API_KEY: API_KEY,
       ARGUS_EVENTS_STREAM: STREAM,
@@ -99,15 +98,11 @@ beforeAll(async () => {
       identityChannel,
       IdentityServiceService.authenticate,
       { apiKey: API_KEY },
-      { principal: GATEWAY_PRINCIPAL, principalSecret: SECRET, requestId: "t" },
+      { credential: KEYS.service("gateway"), requestId: "t" },
     )
   ).principal!;
   const idCall = <Req, Res>(m: Parameters<typeof callUnary<Req, Res>>[1], req: Req) =>
-    callUnary(identityChannel, m, req, {
-      principal: admin,
-      principalSecret: SECRET,
-      requestId: "t",
-    });
+    callUnary(identityChannel, m, req, { credential: KEYS.caller(admin), requestId: "t" });
   const spaces = await idCall(IdentityServiceService.listSpaces, {
     page: { limit: 10, after: "" },
     name: "",
@@ -145,7 +140,7 @@ beforeAll(async () => {
       NATS_URL: infra.natsUrl,
       CATALOG_GRPC_PORT: String(await freePort()),
       CATALOG_PROBE_PORT: "0",
-      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ...KEYS.env("catalog"),
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       DATASET_GRPC_URL: datasets.url,
       ARGUS_EVENTS_STREAM: STREAM,

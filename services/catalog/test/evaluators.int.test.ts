@@ -171,7 +171,7 @@ describe("evaluators", () => {
   });
 
   it("llm_config.ai_integration_id must name an integration applying to the evaluator's space (422)", async () => {
-    const org = t.admin.organizationIds[0]!;
+    const org = t.organizationId;
     const other = await t.createSpace();
     const id = async (scopings: { organizationId: string; spaceId: string }[]) =>
       encodeId("AiIntegration", (await integration(scopings)).id);

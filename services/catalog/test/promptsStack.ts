@@ -1,20 +1,18 @@
+import { grantsFor } from "@argus/platform/testing";
 import type * as grpc from "@grpc/grpc-js";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
-  GATEWAY_PRINCIPAL,
   callUnary,
   createChannel,
   createLogger,
   fromGrpcError,
   type Principal,
 } from "@argus/platform";
-import { createTestDatabase, freePort, testInfra, uniqueName } from "@argus/testkit";
+import { createTestDatabase, freePort, testCallKeys, testInfra, uniqueName } from "@argus/testkit";
 import { startIdentity } from "@argus/identity";
 import { startCatalog } from "../src/index.ts";
-
-const SECRET = "p".repeat(32);
 
 /** Identity and catalog in-process on one fresh database, as the catalog's resource tests need. */
 export async function startCatalogStack() {
@@ -24,13 +22,14 @@ export async function startCatalogStack() {
   const root = uniqueName("cat");
   const apiKey = `ak-int-${"c".repeat(40)}`;
   const logger = createLogger({ service: "catalog-test", level: "warn" });
+  const keys = testCallKeys();
   const identity = await startIdentity(
     {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       IDENTITY_GRPC_PORT: String(await freePort()),
       IDENTITY_PROBE_PORT: "0",
-      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ...keys.env("identity"),
       ARGUS_API_KEY_PEPPER: "q".repeat(32),
       ARGUS_INIT_API_KEY: apiKey,
       ARGUS_EVENTS_STREAM: stream,
@@ -44,7 +43,7 @@ export async function startCatalogStack() {
       NATS_URL: infra.natsUrl,
       CATALOG_GRPC_PORT: String(await freePort()),
       CATALOG_PROBE_PORT: "0",
-      ARGUS_PRINCIPAL_SECRET: SECRET,
+      ...keys.env("catalog"),
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       ARGUS_EVENTS_STREAM: stream,
       ARGUS_SUBJECT_ROOT: root,
@@ -60,13 +59,26 @@ export async function startCatalogStack() {
     req: Req,
     principal: Principal,
   ) =>
-    callUnary(identityChannel, method, req, { principal, principalSecret: SECRET, requestId: "t" });
+    callUnary(identityChannel, method, req, { credential: keys.caller(principal), requestId: "t" });
   const admin = (
-    await callIdentity(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL)
+    await callUnary(
+      identityChannel,
+      IdentityServiceService.authenticate,
+      { apiKey },
+      { credential: keys.service("gateway"), requestId: "t" },
+    )
   ).principal!;
+  const organizationId = (
+    await callIdentity(
+      IdentityServiceService.listOrganizations,
+      { page: { limit: 1, after: "" }, name: "" },
+      admin,
+    )
+  ).organizations[0]!.id;
 
   return {
     admin,
+    organizationId,
     databaseUrl: db.url,
     stream,
     root,
@@ -76,24 +88,22 @@ export async function startCatalogStack() {
       method: Parameters<typeof callUnary<Req, Res>>[1],
       req: Req,
       principal: Principal = admin,
-    ) => callUnary(channel, method, req, { principal, principalSecret: SECRET, requestId: "t" }),
+    ) => callUnary(channel, method, req, { credential: keys.caller(principal), requestId: "t" }),
     async createSpace(name = uniqueName("space")): Promise<string> {
       const space = await callIdentity(
         IdentityServiceService.createSpace,
-        { organizationId: admin.organizationIds[0]!, name, description: "", isPrivate: false },
+        { organizationId, name, description: "", isPrivate: false },
         admin,
       );
       return space.id;
     },
-    /** A non-admin member holding exactly these permissions per space. */
+    /** A non-admin holding exactly these permissions per space (no account role). */
     member(perms: Record<string, string[]>): Principal {
       return {
         ...admin,
-        accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
+        accountRole: AccountRole.ACCOUNT_ROLE_UNSPECIFIED,
         keyType: KeyType.KEY_TYPE_USER,
-        spacePermissions: Object.fromEntries(
-          Object.entries(perms).map(([space, permissions]) => [space, { permissions }]),
-        ),
+        ...grantsFor(perms),
       };
     },
     /** The last message stored in JetStream under `subject`, read through the JetStream API. */

@@ -188,7 +188,7 @@ describe("deleting a space cascades to what it holds in the catalog", () => {
     kept = await t.createSpace();
     doomedHeld = await fill(doomed);
     keptHeld = await fill(kept);
-    const org = t.admin.organizationIds[0]!;
+    const org = t.organizationId;
     ai.onlyDoomed = (await integration([{ organizationId: org, spaceId: doomed }])).id;
     ai.both = (
       await integration([

@@ -78,6 +78,7 @@ export async function authenticate(
     const principal = await deps.authenticator.authenticate(key, {
       requestId: ctx.requestId,
       clientIp: ctx.clientIp,
+      cacheOutcome: (outcome) => (ctx.principalCache = outcome),
     });
     ctx.auth = "ok";
     return principal;

@@ -1,11 +1,24 @@
 import type { Client } from "@grpc/grpc-js";
-import { DEFAULT_DEADLINE_MS, callUnary, createChannel, type ClientMethod } from "@argus/platform";
+import {
+  DEFAULT_DEADLINE_MS,
+  callUnary,
+  createChannel,
+  type CallCredential,
+  type ClientMethod,
+  type PrincipalSigner,
+} from "@argus/platform";
 import type { ApiRequest } from "./http.ts";
 
+/** What the gateway signs with: callers' principals, and its own calls (Authenticate). */
+export interface GatewaySigning {
+  callers: PrincipalSigner;
+  self: CallCredential;
+}
+
 /**
- * A backing service as the gateway sees it: typed unary calls that carry the caller along.
- * Each call gets the first deadline of its chain; whether it is retried is the method's
- * `idempotency_level` in proto/.
+ * A backing service as the gateway sees it: typed unary calls that carry the caller along,
+ * signed with the gateway's key. Each call gets the first deadline of its chain; whether it is
+ * retried is the method's `idempotency_level` in proto/.
  */
 export interface Backend {
   readonly channel: Client;
@@ -17,7 +30,7 @@ export interface Backend {
 
 export function createBackend(
   address: string,
-  principalSecret: string,
+  signing: Pick<GatewaySigning, "callers">,
   deadlineMs = DEFAULT_DEADLINE_MS,
 ): Backend {
   const channel: Client = createChannel(address);
@@ -26,8 +39,8 @@ export function createBackend(
     deadlineMs,
     call: (method, request, from) =>
       callUnary(channel, method, request, {
-        principal: from.principal,
-        principalSecret,
+        // One signature serves every call of the request (and is reused for a few seconds).
+        credential: signing.callers.sign(from.principal),
         requestId: from.requestId,
         clientIp: from.clientIp,
         deadlineMs,

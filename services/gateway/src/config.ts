@@ -1,5 +1,9 @@
+import type { KeyObject } from "node:crypto";
 import {
+  GATEWAY,
   SERVICE_REGISTRY,
+  keyEnv,
+  privateKeyVar,
   serviceEnv,
   grpcTarget,
   int,
@@ -17,7 +21,11 @@ export interface GatewayConfig {
   httpPort: number;
   /** gRPC target of every service in the registry, by name. */
   grpcUrls: Readonly<Record<string, string>>;
-  principalSecret: string;
+  /**
+   * The gateway's Ed25519 private key (GATEWAY_PRIVATE_KEY): it alone signs callers'
+   * principals, which services verify with its public key.
+   */
+  privateKey: KeyObject;
   cursorSecret: string;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -34,6 +42,17 @@ export interface GatewayConfig {
   errorsBase: string;
   logLevel: Level;
   otlpEndpoint: string | undefined;
+  /**
+   * The principal cache (docs/architecture.md, "Principal cache and invalidation"): without
+   * `nats` (NATS_URL unset) or with `maxEntries` 0 there is none and every request asks
+   * identity; invalidations arrive on `principalInvalidationSubject(subjectRoot)`.
+   */
+  principalCache: {
+    nats: { url: string; user: { user: string; pass: string } | undefined } | undefined;
+    subjectRoot: string;
+    maxEntries: number;
+    maxTtlMs: number;
+  };
 }
 
 const spec = {
@@ -45,7 +64,9 @@ const spec = {
       grpcTarget(`gRPC target of the ${d.name} service`, `127.0.0.1:${d.grpcPort}`),
     ]),
   ),
-  ARGUS_PRINCIPAL_SECRET: secret("HMAC key signing the principal sent to services", 32),
+  [keyEnv(GATEWAY.name).privateKey]: privateKeyVar(
+    "Ed25519 private key (PEM or base64 PKCS#8) signing the caller's principal into each gRPC call",
+  ),
   ARGUS_CURSOR_SECRET: secret("HMAC key signing pagination cursors", 32),
   ARGUS_RATE_LIMIT_PER_SECOND: int("requests per second refilled per API key", 50, 1, 1_000_000),
   ARGUS_RATE_LIMIT_BURST: int("token bucket capacity per API key", 100, 1, 1_000_000),
@@ -70,18 +91,37 @@ const spec = {
   ),
   LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
+  NATS_URL: optionalStr("NATS server URL for principal-cache invalidations; unset: no cache"),
+  NATS_USER: optionalStr("the gateway's NATS user (it may only receive invalidations)"),
+  NATS_PASSWORD: optionalStr("password of NATS_USER"),
+  ARGUS_SUBJECT_ROOT: str(
+    "subject root of the deployment (invalidations: <root>-principals.*)",
+    "argus",
+  ),
+  ARGUS_PRINCIPAL_CACHE_MAX_ENTRIES: int(
+    "principals the gateway caches at most (least recently used out first); 0: no cache",
+    10_000,
+    0,
+    10_000_000,
+  ),
+  ARGUS_PRINCIPAL_CACHE_TTL_MS: int(
+    "longest a cached principal is served, in milliseconds (invalidation aside)",
+    60_000,
+    1,
+    3_600_000,
+  ),
 };
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const c = loadConfig(spec, env);
-  const all = c as unknown as Record<string, string>;
+  const all = c as unknown as Record<string, unknown>;
   return {
     httpHost: c.ARGUS_HTTP_HOST,
     httpPort: c.ARGUS_HTTP_PORT,
     grpcUrls: Object.fromEntries(
-      SERVICE_REGISTRY.map((d) => [d.name, all[serviceEnv(d.name).grpcUrl]!]),
+      SERVICE_REGISTRY.map((d) => [d.name, all[serviceEnv(d.name).grpcUrl] as string]),
     ),
-    principalSecret: c.ARGUS_PRINCIPAL_SECRET,
+    privateKey: all[keyEnv(GATEWAY.name).privateKey] as KeyObject,
     cursorSecret: c.ARGUS_CURSOR_SECRET,
     rateLimitPerSecond: c.ARGUS_RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.ARGUS_RATE_LIMIT_BURST,
@@ -92,5 +132,16 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
     logLevel: c.LOG_LEVEL,
     otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+    principalCache: {
+      nats: c.NATS_URL
+        ? {
+            url: c.NATS_URL,
+            user: c.NATS_USER ? { user: c.NATS_USER, pass: c.NATS_PASSWORD ?? "" } : undefined,
+          }
+        : undefined,
+      subjectRoot: c.ARGUS_SUBJECT_ROOT,
+      maxEntries: c.ARGUS_PRINCIPAL_CACHE_MAX_ENTRIES,
+      maxTtlMs: c.ARGUS_PRINCIPAL_CACHE_TTL_MS,
+    },
   };
 }

@@ -1,9 +1,17 @@
 import type { Logger, Principal } from "@argus/platform";
 import type { GatewayConfig } from "./config.ts";
+import type { CacheOutcome } from "./principalCache.ts";
 
 /** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */
 export interface Authenticator {
-  authenticate(rawKey: string, meta: { requestId: string; clientIp: string }): Promise<Principal>;
+  authenticate(rawKey: string, meta: AuthenticationMeta): Promise<Principal>;
+}
+
+export interface AuthenticationMeta {
+  requestId: string;
+  clientIp: string;
+  /** Told where a principal came from (a caching authenticator), for the request log. */
+  cacheOutcome?: (outcome: CacheOutcome) => void;
 }
 
 /** One keyset page: `after` comes from a verified cursor and is "" on the first page. */

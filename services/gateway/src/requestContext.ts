@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
 import { extractContext, recordDuration, type Logger } from "@argus/platform";
+import type { CacheOutcome } from "./principalCache.ts";
 
 /** What the gateway knows about a request from its first byte on. */
 export interface RequestContext {
@@ -15,13 +16,15 @@ export interface RequestContext {
   route?: string;
   /** How authentication ended (authenticate.ts), logged with the request. */
   auth?: AuthOutcome;
+  /** Where the principal came from (principalCache.ts), logged with the request. */
+  principalCache?: CacheOutcome;
 }
 
 /**
- * `ok`: identity returned a principal; `missing`: no usable `Authorization` header;
- * `refused_locally`: a key that cannot be one (never sent to identity); `rejected`: identity
- * does not know the key; `throttled`: the client address's budget of failures was spent, so
- * identity was not asked.
+ * `ok`: a principal was found (identity's, or the principal cache's: `principalCache` says
+ * which); `missing`: no usable `Authorization` header; `refused_locally`: a key that cannot be
+ * one (never sent to identity); `rejected`: identity does not know the key; `throttled`: the
+ * client address's budget of failures was spent, so identity was not asked.
  */
 export type AuthOutcome = "ok" | "missing" | "refused_locally" | "rejected" | "throttled";
 
@@ -84,6 +87,7 @@ export function beginRequest(logger: Logger): RequestHandler {
         route: ctx.route ?? null,
         path,
         ...(ctx.auth ? { auth: ctx.auth } : {}),
+        ...(ctx.principalCache ? { principal_cache: ctx.principalCache } : {}),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         completed: res.writableFinished,

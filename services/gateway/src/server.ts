@@ -1,10 +1,18 @@
 import type { Server } from "node:http";
-import { SERVICE_REGISTRY, type Logger } from "@argus/platform";
+import {
+  GATEWAY,
+  SERVICE_REGISTRY,
+  principalInvalidationSubject,
+  principalSigner,
+  serviceCredential,
+  type Logger,
+} from "@argus/platform";
 import { createApp } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import { createGatewayServer } from "./httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
-import { identityAuthenticator } from "./identityAuthenticator.ts";
+import { identityAuthentication, identityLeaseRenewal } from "./identityAuthenticator.ts";
+import { startPrincipalCaching } from "./principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
 import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";
 import { annotationQueueHandlers } from "./routes/annotationQueues.ts";
@@ -28,16 +36,30 @@ export interface RunningGateway {
 
 /** Wires the gateway process: one channel per backing service, the app, the listener. */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  // One key, two uses the signatures keep apart: callers' principals and the gateway's own calls.
+  const signing = {
+    callers: principalSigner(config.privateKey),
+    self: serviceCredential(GATEWAY.name, config.privateKey),
+  };
   const backends = Object.fromEntries(
     SERVICE_REGISTRY.map((d) => [
       d.name,
-      createBackend(config.grpcUrls[d.name]!, config.principalSecret, config.grpcDeadlineMs),
+      createBackend(config.grpcUrls[d.name]!, signing, config.grpcDeadlineMs),
     ]),
   );
   const identity = backends.identity!;
   const catalog = backends.catalog!;
+  const caching = startPrincipalCaching({
+    authenticate: identityAuthentication(identity, signing.self),
+    renewLease: identityLeaseRenewal(identity, signing.self),
+    nats: config.principalCache.nats,
+    subject: principalInvalidationSubject(config.principalCache.subjectRoot),
+    maxEntries: config.principalCache.maxEntries,
+    maxTtlMs: config.principalCache.maxTtlMs,
+    logger,
+  });
   const app = createApp({
-    authenticator: identityAuthenticator(identity, config.principalSecret),
+    authenticator: caching.authenticator,
     handlers: {
       ...organizationHandlers(identity),
       ...spaceHandlers(identity),
@@ -70,6 +92,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await caching.stop();
       for (const b of Object.values(backends)) b.close();
     },
   };

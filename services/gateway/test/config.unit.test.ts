@@ -1,16 +1,18 @@
-import { ConfigError } from "@argus/platform";
+import { ConfigError, generateCallKeyPair } from "@argus/platform";
 import { describe, expect, it } from "vitest";
 import { loadGatewayConfig } from "../src/config.ts";
 
-const secrets = { ARGUS_PRINCIPAL_SECRET: "p".repeat(32), ARGUS_CURSOR_SECRET: "c".repeat(32) };
+const keys = generateCallKeyPair();
+const secrets = { GATEWAY_PRIVATE_KEY: keys.privateKey, ARGUS_CURSOR_SECRET: "c".repeat(32) };
 
 describe("gateway configuration", () => {
   it("applies defaults", () => {
-    expect(loadGatewayConfig(secrets)).toEqual({
+    const { privateKey, ...rest } = loadGatewayConfig(secrets);
+    expect(privateKey.asymmetricKeyType).toBe("ed25519");
+    expect(rest).toEqual({
       httpHost: "127.0.0.1",
       httpPort: 8080,
       grpcUrls: { identity: "127.0.0.1:50051", catalog: "127.0.0.1:50052" },
-      principalSecret: "p".repeat(32),
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
@@ -21,13 +23,37 @@ describe("gateway configuration", () => {
       errorsBase: "https://argus.dev/errors",
       logLevel: "info",
       otlpEndpoint: undefined,
+      principalCache: {
+        nats: undefined,
+        subjectRoot: "argus",
+        maxEntries: 10_000,
+        maxTtlMs: 60_000,
+      },
+    });
+  });
+
+  it("caches principals only with a NATS URL, as the gateway's NATS user", () => {
+    const { principalCache } = loadGatewayConfig({
+      ...secrets,
+      NATS_URL: "nats://nats:4222",
+      NATS_USER: "gateway",
+      NATS_PASSWORD: "pw",
+      ARGUS_SUBJECT_ROOT: "prod",
+      ARGUS_PRINCIPAL_CACHE_MAX_ENTRIES: "5",
+      ARGUS_PRINCIPAL_CACHE_TTL_MS: "1000",
+    });
+    expect(principalCache).toEqual({
+      nats: { url: "nats://nats:4222", user: { user: "gateway", pass: "pw" } },
+      subjectRoot: "prod",
+      maxEntries: 5,
+      maxTtlMs: 1_000,
     });
   });
 
   it("reports every bad value at once without echoing secrets", () => {
     try {
       loadGatewayConfig({
-        ARGUS_PRINCIPAL_SECRET: "short-secret",
+        GATEWAY_PRIVATE_KEY: "short-secret",
         ARGUS_RATE_LIMIT_BURST: "0",
         ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "0",
         ARGUS_UNAUTH_RATE_LIMIT_BURST: "-1",
@@ -38,7 +64,7 @@ describe("gateway configuration", () => {
       expect(e).toBeInstanceOf(ConfigError);
       const problems = (e as ConfigError).problems.join("\n");
       for (const name of [
-        "ARGUS_PRINCIPAL_SECRET",
+        "GATEWAY_PRIVATE_KEY",
         "ARGUS_CURSOR_SECRET",
         "ARGUS_RATE_LIMIT_BURST",
         "ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND",

@@ -1,5 +1,12 @@
 import type { AddressInfo } from "node:net";
-import { DomainError, GATEWAY_PRINCIPAL, createLogger, type Principal } from "@argus/platform";
+import {
+  DomainError,
+  NOBODY,
+  createLogger,
+  generateCallKeyPair,
+  parsePrivateKey,
+  type Principal,
+} from "@argus/platform";
 import { createApp } from "../src/app.ts";
 import { createGatewayServer } from "../src/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
@@ -17,14 +24,14 @@ export interface TestGateway {
 }
 
 export const KEYS: Record<string, Principal> = {
-  "ak-alice": { ...GATEWAY_PRINCIPAL, accountId: "acc-1", userId: "alice", apiKeyId: "key-alice" },
-  "ak-bob": { ...GATEWAY_PRINCIPAL, accountId: "acc-1", userId: "bob", apiKeyId: "key-bob" },
+  "ak-alice": { ...NOBODY, accountId: "acc-1", userId: "alice", apiKeyId: "key-alice" },
+  "ak-bob": { ...NOBODY, accountId: "acc-1", userId: "bob", apiKeyId: "key-bob" },
 };
 
 export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => ({
   httpPort: 0,
   grpcUrls: { identity: "127.0.0.1:1", catalog: "127.0.0.1:1" },
-  principalSecret: "p".repeat(32),
+  privateKey: parsePrivateKey(generateCallKeyPair().privateKey),
   cursorSecret: "c".repeat(32),
   rateLimitPerSecond: 10_000,
   rateLimitBurst: 10_000,
@@ -36,6 +43,7 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   errorsBase: "https://argus.dev/errors",
   logLevel: "info",
   otlpEndpoint: undefined,
+  principalCache: { nats: undefined, subjectRoot: "argus", maxEntries: 0, maxTtlMs: 60_000 },
   ...over,
 });
 

@@ -1,5 +1,5 @@
 import { isPlausibleApiKey } from "@argus/contracts/apiKeyFormat";
-import { type EnvVar, optionalSecret, secret, str } from "@argus/platform";
+import { type EnvVar, int, optionalSecret, secret, str } from "@argus/platform";
 
 /** Identity's own environment variables (the common ones come from the service registry). */
 export const identityConfigSpec = {
@@ -11,6 +11,14 @@ export const identityConfigSpec = {
   ARGUS_INIT_SPACE_NAME: str("space created by headless initialization", "Default Space"),
   ARGUS_INIT_ADMIN_EMAIL: str("e-mail of the initial admin user", "admin@argus.local"),
   ARGUS_INIT_ADMIN_NAME: str("name of the initial admin user", "Admin"),
+  // Below the gateway's ARGUS_GRPC_DEADLINE_MS with room to spare: a command that changes
+  // authorization may wait this long for a gateway that cannot confirm its invalidation.
+  ARGUS_GATEWAY_LEASE_MS: int(
+    "lease of a gateway's principal cache: a gateway that stops renewing is waited for at most this long",
+    3_000,
+    300,
+    60_000,
+  ),
   ARGUS_INIT_API_KEY: headerSafe(
     optionalSecret("raw USER API key of the initial admin; initialization runs only when set", 32),
   ),

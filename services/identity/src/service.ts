@@ -5,14 +5,18 @@ import {
   type CommandHandler,
   type ServiceDeps,
 } from "@argus/eventstore";
-import { bindService } from "@argus/platform";
+import { bindService, inboxPrefixOf, principalInvalidationSubject } from "@argus/platform";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";
 import { AuditServiceService } from "@argus/proto/identity/v1/audit";
+import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
 import type { Pool } from "pg";
 import { auditConsumer } from "./adapters/auditConsumer.ts";
+import { gatewayLeaseHandler } from "./adapters/gatewayLeases.ts";
+import { natsPrincipalInvalidator } from "./adapters/principalInvalidation.ts";
 import { apiKeyChanges } from "./commands/apiKeyChanges.ts";
 import { apiKeyCreation } from "./commands/apiKeys.ts";
+import { invalidatingCommands } from "./commands/authorizationChanges.ts";
 import { initialize } from "./commands/initialize.ts";
 import { invitationCommands } from "./commands/invitations.ts";
 import { membershipCommands } from "./commands/memberships.ts";
@@ -28,6 +32,7 @@ import { syncPredefinedRoles } from "./projections/predefinedRoles.ts";
 import { apiKeyQueries } from "./queries/apiKeys.ts";
 import { auditQueries } from "./queries/auditLogs.ts";
 import { authenticateHandler } from "./queries/authenticate.ts";
+import { directoryQueries } from "./queries/directory.ts";
 import { organizationQueries } from "./queries/organizations.ts";
 import { restrictionQueries } from "./queries/restrictions.ts";
 import { roleBindingQueries } from "./queries/roleBindings.ts";
@@ -35,7 +40,10 @@ import { roleQueries } from "./queries/roles.ts";
 import { spaceQueries } from "./queries/spaces.ts";
 import { userQueries } from "./queries/users.ts";
 
-/** What identity's handlers are built from: commands change state only through `commands`. */
+/**
+ * What identity's handlers are built from: commands change state only through `commands`,
+ * which returns once every gateway dropped the principals a command changed.
+ */
 export interface IdentityDeps {
   pool: Pool;
   commands: CommandHandler;
@@ -44,7 +52,17 @@ export interface IdentityDeps {
 
 const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps => ({
   pool: d.pool,
-  commands: d.commands,
+  commands: invalidatingCommands(
+    d.commands,
+    natsPrincipalInvalidator({
+      pool: d.pool,
+      nc: d.nc,
+      subject: principalInvalidationSubject(d.config.subjectRoot),
+      // The prefix the runtime gave this connection: the only replies its identity may read.
+      inboxPrefix: inboxPrefixOf(identity.description.name),
+      logger: d.logger,
+    }),
+  ),
   pepper: d.config.ARGUS_API_KEY_PEPPER,
 });
 
@@ -71,29 +89,44 @@ export const identity = defineService("identity", {
   grpc(d) {
     const deps = handlerDeps(d);
     return [
-      bindService(IdentityServiceService, {
-        authenticate: authenticateHandler(deps),
-        ...organizationQueries(deps),
-        ...organizationCommands(deps),
-        ...spaceQueries(deps),
-        ...spaceCommands(deps),
-        ...membershipCommands(deps),
-        ...userQueries(deps),
-        ...userCommands(deps),
-        ...invitationCommands(deps),
-        ...roleQueries(deps),
-        ...roleCommands(deps),
-        ...roleBindingQueries(deps),
-        ...roleBindingCommands(deps),
-        ...restrictionQueries(deps),
-        ...restrictionCommands(deps),
-      }),
+      bindService(
+        IdentityServiceService,
+        {
+          authenticate: authenticateHandler(deps),
+          renewGatewayLease: gatewayLeaseHandler({
+            pool: d.pool,
+            leaseMs: d.config.ARGUS_GATEWAY_LEASE_MS,
+          }),
+          ...organizationQueries(deps),
+          ...organizationCommands(deps),
+          ...spaceQueries(deps),
+          ...spaceCommands(deps),
+          ...membershipCommands(deps),
+          ...userQueries(deps),
+          ...userCommands(deps),
+          ...invitationCommands(deps),
+          ...roleQueries(deps),
+          ...roleCommands(deps),
+          ...roleBindingQueries(deps),
+          ...roleBindingCommands(deps),
+          ...restrictionQueries(deps),
+          ...restrictionCommands(deps),
+        },
+        // Before a caller is known, the gateway calls as itself.
+        {
+          authenticate: ["gateway"],
+          acceptInvitation: ["gateway"],
+          renewGatewayLease: ["gateway"],
+        },
+      ),
       bindService(ApiKeyServiceService, {
         ...apiKeyQueries(deps),
         ...apiKeyCreation(deps),
         ...apiKeyChanges(deps),
       }),
       bindService(AuditServiceService, auditQueries(deps)),
+      // The catalog names annotators by e-mail; it resolves them as itself, not as the caller.
+      bindService(DirectoryServiceService, directoryQueries(deps), { resolveUsers: ["catalog"] }),
     ];
   },
 });

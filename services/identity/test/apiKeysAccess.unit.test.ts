@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
+import { AccountRole, KeyType } from "@argus/proto/common/v1";
+import { testPrincipal } from "@argus/platform/testing";
 import {
   canReadKey,
   canRefreshKey,
@@ -7,38 +8,22 @@ import {
   type KeyFacts,
 } from "../src/domain/apiKeyAccess.ts";
 
-function principal(o: Partial<Principal> & { perms?: Record<string, string[]> } = {}): Principal {
-  const { perms = {}, ...rest } = o;
-  return {
-    accountId: "a1",
-    userId: "u1",
-    serviceAccountId: "",
-    apiKeyId: "k0",
-    keyType: KeyType.KEY_TYPE_USER,
-    accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
-    isDeveloper: false,
-    spacePermissions: Object.fromEntries(
-      Object.entries(perms).map(([s, permissions]) => [s, { permissions }]),
-    ),
-    organizationIds: [],
-    issuedAtMs: 0n,
-    restrictedProjects: {},
-    ...rest,
-  };
-}
+const principal = testPrincipal;
 
 const admin = principal({ userId: "root", accountRole: AccountRole.ACCOUNT_ROLE_ADMIN });
+const s1 = { id: "s1", organizationId: "o1", isPrivate: true };
+const s2 = { id: "s2", organizationId: "o1", isPrivate: true };
 const userKey: KeyFacts = {
   keyType: "USER",
   accountId: "a1",
   createdByUserId: "u1",
-  boundSpaceIds: [],
+  boundSpaces: [],
 };
 const serviceKey: KeyFacts = {
   keyType: "SERVICE",
   accountId: "a1",
   createdByUserId: "u1",
-  boundSpaceIds: ["s1", "s2"],
+  boundSpaces: [s1, s2],
 };
 const none = new Set<string>();
 
@@ -70,9 +55,9 @@ describe("SERVICE keys (spec endpoint 4, rules 4 and 5)", () => {
       canRevokeKey(principal({ perms: { s1: ["SERVICE_KEY_REVOKE"] } }), serviceKey, none),
     ).toBe(false);
     expect(canRevokeKey(principal({ userId: "u2", perms: both }), serviceKey, none)).toBe(false);
-    expect(
-      canRevokeKey(principal({ perms: both }), { ...serviceKey, boundSpaceIds: [] }, none),
-    ).toBe(false);
+    expect(canRevokeKey(principal({ perms: both }), { ...serviceKey, boundSpaces: [] }, none)).toBe(
+      false,
+    );
   });
 
   it("readable with SERVICE_KEY_READ in a bound space; hidden (404) otherwise", () => {

@@ -1,12 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "@argus/platform";
+import { ConfigError, callKeyEnv, generateCallKeys } from "@argus/platform";
 import { loadIdentityConfig } from "../src/index.ts";
 
+const keys = generateCallKeys();
 const base = {
   DATABASE_URL: "postgres://h/db",
-  ARGUS_PRINCIPAL_SECRET: "p".repeat(32),
   ARGUS_API_KEY_PEPPER: "q".repeat(32),
+  ...callKeyEnv("identity", keys),
 };
+
+describe("call keys", () => {
+  it("identity holds the public keys of its callers and no private key", () => {
+    expect(Object.keys(callKeyEnv("identity", keys)).sort()).toEqual([
+      "CATALOG_PUBLIC_KEY",
+      "GATEWAY_PUBLIC_KEY",
+    ]);
+    expect(() => loadIdentityConfig({ ...base, GATEWAY_PUBLIC_KEY: undefined })).toThrow(
+      /GATEWAY_PUBLIC_KEY is required/,
+    );
+  });
+
+  it("refuses a private key where a public key belongs, without echoing it", () => {
+    const leaked = keys.gateway!.privateKey;
+    let message = "";
+    try {
+      loadIdentityConfig({ ...base, GATEWAY_PUBLIC_KEY: leaked });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/GATEWAY_PUBLIC_KEY: not an Ed25519 public key/);
+    expect(message).not.toContain(leaked);
+  });
+});
 
 describe("ARGUS_INIT_API_KEY", () => {
   it("accepts any printable string of 32 characters or more", () => {

@@ -1,17 +1,23 @@
+import { grantsFor } from "@argus/platform/testing";
 import * as grpc from "@grpc/grpc-js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
-import { GATEWAY_PRINCIPAL, type Principal } from "@argus/platform";
-import { problemOf, startIdentityUnderTest, type IdentityUnderTest } from "./identityUnderTest.ts";
+import { parsePrivateKey, principalSigner, type Principal } from "@argus/platform";
+import {
+  KEYS,
+  problemOf,
+  startIdentityUnderTest,
+  type IdentityUnderTest,
+} from "./identityUnderTest.ts";
 
 const API_KEY = `ak-int-${"i".repeat(40)}`;
 
 let t: IdentityUnderTest;
 let admin: Principal;
-const call: IdentityUnderTest["call"] = (method, req, principal, secret) =>
-  t.call(method, req, principal, secret);
+const call: IdentityUnderTest["call"] = (method, req, principal, signer) =>
+  t.call(method, req, principal, signer);
 
 beforeAll(async () => {
   t = await startIdentityUnderTest("id", API_KEY);
@@ -28,7 +34,8 @@ describe("Authenticate", () => {
       isDeveloper: true,
     });
     expect(admin.userId).not.toBe("");
-    expect(admin.organizationIds).toHaveLength(1);
+    // An account admin belongs to every organization without their being listed.
+    expect(admin.organizationIds).toEqual([]);
   });
 
   it("records last_used_at of the key that authenticated", async () => {
@@ -65,14 +72,14 @@ describe("Authenticate", () => {
   it("an unknown, empty or oversized key is UNAUTHENTICATED", async () => {
     for (const apiKey of ["", `${API_KEY}x`, "a".repeat(513)]) {
       expect(
-        await problemOf(call(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL)),
+        await problemOf(t.callAs("gateway", IdentityServiceService.authenticate, { apiKey })),
       ).toBe("authentication-required");
     }
   });
 });
 
 describe("signed principals", () => {
-  it("a call without a principal, or signed with another secret, is refused", async () => {
+  it("a call without a principal, or one signed by another key than the gateway's, is refused", async () => {
     const bare = new Promise((resolve, reject) =>
       t.channel.makeUnaryRequest(
         IdentityServiceService.listSpaces.path,
@@ -91,7 +98,8 @@ describe("signed principals", () => {
           IdentityServiceService.listSpaces,
           { name: "", organizationId: "" },
           admin,
-          "x".repeat(32),
+          // The catalog's own key: a service cannot mint a caller.
+          principalSigner(parsePrivateKey(KEYS.catalog!.privateKey)),
         ),
       ),
     ).toBe("authentication-required");
@@ -100,7 +108,7 @@ describe("signed principals", () => {
 
 describe("CreateSpace", () => {
   it("20 concurrent creates of one name: exactly one wins, the rest conflict", async () => {
-    const organizationId = admin.organizationIds[0]!;
+    const organizationId = t.organizationId;
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
         problemOf(
@@ -129,7 +137,7 @@ describe("CreateSpace", () => {
 
   it("a member who is not an admin may not create spaces", async () => {
     const member = { ...admin, accountRole: AccountRole.ACCOUNT_ROLE_MEMBER };
-    const organizationId = admin.organizationIds[0]!;
+    const organizationId = t.organizationId;
     expect(
       await problemOf(
         call(
@@ -142,7 +150,7 @@ describe("CreateSpace", () => {
   });
 
   it("private spaces are hidden (404) from non-members who are not admins", async () => {
-    const organizationId = admin.organizationIds[0]!;
+    const organizationId = t.organizationId;
     const secret = await call(IdentityServiceService.createSpace, {
       organizationId,
       name: "hidden",
@@ -161,7 +169,7 @@ describe("CreateSpace", () => {
     expect(listed.spaces).toHaveLength(0);
     const asMember = {
       ...member,
-      spacePermissions: { [secret.id]: { permissions: ["SPACE_READ"] } },
+      ...grantsFor({ [secret.id]: ["SPACE_READ"] }),
     };
     expect((await call(IdentityServiceService.getSpace, { id: secret.id }, asMember)).name).toBe(
       "hidden",

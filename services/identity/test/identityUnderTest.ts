@@ -1,11 +1,16 @@
 import type * as grpc from "@grpc/grpc-js";
 import pg from "pg";
 import {
-  GATEWAY_PRINCIPAL,
+  callKeyEnv,
   callUnary,
   createChannel,
   createLogger,
   fromGrpcError,
+  generateCallKeys,
+  parsePrivateKey,
+  principalSigner,
+  serviceCredential,
+  type PrincipalSigner,
   type Principal,
 } from "@argus/platform";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
@@ -18,7 +23,10 @@ import {
 } from "@argus/testkit";
 import { startIdentity, type RunningIdentity } from "../src/index.ts";
 
-export const SECRET = "p".repeat(32);
+/** The key pairs of the processes identity trusts (the gateway, the catalog), fresh per run. */
+export const KEYS = generateCallKeys();
+/** The gateway's signer, the only one whose principals identity accepts. */
+export const GATEWAY_SIGNER = principalSigner(parsePrivateKey(KEYS.gateway!.privateKey));
 export const PEPPER = "q".repeat(32);
 
 type Method<Req, Res> = Parameters<typeof callUnary<Req, Res>>[1];
@@ -29,13 +37,18 @@ export interface IdentityUnderTest {
   sql: pg.Pool;
   /** The initial admin, authenticated with the initial key. */
   admin: Principal;
+  /** The initial organization. */
+  organizationId: string;
   readonly channel: grpc.Client;
+  /** A call for `principal` (default: the admin), signed by `signer` (default: the gateway's). */
   call<Req, Res>(
     method: Method<Req, Res>,
     req: Req,
     principal?: Principal,
-    secret?: string,
+    signer?: PrincipalSigner,
   ): Promise<Res>;
+  /** A call a process makes on its own behalf (the gateway's Authenticate, the catalog's lookups). */
+  callAs<Req, Res>(service: string, method: Method<Req, Res>, req: Req): Promise<Res>;
   /** Stops the process and starts it again on the same database and environment. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -53,7 +66,7 @@ export async function startIdentityUnderTest(
     NATS_URL: infra.natsUrl,
     IDENTITY_GRPC_PORT: String(await freePort()),
     IDENTITY_PROBE_PORT: "0",
-    ARGUS_PRINCIPAL_SECRET: SECRET,
+    ...callKeyEnv("identity", KEYS),
     ARGUS_API_KEY_PEPPER: PEPPER,
     ARGUS_INIT_API_KEY: apiKey,
     ARGUS_EVENTS_STREAM: uniqueName(name.toUpperCase()),
@@ -67,13 +80,20 @@ export async function startIdentityUnderTest(
     db,
     sql,
     admin: undefined as unknown as Principal,
+    organizationId: "",
     get channel() {
       return channel;
     },
-    call(method, req, principal = t.admin, secret = SECRET) {
+    call(method, req, principal = t.admin, signer = GATEWAY_SIGNER) {
       return callUnary(channel, method, req, {
-        principal,
-        principalSecret: secret,
+        credential: signer.sign(principal),
+        requestId: "t",
+      });
+    },
+    callAs(service, method, req) {
+      const key = parsePrivateKey(KEYS[service]!.privateKey);
+      return callUnary(channel, method, req, {
+        credential: serviceCredential(service, key),
         requestId: "t",
       });
     },
@@ -90,8 +110,13 @@ export async function startIdentityUnderTest(
       await db.drop();
     },
   };
-  const auth = await t.call(IdentityServiceService.authenticate, { apiKey }, GATEWAY_PRINCIPAL);
+  const auth = await t.callAs("gateway", IdentityServiceService.authenticate, { apiKey });
   t.admin = auth.principal!;
+  const orgs = await t.call(IdentityServiceService.listOrganizations, {
+    page: { limit: 1, after: "" },
+    name: "",
+  });
+  t.organizationId = orgs.organizations[0]!.id;
   return t;
 }
 

@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
-import { GATEWAY_PRINCIPAL } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import {
   PEPPER,
@@ -18,7 +17,7 @@ const call: IdentityUnderTest["call"] = (method, req, principal) =>
 
 const hash = (raw: string) => createHmac("sha256", PEPPER).update(raw, "utf8").digest();
 const accept = (token: string) =>
-  call(IdentityServiceService.acceptInvitation, { token }, GATEWAY_PRINCIPAL);
+  srv.callAs("gateway", IdentityServiceService.acceptInvitation, { token });
 
 let n = 0;
 async function invite(): Promise<string> {

@@ -100,7 +100,7 @@ describe("concurrent updates and deletes decide on the stream's state", () => {
   });
 
   it("role bindings", async () => {
-    const space = srv.admin.organizationIds[0]!;
+    const space = srv.organizationId;
     await race(
       async () =>
         (

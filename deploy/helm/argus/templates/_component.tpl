@@ -97,6 +97,15 @@ spec:
               value: 0.0.0.0
             - name: ARGUS_HTTP_PORT
               value: {{ $ports.http | quote }}
+            # Its NATS identity only receives principal-cache invalidations and answers them.
+            {{- $gatewayName := (include "argus.registry" $root | fromJson).gateway.name }}
+            - name: NATS_USER
+              value: {{ $gatewayName }}
+            - name: NATS_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "argus.secretName" $root }}
+                  key: {{ include "argus.natsPasswordKey" $gatewayName }}
             {{- else }}
             {{- $entry := include "argus.registryService" . | fromJson }}
             {{- $serviceName := default $component $entry.name }}
@@ -133,6 +142,12 @@ spec:
               value: argus-{{ $component }}
             - name: OTEL_RESOURCE_ATTRIBUTES
               value: {{ include "argus.otelResourceAttributes" $root | quote }}
+            # Its Ed25519 call keys (registry callKeys): its own private key if it signs calls,
+            # and the public keys of those whose calls it serves; no other process's private key.
+            {{- $callKeys := ternary (include "argus.registry" $root | fromJson).gateway.callKeys (include "argus.registryService" . | fromJson).callKeys $isGateway }}
+            {{- with $callKeys }}
+            {{- include "argus.callKeyEnv" (dict "root" $root "keys" .) | trim | nindent 12 }}
+            {{- end }}
             {{- with $svc.secretKeys }}
             {{- include "argus.secretEnv" (dict "root" $root "keys" .) | trim | nindent 12 }}
             {{- end }}

@@ -452,7 +452,96 @@ tolerations:
 {{- $problems = append $problems (printf "nats.passwords.%s: no NATS identity %s in this version's registry (users: %s)" $user $user (join ", " (keys $registry.nats.permissions | sortAlpha))) }}
 {{- end }}
 {{- end }}
+{{- /* Call keys (Ed25519): one pair per registry signer, passed by the chart itself. */}}
+{{- $signerNames := list }}
+{{- range $registry.callSigners }}
+{{- $signerNames = append $signerNames .name }}
+{{- end }}
+{{- range $name, $v := default dict .Values.callKeys }}
+{{- $v = default dict $v }}
+{{- if not (has $name $signerNames) }}
+{{- $problems = append $problems (printf "callKeys.%s: %s signs no calls in this version's registry (signers: %s)" $name $name (join ", " $signerNames)) }}
+{{- else if and (not $v.existingSecret) (ne (empty $v.privateKey) (empty $v.publicKey)) }}
+{{- $problems = append $problems (printf "callKeys.%s: give privateKey and publicKey together (or neither: the chart generates the pair)" $name) }}
+{{- end }}
+{{- end }}
+{{- range $key, $svc := .Values.services }}
+{{- range $k := default list $svc.secretKeys }}
+{{- if regexMatch "_(PRIVATE|PUBLIC)_KEY$" $k }}
+{{- $problems = append $problems (printf "services.%s.secretKeys lists %s: the chart passes each process the call keys the registry gives it (see callKeys); remove it" $key $k) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if $problems }}
 {{- fail (printf "\n  - %s" (join "\n  - " $problems)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Secret holding a signer's call key pair (<PREFIX>_PRIVATE_KEY, <PREFIX>_PUBLIC_KEY):
+callKeys.<name>.existingSecret when set, else the release's Secret (or secrets.existingSecret).
+Takes (dict "root" $ "name" registry name).
+*/}}
+{{- define "argus.callKeySecretName" -}}
+{{- $given := get (default dict .root.Values.callKeys) .name | default dict }}
+{{- default (include "argus.secretName" .root) $given.existingSecret }}
+{{- end }}
+
+{{/*
+The Ed25519 call key pair of every registry signer the chart's Secret holds (those without
+callKeys.<name>.existingSecret), by name, as JSON {name: {privateKey, publicKey}} of PEM text:
+callKeys.<name> when given, else the live Secret's, else generated. Helm has no function that
+derives a public key, so a generated pair's public key is a self-signed certificate wrapping it
+(services read either form). Computed once per render and kept in .Values, like the NATS
+passwords, so every include sees the same pair.
+*/}}
+{{- define "argus.callKeys" -}}
+{{- if not (hasKey .Values "__argusCallKeys") }}
+{{- $live := include "argus.liveSecretData" . | fromJson }}
+{{- $given := default dict .Values.callKeys }}
+{{- $out := dict }}
+{{- if not .Values.secrets.existingSecret }}
+{{- range (include "argus.registry" . | fromJson).callSigners }}
+{{- $v := get $given .name | default dict }}
+{{- if not $v.existingSecret }}
+{{- if and $v.privateKey $v.publicKey }}
+{{- $_ := set $out .name (dict "privateKey" $v.privateKey "publicKey" $v.publicKey) }}
+{{- else if and (get $live .privateKey) (get $live .publicKey) }}
+{{- $_ := set $out .name (dict "privateKey" (get $live .privateKey | b64dec) "publicKey" (get $live .publicKey | b64dec)) }}
+{{- else }}
+{{- $key := genPrivateKey "ed25519" }}
+{{- $cert := genSelfSignedCertWithKey (printf "argus-%s" .name) nil nil 36500 $key }}
+{{- $_ := set $out .name (dict "privateKey" $key "publicKey" $cert.Cert) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $_ := set .Values "__argusCallKeys" $out }}
+{{- end }}
+{{- toJson (get .Values "__argusCallKeys") }}
+{{- end }}
+
+{{/*
+env entries of a process's call keys (registry `callKeys`): its own private key when it signs,
+and the public keys it verifies calls with, each from its signer's Secret. Takes (dict "root" $
+"keys" <registry callKeys>).
+*/}}
+{{- define "argus.callKeyEnv" -}}
+{{- $signers := (include "argus.registry" .root | fromJson).callSigners }}
+{{- range $signers }}
+{{- if eq .privateKey (default "" $.keys.privateKeyVar) }}
+- name: {{ .privateKey }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "argus.callKeySecretName" (dict "root" $.root "name" .name) }}
+      key: {{ .privateKey }}
+{{- end }}
+{{- if has .publicKey $.keys.publicKeyVars }}
+- name: {{ .publicKey }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "argus.callKeySecretName" (dict "root" $.root "name" .name) }}
+      key: {{ .publicKey }}
+{{- end }}
 {{- end }}
 {{- end }}

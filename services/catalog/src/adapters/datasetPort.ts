@@ -20,7 +20,7 @@ export interface DatasetPort {
   ): Promise<ForeignRef | undefined>;
 }
 
-export function grpcDatasetPort(channel: Client, principalSecret: string): DatasetPort {
+export function grpcDatasetPort(channel: Client): DatasetPort {
   return {
     async getResourceRef(ctx, type, id) {
       try {
@@ -28,7 +28,7 @@ export function grpcDatasetPort(channel: Client, principalSecret: string): Datas
           channel,
           DatasetServiceService.getResourceRef,
           { type, id },
-          onwardCall(ctx, principalSecret),
+          onwardCall(ctx),
         );
         return { id: ref.id, spaceId: ref.spaceId, accountId: ref.accountId };
       } catch (err) {

@@ -1,12 +1,12 @@
 import type { Client } from "@grpc/grpc-js";
-import { AccountRole } from "@argus/proto/common/v1";
-import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
 import {
   DomainError,
   callUnary,
   fromGrpcError,
-  onwardCall,
+  ownCall,
   type CallContext,
+  type CallCredential,
 } from "@argus/platform";
 import type { Annotator } from "@argus/contracts";
 
@@ -19,33 +19,36 @@ export interface QueueUsers {
 }
 
 /**
- * Asks identity over gRPC. Resolving an e-mail is the catalog's own lookup, not the caller
- * listing users, so it is made as an admin of the caller's account (the caller needs no
- * USER_READ to name annotators); it never leaves that account.
+ * Asks identity's DirectoryService as the catalog itself (`self`), in the caller's account:
+ * resolving e-mails is the catalog's own lookup, not the caller listing users (who needs no
+ * USER_READ to name annotators), and the catalog cannot speak for a caller other than as
+ * received, so it never claims rights the caller lacks.
  */
-export function identityQueueUsers(channel: Client, principalSecret: string): QueueUsers {
-  const opts = (ctx: CallContext) => ({
-    ...onwardCall(ctx, principalSecret),
-    principal: { ...ctx.principal, accountRole: AccountRole.ACCOUNT_ROLE_ADMIN },
-  });
+export function identityQueueUsers(channel: Client, self: CallCredential): QueueUsers {
+  const resolve = async (ctx: CallContext, q: { emails?: string[]; ids?: string[] }) => {
+    try {
+      const res = await callUnary(
+        channel,
+        DirectoryServiceService.resolveUsers,
+        { accountId: ctx.principal.accountId, emails: q.emails ?? [], ids: q.ids ?? [] },
+        ownCall(ctx, self),
+      );
+      return res.users;
+    } catch (err) {
+      throw fromGrpcError(err);
+    }
+  };
   return {
     async byEmails(ctx, emails) {
       const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
-      const found = await Promise.all(
-        wanted.map(async (email) => {
-          try {
-            const res = await callUnary(
-              channel,
-              IdentityServiceService.listUsers,
-              { page: { limit: 100, after: "" }, email, statuses: [] },
-              opts(ctx),
-            );
-            const user = res.users.find((u) => u.email.toLowerCase() === email);
-            return user?.status === "ACTIVE" ? { user_id: user.id, email: user.email } : undefined;
-          } catch (err) {
-            throw fromGrpcError(err);
-          }
-        }),
+      if (wanted.length === 0) return [];
+      // DirectoryService answers at most 100 e-mails per call.
+      const chunks = Array.from({ length: Math.ceil(wanted.length / 100) }, (_, i) =>
+        wanted.slice(i * 100, i * 100 + 100),
+      );
+      const users = (await Promise.all(chunks.map((emails) => resolve(ctx, { emails })))).flat();
+      const found = wanted.map((email) =>
+        users.find((u) => u.active && u.email.toLowerCase() === email),
       );
       const missing = wanted.filter((_, i) => !found[i]);
       if (missing.length > 0)
@@ -53,22 +56,14 @@ export function identityQueueUsers(channel: Client, principalSecret: string): Qu
           "unprocessable-entity",
           `no active user with e-mail ${missing.map((m) => JSON.stringify(m)).join(", ")}`,
         );
-      return found as Annotator[];
+      return found.map((u) => ({ user_id: u!.id, email: u!.email }));
     },
     async caller(ctx) {
       const p = ctx.principal;
       if (!p.userId) return { user_id: p.serviceAccountId, email: "" };
-      try {
-        const user = await callUnary(
-          channel,
-          IdentityServiceService.getUser,
-          { id: p.userId },
-          opts(ctx),
-        );
-        return { user_id: user.id, email: user.email };
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      const [user] = await resolve(ctx, { ids: [p.userId] });
+      if (!user) throw new DomainError("resource-not-found", "user not found");
+      return { user_id: user.id, email: user.email };
     },
   };
 }

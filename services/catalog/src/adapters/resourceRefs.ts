@@ -1,8 +1,10 @@
 import type { Pool } from "pg";
-import { DomainError, requireResourcePermission, type CallContext } from "@argus/platform";
+import { DomainError, type CallContext } from "@argus/platform";
 import { TAGGABLE, isTaggableType, type TaggableType } from "../domain/access.ts";
 import { findResource } from "../projections/resources.ts";
 import type { DatasetPort } from "./datasetPort.ts";
+import { requirePermissionAt } from "./spaceAccess.ts";
+import type { Spaces } from "./spaces.ts";
 
 export interface TaggableRef {
   type: TaggableType;
@@ -16,7 +18,7 @@ export interface TaggableRef {
  * Unreadable is 404; readable but not changeable (`need: "update"`) is 403.
  */
 export async function resolveTaggable(
-  deps: { pool: Pool; datasets: DatasetPort },
+  deps: { pool: Pool; datasets: DatasetPort; spaces: Spaces },
   ctx: CallContext,
   type: string,
   id: string,
@@ -28,6 +30,12 @@ export async function resolveTaggable(
     kind.owner === "catalog"
       ? await findResource(deps.pool, type, id)
       : await deps.datasets.getResourceRef(ctx, type as "dataset" | "experiment", id);
-  requireResourcePermission(ctx.principal, found, kind, need === "read" ? kind.read : kind.update);
+  await requirePermissionAt(
+    deps.spaces,
+    ctx,
+    found,
+    kind,
+    need === "read" ? kind.read : kind.update,
+  );
   return { type, id, spaceId: found!.spaceId };
 }

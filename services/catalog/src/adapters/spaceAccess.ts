@@ -1,9 +1,12 @@
 import {
-  hasSpacePermission,
+  decideInSpace,
   isAccountAdmin,
+  requireResourcePermission,
   requireSpacePermission,
+  spaceRuleSql,
   type CallContext,
   type Permission,
+  type ResourceAccess,
 } from "@argus/platform";
 import type { Spaces } from "./spaces.ts";
 
@@ -14,32 +17,86 @@ export async function requireCreatable(
   spaceId: string,
   permission: Permission,
 ): Promise<void> {
-  await spaces.get(ctx, spaceId);
-  requireSpacePermission(ctx.principal, spaceId, permission);
+  requireSpacePermission(ctx.principal, await spaces.get(ctx, spaceId), permission);
+}
+
+/** Where a catalog resource lives, before its space's facts are known. */
+export interface RowPlace {
+  accountId: string;
+  spaceId: string;
+  /** For a project: a restricted one answers only to its own bindings. */
+  projectId?: string;
 }
 
 /**
- * The spaces a list may show: `null` means every space of the account (an admin with no
- * filter); otherwise the ids to restrict to. A space_id filter naming an invisible space is
- * 404, a visible one without the read permission 403 (as ax-client's list operations say).
+ * The one rule for acting on a catalog resource (platform `requireResourcePermission`). The
+ * space's facts are asked of identity only when the caller's grants alone cannot decide (an
+ * organization admin, a member reading a public space, any non-admin on a project).
  */
-export async function listableSpaceIds(
+export async function requirePermissionAt(
+  spaces: Spaces,
+  ctx: CallContext,
+  place: RowPlace | undefined,
+  access: ResourceAccess,
+  permission: Permission = access.read,
+): Promise<void> {
+  const p = ctx.principal;
+  if (!place || place.accountId !== p.accountId)
+    return requireResourcePermission(p, undefined, access);
+  const needsFacts =
+    place.projectId !== undefined
+      ? !isAccountAdmin(p)
+      : [access.read, permission].some(
+          (perm) => decideInSpace(p, place.spaceId, perm) === undefined,
+        );
+  // With definite answers from the grants, the facts are never read: these stand in.
+  let space = { id: place.spaceId, organizationId: "", isPrivate: true };
+  let restricted = false;
+  if (needsFacts) {
+    const facts = await spaces.facts(ctx, place.spaceId, place.projectId);
+    if (!facts) return requireResourcePermission(p, undefined, access);
+    space = facts.space;
+    restricted = facts.projectRestricted;
+  }
+  const project = place.projectId === undefined ? undefined : { id: place.projectId, restricted };
+  requireResourcePermission(p, { accountId: place.accountId, space, project }, access, permission);
+}
+
+/**
+ * The spaces a list may show, as a SQL condition on `column` (a space id) with parameters
+ * from `firstParam` on: a space_id filter naming an invisible space is 404, a visible one
+ * without the read permission 403 (as ax-client's list operations say); a space_name filter
+ * narrows to the visible spaces so named. Otherwise the rule of README "Roles and
+ * permissions" in SQL: explicit grants by id, organization admins and public spaces through
+ * the catalog's copy of identity's space facts.
+ */
+export async function listableSpaces(
   spaces: Spaces,
   ctx: CallContext,
   filter: { spaceId: string; spaceName: string },
   read: Permission,
-): Promise<string[] | null> {
+  column: string,
+  firstParam: number,
+): Promise<{ sql: string; params: unknown[] }> {
   const p = ctx.principal;
-  if (filter.spaceId) await requireCreatable(spaces, ctx, filter.spaceId, read);
-  let ids: string[] | null = filter.spaceId ? [filter.spaceId] : null;
+  let ids: string[] | null = null;
+  if (filter.spaceId) {
+    await requireCreatable(spaces, ctx, filter.spaceId, read);
+    ids = [filter.spaceId];
+  }
   if (filter.spaceName) {
     const named = new Set(await spaces.idsNamed(ctx, filter.spaceName));
     ids = ids ? ids.filter((id) => named.has(id)) : [...named];
   }
-  if (isAccountAdmin(p)) return ids;
-  const readable = (id: string) => hasSpacePermission(p, id, read);
-  return (ids ?? Object.keys(p.spacePermissions)).filter(readable);
+  const rule = spaceRuleSql(p, read, "sf", firstParam + 1, SPACE_FACTS(column));
+  return {
+    sql: `($${firstParam}::uuid[] is null or ${column} = any($${firstParam}::uuid[])) and ${rule.sql}`,
+    params: [ids, ...rule.params],
+  };
 }
+
+/** Rows whose space id is the SQL `spaceId`, judged through the catalog's copy of space facts. */
+export const SPACE_FACTS = (spaceId: string) => ({ spaceId, factsTable: "space_facts" });
 
 /** Who a write is attributed to: the user of a USER key, else the service account. */
 export function actorId(ctx: CallContext): string {

@@ -10,6 +10,7 @@ import {
 import { aggregateSubjects, streamId, type SpaceDeleted } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { configInUse } from "../commands/annotationConfigFacts.ts";
+import { projectSpaceFacts } from "./accessFacts.ts";
 import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
 import { annotationConfigDecider } from "../domain/annotationConfig.ts";
 import { annotationQueueDecider } from "../domain/annotationQueue.ts";
@@ -25,7 +26,7 @@ export const CASCADE_ACTOR = "system:cascade";
 
 /**
  * Deleting a space (or its organization, which comes with one SpaceDeleted per space) deletes
- * what the space holds in the catalog. nats-server 2.9 takes one filter subject, so the
+ * what the space holds in the catalog; every space event also keeps `space_facts`. nats-server 2.9 takes one filter subject, so the
  * durable takes the space aggregate's subjects and skips the other event types.
  */
 export function spaceCascadeConsumer(o: {
@@ -36,7 +37,10 @@ export function spaceCascadeConsumer(o: {
     durable: SPACE_CASCADE_CONSUMER,
     filterSubject: aggregateSubjects(o.subjectRoot, "identity", "space"),
     concurrency: 4,
-    handler: (tx, event) => cascadeSpaceDeleted(tx, o.schema, event),
+    handler: async (tx, event) => {
+      await projectSpaceFacts(tx, event);
+      await cascadeSpaceDeleted(tx, o.schema, event);
+    },
   };
 }
 

@@ -6,13 +6,20 @@ import {
   notFound,
   onwardCall,
   type CallContext,
+  type SpaceFacts,
 } from "@argus/platform";
+import { tracedQuery } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
+import type { Pool } from "pg";
 
-export interface SpaceRef {
-  id: string;
+export interface SpaceRef extends SpaceFacts {
   name: string;
-  organizationId: string;
+}
+
+/** Identity's facts of a space (and of a project in it), as authorization needs them. */
+export interface AccessFactsOf {
+  space: SpaceFacts;
+  projectRestricted: boolean;
 }
 
 /** Spaces belong to identity; the catalog only needs to know which exist for the caller. */
@@ -21,15 +28,66 @@ export interface Spaces {
   get(ctx: CallContext, spaceId: string): Promise<SpaceRef>;
   /** Ids of the visible spaces whose name contains `name`, case-insensitively. */
   idsNamed(ctx: CallContext, name: string): Promise<string[]>;
+  /**
+   * The space's facts (and whether `projectId` is restricted) as identity has them now,
+   * whoever may see the space; undefined when it is not in the caller's account.
+   */
+  facts(ctx: CallContext, spaceId: string, projectId?: string): Promise<AccessFactsOf | undefined>;
+  /** Whether the organization is in the caller's account and visible to them. */
+  seesOrganization(ctx: CallContext, organizationId: string): Promise<boolean>;
 }
 
 // A space_name filter matching more spaces than this is refused rather than half-applied.
 const MAX_SPACES_PER_NAME_FILTER = 1000;
 
-/** Asks identity over gRPC, acting as the caller, so visibility rules stay identity's. */
-export function identitySpaces(channel: Client, principalSecret: string): Spaces {
-  const opts = (ctx: CallContext) => onwardCall(ctx, principalSecret);
+/**
+ * Asks identity over gRPC, acting as the caller, so the facts are identity's as of now. A
+ * space looked up to create in tops up the catalog's copy for lists (`space_facts`), which
+ * identity's events otherwise feed: what is created in a space the events have not reached
+ * yet is listed all the same.
+ */
+export function identitySpaces(channel: Client, pool: Pool): Spaces {
+  const opts = (ctx: CallContext) => onwardCall(ctx);
+  const remember = (accountId: string, f: SpaceFacts) =>
+    tracedQuery(
+      pool,
+      "remember space facts",
+      `insert into space_facts (id, account_id, organization_id, is_private)
+       values ($1, $2, $3, $4) on conflict (id) do nothing`,
+      [f.id, accountId, f.organizationId, f.isPrivate],
+    );
   return {
+    async seesOrganization(ctx, organizationId) {
+      try {
+        await callUnary(
+          channel,
+          IdentityServiceService.getOrganization,
+          { id: organizationId },
+          opts(ctx),
+        );
+        return true;
+      } catch (err) {
+        const e = fromGrpcError(err);
+        if (e.type === "resource-not-found") return false;
+        throw e;
+      }
+    },
+    async facts(ctx, spaceId, projectId) {
+      try {
+        const f = await callUnary(
+          channel,
+          IdentityServiceService.getAccessFacts,
+          { spaceId, projectId: projectId ?? "" },
+          opts(ctx),
+        );
+        const space = { id: f.spaceId, organizationId: f.organizationId, isPrivate: f.isPrivate };
+        return { space, projectRestricted: f.projectRestricted };
+      } catch (err) {
+        const e = fromGrpcError(err);
+        if (e.type === "resource-not-found") return undefined;
+        throw e;
+      }
+    },
     async get(ctx, spaceId) {
       try {
         const s = await callUnary(
@@ -38,7 +96,9 @@ export function identitySpaces(channel: Client, principalSecret: string): Spaces
           { id: spaceId },
           opts(ctx),
         );
-        return { id: s.id, name: s.name, organizationId: s.organizationId };
+        const space = { id: s.id, organizationId: s.organizationId, isPrivate: s.isPrivate };
+        await remember(ctx.principal.accountId, space);
+        return { ...space, name: s.name };
       } catch (err) {
         const e = fromGrpcError(err);
         throw e.type === "resource-not-found" ? notFound("space") : e;

@@ -1,6 +1,7 @@
 import type { AiIntegrationConfig } from "@argus/contracts";
 import {
   DomainError,
+  decideInSpace,
   hasSpacePermission,
   isAccountAdmin,
   type CallContext,
@@ -12,18 +13,23 @@ import type { Spaces } from "../adapters/spaces.ts";
  * Only account admins change account- or organization-wide integrations; others need
  * `permission` in every space the integration is scoped to.
  */
-export function requireChangeable(
+export async function requireChangeable(
+  spaces: Spaces,
   ctx: CallContext,
   scopings: AiIntegrationConfig["scopings"],
   permission: Permission,
-): void {
+): Promise<void> {
   const p = ctx.principal;
   if (isAccountAdmin(p)) return;
-  const spaces = scopings.map((s) => s.space_id);
-  if (
-    spaces.length === 0 ||
-    spaces.some((s) => s === null || !hasSpacePermission(p, s, permission))
-  )
+  const ids = scopings.map((s) => s.space_id);
+  const holds = async (id: string | null) => {
+    if (id === null) return false;
+    const alone = decideInSpace(p, id, permission);
+    if (alone !== undefined) return alone;
+    const facts = await spaces.facts(ctx, id);
+    return facts !== undefined && hasSpacePermission(p, facts.space, permission);
+  };
+  if (ids.length === 0 || !(await Promise.all(ids.map(holds))).every(Boolean))
     throw new DomainError(
       "access-forbidden",
       `needs the account admin role, or ${permission} in every space the integration is scoped to`,
@@ -37,7 +43,7 @@ export async function checkScopings(
   scopings: AiIntegrationConfig["scopings"],
 ): Promise<void> {
   for (const s of scopings) {
-    if (s.organization_id !== null && !ctx.principal.organizationIds.includes(s.organization_id))
+    if (s.organization_id !== null && !(await spaces.seesOrganization(ctx, s.organization_id)))
       throw new DomainError("unprocessable-entity", "a scoping names an unknown organization");
     if (s.space_id !== null)
       await spaces.get(ctx, s.space_id).catch(() => {

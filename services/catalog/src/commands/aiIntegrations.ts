@@ -11,6 +11,7 @@ import type {
   UpdateAiIntegrationRequest,
 } from "@argus/proto/catalog/v1/ai_integrations";
 import { actorId } from "../adapters/spaceAccess.ts";
+import type { Spaces } from "../adapters/spaces.ts";
 import {
   aiIntegrationDecider,
   type AiIntegrationCommand,
@@ -48,12 +49,14 @@ async function writeKey(client: PoolClient, id: string, apiKey: string | null | 
 
 /** Who may change it is judged on its scopings as its stream says, in the transaction. */
 const authorizedBy = (
+  spaces: Spaces,
   ctx: CallContext,
   permission: Permission,
   command: AiIntegrationCommand,
 ): CommandInput<AiIntegrationState, AiIntegrationCommand> => ({
   build: async (state) => {
-    if (state.status === "live") requireChangeable(ctx, state.config.scopings, permission);
+    if (state.status === "live")
+      await requireChangeable(spaces, ctx, state.config.scopings, permission);
     return command;
   },
 });
@@ -80,7 +83,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
   /** Visible (else 404) and changeable by the caller as the projection shows it (else 403). */
   async function changeable(ctx: CallContext, id: string, permission: Permission) {
     const current = await visibleIntegration(pool, ctx, id);
-    requireChangeable(ctx, current.scopings, permission);
+    await requireChangeable(spaces, ctx, current.scopings, permission);
     return current;
   }
 
@@ -90,7 +93,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
       ctx: CallContext,
     ): Promise<AiIntegration> {
       const config = aiConfigOf(req.config);
-      requireChangeable(ctx, config.scopings, "LLM_INTEGRATION_CREATE");
+      await requireChangeable(spaces, ctx, config.scopings, "LLM_INTEGRATION_CREATE");
       await checkScopings(spaces, ctx, config.scopings);
       const id = uuidv7();
       const apiKey = req.apiKey ?? null;
@@ -118,12 +121,17 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
       ) as Partial<AiIntegrationConfig>;
       if (changes.scopings) {
         // Narrowing or widening the audience is judged on the new scopings too.
-        requireChangeable(ctx, changes.scopings, "LLM_INTEGRATION_UPDATE");
+        await requireChangeable(spaces, ctx, changes.scopings, "LLM_INTEGRATION_UPDATE");
         await checkScopings(spaces, ctx, changes.scopings);
       }
       const apiKey = fields.has("api_key") ? (req.apiKey ?? null) : undefined;
       const command = { type: "UpdateAiIntegration", changes, apiKey, now: new Date() } as const;
-      await run(ctx, current.id, authorizedBy(ctx, "LLM_INTEGRATION_UPDATE", command), apiKey);
+      await run(
+        ctx,
+        current.id,
+        authorizedBy(spaces, ctx, "LLM_INTEGRATION_UPDATE", command),
+        apiKey,
+      );
       return toAiIntegration(await visibleIntegration(pool, ctx, current.id));
     },
 
@@ -133,7 +141,12 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
     ): Promise<DeleteAiIntegrationResponse> {
       const current = await changeable(ctx, req.id, "LLM_INTEGRATION_DELETE");
       const command = { type: "DeleteAiIntegration", now: new Date() } as const;
-      await run(ctx, current.id, authorizedBy(ctx, "LLM_INTEGRATION_DELETE", command), undefined);
+      await run(
+        ctx,
+        current.id,
+        authorizedBy(spaces, ctx, "LLM_INTEGRATION_DELETE", command),
+        undefined,
+      );
       return {};
     },
   };

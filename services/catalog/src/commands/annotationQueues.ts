@@ -1,4 +1,5 @@
-import { requireSpacePermission, type CallContext } from "@argus/platform";
+import type { CallContext } from "@argus/platform";
+import { requireCreatable } from "../adapters/spaceAccess.ts";
 import type {
   AnnotationQueue,
   CreateAnnotationQueueRequest,
@@ -35,7 +36,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
         "QUEUE_CREATE",
         async (id) => {
           if (req.recordSources.length > 0)
-            requireSpacePermission(ctx.principal, spaceId, "QUEUE_RECORD_CREATE");
+            await requireCreatable(deps.spaces, ctx, spaceId, "QUEUE_RECORD_CREATE");
           const annotators = await deps.users.byEmails(ctx, req.annotatorEmails);
           const resolved = await resolveRecordSources(deps, ctx, spaceId, req.recordSources);
           const command = {
@@ -60,7 +61,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
         },
         nameConflict(req.name),
       );
-      return presentQueue(deps.pool, ctx, id);
+      return presentQueue(deps, ctx, id);
     },
 
     async updateAnnotationQueue(
@@ -92,7 +93,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
         },
         nameConflict(req.name ?? ""),
       );
-      return presentQueue(deps.pool, ctx, queue.id);
+      return presentQueue(deps, ctx, queue.id);
     },
 
     async deleteAnnotationQueue(

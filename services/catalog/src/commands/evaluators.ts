@@ -50,7 +50,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
     access: ACCESS.evaluator,
     find: findEvaluator,
   });
-  const views = evaluatorViews(deps.pool);
+  const views = evaluatorViews(deps.pool, deps.spaces);
 
   return {
     async createEvaluator(

@@ -18,10 +18,11 @@ import { resourceCommands } from "./resourceCommands.ts";
  */
 export function promptLabelCommands(deps: CatalogDeps) {
   const prompts = resourceCommands(deps, promptKind);
-  const views = promptViews(deps.pool);
+  const views = promptViews(deps.pool, deps.spaces);
 
   async function onVersion(ctx: CallContext, versionId: string, command: PromptCommand) {
-    const v = authorized(
+    const v = await authorized(
+      deps.spaces,
       ctx,
       await views.version(ctx, versionId),
       promptKind.access,

@@ -28,7 +28,7 @@ export const promptKind = {
 /** Prompts and their versions and labels: every change is decided on the prompt's stream. */
 export function promptCommands(deps: CatalogDeps) {
   const prompts = resourceCommands(deps, promptKind);
-  const views = promptViews(deps.pool);
+  const views = promptViews(deps.pool, deps.spaces);
 
   return {
     async createPrompt(req: CreatePromptRequest, ctx: CallContext): Promise<PromptWithVersion> {

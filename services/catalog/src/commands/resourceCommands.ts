@@ -14,9 +14,8 @@ import {
   type CallContext,
   type Permission,
   type ResourceAccess,
-  type ResourcePlace,
 } from "@argus/platform";
-import { requireCreatable } from "../adapters/spaceAccess.ts";
+import { requireCreatable, type RowPlace } from "../adapters/spaceAccess.ts";
 import type { Spaces } from "../adapters/spaces.ts";
 import { authorized, type SpaceRow } from "../projections/rows.ts";
 
@@ -27,7 +26,7 @@ export interface ResourceKind<Row extends SpaceRow, S, C, E extends DomainEvent>
   access: ResourceAccess;
   find(pool: Pool, id: string): Promise<Row | undefined>;
   /** Where a row lives for authorization (default: its account and space). */
-  place?: (row: Row) => ResourcePlace;
+  place?: (row: Row) => RowPlace;
 }
 
 type Conflicts = Readonly<Record<string, string>>;
@@ -65,7 +64,14 @@ export function resourceCommands<Row extends SpaceRow, S, C, E extends DomainEve
 
   /** The resource as the caller may act on it with `permission` (404 / 403 otherwise). */
   const load = async (ctx: CallContext, id: string, permission?: Permission): Promise<Row> =>
-    authorized(ctx, await kind.find(deps.pool, id), kind.access, permission, kind.place);
+    authorized(
+      deps.spaces,
+      ctx,
+      await kind.find(deps.pool, id),
+      kind.access,
+      permission,
+      kind.place,
+    );
 
   return {
     run,

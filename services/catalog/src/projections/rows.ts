@@ -1,12 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import {
-  requireResourcePermission,
-  type CallContext,
-  type Permission,
-  type ResourceAccess,
-  type ResourcePlace,
-} from "@argus/platform";
+import type { CallContext, Permission, ResourceAccess } from "@argus/platform";
+import { requirePermissionAt, type RowPlace } from "../adapters/spaceAccess.ts";
+import type { Spaces } from "../adapters/spaces.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -20,28 +16,29 @@ export interface SpaceRow {
   space_id: string;
 }
 
-/** Where the row's resource lives, for `requireResourcePermission`. */
-export const placeOf = (r: SpaceRow): ResourcePlace => ({
+/** Where the row's resource lives, for `requirePermissionAt`. */
+export const placeOf = (r: SpaceRow): RowPlace => ({
   accountId: r.account_id,
   spaceId: r.space_id,
 });
 
 /** A project's place names it too: a restricted project answers only to its own bindings. */
-export const projectPlaceOf = (r: SpaceRow): ResourcePlace => ({ ...placeOf(r), projectId: r.id });
+export const projectPlaceOf = (r: SpaceRow): RowPlace => ({ ...placeOf(r), projectId: r.id });
 
 /** JSON text for a jsonb parameter; null stays SQL null. */
 export const json = (v: unknown): string | null =>
   v === null || v === undefined ? null : JSON.stringify(v);
 
 /** The row, when the caller may act on it with `permission` (else its 404 or 403). */
-export function authorized<T extends SpaceRow>(
+export async function authorized<T extends SpaceRow>(
+  spaces: Spaces,
   ctx: CallContext,
   row: T | undefined,
   access: ResourceAccess,
   permission?: Permission,
-  place: (row: T) => ResourcePlace = placeOf,
-): T {
-  requireResourcePermission(ctx.principal, row && place(row), access, permission);
+  place: (row: T) => RowPlace = placeOf,
+): Promise<T> {
+  await requirePermissionAt(spaces, ctx, row && place(row), access, permission);
   return row!;
 }
 

@@ -38,7 +38,7 @@ export function annotationConfigQueries(deps: CatalogDeps) {
       ctx: CallContext,
     ): Promise<AnnotationConfig> {
       const row = await findAnnotationConfig(pool, req.id);
-      return toAnnotationConfig(authorized(ctx, row, ACCESS.annotationConfig));
+      return toAnnotationConfig(await authorized(deps.spaces, ctx, row, ACCESS.annotationConfig));
     },
   };
 }

@@ -18,17 +18,18 @@ import {
   toRecord,
   type QueueRow,
 } from "../projections/annotationQueueRows.ts";
+import type { Spaces } from "../adapters/spaces.ts";
 import { authorized } from "../projections/rows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { listInSpaces } from "./listInSpaces.ts";
 
 /** The queue as the caller may read it, with its annotation configs. */
 export async function presentQueue(
-  pool: Pool,
+  { pool, spaces }: { pool: Pool; spaces: Spaces },
   ctx: CallContext,
   id: string,
 ): Promise<AnnotationQueue> {
-  const row = authorized(ctx, await findQueue(pool, id), ACCESS.annotationQueue);
+  const row = await authorized(spaces, ctx, await findQueue(pool, id), ACCESS.annotationQueue);
   return toQueue(row, await annotationConfigsById(pool, row.annotation_config_ids));
 }
 
@@ -54,13 +55,14 @@ export function annotationQueueQueries(deps: CatalogDeps) {
     },
 
     getAnnotationQueue: (req: GetAnnotationQueueRequest, ctx: CallContext) =>
-      presentQueue(pool, ctx, req.id),
+      presentQueue(deps, ctx, req.id),
 
     async listAnnotationQueueRecords(
       req: ListAnnotationQueueRecordsRequest,
       ctx: CallContext,
     ): Promise<ListAnnotationQueueRecordsResponse> {
-      const queue = authorized(
+      const queue = await authorized(
+        deps.spaces,
         ctx,
         await findQueue(pool, req.annotationQueueId),
         ACCESS.annotationQueue,

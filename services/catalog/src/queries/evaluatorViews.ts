@@ -8,24 +8,30 @@ import {
   type EvaluatorRow,
   type EvaluatorVersionRow,
 } from "../projections/evaluatorRows.ts";
+import type { Spaces } from "../adapters/spaces.ts";
 import { authorized, isUuid } from "../projections/rows.ts";
 
 /** Evaluators and versions as the caller may read them (404 otherwise). */
-export function evaluatorViews(pool: Pool) {
+export function evaluatorViews(pool: Pool, spaces: Spaces) {
   const versionWhere = async (
     ctx: CallContext,
     where: string,
     values: string[],
   ): Promise<EvaluatorVersionRow> =>
-    authorized(ctx, await findEvaluatorVersion(pool, where, values), ACCESS.evaluatorVersion);
+    authorized(
+      spaces,
+      ctx,
+      await findEvaluatorVersion(pool, where, values),
+      ACCESS.evaluatorVersion,
+    );
 
   return {
     evaluator: async (ctx: CallContext, id: string): Promise<EvaluatorRow> =>
-      authorized(ctx, await findEvaluator(pool, id), ACCESS.evaluator),
+      authorized(spaces, ctx, await findEvaluator(pool, id), ACCESS.evaluator),
     versionWhere,
     version: async (ctx: CallContext, id: string): Promise<EvaluatorVersionRow> => {
       const row = isUuid(id) ? await findEvaluatorVersion(pool, "v.id = $1", [id]) : undefined;
-      return authorized(ctx, row, ACCESS.evaluatorVersion);
+      return authorized(spaces, ctx, row, ACCESS.evaluatorVersion);
     },
     latest: (ctx: CallContext, evaluatorId: string) =>
       versionWhere(ctx, "v.evaluator_id = $1 order by v.id desc", [evaluatorId]),

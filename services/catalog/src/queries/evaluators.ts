@@ -24,7 +24,7 @@ import { listInSpaces } from "./listInSpaces.ts";
 
 export function evaluatorQueries(deps: CatalogDeps) {
   const { pool } = deps;
-  const views = evaluatorViews(pool);
+  const views = evaluatorViews(pool, deps.spaces);
   return {
     async listEvaluators(
       req: ListEvaluatorsRequest,

@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, type CallContext, type Permission } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
-import { listableSpaceIds } from "../adapters/spaceAccess.ts";
+import { listableSpaces } from "../adapters/spaceAccess.ts";
 import type { Spaces } from "../adapters/spaces.ts";
 import { updatedAfter, updatedKey } from "../projections/updatedPaging.ts";
 
@@ -23,7 +23,7 @@ export interface SpaceList {
 
 /**
  * One page of the resources the caller may read: filtered by space (id or name, as
- * `listableSpaceIds` rules) and by a case-insensitive name substring, keyset-paged.
+ * `listableSpaces` rules) and by a case-insensitive name substring, keyset-paged.
  */
 export async function listInSpaces<Row extends { id: string; updated_at?: Date }>(
   deps: { pool: Pool; spaces: Spaces },
@@ -32,7 +32,7 @@ export async function listInSpaces<Row extends { id: string; updated_at?: Date }
   list: SpaceList,
 ): Promise<{ items: Row[]; nextAfter: string }> {
   const filter = { spaceId: req.spaceId, spaceName: req.spaceName };
-  const spaceIds = await listableSpaceIds(deps.spaces, ctx, filter, list.read);
+  const readable = await listableSpaces(deps.spaces, ctx, filter, list.read, "t.space_id", 6);
   const byUpdate = list.order === "updated";
   const after = byUpdate
     ? updatedAfter(req.page?.after)
@@ -40,14 +40,21 @@ export async function listInSpaces<Row extends { id: string; updated_at?: Date }
   const res = await tracedQuery<Row>(
     deps.pool,
     `list ${list.table}`,
-    `select ${list.columns} from ${list.table}
+    `select ${list.columns} from ${list.table} t
       where account_id = $1
-        and ($2::uuid[] is null or space_id = any($2::uuid[]))
-        and ($3::text is null or strpos(lower(name), lower($3)) > 0)
-        and ($5::uuid is null or ${byUpdate ? "(updated_at, id) < ($4::timestamptz, $5)" : "($4::timestamptz is null and id < $5)"})
+        and ${readable.sql}
+        and ($2::text is null or strpos(lower(name), lower($2)) > 0)
+        and ($4::uuid is null or ${byUpdate ? "(updated_at, id) < ($3::timestamptz, $4)" : "($3::timestamptz is null and id < $4)"})
       order by ${byUpdate ? "updated_at desc, id desc" : "id desc"}
-      limit $6`,
-    [ctx.principal.accountId, spaceIds, req.name || null, after.at, after.id, fetchSize(req.page)],
+      limit $5`,
+    [
+      ctx.principal.accountId,
+      req.name || null,
+      after.at,
+      after.id,
+      fetchSize(req.page),
+      ...readable.params,
+    ],
   );
   const key = (r: Row) => (byUpdate ? updatedKey({ id: r.id, updated_at: r.updated_at! }) : r.id);
   return pageOf(res.rows, req.page, key);

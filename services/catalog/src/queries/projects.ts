@@ -1,5 +1,13 @@
 import { tracedQuery } from "@argus/eventstore";
-import { fetchSize, isAccountAdmin, pageOf, type CallContext } from "@argus/platform";
+import {
+  fetchSize,
+  grantedProjectIds,
+  isAccountAdmin,
+  pageOf,
+  spaceRuleSql,
+  type CallContext,
+} from "@argus/platform";
+import { SPACE_FACTS } from "../adapters/spaceAccess.ts";
 import type {
   GetProjectRequest,
   ListProjectsRequest,
@@ -20,33 +28,31 @@ export function projectQueries({ pool, spaces }: CatalogDeps) {
   return {
     async getProject(req: GetProjectRequest, ctx: CallContext): Promise<Project> {
       const row = await findProject(pool, req.id);
-      return toProject(authorized(ctx, row, ACCESS.project, undefined, projectPlaceOf));
+      return toProject(
+        await authorized(spaces, ctx, row, ACCESS.project, undefined, projectPlaceOf),
+      );
     },
 
     async listProjects(req: ListProjectsRequest, ctx: CallContext): Promise<ListProjectsResponse> {
       const p = ctx.principal;
       const named = req.spaceName ? await spaces.idsNamed(ctx, req.spaceName) : null;
-      const readable = Object.entries(p.spacePermissions)
-        .filter(([, set]) => set.permissions.includes("PROJECT_READ"))
-        .map(([space]) => space);
-      // Restricted projects: hidden unless a PROJECT binding grants PROJECT_READ.
-      const restricted = Object.entries(p.restrictedProjects);
-      const restrictedReadable = restricted
-        .filter(([, set]) => set.permissions.includes("PROJECT_READ"))
-        .map(([project]) => project);
+      const readable = spaceRuleSql(p, "PROJECT_READ", "sf", 9, SPACE_FACTS("t.space_id"));
       const res = await tracedQuery<ProjectRow>(
         pool,
         "list projects",
-        `select ${PROJECT_COLUMNS} from projects
+        `select ${PROJECT_COLUMNS} from projects t
           where account_id = $1
             and ($2::uuid is null or space_id = $2)
             and ($3::uuid[] is null or space_id = any($3))
             and ($4::text is null or strpos(lower(name), lower($4)) > 0)
             and ($5::uuid is null or id < $5)
-            and ($6 or (space_id = any($7::uuid[]) and not id = any($9::uuid[]))
-                or id = any($10::uuid[]))
+            and ($6
+                 -- a restricted project answers only to its own bindings
+                 or case when exists (select 1 from restricted_projects r where r.project_id = t.id)
+                         then t.id = any($8::uuid[])
+                         else ${readable.sql} end)
           order by id desc
-          limit $8`,
+          limit $7`,
         [
           p.accountId,
           req.spaceId || null,
@@ -54,10 +60,9 @@ export function projectQueries({ pool, spaces }: CatalogDeps) {
           req.name || null,
           req.page?.after || null,
           isAccountAdmin(p),
-          readable,
           fetchSize(req.page),
-          restricted.map(([project]) => project),
-          restrictedReadable,
+          grantedProjectIds(p, "PROJECT_READ"),
+          ...readable.params,
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);

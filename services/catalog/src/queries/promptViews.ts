@@ -10,12 +10,13 @@ import {
   type PromptRow,
   type PromptVersionRow,
 } from "../projections/promptRows.ts";
+import type { Spaces } from "../adapters/spaces.ts";
 import { authorized, isUuid } from "../projections/rows.ts";
 
 /** Prompts and versions as the caller may read them (404 otherwise). */
-export function promptViews(pool: Pool) {
+export function promptViews(pool: Pool, spaces: Spaces) {
   const prompt = async (ctx: CallContext, id: string): Promise<PromptRow> =>
-    authorized(ctx, await findPrompt(pool, id), ACCESS.prompt);
+    authorized(spaces, ctx, await findPrompt(pool, id), ACCESS.prompt);
 
   const versionWhere = async (
     ctx: CallContext,
@@ -23,11 +24,11 @@ export function promptViews(pool: Pool) {
     values: string[],
     access: ResourceAccess = ACCESS.promptVersion,
   ): Promise<PromptVersionRow> =>
-    authorized(ctx, await findPromptVersion(pool, where, values), access);
+    authorized(spaces, ctx, await findPromptVersion(pool, where, values), access);
 
   const version = async (ctx: CallContext, id: string): Promise<PromptVersionRow> => {
     const row = isUuid(id) ? await findPromptVersion(pool, "v.id = $1", [id]) : undefined;
-    return authorized(ctx, row, ACCESS.promptVersion);
+    return authorized(spaces, ctx, row, ACCESS.promptVersion);
   };
 
   return {

@@ -25,7 +25,7 @@ import { promptViews } from "./promptViews.ts";
 
 export function promptQueries(deps: CatalogDeps) {
   const { pool } = deps;
-  const views = promptViews(pool);
+  const views = promptViews(pool, deps.spaces);
   return {
     async listPrompts(req: ListPromptsRequest, ctx: CallContext): Promise<ListPromptsResponse> {
       const list = {

@@ -32,7 +32,7 @@ export function apiKeyChanges({
       keyType: key.key_type,
       accountId: key.account_id,
       createdByUserId: key.created_by_user_id,
-      boundSpaceIds: key.bound_space_ids,
+      boundSpaces: key.bound_spaces,
     };
     const admins = await adminSpaces(pool, p, key.bound_space_ids);
     // Without read access the key's existence stays hidden (spec endpoint 4, rule 5).

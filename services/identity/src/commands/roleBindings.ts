@@ -14,6 +14,7 @@ import type {
 } from "@argus/proto/identity/v1";
 import { streamId, type BindingResourceType, type SubjectType } from "@argus/contracts";
 import type { PoolClient } from "pg";
+import type { Queryable } from "@argus/eventstore";
 import {
   roleBindingDecider,
   type BoundBinding,
@@ -41,13 +42,14 @@ export function bindingMetadata(ctx: CallContext, id: string, type: string, reso
   return { ...actorMetadata(ctx), role_binding_id: id, ...scope };
 }
 
-function requireManage(
+async function requireManage(
+  db: Queryable,
   ctx: CallContext,
   r: Pick<BindingRow, "resource_type" | "resource_id">,
   perm: Permission,
   what: string,
 ) {
-  if (!mayManage(ctx, r.resource_type, r.resource_id, perm))
+  if (!(await mayManage(db, ctx, r.resource_type, r.resource_id, perm)))
     throw new DomainError("access-forbidden", `${what} requires ${perm}`);
 }
 
@@ -61,7 +63,7 @@ export function roleBindingCommands({ pool, commands }: Pick<IdentityDeps, "pool
     command: (granted: BoundBinding | undefined, client: PoolClient) => Promise<RoleBindingCommand>,
   ): Promise<BindingRow> {
     const row = await loadReadableBinding(pool, ctx, id);
-    requireManage(ctx, row, permission, `${verb} this role binding`);
+    await requireManage(pool, ctx, row, permission, `${verb} this role binding`);
     await commands.handle(
       streamId("role_binding", row.id),
       roleBindingDecider,
@@ -88,7 +90,8 @@ export function roleBindingCommands({ pool, commands }: Pick<IdentityDeps, "pool
         resourceId: req.resourceId,
       };
       if (target.resourceType === "SPACE") await loadVisibleSpace(pool, ctx, req.resourceId);
-      requireManage(
+      await requireManage(
+        pool,
         ctx,
         { resource_type: target.resourceType, resource_id: target.resourceId },
         "ROLE_BINDING_CREATE",

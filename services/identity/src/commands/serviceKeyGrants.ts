@@ -10,6 +10,7 @@ import type { Queryable } from "@argus/eventstore";
 import type { Principal } from "@argus/proto/common/v1";
 import type { OrganizationAssignment } from "@argus/proto/identity/v1/api_keys";
 import type { RoleGrant, ServiceRoleName } from "../domain/serviceAccount.ts";
+import { spaceFacts } from "../projections/tenancyRows.ts";
 import { adminSpaces } from "../queries/apiKeyReads.ts";
 import { RANK, holdTargets, orgRanks } from "./serviceKeyTargets.ts";
 
@@ -61,7 +62,7 @@ export async function resolveAssignments(
   for (const id of spaceIds) {
     const s = spaces.get(id);
     // A private space the caller is not in stays hidden.
-    if (!s || !canSeeSpace(p, { id, isPrivate: s.is_private }))
+    if (!s || !canSeeSpace(p, spaceFacts(s)))
       throw new DomainError("resource-not-found", "space not found");
   }
 
@@ -96,7 +97,7 @@ export async function resolveAssignments(
           "unprocessable-entity",
           "a space is listed under an organization it does not belong to",
         );
-      if (!hasSpacePermission(p, sa.spaceId, "SERVICE_KEY_CREATE"))
+      if (!hasSpacePermission(p, spaceFacts(spaces.get(sa.spaceId)!), "SERVICE_KEY_CREATE"))
         throw new DomainError(
           "access-forbidden",
           "missing permission SERVICE_KEY_CREATE in a requested space",

@@ -1,4 +1,4 @@
-import { hasSpacePermission, isAccountAdmin } from "@argus/platform";
+import { hasSpacePermission, isAccountAdmin, type SpaceFacts } from "@argus/platform";
 import type { Principal } from "@argus/proto/common/v1";
 
 /** Who may see and act on a key (spec endpoints 3 and 4), as pure functions of what was loaded. */
@@ -8,14 +8,14 @@ export interface KeyFacts {
   accountId: string;
   createdByUserId: string;
   /** SERVICE keys: the spaces the key's service account is bound to. */
-  boundSpaceIds: readonly string[];
+  boundSpaces: readonly SpaceFacts[];
 }
 
 /** The caller's space-admin spaces among the key's bound spaces (loaded from role bindings). */
 export type AdminSpaces = ReadonlySet<string>;
 
-const everyBound = (k: KeyFacts, ok: (spaceId: string) => boolean): boolean =>
-  k.boundSpaceIds.length > 0 && k.boundSpaceIds.every(ok);
+const everyBound = (k: KeyFacts, ok: (space: SpaceFacts) => boolean): boolean =>
+  k.boundSpaces.length > 0 && k.boundSpaces.every(ok);
 
 const isCreator = (p: Principal, k: KeyFacts): boolean =>
   p.userId !== "" && p.userId === k.createdByUserId;
@@ -25,8 +25,8 @@ export function canReadKey(p: Principal, k: KeyFacts, adminSpaces: AdminSpaces):
   if (p.accountId !== k.accountId) return false;
   if (isAccountAdmin(p) || isCreator(p, k)) return true;
   if (k.keyType === "USER") return false;
-  return k.boundSpaceIds.some(
-    (s) => adminSpaces.has(s) || hasSpacePermission(p, s, "SERVICE_KEY_READ"),
+  return k.boundSpaces.some(
+    (s) => adminSpaces.has(s.id) || hasSpacePermission(p, s, "SERVICE_KEY_READ"),
   );
 }
 
@@ -34,7 +34,7 @@ export function canReadKey(p: Principal, k: KeyFacts, adminSpaces: AdminSpaces):
 export function canRevokeKey(p: Principal, k: KeyFacts, adminSpaces: AdminSpaces): boolean {
   if (isAccountAdmin(p)) return true;
   if (k.keyType === "USER") return isCreator(p, k);
-  if (everyBound(k, (s) => adminSpaces.has(s))) return true;
+  if (everyBound(k, (s) => adminSpaces.has(s.id))) return true;
   return isCreator(p, k) && everyBound(k, (s) => hasSpacePermission(p, s, "SERVICE_KEY_REVOKE"));
 }
 
@@ -42,6 +42,6 @@ export function canRevokeKey(p: Principal, k: KeyFacts, adminSpaces: AdminSpaces
 export function canRefreshKey(p: Principal, k: KeyFacts, adminSpaces: AdminSpaces): boolean {
   if (isAccountAdmin(p)) return true;
   if (k.keyType === "USER") return isCreator(p, k);
-  if (everyBound(k, (s) => adminSpaces.has(s))) return true;
+  if (everyBound(k, (s) => adminSpaces.has(s.id))) return true;
   return isCreator(p, k) && everyBound(k, (s) => hasSpacePermission(p, s, "SERVICE_KEY_CREATE"));
 }

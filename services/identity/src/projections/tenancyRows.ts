@@ -1,3 +1,4 @@
+import type { SpaceFacts } from "@argus/platform";
 import type { Organization, Space } from "@argus/proto/identity/v1";
 
 /** Row types of the tenancy tables and their gRPC shapes. */
@@ -30,6 +31,11 @@ export interface SpaceRow {
 
 export const SPACE_COLUMNS =
   "id, account_id, organization_id, name, description, is_private, created_at";
+
+/** What authorization reads of a space (platform authorization.ts). */
+export const spaceFacts = (
+  r: Pick<SpaceRow, "id" | "organization_id" | "is_private">,
+): SpaceFacts => ({ id: r.id, organizationId: r.organization_id, isPrivate: r.is_private });
 
 export const toSpace = (r: SpaceRow): Space => ({
   id: r.id,

@@ -1,11 +1,11 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { predefinedRole } from "@argus/platform";
+import { predefinedRole, type SpaceFacts } from "@argus/platform";
 import type { Principal } from "@argus/proto/common/v1";
 import { KEY_COLUMNS, type KeyRow } from "../projections/apiKeyRows.ts";
 
 /** Reads of identity's API key tables (never the secrets). */
 
-export type KeyWithSpaces = KeyRow & { bound_space_ids: string[] };
+export type KeyWithSpaces = KeyRow & { bound_space_ids: string[]; bound_spaces: SpaceFacts[] };
 
 /** The key with the spaces its service account is bound to (what access to it depends on). */
 export async function loadKey(
@@ -19,7 +19,12 @@ export async function loadKey(
     `select ${KEY_COLUMNS},
             array(select rb.resource_id::text from role_bindings rb
                    where rb.subject_type = 'SERVICE_ACCOUNT' and rb.subject_id = k.service_account_id
-                     and rb.resource_type = 'SPACE') as bound_space_ids
+                     and rb.resource_type = 'SPACE') as bound_space_ids,
+            coalesce((select json_agg(json_build_object('id', s.id, 'organizationId', s.organization_id,
+                                                        'isPrivate', s.is_private))
+                        from role_bindings rb join spaces s on s.id = rb.resource_id
+                       where rb.subject_type = 'SERVICE_ACCOUNT' and rb.subject_id = k.service_account_id
+                         and rb.resource_type = 'SPACE'), '[]') as bound_spaces
        from api_keys k
       where k.id = $1 and k.account_id = $2`,
     [id, accountId],

@@ -6,6 +6,7 @@ import {
   isAccountAdmin,
   notFound,
   pageOf,
+  spaceRuleSql,
   type CallContext,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
@@ -13,6 +14,7 @@ import type { ListApiKeysRequest, ListApiKeysResponse } from "@argus/proto/ident
 import type { Pool } from "pg";
 import { KEY_COLUMNS, toApiKey, type KeyRow } from "../projections/apiKeyRows.ts";
 import { adminSpaces } from "./apiKeyReads.ts";
+import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
 
 const NOBODY = "00000000-0000-0000-0000-000000000000";
 
@@ -20,16 +22,16 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
   /** The SERVICE keys of a space are listed by its admins and holders of SERVICE_KEY_READ. */
   async function requireSpaceKeysReadable(ctx: CallContext, spaceId: string): Promise<void> {
     const p = ctx.principal;
-    const space = await tracedQuery<{ is_private: boolean }>(
+    const space = await tracedQuery<SpaceRow>(
       pool,
       "api keys space",
-      "select is_private from spaces where id = $1 and account_id = $2",
+      `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
       [spaceId, p.accountId],
     );
     const s = space.rows[0];
-    if (!s || !canSeeSpace(p, { id: spaceId, isPrivate: s.is_private })) throw notFound("space");
+    if (!s || !canSeeSpace(p, spaceFacts(s))) throw notFound("space");
     const isSpaceAdmin = (await adminSpaces(pool, p, [spaceId])).has(spaceId);
-    if (!isSpaceAdmin && !hasSpacePermission(p, spaceId, "SERVICE_KEY_READ"))
+    if (!isSpaceAdmin && !hasSpacePermission(p, spaceFacts(s), "SERVICE_KEY_READ"))
       throw new DomainError(
         "access-forbidden",
         "missing permission SERVICE_KEY_READ in this space",
@@ -60,12 +62,10 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
             "only account admins may list another user's keys",
           );
         creator ??= p.userId || NOBODY;
-      } else if (!isAccountAdmin(p)) {
-        // SERVICE keys of every space where the caller may read them.
-        spaces = Object.entries(p.spacePermissions)
-          .filter(([, set]) => set.permissions.includes("SERVICE_KEY_READ"))
-          .map(([id]) => id);
       }
+      // Without a space: SERVICE keys of every space where the caller may read them.
+      const byRule = keyType === "SERVICE" && !req.spaceId && !isAccountAdmin(p);
+      const readable = spaceRuleSql(p, "SERVICE_KEY_READ", "s", 9);
       const res = await tracedQuery<KeyRow>(
         pool,
         "list api keys",
@@ -77,6 +77,10 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
                    where rb.subject_type = 'SERVICE_ACCOUNT' and rb.subject_id = k.service_account_id
                      and rb.resource_type = 'SPACE' and rb.resource_id = any($5::uuid[])))
             and ($6::uuid is null or k.id < $6)
+            and (not $8::boolean or exists (
+                  select 1 from role_bindings rb join spaces s on s.id = rb.resource_id
+                   where rb.subject_type = 'SERVICE_ACCOUNT' and rb.subject_id = k.service_account_id
+                     and rb.resource_type = 'SPACE' and ${readable.sql}))
           order by k.id desc
           limit $7`,
         [
@@ -87,6 +91,8 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
           spaces,
           req.page?.after || null,
           fetchSize(req.page),
+          byRule,
+          ...readable.params,
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);

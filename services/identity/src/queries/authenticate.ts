@@ -4,7 +4,7 @@ import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
 import type { AuthenticateRequest, AuthenticateResponse } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { hashApiKey, sameHash } from "../domain/secretHash.ts";
-import { effectivePermissions } from "./effectivePermissions.ts";
+import { subjectGrants } from "./subjectGrants.ts";
 
 interface KeyRow {
   id: string;
@@ -18,6 +18,9 @@ interface KeyRow {
   key_hash: Buffer;
   service_account_id: string | null;
   user_deleted: boolean;
+  expires_at: Date | null;
+  /** The end of a refreshed key's grace period, when its previous secret matched. */
+  grace_until: Date | null;
 }
 
 const ROLE = {
@@ -59,10 +62,11 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
       `select k.id, k.account_id, k.key_type, k.user_id, k.status,
               (k.expires_at is not null and k.expires_at <= now()) as expired,
               u.account_role, u.is_developer, s.key_hash, k.service_account_id,
-              (u.deleted_at is not null) as user_deleted
-         from (select api_key_id, key_hash from api_key_secrets where key_hash = $1
+              (u.deleted_at is not null) as user_deleted, k.expires_at, s.grace_until
+         from (select api_key_id, key_hash, null::timestamptz as grace_until
+                 from api_key_secrets where key_hash = $1
                union all -- a refreshed key's previous secret, during its grace period
-               select api_key_id, key_hash from api_key_grace_secrets
+               select api_key_id, key_hash, valid_until from api_key_grace_secrets
                 where key_hash = $1 and valid_until > now()) s
          join api_keys k on k.id = s.api_key_id
          left join users u on u.id = k.user_id`,
@@ -73,13 +77,11 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
     if (!row || !sameHash(row.key_hash, hash) || row.status !== "ACTIVE" || row.expired)
       throw unauthenticated();
     if (row.key_type === "USER" && (!row.user_id || row.user_deleted)) throw unauthenticated();
-    // Computed on every request (no cache anywhere), so a removed binding or a deleted user
-    // takes effect on the very next call on every gateway replica.
     const subject =
       row.key_type === "USER"
         ? { type: "USER" as const, id: row.user_id ?? "" }
         : { type: "SERVICE_ACCOUNT" as const, id: row.service_account_id ?? "" };
-    const effective = await effectivePermissions(deps.pool, row.account_id, subject);
+    const grants = await subjectGrants(deps.pool, row.account_id, subject);
     touchLastUsed(deps.pool, row.id);
     const principal: Principal = {
       accountId: row.account_id,
@@ -89,11 +91,17 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
       keyType: row.key_type === "USER" ? KeyType.KEY_TYPE_USER : KeyType.KEY_TYPE_SERVICE,
       accountRole: row.account_role ? ROLE[row.account_role] : AccountRole.ACCOUNT_ROLE_UNSPECIFIED,
       isDeveloper: row.is_developer ?? false,
-      spacePermissions: effective.spacePermissions,
-      organizationIds: effective.organizationIds,
-      restrictedProjects: effective.restrictedProjects,
+      ...grants,
       issuedAtMs: 0n,
+      keyExpiresAtMs: BigInt(row.expires_at?.getTime() ?? 0),
     };
-    return { principal };
+    // A gateway caches the principal, but never past the moment this secret stops working.
+    return { principal, keyExpiresAtMs: secretExpiry(row.expires_at, row.grace_until) };
   };
+}
+
+/** The earlier of the key's expiry and its grace period's end, in ms; 0 when neither is set. */
+export function secretExpiry(expiresAt: Date | null, graceUntil: Date | null): bigint {
+  const ends = [expiresAt, graceUntil].filter((d): d is Date => d !== null);
+  return ends.length === 0 ? 0n : BigInt(Math.min(...ends.map((d) => d.getTime())));
 }

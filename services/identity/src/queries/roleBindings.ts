@@ -1,6 +1,8 @@
 import {
+  decideInSpace,
   fetchSize,
   hasSpacePermission,
+  spaceRuleSql,
   isAccountAdmin,
   notFound,
   pageOf,
@@ -16,28 +18,41 @@ import type {
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { BINDING_COLUMNS, toRoleBinding, type BindingRow } from "../projections/accessRows.ts";
+import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
 
 /**
  * Who may act on bindings of a resource: SPACE bindings by holders of ROLE_BINDING_* in that
  * space; ORGANIZATION and PROJECT bindings by account admins (a project's space is not known
  * to identity). Account admins may do everything.
  */
-export function mayManage(
+export async function mayManage(
+  db: Queryable,
   ctx: CallContext,
   resourceType: string,
   resourceId: string,
   permission: Permission,
-): boolean {
-  if (isAccountAdmin(ctx.principal)) return true;
-  return resourceType === "SPACE" && hasSpacePermission(ctx.principal, resourceId, permission);
+): Promise<boolean> {
+  const p = ctx.principal;
+  if (isAccountAdmin(p)) return true;
+  if (resourceType !== "SPACE") return false;
+  const alone = decideInSpace(p, resourceId, permission);
+  if (alone !== undefined) return alone;
+  const res = await tracedQuery<SpaceRow>(
+    db,
+    "binding space",
+    `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
+    [resourceId, p.accountId],
+  );
+  const space = res.rows[0];
+  return space !== undefined && hasSpacePermission(p, spaceFacts(space), permission);
 }
 
-function mayRead(ctx: CallContext, r: BindingRow): boolean {
+async function mayRead(db: Queryable, ctx: CallContext, r: BindingRow): Promise<boolean> {
   const p = ctx.principal;
   const self =
     (r.subject_type === "USER" && r.subject_id === p.userId) ||
     (r.subject_type === "SERVICE_ACCOUNT" && r.subject_id === p.serviceAccountId);
-  return self || mayManage(ctx, r.resource_type, r.resource_id, "ROLE_BINDING_READ");
+  return self || mayManage(db, ctx, r.resource_type, r.resource_id, "ROLE_BINDING_READ");
 }
 
 /** The binding if the caller may read it (their own, or one they may manage); 404 otherwise. */
@@ -53,7 +68,7 @@ export async function loadReadableBinding(
     [id, ctx.principal.accountId],
   );
   const row = res.rows[0];
-  if (!row || !mayRead(ctx, row)) throw notFound("role binding");
+  if (!row || !(await mayRead(db, ctx, row))) throw notFound("role binding");
   return row;
 }
 
@@ -65,9 +80,7 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
     ): Promise<ListRoleBindingsResponse> {
       const p = ctx.principal;
       // Non-admins see their own bindings and the bindings of spaces where they hold ROLE_BINDING_READ.
-      const readable = Object.entries(p.spacePermissions)
-        .filter(([, s]) => s.permissions.includes("ROLE_BINDING_READ"))
-        .map(([id]) => id);
+      const readable = spaceRuleSql(p, "ROLE_BINDING_READ", "s", 9);
       const res = await tracedQuery<BindingRow>(
         pool,
         "list role bindings",
@@ -77,10 +90,12 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
             and ($3::uuid is null or (subject_type = 'USER' and subject_id = $3))
             and ($4 or (subject_type = 'USER' and subject_id = $5::uuid)
                     or (subject_type = 'SERVICE_ACCOUNT' and subject_id = $6::uuid)
-                    or (resource_type = 'SPACE' and resource_id = any($7::uuid[])))
-            and ($8::uuid is null or id < $8)
+                    or (resource_type = 'SPACE' and exists (
+                          select 1 from spaces s where s.id = resource_id and s.account_id = $1
+                             and ${readable.sql})))
+            and ($7::uuid is null or id < $7)
           order by id desc
-          limit $9`,
+          limit $8`,
         [
           p.accountId,
           req.resourceType || null,
@@ -88,9 +103,9 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
           isAccountAdmin(p),
           p.userId || null,
           p.serviceAccountId || null,
-          readable,
           req.page?.after || null,
           fetchSize(req.page),
+          ...readable.params,
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);

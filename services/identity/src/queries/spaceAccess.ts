@@ -6,11 +6,13 @@ import {
   type Permission,
 } from "@argus/platform";
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { SPACE_COLUMNS, type SpaceRow } from "../projections/tenancyRows.ts";
+import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
 
 /** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
-export const visibleTo = (ctx: CallContext, row: Pick<SpaceRow, "id" | "is_private">): boolean =>
-  canSeeSpace(ctx.principal, { id: row.id, isPrivate: row.is_private });
+export const visibleTo = (
+  ctx: CallContext,
+  row: Pick<SpaceRow, "id" | "organization_id" | "is_private">,
+): boolean => canSeeSpace(ctx.principal, spaceFacts(row));
 
 /** The space if it is in the caller's account and visible to the caller; 404 otherwise. */
 export async function loadVisibleSpace(
@@ -38,6 +40,6 @@ export async function loadSpaceFor(
   what: string,
 ): Promise<SpaceRow> {
   const row = await loadVisibleSpace(db, ctx, id);
-  requireSpacePermissionTo(ctx.principal, row.id, permission, what);
+  requireSpacePermissionTo(ctx.principal, spaceFacts(row), permission, what);
   return row;
 }

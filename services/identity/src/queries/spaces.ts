@@ -1,6 +1,8 @@
-import { fetchSize, isAccountAdmin, pageOf, type CallContext } from "@argus/platform";
+import { fetchSize, notFound, pageOf, spaceRuleSql, type CallContext } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type {
+  AccessFacts,
+  GetAccessFactsRequest,
   GetSpaceRequest,
   ListSpacesRequest,
   ListSpacesResponse,
@@ -16,27 +18,52 @@ export function spaceQueries({ pool }: { pool: Pool }) {
       return toSpace(await loadVisibleSpace(pool, ctx, req.id));
     },
 
+    async getAccessFacts(req: GetAccessFactsRequest, ctx: CallContext): Promise<AccessFacts> {
+      const res = await tracedQuery<{
+        organization_id: string;
+        is_private: boolean;
+        project_restricted: boolean;
+      }>(
+        pool,
+        "access facts",
+        `select s.organization_id, s.is_private,
+                exists (select 1 from resource_restrictions r
+                         where r.account_id = $2 and r.resource_type = 'PROJECT'
+                           and r.resource_id = $3::uuid) as project_restricted
+           from spaces s where s.id = $1 and s.account_id = $2`,
+        [req.spaceId, ctx.principal.accountId, req.projectId || null],
+      );
+      const row = res.rows[0];
+      if (!row) throw notFound("space");
+      return {
+        spaceId: req.spaceId,
+        organizationId: row.organization_id,
+        isPrivate: row.is_private,
+        projectRestricted: row.project_restricted,
+      };
+    },
+
     async listSpaces(req: ListSpacesRequest, ctx: CallContext): Promise<ListSpacesResponse> {
       const p = ctx.principal;
+      const visible = spaceRuleSql(p, null, "s", 6);
       const res = await tracedQuery<SpaceRow>(
         pool,
         "list spaces",
-        `select ${SPACE_COLUMNS} from spaces
+        `select ${SPACE_COLUMNS} from spaces s
           where account_id = $1
             and ($2::uuid is null or organization_id = $2)
             and ($3::text is null or strpos(lower(name), lower($3)) > 0)
             and ($4::uuid is null or id < $4)
-            and ($5 or not is_private or id = any($6::uuid[]))
+            and ${visible.sql}
           order by id desc
-          limit $7`,
+          limit $5`,
         [
           p.accountId,
           req.organizationId || null,
           req.name || null,
           req.page?.after || null,
-          isAccountAdmin(p),
-          Object.keys(p.spacePermissions),
           fetchSize(req.page),
+          ...visible.params,
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);

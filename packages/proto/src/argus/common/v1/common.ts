@@ -46,8 +46,10 @@ export namespace AccountRole {
 }
 
 /**
- * Who is calling, with everything a service needs to authorize without another call.
- * The gateway signs it into the metadata of every downstream call.
+ * Who is calling: the subject and its own grants, never a list of what the account holds, so
+ * its size (and the cost of every request) does not grow with the account. Whether it holds a
+ * permission in a space is decided from it plus the space's own facts (organization, private
+ * flag; platform authorization.ts). The gateway signs it into the metadata of every call.
  */
 export interface Principal {
   accountId: string;
@@ -59,46 +61,34 @@ export interface Principal {
   keyType: KeyType;
   accountRole: AccountRole;
   isDeveloper: boolean;
-  /** Effective permission identifiers per space (internal uuid). */
-  spacePermissions: { [key: string]: PermissionSet };
-  /** Organizations (internal uuid) the principal belongs to. */
+  /**
+   * Organizations (internal uuid) the subject is bound to; account admins belong to every
+   * organization without them being listed.
+   */
   organizationIds: string[];
   /** Milliseconds since the epoch at which the gateway signed this principal. */
   issuedAtMs: bigint;
-  /**
-   * Every restricted project of the account (internal uuid) -> what the principal's explicit
-   * PROJECT bindings grant there (empty when unbound). Only restricted projects travel: any
-   * other project follows its space's permissions (authorization.ts hasProjectPermission).
-   */
-  restrictedProjects: { [key: string]: PermissionSet };
+  /** Organizations where the predefined ADMIN role is bound: it reaches every space of them. */
+  adminOrganizationIds: string[];
+  /** Explicit SPACE bindings, grouped by role (each role id travels once). */
+  spaceGrants: Grant[];
+  /** Explicit PROJECT bindings, grouped by role: they count only in restricted projects. */
+  projectGrants: Grant[];
+  /** The permissions of the custom roles the grants name (predefined roles are constants). */
+  customRoles: { [key: string]: PermissionSet };
+  /** When the API key expires (milliseconds since the epoch); 0 when it never does. */
+  keyExpiresAtMs: bigint;
 }
 
-export interface Principal_SpacePermissionsEntry {
+export interface Principal_CustomRolesEntry {
   key: string;
   value?: PermissionSet | undefined;
 }
 
-export interface Principal_RestrictedProjectsEntry {
-  key: string;
-  value?: PermissionSet | undefined;
-}
-
-/**
- * How the gateway signs a Principal into call metadata (platform principal.ts): space
- * permissions repeat the same few role sets across many spaces, so each distinct set travels
- * once and spaces point at it; a full map would outgrow HTTP/2's header limit.
- */
-export interface SignedPrincipal {
-  /** With space_permissions empty: they are in the two fields below. */
-  principal?: Principal | undefined;
-  permissionSets: PermissionSet[];
-  /** Space (internal uuid) -> index into permission_sets. */
-  spacePermissionSets: { [key: string]: number };
-}
-
-export interface SignedPrincipal_SpacePermissionSetsEntry {
-  key: string;
-  value: number;
+/** One role and the resources (internal uuids) where it is bound. */
+export interface Grant {
+  roleId: string;
+  resourceIds: string[];
 }
 
 export interface PermissionSet {
@@ -128,10 +118,13 @@ function createBasePrincipal(): Principal {
     keyType: 0,
     accountRole: 0,
     isDeveloper: false,
-    spacePermissions: {},
     organizationIds: [],
     issuedAtMs: 0n,
-    restrictedProjects: {},
+    adminOrganizationIds: [],
+    spaceGrants: [],
+    projectGrants: [],
+    customRoles: {},
+    keyExpiresAtMs: 0n,
   };
 }
 
@@ -158,14 +151,6 @@ export const Principal: MessageFns<Principal> = {
     if (message.isDeveloper !== false) {
       writer.uint32(56).bool(message.isDeveloper);
     }
-    globalThis.Object.entries(message.spacePermissions).forEach(
-      ([key, value]: [string, PermissionSet]) => {
-        Principal_SpacePermissionsEntry.encode(
-          { key: key as any, value },
-          writer.uint32(66).fork(),
-        ).join();
-      },
-    );
     for (const v of message.organizationIds) {
       writer.uint32(74).string(v!);
     }
@@ -177,14 +162,31 @@ export const Principal: MessageFns<Principal> = {
       }
       writer.uint32(80).int64(message.issuedAtMs);
     }
-    globalThis.Object.entries(message.restrictedProjects).forEach(
+    for (const v of message.adminOrganizationIds) {
+      writer.uint32(98).string(v!);
+    }
+    for (const v of message.spaceGrants) {
+      Grant.encode(v!, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.projectGrants) {
+      Grant.encode(v!, writer.uint32(114).fork()).join();
+    }
+    globalThis.Object.entries(message.customRoles).forEach(
       ([key, value]: [string, PermissionSet]) => {
-        Principal_RestrictedProjectsEntry.encode(
+        Principal_CustomRolesEntry.encode(
           { key: key as any, value },
-          writer.uint32(90).fork(),
+          writer.uint32(122).fork(),
         ).join();
       },
     );
+    if (message.keyExpiresAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.keyExpiresAtMs) !== message.keyExpiresAtMs) {
+        throw new globalThis.Error(
+          "value provided for field message.keyExpiresAtMs of type int64 too large",
+        );
+      }
+      writer.uint32(128).int64(message.keyExpiresAtMs);
+    }
     return writer;
   },
 
@@ -257,17 +259,6 @@ export const Principal: MessageFns<Principal> = {
             message.isDeveloper = reader.bool();
             continue;
           }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            const entry8 = Principal_SpacePermissionsEntry.decode(reader, reader.uint32());
-            if (entry8.value !== undefined) {
-              message.spacePermissions[entry8.key] = entry8.value;
-            }
-            continue;
-          }
           case 9: {
             if (tag !== 74) {
               break;
@@ -284,15 +275,47 @@ export const Principal: MessageFns<Principal> = {
             message.issuedAtMs = reader.int64() as bigint;
             continue;
           }
-          case 11: {
-            if (tag !== 90) {
+          case 12: {
+            if (tag !== 98) {
               break;
             }
 
-            const entry11 = Principal_RestrictedProjectsEntry.decode(reader, reader.uint32());
-            if (entry11.value !== undefined) {
-              message.restrictedProjects[entry11.key] = entry11.value;
+            message.adminOrganizationIds.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
             }
+
+            message.spaceGrants.push(Grant.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.projectGrants.push(Grant.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            const entry15 = Principal_CustomRolesEntry.decode(reader, reader.uint32());
+            if (entry15.value !== undefined) {
+              message.customRoles[entry15.key] = entry15.value;
+            }
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.keyExpiresAtMs = reader.int64() as bigint;
             continue;
           }
         }
@@ -308,13 +331,13 @@ export const Principal: MessageFns<Principal> = {
   },
 };
 
-function createBasePrincipal_SpacePermissionsEntry(): Principal_SpacePermissionsEntry {
+function createBasePrincipal_CustomRolesEntry(): Principal_CustomRolesEntry {
   return { key: "", value: undefined };
 }
 
-export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissionsEntry> = {
+export const Principal_CustomRolesEntry: MessageFns<Principal_CustomRolesEntry> = {
   encode(
-    message: Principal_SpacePermissionsEntry,
+    message: Principal_CustomRolesEntry,
     writer: BinaryWriter = new BinaryWriter(),
   ): BinaryWriter {
     if (message.key !== "") {
@@ -326,7 +349,7 @@ export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissi
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): Principal_SpacePermissionsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): Principal_CustomRolesEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -335,7 +358,7 @@ export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissi
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePrincipal_SpacePermissionsEntry();
+      const message = createBasePrincipal_CustomRolesEntry();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -368,25 +391,22 @@ export const Principal_SpacePermissionsEntry: MessageFns<Principal_SpacePermissi
   },
 };
 
-function createBasePrincipal_RestrictedProjectsEntry(): Principal_RestrictedProjectsEntry {
-  return { key: "", value: undefined };
+function createBaseGrant(): Grant {
+  return { roleId: "", resourceIds: [] };
 }
 
-export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedProjectsEntry> = {
-  encode(
-    message: Principal_RestrictedProjectsEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
+export const Grant: MessageFns<Grant> = {
+  encode(message: Grant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.roleId !== "") {
+      writer.uint32(10).string(message.roleId);
     }
-    if (message.value !== undefined) {
-      PermissionSet.encode(message.value, writer.uint32(18).fork()).join();
+    for (const v of message.resourceIds) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): Principal_RestrictedProjectsEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): Grant {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -395,7 +415,7 @@ export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedP
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePrincipal_RestrictedProjectsEntry();
+      const message = createBaseGrant();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -404,7 +424,7 @@ export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedP
               break;
             }
 
-            message.key = reader.string();
+            message.roleId = reader.string();
             continue;
           }
           case 2: {
@@ -412,7 +432,7 @@ export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedP
               break;
             }
 
-            message.value = PermissionSet.decode(reader, reader.uint32());
+            message.resourceIds.push(reader.string());
             continue;
           }
         }
@@ -427,146 +447,6 @@ export const Principal_RestrictedProjectsEntry: MessageFns<Principal_RestrictedP
     }
   },
 };
-
-function createBaseSignedPrincipal(): SignedPrincipal {
-  return { principal: undefined, permissionSets: [], spacePermissionSets: {} };
-}
-
-export const SignedPrincipal: MessageFns<SignedPrincipal> = {
-  encode(message: SignedPrincipal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.principal !== undefined) {
-      Principal.encode(message.principal, writer.uint32(10).fork()).join();
-    }
-    for (const v of message.permissionSets) {
-      PermissionSet.encode(v!, writer.uint32(18).fork()).join();
-    }
-    globalThis.Object.entries(message.spacePermissionSets).forEach(
-      ([key, value]: [string, number]) => {
-        SignedPrincipal_SpacePermissionSetsEntry.encode(
-          { key: key as any, value },
-          writer.uint32(26).fork(),
-        ).join();
-      },
-    );
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SignedPrincipal {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSignedPrincipal();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.principal = Principal.decode(reader, reader.uint32());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.permissionSets.push(PermissionSet.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            const entry3 = SignedPrincipal_SpacePermissionSetsEntry.decode(reader, reader.uint32());
-            if (entry3.value !== undefined) {
-              message.spacePermissionSets[entry3.key] = entry3.value;
-            }
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBaseSignedPrincipal_SpacePermissionSetsEntry(): SignedPrincipal_SpacePermissionSetsEntry {
-  return { key: "", value: 0 };
-}
-
-export const SignedPrincipal_SpacePermissionSetsEntry: MessageFns<SignedPrincipal_SpacePermissionSetsEntry> =
-  {
-    encode(
-      message: SignedPrincipal_SpacePermissionSetsEntry,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.key !== "") {
-        writer.uint32(10).string(message.key);
-      }
-      if (message.value !== 0) {
-        writer.uint32(16).uint32(message.value);
-      }
-      return writer;
-    },
-
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): SignedPrincipal_SpacePermissionSetsEntry {
-      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseSignedPrincipal_SpacePermissionSetsEntry();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.key = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 16) {
-                break;
-              }
-
-              message.value = reader.uint32();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-  };
 
 function createBasePermissionSet(): PermissionSet {
   return { permissions: [] };

@@ -33,6 +33,29 @@ export interface AuthenticateRequest {
 
 export interface AuthenticateResponse {
   principal?: Principal | undefined;
+  /**
+   * When this secret stops authenticating on its own (milliseconds since the epoch): the key's
+   * expiry, or the end of the grace period of a refreshed key's previous secret; 0 = never.
+   * A gateway never serves the principal from its cache past it.
+   */
+  keyExpiresAtMs: bigint;
+}
+
+export interface RenewGatewayLeaseRequest {
+  /** The gateway process's random id (letters, digits, '-' and '_', at most 64). */
+  gatewayId: string;
+  /**
+   * The gateway is stopping and serves nothing from its cache any more: its lease ends now,
+   * so no change waits for it.
+   */
+  release: boolean;
+}
+
+export interface RenewGatewayLeaseResponse {
+  /** The authorization epoch: bumped after every command that may change what a key may do. */
+  epoch: bigint;
+  /** The lease granted, from the moment identity received the renewal. */
+  leaseMs: bigint;
 }
 
 export interface Space {
@@ -55,6 +78,19 @@ export interface CreateSpaceRequest {
 
 export interface GetSpaceRequest {
   id: string;
+}
+
+export interface GetAccessFactsRequest {
+  spaceId: string;
+  /** Optional: a project of that space. */
+  projectId: string;
+}
+
+export interface AccessFacts {
+  spaceId: string;
+  organizationId: string;
+  isPrivate: boolean;
+  projectRestricted: boolean;
 }
 
 export interface ListSpacesRequest {
@@ -416,13 +452,21 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { principal: undefined };
+  return { principal: undefined, keyExpiresAtMs: 0n };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
   encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.principal !== undefined) {
       Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.keyExpiresAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.keyExpiresAtMs) !== message.keyExpiresAtMs) {
+        throw new globalThis.Error(
+          "value provided for field message.keyExpiresAtMs of type int64 too large",
+        );
+      }
+      writer.uint32(16).int64(message.keyExpiresAtMs);
     }
     return writer;
   },
@@ -446,6 +490,144 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             }
 
             message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.keyExpiresAtMs = reader.int64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRenewGatewayLeaseRequest(): RenewGatewayLeaseRequest {
+  return { gatewayId: "", release: false };
+}
+
+export const RenewGatewayLeaseRequest: MessageFns<RenewGatewayLeaseRequest> = {
+  encode(
+    message: RenewGatewayLeaseRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.gatewayId !== "") {
+      writer.uint32(10).string(message.gatewayId);
+    }
+    if (message.release !== false) {
+      writer.uint32(16).bool(message.release);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewGatewayLeaseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewGatewayLeaseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gatewayId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.release = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRenewGatewayLeaseResponse(): RenewGatewayLeaseResponse {
+  return { epoch: 0n, leaseMs: 0n };
+}
+
+export const RenewGatewayLeaseResponse: MessageFns<RenewGatewayLeaseResponse> = {
+  encode(
+    message: RenewGatewayLeaseResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.epoch !== 0n) {
+      if (BigInt.asIntN(64, message.epoch) !== message.epoch) {
+        throw new globalThis.Error(
+          "value provided for field message.epoch of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.epoch);
+    }
+    if (message.leaseMs !== 0n) {
+      if (BigInt.asIntN(64, message.leaseMs) !== message.leaseMs) {
+        throw new globalThis.Error(
+          "value provided for field message.leaseMs of type int64 too large",
+        );
+      }
+      writer.uint32(16).int64(message.leaseMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewGatewayLeaseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewGatewayLeaseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.epoch = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leaseMs = reader.int64() as bigint;
             continue;
           }
         }
@@ -672,6 +854,142 @@ export const GetSpaceRequest: MessageFns<GetSpaceRequest> = {
             }
 
             message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetAccessFactsRequest(): GetAccessFactsRequest {
+  return { spaceId: "", projectId: "" };
+}
+
+export const GetAccessFactsRequest: MessageFns<GetAccessFactsRequest> = {
+  encode(message: GetAccessFactsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectId !== "") {
+      writer.uint32(18).string(message.projectId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccessFactsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccessFactsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAccessFacts(): AccessFacts {
+  return { spaceId: "", organizationId: "", isPrivate: false, projectRestricted: false };
+}
+
+export const AccessFacts: MessageFns<AccessFacts> = {
+  encode(message: AccessFacts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.isPrivate !== false) {
+      writer.uint32(24).bool(message.isPrivate);
+    }
+    if (message.projectRestricted !== false) {
+      writer.uint32(32).bool(message.projectRestricted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccessFacts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccessFacts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.isPrivate = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.projectRestricted = reader.bool();
             continue;
           }
         }
@@ -3766,6 +4084,20 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
+    /**
+     * A gateway's lease on its principal cache (docs/architecture.md, "Principal cache and
+     * invalidation"): while it holds one, every command that changes authorization waits for its
+     * acknowledgement of the invalidation (or for the lease to run out) before returning.
+     * Returns the authorization epoch read in the renewal's transaction. Called every lease/3.
+     */
+    renewGatewayLease: {
+      name: "RenewGatewayLease",
+      requestType: RenewGatewayLeaseRequest as typeof RenewGatewayLeaseRequest,
+      requestStream: false,
+      responseType: RenewGatewayLeaseResponse as typeof RenewGatewayLeaseResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
     createOrganization: {
       name: "CreateOrganization",
       requestType: CreateOrganizationRequest as typeof CreateOrganizationRequest,
@@ -3811,6 +4143,19 @@ export const IdentityServiceDefinition = {
       requestType: ListSpacesRequest as typeof ListSpacesRequest,
       requestStream: false,
       responseType: ListSpacesResponse as typeof ListSpacesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * What another service needs to authorize a caller in a space it holds things in (and in a
+     * project there): the space's organization and private flag, and whether the project is
+     * restricted. Facts only, no visibility rule: the asking service applies the rules.
+     */
+    getAccessFacts: {
+      name: "GetAccessFacts",
+      requestType: GetAccessFactsRequest as typeof GetAccessFactsRequest,
+      requestStream: false,
+      responseType: AccessFacts as typeof AccessFacts,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -3930,7 +4275,7 @@ export const IdentityServiceDefinition = {
     },
     /**
      * Internal (no public REST route): the invitee proves the e-mailed verification token and
-     * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+     * becomes ACTIVE. Called by the gateway as itself; the token identifies the user.
      */
     acceptInvitation: {
       name: "AcceptInvitation",
@@ -4067,6 +4412,25 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): AuthenticateResponse =>
       AuthenticateResponse.decode(value),
   },
+  /**
+   * A gateway's lease on its principal cache (docs/architecture.md, "Principal cache and
+   * invalidation"): while it holds one, every command that changes authorization waits for its
+   * acknowledgement of the invalidation (or for the lease to run out) before returning.
+   * Returns the authorization epoch read in the renewal's transaction. Called every lease/3.
+   */
+  renewGatewayLease: {
+    path: "/argus.identity.v1.IdentityService/RenewGatewayLease" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewGatewayLeaseRequest): Buffer =>
+      Buffer.from(RenewGatewayLeaseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewGatewayLeaseRequest =>
+      RenewGatewayLeaseRequest.decode(value),
+    responseSerialize: (value: RenewGatewayLeaseResponse): Buffer =>
+      Buffer.from(RenewGatewayLeaseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewGatewayLeaseResponse =>
+      RenewGatewayLeaseResponse.decode(value),
+  },
   createOrganization: {
     path: "/argus.identity.v1.IdentityService/CreateOrganization" as const,
     requestStream: false as const,
@@ -4134,6 +4498,23 @@ export const IdentityServiceService = {
     responseSerialize: (value: ListSpacesResponse): Buffer =>
       Buffer.from(ListSpacesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListSpacesResponse => ListSpacesResponse.decode(value),
+  },
+  /**
+   * What another service needs to authorize a caller in a space it holds things in (and in a
+   * project there): the space's organization and private flag, and whether the project is
+   * restricted. Facts only, no visibility rule: the asking service applies the rules.
+   */
+  getAccessFacts: {
+    path: "/argus.identity.v1.IdentityService/GetAccessFacts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccessFactsRequest): Buffer =>
+      Buffer.from(GetAccessFactsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccessFactsRequest =>
+      GetAccessFactsRequest.decode(value),
+    responseSerialize: (value: AccessFacts): Buffer =>
+      Buffer.from(AccessFacts.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AccessFacts => AccessFacts.decode(value),
   },
   updateOrganization: {
     path: "/argus.identity.v1.IdentityService/UpdateOrganization" as const,
@@ -4291,7 +4672,7 @@ export const IdentityServiceService = {
   },
   /**
    * Internal (no public REST route): the invitee proves the e-mailed verification token and
-   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   * becomes ACTIVE. Called by the gateway as itself; the token identifies the user.
    */
   acceptInvitation: {
     path: "/argus.identity.v1.IdentityService/AcceptInvitation" as const,
@@ -4460,12 +4841,25 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * IDEMPOTENT rather than NO_SIDE_EFFECTS: it keeps the key's last_used_at (to the minute).
    */
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
+  /**
+   * A gateway's lease on its principal cache (docs/architecture.md, "Principal cache and
+   * invalidation"): while it holds one, every command that changes authorization waits for its
+   * acknowledgement of the invalidation (or for the lease to run out) before returning.
+   * Returns the authorization epoch read in the renewal's transaction. Called every lease/3.
+   */
+  renewGatewayLease: handleUnaryCall<RenewGatewayLeaseRequest, RenewGatewayLeaseResponse>;
   createOrganization: handleUnaryCall<CreateOrganizationRequest, Organization>;
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
   getOrganization: handleUnaryCall<GetOrganizationRequest, Organization>;
   createSpace: handleUnaryCall<CreateSpaceRequest, Space>;
   getSpace: handleUnaryCall<GetSpaceRequest, Space>;
   listSpaces: handleUnaryCall<ListSpacesRequest, ListSpacesResponse>;
+  /**
+   * What another service needs to authorize a caller in a space it holds things in (and in a
+   * project there): the space's organization and private flag, and whether the project is
+   * restricted. Facts only, no visibility rule: the asking service applies the rules.
+   */
+  getAccessFacts: handleUnaryCall<GetAccessFactsRequest, AccessFacts>;
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, Organization>;
   /** Deletes the organization and, through events, its spaces and everything they own. */
   deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, Done>;
@@ -4484,7 +4878,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   resendUserInvitation: handleUnaryCall<ResendUserInvitationRequest, Done>;
   /**
    * Internal (no public REST route): the invitee proves the e-mailed verification token and
-   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   * becomes ACTIVE. Called by the gateway as itself; the token identifies the user.
    */
   acceptInvitation: handleUnaryCall<AcceptInvitationRequest, User>;
   listRoles: handleUnaryCall<ListRolesRequest, ListRolesResponse>;
@@ -4526,6 +4920,27 @@ export interface IdentityServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * A gateway's lease on its principal cache (docs/architecture.md, "Principal cache and
+   * invalidation"): while it holds one, every command that changes authorization waits for its
+   * acknowledgement of the invalidation (or for the lease to run out) before returning.
+   * Returns the authorization epoch read in the renewal's transaction. Called every lease/3.
+   */
+  renewGatewayLease(
+    request: RenewGatewayLeaseRequest,
+    callback: (error: ServiceError | null, response: RenewGatewayLeaseResponse) => void,
+  ): ClientUnaryCall;
+  renewGatewayLease(
+    request: RenewGatewayLeaseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewGatewayLeaseResponse) => void,
+  ): ClientUnaryCall;
+  renewGatewayLease(
+    request: RenewGatewayLeaseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewGatewayLeaseResponse) => void,
+  ): ClientUnaryCall;
   createOrganization(
     request: CreateOrganizationRequest,
     callback: (error: ServiceError | null, response: Organization) => void,
@@ -4615,6 +5030,26 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListSpacesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What another service needs to authorize a caller in a space it holds things in (and in a
+   * project there): the space's organization and private flag, and whether the project is
+   * restricted. Facts only, no visibility rule: the asking service applies the rules.
+   */
+  getAccessFacts(
+    request: GetAccessFactsRequest,
+    callback: (error: ServiceError | null, response: AccessFacts) => void,
+  ): ClientUnaryCall;
+  getAccessFacts(
+    request: GetAccessFactsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AccessFacts) => void,
+  ): ClientUnaryCall;
+  getAccessFacts(
+    request: GetAccessFactsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AccessFacts) => void,
   ): ClientUnaryCall;
   updateOrganization(
     request: UpdateOrganizationRequest,
@@ -4830,7 +5265,7 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Internal (no public REST route): the invitee proves the e-mailed verification token and
-   * becomes ACTIVE. Called with the gateway principal; the token identifies the user.
+   * becomes ACTIVE. Called by the gateway as itself; the token identifies the user.
    */
   acceptInvitation(
     request: AcceptInvitationRequest,

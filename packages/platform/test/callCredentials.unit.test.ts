@@ -1,0 +1,165 @@
+import { generateKeyPairSync } from "node:crypto";
+import { Metadata } from "@grpc/grpc-js";
+import { describe, expect, it } from "vitest";
+import { AccountRole } from "@argus/proto/common/v1";
+import {
+  callVerifier,
+  generateCallKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  principalSigner,
+  serviceCredential,
+  type CallCredential,
+} from "../src/callCredentials.ts";
+import { DomainError } from "../src/errors.ts";
+import { NOBODY } from "../src/principal.ts";
+
+const gatewayKeys = generateCallKeyPair();
+const catalogKeys = generateCallKeyPair();
+const gateway = parsePrivateKey(gatewayKeys.privateKey);
+const catalog = parsePrivateKey(catalogKeys.privateKey);
+const verifier = callVerifier({
+  keys: {
+    gateway: parsePublicKey(gatewayKeys.publicKey),
+    catalog: parsePublicKey(catalogKeys.publicKey),
+  },
+});
+const GET_USER = "/argus.identity.v1.IdentityService/GetUser";
+const RESOLVE = "/argus.identity.v1.DirectoryService/ResolveUsers";
+const principal = {
+  ...NOBODY,
+  accountId: "acc",
+  userId: "u1",
+  accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
+};
+
+const metadataOf = (c: CallCredential, path = GET_USER): Metadata => {
+  const md = new Metadata();
+  c.attach(md, path);
+  return md;
+};
+
+/** The problem type and detail a verification fails with, or "ok". */
+function outcome(md: Metadata, path: string, services?: readonly string[], now?: number): string {
+  try {
+    verifier.verify(md, path, services, now);
+    return "ok";
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return `${err.type}: ${err.message}`;
+  }
+}
+
+describe("a caller's principal, signed by the gateway", () => {
+  it("is verified with the gateway's public key, and forwarded byte for byte", () => {
+    const md = metadataOf(principalSigner(gateway).sign(principal));
+    const got = verifier.verify(md, GET_USER, undefined);
+    if (got.kind !== "caller") throw new Error("not a caller");
+    expect(got.principal.userId).toBe("u1");
+    // An onward call carries exactly the received bytes, issue time and signature.
+    const onward = metadataOf(got.caller, RESOLVE);
+    for (const key of ["argus-principal-bin", "argus-principal-issued-at", "argus-principal-sig"])
+      expect(onward.get(key)).toEqual(md.get(key));
+    expect(verifier.verify(onward, GET_USER, undefined).kind).toBe("caller");
+  });
+
+  it("is refused unsigned, tampered, stale or signed by another service's key", () => {
+    expect(outcome(new Metadata(), GET_USER)).toMatch(/authentication-required: unsigned/);
+
+    const tampered = metadataOf(principalSigner(gateway).sign(principal));
+    const bytes = Buffer.from(tampered.get("argus-principal-bin")[0] as Buffer);
+    bytes[bytes.length - 1]! ^= 1;
+    tampered.set("argus-principal-bin", bytes);
+    expect(outcome(tampered, GET_USER)).toMatch(
+      /authentication-required: .*not signed by the gateway/,
+    );
+
+    // Made an admin after signing: the signature no longer covers the bytes.
+    const promoted = metadataOf(principalSigner(gateway).sign(principal));
+    const admin = metadataOf(
+      principalSigner(gateway).sign({ ...principal, accountRole: AccountRole.ACCOUNT_ROLE_ADMIN }),
+    );
+    promoted.set("argus-principal-bin", admin.get("argus-principal-bin")[0]!);
+    expect(outcome(promoted, GET_USER)).toMatch(/not signed by the gateway/);
+
+    const later = metadataOf(principalSigner(gateway).sign(principal));
+    later.set("argus-principal-issued-at", String(Date.now() + 1));
+    expect(outcome(later, GET_USER)).toMatch(/not signed by the gateway/);
+
+    // A service's own key is no gateway: it cannot mint a caller.
+    const minted = metadataOf(principalSigner(catalog).sign(principal));
+    expect(outcome(minted, GET_USER)).toMatch(
+      /authentication-required: .*not signed by the gateway/,
+    );
+
+    const stale = metadataOf(principalSigner(gateway).sign(principal, 0));
+    expect(outcome(stale, GET_USER, undefined, 120_000)).toMatch(/expired/);
+    expect(outcome(stale, GET_USER, undefined, 30_000)).toBe("ok");
+  });
+
+  it("is refused by an RPC that serves only services", () => {
+    const md = metadataOf(principalSigner(gateway).sign(principal), RESOLVE);
+    expect(outcome(md, RESOLVE, ["catalog"])).toMatch(
+      /access-forbidden: ResolveUsers serves only catalog/,
+    );
+  });
+
+  it("one signature per principal object serves calls for a few seconds", () => {
+    const signer = principalSigner(gateway, 5_000);
+    const first = signer.sign(principal, 10_000);
+    expect(signer.sign(principal, 14_999)).toBe(first);
+    expect(signer.sign(principal, 15_000)).not.toBe(first);
+    expect(signer.sign({ ...principal }, 10_001)).not.toBe(first);
+  });
+});
+
+describe("a service's own call", () => {
+  it("is served by the RPCs that name the service, and by no other", () => {
+    const md = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
+    expect(verifier.verify(md, RESOLVE, ["catalog"])).toEqual({
+      kind: "service",
+      service: "catalog",
+    });
+    expect(outcome(md, RESOLVE, ["gateway"])).toMatch(
+      /access-forbidden: ResolveUsers does not serve catalog/,
+    );
+    const elsewhere = metadataOf(serviceCredential("catalog", catalog), GET_USER);
+    expect(outcome(elsewhere, GET_USER)).toMatch(
+      /access-forbidden: GetUser does not serve catalog/,
+    );
+  });
+
+  it("is refused when signed for another RPC, by another key, or by an unknown service", () => {
+    const forOther = metadataOf(serviceCredential("catalog", catalog), GET_USER);
+    expect(outcome(forOther, RESOLVE, ["catalog"])).toMatch(
+      /authentication-required: call not signed by catalog/,
+    );
+    const posing = metadataOf(serviceCredential("gateway", catalog), RESOLVE);
+    expect(outcome(posing, RESOLVE, ["gateway"])).toMatch(/not signed by gateway/);
+    const stranger = metadataOf(serviceCredential("dataset", catalog), RESOLVE);
+    expect(outcome(stranger, RESOLVE, ["dataset"])).toMatch(/no key of a service "dataset"/);
+  });
+
+  it("cannot also carry a caller", () => {
+    const md = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
+    principalSigner(gateway).sign(principal).attach(md, RESOLVE);
+    expect(outcome(md, RESOLVE, ["catalog"])).toMatch(/not both/);
+  });
+});
+
+describe("keys", () => {
+  it("are read as PEM, a certificate's PEM or base64 DER, and must be Ed25519", () => {
+    const pair = generateKeyPairSync("ed25519");
+    const pem = pair.privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    const pubPem = pair.publicKey.export({ format: "pem", type: "spki" }).toString();
+    expect(parsePrivateKey(pem).asymmetricKeyType).toBe("ed25519");
+    expect(parsePublicKey(pubPem).asymmetricKeyType).toBe("ed25519");
+    expect(() => parsePublicKey(pem)).toThrow(/expected a PEM PUBLIC KEY/);
+    expect(() => parsePublicKey(gatewayKeys.privateKey)).toThrow(/not an Ed25519 public key/);
+    expect(() => parsePrivateKey("not a key")).toThrow(/not an Ed25519 private key/);
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 });
+    expect(() =>
+      parsePrivateKey(rsa.privateKey.export({ format: "pem", type: "pkcs8" }).toString()),
+    ).toThrow(/Ed25519/);
+  });
+});

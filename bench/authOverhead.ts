@@ -33,7 +33,7 @@ const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway-no-auth", level: config.logLevel });
 const signing = { callers: principalSigner(config.privateKey),
   self: serviceCredential(GATEWAY.name, config.privateKey) };
-const identity = createBackend(config.grpcUrls.identity!, signing, config.grpcDeadlineMs);
+const identity = createBackend(config.grpcUrls.identity, signing, config.grpcDeadlineMs);
 const { principal } = await identityAuthentication(identity, signing.self)(
   process.env.BENCH_API_KEY, { requestId: "bench", clientIp: "127.0.0.1" });
 const loaded = loadDocument();

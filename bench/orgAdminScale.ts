@@ -32,7 +32,8 @@ export async function orgAdminScaleBenchmark(): Promise<Benchmark> {
         body: JSON.stringify(body),
       });
       const json = (await res.json()) as Record<string, unknown>;
-      if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+      if (res.status !== 201)
+        throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
     const organizationOf = async (name: string, spaces: number) => {

@@ -16,4 +16,5 @@ export * from "./principal.ts";
 export * from "./telemetry.ts";
 export * from "./permissions.ts";
 export * from "./registry.ts";
+export * from "./secretKey.ts";
 export * from "./natsIdentities.ts";

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { secretKeyOf } from "@argus/platform";
 
 /** Query parameters that move through a list rather than choose it; a cursor is not bound to them. */
 const PAGING = new Set(["limit", "cursor"]);
@@ -29,7 +30,7 @@ export function cursorBinding(
 }
 
 const mac = (secret: string, binding: string, after: string): Buffer =>
-  createHmac("sha256", secret).update(binding).update("\n").update(after).digest();
+  createHmac("sha256", secretKeyOf(secret)).update(binding).update("\n").update(after).digest();
 
 /** `<base64url position>.<base64url HMAC>`: opaque to clients, unforgeable without the secret. */
 export function signCursor(secret: string, binding: string, after: string): string {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { PrincipalInvalidation } from "@argus/contracts/principalInvalidation";
-import type { Logger } from "@argus/platform";
+import { secretKeyOf, type Logger } from "@argus/platform";
 import { LeaseState, startLeaseRenewal, type Instant } from "./gatewayLease.ts";
 import type { Authenticator, AuthenticationMeta } from "./http.ts";
 import { PrincipalCache, systemClock, type Authenticated, type Clock } from "./principalCache.ts";
@@ -125,7 +125,7 @@ export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCach
 // A stopping gateway does not wait long: without the release its lease just runs out.
 const RELEASE_DEADLINE_MS = 1_000;
 
-const hmacUnder =
-  (key: Buffer) =>
-  (raw: string): string =>
-    createHmac("sha256", key).update(raw).digest("base64url");
+const hmacUnder = (secret: Buffer) => {
+  const key = secretKeyOf(secret);
+  return (raw: string): string => createHmac("sha256", key).update(raw).digest("base64url");
+};

@@ -171,12 +171,35 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
       path: `/v2/evaluators/${(await evaluator()).id}/versions`,
       body: await usableTemplate(),
     }),
+    delete_evaluator_versions: async () => {
+      const e = await evaluator();
+      const v2 = await h.asAdmin("POST", `/v2/evaluators/${e.id}/versions`, await usableTemplate());
+      return {
+        method: "DELETE",
+        path: `/v2/evaluators/${e.id}/versions`,
+        body: { version_ids: [v2.id] },
+      };
+    },
+    list_evaluator_templates: async () => ({ method: "GET", path: "/v2/evaluator-templates" }),
     get_evaluator_version: async () => ({
       method: "GET",
       path: `/v2/evaluator-versions/${(await evaluator()).version.id}`,
     }),
 
     list_annotation_configs: async () => ({ method: "GET", path: "/v2/annotation-configs" }),
+    list_annotation_config_tags: async () => ({
+      method: "GET",
+      path: `/v2/annotation-configs/${(await config()).id}/tags`,
+    }),
+    add_annotation_config_tags: async () => {
+      const space = await h.freshSpace();
+      const tag = await h.asAdmin("POST", "/v2/tags", { space_id: space, name: h.unique() });
+      return {
+        method: "POST",
+        path: `/v2/annotation-configs/${(await config(space)).id}/tags`,
+        body: { tag_ids: [tag.id] },
+      };
+    },
     create_annotation_config: async () => ({
       method: "POST",
       path: "/v2/annotation-configs",

@@ -221,6 +221,15 @@ const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
     method: "POST",
     path: `/v2/users/${await freshUser()}/resend-invitation`,
   }),
+  reset_user_password: async () => {
+    const user = await asAdmin("POST", "/v2/users", {
+      name: "reset",
+      email: `${unique()}@example.com`,
+      role: { type: "PREDEFINED", name: "MEMBER" },
+      invite_mode: "TEMPORARY_PASSWORD",
+    });
+    return { method: "POST", path: `/v2/users/${user.id}/reset-password` };
+  },
   list_roles: async () => ({ method: "GET", path: "/v2/roles" }),
   create_role: async () => ({
     method: "POST",

@@ -11,6 +11,7 @@ import {
   listEvaluators,
   updateEvaluator,
 } from "@arizeai/ax-client";
+import { addSpaceUser, identityDb, newUser } from "./identity-fixtures.ts";
 import { expectProblem, startApi, type Api } from "./support.ts";
 
 let api: Api;
@@ -227,5 +228,191 @@ describe("evaluators over plain HTTP: edges", () => {
       404,
       "resource-not-found",
     );
+  });
+});
+
+describe("DELETE /v2/evaluators/{evaluator_id}/versions", () => {
+  const evaluatorWithVersions = async (name: string, extra: number) => {
+    const created = await api.req("POST", "/v2/evaluators", {
+      body: {
+        space_id: spaceId,
+        name,
+        type: "TEMPLATE",
+        version: { commit_message: "v1", template_config: rawTemplate },
+      },
+    });
+    expect(created.status).toBe(201);
+    const versions: string[] = [created.body.version.id];
+    for (let i = 0; i < extra; i++) {
+      const v = await api.req("POST", `/v2/evaluators/${created.body.id}/versions`, {
+        body: { commit_message: `v${i + 2}`, template_config: rawTemplate },
+      });
+      expect(v.status).toBe(201);
+      versions.push(v.body.id);
+    }
+    return { id: created.body.id as string, versions };
+  };
+  const del = (id: string, body: unknown, key?: string) =>
+    api.req("DELETE", `/v2/evaluators/${id}/versions`, { body, key });
+
+  it("deletes the requested versions, reports the others, collapses duplicates; the latest remaining is the default", async () => {
+    const e = await evaluatorWithVersions("delete-versions", 2);
+    const other = await evaluatorWithVersions("delete-versions-other", 0);
+    const [v1, v2, v3] = e.versions as [string, string, string];
+    const res = await del(e.id, { version_ids: [v3, v3, other.versions[0]] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      completed: true,
+      deleted_version_ids: [v3],
+      not_deleted_version_ids: [other.versions[0]],
+    });
+    expect((await api.req("GET", `/v2/evaluator-versions/${v3}`)).status).toBe(404);
+    expect((await api.req("GET", `/v2/evaluators/${e.id}`)).body.version.id).toBe(v2);
+    const listed = await api.req("GET", `/v2/evaluators/${e.id}/versions`);
+    expect(listed.body.evaluator_versions.map((v: { id: string }) => v.id)).toEqual([v2, v1]);
+    // Idempotent: an already deleted version is reported, still 200.
+    const again = await del(e.id, { version_ids: [v3, v1] });
+    expect(again.body).toEqual({
+      completed: true,
+      deleted_version_ids: [v1],
+      not_deleted_version_ids: [v3],
+    });
+    expect((await api.req("GET", `/v2/evaluator-versions/${other.versions[0]}`)).status).toBe(200);
+  });
+
+  it("deleting every remaining version is 409 and deletes nothing", async () => {
+    const e = await evaluatorWithVersions("delete-all-versions", 1);
+    expectProblem(await del(e.id, { version_ids: e.versions }), 409, "resource-conflict");
+    const listed = await api.req("GET", `/v2/evaluators/${e.id}/versions`);
+    expect(listed.body.evaluator_versions).toHaveLength(2);
+  });
+
+  it("validation: empty, over 100, missing, not an array or malformed ids are 400; other ids not deleted", async () => {
+    const e = await evaluatorWithVersions("delete-versions-400", 0);
+    const v = e.versions[0]!;
+    expectProblem(await del(e.id, { version_ids: [] }), 400, "invalid-request");
+    expectProblem(
+      await del(e.id, { version_ids: Array.from({ length: 101 }, () => v) }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(await del(e.id, {}), 400, "invalid-request");
+    expectProblem(await del(e.id, { version_ids: v }), 400, "invalid-request");
+    expectProblem(await del(e.id, { version_ids: ["not base64!"] }), 400, "invalid-request");
+    // Well-formed, but not an evaluator version's id: reported as not deleted.
+    const foreign = await del(e.id, { version_ids: [e.id, "AAAA", v, "AAAA"] });
+    expect(foreign.status).toBe(409);
+    const other = await api.req("POST", `/v2/evaluators/${e.id}/versions`, {
+      body: { commit_message: "v2", template_config: rawTemplate },
+    });
+    expect((await del(e.id, { version_ids: [e.id, "AAAA", other.body.id, e.id] })).body).toEqual({
+      completed: true,
+      deleted_version_ids: [other.body.id],
+      not_deleted_version_ids: [e.id, "AAAA"],
+    });
+    expectProblem(await del(e.id, { version_ids: [v], extra: 1 }), 400, "invalid-request");
+    // 100 ids pass validation (here collapsing onto the only version: 409, nothing deleted).
+    expectProblem(
+      await del(e.id, { version_ids: Array.from({ length: 100 }, () => v) }),
+      409,
+      "resource-conflict",
+    );
+  });
+
+  it("401 without a key; 404 for an unknown evaluator or one the caller cannot see; 403 without EVALUATOR_DELETE", async () => {
+    const db = identityDb(api);
+    try {
+      const orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
+      const space = await api.req("POST", "/v2/spaces", {
+        body: { organization_id: orgId, name: "delete versions private", is_private: true },
+      });
+      expect(space.status).toBe(201);
+      const created = await api.req("POST", "/v2/evaluators", {
+        body: {
+          space_id: space.body.id,
+          name: "private-delete-versions",
+          type: "TEMPLATE",
+          version: { commit_message: "v1", template_config: rawTemplate },
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const body = { version_ids: [created.body.version.id] };
+      expectProblem(
+        await api.req("DELETE", `/v2/evaluators/${id}/versions`, { body, key: null }),
+        401,
+        "authentication-required",
+      );
+      expectProblem(
+        await del("RXZhbHVhdG9yOjAxOTAwMDAwLTAwMDAtNzAwMC04MDAwLTAwMDAwMDAwMDAwMA==", body),
+        404,
+        "resource-not-found",
+      );
+      const outsider = await newUser(api, db, "MEMBER");
+      expectProblem(await del(id, body, outsider.key), 404, "resource-not-found");
+      const reader = await newUser(api, db, "MEMBER");
+      await addSpaceUser(api, space.body.id, reader.id, "READ_ONLY", orgId);
+      expectProblem(await del(id, body, reader.key), 403, "access-forbidden");
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe("GET /v2/evaluator-templates", () => {
+  it("serves the built-in catalog, faithfully shaped, to any authenticated caller", async () => {
+    expectProblem(
+      await api.req("GET", "/v2/evaluator-templates", { key: null }),
+      401,
+      "authentication-required",
+    );
+    const res = await api.req("GET", "/v2/evaluator-templates");
+    expect(res.status).toBe(200);
+    const templates = res.body.evaluator_templates as Record<string, unknown>[];
+    expect(templates.length).toBeGreaterThan(10);
+    const names = templates.map((t) => t.column_name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of templates) {
+      expect(Object.keys(t).sort()).toEqual(
+        [
+          "classification_choices",
+          "column_name",
+          "data_granularity",
+          "direction",
+          "display_name",
+          "rails",
+          "template",
+        ].sort(),
+      );
+      expect(Object.keys(t.classification_choices as object)).toEqual(t.rails);
+      expect(["MAXIMIZE", "MINIMIZE", "NONE"]).toContain(t.direction);
+      expect([null, "TRACE", "SESSION"]).toContain(t.data_granularity);
+    }
+    const hallucination = templates.find((t) => t.column_name === "hallucination")!;
+    expect(hallucination).toMatchObject({
+      display_name: "Hallucination",
+      classification_choices: { hallucinated: 1, factual: 0 },
+      direction: "MINIMIZE",
+      data_granularity: null,
+    });
+    // A template maps onto POST /v2/evaluators as documented.
+    const made = await api.req("POST", "/v2/evaluators", {
+      body: {
+        space_id: spaceId,
+        name: "from-template",
+        type: "TEMPLATE",
+        version: {
+          commit_message: "from the hallucination template",
+          template_config: {
+            ...rawTemplate,
+            name: hallucination.column_name,
+            template: hallucination.template,
+            classification_choices: hallucination.classification_choices,
+            direction: hallucination.direction,
+          },
+        },
+      },
+    });
+    expect(made.status).toBe(201);
   });
 });

@@ -244,7 +244,8 @@ describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
     const before = await count();
     const res = await patch(u.id, { is_developer: true, name: u.body.name });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(u.body);
+    // The user as created (create_user's 201 adds only its invite_mode).
+    expect({ ...res.body, invite_mode: u.body.invite_mode }).toEqual(u.body);
     expect(await count()).toBe(before);
   });
 
@@ -868,5 +869,102 @@ describe("custom role assignments", () => {
     expect(res.status).toBe(200);
     expect(res.body.role).toEqual({ type: "CUSTOM", id: role.body.id, name: role.body.name });
     expect((await api.req("GET", `/v2/spaces/${space}`, { key: m.key })).status).toBe(200);
+  });
+});
+
+describe("create_user's invite_mode and temporary password; POST /v2/users/{id}/reset-password", () => {
+  const create = (email: string, invite_mode: string, key?: string) =>
+    api.req("POST", "/v2/users", {
+      key,
+      body: { name: "pw", email, role: { type: "PREDEFINED", name: "MEMBER" }, invite_mode },
+    });
+  const reset = (id: string, key?: string | null) =>
+    api.req("POST", `/v2/users/${id}/reset-password`, { key });
+
+  it("TEMPORARY_PASSWORD: ACTIVE at once, the password answered once and stored only as a hash", async () => {
+    const res = await create("temp-pw@example.com", "TEMPORARY_PASSWORD");
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: "ACTIVE", invite_mode: "TEMPORARY_PASSWORD" });
+    const password = res.body.temporary_password as string;
+    expect(password).toMatch(/^[0-9A-Za-z]{24}$/);
+    const stored = await db.query(
+      "select password_hash, must_change from user_passwords where user_id = $1",
+      [uuidOf(res.body.id)],
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0].must_change).toBe(true);
+    expect(stored.rows[0].password_hash.toString("utf8")).not.toContain(password);
+    const leaked = await db.query(
+      "select count(*)::int as n from events where data::text like $1",
+      [`%${password}%`],
+    );
+    expect(leaked.rows[0].n).toBe(0);
+    const got = await api.req("GET", `/v2/users/${res.body.id}`);
+    expect(got.body).not.toHaveProperty("temporary_password");
+    expect(got.body).not.toHaveProperty("invite_mode");
+    // The e-mail is taken: no second password is ever issued.
+    expectProblem(
+      await create("temp-pw@example.com", "TEMPORARY_PASSWORD"),
+      409,
+      "resource-conflict",
+    );
+    expectProblem(await create("temp-pw@example.com", "EMAIL_LINK"), 409, "resource-conflict");
+  });
+
+  it("the 201 says the invite mode; the 200 of a still valid invitation is a bare User; others 400", async () => {
+    const link = await create("mode-link@example.com", "EMAIL_LINK");
+    expect(link.status).toBe(201);
+    expect(link.body.invite_mode).toBe("EMAIL_LINK");
+    expect(link.body).not.toHaveProperty("temporary_password");
+    const again = await create("mode-link@example.com", "EMAIL_LINK");
+    expect(again.status).toBe(200);
+    expect(again.body).not.toHaveProperty("invite_mode");
+    const none = await create("mode-none@example.com", "NONE");
+    expect(none.body).toMatchObject({ invite_mode: "NONE", status: "ACTIVE" });
+    expect(none.body).not.toHaveProperty("temporary_password");
+    expectProblem(await create("mode-bad@example.com", "SMS"), 400, "invalid-request");
+  });
+
+  it("reset-password: 204 with a 30-minute token (replaced on each request) for a password user", async () => {
+    const user = (await create("reset-me@example.com", "TEMPORARY_PASSWORD")).body;
+    const res = await reset(user.id);
+    expect(res.status).toBe(204);
+    const token = async () =>
+      (
+        await db.query(
+          "select token_hash, extract(epoch from expires_at - now()) as left from password_reset_tokens where user_id = $1",
+          [uuidOf(user.id)],
+        )
+      ).rows;
+    const [first] = await token();
+    expect(Number(first.left)).toBeGreaterThan(29 * 60);
+    expect(Number(first.left)).toBeLessThanOrEqual(30 * 60);
+    expect((await reset(user.id)).status).toBe(204);
+    const [second] = await token();
+    expect(second.token_hash.equals(first.token_hash)).toBe(false);
+  });
+
+  it("reset-password: 400 without a password (NONE, EMAIL_LINK); 401; 404 unknown or unseen; 403 without USER_UPDATE", async () => {
+    const sso = (await create("reset-sso@example.com", "NONE")).body;
+    expectProblem(await reset(sso.id), 400, "invalid-request");
+    const invited = (await create("reset-invited@example.com", "EMAIL_LINK")).body;
+    expectProblem(await reset(invited.id), 400, "invalid-request");
+    const target = (await create("reset-target@example.com", "TEMPORARY_PASSWORD")).body;
+    expectProblem(await reset(target.id, null), 401, "authentication-required");
+    expectProblem(
+      await reset(Buffer.from("User:01900000-0000-7000-8000-000000000000").toString("base64")),
+      404,
+      "resource-not-found",
+    );
+    const annotator = await newUser(api, db, "ANNOTATOR");
+    expectProblem(await reset(target.id, annotator.key), 404, "resource-not-found");
+    const reader = await newUser(api, db, "MEMBER");
+    await addSpaceUser(api, await newSpace(), reader.id, "READ_ONLY", orgId);
+    expect((await api.req("GET", `/v2/users/${target.id}`, { key: reader.key })).status).toBe(200);
+    expectProblem(await reset(target.id, reader.key), 403, "access-forbidden");
+    const rows = await db.query("select 1 from password_reset_tokens where user_id = $1", [
+      uuidOf(target.id),
+    ]);
+    expect(rows.rows).toHaveLength(0);
   });
 });

@@ -47,6 +47,8 @@ describe("projects with @arizeai/ax-client", () => {
       name: "chatbot",
       spaceId,
       createdAt: expect.any(Date),
+      // Every Argus project is an APPLICATION project (README); ax-client passes it through.
+      project_type: "APPLICATION",
     });
     expect(Buffer.from(created.id, "base64").toString()).toMatch(/^Project:[0-9a-f-]{36}$/);
     expect(await getProject({ client, project: created.id })).toEqual(created);

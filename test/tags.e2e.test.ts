@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
 import { startDatasetDouble } from "../services/catalog/test/datasetDouble.ts";
+import { addSpaceUser, identityDb, newUser } from "./identity-fixtures.ts";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 // Tags exactly per the spec (Tag, Tag list response, TagColor; endpoints 1, 2 and 10), over
@@ -385,5 +386,106 @@ describe("tags on resources (spec endpoints 1 and 2, and their siblings)", () =>
       404,
       "resource-not-found",
     );
+  });
+});
+
+describe("tags on annotation configs: list and attach", () => {
+  const newConfig = async (space: string, name: string) => {
+    const res = await api.req("POST", "/v2/annotation-configs", {
+      body: { space_id: space, name, annotation_config_type: "FREEFORM" },
+    });
+    expect(res.status).toBe(201);
+    return `/v2/annotation-configs/${res.body.id}`;
+  };
+
+  it("lists none, attaches (idempotent, complete list), follows renames and deletes", async () => {
+    const path = await newConfig(spaceId, "tagged config");
+    expect(await tagsOf(path)).toEqual({ tags: [], pagination: { has_more: false } });
+    const a = await newTag("config-a");
+    const b = await newTag("config-b");
+    const res = await attach(path, { tag_ids: [a.id, b.id, a.id] });
+    expect(res.status).toBe(200);
+    expect(res.body.tags.map((t: Json) => t.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await attach(path, { tag_ids: [a.id] })).body.tags).toHaveLength(2);
+    await api.req("PATCH", `/v2/tags/${a.id}`, { body: { name: "config-a renamed" } });
+    expect((await tagsOf(path)).tags.map((t: Json) => t.name)).toContain("config-a renamed");
+    expect((await api.req("DELETE", `/v2/tags/${b.id}`)).status).toBe(204);
+    expect((await tagsOf(path)).tags.map((t: Json) => t.id)).toEqual([a.id]);
+    // Deleting the config: its tags go with it, and it is 404.
+    expect((await api.req("DELETE", path)).status).toBe(204);
+    expectProblem(await api.req("GET", `${path}/tags`), 404, "resource-not-found");
+    expectProblem(await attach(path, { tag_ids: [a.id] }), 404, "resource-not-found");
+  });
+
+  it("validation: empty or 101 tag_ids, unknown fields, a tag of another space or unknown are 422", async () => {
+    const path = await newConfig(spaceId, "tagged config 422");
+    const t = await newTag("config-422");
+    expectProblem(await attach(path, { tag_ids: [] }), 422, "validation-error");
+    const many = Array.from({ length: 101 }, () => t.id);
+    expectProblem(await attach(path, { tag_ids: many }), 422, "validation-error");
+    expectProblem(await attach(path, { tag_ids: [t.id], x: 1 }), 422, "validation-error");
+    const elsewhere = await api.req("POST", "/v2/tags", {
+      body: { space_id: otherSpaceId, name: "config-elsewhere" },
+    });
+    expectProblem(await attach(path, { tag_ids: [elsewhere.body.id] }), 422, "validation-error");
+    expectProblem(
+      await attach(path, { tag_ids: [publicId("Tag", randomUUID())] }),
+      422,
+      "validation-error",
+    );
+    expect((await tagsOf(path)).tags).toEqual([]);
+  });
+
+  it("401 without a key; 404 unknown or unseen; 403 attaching without ANNOTATION_CONFIG_UPDATE", async () => {
+    const db = identityDb(api);
+    try {
+      const orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
+      const space = await api.req("POST", "/v2/spaces", {
+        body: { organization_id: orgId, name: "private tagged configs", is_private: true },
+      });
+      const path = await newConfig(space.body.id, "private tagged config");
+      const tag = await api.req("POST", "/v2/tags", {
+        body: { space_id: space.body.id, name: "private config tag" },
+      });
+      const body = { tag_ids: [tag.body.id] };
+      expectProblem(
+        await api.req("GET", `${path}/tags`, { key: null }),
+        401,
+        "authentication-required",
+      );
+      expectProblem(
+        await api.req("POST", `${path}/tags`, { body, key: null }),
+        401,
+        "authentication-required",
+      );
+      const unknown = `/v2/annotation-configs/${publicId("AnnotationConfig", randomUUID())}`;
+      expectProblem(await api.req("GET", `${unknown}/tags`), 404, "resource-not-found");
+      expectProblem(await attach(unknown, body), 404, "resource-not-found");
+      const outsider = await newUser(api, db, "MEMBER");
+      const as = (key: string) => ({ key });
+      expectProblem(
+        await api.req("GET", `${path}/tags`, as(outsider.key)),
+        404,
+        "resource-not-found",
+      );
+      expectProblem(
+        await api.req("POST", `${path}/tags`, { body, ...as(outsider.key) }),
+        404,
+        "resource-not-found",
+      );
+      const reader = await newUser(api, db, "MEMBER");
+      await addSpaceUser(api, space.body.id, reader.id, "READ_ONLY", orgId);
+      expect((await api.req("GET", `${path}/tags`, as(reader.key))).status).toBe(200);
+      expectProblem(
+        await api.req("POST", `${path}/tags`, { body, ...as(reader.key) }),
+        403,
+        "access-forbidden",
+      );
+      expect((await attach(path, body)).status).toBe(200);
+      const listed = await api.req("GET", `${path}/tags`, as(reader.key));
+      expect(listed.body.tags.map((t: Json) => t.id)).toEqual([tag.body.id]);
+    } finally {
+      await db.end();
+    }
   });
 });

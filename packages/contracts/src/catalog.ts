@@ -222,8 +222,18 @@ export interface EvaluatorDeleted {
   data: { id: string; space_id: string; deleted_at: string };
 }
 
+/** Versions removed from an evaluator; the latest remaining one becomes its default. */
+export interface EvaluatorVersionsDeleted {
+  type: "EvaluatorVersionsDeleted";
+  data: { evaluator_id: string; space_id: string; version_ids: string[]; deleted_at: string };
+}
+
 export type EvaluatorEvent =
-  EvaluatorCreated | EvaluatorVersionCreated | EvaluatorUpdated | EvaluatorDeleted;
+  | EvaluatorCreated
+  | EvaluatorVersionCreated
+  | EvaluatorUpdated
+  | EvaluatorDeleted
+  | EvaluatorVersionsDeleted;
 
 // ── annotation_config ───────────────────────────────────────────────────────────────────
 
@@ -277,7 +287,7 @@ export interface Annotator {
 export interface QueueRecordData {
   id: string;
   source_type: "SPANS" | "DATASET";
-  granularity: "SPAN" | "TRACE" | null;
+  granularity: "SPAN" | "TRACE" | "SESSION" | null;
   data: Record<string, unknown>;
   assignees: Annotator[];
 }
@@ -301,6 +311,8 @@ export interface AnnotationQueueCreated {
     annotators: Annotator[];
     /** ALL or RANDOM. */
     assignment_method: string;
+    /** Record columns annotators may see; null or absent (older events): unrestricted. */
+    column_allowlist?: string[] | null;
     created_at: string;
   };
 }
@@ -314,6 +326,8 @@ export interface AnnotationQueueUpdated {
     instructions: string | null;
     annotation_config_ids: string[];
     annotators: Annotator[];
+    /** The allowlist after the update; absent in older events (unchanged). */
+    column_allowlist?: string[] | null;
     updated_at: string;
   };
 }

@@ -47,9 +47,29 @@ export interface SpaceCreated {
   };
 }
 
+/**
+ * Settings of the public API that Argus stores and returns as set (update_space): keys absent
+ * were never set; `default_llm_integration` and `default_agent_runtime` may be null (cleared).
+ */
+export interface SpaceSettings {
+  ml_models_enabled?: boolean;
+  gradient_start_color?: string;
+  gradient_end_color?: string;
+  default_llm_integration?: { integration_id: string; model_name: string } | null;
+  default_agent_runtime?: { integration_id: string } | null;
+}
+
 export interface SpaceUpdated {
   type: "SpaceUpdated";
-  data: { id: string; name: string; description: string; is_private: boolean; updated_at: string };
+  data: {
+    id: string;
+    name: string;
+    description: string;
+    is_private: boolean;
+    /** The whole settings after the update; absent in events from before settings existed. */
+    settings?: SpaceSettings;
+    updated_at: string;
+  };
 }
 
 /** Consumed by every service that holds things in a space: they delete them. */
@@ -62,7 +82,8 @@ export type SpaceEvent = SpaceCreated | SpaceUpdated | SpaceDeleted;
 
 // Users.
 
-export type AccountRoleName = "admin" | "member" | "annotator";
+/** member_ui_only: the public API's MEMBER_UI_ONLY, authorized as member (README). */
+export type AccountRoleName = "admin" | "member" | "member_ui_only" | "annotator";
 
 export interface UserCreated {
   type: "UserCreated";
@@ -102,8 +123,19 @@ export interface UserInvitationAccepted {
   data: { id: string; accepted_at: string };
 }
 
+/** A password-reset token (never in the event) valid until `reset_expires_at`. */
+export interface UserPasswordResetRequested {
+  type: "UserPasswordResetRequested";
+  data: { id: string; reset_expires_at: string; requested_at: string };
+}
+
 export type UserEvent =
-  UserCreated | UserUpdated | UserDeleted | UserInvitationResent | UserInvitationAccepted;
+  | UserCreated
+  | UserUpdated
+  | UserDeleted
+  | UserInvitationResent
+  | UserInvitationAccepted
+  | UserPasswordResetRequested;
 
 // Custom roles (predefined roles are code, not events).
 
@@ -168,11 +200,19 @@ export interface RoleBindingDeleted {
 
 export type RoleBindingEvent = RoleBindingCreated | RoleBindingUpdated | RoleBindingDeleted;
 
-// Resource restrictions (a restricted project is reachable only through PROJECT bindings).
+// Resource restrictions (a restricted project is reachable only through PROJECT bindings;
+// DASHBOARD and PROMPT restrictions are stored and listed).
+
+export type RestrictionType = "PROJECT" | "DASHBOARD" | "PROMPT";
 
 export interface ResourceRestrictionCreated {
   type: "ResourceRestrictionCreated";
-  data: { resource_id: string; account_id: string; resource_type: "PROJECT"; created_at: string };
+  data: {
+    resource_id: string;
+    account_id: string;
+    resource_type: RestrictionType;
+    created_at: string;
+  };
 }
 
 export interface ResourceRestrictionDeleted {

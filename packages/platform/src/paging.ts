@@ -1,12 +1,15 @@
 import type { PageRequest } from "@argus/proto/common/v1";
 
 /** The page size to fetch: one more than asked, so the last page is known without a count. */
-export function fetchSize(page: PageRequest | undefined): number {
-  return clampLimit(page?.limit) + 1;
+export function fetchSize(page: PageRequest | undefined, max = PAGE_MAX): number {
+  return clampLimit(page?.limit, max) + 1;
 }
 
-export function clampLimit(limit: number | undefined): number {
-  return Math.min(Math.max(limit || 50, 1), 100);
+/** The largest page of most lists (the OpenAPI LimitQueryParam); some lists allow more. */
+export const PAGE_MAX = 100;
+
+export function clampLimit(limit: number | undefined, max = PAGE_MAX): number {
+  return Math.min(Math.max(limit || 50, 1), max);
 }
 
 /** Cuts an over-fetched keyset result to the page and says where the next one starts. */
@@ -14,8 +17,9 @@ export function pageOf<T>(
   rows: readonly T[],
   page: PageRequest | undefined,
   keyOf: (row: T) => string,
+  max = PAGE_MAX,
 ): { items: T[]; nextAfter: string } {
-  const limit = clampLimit(page?.limit);
+  const limit = clampLimit(page?.limit, max);
   const items = rows.slice(0, limit);
   return { items, nextAfter: rows.length > limit ? keyOf(items[items.length - 1]!) : "" };
 }

@@ -169,3 +169,45 @@ describe("evaluator decider", () => {
     expect(problem(() => given(deleted).when(create()))).toBe("resource-conflict");
   });
 });
+
+describe("DeleteEvaluatorVersions", () => {
+  const delVersions = (...versionIds: string[]): EvaluatorCommand => ({
+    type: "DeleteEvaluatorVersions",
+    versionIds,
+    now,
+  });
+  const threeVersions = (): EvaluatorCommand[] => [
+    create(),
+    { ...newVersion(template()), versionId: "v2" } as EvaluatorCommand,
+    { ...newVersion(template()), versionId: "v3" } as EvaluatorCommand,
+  ];
+
+  it("deletes the evaluator's versions among those named, once each, ignoring others", () => {
+    const [ev, ...rest] = given(history(...threeVersions())).when(
+      delVersions("v3", "v3", "elsewhere", "v1"),
+    );
+    expect(rest).toEqual([]);
+    expect(ev).toEqual({
+      type: "EvaluatorVersionsDeleted",
+      data: { evaluator_id: "e1", space_id: "s1", version_ids: ["v1", "v3"], deleted_at: at },
+    });
+  });
+
+  it("none of its versions named: no event; deleted ones fold away", () => {
+    expect(given(history(...threeVersions())).when(delVersions("elsewhere"))).toEqual([]);
+    const after = history(...threeVersions(), delVersions("v2"));
+    expect(given(after).when(delVersions("v2"))).toEqual([]);
+  });
+
+  it("every remaining version is 409; 0 or more than 100 ids 400; a deleted evaluator 404", () => {
+    const after = history(...threeVersions(), delVersions("v2"));
+    expect(problem(() => given(after).when(delVersions("v1", "v3")))).toBe("resource-conflict");
+    expect(problem(() => given(after).when(delVersions()))).toBe("invalid-request");
+    const many = Array.from({ length: 101 }, () => "v1");
+    expect(problem(() => given(after).when(delVersions(...many)))).toBe("invalid-request");
+    expect(problem(() => given(after).when(delVersions(...many.slice(1))))).toBe("none");
+    expect(problem(() => given(history(create(), del)).when(delVersions("v1")))).toBe(
+      "resource-not-found",
+    );
+  });
+});

@@ -100,6 +100,38 @@ describe("evaluators", () => {
     });
   });
 
+  it("racing deletes of the last two versions: one deletes, the other is 409; the event is published", async () => {
+    const created = await createEvaluator();
+    const id = created.evaluator!.id;
+    const v1 = created.version!.id;
+    const v2 = (await t.call(S.createEvaluatorVersion, { evaluatorId: id, content: template() }))
+      .id;
+    const outcomes = await Promise.allSettled(
+      [v1, v2].map((v) => t.call(S.deleteEvaluatorVersions, { evaluatorId: id, versionIds: [v] })),
+    );
+    const done = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+    expect(done).toHaveLength(1);
+    const failed = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(await problemOf(Promise.reject(failed.reason))).toBe("resource-conflict");
+    const kept = done[0]!.deletedVersionIds[0] === v1 ? v2 : v1;
+    expect((await t.call(S.getEvaluator, { id, versionId: "" })).version!.id).toBe(kept);
+    const subject = `${t.root}.catalog.evaluator.EvaluatorVersionsDeleted`;
+    let data: unknown;
+    for (let i = 0; i < 50; i++) {
+      const got = await t.lastStored(subject).catch(() => undefined);
+      const d = (got?.data as { data?: { evaluator_id?: string } } | undefined)?.data;
+      if (d?.evaluator_id === id) {
+        data = got!.data;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(data).toMatchObject({
+      type: "EvaluatorVersionsDeleted",
+      data: { evaluator_id: id, version_ids: done[0]!.deletedVersionIds },
+    });
+  });
+
   it("a code config on a template evaluator is a 400; unknown type too", async () => {
     const id = (await createEvaluator()).evaluator!.id;
     expect(

@@ -4,9 +4,13 @@ import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-01T00:00:00.000Z");
 const given = givenOf(restrictionDecider);
-const restrict = (accountId = "a1"): RestrictionCommand => ({
+const restrict = (
+  accountId = "a1",
+  resourceType: "PROJECT" | "DASHBOARD" | "PROMPT" = "PROJECT",
+): RestrictionCommand => ({
   type: "RestrictProject",
   projectId: "p1",
+  resourceType,
   accountId,
   now,
 });
@@ -47,5 +51,17 @@ describe("restriction decider", () => {
     expect(problem(() => given().when(lift()))).toBe("resource-not-found");
     expect(problem(() => given(restricted).when(lift("a2")))).toBe("resource-not-found");
     expect(problem(() => given(restricted).when(restrict("a2")))).toBe("resource-conflict");
+  });
+
+  it("DASHBOARD and PROMPT restrictions carry their type; another type on the same id is 409", () => {
+    const prompt = given().then(restrict("a1", "PROMPT"));
+    expect(prompt[0]).toMatchObject({ data: { resource_type: "PROMPT" } });
+    expect(given(prompt).when(restrict("a1", "PROMPT"))).toEqual([]);
+    expect(problem(() => given(prompt).when(restrict("a1", "DASHBOARD")))).toBe(
+      "resource-conflict",
+    );
+    expect(given().when(restrict("a1", "DASHBOARD"))[0]).toMatchObject({
+      data: { resource_type: "DASHBOARD" },
+    });
   });
 });

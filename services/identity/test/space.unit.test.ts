@@ -97,6 +97,38 @@ describe("space decider", () => {
     expect(given(renamed).when({ type: "UpdateSpace", name: "Renamed", now })).toEqual([]);
   });
 
+  const settingsOf = (events: readonly SpaceEvent[]) =>
+    (events[0]!.data as { settings?: Record<string, unknown> }).settings;
+
+  it("settings (update_space): set, kept by later updates, cleared by null, unchanged a no-op", () => {
+    const llm = { integration_id: "i1", model_name: "gpt-4o" };
+    const set = given(created).when({
+      type: "UpdateSpace",
+      settings: { ml_models_enabled: true, default_llm_integration: llm },
+      now,
+    });
+    expect(set[0]!.data).toMatchObject({
+      settings: { ml_models_enabled: true, default_llm_integration: llm },
+    });
+    const history = [...created, ...set];
+    const same = { type: "UpdateSpace", settings: { ml_models_enabled: true }, now } as const;
+    expect(given(history).when(same)).toEqual([]);
+    const renamed = given(history).when({ type: "UpdateSpace", name: "Renamed", now });
+    expect(settingsOf(renamed)).toEqual({
+      ml_models_enabled: true,
+      default_llm_integration: llm,
+    });
+    const cleared = given(history).when({
+      type: "UpdateSpace",
+      settings: { default_llm_integration: null },
+      now,
+    });
+    expect(settingsOf(cleared)).toEqual({
+      ml_models_enabled: true,
+      default_llm_integration: null,
+    });
+  });
+
   it("delete says which organization and account the space belonged to", () => {
     expect(deleted.at(-1)).toEqual({
       type: "SpaceDeleted",

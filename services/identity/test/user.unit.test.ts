@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { UserEvent } from "@argus/contracts";
 import { userDecider, type UserCommand } from "../src/domain/user.ts";
-import { INVITATION_TTL_MS, normalizeUserName, userStatus } from "../src/domain/userRules.ts";
+import {
+  INVITATION_TTL_MS,
+  PASSWORD_RESET_TTL_MS,
+  normalizeUserName,
+  userStatus,
+} from "../src/domain/userRules.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
@@ -147,5 +152,40 @@ describe("user decider (spec endpoint 11)", () => {
     for (const c of commands)
       expect(problem(() => given(deleted).when(c))).toBe("resource-not-found");
     expect(problem(() => given(deleted).when(invite()))).toBe("resource-conflict");
+  });
+});
+
+describe("TEMPORARY_PASSWORD and password resets", () => {
+  it("TEMPORARY_PASSWORD adds the user ACTIVE at once; inviting its e-mail again is 409", () => {
+    const [ev] = given().when(invite({ inviteMode: "TEMPORARY_PASSWORD" }));
+    expect(ev!.data).toMatchObject({ status: "ACTIVE", invitation_expires_at: null });
+    const again: UserCommand = {
+      type: "InviteAgain",
+      inviteMode: "TEMPORARY_PASSWORD",
+      tokenExpiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      now,
+    };
+    expect(problem(() => given(invited).when(again))).toBe("resource-conflict");
+  });
+
+  it("a reset needs a password: a 30-minute token event, else 400; a deleted user 404", () => {
+    const active = given().then(invite({ inviteMode: "TEMPORARY_PASSWORD" }));
+    expect(given(active).when({ type: "ResetPassword", hasPassword: true, now })).toEqual([
+      {
+        type: "UserPasswordResetRequested",
+        data: {
+          id: "u1",
+          reset_expires_at: new Date(now.getTime() + PASSWORD_RESET_TTL_MS).toISOString(),
+          requested_at: now.toISOString(),
+        },
+      },
+    ]);
+    expect(PASSWORD_RESET_TTL_MS).toBe(30 * 60 * 1000);
+    expect(
+      problem(() => given(active).when({ type: "ResetPassword", hasPassword: false, now })),
+    ).toBe("invalid-request");
+    expect(
+      problem(() => given(deleted).when({ type: "ResetPassword", hasPassword: true, now })),
+    ).toBe("resource-not-found");
   });
 });

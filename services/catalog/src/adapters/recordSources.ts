@@ -53,10 +53,13 @@ export async function resolveRecordSources(
     } else {
       if (!inSpace(await findResource(ports.pool, "project", s.projectId)))
         throw unprocessable("the project must exist in the queue's space");
-      const span = s.recordType === "SPAN";
-      const key = span ? "context.span_id" : "context.trace_id";
-      for (const id of s.ids)
-        record("SPANS", span ? "SPAN" : "TRACE", { project_id: s.projectId, [key]: id });
+      const [granularity, key] =
+        s.recordType === "SPAN"
+          ? (["SPAN", "context.span_id"] as const)
+          : s.recordType === "SESSION"
+            ? (["SESSION", "session.id"] as const)
+            : (["TRACE", "context.trace_id"] as const);
+      for (const id of s.ids) record("SPANS", granularity, { project_id: s.projectId, [key]: id });
     }
   }
   return { sources: inputs, records };

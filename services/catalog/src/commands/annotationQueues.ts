@@ -1,4 +1,4 @@
-import type { CallContext } from "@argus/platform";
+import { DomainError, type CallContext } from "@argus/platform";
 import { requireCreatable } from "../adapters/spaceAccess.ts";
 import type {
   AnnotationQueue,
@@ -13,6 +13,16 @@ import type { CatalogDeps } from "../service.ts";
 import { configsInSpace } from "./annotationConfigFacts.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
 import { resourceCommands } from "./resourceCommands.ts";
+
+/** A column allowlist as the gateway passes it: a JSON array of names, or null (unrestricted). */
+function allowlistOf(json: string | undefined): string[] | null | undefined {
+  if (json === undefined) return undefined;
+  const v = JSON.parse(json) as unknown;
+  if (v === null) return null;
+  if (!Array.isArray(v) || v.some((c) => typeof c !== "string"))
+    throw new DomainError("invalid-request", "column_allowlist must be a list of column names");
+  return v as string[];
+}
 
 const nameConflict = (name: string) => ({
   annotation_queues_name_per_space: `an annotation queue named ${JSON.stringify(name)} already exists in this space`,
@@ -49,6 +59,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
             configIds,
             annotators,
             assignmentMethod: req.assignmentMethod || "ALL",
+            columnAllowlist: allowlistOf(req.columnAllowlistJson) ?? null,
             ...resolved,
             now: new Date(),
           } as const;
@@ -79,6 +90,9 @@ export function annotationQueueCommands(deps: CatalogDeps) {
         ...(req.setInstructions ? { instructions: req.instructions ?? null } : {}),
         annotators,
         configIds,
+        ...(req.columnAllowlistJson === undefined
+          ? {}
+          : { columnAllowlist: allowlistOf(req.columnAllowlistJson) ?? null }),
         now: new Date(),
       } as const;
       await queues.run(

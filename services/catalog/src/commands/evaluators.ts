@@ -6,6 +6,8 @@ import type {
   CreateEvaluatorVersionRequest,
   DeleteEvaluatorRequest,
   DeleteEvaluatorResponse,
+  DeleteEvaluatorVersionsRequest,
+  DeleteEvaluatorVersionsResponse,
   Evaluator,
   EvaluatorVersion,
   EvaluatorWithVersion,
@@ -104,6 +106,32 @@ export function evaluatorCommands(deps: CatalogDeps) {
       const command = { type: "DeleteEvaluator", now: new Date() } as const;
       await evaluators.change(ctx, req.id, "EVALUATOR_DELETE", command);
       return {};
+    },
+
+    /**
+     * Deletes those of the named versions that belong to the evaluator (EVALUATOR_DELETE);
+     * every other requested id is reported as not deleted. Deleting every remaining version
+     * is a 409: an evaluator always has a latest version.
+     */
+    async deleteEvaluatorVersions(
+      req: DeleteEvaluatorVersionsRequest,
+      ctx: CallContext,
+    ): Promise<DeleteEvaluatorVersionsResponse> {
+      const row = await evaluators.load(ctx, req.evaluatorId, "EVALUATOR_DELETE");
+      const command: EvaluatorCommand = {
+        type: "DeleteEvaluatorVersions",
+        versionIds: req.versionIds,
+        now: new Date(),
+      };
+      const { events } = await evaluators.run(ctx, row.id, row.space_id, command);
+      const deleted = new Set(
+        events.flatMap((e) => (e.type === "EvaluatorVersionsDeleted" ? e.data.version_ids : [])),
+      );
+      const requested = [...new Set(req.versionIds)];
+      return {
+        deletedVersionIds: requested.filter((id) => deleted.has(id)),
+        notDeletedVersionIds: requested.filter((id) => !deleted.has(id)),
+      };
     },
 
     async createEvaluatorVersion(

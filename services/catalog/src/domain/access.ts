@@ -38,6 +38,12 @@ export const TAGGABLE = {
     update: "QUEUE_UPDATE",
     owner: "catalog",
   },
+  annotation_config: {
+    label: "annotation config",
+    read: "ANNOTATION_CONFIG_READ",
+    update: "ANNOTATION_CONFIG_UPDATE",
+    owner: "catalog",
+  },
   dataset: { label: "dataset", read: "DATASET_READ", update: "DATASET_UPDATE", owner: "dataset" },
   experiment: {
     label: "experiment",

@@ -10,8 +10,16 @@ export const PROVIDERS = [
   "CUSTOM",
   "NVIDIA_NIM",
   "GEMINI",
+  "LITELLM",
+  "FIREWORKS",
+  "TOGETHER_AI",
 ] as const;
-export const AUTH_TYPES = ["DEFAULT", "PROXY_WITH_HEADERS", "BEARER_TOKEN"] as const;
+export const AUTH_TYPES = [
+  "DEFAULT",
+  "PROXY_WITH_HEADERS",
+  "BEARER_TOKEN",
+  "OAUTH2_CLIENT_CREDENTIALS",
+] as const;
 export const HEADERS_MAX_BYTES = 8175;
 export const API_KEY_MAX = 4096;
 

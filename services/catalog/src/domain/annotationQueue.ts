@@ -12,6 +12,9 @@ import {
 import { invalid, requireCatalogName, requireMaxLength, unprocessable } from "./rules.ts";
 
 export const INSTRUCTIONS_MAX = 10_000;
+/** The public API's bounds on column_allowlist: 1000 names of at most 512 characters. */
+export const COLUMN_ALLOWLIST_MAX = 1000;
+export const COLUMN_NAME_MAX = 512;
 
 /** The queue itself; its records are facts of the projection, read by the commands needing them. */
 export type AnnotationQueueState = Lifecycle<{
@@ -22,6 +25,7 @@ export type AnnotationQueueState = Lifecycle<{
   configIds: string[];
   annotators: Annotator[];
   assignmentMethod: string;
+  columnAllowlist: string[] | null;
 }>;
 
 /** `configsInSpace`: which of the named configs exist in the queue's space, read in the transaction. */
@@ -37,6 +41,8 @@ export type AnnotationQueueCommand =
       instructions: string | null;
       annotators: Annotator[];
       assignmentMethod: string;
+      /** Absent or null: unrestricted. */
+      columnAllowlist?: string[] | null;
       sources: RecordSourceInput[];
       records: RecordDraft[];
       now: Date;
@@ -46,10 +52,19 @@ export type AnnotationQueueCommand =
       name?: string;
       instructions?: string | null;
       annotators?: Annotator[];
+      /** undefined: unchanged; null: unrestricted. */
+      columnAllowlist?: string[] | null;
       now: Date;
     })
   | { type: "DeleteAnnotationQueue"; now: Date }
   | RecordCommand;
+
+function checkAllowlist(columns: string[] | null): void {
+  if (columns === null) return;
+  if (columns.length > COLUMN_ALLOWLIST_MAX)
+    throw invalid(`column_allowlist holds at most ${COLUMN_ALLOWLIST_MAX} names`);
+  for (const c of columns) requireMaxLength("a column_allowlist name", c, COLUMN_NAME_MAX);
+}
 
 function checkQueueFields(name: string, instructions: string | null, c: Configs): void {
   requireCatalogName(name);
@@ -67,6 +82,8 @@ function decide(
   if (command.type === "CreateAnnotationQueue") {
     requireNew(state, "annotation queue");
     checkQueueFields(command.name, command.instructions, command);
+    const allowlist = command.columnAllowlist ?? null;
+    checkAllowlist(allowlist);
     const { id, spaceId, annotators, assignmentMethod } = command;
     if (assignmentMethod !== "ALL" && assignmentMethod !== "RANDOM")
       throw invalid("assignment_method must be ALL or RANDOM");
@@ -81,6 +98,7 @@ function decide(
         annotation_config_ids: command.configIds,
         annotators,
         assignment_method: assignmentMethod,
+        ...(allowlist === null ? {} : { column_allowlist: allowlist }),
         created_at: at,
       },
     };
@@ -94,16 +112,21 @@ function decide(
   requireLive(state, "annotation queue");
   switch (command.type) {
     case "UpdateAnnotationQueue": {
-      const { name, instructions, configIds, annotators } = command;
-      if ([name, instructions, configIds, annotators].every((v) => v === undefined))
+      const { name, instructions, configIds, annotators, columnAllowlist } = command;
+      if (
+        [name, instructions, configIds, annotators, columnAllowlist].every((v) => v === undefined)
+      )
         throw invalid(
-          "at least one of name, instructions, annotation_config_ids or annotator_emails is required",
+          "at least one of name, instructions, annotation_config_ids, annotator_emails or column_allowlist is required",
         );
+      if (columnAllowlist !== undefined) checkAllowlist(columnAllowlist);
       const next = {
         name: name ?? state.name,
         instructions: instructions === undefined ? state.instructions : instructions,
         annotation_config_ids: configIds ?? state.configIds,
         annotators: annotators ?? state.annotators,
+        // Only when it changes: absent in the event means unchanged.
+        ...(columnAllowlist === undefined ? {} : { column_allowlist: columnAllowlist }),
       };
       checkQueueFields(next.name, next.instructions, {
         configIds: next.annotation_config_ids,
@@ -142,12 +165,17 @@ function evolve(state: AnnotationQueueState, event: AnnotationQueueEvent): Annot
         configIds: d.annotation_config_ids,
         annotators: d.annotators,
         assignmentMethod: d.assignment_method,
+        columnAllowlist: d.column_allowlist ?? null,
       };
     }
     case "AnnotationQueueUpdated": {
       if (state.status !== "live") return state;
       const { name, instructions, annotation_config_ids: configIds, annotators } = event.data;
-      return { ...state, name, instructions, configIds, annotators };
+      const columnAllowlist =
+        event.data.column_allowlist === undefined
+          ? state.columnAllowlist
+          : event.data.column_allowlist;
+      return { ...state, name, instructions, configIds, annotators, columnAllowlist };
     }
     case "AnnotationQueueDeleted":
       return { status: "deleted" };

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Decider } from "@argus/eventstore";
 import type { EvaluatorEvent, EvaluatorVersionCreated } from "@argus/contracts";
+import { DomainError } from "@argus/platform";
 import {
   checkedConfig,
   requireCreatableType,
@@ -15,6 +16,8 @@ export type EvaluatorState = Lifecycle<{
   type: string;
   name: string;
   description: string | null;
+  /** The ids of its versions not deleted, oldest first. */
+  versions: readonly string[];
 }>;
 
 interface Actor {
@@ -46,7 +49,16 @@ export type EvaluatorCommand =
       type: "CreateEvaluatorVersion";
       versionId: string;
       version: EvaluatorVersionContent;
-    });
+    })
+  | {
+      type: "DeleteEvaluatorVersions";
+      /** As requested: duplicates and ids of no version of this evaluator allowed. */
+      versionIds: readonly string[];
+      now: Date;
+    };
+
+/** At most this many version ids per DeleteEvaluatorVersions. */
+export const DELETE_VERSIONS_MAX = 100;
 
 function versionCreated(
   of: { id: string; spaceId: string; type: string },
@@ -121,6 +133,35 @@ function decide(command: EvaluatorCommand, state: EvaluatorState): EvaluatorEven
     case "CreateEvaluatorVersion":
       requireLive(state, "evaluator");
       return [versionCreated(state, command.versionId, command.version, command)];
+    case "DeleteEvaluatorVersions": {
+      requireLive(state, "evaluator");
+      const requested = new Set(command.versionIds);
+      if (requested.size === 0)
+        throw invalid("version_ids must contain at least one evaluator version ID");
+      if (command.versionIds.length > DELETE_VERSIONS_MAX)
+        throw invalid(
+          `version_ids cannot contain more than ${DELETE_VERSIONS_MAX} evaluator version IDs`,
+        );
+      const doomed = state.versions.filter((v) => requested.has(v));
+      if (doomed.length === 0) return [];
+      // An evaluator always resolves a latest version (GET answers EvaluatorWithVersion).
+      if (doomed.length === state.versions.length)
+        throw new DomainError(
+          "resource-conflict",
+          "an evaluator keeps at least one version: this request would delete every remaining version; delete the evaluator instead",
+        );
+      return [
+        {
+          type: "EvaluatorVersionsDeleted",
+          data: {
+            evaluator_id: state.id,
+            space_id: state.spaceId,
+            version_ids: doomed,
+            deleted_at: at,
+          },
+        },
+      ];
+    }
     default:
       return unreachable(command);
   }
@@ -131,10 +172,25 @@ function evolve(state: EvaluatorState, event: EvaluatorEvent): EvaluatorState {
     case "EvaluatorCreated": {
       const d = event.data;
       const { id, name, description } = d;
-      return { status: "live", id, spaceId: d.space_id, type: d.evaluator_type, name, description };
+      const spaceId = d.space_id;
+      return {
+        status: "live",
+        id,
+        spaceId,
+        type: d.evaluator_type,
+        name,
+        description,
+        versions: [],
+      };
     }
     case "EvaluatorVersionCreated":
-      return state;
+      if (state.status !== "live") return state;
+      return { ...state, versions: [...state.versions, event.data.id] };
+    case "EvaluatorVersionsDeleted": {
+      if (state.status !== "live") return state;
+      const gone = new Set(event.data.version_ids);
+      return { ...state, versions: state.versions.filter((v) => !gone.has(v)) };
+    }
     case "EvaluatorUpdated":
       if (state.status !== "live") return state;
       return { ...state, name: event.data.name, description: event.data.description };

@@ -14,6 +14,8 @@ export const RECORDS_PER_REQUEST_MAX = 500;
 export const ANNOTATIONS_PER_REQUEST_MAX = 500;
 export const ASSIGNEES_MAX = 100;
 export const SPAN_RANGE_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+/** The public API: at most 100 session ids per request, across its sources. */
+export const SESSION_IDS_MAX = 100;
 
 /** A record source as the caller sent it, checked here before the handler resolves it. */
 export interface RecordSourceInput {
@@ -33,13 +35,17 @@ export function checkSources(sources: RecordSourceInput[], records: readonly unk
     throw invalid(`at most ${RECORD_SOURCES_MAX} record sources per request`);
   for (const s of sources) {
     if (s.ids.some((id) => id.trim() === "")) throw invalid("record ids must not be empty");
-    if (s.record_type === "SPAN" || s.record_type === "TRACE") {
+    if (s.record_type === "SPAN" || s.record_type === "TRACE" || s.record_type === "SESSION") {
       const start = Date.parse(s.start_time);
       const end = Date.parse(s.end_time);
       if (!(start < end)) throw invalid("start_time must be before end_time");
       if (end - start > SPAN_RANGE_MAX_MS) throw invalid("the time range must not exceed 7 days");
     }
   }
+  const sessions = sources.filter((s) => s.record_type === "SESSION");
+  if (sessions.some((s) => s.ids.length === 0)) throw invalid("session_ids must not be empty");
+  if (sessions.reduce((n, s) => n + s.ids.length, 0) > SESSION_IDS_MAX)
+    throw invalid(`at most ${SESSION_IDS_MAX} session ids per request`);
   if (records.length > RECORDS_PER_REQUEST_MAX)
     throw invalid(`at most ${RECORDS_PER_REQUEST_MAX} records per request`);
 }

@@ -1,10 +1,11 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { AnnotationConfigEvent } from "@argus/contracts";
+import { registerResource, unregisterResource } from "./resources.ts";
 
-/** Annotation configs as their events leave them. */
+/** Annotation configs as their events leave them; they register for tagging. */
 export const annotationConfigProjections: Projections<AnnotationConfigEvent> = {
-  AnnotationConfigCreated: (client, d) =>
-    tracedQuery(
+  async AnnotationConfigCreated(client, d) {
+    await tracedQuery(
       client,
       "project AnnotationConfigCreated",
       `insert into annotation_configs (id, account_id, space_id, name, type, minimum_score, maximum_score,
@@ -22,7 +23,9 @@ export const annotationConfigProjections: Projections<AnnotationConfigEvent> = {
         d.optimization_direction,
         d.created_at,
       ],
-    ),
+    );
+    await registerResource(client, "annotation_config", d);
+  },
   AnnotationConfigUpdated: (client, d) =>
     tracedQuery(
       client,
@@ -40,11 +43,13 @@ export const annotationConfigProjections: Projections<AnnotationConfigEvent> = {
         d.updated_at,
       ],
     ),
-  AnnotationConfigDeleted: (client, d) =>
-    tracedQuery(
+  async AnnotationConfigDeleted(client, d) {
+    await tracedQuery(
       client,
       "project AnnotationConfigDeleted",
       "delete from annotation_configs where id = $1",
       [d.id],
-    ),
+    );
+    await unregisterResource(client, "annotation_config", d.id);
+  },
 };

@@ -30,8 +30,8 @@ export const annotationQueueProjections: Projections<AnnotationQueueEvent> = {
       client,
       "project AnnotationQueueCreated",
       `insert into annotation_queues (id, account_id, space_id, name, instructions, assignment_method,
-           annotation_config_ids, annotators, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+           annotation_config_ids, annotators, created_at, updated_at, column_allowlist)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10::jsonb)`,
       [
         d.id,
         d.account_id,
@@ -42,6 +42,7 @@ export const annotationQueueProjections: Projections<AnnotationQueueEvent> = {
         d.annotation_config_ids,
         annotators(d.annotators),
         d.created_at,
+        JSON.stringify(d.column_allowlist ?? null),
       ],
     );
     await useConfigs(client, d.id, d.annotation_config_ids);
@@ -52,7 +53,8 @@ export const annotationQueueProjections: Projections<AnnotationQueueEvent> = {
       client,
       "project AnnotationQueueUpdated",
       `update annotation_queues set name = $2, instructions = $3, annotation_config_ids = $4,
-           annotators = $5, updated_at = $6
+           annotators = $5, updated_at = $6,
+           column_allowlist = case when $7::boolean then $8::jsonb else column_allowlist end
          where id = $1`,
       [
         d.id,
@@ -61,6 +63,8 @@ export const annotationQueueProjections: Projections<AnnotationQueueEvent> = {
         d.annotation_config_ids,
         annotators(d.annotators),
         d.updated_at,
+        d.column_allowlist !== undefined,
+        JSON.stringify(d.column_allowlist ?? null),
       ],
     );
     await useConfigs(client, d.id, d.annotation_config_ids);

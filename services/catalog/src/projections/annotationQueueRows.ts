@@ -16,10 +16,11 @@ export interface QueueRow {
   annotators: Annotator[];
   created_at: Date;
   updated_at: Date;
+  column_allowlist: string[] | null;
 }
 
 export const QUEUE_COLUMNS = `id, account_id, space_id, name, instructions, assignment_method,
-  annotation_config_ids, annotators, created_at, updated_at`;
+  annotation_config_ids, annotators, created_at, updated_at, column_allowlist`;
 
 export interface RecordRow {
   id: string;
@@ -59,6 +60,9 @@ export function toQueue(q: QueueRow, configs: AnnotationConfigRow[]): Annotation
       .map(toAnnotationConfig),
     annotators: q.annotators.map(annotator),
     assignmentMethod: q.assignment_method,
+    ...(q.column_allowlist === null
+      ? {}
+      : { columnAllowlistJson: JSON.stringify(q.column_allowlist) }),
     createdAt: q.created_at.toISOString(),
     updatedAt: q.updated_at.toISOString(),
   };

@@ -47,6 +47,20 @@ export const evaluatorProjections: Projections<EvaluatorEvent> = {
       [d.evaluator_id, d.created_at],
     );
   },
+  async EvaluatorVersionsDeleted(client, d) {
+    await tracedQuery(
+      client,
+      "project EvaluatorVersionsDeleted",
+      "delete from evaluator_versions where evaluator_id = $1 and id = any($2::uuid[])",
+      [d.evaluator_id, d.version_ids],
+    );
+    await tracedQuery(
+      client,
+      "touch evaluator",
+      "update evaluators set updated_at = $2 where id = $1",
+      [d.evaluator_id, d.deleted_at],
+    );
+  },
   EvaluatorUpdated: (client, d) =>
     tracedQuery(
       client,

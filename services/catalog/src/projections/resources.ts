@@ -3,7 +3,8 @@ import { tracedQuery } from "@argus/eventstore";
 import { isUuid, type SpaceRow } from "./rows.ts";
 
 /** A catalog-owned resource type that can carry tags; each registers itself from its projection. */
-export type CatalogResourceType = "project" | "prompt" | "evaluator" | "annotation_queue";
+export type CatalogResourceType =
+  "project" | "prompt" | "evaluator" | "annotation_queue" | "annotation_config";
 
 export interface ResourceRow {
   type: string;

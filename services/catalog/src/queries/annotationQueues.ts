@@ -23,6 +23,9 @@ import { authorized } from "../projections/rows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { listInSpaces } from "./listInSpaces.ts";
 
+/** The public API lists up to 500 records of a queue per page (other lists: 100). */
+const RECORDS_PAGE_MAX = 500;
+
 /** The queue as the caller may read it, with its annotation configs. */
 export async function presentQueue(
   { pool, spaces }: { pool: Pool; spaces: Spaces },
@@ -71,9 +74,9 @@ export function annotationQueueQueries(deps: CatalogDeps) {
       const rows = await queueRecords(
         pool,
         "where r.queue_id = $1 and ($2::uuid is null or r.id < $2) order by r.id desc limit $3",
-        [queue.id, req.page?.after || null, fetchSize(req.page)],
+        [queue.id, req.page?.after || null, fetchSize(req.page, RECORDS_PAGE_MAX)],
       );
-      const { items, nextAfter } = pageOf(rows, req.page, (r) => r.id);
+      const { items, nextAfter } = pageOf(rows, req.page, (r) => r.id, RECORDS_PAGE_MAX);
       return { records: items.map(toRecord), page: { nextAfter } };
     },
   };

@@ -9,7 +9,9 @@ import type {
   ListEvaluatorVersionsResponse,
   ListEvaluatorsRequest,
   ListEvaluatorsResponse,
+  ListEvaluatorTemplatesResponse,
 } from "@argus/proto/catalog/v1/evaluators";
+import { EVALUATOR_TEMPLATES } from "../domain/evaluatorTemplates.ts";
 import {
   EVALUATOR_COLUMNS,
   EVALUATOR_VERSION_SELECT,
@@ -26,6 +28,21 @@ export function evaluatorQueries(deps: CatalogDeps) {
   const { pool } = deps;
   const views = evaluatorViews(pool, deps.spaces);
   return {
+    /** The built-in templates: the same for every authenticated caller, no space involved. */
+    async listEvaluatorTemplates(): Promise<ListEvaluatorTemplatesResponse> {
+      return {
+        templates: EVALUATOR_TEMPLATES.map((t) => ({
+          columnName: t.column_name,
+          displayName: t.display_name,
+          template: t.template,
+          rails: [...t.rails],
+          classificationChoicesJson: JSON.stringify(t.classification_choices),
+          direction: t.direction,
+          ...(t.data_granularity === null ? {} : { dataGranularity: t.data_granularity }),
+        })),
+      };
+    },
+
     async listEvaluators(
       req: ListEvaluatorsRequest,
       ctx: CallContext,

@@ -28,6 +28,26 @@ interface IntegrationBody {
   scopings?: ScopingBody[];
 }
 
+/**
+ * Provider metadata with the `kind` the Python SDK dispatches on (it cannot parse metadata
+ * without one): the stored `kind`, else inferred from the fields or the provider; metadata of
+ * neither kind is answered as null (README, AI integrations).
+ */
+function publicProviderMetadata(provider: string, json: string | undefined) {
+  if (json === undefined) return null;
+  const m = JSON.parse(json) as Record<string, unknown> | null;
+  if (m === null || typeof m !== "object") return null;
+  if (m.kind === "AWS" || m.kind === "GCP") return m;
+  const gcp = ["project_id", "location", "project_access_label"].some((k) => k in m);
+  const kind =
+    "role_arn" in m || (!gcp && provider === "AWS_BEDROCK")
+      ? "AWS"
+      : gcp || provider === "VERTEX_AI"
+        ? "GCP"
+        : null;
+  return kind === null ? null : { kind, ...m };
+}
+
 export function toPublicAiIntegration(a: AiIntegration) {
   const c = a.config!;
   return {
@@ -42,8 +62,7 @@ export function toPublicAiIntegration(a: AiIntegration) {
     enable_default_models: c.enableDefaultModels,
     function_calling_enabled: c.functionCallingEnabled,
     auth_type: c.authType,
-    provider_metadata:
-      c.providerMetadataJson === undefined ? null : (JSON.parse(c.providerMetadataJson) as unknown),
+    provider_metadata: publicProviderMetadata(c.provider, c.providerMetadataJson),
     scopings: c.scopings.map((s) => ({
       organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
       space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,

@@ -12,7 +12,7 @@ import type { ApiRequest, Handler } from "../http.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
 
 interface SourceBody {
-  record_type: "EXAMPLE" | "SPAN" | "TRACE";
+  record_type: "EXAMPLE" | "SPAN" | "TRACE" | "SESSION";
   dataset_id?: string;
   dataset_version_id?: string;
   example_ids?: string[];
@@ -21,6 +21,7 @@ interface SourceBody {
   end_time?: string;
   span_ids?: string[];
   trace_ids?: string[];
+  session_ids?: string[];
 }
 
 const user = (a: Annotator) => ({ id: encodeId("User", a.userId), email: a.email });
@@ -33,6 +34,8 @@ export function toPublicQueue(q: AnnotationQueue) {
     instructions: q.instructions ?? null,
     annotation_configs: q.annotationConfigs.map(toPublicAnnotationConfig),
     annotators: q.annotators.map(user),
+    column_allowlist:
+      q.columnAllowlistJson === undefined ? null : (JSON.parse(q.columnAllowlistJson) as string[]),
     created_at: q.createdAt,
     updated_at: q.updatedAt,
   };
@@ -115,7 +118,12 @@ function sourceOf(s: SourceBody): RecordSource {
     projectId: bodyId("Project", s.project_id, "project_id"),
     startTime: s.start_time ?? "",
     endTime: s.end_time ?? "",
-    ids: (s.record_type === "SPAN" ? s.span_ids : s.trace_ids) ?? [],
+    ids:
+      (s.record_type === "SPAN"
+        ? s.span_ids
+        : s.record_type === "SESSION"
+          ? s.session_ids
+          : s.trace_ids) ?? [],
   };
 }
 
@@ -149,6 +157,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
         annotator_emails: string[];
         assignment_method?: string;
         record_sources?: SourceBody[];
+        column_allowlist?: string[] | null;
       };
       const spaceId = decodeOr404("Space", b.space_id, "space");
       const res = await catalog.call(
@@ -161,6 +170,9 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
           annotatorEmails: b.annotator_emails,
           assignmentMethod: b.assignment_method ?? "ALL",
           recordSources: (b.record_sources ?? []).map(sourceOf),
+          ...(b.column_allowlist === undefined
+            ? {}
+            : { columnAllowlistJson: JSON.stringify(b.column_allowlist) }),
         },
         req,
       );
@@ -178,6 +190,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
         instructions?: string | null;
         annotation_config_ids?: string[];
         annotator_emails?: string[];
+        column_allowlist?: string[] | null;
       };
       const res = await catalog.call(
         S.updateAnnotationQueue,
@@ -190,6 +203,9 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
           annotationConfigIds: configIds(b.annotation_config_ids ?? []),
           setAnnotatorEmails: b.annotator_emails !== undefined,
           annotatorEmails: b.annotator_emails ?? [],
+          ...(b.column_allowlist === undefined
+            ? {}
+            : { columnAllowlistJson: JSON.stringify(b.column_allowlist) }),
         },
         req,
       );

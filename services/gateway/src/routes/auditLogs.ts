@@ -56,7 +56,8 @@ export function auditLogHandlers(identity: Backend): Record<string, Handler> {
           endTime: (req.query.end_time as string | undefined) ?? "",
           userId: userUuid,
           operationType: (req.query.operation_type as string | undefined) ?? "",
-          operationName: (req.query.operation_name as string | undefined) ?? "",
+          operationName: "",
+          operationNames: (req.query.operation_name as string[] | undefined) ?? [],
         },
         req,
       );

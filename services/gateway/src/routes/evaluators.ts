@@ -10,8 +10,32 @@ import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
 type VersionBody = { commit_message: string } & (
-  { template_config: Record<string, unknown> } | { code_config: Record<string, unknown> }
+  | { template_config: Record<string, unknown> }
+  | { code_config: Record<string, unknown> }
+  | { remote_config: Record<string, unknown> }
 );
+
+/** The field of a version that carries the config of an evaluator type. */
+const CONFIG_FIELD = {
+  TEMPLATE: "template_config",
+  CODE: "code_config",
+  REMOTE: "remote_config",
+} as const;
+type ConfigKind = keyof typeof CONFIG_FIELD;
+
+/**
+ * A template config as both clients read it: one function-calling setting under both names,
+ * and `classification_choices` null for a freeform template (also for versions stored before).
+ */
+function publicTemplateConfig(c: Record<string, unknown>): Record<string, unknown> {
+  const functionCalling = c.use_function_calling ?? c.use_function_calling_if_available ?? false;
+  return {
+    ...c,
+    use_function_calling: functionCalling,
+    use_function_calling_if_available: functionCalling,
+    classification_choices: c.classification_choices ?? null,
+  };
+}
 
 interface CreateEvaluatorBody {
   space_id: string;
@@ -47,16 +71,19 @@ export function toPublicEvaluatorVersion(v: EvaluatorVersion) {
     created_at: v.createdAt,
     created_by_user_id: userId(v.createdByUserId),
     type: v.type,
-    ...(v.type === "TEMPLATE" ? { template_config: config } : { code_config: config }),
+    ...(v.type === "TEMPLATE"
+      ? { template_config: publicTemplateConfig(config) }
+      : { [CONFIG_FIELD[v.type as ConfigKind] ?? "code_config"]: config }),
   };
 }
 
 function contentOf(b: VersionBody): EvaluatorVersionContent {
-  const template = "template_config" in b;
+  const kind = (Object.keys(CONFIG_FIELD) as ConfigKind[]).find((k) => CONFIG_FIELD[k] in b)!;
+  const config = (b as unknown as Record<string, unknown>)[CONFIG_FIELD[kind]];
   return {
     commitMessage: b.commit_message,
-    configKind: template ? "TEMPLATE" : "CODE",
-    configJson: JSON.stringify(template ? b.template_config : b.code_config),
+    configKind: kind,
+    configJson: JSON.stringify(config),
   };
 }
 
@@ -158,6 +185,51 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
         req,
       );
       return { status: 201, body: toPublicEvaluatorVersion(res) };
+    },
+
+    async delete_evaluator_versions(req) {
+      const id = evaluatorId(req);
+      const given = (req.body as { version_ids: string[] }).version_ids;
+      // Each version as the caller spelled it first; duplicates collapse on the uuid. An id
+      // (well-formed: the schema checks that) that is not an evaluator version's travels as
+      // given: it names no version of this evaluator, so it comes back as not deleted.
+      const spelled = new Map<string, string>();
+      for (const raw of given) {
+        const sent = decodeId("EvaluatorVersion", raw) ?? raw;
+        if (!spelled.has(sent)) spelled.set(sent, raw);
+      }
+      const res = await catalog.call(
+        S.deleteEvaluatorVersions,
+        { evaluatorId: id, versionIds: [...spelled.keys()] },
+        req,
+      );
+      const publicId = (sent: string) => spelled.get(sent) ?? sent;
+      return {
+        status: 200,
+        body: {
+          completed: true,
+          deleted_version_ids: res.deletedVersionIds.map(publicId),
+          not_deleted_version_ids: res.notDeletedVersionIds.map(publicId),
+        },
+      };
+    },
+
+    async list_evaluator_templates(req) {
+      const res = await catalog.call(S.listEvaluatorTemplates, {}, req);
+      return {
+        status: 200,
+        body: {
+          evaluator_templates: res.templates.map((t) => ({
+            column_name: t.columnName,
+            display_name: t.displayName,
+            template: t.template,
+            rails: t.rails,
+            classification_choices: JSON.parse(t.classificationChoicesJson) as unknown,
+            direction: t.direction,
+            data_granularity: t.dataGranularity ?? null,
+          })),
+        },
+      };
     },
 
     async get_evaluator_version(req) {

@@ -71,13 +71,24 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     },
 
     async add_organization_user(req) {
-      const body = req.body as { user_id: string; role: { name: string } };
+      const body = req.body as {
+        user_id: string;
+        role: { type: "PREDEFINED"; name: string } | { type: "CUSTOM"; id: string };
+      };
       const userId = decodeId("User", body.user_id);
       if (userId === null)
         throw new DomainError("unprocessable-entity", "user_id is not a user id");
+      const customRoleId = body.role.type === "CUSTOM" ? decodeId("Role", body.role.id) : "";
+      if (customRoleId === null)
+        throw new DomainError("unprocessable-entity", "role.id is not a role id");
       const m = await identity.call(
         IdentityServiceService.addOrganizationUser,
-        { organizationId: organizationPathId(req.params.org_id), userId, roleName: body.role.name },
+        {
+          organizationId: organizationPathId(req.params.org_id),
+          userId,
+          roleName: body.role.type === "PREDEFINED" ? body.role.name : "",
+          customRoleId,
+        },
         req,
       );
       return {
@@ -86,7 +97,9 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
           id: encodeId("RoleBinding", m.id),
           user_id: encodeId("User", m.userId),
           organization_id: encodeId("Organization", m.organizationId),
-          role: { type: "PREDEFINED", name: m.roleName },
+          role: m.roleName
+            ? { type: "PREDEFINED", name: m.roleName }
+            : { type: "CUSTOM", id: encodeId("Role", m.customRoleId), name: m.customRoleName },
         },
       };
     },

@@ -4,12 +4,19 @@ import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import type { Handler } from "../http.ts";
 
+/**
+ * Argus projects hold an LLM application's traces: the public API's APPLICATION type. It has
+ * no HARNESS or EXPERIMENT projects, so those filters match nothing (README, Projects).
+ */
+const PROJECT_TYPE = "APPLICATION";
+
 export function toPublicProject(p: Project) {
   return {
     id: encodeId("Project", p.id),
     name: p.name,
     space_id: encodeId("Space", p.spaceId),
     created_at: p.createdAt,
+    project_type: PROJECT_TYPE,
   };
 }
 
@@ -21,7 +28,9 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
   return {
     async list_projects(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { projects: [] }, nextAfter: "" };
+      const type = req.query.project_type as string | undefined;
+      if (query === null || (type !== undefined && type !== PROJECT_TYPE))
+        return { status: 200, body: { projects: [] }, nextAfter: "" };
       const res = await catalog.call(ProjectServiceService.listProjects, query, req);
       return {
         status: 200,

@@ -1,12 +1,27 @@
-import { DomainError, decodeId, encodeId } from "@argus/platform";
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
-import { pathId } from "./params.ts";
+
+/**
+ * The public id type of each restricted resource type. The public API's create request names
+ * only the resource; its id says what it is. PROJECT restrictions are enforced, DASHBOARD and
+ * PROMPT ones are stored and listed (README "Roles and permissions").
+ */
+const ID_TYPE = { PROJECT: "Project", DASHBOARD: "Dashboard", PROMPT: "Prompt" } as const;
+type RestrictionType = keyof typeof ID_TYPE;
+
+function resourceOf(publicId: string): { type: RestrictionType; id: string } | null {
+  for (const type of Object.keys(ID_TYPE) as RestrictionType[]) {
+    const id = decodeId(ID_TYPE[type], publicId);
+    if (id !== null) return { type, id };
+  }
+  return null;
+}
 
 const toPublic = (r: ResourceRestriction) => ({
   resource_type: r.resourceType,
-  resource_id: encodeId("Project", r.resourceId),
+  resource_id: encodeId(ID_TYPE[r.resourceType as RestrictionType] ?? "Project", r.resourceId),
   created_at: r.createdAt,
 });
 
@@ -15,7 +30,7 @@ export function resourceRestrictionHandlers(identity: Backend): Record<string, H
     async list_resource_restrictions(req) {
       const res = await identity.call(
         IdentityServiceService.listResourceRestrictions,
-        { page: req.page },
+        { page: req.page, resourceType: (req.query.resource_type as string | undefined) ?? "" },
         req,
       );
       return {
@@ -27,20 +42,28 @@ export function resourceRestrictionHandlers(identity: Backend): Record<string, H
 
     async create_resource_restriction(req) {
       const body = req.body as { resource_id: string };
-      const resourceId = decodeId("Project", body.resource_id);
-      if (resourceId === null)
-        throw new DomainError("unprocessable-entity", "resource_id is not a project id");
+      const resource = resourceOf(body.resource_id);
+      if (resource === null)
+        throw new DomainError(
+          "unprocessable-entity",
+          "resource_id is not a project, dashboard or prompt id",
+        );
       const r = await identity.call(
         IdentityServiceService.createResourceRestriction,
-        { resourceId },
+        { resourceId: resource.id, resourceType: resource.type },
         req,
       );
       return { status: 200, body: toPublic(r) };
     },
 
     async delete_resource_restriction(req) {
-      const resourceId = pathId("Project", req.params.resource_id, "resource restriction");
-      await identity.call(IdentityServiceService.deleteResourceRestriction, { resourceId }, req);
+      const resource = resourceOf(req.params.resource_id ?? "");
+      if (resource === null) throw notFound("resource restriction");
+      await identity.call(
+        IdentityServiceService.deleteResourceRestriction,
+        { resourceId: resource.id },
+        req,
+      );
       return { status: 204 };
     },
   };

@@ -11,6 +11,15 @@ interface CreateSpaceBody {
   is_private?: boolean;
 }
 
+/** The public API's space settings Argus stores and returns as set (never set: absent). */
+const SETTING_KEYS = [
+  "ml_models_enabled",
+  "gradient_start_color",
+  "gradient_end_color",
+  "default_llm_integration",
+  "default_agent_runtime",
+] as const;
+
 export function toPublicSpace(s: Space) {
   return {
     id: encodeId("Space", s.id),
@@ -18,6 +27,7 @@ export function toPublicSpace(s: Space) {
     description: s.description,
     created_at: s.createdAt,
     is_private: s.isPrivate,
+    ...(s.settingsJson ? (JSON.parse(s.settingsJson) as Record<string, unknown>) : {}),
   };
 }
 
@@ -78,7 +88,14 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async update_space(req) {
-      const body = req.body as { name?: string; description?: string | null; is_private?: boolean };
+      const body = req.body as {
+        name?: string;
+        description?: string | null;
+        is_private?: boolean;
+      } & Record<string, unknown>;
+      const settings = Object.fromEntries(
+        SETTING_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
+      );
       const space = await identity.call(
         IdentityServiceService.updateSpace,
         {
@@ -86,6 +103,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
           name: body.name,
           description: body.description === null ? "" : body.description,
           isPrivate: body.is_private,
+          ...(Object.keys(settings).length > 0 ? { settingsJson: JSON.stringify(settings) } : {}),
         },
         req,
       );

@@ -27,6 +27,13 @@ const TAGGED = [
   { type: "evaluator", param: "evaluator_id", idType: "Evaluator" },
   { type: "experiment", param: "experiment_id", idType: "Experiment" },
   { type: "annotation_queue", param: "annotation_queue_id", idType: "AnnotationQueue" },
+  // The public API lists and attaches an annotation config's tags; it has no detach.
+  {
+    type: "annotation_config",
+    param: "annotation_config_id",
+    idType: "AnnotationConfig",
+    listAndAttachOnly: true,
+  },
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -136,6 +143,7 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
       );
       return { status: 200, body: { tags: res.tags.map(toPublicTag), pagination: NOT_PAGINATED } };
     };
+    if ("listAndAttachOnly" in r) continue;
     handlers[`remove_${r.type}_tags`] = async (req) => {
       const target = resourceId(req.params[r.param]);
       const given = (req.body as { tag_ids: string[] }).tag_ids;

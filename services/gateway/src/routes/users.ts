@@ -4,8 +4,18 @@ import type { Backend } from "../backend.ts";
 import type { Handler } from "../http.ts";
 import { pathId } from "./params.ts";
 
-const ROLE_TO_PUBLIC = { admin: "ADMIN", member: "MEMBER", annotator: "ANNOTATOR" } as const;
-const ROLE_FROM_PUBLIC = { ADMIN: "admin", MEMBER: "member", ANNOTATOR: "annotator" } as const;
+const ROLE_TO_PUBLIC = {
+  admin: "ADMIN",
+  member: "MEMBER",
+  member_ui_only: "MEMBER_UI_ONLY",
+  annotator: "ANNOTATOR",
+} as const;
+const ROLE_FROM_PUBLIC = {
+  ADMIN: "admin",
+  MEMBER: "member",
+  MEMBER_UI_ONLY: "member_ui_only",
+  ANNOTATOR: "annotator",
+} as const;
 
 export const toPublicUser = (u: User) => ({
   id: encodeId("User", u.id),
@@ -65,8 +75,20 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
         },
         req,
       );
-      // An invitation that is still valid is returned as it is: 200, not 201 (public API).
-      return { status: res.created ? 201 : 200, body: toPublicUser(res.user!) };
+      // An invitation that is still valid is returned as it is: 200, not 201 (public API),
+      // as a bare User. A created one says its invite mode and, for TEMPORARY_PASSWORD, the
+      // generated password (answered this once).
+      if (!res.created) return { status: 200, body: toPublicUser(res.user!) };
+      return {
+        status: 201,
+        body: {
+          ...toPublicUser(res.user!),
+          invite_mode: res.inviteMode,
+          ...(res.temporaryPassword === undefined
+            ? {}
+            : { temporary_password: res.temporaryPassword }),
+        },
+      };
     },
 
     async get_user(req) {
@@ -96,6 +118,15 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
     async delete_user(req) {
       await identity.call(
         IdentityServiceService.deleteUser,
+        { id: userPathId(req.params.user_id) },
+        req,
+      );
+      return { status: 204 };
+    },
+
+    async reset_user_password(req) {
+      await identity.call(
+        IdentityServiceService.resetUserPassword,
         { id: userPathId(req.params.user_id) },
         req,
       );

@@ -29,6 +29,12 @@ function requireCreatable(req: CreateApiKeyRequest, ctx: CallContext): void {
     throw new DomainError("invalid-request", "key_type must be USER or SERVICE");
   if (req.keyType === "USER" && req.organizations.length > 0)
     throw new DomainError("unprocessable-entity", "organizations apply to SERVICE keys only");
+  // As the public API documents: these two account roles are not valid for service keys (400).
+  if (req.keyType === "SERVICE" && ["MEMBER_UI_ONLY", "ANNOTATOR"].includes(req.accountRole))
+    throw new DomainError(
+      "invalid-request",
+      `the ${req.accountRole} account role is not valid for service keys`,
+    );
   if (req.keyType === "SERVICE" && req.accountRole !== "" && req.accountRole !== "MEMBER")
     throw new DomainError(
       "unprocessable-entity",

@@ -23,6 +23,8 @@ export const CHANGES_AUTHORIZATION: Readonly<Record<IdentityEvent["type"], boole
   UserDeleted: true,
   // A new invitation token; the user's keys are untouched.
   UserInvitationResent: false,
+  // A reset token; the password and the user's keys are unchanged until it is used.
+  UserPasswordResetRequested: false,
   UserInvitationAccepted: true,
   RoleCreated: true,
   RoleUpdated: true,

@@ -1,6 +1,8 @@
 import {
   DomainError,
   actorMetadata,
+  holdsAnywhere,
+  isAccountAdmin,
   notFound,
   requireAccountAdmin,
   type CallContext,
@@ -10,6 +12,7 @@ import type {
   AcceptInvitationRequest,
   Done,
   ResendUserInvitationRequest,
+  ResetUserPasswordRequest,
   User,
 } from "@argus/proto/identity/v1";
 import { streamId } from "@argus/contracts";
@@ -18,6 +21,7 @@ import { toUser } from "../projections/userRows.ts";
 import { findUser, loadReadableUser } from "../queries/users.ts";
 import type { IdentityDeps } from "../service.ts";
 import { findInvitation, issueInvitationToken } from "./invitationTokens.ts";
+import { hasPassword, issuePasswordResetToken } from "./passwords.ts";
 
 /**
  * Renews the user's invitation when the decider says so (resend, or create_user again after
@@ -53,6 +57,39 @@ export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" 
         { type: "ResendInvitation", now: new Date() },
         { ...actorMetadata(ctx), user_id: row.id },
       );
+      return {};
+    },
+
+    /**
+     * A password-reset token for a user who signs in with a password (account admins, or
+     * USER_UPDATE): 400 for one who does not (SSO, or not verified yet).
+     */
+    async resetUserPassword(req: ResetUserPasswordRequest, ctx: CallContext): Promise<Done> {
+      const row = await loadReadableUser(pool, ctx, req.id);
+      const p = ctx.principal;
+      if (!isAccountAdmin(p) && !holdsAnywhere(p, "USER_UPDATE"))
+        throw new DomainError(
+          "access-forbidden",
+          "resetting a user's password requires the account admin role or USER_UPDATE",
+        );
+      const now = new Date();
+      await commands.transact(async (scope) => {
+        const { events } = await scope.decide(
+          streamId("user", row.id),
+          userDecider,
+          {
+            build: async (_state, client) => ({
+              type: "ResetPassword" as const,
+              hasPassword: await hasPassword(client, row.id),
+              now,
+            }),
+          },
+          { ...actorMetadata(ctx), user_id: row.id },
+        );
+        for (const e of events)
+          if (e.type === "UserPasswordResetRequested")
+            await issuePasswordResetToken(scope.client, pepper, row.id, e.data.reset_expires_at);
+      });
       return {};
     },
 

@@ -56,19 +56,25 @@ export function membershipCommands({ pool, commands }: Pick<IdentityDeps, "pool"
       req: AddOrganizationUserRequest,
       ctx: CallContext,
     ): Promise<OrganizationMembership> {
+      const accountId = ctx.principal.accountId;
       await loadOrganizationFor(pool, ctx, req.organizationId, "adding organization users");
       const on = { type: "ORGANIZATION" as const, id: req.organizationId };
-      const roleId = predefinedRoleId(req.roleName);
-      const id = await bindUser(commands, ctx, on, req.userId, roleId, ({ client }) =>
-        requireRoleFitsAccountRole(
-          client,
-          ctx.principal.accountId,
-          req.userId,
-          req.roleName,
-          "organization",
-        ),
-      );
-      return { id, userId: req.userId, organizationId: req.organizationId, roleName: req.roleName };
+      // A custom role makes the user a member, as any role below ADMIN (README).
+      const roleId = req.customRoleId || predefinedRoleId(req.roleName);
+      const id = await bindUser(commands, ctx, on, req.userId, roleId, async ({ client }) => {
+        if (!req.customRoleId)
+          await requireRoleFitsAccountRole(
+            client,
+            accountId,
+            req.userId,
+            req.roleName,
+            "organization",
+          );
+        else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+        else if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
+      });
+      const role = await membershipRole(pool, roleId);
+      return { id, userId: req.userId, organizationId: req.organizationId, ...role };
     },
 
     async removeOrganizationUser(

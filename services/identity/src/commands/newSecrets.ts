@@ -21,3 +21,9 @@ export const generateArgusKey = (): string => argusKeyOf(randomBase62(RANDOM_CHA
  * responses.
  */
 export const newInvitationToken = (): string => randomBytes(32).toString("base64url");
+
+/**
+ * A temporary password (create_user with invite_mode TEMPORARY_PASSWORD): 24 base62
+ * characters (~143 bits), answered once and stored only as its HMAC under the pepper.
+ */
+export const newTemporaryPassword = (): string => randomBase62(24);

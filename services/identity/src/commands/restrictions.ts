@@ -1,12 +1,12 @@
-import { actorMetadata, requireAccountAdmin, type CallContext } from "@argus/platform";
+import { DomainError, actorMetadata, requireAccountAdmin, type CallContext } from "@argus/platform";
 import type {
   CreateResourceRestrictionRequest,
   DeleteResourceRestrictionRequest,
   Done,
   ResourceRestriction,
 } from "@argus/proto/identity/v1";
-import { streamId } from "@argus/contracts";
-import { restrictionDecider } from "../domain/restriction.ts";
+import { streamId, type RestrictionType } from "@argus/contracts";
+import { RESTRICTION_TYPES, restrictionDecider } from "../domain/restriction.ts";
 import type { IdentityDeps } from "../service.ts";
 
 /**
@@ -21,20 +21,31 @@ export function restrictionCommands({ commands }: Pick<IdentityDeps, "commands">
       req: CreateResourceRestrictionRequest,
       ctx: CallContext,
     ): Promise<ResourceRestriction> {
-      requireAccountAdmin(ctx.principal, "restricting projects");
+      requireAccountAdmin(ctx.principal, "restricting resources");
+      const resourceType = (req.resourceType || "PROJECT") as RestrictionType;
+      if (!RESTRICTION_TYPES.includes(resourceType))
+        throw new DomainError(
+          "invalid-request",
+          "resource_type must be PROJECT, DASHBOARD or PROMPT",
+        );
       const { state } = await commands.handle(
         streamId("restriction", req.resourceId),
         restrictionDecider,
         {
           type: "RestrictProject",
           projectId: req.resourceId,
+          resourceType,
           accountId: ctx.principal.accountId,
           now: new Date(),
         },
         { ...actorMetadata(ctx), project_id: req.resourceId },
       );
       if (state.status !== "restricted") throw new Error("RestrictProject left no restriction");
-      return { resourceType: "PROJECT", resourceId: req.resourceId, createdAt: state.createdAt };
+      return {
+        resourceType: state.resourceType,
+        resourceId: req.resourceId,
+        createdAt: state.createdAt,
+      };
     },
 
     async deleteResourceRestriction(

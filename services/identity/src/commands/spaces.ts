@@ -13,7 +13,7 @@ import type {
   Space,
   UpdateSpaceRequest,
 } from "@argus/proto/identity/v1";
-import { streamId } from "@argus/contracts";
+import { streamId, type SpaceSettings } from "@argus/contracts";
 import { spaceDecider, type SpaceCommand } from "../domain/space.ts";
 import { toSpace } from "../projections/tenancyRows.ts";
 import { loadOrganization } from "../queries/organizations.ts";
@@ -75,6 +75,9 @@ export function spaceCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "c
           name: req.name,
           description: req.description,
           isPrivate: req.isPrivate,
+          ...(req.settingsJson === undefined
+            ? {}
+            : { settings: JSON.parse(req.settingsJson) as SpaceSettings }),
           now: new Date(),
         },
         { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },

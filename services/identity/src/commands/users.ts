@@ -17,12 +17,14 @@ import type {
 } from "@argus/proto/identity/v1";
 import { streamId, type AccountRoleName } from "@argus/contracts";
 import { apiKeyDecider } from "../domain/apiKey.ts";
-import { userDecider } from "../domain/user.ts";
+import { INVITE_MODES, userDecider, type InviteMode } from "../domain/user.ts";
 import { toUser } from "../projections/userRows.ts";
 import { findUser, findUserByEmail, loadReadableUser } from "../queries/users.ts";
 import type { IdentityDeps } from "../service.ts";
 import { dataOf } from "./decided.ts";
 import { invitationExpiry, issueInvitationToken } from "./invitationTokens.ts";
+import { newTemporaryPassword } from "./newSecrets.ts";
+import { storeTemporaryPassword } from "./passwords.ts";
 import { renewInvitation } from "./invitations.ts";
 
 export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
@@ -36,7 +38,9 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
     async createUser(req: CreateUserRequest, ctx: CallContext): Promise<CreateUserResponse> {
       const p = ctx.principal;
       const now = new Date();
-      const inviteMode = req.inviteMode === "NONE" ? "NONE" : "EMAIL_LINK";
+      const inviteMode: InviteMode = (INVITE_MODES as readonly string[]).includes(req.inviteMode)
+        ? (req.inviteMode as InviteMode)
+        : "EMAIL_LINK";
       const existing = await findUserByEmail(pool, p.accountId, req.email);
       if (existing) {
         requireAccountAdmin(p, "inviting users");
@@ -55,9 +59,16 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
           },
           { ...actorMetadata(ctx), user_id: existing.id },
         );
-        return { user: toUser((await findUser(pool, p.accountId, existing.id))!, now), created };
+        return {
+          user: toUser((await findUser(pool, p.accountId, existing.id))!, now),
+          created,
+          inviteMode,
+        };
       }
       const id = uuidv7();
+      // Generated before the transaction, so a retried attempt stores the one answered.
+      const temporaryPassword =
+        inviteMode === "TEMPORARY_PASSWORD" ? newTemporaryPassword() : undefined;
       await commands.transact(
         async (scope) => {
           const { events } = await scope.decide(
@@ -79,6 +90,8 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
           );
           const expiresAt = dataOf(events, "UserCreated").invitation_expires_at;
           if (expiresAt) await issueInvitationToken(scope.client, pepper, id, expiresAt);
+          if (temporaryPassword !== undefined)
+            await storeTemporaryPassword(scope.client, pepper, id, temporaryPassword, now);
         },
         {
           conflicts: {
@@ -86,7 +99,12 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
           },
         },
       );
-      return { user: toUser((await findUser(pool, p.accountId, id))!, now), created: true };
+      return {
+        user: toUser((await findUser(pool, p.accountId, id))!, now),
+        created: true,
+        inviteMode,
+        ...(temporaryPassword === undefined ? {} : { temporaryPassword }),
+      };
     },
 
     async updateUser(req: UpdateUserRequest, ctx: CallContext): Promise<User> {

@@ -1,14 +1,29 @@
 import type { Decider } from "@argus/eventstore";
-import type { RestrictionEvent } from "@argus/contracts";
+import type { RestrictionEvent, RestrictionType } from "@argus/contracts";
 import { DomainError, notFound } from "@argus/platform";
 
-/** One stream per restricted project (identity does not know the project's space). */
+export const RESTRICTION_TYPES: readonly RestrictionType[] = ["PROJECT", "DASHBOARD", "PROMPT"];
+
+/** One stream per restricted resource (identity does not know the project's space). */
 export type RestrictionState =
   | { status: "none" | "lifted" }
-  | { status: "restricted"; projectId: string; accountId: string; createdAt: string };
+  | {
+      status: "restricted";
+      projectId: string;
+      resourceType: RestrictionType;
+      accountId: string;
+      createdAt: string;
+    };
 
 export type RestrictionCommand =
-  | { type: "RestrictProject"; projectId: string; accountId: string; now: Date }
+  | {
+      type: "RestrictProject";
+      projectId: string;
+      /** PROJECT, or the public API's DASHBOARD and PROMPT (stored, not enforced). */
+      resourceType: RestrictionType;
+      accountId: string;
+      now: Date;
+    }
   | { type: "LiftRestriction"; accountId: string };
 
 function decide(command: RestrictionCommand, state: RestrictionState): RestrictionEvent[] {
@@ -17,7 +32,12 @@ function decide(command: RestrictionCommand, state: RestrictionState): Restricti
   switch (command.type) {
     case "RestrictProject":
       // Restricting an already restricted project is a no-op (the public API answers 200).
-      if (mine) return [];
+      if (mine && restricted.resourceType === command.resourceType) return [];
+      if (mine)
+        throw new DomainError(
+          "resource-conflict",
+          `the id is restricted as a ${restricted.resourceType.toLowerCase()}`,
+        );
       if (restricted)
         throw new DomainError("resource-conflict", "the project is restricted in another account");
       return [
@@ -26,7 +46,7 @@ function decide(command: RestrictionCommand, state: RestrictionState): Restricti
           data: {
             resource_id: command.projectId,
             account_id: command.accountId,
-            resource_type: "PROJECT",
+            resource_type: command.resourceType,
             created_at: command.now.toISOString(),
           },
         },
@@ -48,6 +68,7 @@ function evolve(_state: RestrictionState, event: RestrictionEvent): RestrictionS
       return {
         status: "restricted",
         projectId: d.resource_id,
+        resourceType: d.resource_type,
         accountId: d.account_id,
         createdAt: d.created_at,
       };

@@ -1,5 +1,5 @@
 import type { Decider } from "@argus/eventstore";
-import type { SpaceEvent, SpaceUpdated } from "@argus/contracts";
+import type { SpaceEvent, SpaceSettings, SpaceUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { requireDescription, requireName } from "./rules.ts";
 
@@ -16,7 +16,24 @@ export type SpaceState =
       name: string;
       description: string;
       isPrivate: boolean;
+      settings: SpaceSettings;
     };
+
+const SETTING_KEYS = [
+  "ml_models_enabled",
+  "gradient_start_color",
+  "gradient_end_color",
+  "default_llm_integration",
+  "default_agent_runtime",
+] as const;
+
+/** The settings with `patch` applied (its keys replace), in one key order, for comparison. */
+function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {
+  const merged: Record<string, unknown> = { ...settings, ...patch };
+  return Object.fromEntries(
+    SETTING_KEYS.filter((k) => merged[k] !== undefined).map((k) => [k, merged[k]]),
+  ) as SpaceSettings;
+}
 
 export type SpaceCommand =
   | {
@@ -35,6 +52,8 @@ export type SpaceCommand =
       name?: string | undefined;
       description?: string | undefined;
       isPrivate?: boolean | undefined;
+      /** The settings to set (present keys only; null clears the nullable ones). */
+      settings?: SpaceSettings | undefined;
       now: Date;
     }
   /** With its organization: a space deleted meanwhile is nothing more to do, not a 404. */
@@ -67,11 +86,14 @@ function decide(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
     case "UpdateSpace": {
       if (state.status !== "live") throw gone();
       const { name, description, isPrivate } = command;
-      if (name === undefined && description === undefined && isPrivate === undefined)
-        throw new DomainError(
-          "invalid-request",
-          "at least one of name, description, is_private is required",
-        );
+      const patch = command.settings ?? {};
+      if (
+        name === undefined &&
+        description === undefined &&
+        isPrivate === undefined &&
+        Object.keys(patch).length === 0
+      )
+        throw new DomainError("invalid-request", "at least one field to update is required");
       if (name !== undefined) requireName(name, SPACE_NAME_MAX);
       if (description !== undefined) requireDescription(description, SPACE_DESCRIPTION_MAX);
       const next: Omit<SpaceUpdated["data"], "updated_at"> = {
@@ -79,11 +101,13 @@ function decide(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
         name: name ?? state.name,
         description: description ?? state.description,
         is_private: isPrivate ?? state.isPrivate,
+        settings: patched(state.settings, patch),
       };
       if (
         next.name === state.name &&
         next.description === state.description &&
-        next.is_private === state.isPrivate
+        next.is_private === state.isPrivate &&
+        JSON.stringify(next.settings) === JSON.stringify(patched(state.settings, {}))
       )
         return [];
       return [{ type: "SpaceUpdated", data: { ...next, updated_at: command.now.toISOString() } }];
@@ -122,6 +146,7 @@ function evolve(state: SpaceState, event: SpaceEvent): SpaceState {
         name: d.name,
         description: d.description,
         isPrivate: d.is_private,
+        settings: {},
       };
     }
     case "SpaceUpdated":
@@ -131,6 +156,7 @@ function evolve(state: SpaceState, event: SpaceEvent): SpaceState {
         name: event.data.name,
         description: event.data.description,
         isPrivate: event.data.is_private,
+        settings: event.data.settings ?? state.settings,
       };
     case "SpaceDeleted":
       return { status: "deleted" };

@@ -1,7 +1,13 @@
 import type { Decider } from "@argus/eventstore";
 import type { AccountRoleName, UserEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { INVITATION_TTL_MS, newUserEvent, updatedUser, userStatus } from "./userRules.ts";
+import {
+  INVITATION_TTL_MS,
+  PASSWORD_RESET_TTL_MS,
+  newUserEvent,
+  updatedUser,
+  userStatus,
+} from "./userRules.ts";
 
 export type UserState =
   | { status: "none" | "deleted" }
@@ -15,6 +21,9 @@ export type UserState =
       invitation: "INVITED" | "ACTIVE";
     };
 
+export const INVITE_MODES = ["NONE", "EMAIL_LINK", "TEMPORARY_PASSWORD"] as const;
+export type InviteMode = (typeof INVITE_MODES)[number];
+
 export type UserCommand =
   | {
       type: "InviteUser";
@@ -24,8 +33,11 @@ export type UserCommand =
       email: string;
       accountRole: AccountRoleName;
       isDeveloper: boolean | undefined;
-      /** NONE: active at once, no invitation (SSO accounts); EMAIL_LINK: an expiring invitation. */
-      inviteMode: "NONE" | "EMAIL_LINK";
+      /**
+       * NONE: active at once, no invitation (SSO accounts); EMAIL_LINK: an expiring invitation;
+       * TEMPORARY_PASSWORD: active at once, with a generated password (stored by the command).
+       */
+      inviteMode: InviteMode;
       callerIsAdmin: boolean;
       now: Date;
     }
@@ -35,7 +47,7 @@ export type UserCommand =
    */
   | {
       type: "InviteAgain";
-      inviteMode: "NONE" | "EMAIL_LINK";
+      inviteMode: InviteMode;
       tokenExpiresAt: Date | null;
       now: Date;
     }
@@ -49,6 +61,8 @@ export type UserCommand =
     }
   | { type: "DeleteUser"; callerUserId: string; now: Date }
   | { type: "ResendInvitation"; now: Date }
+  /** `hasPassword`: whether the user signs in with a password (read in the transaction). */
+  | { type: "ResetPassword"; hasPassword: boolean; now: Date }
   /** `tokenExpiresAt`: the expiry of the token the invitee presented (found by its hash). */
   | { type: "AcceptInvitation"; tokenExpiresAt: Date; now: Date };
 
@@ -71,7 +85,8 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
   switch (command.type) {
     case "InviteAgain": {
       // A still valid invitation is returned as it is; an expired one is renewed.
-      if (state.invitation === "ACTIVE" || command.inviteMode === "NONE")
+      // Only an e-mail link renews an invitation; the other modes add a user that is new.
+      if (state.invitation === "ACTIVE" || command.inviteMode !== "EMAIL_LINK")
         throw new DomainError(
           "resource-conflict",
           `a user with e-mail ${JSON.stringify(state.email)} already exists`,
@@ -86,6 +101,22 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
         throw new DomainError("invalid-request", "a user cannot delete themselves");
       return [
         { type: "UserDeleted", data: { id: state.id, deleted_at: command.now.toISOString() } },
+      ];
+    case "ResetPassword":
+      if (!command.hasPassword)
+        throw new DomainError(
+          "invalid-request",
+          "the user does not sign in with a password (SSO, or the account is not verified yet)",
+        );
+      return [
+        {
+          type: "UserPasswordResetRequested",
+          data: {
+            id: state.id,
+            reset_expires_at: new Date(command.now.getTime() + PASSWORD_RESET_TTL_MS).toISOString(),
+            requested_at: command.now.toISOString(),
+          },
+        },
       ];
     case "ResendInvitation":
       if (state.invitation === "ACTIVE")
@@ -135,6 +166,7 @@ function evolve(state: UserState, event: UserEvent): UserState {
         isDeveloper: event.data.is_developer ?? state.isDeveloper,
       };
     case "UserInvitationResent":
+    case "UserPasswordResetRequested":
       return state;
     case "UserInvitationAccepted":
       return { ...state, invitation: "ACTIVE" };

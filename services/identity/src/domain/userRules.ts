@@ -5,8 +5,10 @@ import type { UserCommand, UserState } from "./user.ts";
 export const USER_NAME_MAX = 255;
 /** How long an invitation's verification token stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long a password-reset token stays valid (the public API's 30-minute link). */
+export const PASSWORD_RESET_TTL_MS = 30 * 60 * 1000;
 
-const ACCOUNT_ROLES: readonly string[] = ["admin", "member", "annotator"];
+const ACCOUNT_ROLES: readonly string[] = ["admin", "member", "member_ui_only", "annotator"];
 
 /** Trimmed name, 1 to 255 characters (spec endpoint 11): whitespace-only is 400. */
 export function normalizeUserName(name: string): string {
@@ -35,9 +37,10 @@ export function newUserEvent(c: Extract<UserCommand, { type: "InviteUser" }>): U
   if (!ACCOUNT_ROLES.includes(c.accountRole))
     throw new DomainError(
       "unprocessable-entity",
-      "custom account roles (role type CUSTOM) are not yet supported; use ADMIN, MEMBER or ANNOTATOR",
+      "custom account roles (role type CUSTOM) are not yet supported; use ADMIN, MEMBER, MEMBER_UI_ONLY or ANNOTATOR",
     );
-  const invited = c.inviteMode !== "NONE";
+  // NONE and TEMPORARY_PASSWORD add the user as ACTIVE at once; EMAIL_LINK invites.
+  const invited = c.inviteMode === "EMAIL_LINK";
   return {
     type: "UserCreated",
     data: {
@@ -46,8 +49,8 @@ export function newUserEvent(c: Extract<UserCommand, { type: "InviteUser" }>): U
       email: c.email,
       name: normalizeUserName(c.name),
       account_role: c.accountRole,
-      // The public API's default: developers unless annotator.
-      is_developer: c.isDeveloper ?? c.accountRole !== "annotator",
+      // The public API's default: developers unless annotator (or UI-only member).
+      is_developer: c.isDeveloper ?? (c.accountRole === "admin" || c.accountRole === "member"),
       status: invited ? "INVITED" : "ACTIVE",
       invitation_expires_at: invited
         ? new Date(c.now.getTime() + INVITATION_TTL_MS).toISOString()

@@ -48,8 +48,15 @@ export const tenancyProjections: Projections<AccountEvent | OrganizationEvent | 
   ),
   SpaceUpdated: sql(
     "SpaceUpdated",
-    "update spaces set name = $2, description = $3, is_private = $4 where id = $1",
-    (d) => [d.id, d.name, d.description, d.is_private],
+    `update spaces set name = $2, description = $3, is_private = $4,
+       settings = coalesce($5::jsonb, settings) where id = $1`,
+    (d) => [
+      d.id,
+      d.name,
+      d.description,
+      d.is_private,
+      d.settings === undefined ? null : JSON.stringify(d.settings),
+    ],
   ),
   SpaceDeleted: steps(
     sql("SpaceDeleted", "delete from spaces where id = $1", (d) => [d.id]),

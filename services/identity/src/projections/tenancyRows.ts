@@ -1,3 +1,4 @@
+import type { SpaceSettings } from "@argus/contracts";
 import type { SpaceFacts } from "@argus/platform";
 import type { Organization, Space } from "@argus/proto/identity/v1";
 
@@ -27,10 +28,12 @@ export interface SpaceRow {
   description: string;
   is_private: boolean;
   created_at: Date;
+  /** Absent where a query does not read it (a space just created has none). */
+  settings?: SpaceSettings;
 }
 
 export const SPACE_COLUMNS =
-  "id, account_id, organization_id, name, description, is_private, created_at";
+  "id, account_id, organization_id, name, description, is_private, created_at, settings";
 
 /** What authorization reads of a space (platform authorization.ts). */
 export const spaceFacts = (
@@ -44,4 +47,5 @@ export const toSpace = (r: SpaceRow): Space => ({
   description: r.description,
   isPrivate: r.is_private,
   createdAt: r.created_at.toISOString(),
+  settingsJson: JSON.stringify(r.settings ?? {}),
 });

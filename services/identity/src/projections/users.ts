@@ -40,7 +40,13 @@ export const userProjections: Projections<UserEvent> = {
     sql("UserDeleted invitation", "delete from invitation_tokens where user_id = $1", (d) => [
       d.id,
     ]),
+    sql("UserDeleted password", "delete from user_passwords where user_id = $1", (d) => [d.id]),
+    sql("UserDeleted reset token", "delete from password_reset_tokens where user_id = $1", (d) => [
+      d.id,
+    ]),
   ),
+  // Its token is written by the command, in the event's transaction: nothing to project.
+  UserPasswordResetRequested: steps(),
   UserInvitationResent: sql(
     "UserInvitationResent",
     "update users set invitation_expires_at = $2 where id = $1",

@@ -86,7 +86,7 @@ export function auditQueries(deps: { pool: Pool }) {
           where account_id = $1 and occurred_at between $2 and $3
             and ($4::uuid is null or actor_user_id = $4)
             and ($5::text is null or operation_type = $5)
-            and ($6::text is null or operation_name = $6)
+            and ($6::text[] is null or operation_name = any($6::text[]))
             and ($7::uuid is null or id < $7)
           order by id desc
           limit $8`,
@@ -96,7 +96,11 @@ export function auditQueries(deps: { pool: Pool }) {
           end,
           req.userId || null,
           req.operationType || null,
-          req.operationName || null,
+          req.operationNames.length > 0
+            ? req.operationNames
+            : req.operationName
+              ? [req.operationName]
+              : null,
           req.page?.after || null,
           fetchSize(req.page),
         ],

@@ -1,3 +1,4 @@
+import type { AccountRoleName } from "@argus/contracts";
 import { DomainError, type CallContext } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
@@ -13,7 +14,7 @@ interface KeyRow {
   user_id: string | null;
   status: string;
   expired: boolean;
-  account_role: "admin" | "member" | "annotator" | null;
+  account_role: AccountRoleName | null;
   is_developer: boolean | null;
   key_hash: Buffer;
   service_account_id: string | null;
@@ -26,6 +27,8 @@ interface KeyRow {
 const ROLE = {
   admin: AccountRole.ACCOUNT_ROLE_ADMIN,
   member: AccountRole.ACCOUNT_ROLE_MEMBER,
+  // Argus has no UI: a UI-only member is authorized as a member (README "Roles and permissions").
+  member_ui_only: AccountRole.ACCOUNT_ROLE_MEMBER,
   annotator: AccountRole.ACCOUNT_ROLE_ANNOTATOR,
 } as const;
 

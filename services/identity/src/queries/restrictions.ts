@@ -23,8 +23,14 @@ export function restrictionQueries({ pool }: { pool: Pool }) {
         "list resource restrictions",
         `select resource_id, resource_type, created_at from resource_restrictions
           where account_id = $1 and ($2::uuid is null or resource_id < $2)
+            and ($4::text is null or resource_type = $4)
           order by resource_id desc limit $3`,
-        [ctx.principal.accountId, req.page?.after || null, fetchSize(req.page)],
+        [
+          ctx.principal.accountId,
+          req.page?.after || null,
+          fetchSize(req.page),
+          req.resourceType || null,
+        ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.resource_id);
       return {

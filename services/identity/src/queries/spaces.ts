@@ -1,7 +1,16 @@
-import { fetchSize, notFound, pageOf, spaceRuleSql, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  fetchSize,
+  notFound,
+  pageOf,
+  spaceRuleSql,
+  type CallContext,
+} from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type {
   AccessFacts,
+  AccessFactsBatch,
+  GetAccessFactsBatchRequest,
   GetAccessFactsRequest,
   GetSpaceRequest,
   ListSpacesRequest,
@@ -11,6 +20,9 @@ import type {
 import type { Pool } from "pg";
 import { SPACE_COLUMNS, toSpace, type SpaceRow } from "../projections/tenancyRows.ts";
 import { loadVisibleSpace } from "./spaceAccess.ts";
+
+// One list page's worth, with room: the catalog asks for the spaces of at most 1000 rows.
+const MAX_FACTS = 1000;
 
 export function spaceQueries({ pool }: { pool: Pool }) {
   return {
@@ -40,6 +52,40 @@ export function spaceQueries({ pool }: { pool: Pool }) {
         organizationId: row.organization_id,
         isPrivate: row.is_private,
         projectRestricted: row.project_restricted,
+      };
+    },
+
+    async getAccessFactsBatch(
+      req: GetAccessFactsBatchRequest,
+      ctx: CallContext,
+    ): Promise<AccessFactsBatch> {
+      if (req.spaceIds.length > MAX_FACTS || req.projectIds.length > MAX_FACTS)
+        throw new DomainError("invalid-request", `at most ${MAX_FACTS} spaces and projects`);
+      const accountId = ctx.principal.accountId;
+      const [spaces, restricted] = await Promise.all([
+        tracedQuery<{ id: string; organization_id: string; is_private: boolean }>(
+          pool,
+          "access facts of spaces",
+          `select id, organization_id, is_private from spaces
+            where account_id = $1 and id = any($2::uuid[])`,
+          [accountId, req.spaceIds],
+        ),
+        tracedQuery<{ resource_id: string }>(
+          pool,
+          "restricted of projects",
+          `select resource_id from resource_restrictions
+            where account_id = $1 and resource_type = 'PROJECT' and resource_id = any($2::uuid[])`,
+          [accountId, req.projectIds],
+        ),
+      ]);
+      return {
+        spaces: spaces.rows.map((r) => ({
+          spaceId: r.id,
+          organizationId: r.organization_id,
+          isPrivate: r.is_private,
+          projectRestricted: false,
+        })),
+        restrictedProjectIds: restricted.rows.map((r) => r.resource_id),
       };
     },
 

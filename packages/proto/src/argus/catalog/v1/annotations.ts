@@ -106,11 +106,13 @@ export interface AnnotationQueue {
   assignmentMethod: string;
   createdAt: string;
   updatedAt: string;
+  /** The column allowlist as a JSON array; absent when unrestricted. */
+  columnAllowlistJson?: string | undefined;
 }
 
 /** One record source of an add request (public AnnotationQueueRecordInput). */
 export interface RecordSource {
-  /** SPAN, TRACE or EXAMPLE. */
+  /** SPAN, TRACE, SESSION or EXAMPLE. */
   recordType: string;
   projectId: string;
   datasetId: string;
@@ -158,6 +160,8 @@ export interface CreateAnnotationQueueRequest {
   /** ALL (default) or RANDOM. */
   assignmentMethod: string;
   recordSources: RecordSource[];
+  /** A JSON array of column names, or "null"/absent for unrestricted. */
+  columnAllowlistJson?: string | undefined;
 }
 
 export interface ListAnnotationQueuesRequest {
@@ -186,6 +190,8 @@ export interface UpdateAnnotationQueueRequest {
   annotationConfigIds: string[];
   setAnnotatorEmails: boolean;
   annotatorEmails: string[];
+  /** Absent: unchanged; a JSON array of column names, or "null" for unrestricted. */
+  columnAllowlistJson?: string | undefined;
 }
 
 export interface DeleteAnnotationQueueRequest {
@@ -1044,6 +1050,7 @@ function createBaseAnnotationQueue(): AnnotationQueue {
     assignmentMethod: "",
     createdAt: "",
     updatedAt: "",
+    columnAllowlistJson: undefined,
   };
 }
 
@@ -1075,6 +1082,9 @@ export const AnnotationQueue: MessageFns<AnnotationQueue> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(74).string(message.updatedAt);
+    }
+    if (message.columnAllowlistJson !== undefined) {
+      writer.uint32(82).string(message.columnAllowlistJson);
     }
     return writer;
   },
@@ -1162,6 +1172,14 @@ export const AnnotationQueue: MessageFns<AnnotationQueue> = {
             }
 
             message.updatedAt = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.columnAllowlistJson = reader.string();
             continue;
           }
         }
@@ -1591,6 +1609,7 @@ function createBaseCreateAnnotationQueueRequest(): CreateAnnotationQueueRequest 
     annotatorEmails: [],
     assignmentMethod: "",
     recordSources: [],
+    columnAllowlistJson: undefined,
   };
 }
 
@@ -1619,6 +1638,9 @@ export const CreateAnnotationQueueRequest: MessageFns<CreateAnnotationQueueReque
     }
     for (const v of message.recordSources) {
       RecordSource.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.columnAllowlistJson !== undefined) {
+      writer.uint32(66).string(message.columnAllowlistJson);
     }
     return writer;
   },
@@ -1690,6 +1712,14 @@ export const CreateAnnotationQueueRequest: MessageFns<CreateAnnotationQueueReque
             }
 
             message.recordSources.push(RecordSource.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.columnAllowlistJson = reader.string();
             continue;
           }
         }
@@ -1906,6 +1936,7 @@ function createBaseUpdateAnnotationQueueRequest(): UpdateAnnotationQueueRequest 
     annotationConfigIds: [],
     setAnnotatorEmails: false,
     annotatorEmails: [],
+    columnAllowlistJson: undefined,
   };
 }
 
@@ -1937,6 +1968,9 @@ export const UpdateAnnotationQueueRequest: MessageFns<UpdateAnnotationQueueReque
     }
     for (const v of message.annotatorEmails) {
       writer.uint32(66).string(v!);
+    }
+    if (message.columnAllowlistJson !== undefined) {
+      writer.uint32(74).string(message.columnAllowlistJson);
     }
     return writer;
   },
@@ -2016,6 +2050,14 @@ export const UpdateAnnotationQueueRequest: MessageFns<UpdateAnnotationQueueReque
             }
 
             message.annotatorEmails.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.columnAllowlistJson = reader.string();
             continue;
           }
         }

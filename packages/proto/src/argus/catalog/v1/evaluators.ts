@@ -121,6 +121,35 @@ export interface GetEvaluatorVersionRequest {
   id: string;
 }
 
+export interface DeleteEvaluatorVersionsRequest {
+  evaluatorId: string;
+  /** Version ids as the caller sent them (duplicates allowed); not every one need be a uuid. */
+  versionIds: string[];
+}
+
+export interface DeleteEvaluatorVersionsResponse {
+  deletedVersionIds: string[];
+  notDeletedVersionIds: string[];
+}
+
+export interface ListEvaluatorTemplatesRequest {}
+
+export interface EvaluatorTemplate {
+  columnName: string;
+  displayName: string;
+  template: string;
+  rails: string[];
+  /** label -> score, as JSON (an object of numbers), in the template's order. */
+  classificationChoicesJson: string;
+  direction: string;
+  /** SPAN-level templates leave it unset (null in the API). */
+  dataGranularity?: string | undefined;
+}
+
+export interface ListEvaluatorTemplatesResponse {
+  templates: EvaluatorTemplate[];
+}
+
 function createBaseEvaluator(): Evaluator {
   return {
     id: "",
@@ -1173,6 +1202,333 @@ export const GetEvaluatorVersionRequest: MessageFns<GetEvaluatorVersionRequest> 
   },
 };
 
+function createBaseDeleteEvaluatorVersionsRequest(): DeleteEvaluatorVersionsRequest {
+  return { evaluatorId: "", versionIds: [] };
+}
+
+export const DeleteEvaluatorVersionsRequest: MessageFns<DeleteEvaluatorVersionsRequest> = {
+  encode(
+    message: DeleteEvaluatorVersionsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.evaluatorId !== "") {
+      writer.uint32(10).string(message.evaluatorId);
+    }
+    for (const v of message.versionIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteEvaluatorVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteEvaluatorVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluatorId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteEvaluatorVersionsResponse(): DeleteEvaluatorVersionsResponse {
+  return { deletedVersionIds: [], notDeletedVersionIds: [] };
+}
+
+export const DeleteEvaluatorVersionsResponse: MessageFns<DeleteEvaluatorVersionsResponse> = {
+  encode(
+    message: DeleteEvaluatorVersionsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.deletedVersionIds) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.notDeletedVersionIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteEvaluatorVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteEvaluatorVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deletedVersionIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notDeletedVersionIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEvaluatorTemplatesRequest(): ListEvaluatorTemplatesRequest {
+  return {};
+}
+
+export const ListEvaluatorTemplatesRequest: MessageFns<ListEvaluatorTemplatesRequest> = {
+  encode(
+    _: ListEvaluatorTemplatesRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEvaluatorTemplatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEvaluatorTemplatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseEvaluatorTemplate(): EvaluatorTemplate {
+  return {
+    columnName: "",
+    displayName: "",
+    template: "",
+    rails: [],
+    classificationChoicesJson: "",
+    direction: "",
+    dataGranularity: undefined,
+  };
+}
+
+export const EvaluatorTemplate: MessageFns<EvaluatorTemplate> = {
+  encode(message: EvaluatorTemplate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.columnName !== "") {
+      writer.uint32(10).string(message.columnName);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(18).string(message.displayName);
+    }
+    if (message.template !== "") {
+      writer.uint32(26).string(message.template);
+    }
+    for (const v of message.rails) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.classificationChoicesJson !== "") {
+      writer.uint32(42).string(message.classificationChoicesJson);
+    }
+    if (message.direction !== "") {
+      writer.uint32(50).string(message.direction);
+    }
+    if (message.dataGranularity !== undefined) {
+      writer.uint32(58).string(message.dataGranularity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EvaluatorTemplate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvaluatorTemplate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.columnName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.template = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.rails.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.classificationChoicesJson = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.direction = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.dataGranularity = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEvaluatorTemplatesResponse(): ListEvaluatorTemplatesResponse {
+  return { templates: [] };
+}
+
+export const ListEvaluatorTemplatesResponse: MessageFns<ListEvaluatorTemplatesResponse> = {
+  encode(
+    message: ListEvaluatorTemplatesResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.templates) {
+      EvaluatorTemplate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEvaluatorTemplatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEvaluatorTemplatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.templates.push(EvaluatorTemplate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * Evaluators: reusable evaluation logic (TEMPLATE or CODE) with append-only versions; the
  * latest version is the default. Ids are internal uuids.
@@ -1243,6 +1599,24 @@ export const EvaluatorServiceDefinition = {
       requestType: GetEvaluatorVersionRequest as typeof GetEvaluatorVersionRequest,
       requestStream: false,
       responseType: EvaluatorVersion as typeof EvaluatorVersion,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Deletes the named versions of one evaluator; ids not among its versions are reported back. */
+    deleteEvaluatorVersions: {
+      name: "DeleteEvaluatorVersions",
+      requestType: DeleteEvaluatorVersionsRequest as typeof DeleteEvaluatorVersionsRequest,
+      requestStream: false,
+      responseType: DeleteEvaluatorVersionsResponse as typeof DeleteEvaluatorVersionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The built-in evaluator templates: the same fixed catalog for every caller. */
+    listEvaluatorTemplates: {
+      name: "ListEvaluatorTemplates",
+      requestType: ListEvaluatorTemplatesRequest as typeof ListEvaluatorTemplatesRequest,
+      requestStream: false,
+      responseType: ListEvaluatorTemplatesResponse as typeof ListEvaluatorTemplatesResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -1354,6 +1728,34 @@ export const EvaluatorServiceService = {
       Buffer.from(EvaluatorVersion.encode(value).finish()),
     responseDeserialize: (value: Buffer): EvaluatorVersion => EvaluatorVersion.decode(value),
   },
+  /** Deletes the named versions of one evaluator; ids not among its versions are reported back. */
+  deleteEvaluatorVersions: {
+    path: "/argus.catalog.v1.EvaluatorService/DeleteEvaluatorVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteEvaluatorVersionsRequest): Buffer =>
+      Buffer.from(DeleteEvaluatorVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteEvaluatorVersionsRequest =>
+      DeleteEvaluatorVersionsRequest.decode(value),
+    responseSerialize: (value: DeleteEvaluatorVersionsResponse): Buffer =>
+      Buffer.from(DeleteEvaluatorVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteEvaluatorVersionsResponse =>
+      DeleteEvaluatorVersionsResponse.decode(value),
+  },
+  /** The built-in evaluator templates: the same fixed catalog for every caller. */
+  listEvaluatorTemplates: {
+    path: "/argus.catalog.v1.EvaluatorService/ListEvaluatorTemplates" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEvaluatorTemplatesRequest): Buffer =>
+      Buffer.from(ListEvaluatorTemplatesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEvaluatorTemplatesRequest =>
+      ListEvaluatorTemplatesRequest.decode(value),
+    responseSerialize: (value: ListEvaluatorTemplatesResponse): Buffer =>
+      Buffer.from(ListEvaluatorTemplatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEvaluatorTemplatesResponse =>
+      ListEvaluatorTemplatesResponse.decode(value),
+  },
 } as const;
 
 export interface EvaluatorServiceServer extends UntypedServiceImplementation {
@@ -1368,6 +1770,16 @@ export interface EvaluatorServiceServer extends UntypedServiceImplementation {
     ListEvaluatorVersionsResponse
   >;
   getEvaluatorVersion: handleUnaryCall<GetEvaluatorVersionRequest, EvaluatorVersion>;
+  /** Deletes the named versions of one evaluator; ids not among its versions are reported back. */
+  deleteEvaluatorVersions: handleUnaryCall<
+    DeleteEvaluatorVersionsRequest,
+    DeleteEvaluatorVersionsResponse
+  >;
+  /** The built-in evaluator templates: the same fixed catalog for every caller. */
+  listEvaluatorTemplates: handleUnaryCall<
+    ListEvaluatorTemplatesRequest,
+    ListEvaluatorTemplatesResponse
+  >;
 }
 
 export interface EvaluatorServiceClient extends Client {
@@ -1490,6 +1902,38 @@ export interface EvaluatorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EvaluatorVersion) => void,
+  ): ClientUnaryCall;
+  /** Deletes the named versions of one evaluator; ids not among its versions are reported back. */
+  deleteEvaluatorVersions(
+    request: DeleteEvaluatorVersionsRequest,
+    callback: (error: ServiceError | null, response: DeleteEvaluatorVersionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteEvaluatorVersions(
+    request: DeleteEvaluatorVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteEvaluatorVersionsResponse) => void,
+  ): ClientUnaryCall;
+  deleteEvaluatorVersions(
+    request: DeleteEvaluatorVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteEvaluatorVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /** The built-in evaluator templates: the same fixed catalog for every caller. */
+  listEvaluatorTemplates(
+    request: ListEvaluatorTemplatesRequest,
+    callback: (error: ServiceError | null, response: ListEvaluatorTemplatesResponse) => void,
+  ): ClientUnaryCall;
+  listEvaluatorTemplates(
+    request: ListEvaluatorTemplatesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEvaluatorTemplatesResponse) => void,
+  ): ClientUnaryCall;
+  listEvaluatorTemplates(
+    request: ListEvaluatorTemplatesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEvaluatorTemplatesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -51,7 +51,10 @@ export interface ListAuditLogsRequest {
   endTime: string;
   userId: string;
   operationType: string;
+  /** Deprecated by operation_names (still honoured when operation_names is empty). */
   operationName: string;
+  /** Exact operation names; an entry matches any of them. Empty: every name. */
+  operationNames: string[];
 }
 
 export interface ListAuditLogsResponse {
@@ -247,6 +250,7 @@ function createBaseListAuditLogsRequest(): ListAuditLogsRequest {
     userId: "",
     operationType: "",
     operationName: "",
+    operationNames: [],
   };
 }
 
@@ -269,6 +273,9 @@ export const ListAuditLogsRequest: MessageFns<ListAuditLogsRequest> = {
     }
     if (message.operationName !== "") {
       writer.uint32(50).string(message.operationName);
+    }
+    for (const v of message.operationNames) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -332,6 +339,14 @@ export const ListAuditLogsRequest: MessageFns<ListAuditLogsRequest> = {
             }
 
             message.operationName = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.operationNames.push(reader.string());
             continue;
           }
         }

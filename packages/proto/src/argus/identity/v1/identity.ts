@@ -67,6 +67,8 @@ export interface Space {
   isPrivate: boolean;
   /** RFC 3339 timestamp. */
   createdAt: string;
+  /** The public API's settings Argus stores (identity SpaceSettings), a JSON object. */
+  settingsJson?: string | undefined;
 }
 
 export interface CreateSpaceRequest {
@@ -91,6 +93,18 @@ export interface AccessFacts {
   organizationId: string;
   isPrivate: boolean;
   projectRestricted: boolean;
+}
+
+export interface GetAccessFactsBatchRequest {
+  spaceIds: string[];
+  projectIds: string[];
+}
+
+export interface AccessFactsBatch {
+  /** project_restricted is unset here: see restricted_project_ids. */
+  spaces: AccessFacts[];
+  /** Those of the asked projects that are restricted. */
+  restrictedProjectIds: string[];
 }
 
 export interface ListSpacesRequest {
@@ -146,14 +160,22 @@ export interface OrganizationMembership {
   id: string;
   userId: string;
   organizationId: string;
+  /** Predefined role name, empty for a custom role. */
   roleName: string;
+  /** Custom role id, empty for a predefined role. */
+  customRoleId: string;
+  customRoleName: string;
 }
 
 export interface AddOrganizationUserRequest {
   organizationId: string;
   userId: string;
-  /** A predefined role name (ADMIN, MEMBER, READ_ONLY, ANNOTATOR). */
+  /**
+   * Exactly one of: a predefined role name (ADMIN, MEMBER, READ_ONLY, ANNOTATOR), or a custom
+   * role id (membership of the organization; it grants nothing in its spaces, README).
+   */
   roleName: string;
+  customRoleId: string;
 }
 
 export interface RemoveOrganizationUserRequest {
@@ -166,6 +188,8 @@ export interface UpdateSpaceRequest {
   name?: string | undefined;
   description?: string | undefined;
   isPrivate?: boolean | undefined;
+  /** The settings to set, a JSON object of the keys sent (null clears a nullable one). */
+  settingsJson?: string | undefined;
 }
 
 export interface DeleteSpaceRequest {
@@ -228,7 +252,10 @@ export interface CreateUserRequest {
   email: string;
   accountRole: string;
   isDeveloper?: boolean | undefined;
-  /** NONE: the user is active at once (no invitation); EMAIL_LINK: an expiring invitation. */
+  /**
+   * NONE: the user is active at once (no invitation); EMAIL_LINK: an expiring invitation;
+   * TEMPORARY_PASSWORD: active at once, with a generated password to change at first sign-in.
+   */
   inviteMode: string;
 }
 
@@ -236,6 +263,10 @@ export interface CreateUserResponse {
   user?: User | undefined;
   /** False when an existing, still valid invitation was returned as it is (the public API's 200). */
   created: boolean;
+  /** The invite mode the user was created with (as requested). */
+  inviteMode: string;
+  /** TEMPORARY_PASSWORD, created: the generated password, answered once (only its hash is kept). */
+  temporaryPassword?: string | undefined;
 }
 
 export interface UpdateUserRequest {
@@ -249,6 +280,10 @@ export interface DeleteUserRequest {
 }
 
 export interface ResendUserInvitationRequest {
+  id: string;
+}
+
+export interface ResetUserPasswordRequest {
   id: string;
 }
 
@@ -355,6 +390,8 @@ export interface ResourceRestriction {
 
 export interface ListResourceRestrictionsRequest {
   page?: PageRequest | undefined;
+  /** PROJECT, DASHBOARD or PROMPT; empty for every type. */
+  resourceType: string;
 }
 
 export interface ListResourceRestrictionsResponse {
@@ -364,6 +401,8 @@ export interface ListResourceRestrictionsResponse {
 
 export interface CreateResourceRestrictionRequest {
   resourceId: string;
+  /** PROJECT (also when empty), DASHBOARD or PROMPT. */
+  resourceType: string;
 }
 
 export interface DeleteResourceRestrictionRequest {
@@ -644,7 +683,15 @@ export const RenewGatewayLeaseResponse: MessageFns<RenewGatewayLeaseResponse> = 
 };
 
 function createBaseSpace(): Space {
-  return { id: "", organizationId: "", name: "", description: "", isPrivate: false, createdAt: "" };
+  return {
+    id: "",
+    organizationId: "",
+    name: "",
+    description: "",
+    isPrivate: false,
+    createdAt: "",
+    settingsJson: undefined,
+  };
 }
 
 export const Space: MessageFns<Space> = {
@@ -666,6 +713,9 @@ export const Space: MessageFns<Space> = {
     }
     if (message.createdAt !== "") {
       writer.uint32(50).string(message.createdAt);
+    }
+    if (message.settingsJson !== undefined) {
+      writer.uint32(58).string(message.settingsJson);
     }
     return writer;
   },
@@ -729,6 +779,14 @@ export const Space: MessageFns<Space> = {
             }
 
             message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.settingsJson = reader.string();
             continue;
           }
         }
@@ -990,6 +1048,123 @@ export const AccessFacts: MessageFns<AccessFacts> = {
             }
 
             message.projectRestricted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetAccessFactsBatchRequest(): GetAccessFactsBatchRequest {
+  return { spaceIds: [], projectIds: [] };
+}
+
+export const GetAccessFactsBatchRequest: MessageFns<GetAccessFactsBatchRequest> = {
+  encode(
+    message: GetAccessFactsBatchRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.spaceIds) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.projectIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccessFactsBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccessFactsBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAccessFactsBatch(): AccessFactsBatch {
+  return { spaces: [], restrictedProjectIds: [] };
+}
+
+export const AccessFactsBatch: MessageFns<AccessFactsBatch> = {
+  encode(message: AccessFactsBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.spaces) {
+      AccessFacts.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.restrictedProjectIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccessFactsBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccessFactsBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaces.push(AccessFacts.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.restrictedProjectIds.push(reader.string());
             continue;
           }
         }
@@ -1556,7 +1731,14 @@ export const DeleteOrganizationRequest: MessageFns<DeleteOrganizationRequest> = 
 };
 
 function createBaseOrganizationMembership(): OrganizationMembership {
-  return { id: "", userId: "", organizationId: "", roleName: "" };
+  return {
+    id: "",
+    userId: "",
+    organizationId: "",
+    roleName: "",
+    customRoleId: "",
+    customRoleName: "",
+  };
 }
 
 export const OrganizationMembership: MessageFns<OrganizationMembership> = {
@@ -1572,6 +1754,12 @@ export const OrganizationMembership: MessageFns<OrganizationMembership> = {
     }
     if (message.roleName !== "") {
       writer.uint32(34).string(message.roleName);
+    }
+    if (message.customRoleId !== "") {
+      writer.uint32(42).string(message.customRoleId);
+    }
+    if (message.customRoleName !== "") {
+      writer.uint32(50).string(message.customRoleName);
     }
     return writer;
   },
@@ -1621,6 +1809,22 @@ export const OrganizationMembership: MessageFns<OrganizationMembership> = {
             message.roleName = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.customRoleId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.customRoleName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1635,7 +1839,7 @@ export const OrganizationMembership: MessageFns<OrganizationMembership> = {
 };
 
 function createBaseAddOrganizationUserRequest(): AddOrganizationUserRequest {
-  return { organizationId: "", userId: "", roleName: "" };
+  return { organizationId: "", userId: "", roleName: "", customRoleId: "" };
 }
 
 export const AddOrganizationUserRequest: MessageFns<AddOrganizationUserRequest> = {
@@ -1651,6 +1855,9 @@ export const AddOrganizationUserRequest: MessageFns<AddOrganizationUserRequest> 
     }
     if (message.roleName !== "") {
       writer.uint32(26).string(message.roleName);
+    }
+    if (message.customRoleId !== "") {
+      writer.uint32(34).string(message.customRoleId);
     }
     return writer;
   },
@@ -1690,6 +1897,14 @@ export const AddOrganizationUserRequest: MessageFns<AddOrganizationUserRequest> 
             }
 
             message.roleName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.customRoleId = reader.string();
             continue;
           }
         }
@@ -1766,7 +1981,13 @@ export const RemoveOrganizationUserRequest: MessageFns<RemoveOrganizationUserReq
 };
 
 function createBaseUpdateSpaceRequest(): UpdateSpaceRequest {
-  return { id: "", name: undefined, description: undefined, isPrivate: undefined };
+  return {
+    id: "",
+    name: undefined,
+    description: undefined,
+    isPrivate: undefined,
+    settingsJson: undefined,
+  };
 }
 
 export const UpdateSpaceRequest: MessageFns<UpdateSpaceRequest> = {
@@ -1782,6 +2003,9 @@ export const UpdateSpaceRequest: MessageFns<UpdateSpaceRequest> = {
     }
     if (message.isPrivate !== undefined) {
       writer.uint32(32).bool(message.isPrivate);
+    }
+    if (message.settingsJson !== undefined) {
+      writer.uint32(42).string(message.settingsJson);
     }
     return writer;
   },
@@ -1829,6 +2053,14 @@ export const UpdateSpaceRequest: MessageFns<UpdateSpaceRequest> = {
             }
 
             message.isPrivate = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.settingsJson = reader.string();
             continue;
           }
         }
@@ -2509,7 +2741,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
 };
 
 function createBaseCreateUserResponse(): CreateUserResponse {
-  return { user: undefined, created: false };
+  return { user: undefined, created: false, inviteMode: "", temporaryPassword: undefined };
 }
 
 export const CreateUserResponse: MessageFns<CreateUserResponse> = {
@@ -2519,6 +2751,12 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
     }
     if (message.created !== false) {
       writer.uint32(16).bool(message.created);
+    }
+    if (message.inviteMode !== "") {
+      writer.uint32(26).string(message.inviteMode);
+    }
+    if (message.temporaryPassword !== undefined) {
+      writer.uint32(34).string(message.temporaryPassword);
     }
     return writer;
   },
@@ -2550,6 +2788,22 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
             }
 
             message.created = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inviteMode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.temporaryPassword = reader.string();
             continue;
           }
         }
@@ -2704,6 +2958,55 @@ export const ResendUserInvitationRequest: MessageFns<ResendUserInvitationRequest
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseResendUserInvitationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResetUserPasswordRequest(): ResetUserPasswordRequest {
+  return { id: "" };
+}
+
+export const ResetUserPasswordRequest: MessageFns<ResetUserPasswordRequest> = {
+  encode(
+    message: ResetUserPasswordRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetUserPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetUserPasswordRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -3859,7 +4162,7 @@ export const ResourceRestriction: MessageFns<ResourceRestriction> = {
 };
 
 function createBaseListResourceRestrictionsRequest(): ListResourceRestrictionsRequest {
-  return { page: undefined };
+  return { page: undefined, resourceType: "" };
 }
 
 export const ListResourceRestrictionsRequest: MessageFns<ListResourceRestrictionsRequest> = {
@@ -3869,6 +4172,9 @@ export const ListResourceRestrictionsRequest: MessageFns<ListResourceRestriction
   ): BinaryWriter {
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.resourceType !== "") {
+      writer.uint32(18).string(message.resourceType);
     }
     return writer;
   },
@@ -3892,6 +4198,14 @@ export const ListResourceRestrictionsRequest: MessageFns<ListResourceRestriction
             }
 
             message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resourceType = reader.string();
             continue;
           }
         }
@@ -3968,7 +4282,7 @@ export const ListResourceRestrictionsResponse: MessageFns<ListResourceRestrictio
 };
 
 function createBaseCreateResourceRestrictionRequest(): CreateResourceRestrictionRequest {
-  return { resourceId: "" };
+  return { resourceId: "", resourceType: "" };
 }
 
 export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrictionRequest> = {
@@ -3978,6 +4292,9 @@ export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrict
   ): BinaryWriter {
     if (message.resourceId !== "") {
       writer.uint32(10).string(message.resourceId);
+    }
+    if (message.resourceType !== "") {
+      writer.uint32(18).string(message.resourceType);
     }
     return writer;
   },
@@ -4001,6 +4318,14 @@ export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrict
             }
 
             message.resourceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resourceType = reader.string();
             continue;
           }
         }
@@ -4159,6 +4484,18 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
+    /**
+     * The same for the spaces and projects of one page of a list (at most 1000 of each):
+     * spaces not in the caller's account are left out.
+     */
+    getAccessFactsBatch: {
+      name: "GetAccessFactsBatch",
+      requestType: GetAccessFactsBatchRequest as typeof GetAccessFactsBatchRequest,
+      requestStream: false,
+      responseType: AccessFactsBatch as typeof AccessFactsBatch,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
     updateOrganization: {
       name: "UpdateOrganization",
       requestType: UpdateOrganizationRequest as typeof UpdateOrganizationRequest,
@@ -4268,6 +4605,15 @@ export const IdentityServiceDefinition = {
     resendUserInvitation: {
       name: "ResendUserInvitation",
       requestType: ResendUserInvitationRequest as typeof ResendUserInvitationRequest,
+      requestStream: false,
+      responseType: Done as typeof Done,
+      responseStream: false,
+      options: {},
+    },
+    /** A password-reset token for a user who signs in with a password (400 otherwise). */
+    resetUserPassword: {
+      name: "ResetUserPassword",
+      requestType: ResetUserPasswordRequest as typeof ResetUserPasswordRequest,
       requestStream: false,
       responseType: Done as typeof Done,
       responseStream: false,
@@ -4516,6 +4862,22 @@ export const IdentityServiceService = {
       Buffer.from(AccessFacts.encode(value).finish()),
     responseDeserialize: (value: Buffer): AccessFacts => AccessFacts.decode(value),
   },
+  /**
+   * The same for the spaces and projects of one page of a list (at most 1000 of each):
+   * spaces not in the caller's account are left out.
+   */
+  getAccessFactsBatch: {
+    path: "/argus.identity.v1.IdentityService/GetAccessFactsBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccessFactsBatchRequest): Buffer =>
+      Buffer.from(GetAccessFactsBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccessFactsBatchRequest =>
+      GetAccessFactsBatchRequest.decode(value),
+    responseSerialize: (value: AccessFactsBatch): Buffer =>
+      Buffer.from(AccessFactsBatch.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AccessFactsBatch => AccessFactsBatch.decode(value),
+  },
   updateOrganization: {
     path: "/argus.identity.v1.IdentityService/UpdateOrganization" as const,
     requestStream: false as const,
@@ -4667,6 +5029,18 @@ export const IdentityServiceService = {
       Buffer.from(ResendUserInvitationRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): ResendUserInvitationRequest =>
       ResendUserInvitationRequest.decode(value),
+    responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Done => Done.decode(value),
+  },
+  /** A password-reset token for a user who signs in with a password (400 otherwise). */
+  resetUserPassword: {
+    path: "/argus.identity.v1.IdentityService/ResetUserPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetUserPasswordRequest): Buffer =>
+      Buffer.from(ResetUserPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetUserPasswordRequest =>
+      ResetUserPasswordRequest.decode(value),
     responseSerialize: (value: Done): Buffer => Buffer.from(Done.encode(value).finish()),
     responseDeserialize: (value: Buffer): Done => Done.decode(value),
   },
@@ -4860,6 +5234,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * restricted. Facts only, no visibility rule: the asking service applies the rules.
    */
   getAccessFacts: handleUnaryCall<GetAccessFactsRequest, AccessFacts>;
+  /**
+   * The same for the spaces and projects of one page of a list (at most 1000 of each):
+   * spaces not in the caller's account are left out.
+   */
+  getAccessFactsBatch: handleUnaryCall<GetAccessFactsBatchRequest, AccessFactsBatch>;
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, Organization>;
   /** Deletes the organization and, through events, its spaces and everything they own. */
   deleteOrganization: handleUnaryCall<DeleteOrganizationRequest, Done>;
@@ -4876,6 +5255,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   updateUser: handleUnaryCall<UpdateUserRequest, User>;
   deleteUser: handleUnaryCall<DeleteUserRequest, Done>;
   resendUserInvitation: handleUnaryCall<ResendUserInvitationRequest, Done>;
+  /** A password-reset token for a user who signs in with a password (400 otherwise). */
+  resetUserPassword: handleUnaryCall<ResetUserPasswordRequest, Done>;
   /**
    * Internal (no public REST route): the invitee proves the e-mailed verification token and
    * becomes ACTIVE. Called by the gateway as itself; the token identifies the user.
@@ -5051,6 +5432,25 @@ export interface IdentityServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AccessFacts) => void,
   ): ClientUnaryCall;
+  /**
+   * The same for the spaces and projects of one page of a list (at most 1000 of each):
+   * spaces not in the caller's account are left out.
+   */
+  getAccessFactsBatch(
+    request: GetAccessFactsBatchRequest,
+    callback: (error: ServiceError | null, response: AccessFactsBatch) => void,
+  ): ClientUnaryCall;
+  getAccessFactsBatch(
+    request: GetAccessFactsBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AccessFactsBatch) => void,
+  ): ClientUnaryCall;
+  getAccessFactsBatch(
+    request: GetAccessFactsBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AccessFactsBatch) => void,
+  ): ClientUnaryCall;
   updateOrganization(
     request: UpdateOrganizationRequest,
     callback: (error: ServiceError | null, response: Organization) => void,
@@ -5259,6 +5659,22 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   resendUserInvitation(
     request: ResendUserInvitationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  /** A password-reset token for a user who signs in with a password (400 otherwise). */
+  resetUserPassword(
+    request: ResetUserPasswordRequest,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  resetUserPassword(
+    request: ResetUserPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Done) => void,
+  ): ClientUnaryCall;
+  resetUserPassword(
+    request: ResetUserPasswordRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Done) => void,

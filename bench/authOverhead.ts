@@ -1,15 +1,7 @@
-import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
-import {
-  createTestDatabase,
-  freePort,
-  spawnProcess,
-  startInfra,
-  startStack,
-  NO_RATE_LIMITS,
-} from "@argus/testkit";
+import { freePort, spawnProcess } from "@argus/testkit";
 import type { Benchmark } from "./benchmark.ts";
-import type { Target } from "./load.ts";
+import { expectSameBody, withBenchStack } from "./stack.ts";
 
 const gatewayDir = fileURLToPath(new URL("../services/gateway/", import.meta.url));
 
@@ -53,23 +45,7 @@ app.listen(config.httpPort);
  * identity process and database.
  */
 export async function authOverheadBenchmark(): Promise<Benchmark> {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
-  try {
-    const { infra, stop: stopInfra } = await startInfra();
-    cleanups.push(stopInfra);
-    const db = await createTestDatabase(infra);
-    cleanups.push(db.drop);
-    const stack = await startStack({
-      databaseUrl: db.url,
-      env: {
-        ...NO_RATE_LIMITS,
-        LOG_LEVEL: "warn",
-      },
-    });
-    cleanups.push(stack.stop);
+  return withBenchStack(async ({ stack, onStop, stop }) => {
     const headers = { authorization: `Bearer ${stack.apiKey}` };
     const res = await fetch(`${stack.baseUrl}/v2/spaces`, { headers });
     const spaceId = ((await res.json()) as { spaces?: { id: string }[] }).spaces?.[0]?.id;
@@ -89,7 +65,7 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
       },
       readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
     });
-    cleanups.push(() => noAuth.stop());
+    onStop(() => noAuth.stop());
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
     const identity = stack.processes.identity!.pid;
@@ -107,20 +83,5 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
     };
     await expectSameBody(subject, baseline);
     return { name: "GET /v2/spaces/{id}: Authenticate per request", subject, baseline, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
-
-async function expectSameBody(a: Target, b: Target): Promise<void> {
-  const read = async (t: Target) => {
-    const r = await fetch(t.url, { headers: t.headers });
-    return { name: t.name, status: r.status, body: (await r.json()) as unknown };
-  };
-  const [ra, rb] = await Promise.all([read(a), read(b)]);
-  if (ra.status !== 200 || rb.status !== 200 || !isDeepStrictEqual(ra.body, rb.body)) {
-    const show = (r: typeof ra) => `${r.name}: ${r.status} ${JSON.stringify(r.body)}`;
-    throw new Error(`targets disagree:\n${show(ra)}\n${show(rb)}`);
-  }
+  });
 }

@@ -1,15 +1,7 @@
-import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
-import {
-  createTestDatabase,
-  freePort,
-  spawnProcess,
-  startInfra,
-  startStack,
-  NO_RATE_LIMITS,
-} from "@argus/testkit";
+import { freePort, spawnProcess } from "@argus/testkit";
 import type { Benchmark } from "./benchmark.ts";
-import type { Target } from "./load.ts";
+import { expectSameBody, withBenchStack } from "./stack.ts";
 
 const baselineEntry = fileURLToPath(new URL("./baseline/server.ts", import.meta.url));
 
@@ -18,24 +10,7 @@ const baselineEntry = fileURLToPath(new URL("./baseline/server.ts", import.meta.
  * bare Express + pg reading the same row from the same database.
  */
 export async function getSpaceBenchmark(): Promise<Benchmark> {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
-  try {
-    const { infra, stop: stopInfra } = await startInfra();
-    cleanups.push(stopInfra);
-    const db = await createTestDatabase(infra);
-    cleanups.push(db.drop);
-    const stack = await startStack({
-      databaseUrl: db.url,
-      // Neither the rate limit nor per-request logging should be what is measured.
-      env: {
-        ...NO_RATE_LIMITS,
-        LOG_LEVEL: "warn",
-      },
-    });
-    cleanups.push(stack.stop);
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const headers = { authorization: `Bearer ${stack.apiKey}` };
     const spaceId = await firstSpaceId(stack.baseUrl, headers);
 
@@ -44,10 +19,10 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
       name: "baseline",
       command: process.execPath,
       args: [baselineEntry],
-      env: { DATABASE_URL: db.url, BASELINE_PORT: String(port) },
+      env: { DATABASE_URL: databaseUrl, BASELINE_PORT: String(port) },
       readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
     });
-    cleanups.push(() => baseline.stop());
+    onStop(() => baseline.stop());
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
     const subject = {
@@ -64,10 +39,7 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     };
     await expectSameBody(subject, bare);
     return { name: "GET /v2/spaces/{id}", subject, baseline: bare, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  });
 }
 
 async function firstSpaceId(baseUrl: string, headers: Record<string, string>): Promise<string> {
@@ -76,17 +48,4 @@ async function firstSpaceId(baseUrl: string, headers: Record<string, string>): P
   const id = body.spaces?.[0]?.id;
   if (!res.ok || id === undefined) throw new Error(`GET /v2/spaces: ${res.status} without a space`);
   return id;
-}
-
-/** Both targets must answer 200 with the same JSON, or the comparison means nothing. */
-async function expectSameBody(a: Target, b: Target): Promise<void> {
-  const read = async (t: Target) => {
-    const res = await fetch(t.url, { headers: t.headers });
-    return { name: t.name, status: res.status, body: (await res.json()) as unknown };
-  };
-  const [ra, rb] = await Promise.all([read(a), read(b)]);
-  if (ra.status !== 200 || rb.status !== 200 || !isDeepStrictEqual(ra.body, rb.body)) {
-    const show = (r: typeof ra) => `${r.name}: ${r.status} ${JSON.stringify(r.body)}`;
-    throw new Error(`targets disagree:\n${show(ra)}\n${show(rb)}`);
-  }
 }

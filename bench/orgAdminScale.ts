@@ -1,5 +1,5 @@
-import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
 import type { Benchmark } from "./benchmark.ts";
+import { withBenchStack } from "./stack.ts";
 
 const LARGE = 10_000;
 const SMALL = 10;
@@ -10,20 +10,7 @@ const SMALL = 10;
  * one of 10 spaces, in one stack, so the only difference is the size of what they administer.
  */
 export async function orgAdminScaleBenchmark(): Promise<Benchmark> {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
-  try {
-    const { infra, stop: stopInfra } = await startInfra();
-    cleanups.push(stopInfra);
-    const db = await createTestDatabase(infra);
-    cleanups.push(db.drop);
-    const stack = await startStack({
-      databaseUrl: db.url,
-      env: { ...NO_RATE_LIMITS, LOG_LEVEL: "warn" },
-    });
-    cleanups.push(stack.stop);
+  return withBenchStack(async ({ stack, stop }) => {
     const admin = { authorization: `Bearer ${stack.apiKey}` };
     const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
       const res = await fetch(stack.baseUrl + path, {
@@ -73,8 +60,5 @@ export async function orgAdminScaleBenchmark(): Promise<Benchmark> {
       baseline: { name: `admin of ${SMALL}`, ...small, pids },
       stop,
     };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  });
 }

@@ -82,6 +82,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const expired = (deadline: Date) => Date.now() + 2 >= deadline.getTime();
 const timedOut = () => new DomainError("gateway-timeout", "the call's deadline passed");
 const cancelled = () => new DomainError("service-unavailable", "the caller cancelled the call");
+const AFTER_ANSWER = new DomainError("service-unavailable", "the call was answered");
 
 function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | undefined {
   const ms = Math.max(0, deadline.getTime() - Date.now());
@@ -108,9 +109,14 @@ function wrapUnary(
     const logger = opts.logger.child({ request_id: requestId, rpc });
     const deadline = deadlineOf(call);
     const abort = new AbortController();
-    // grpc-js also reports a passed deadline as "cancelled"; its timer may beat ours.
+    // grpc-js also reports a passed deadline as "cancelled"; its timer may beat ours. It
+    // reports calls it has already answered too: those share one reason, since a new error
+    // (and its stack) per call showed in the profile.
+    let answered = false;
     call.on("cancelled", () =>
-      abort.abort(deadline && expired(deadline) ? timedOut() : cancelled()),
+      abort.abort(
+        answered ? AFTER_ANSWER : deadline && expired(deadline) ? timedOut() : cancelled(),
+      ),
     );
     const expiry = deadline && expireAt(deadline, abort);
     const started = performance.now();
@@ -142,6 +148,7 @@ function wrapUnary(
         code = wire.code;
         callback(wire as grpc.ServiceError);
       } finally {
+        answered = true;
         clearTimeout(expiry);
         span.end();
         recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {

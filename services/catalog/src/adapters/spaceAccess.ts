@@ -1,5 +1,7 @@
 import {
   decideInSpace,
+  hasProjectPermission,
+  hasSpacePermission,
   isAccountAdmin,
   requireResourcePermission,
   requireSpacePermission,
@@ -93,6 +95,48 @@ export async function listableSpaces(
     sql: `($${firstParam}::uuid[] is null or ${column} = any($${firstParam}::uuid[])) and ${rule.sql}`,
     params: [ids, ...rule.params],
   };
+}
+
+/**
+ * The rows of one list page, judged again on identity's facts as of now: the catalog's copy
+ * (`space_facts`, `restricted_projects`) chose them and may lag a change that took a right
+ * away (a space made private, a project restricted). Rows an explicit grant decides, and every
+ * row for an account admin, need no look-up; the rest cost one call per page.
+ */
+export async function confirmListed<T>(
+  spaces: Spaces,
+  ctx: CallContext,
+  rows: readonly T[],
+  read: Permission,
+  placeOf: (row: T) => { spaceId: string; projectId?: string },
+): Promise<T[]> {
+  const p = ctx.principal;
+  if (isAccountAdmin(p) || rows.length === 0) return [...rows];
+  const unsure = (row: T) => {
+    const at = placeOf(row);
+    return at.projectId !== undefined || decideInSpace(p, at.spaceId, read) === undefined;
+  };
+  const asked = rows.filter(unsure).map(placeOf);
+  if (asked.length === 0) return [...rows];
+  const facts = await spaces.factsOfMany(
+    ctx,
+    [...new Set(asked.map((a) => a.spaceId))],
+    [...new Set(asked.flatMap((a) => (a.projectId === undefined ? [] : [a.projectId])))],
+  );
+  return rows.filter((row) => {
+    if (!unsure(row)) return true;
+    const at = placeOf(row);
+    const space = facts.spaces.get(at.spaceId);
+    if (!space) return false;
+    return at.projectId === undefined
+      ? hasSpacePermission(p, space, read)
+      : hasProjectPermission(
+          p,
+          space,
+          { id: at.projectId, restricted: facts.restricted.has(at.projectId) },
+          read,
+        );
+  });
 }
 
 /** Rows whose space id is the SQL `spaceId`, judged through the catalog's copy of space facts. */

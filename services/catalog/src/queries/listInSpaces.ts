@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, type CallContext, type Permission } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
-import { listableSpaces } from "../adapters/spaceAccess.ts";
+import { confirmListed, listableSpaces } from "../adapters/spaceAccess.ts";
 import type { Spaces } from "../adapters/spaces.ts";
 import { updatedAfter, updatedKey } from "../projections/updatedPaging.ts";
 
@@ -25,7 +25,7 @@ export interface SpaceList {
  * One page of the resources the caller may read: filtered by space (id or name, as
  * `listableSpaces` rules) and by a case-insensitive name substring, keyset-paged.
  */
-export async function listInSpaces<Row extends { id: string; updated_at?: Date }>(
+export async function listInSpaces<Row extends { id: string; space_id: string; updated_at?: Date }>(
   deps: { pool: Pool; spaces: Spaces },
   ctx: CallContext,
   req: SpaceListRequest,
@@ -57,5 +57,10 @@ export async function listInSpaces<Row extends { id: string; updated_at?: Date }
     ],
   );
   const key = (r: Row) => (byUpdate ? updatedKey({ id: r.id, updated_at: r.updated_at! }) : r.id);
-  return pageOf(res.rows, req.page, key);
+  const page = pageOf(res.rows, req.page, key);
+  // The cursor stays where the scan ended; a row taken away since is left out of this page.
+  const items = await confirmListed(deps.spaces, ctx, page.items, list.read, (r) => ({
+    spaceId: r.space_id,
+  }));
+  return { items, nextAfter: page.nextAfter };
 }

@@ -7,7 +7,7 @@ import {
   spaceRuleSql,
   type CallContext,
 } from "@argus/platform";
-import { SPACE_FACTS } from "../adapters/spaceAccess.ts";
+import { SPACE_FACTS, confirmListed } from "../adapters/spaceAccess.ts";
 import type {
   GetProjectRequest,
   ListProjectsRequest,
@@ -66,7 +66,11 @@ export function projectQueries({ pool, spaces }: CatalogDeps) {
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
-      return { projects: items.map(toProject), page: { nextAfter } };
+      const confirmed = await confirmListed(spaces, ctx, items, "PROJECT_READ", (r) => ({
+        spaceId: r.space_id,
+        projectId: r.id,
+      }));
+      return { projects: confirmed.map(toProject), page: { nextAfter } };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, spaceRuleSql, type CallContext } from "@argus/platform";
-import { SPACE_FACTS } from "../adapters/spaceAccess.ts";
+import { SPACE_FACTS, confirmListed } from "../adapters/spaceAccess.ts";
 import type {
   GetTagRequest,
   ListTagsRequest,
@@ -45,7 +45,10 @@ export function tagQueries({ pool, spaces }: CatalogDeps) {
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
-      return { tags: items.map(toTag), page: { nextAfter } };
+      const confirmed = await confirmListed(spaces, ctx, items, "TAG_READ", (r) => ({
+        spaceId: r.space_id,
+      }));
+      return { tags: confirmed.map(toTag), page: { nextAfter } };
     },
   };
 }

@@ -14,7 +14,8 @@ import type { ListApiKeysRequest, ListApiKeysResponse } from "@argus/proto/ident
 import type { Pool } from "pg";
 import { KEY_COLUMNS, toApiKey, type KeyRow } from "../projections/apiKeyRows.ts";
 import { adminSpaces } from "./apiKeyReads.ts";
-import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
+import { spaceFacts } from "../projections/tenancyRows.ts";
+import { findSpace } from "./spaceAccess.ts";
 
 const NOBODY = "00000000-0000-0000-0000-000000000000";
 
@@ -22,13 +23,7 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
   /** The SERVICE keys of a space are listed by its admins and holders of SERVICE_KEY_READ. */
   async function requireSpaceKeysReadable(ctx: CallContext, spaceId: string): Promise<void> {
     const p = ctx.principal;
-    const space = await tracedQuery<SpaceRow>(
-      pool,
-      "api keys space",
-      `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
-      [spaceId, p.accountId],
-    );
-    const s = space.rows[0];
+    const s = await findSpace(pool, ctx, spaceId);
     if (!s || !canSeeSpace(p, spaceFacts(s))) throw notFound("space");
     const isSpaceAdmin = (await adminSpaces(pool, p, [spaceId])).has(spaceId);
     if (!isSpaceAdmin && !hasSpacePermission(p, spaceFacts(s), "SERVICE_KEY_READ"))

@@ -18,7 +18,8 @@ import type {
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 import { BINDING_COLUMNS, toRoleBinding, type BindingRow } from "../projections/accessRows.ts";
-import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
+import { spaceFacts } from "../projections/tenancyRows.ts";
+import { findSpace } from "./spaceAccess.ts";
 
 /**
  * Who may act on bindings of a resource: SPACE bindings by holders of ROLE_BINDING_* in that
@@ -37,13 +38,7 @@ export async function mayManage(
   if (resourceType !== "SPACE") return false;
   const alone = decideInSpace(p, resourceId, permission);
   if (alone !== undefined) return alone;
-  const res = await tracedQuery<SpaceRow>(
-    db,
-    "binding space",
-    `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
-    [resourceId, p.accountId],
-  );
-  const space = res.rows[0];
+  const space = await findSpace(db, ctx, resourceId);
   return space !== undefined && hasSpacePermission(p, spaceFacts(space), permission);
 }
 

@@ -14,19 +14,28 @@ export const visibleTo = (
   row: Pick<SpaceRow, "id" | "organization_id" | "is_private">,
 ): boolean => canSeeSpace(ctx.principal, spaceFacts(row));
 
-/** The space if it is in the caller's account and visible to the caller; 404 otherwise. */
-export async function loadVisibleSpace(
+/** The space of the caller's account with this id, whoever may see it. */
+export async function findSpace(
   db: Queryable,
   ctx: CallContext,
   id: string,
-): Promise<SpaceRow> {
+): Promise<SpaceRow | undefined> {
   const res = await tracedQuery<SpaceRow>(
     db,
     "get space",
     `select ${SPACE_COLUMNS} from spaces where id = $1 and account_id = $2`,
     [id, ctx.principal.accountId],
   );
-  const row = res.rows[0];
+  return res.rows[0];
+}
+
+/** The space if it is in the caller's account and visible to the caller; 404 otherwise. */
+export async function loadVisibleSpace(
+  db: Queryable,
+  ctx: CallContext,
+  id: string,
+): Promise<SpaceRow> {
+  const row = await findSpace(db, ctx, id);
   if (!row || !visibleTo(ctx, row)) throw notFound("space");
   return row;
 }

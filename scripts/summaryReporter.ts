@@ -13,7 +13,10 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++;
         else skipped++;
       }
-      if (m.state() === "failed" && [...m.children.allTests()].length === 0) failed++;
+      // A file that failed outside its tests (its setup threw) left them skipped: it is a
+      // failure all the same.
+      const tests = [...m.children.allTests()];
+      if (m.state() === "failed" && !tests.some((t) => t.result().state === "failed")) failed++;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -125,7 +125,7 @@ async function securedNats(o: { root: string; stream: string }): Promise<{
  * after those it calls) with its own database role and NATS identity, then the gateway.
  */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const httpPort = opts.httpPort ?? (await freePort());
+  let httpPort = opts.httpPort ?? (await freePort());
   const apiKey = opts.apiKey ?? `ak-test-${secret()}`;
   const subjectRoot = opts.env?.ARGUS_SUBJECT_ROOT ?? uniqueName("t");
   const stream = opts.env?.ARGUS_EVENTS_STREAM ?? uniqueName("EVENTS");
@@ -153,13 +153,22 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
   const role = (name: string) => `${database.rolePrefix}_${name.replace(/-/g, "_")}`;
-  for (const d of SERVICE_REGISTRY) {
+  const assignPorts = async (name: string) => {
+    if (name === GATEWAY.name) {
+      httpPort = await freePort();
+      env.ARGUS_HTTP_PORT = String(httpPort);
+      specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
+      return;
+    }
     const [grpcPort, probePort] = [await freePort(), await freePort()];
-    const names = serviceEnv(d.name);
+    const names = serviceEnv(name);
     env[names.grpcPort] = String(grpcPort);
     env[names.probePort] = String(probePort);
     env[names.grpcUrl] = `127.0.0.1:${grpcPort}`;
-    specs[d.name] = { entry: entryOf(d.name), ready: `http://127.0.0.1:${probePort}/readyz` };
+    specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${probePort}/readyz` };
+  };
+  for (const d of SERVICE_REGISTRY) {
+    await assignPorts(d.name);
     const user = nats.users?.[d.name];
     processEnv[d.name] = {
       DATABASE_URL: urlAs(opts.databaseUrl, role(d.name), database.passwords[d.name]!),
@@ -227,9 +236,25 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });
   };
+  // A port that was free when chosen may be taken before the process binds it (an outgoing
+  // connection of a parallel test gets it as its ephemeral port): such a process gets new
+  // ports and another try. Processes start in order, so none started yet knows the old ones.
+  const startOnNewPorts = async (name: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await start(name);
+      } catch (err) {
+        const lostRace = /address already in use/i.test(String(err));
+        const fixed = name === GATEWAY.name && opts.httpPort !== undefined;
+        if (!lostRace || fixed || attempt === 3) throw err;
+        opts.onLine?.(`[testkit] ${name} lost its port to another process; new ports`);
+        await assignPorts(name);
+      }
+    }
+  };
   const processes: Record<string, SpawnedProcess> = {};
   try {
-    for (const name of Object.keys(specs)) processes[name] = await start(name);
+    for (const name of Object.keys(specs)) processes[name] = await startOnNewPorts(name);
   } catch (err) {
     await Promise.allSettled(Object.values(processes).map((p) => p.stop()));
     await ownNats?.server.stop();

@@ -1,27 +1,12 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
 import { startApi, type Api } from "./support.ts";
-
-// The official Python SDK, pinned, in a virtualenv of its own under .tools/ (created from PyPI
-// on first use, as CI does on a fresh machine).
-const SDK = "arize==8.61.0";
-const root = fileURLToPath(new URL("..", import.meta.url));
-const venv = `${root}.tools/arize-8.61.0`;
-const python = `${venv}/bin/python`;
-const run = promisify(execFile);
 
 let api: Api;
 beforeAll(async () => {
-  if (!existsSync(python)) {
-    await run("python3", ["-m", "venv", venv]);
-    await run(`${venv}/bin/pip`, ["install", "--quiet", "--disable-pip-version-check", SDK], {
-      timeout: 240_000,
-    });
-  }
+  await ensurePythonSdk();
   api = await startApi();
 }, 300_000);
 afterAll(() => api?.stop());

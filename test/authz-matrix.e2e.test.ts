@@ -108,7 +108,7 @@ async function freshSpace(): Promise<string> {
   await addSpaceUser(api, space.id, users.spaceAdmin.id, "ADMIN", null);
   await addSpaceUser(api, space.id, users.reader.id, "READ_ONLY", null);
   await addSpaceUser(api, space.id, users.annotator.id, "ANNOTATOR", null);
-  // TEST SETUP: the public API binds service accounts only when their key is created.
+  // TEST SETUP: a direct row (create_role_binding with the bot user's id would do the same).
   await db.query(
     `insert into role_bindings (id, account_id, role_id, subject_type, subject_id, resource_type, resource_id, created_at, updated_at)
        select gen_random_uuid(), account_id, $1, 'SERVICE_ACCOUNT', $2, 'SPACE', $3, now(), now()

@@ -20,6 +20,7 @@ describe("POST /v2/spaces (spec endpoint 5)", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String),
+      organization_id: orgId,
       name: "research",
       description: "",
       is_private: false,

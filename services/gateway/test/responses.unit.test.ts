@@ -5,6 +5,7 @@ import { createResponseChecker } from "../src/openapi/responses.ts";
 const check = createResponseChecker(loadDocument().document);
 const space = {
   id: "U3BhY2U6eA==",
+  organization_id: "T3JnYW5pemF0aW9uOng=",
   name: "n",
   description: "",
   created_at: "2026-01-01T00:00:00Z",

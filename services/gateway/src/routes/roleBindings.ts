@@ -36,15 +36,32 @@ function bodyId(type: string, raw: string, field: string): string {
   return id;
 }
 
+/**
+ * `user_id` names a user or, as the Python SDK documents for SERVICE keys, a key's bot user
+ * (its service account: `bot_user.id`). Null when it is neither.
+ */
+function subjectOf(
+  raw: string,
+): { subjectType: "USER" | "SERVICE_ACCOUNT"; subjectId: string } | null {
+  const user = decodeId("User", raw);
+  if (user !== null) return { subjectType: "USER", subjectId: user };
+  const account = decodeId("ServiceAccount", raw);
+  return account === null ? null : { subjectType: "SERVICE_ACCOUNT", subjectId: account };
+}
+
 export function roleBindingHandlers(identity: Backend): Record<string, Handler> {
   return {
     async list_role_bindings(req) {
       const userId = req.query.user_id as string | undefined;
-      const decoded = userId === undefined ? "" : decodeId("User", userId);
-      if (decoded === null) throw new DomainError("invalid-request", "user_id is not a user id");
+      const subject = userId === undefined ? { subjectId: "" } : subjectOf(userId);
+      if (subject === null) throw new DomainError("invalid-request", "user_id is not a user id");
       const res = await identity.call(
         IdentityServiceService.listRoleBindings,
-        { page: req.page, resourceType: req.query.resource_type as string, userId: decoded },
+        {
+          page: req.page,
+          resourceType: req.query.resource_type as string,
+          userId: subject.subjectId,
+        },
         req,
       );
       return {
@@ -61,12 +78,14 @@ export function roleBindingHandlers(identity: Backend): Record<string, Handler> 
         resource_type: "SPACE" | "PROJECT";
         resource_id: string;
       };
+      const subject = subjectOf(body.user_id);
+      if (subject === null)
+        throw new DomainError("unprocessable-entity", "user_id is not a User id");
       const binding = await identity.call(
         IdentityServiceService.createRoleBinding,
         {
           roleId: bodyId("Role", body.role_id, "role_id"),
-          subjectType: "USER",
-          subjectId: bodyId("User", body.user_id, "user_id"),
+          ...subject,
           resourceType: body.resource_type,
           resourceId: bodyId(RESOURCE_ID_TYPE[body.resource_type], body.resource_id, "resource_id"),
         },

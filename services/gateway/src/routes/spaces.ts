@@ -23,6 +23,7 @@ const SETTING_KEYS = [
 export function toPublicSpace(s: Space) {
   return {
     id: encodeId("Space", s.id),
+    organization_id: encodeId("Organization", s.organizationId),
     name: s.name,
     description: s.description,
     created_at: s.createdAt,

@@ -74,6 +74,7 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
       ctx: CallContext,
     ): Promise<ListRoleBindingsResponse> {
       const p = ctx.principal;
+      // $3 is a user's or a service account's id (uuids never collide across the two).
       // Non-admins see their own bindings and the bindings of spaces where they hold ROLE_BINDING_READ.
       const readable = spaceRuleSql(p, "ROLE_BINDING_READ", "s", 9);
       const res = await tracedQuery<BindingRow>(
@@ -82,7 +83,7 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
         `select ${BINDING_COLUMNS} from role_bindings
           where account_id = $1
             and ($2::text is null or resource_type = $2)
-            and ($3::uuid is null or (subject_type = 'USER' and subject_id = $3))
+            and ($3::uuid is null or subject_id = $3)
             and ($4 or (subject_type = 'USER' and subject_id = $5::uuid)
                     or (subject_type = 'SERVICE_ACCOUNT' and subject_id = $6::uuid)
                     or (resource_type = 'SPACE' and exists (

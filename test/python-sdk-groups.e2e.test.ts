@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
+import { startApi, type Api } from "./support.ts";
+
+// Issue 13: every operation of the groups Argus serves, driven through the official Python
+// SDK's own high-level clients (arize/<group>/client.py, pinned to 8.61.0) by one script per
+// group under test/python/groups/. Each script records every SDK call it makes, the exceptions
+// they raise and every value read back that differs from the one written, and prints that as
+// one JSON summary; all of it runs against one stack. SDK 8.61.0 has no high-level tags client:
+// tags.py drives the generated TagsApi and the resources' tag operations on the ArizeClient's
+// own generated client.
+
+interface Summary {
+  group: string;
+  ops: string[];
+  exceptions: { op: string; error: string; trace: string }[];
+  mismatches: { op: string; field: string; got: unknown; want: unknown }[];
+}
+
+/** The operations each group's script must have run (it runs more: reads after each write). */
+const GROUPS: Record<string, string> = {
+  spaces:
+    "create get get_by_name list list_by_name update add_user remove_user " +
+    "add_user_custom_role remove_user_custom_role update_settings update_clear_settings delete",
+  organizations: "create get get_by_name list list_by_name update add_user remove_user delete",
+  users:
+    "create get get_by_email list_by_email list_by_status update resend_invitation " +
+    "reset_password delete bulk_delete create_custom_role",
+  api_keys:
+    "create list_user_keys list_by_user refresh revoke create_service_key " +
+    "list_by_space list_by_space_and_creator refresh_with_grace use_old_in_grace " +
+    "revoke_service_key create_service_key_roles create_service_key_admin " +
+    "create_service_key_custom_role",
+  roles: "create get get_by_name list_custom list_predefined update delete",
+  role_bindings:
+    "create_space_binding get list_space update delete create_project_binding " +
+    "list_project bot_reads_restricted create_bot_binding get_bot_binding list_bot " +
+    "bot_reads_bound delete_bot_binding bot_reads_unbound",
+  resource_restrictions:
+    "restrict_project list_project unrestrict_project restrict_prompt list_prompt " +
+    "unrestrict_prompt",
+  tags:
+    "create update delete add_project_tags list_project_tags remove_project_tags " +
+    "add_prompt_tags list_prompt_tags remove_prompt_tags add_evaluator_tags " +
+    "list_evaluator_tags remove_evaluator_tags add_annotation_config_tags " +
+    "list_annotation_config_tags",
+  projects:
+    "create get get_by_name get_by_name_in_named_space list list_by_name list_page " +
+    "list_next_page update delete",
+  prompts:
+    "create get get_by_name list list_by_name update create_version get_version " +
+    "list_versions set_labels get_version_by_label get_label delete_label " +
+    "create_version_params get_version_params delete",
+  evaluators:
+    "create_template_evaluator get get_by_name list list_by_name update " +
+    "create_template_version get_version list_versions delete_versions delete " +
+    "create_code_evaluator create_code_version create_remote_evaluator " +
+    "create_remote_version create_template_version_full get_version_full",
+  annotation_configs:
+    "create_continuous get get_by_name list list_by_name update_continuous delete " +
+    "create_categorical update_categorical create_freeform update_freeform",
+  annotation_queues:
+    "create get get_by_name list list_by_name update add_records list_records " +
+    "assign_record annotate_record delete_records delete create_random_with_traces " +
+    "list_trace_records",
+  ai_integrations:
+    "create get get_by_name list list_by_name update delete create_aws_bedrock " +
+    "get_aws_bedrock create_vertex_ai get_vertex_ai update_scopings update_clear_scopings",
+  audit_logs: "list list_by_names list_by_user list_by_type list_window list_page list_next_page",
+};
+
+/**
+ * Operations known to fail against Argus, "group.op" → why. Each listed operation must fail
+ * (an exception or a value read back that differs); every other operation must succeed.
+ */
+const EXPECTED_FAILURES: Record<string, string> = {
+  "users.create_custom_role":
+    "CUSTOM account roles are not yet supported: create_user answers 422, as " +
+    "openapi/paths/users.yaml documents (an account-wide custom role in identity's principal " +
+    "is more than a fix); the get and delete that follow it are skipped",
+  "api_keys.create_service_key_admin":
+    "a service key's account_role must be MEMBER (422): Argus's service accounts act only " +
+    "through their space and organization bindings (README: SERVICE keys)",
+  "api_keys.create_service_key_custom_role":
+    "custom roles are not supported for service keys (422, openapi/paths/api-keys.yaml " +
+    "ServiceKeyRole): the key's grants are predefined roles only",
+};
+
+let api: Api;
+beforeAll(async () => {
+  await ensurePythonSdk();
+  api = await startApi();
+}, 300_000);
+afterAll(() => api?.stop());
+
+describe("the Python SDK's high-level clients, group by group", () => {
+  it.each(Object.keys(GROUPS))(
+    "%s",
+    async (group) => {
+      const { stdout } = await run(
+        python,
+        [`test/python/groups/${group}.py`, api.stack.baseUrl, api.stack.apiKey],
+        {
+          cwd: root,
+          timeout: 150_000,
+          env: { ...process.env, DISABLE_PRERELEASE_WARNING: "true" },
+        },
+      );
+      const out = JSON.parse(stdout.trim().split("\n").at(-1)!) as Summary;
+      expect(out.group).toBe(group);
+      const failed = [...out.exceptions, ...out.mismatches].map((f) => `${group}.${f.op}`);
+      const expected = Object.keys(EXPECTED_FAILURES).filter((k) => k.startsWith(`${group}.`));
+      for (const op of expected) expect(failed, EXPECTED_FAILURES[op]).toContain(op);
+      const unexpected = (f: { op: string }) => !expected.includes(`${group}.${f.op}`);
+      expect(out.exceptions.filter(unexpected).map(({ op, error }) => ({ op, error }))).toEqual([]);
+      expect(out.mismatches.filter(unexpected)).toEqual([]);
+      expect(out.ops).toEqual(expect.arrayContaining(GROUPS[group]!.split(" ")));
+    },
+    180_000,
+  );
+});

@@ -102,6 +102,7 @@ try {
 }
 
 const failed = printSummary({
+  exceptions,
   seconds: Math.round((Date.now() - started) / 1000),
   ...result,
   tally,

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface RunSpec {
@@ -78,7 +78,9 @@ function writeConfig(spec: RunSpec, dir: string): string {
 
 /**
  * One Schemathesis run over every operation of the served document: every check, positive and
- * negative data, all phases including the stateful one. Its own summary goes to our stdout.
+ * negative data, all phases including the stateful one. Its own report (pytest-like) goes to
+ * `schemathesis.log` beside the JSON and JUnit reports, not to our stdout: CI reads a run's
+ * closing lines, and ours (the fuzz totals, then the tests line) must be the only ones there.
  */
 export async function runSchemathesis(spec: RunSpec): Promise<RunReport> {
   const dir = join(spec.reportDir, spec.as);
@@ -117,14 +119,14 @@ export async function runSchemathesis(spec: RunSpec): Promise<RunReport> {
     join(dir, "junit.xml"),
     ...spec.extraArgs,
   ];
+  const logPath = join(dir, "schemathesis.log");
+  const log = openSync(logPath, "w");
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(spec.schemathesis, args, {
-      cwd: dir,
-      stdio: ["ignore", "inherit", "inherit"],
-    });
+    const child = spawn(spec.schemathesis, args, { cwd: dir, stdio: ["ignore", log, log] });
     child.once("error", reject);
     child.once("exit", resolve);
-  });
+  }).finally(() => closeSync(log));
+  console.log(`schemathesis as ${spec.as}: exit ${code}, its report in ${logPath}`);
   try {
     return JSON.parse(readFileSync(reportPath, "utf8")) as RunReport;
   } catch (err) {

@@ -17,9 +17,8 @@ import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import type { Pool } from "pg";
 import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
 import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
-import { restrictionsConsumer } from "./adapters/accessFacts.ts";
+import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces";
 import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
-import { identitySpaces, type Spaces } from "./adapters/spaces.ts";
 import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
 import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
 import { annotationQueueRecordCommands } from "./commands/annotationQueueRecords.ts";
@@ -86,10 +85,11 @@ export const catalog = defineService("catalog", {
   migrations: loadMigrations(migrationsDirOf("catalog")),
   project,
   // Deleting a space deletes what it holds here (identity's SpaceDeleted events).
-  // Identity's space and restriction events keep the facts lists read (adapters/accessFacts).
+  // Identity's space and restriction events keep the facts lists read (@argus/spaces; the
+  // tables are migration 0027). The durable names are the catalog's, as the registry has them.
   consumers: (d) => [
     spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot }),
-    restrictionsConsumer({ subjectRoot: d.config.subjectRoot }),
+    restrictionsConsumer({ durable: "catalog-restrictions", subjectRoot: d.config.subjectRoot }),
   ],
   grpc(d) {
     const identity = d.channels.identity!;

@@ -3,8 +3,7 @@ import { DomainError, type CallContext } from "@argus/platform";
 import { TAGGABLE, isTaggableType, type TaggableType } from "../domain/access.ts";
 import { findResource } from "../projections/resources.ts";
 import type { DatasetPort } from "./datasetPort.ts";
-import { requirePermissionAt } from "./spaceAccess.ts";
-import type { Spaces } from "./spaces.ts";
+import { requirePermissionAt, type Spaces } from "@argus/spaces";
 
 export interface TaggableRef {
   type: TaggableType;

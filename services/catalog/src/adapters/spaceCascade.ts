@@ -7,10 +7,10 @@ import {
   type EventMetadata,
   type StoredEvent,
 } from "@argus/eventstore";
-import { aggregateSubjects, streamId, type SpaceDeleted } from "@argus/contracts";
+import { streamId, type SpaceDeleted } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
+import { spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
 import { configInUse } from "../commands/annotationConfigFacts.ts";
-import { projectSpaceFacts } from "./accessFacts.ts";
 import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
 import { annotationConfigDecider } from "../domain/annotationConfig.ts";
 import { annotationQueueDecider } from "../domain/annotationQueue.ts";
@@ -26,37 +26,19 @@ export const CASCADE_ACTOR = "system:cascade";
 
 /**
  * Deleting a space (or its organization, which comes with one SpaceDeleted per space) deletes
- * what the space holds in the catalog; every space event also keeps `space_facts`. nats-server 2.9 takes one filter subject, so the
- * durable takes the space aggregate's subjects and skips the other event types.
+ * what the space holds in the catalog. The consumer is the shared one of every service owning
+ * space-scoped resources (`spaceEventsConsumer` of @argus/spaces: every space event keeps
+ * `space_facts`, a SpaceDeleted is shape-checked); the cascade below is the catalog's own.
  */
 export function spaceCascadeConsumer(o: {
   schema: string;
   subjectRoot: string;
 }): DurableConsumerOptions {
-  return {
+  return spaceEventsConsumer({
     durable: SPACE_CASCADE_CONSUMER,
-    filterSubject: aggregateSubjects(o.subjectRoot, "identity", "space"),
-    concurrency: 4,
-    handler: async (tx, event) => {
-      await projectSpaceFacts(tx, event);
-      await cascadeSpaceDeleted(tx, o.schema, event);
-    },
-  };
-}
-
-/** Identity's SpaceDeleted, checked at runtime: the bus is not trusted to hold the contract. */
-export function spaceDeletedOf(event: StoredEvent): SpaceDeleted | undefined {
-  if (event.type !== "SpaceDeleted") return undefined;
-  const d = (event.data ?? {}) as Partial<Record<keyof SpaceDeleted["data"], unknown>>;
-  const { id, account_id, organization_id, deleted_at } = d;
-  if (
-    typeof id !== "string" ||
-    typeof account_id !== "string" ||
-    typeof organization_id !== "string" ||
-    typeof deleted_at !== "string"
-  )
-    throw new Error(`SpaceDeleted ${event.eventId} does not have the contract's shape`);
-  return { type: "SpaceDeleted", data: { id, account_id, organization_id, deleted_at } };
+    subjectRoot: o.subjectRoot,
+    onSpaceDeleted: (tx, deleted, event) => cascadeDeletedSpace(tx, o.schema, deleted, event),
+  });
 }
 
 type Step = (scope: CommandScope, id: string, m: EventMetadata, c: Cause) => Promise<unknown>;
@@ -114,7 +96,16 @@ export async function cascadeSpaceDeleted(
   event: StoredEvent,
 ): Promise<void> {
   const deleted = spaceDeletedOf(event);
-  if (!deleted) return;
+  if (deleted) await cascadeDeletedSpace(tx, schema, deleted, event);
+}
+
+/** The cascade of one checked SpaceDeleted; `event` is its cause in the cascade's metadata. */
+async function cascadeDeletedSpace(
+  tx: PoolClient,
+  schema: string,
+  deleted: SpaceDeleted,
+  event: StoredEvent,
+): Promise<void> {
   const { id: spaceId, account_id } = deleted.data;
   const scope = commandScopeIn(tx, schema, project);
   const metadata = {

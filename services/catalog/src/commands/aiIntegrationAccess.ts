@@ -7,7 +7,7 @@ import {
   type CallContext,
   type Permission,
 } from "@argus/platform";
-import type { Spaces } from "../adapters/spaces.ts";
+import { type Spaces } from "@argus/spaces";
 
 /**
  * Only account admins change account- or organization-wide integrations; others need

@@ -10,8 +10,7 @@ import type {
   DeleteAiIntegrationResponse,
   UpdateAiIntegrationRequest,
 } from "@argus/proto/catalog/v1/ai_integrations";
-import { actorId } from "../adapters/spaceAccess.ts";
-import type { Spaces } from "../adapters/spaces.ts";
+import { actorId, type Spaces } from "@argus/spaces";
 import {
   aiIntegrationDecider,
   type AiIntegrationCommand,

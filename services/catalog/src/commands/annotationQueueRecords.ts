@@ -14,7 +14,7 @@ import { resolveRecordSources } from "../adapters/recordSources.ts";
 import type { AnnotationQueueCommand, AnnotationQueueState } from "../domain/annotationQueue.ts";
 import { annotationConfigsById } from "../projections/annotationConfigRows.ts";
 import { queueRecords, toRecord } from "../projections/annotationQueueRows.ts";
-import { isUuid } from "../projections/rows.ts";
+import { isUuid } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
 import { resourceCommands } from "./resourceCommands.ts";

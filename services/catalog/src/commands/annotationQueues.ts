@@ -1,5 +1,5 @@
 import { DomainError, type CallContext } from "@argus/platform";
-import { requireCreatable } from "../adapters/spaceAccess.ts";
+import { requireCreatable } from "@argus/spaces";
 import type {
   AnnotationQueue,
   CreateAnnotationQueueRequest,

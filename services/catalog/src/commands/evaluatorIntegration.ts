@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { DomainError, decodeId, type CallContext } from "@argus/platform";
-import type { Spaces } from "../adapters/spaces.ts";
+import { type Spaces } from "@argus/spaces";
 import { integrationIdOf, type EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
 
 const unusable = () =>

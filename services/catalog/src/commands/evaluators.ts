@@ -13,7 +13,7 @@ import type {
   EvaluatorWithVersion,
   UpdateEvaluatorRequest,
 } from "@argus/proto/catalog/v1/evaluators";
-import { actorId } from "../adapters/spaceAccess.ts";
+import { actorId } from "@argus/spaces";
 import { ACCESS } from "../domain/access.ts";
 import {
   evaluatorDecider,

@@ -9,7 +9,7 @@ import type {
 import { ACCESS } from "../domain/access.ts";
 import { projectDecider } from "../domain/project.ts";
 import { findProject, toProject } from "../projections/projectRows.ts";
-import { projectPlaceOf } from "../projections/rows.ts";
+import { projectPlaceOf } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 import { resourceCommands } from "./resourceCommands.ts";
 

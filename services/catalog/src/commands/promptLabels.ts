@@ -6,7 +6,7 @@ import type {
   SetPromptVersionLabelsRequest,
 } from "@argus/proto/catalog/v1/prompts";
 import type { PromptCommand } from "../domain/prompt.ts";
-import { authorized } from "../projections/rows.ts";
+import { authorized } from "@argus/spaces";
 import { promptViews } from "../queries/promptViews.ts";
 import type { CatalogDeps } from "../service.ts";
 import { promptKind } from "./prompts.ts";

@@ -9,7 +9,7 @@ import type {
   PromptWithVersion,
   UpdatePromptRequest,
 } from "@argus/proto/catalog/v1/prompts";
-import { actorId } from "../adapters/spaceAccess.ts";
+import { actorId } from "@argus/spaces";
 import { ACCESS } from "../domain/access.ts";
 import { promptDecider } from "../domain/prompt.ts";
 import { findPrompt, toPrompt } from "../projections/promptRows.ts";

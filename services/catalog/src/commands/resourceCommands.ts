@@ -15,9 +15,13 @@ import {
   type Permission,
   type ResourceAccess,
 } from "@argus/platform";
-import { requireCreatable, type RowPlace } from "../adapters/spaceAccess.ts";
-import type { Spaces } from "../adapters/spaces.ts";
-import { authorized, type SpaceRow } from "../projections/rows.ts";
+import {
+  authorized,
+  requireCreatable,
+  type RowPlace,
+  type SpaceRow,
+  type Spaces,
+} from "@argus/spaces";
 
 /** One kind of space-owned resource: its stream, its decider, how it is found and read. */
 export interface ResourceKind<Row extends SpaceRow, S, C, E extends DomainEvent> {

@@ -10,7 +10,7 @@ import type {
 } from "@argus/proto/catalog/v1/tags";
 import { resolveTaggable, type TaggableRef } from "../adapters/resourceRefs.ts";
 import { decideTagging, type TaggingCommand, type TaggingState } from "../domain/tagging.ts";
-import { isUuid } from "../projections/rows.ts";
+import { isUuid } from "@argus/spaces";
 import { tagsOf, toTag } from "../projections/tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { spaceMetadata } from "./resourceCommands.ts";

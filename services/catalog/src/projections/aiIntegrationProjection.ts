@@ -4,7 +4,7 @@ import type {
   AiIntegrationEvent,
   AiIntegrationKeyFacts,
 } from "@argus/contracts";
-import { json } from "./rows.ts";
+import { json } from "@argus/spaces";
 
 const configValues = (d: AiIntegrationConfig & AiIntegrationKeyFacts) => [
   d.name,

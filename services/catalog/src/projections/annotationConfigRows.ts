@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { CategoricalValue } from "@argus/contracts";
 import type { AnnotationConfig } from "@argus/proto/catalog/v1/annotations";
-import { rowById } from "./rows.ts";
+import { rowById } from "@argus/spaces";
 
 export interface AnnotationConfigRow {
   id: string;

@@ -3,7 +3,7 @@ import { tracedQuery } from "@argus/eventstore";
 import type { Annotator } from "@argus/contracts";
 import type { AnnotationQueue, AnnotationQueueRecord } from "@argus/proto/catalog/v1/annotations";
 import { toAnnotationConfig, type AnnotationConfigRow } from "./annotationConfigRows.ts";
-import { rowById } from "./rows.ts";
+import { rowById } from "@argus/spaces";
 
 export interface QueueRow {
   id: string;

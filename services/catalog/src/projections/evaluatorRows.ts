@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { Evaluator, EvaluatorVersion } from "@argus/proto/catalog/v1/evaluators";
-import { firstWhere, rowById } from "./rows.ts";
+import { firstWhere, rowById } from "@argus/spaces";
 
 export interface EvaluatorRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { Project } from "@argus/proto/catalog/v1/projects";
-import { rowById } from "./rows.ts";
+import { rowById } from "@argus/spaces";
 
 export interface ProjectRow {
   id: string;

@@ -1,7 +1,7 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { PromptEvent } from "@argus/contracts";
 import { registerResource, unregisterResource } from "./resources.ts";
-import { json } from "./rows.ts";
+import { json } from "@argus/spaces";
 
 /** Prompts, versions and labels as their events leave them; prompts register for tagging. */
 export const promptProjections: Projections<PromptEvent> = {

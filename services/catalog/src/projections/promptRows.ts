@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { PromptVersionContent } from "@argus/contracts";
 import type { Prompt, PromptVersion } from "@argus/proto/catalog/v1/prompts";
-import { firstWhere, rowById } from "./rows.ts";
+import { firstWhere, rowById } from "@argus/spaces";
 
 export interface PromptRow {
   id: string;

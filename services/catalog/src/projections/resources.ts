@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { isUuid, type SpaceRow } from "./rows.ts";
+import { isUuid, type SpaceRow } from "@argus/spaces";
 
 /** A catalog-owned resource type that can carry tags; each registers itself from its projection. */
 export type CatalogResourceType =

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { Tag } from "@argus/proto/catalog/v1/tags";
-import { rowById } from "./rows.ts";
+import { rowById } from "@argus/spaces";
 
 export interface TagRow {
   id: string;

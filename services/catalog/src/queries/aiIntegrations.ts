@@ -8,7 +8,7 @@ import {
   spaceRuleSql,
   type CallContext,
 } from "@argus/platform";
-import { SPACE_FACTS } from "../adapters/spaceAccess.ts";
+import { isUuid, SPACE_FACTS } from "@argus/spaces";
 import type {
   AiIntegration,
   GetAiIntegrationRequest,
@@ -20,7 +20,6 @@ import {
   toAiIntegration,
   type AiIntegrationRow,
 } from "../projections/aiIntegrationRows.ts";
-import { isUuid } from "../projections/rows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 /**

@@ -12,7 +12,7 @@ import {
   toAnnotationConfig,
   type AnnotationConfigRow,
 } from "../projections/annotationConfigRows.ts";
-import { authorized } from "../projections/rows.ts";
+import { authorized } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 import { listInSpaces } from "./listInSpaces.ts";
 

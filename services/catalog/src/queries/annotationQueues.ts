@@ -18,8 +18,7 @@ import {
   toRecord,
   type QueueRow,
 } from "../projections/annotationQueueRows.ts";
-import type { Spaces } from "../adapters/spaces.ts";
-import { authorized } from "../projections/rows.ts";
+import { authorized, type Spaces } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 import { listInSpaces } from "./listInSpaces.ts";
 

@@ -8,8 +8,7 @@ import {
   type EvaluatorRow,
   type EvaluatorVersionRow,
 } from "../projections/evaluatorRows.ts";
-import type { Spaces } from "../adapters/spaces.ts";
-import { authorized, isUuid } from "../projections/rows.ts";
+import { authorized, isUuid, type Spaces } from "@argus/spaces";
 
 /** Evaluators and versions as the caller may read them (404 otherwise). */
 export function evaluatorViews(pool: Pool, spaces: Spaces) {

@@ -2,8 +2,7 @@ import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, type CallContext, type Permission } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
-import { confirmListed, listableSpaces } from "../adapters/spaceAccess.ts";
-import type { Spaces } from "../adapters/spaces.ts";
+import { confirmListed, listableSpaces, type Spaces } from "@argus/spaces";
 import { updatedAfter, updatedKey } from "../projections/updatedPaging.ts";
 
 export interface SpaceListRequest {

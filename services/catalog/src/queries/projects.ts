@@ -7,7 +7,7 @@ import {
   spaceRuleSql,
   type CallContext,
 } from "@argus/platform";
-import { SPACE_FACTS, confirmListed } from "../adapters/spaceAccess.ts";
+import { authorized, confirmListed, projectPlaceOf, SPACE_FACTS } from "@argus/spaces";
 import type {
   GetProjectRequest,
   ListProjectsRequest,
@@ -21,7 +21,6 @@ import {
   toProject,
   type ProjectRow,
 } from "../projections/projectRows.ts";
-import { authorized, projectPlaceOf } from "../projections/rows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 export function projectQueries({ pool, spaces }: CatalogDeps) {

@@ -10,8 +10,7 @@ import {
   type PromptRow,
   type PromptVersionRow,
 } from "../projections/promptRows.ts";
-import type { Spaces } from "../adapters/spaces.ts";
-import { authorized, isUuid } from "../projections/rows.ts";
+import { authorized, isUuid, type Spaces } from "@argus/spaces";
 
 /** Prompts and versions as the caller may read them (404 otherwise). */
 export function promptViews(pool: Pool, spaces: Spaces) {

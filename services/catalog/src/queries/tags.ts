@@ -1,6 +1,6 @@
 import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, spaceRuleSql, type CallContext } from "@argus/platform";
-import { SPACE_FACTS, confirmListed } from "../adapters/spaceAccess.ts";
+import { authorized, confirmListed, SPACE_FACTS } from "@argus/spaces";
 import type {
   GetTagRequest,
   ListTagsRequest,
@@ -8,7 +8,6 @@ import type {
   Tag,
 } from "@argus/proto/catalog/v1/tags";
 import { ACCESS } from "../domain/access.ts";
-import { authorized } from "../projections/rows.ts";
 import { TAG_COLUMNS, findTag, toTag, type TagRow } from "../projections/tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
 

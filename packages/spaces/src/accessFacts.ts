@@ -1,8 +1,9 @@
+// Shared by every service that owns space-scoped resources: each keeps its own copy of
+// identity's access facts (`space_facts`, `restricted_projects`; sql/access_facts.sql) so its
+// lists can apply the rules in SQL, fed from identity's events the same way in every service.
 import type { PoolClient } from "pg";
 import { tracedQuery, type DurableConsumerOptions, type StoredEvent } from "@argus/eventstore";
 import { aggregateSubjects } from "@argus/contracts";
-
-export const RESTRICTIONS_CONSUMER = "catalog-restrictions";
 
 // Identity's events, checked at runtime: the bus is not trusted to hold the contract.
 const fields = (event: StoredEvent) => (event.data ?? {}) as Record<string, unknown>;
@@ -20,8 +21,9 @@ const flag = (event: StoredEvent, d: Record<string, unknown>, key: string): bool
 };
 
 /**
- * The catalog's copy of each space's organization and private flag (`space_facts`), which
- * lists read to apply the rules in SQL; from identity's space events, in stream order.
+ * The service's copy of each space's organization and private flag (`space_facts` in its own
+ * schema, through the transaction's search_path), which lists read to apply the rules in SQL;
+ * from identity's space events, in stream order. Other event types are ignored.
  */
 export async function projectSpaceFacts(tx: PoolClient, event: StoredEvent): Promise<void> {
   const d = fields(event);
@@ -52,12 +54,20 @@ export async function projectSpaceFacts(tx: PoolClient, event: StoredEvent): Pro
     ]);
 }
 
-/** Which projects are restricted, for project lists; from identity's restriction events. */
-export function restrictionsConsumer(o: { subjectRoot: string }): DurableConsumerOptions {
+/**
+ * Which projects are restricted, for project lists (`restricted_projects`); from identity's
+ * restriction events. `durable` is the service's own consumer name, as the service registry
+ * declares it (the catalog's is "catalog-restrictions").
+ */
+export function restrictionsConsumer(o: {
+  durable: string;
+  subjectRoot: string;
+  concurrency?: number;
+}): DurableConsumerOptions {
   return {
-    durable: RESTRICTIONS_CONSUMER,
+    durable: o.durable,
     filterSubject: aggregateSubjects(o.subjectRoot, "identity", "restriction"),
-    concurrency: 4,
+    concurrency: o.concurrency ?? 4,
     handler: async (tx, event) => {
       const d = fields(event);
       if (event.type === "ResourceRestrictionCreated" && d.resource_type === "PROJECT")

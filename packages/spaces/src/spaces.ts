@@ -1,3 +1,6 @@
+// Shared by every service that owns space-scoped resources (the catalog, dataset, ...): spaces
+// belong to identity, and each such service asks identity about them the same way, so it
+// authorizes exactly as the others do. One implementation, in @argus/spaces.
 import type { Client } from "@grpc/grpc-js";
 import {
   DomainError,
@@ -22,7 +25,10 @@ export interface AccessFactsOf {
   projectRestricted: boolean;
 }
 
-/** Spaces belong to identity; the catalog only needs to know which exist for the caller. */
+/**
+ * Spaces belong to identity; a service holding space-scoped resources only needs to know which
+ * exist for the caller.
+ */
 export interface Spaces {
   /** The space when it exists in the caller's account and is visible to them; else 404. */
   get(ctx: CallContext, spaceId: string): Promise<SpaceRef>;
@@ -51,9 +57,11 @@ const MAX_SPACES_PER_NAME_FILTER = 1000;
 
 /**
  * Asks identity over gRPC, acting as the caller, so the facts are identity's as of now. A
- * space looked up to create in tops up the catalog's copy for lists (`space_facts`), which
- * identity's events otherwise feed: what is created in a space the events have not reached
- * yet is listed all the same.
+ * space looked up to create in tops up the calling service's copy for lists (`space_facts`),
+ * which identity's events otherwise feed: what is created in a space the events have not
+ * reached yet is listed all the same. `pool` is the service's own pool: its connections'
+ * search_path is the service's schema (platform `createPool`), so `space_facts` is that
+ * schema's table (created by `accessFactsMigration`, or the catalog's migration 0027).
  */
 export function identitySpaces(channel: Client, pool: Pool): Spaces {
   const opts = (ctx: CallContext) => onwardCall(ctx);

@@ -1,3 +1,6 @@
+// Shared by every service that owns space-scoped resources: the one way such a resource is
+// authorized (README "Roles and permissions", platform authorization.ts) on the facts identity
+// answers, for single resources and for lists, so the catalog, dataset, ... decide alike.
 import {
   decideInSpace,
   hasProjectPermission,
@@ -22,7 +25,7 @@ export async function requireCreatable(
   requireSpacePermission(ctx.principal, await spaces.get(ctx, spaceId), permission);
 }
 
-/** Where a catalog resource lives, before its space's facts are known. */
+/** Where a space-scoped resource lives, before its space's facts are known. */
 export interface RowPlace {
   accountId: string;
   spaceId: string;
@@ -31,7 +34,7 @@ export interface RowPlace {
 }
 
 /**
- * The one rule for acting on a catalog resource (platform `requireResourcePermission`). The
+ * The one rule for acting on a space-scoped resource (platform `requireResourcePermission`). The
  * space's facts are asked of identity only when the caller's grants alone cannot decide (an
  * organization admin, a member reading a public space, any non-admin on a project).
  */
@@ -70,7 +73,7 @@ export async function requirePermissionAt(
  * without the read permission 403 (as ax-client's list operations say); a space_name filter
  * narrows to the visible spaces so named. Otherwise the rule of README "Roles and
  * permissions" in SQL: explicit grants by id, organization admins and public spaces through
- * the catalog's copy of identity's space facts.
+ * the service's copy of identity's space facts.
  */
 export async function listableSpaces(
   spaces: Spaces,
@@ -98,7 +101,7 @@ export async function listableSpaces(
 }
 
 /**
- * The rows of one list page, judged again on identity's facts as of now: the catalog's copy
+ * The rows of one list page, judged again on identity's facts as of now: the service's copy
  * (`space_facts`, `restricted_projects`) chose them and may lag a change that took a right
  * away (a space made private, a project restricted). Rows an explicit grant decides, and every
  * row for an account admin, need no look-up; the rest cost one call per page.
@@ -139,7 +142,7 @@ export async function confirmListed<T>(
   });
 }
 
-/** Rows whose space id is the SQL `spaceId`, judged through the catalog's copy of space facts. */
+/** Rows whose space id is the SQL `spaceId`, judged through the service's copy of space facts. */
 export const SPACE_FACTS = (spaceId: string) => ({ spaceId, factsTable: "space_facts" });
 
 /** Who a write is attributed to: the user of a USER key, else the service account. */

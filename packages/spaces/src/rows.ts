@@ -1,12 +1,14 @@
+// Shared by every service that owns space-scoped resources: the rows of such resources carry
+// their account and space, and are read and authorized the same way in each service.
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { CallContext, Permission, ResourceAccess } from "@argus/platform";
-import { requirePermissionAt, type RowPlace } from "../adapters/spaceAccess.ts";
-import type { Spaces } from "../adapters/spaces.ts";
+import { requirePermissionAt, type RowPlace } from "./spaceAccess.ts";
+import type { Spaces } from "./spaces.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Ids that cannot be a catalog id (not a uuid) are simply not found, never a query error. */
+/** Ids that cannot be a resource id (not a uuid) are simply not found, never a query error. */
 export const isUuid = (id: string): boolean => UUID.test(id);
 
 /** A projection row of a space-owned resource. */

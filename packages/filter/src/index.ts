@@ -1,0 +1,7 @@
+export { FilterError } from "./errors.ts";
+export { FILTER_LIMITS, parseFilter } from "./parser.ts";
+export type { FieldRef, FilterNode, Literal } from "./parser.ts";
+export type { ComparisonOperator } from "./lexer.ts";
+export { compileFilter } from "./compile.ts";
+export type { BindParam, CompiledFilter, FilterColumns, FilterParam } from "./compile.ts";
+export { jsonObjectColumns } from "./columns.ts";

@@ -1,0 +1,19 @@
+// @argus/spaces: what every service that owns space-scoped resources (the catalog, dataset,
+// ...) shares to authorize them through identity's spaces, one implementation for all.
+export type { AccessFactsOf, SpaceRef, Spaces } from "./spaces.ts";
+export { identitySpaces } from "./spaces.ts";
+export type { RowPlace } from "./spaceAccess.ts";
+export {
+  SPACE_FACTS,
+  actorId,
+  confirmListed,
+  listableSpaces,
+  requireCreatable,
+  requirePermissionAt,
+} from "./spaceAccess.ts";
+export type { SpaceRow } from "./rows.ts";
+export { authorized, firstWhere, isUuid, json, placeOf, projectPlaceOf, rowById } from "./rows.ts";
+export { projectSpaceFacts, restrictionsConsumer } from "./accessFacts.ts";
+export type { OnSpaceDeleted } from "./spaceEvents.ts";
+export { spaceDeletedOf, spaceEventsConsumer } from "./spaceEvents.ts";
+export { ACCESS_FACTS_SQL, accessFactsMigration } from "./migrations.ts";

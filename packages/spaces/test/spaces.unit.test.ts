@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import type { PoolClient } from "pg";
+import type { StoredEvent } from "@argus/eventstore";
+import type { SpaceDeleted } from "@argus/contracts";
+import {
+  ACCESS_FACTS_SQL,
+  accessFactsMigration,
+  restrictionsConsumer,
+  spaceDeletedOf,
+  spaceEventsConsumer,
+} from "../src/index.ts";
+
+const SPACE = "00000000-0000-4000-8000-000000000001";
+const ACCOUNT = "00000000-0000-4000-8000-000000000002";
+const ORG = "00000000-0000-4000-8000-000000000003";
+
+const event = (type: string, data: unknown): StoredEvent => ({
+  globalPosition: 1n,
+  transactionId: 1n,
+  streamId: `space-${SPACE}`,
+  streamVersion: 1,
+  eventId: "00000000-0000-4000-8000-0000000000ee",
+  type,
+  data,
+  metadata: {},
+  recordedAt: new Date(),
+});
+
+/** A transaction that records its statements. */
+function recordingTx() {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const tx = {
+    query: async (text: string, values: unknown[] = []) => {
+      statements.push({ text, values });
+      return { rows: [], rowCount: 0 };
+    },
+  } as unknown as PoolClient;
+  return { tx, statements };
+}
+
+const deletedData = { id: SPACE, account_id: ACCOUNT, organization_id: ORG, deleted_at: "now" };
+
+describe("spaceDeletedOf", () => {
+  it("reads identity's SpaceDeleted and skips other events", () => {
+    expect(spaceDeletedOf(event("SpaceDeleted", deletedData))).toEqual({
+      type: "SpaceDeleted",
+      data: deletedData,
+    });
+    expect(spaceDeletedOf(event("SpaceCreated", { id: SPACE }))).toBeUndefined();
+  });
+
+  it("refuses a SpaceDeleted without the contract's shape", () => {
+    expect(() => spaceDeletedOf(event("SpaceDeleted", { id: SPACE }))).toThrow(/contract's shape/);
+  });
+});
+
+describe("spaceEventsConsumer", () => {
+  const consumer = (seen: SpaceDeleted[]) =>
+    spaceEventsConsumer({
+      durable: "svc-space-cascade",
+      subjectRoot: "argus",
+      onSpaceDeleted: async (_tx, deleted) => void seen.push(deleted),
+    });
+
+  it("is the service's durable on identity's space events", () => {
+    const c = consumer([]);
+    expect(c.durable).toBe("svc-space-cascade");
+    expect(c.filterSubject).toBe("argus.identity.space.>");
+  });
+
+  it("keeps space_facts for every space event; only SpaceDeleted runs the cascade", async () => {
+    const seen: SpaceDeleted[] = [];
+    const { tx, statements } = recordingTx();
+    const c = consumer(seen);
+    await c.handler(
+      tx,
+      event("SpaceCreated", {
+        id: SPACE,
+        account_id: ACCOUNT,
+        organization_id: ORG,
+        is_private: true,
+      }),
+    );
+    await c.handler(tx, event("SpaceUpdated", { id: SPACE, is_private: false }));
+    expect(seen).toEqual([]);
+    await c.handler(tx, event("SpaceDeleted", deletedData));
+    expect(statements.map((s) => s.text.split(/\s+/)[0])).toEqual(["insert", "update", "delete"]);
+    expect(statements.every((s) => s.text.includes("space_facts"))).toBe(true);
+    expect(seen).toEqual([{ type: "SpaceDeleted", data: deletedData }]);
+  });
+});
+
+describe("restrictionsConsumer", () => {
+  it("is the service's durable on identity's restriction events", async () => {
+    const c = restrictionsConsumer({ durable: "svc-restrictions", subjectRoot: "argus" });
+    expect(c.durable).toBe("svc-restrictions");
+    expect(c.filterSubject).toBe("argus.identity.restriction.>");
+    const { tx, statements } = recordingTx();
+    await c.handler(
+      tx,
+      event("ResourceRestrictionCreated", {
+        resource_type: "PROJECT",
+        resource_id: SPACE,
+        account_id: ACCOUNT,
+      }),
+    );
+    expect(statements[0]!.text).toContain("insert into restricted_projects");
+  });
+});
+
+describe("accessFactsMigration", () => {
+  it("names the migration as loadMigrations names NNNN_name.sql", () => {
+    expect(accessFactsMigration(2)).toEqual({ id: "0002_access_facts", sql: ACCESS_FACTS_SQL });
+    expect(accessFactsMigration(31, "space_facts").id).toBe("0031_space_facts");
+    expect(ACCESS_FACTS_SQL).toMatch(/create table space_facts/);
+    expect(ACCESS_FACTS_SQL).toMatch(/create table restricted_projects/);
+  });
+
+  it("refuses versions and names a migration file could not have", () => {
+    expect(() => accessFactsMigration(10000)).toThrow();
+    expect(() => accessFactsMigration(1.5)).toThrow();
+    expect(() => accessFactsMigration(3, "Access-Facts")).toThrow();
+  });
+});

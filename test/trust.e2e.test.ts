@@ -327,6 +327,7 @@ describe("signed calls", () => {
     expect(callKeyVars(api.stack.processEnv.gateway!)).toEqual(["GATEWAY_PRIVATE_KEY"]);
     expect(callKeyVars(api.stack.processEnv.identity!)).toEqual([
       "CATALOG_PUBLIC_KEY",
+      "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
     ]);
     // Nothing shared by every process signs anything.

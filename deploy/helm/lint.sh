@@ -131,9 +131,10 @@ if [ -f "$out/default.yaml" ]; then
     expect "default: registry process $name runs services/$name/src/main.ts" \
       "$(grep -c "services/$name/src/main.ts" "$y")" 1
   done
-  expect "default: one Deployment per registry process" "$(count Deployment "$y")" "$(wc -w <<<"$registry" | tr -d ' ')"
-  expect "default: one HPA and PDB per service" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" 3/3
-  expect "default: one NetworkPolicy per service plus migrations" "$(count NetworkPolicy "$y")" 4
+  processes=$(wc -w <<<"$registry" | tr -d ' ')
+  expect "default: one Deployment per registry process" "$(count Deployment "$y")" "$processes"
+  expect "default: one HPA and PDB per process" "$(count HorizontalPodAutoscaler "$y")/$(count PodDisruptionBudget "$y")" "$processes/$processes"
+  expect "default: one NetworkPolicy per process plus migrations" "$(count NetworkPolicy "$y")" "$((processes + 1))"
   expect "default: gateway learns catalog's address" \
     "$(grep -c 'CATALOG_GRPC_URL: "argus-catalog:50051"' "$y")" 1
   expect "default: gateway learns identity's address" \
@@ -150,8 +151,9 @@ if [ -f "$out/all-services-values.yaml" ]; then
 fi
 if [ -f "$out/provision-values.yaml" ]; then
   y="$out/provision-values.yaml"
+  processes=$(node -e 'const r=require(process.argv[1]);console.log(1+r.services.length)' "$chart/files/registry.json")
   expect "provision: provision and migrations Jobs, each with its NetworkPolicy" \
-    "$(count Job "$y")/$(count NetworkPolicy "$y")" 2/5
+    "$(count Job "$y")/$(count NetworkPolicy "$y")" "2/$((processes + 2))"
 fi
 if [ -f "$out/existing-secret-values.yaml" ]; then
   y="$out/existing-secret-values.yaml"
@@ -208,7 +210,7 @@ refuse 'minReplicas is above maxReplicas' "${ok_values[@]}" \
   --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
 refuse 'replica' "${ok_values[@]}" --set services.identity.replica=3
 # A service the registry does not have yet cannot be switched on.
-refuse 'services\.dataset is enabled but no such service' "${ok_values[@]}" --set services.dataset.enabled=true
+refuse 'services\.taskRunner is enabled but no such service' "${ok_values[@]}" --set services.taskRunner.enabled=true
 
 echo "lint.sh: checks took $((SECONDS - started))s"
 echo "helm: $passed passed, $failed failed"

@@ -1,4 +1,5 @@
 export * from "./streams.ts";
 export type * from "./identity.ts";
 export type * from "./catalog.ts";
+export type * from "./dataset.ts";
 export * from "./limits.ts";

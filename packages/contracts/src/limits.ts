@@ -13,6 +13,16 @@ export const LIMITS = {
   SPACE_DESCRIPTION_MAX: 1000,
   ORGANIZATION_NAME_MAX: 255,
   ORGANIZATION_DESCRIPTION_MAX: 1000,
+  DATASET_NAME_MAX: 255,
+  DATASET_VERSION_NAME_MAX: 255,
+  /** Examples per create, insert or update (spec 7) and ids per delete (spec 8). */
+  EXAMPLES_PER_WRITE_MAX: 1000,
+  /** Examples per page of a list or search. */
+  EXAMPLES_PAGE_MAX: 500,
+  NAME_FILTER_MAX: 255,
+  EXPERIMENT_NAME_MAX: 255,
+  /** Runs per experiment create or run insert. */
+  RUNS_PER_WRITE_MAX: 1000,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -25,9 +25,23 @@ export const CATALOG_AGGREGATES = [
   "ai_integration",
 ] as const;
 
+/**
+ * A dataset's own stream carries its life and versions (small, folded by its decider); its
+ * examples go on `dataset_examples-<dataset id>`, never folded: example writes decide on the
+ * dataset's tables, serialized by a lock on the dataset's row. Experiments and their runs
+ * likewise.
+ */
+export const DATASET_AGGREGATES = [
+  "dataset",
+  "dataset_examples",
+  "experiment",
+  "experiment_runs",
+] as const;
+
 export const AGGREGATES = {
   identity: IDENTITY_AGGREGATES,
   catalog: CATALOG_AGGREGATES,
+  dataset: DATASET_AGGREGATES,
 } as const;
 
 export type Service = keyof typeof AGGREGATES;

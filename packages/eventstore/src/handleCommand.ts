@@ -42,6 +42,17 @@ export interface CommandScope {
     events: readonly DomainEvent[],
     metadata: EventMetadata,
   ): Promise<void>;
+  /**
+   * Appends after whatever the stream holds, for a stream that is never folded: its commands
+   * decide on this service's tables under a row lock every writer of the stream takes first
+   * (a dataset's examples, behind the dataset's row), so the lock orders them, not a version
+   * read, and no command reads an unbounded history.
+   */
+  appendLocked(
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void>;
 }
 
 /** A command, or how to build it from the folded state and facts read in the transaction. */
@@ -92,6 +103,7 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
       };
     },
     appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
+    appendLocked: (streamId, events, metadata) => append(streamId, "any", events, metadata),
   };
 }
 

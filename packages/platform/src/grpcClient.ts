@@ -70,9 +70,17 @@ function sameCall(ctx: CallContext): Omit<CallOptions, "credential"> {
   };
 }
 
+/**
+ * The largest gRPC message either side takes (grpc-js's default is 4 MiB): dataset writes carry
+ * request bodies of up to 8 MiB (the official SDK's REST limit) as JSON text, plus framing.
+ */
+export const MAX_GRPC_MESSAGE_BYTES = 24 * 1024 * 1024;
+
 /** One long-lived channel per target service, shared by every request. */
 export function createChannel(address: string): grpc.Client {
   return new grpc.Client(address, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
+    "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
     "grpc.keepalive_time_ms": 30_000,
     "grpc.keepalive_permit_without_calls": 1,
     // A restarted service is found again within ~100 ms instead of the default 1 s backoff.

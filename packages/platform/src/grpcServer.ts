@@ -10,6 +10,7 @@ import { NOBODY } from "./principal.ts";
 import { extractContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
 import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { MAX_GRPC_MESSAGE_BYTES } from "./grpcClient.ts";
 
 interface MethodDefinition<Req, Res> {
   path: string;
@@ -188,6 +189,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     "grpc.keepalive_permit_without_calls": 1,
     "grpc.max_connection_age_ms": 300_000,
     "grpc.max_connection_age_grace_ms": 30_000,
+    "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
+    "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
   });
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);

@@ -64,7 +64,16 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     consumes: [
       { durable: "catalog-space-cascade", subjects: "identity.space.>" },
       { durable: "catalog-restrictions", subjects: "identity.restriction.>" },
+      { durable: "catalog-dataset-deletions", subjects: "dataset.dataset.>" },
     ],
+  }),
+  describeService({
+    name: "dataset",
+    schema: "dataset",
+    grpcPort: 50053,
+    probePort: 9093,
+    calls: ["identity"],
+    consumes: [{ durable: "dataset-space-cascade", subjects: "identity.space.>" }],
   }),
 ];
 

@@ -18,6 +18,7 @@ import type { Pool } from "pg";
 import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
 import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
 import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces";
+import { datasetDeletionsConsumer } from "./adapters/datasetDeletions.ts";
 import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
 import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
 import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
@@ -90,6 +91,8 @@ export const catalog = defineService("catalog", {
   consumers: (d) => [
     spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot }),
     restrictionsConsumer({ durable: "catalog-restrictions", subjectRoot: d.config.subjectRoot }),
+    // A deleted dataset's tag attachments go with it (the dataset service's DatasetDeleted).
+    datasetDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
   ],
   grpc(d) {
     const identity = d.channels.identity!;

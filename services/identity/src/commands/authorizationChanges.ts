@@ -83,6 +83,10 @@ function noting(
       await scope.appendToSet(streamId, events, metadata);
       note(events, metadata);
     },
+    async appendLocked(streamId, events, metadata) {
+      await scope.appendLocked(streamId, events, metadata);
+      note(events, metadata);
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { PageRequest, PageResponse } from "../../common/v1/common.ts";
 
 export const protobufPackage = "argus.dataset.v1";
 
@@ -34,6 +35,232 @@ export interface ResourceRef {
   id: string;
   spaceId: string;
   accountId: string;
+}
+
+export interface Dataset {
+  id: string;
+  spaceId: string;
+  name: string;
+  /** RFC 3339 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+  /** Newest first; filled by GetDataset only. */
+  versions: DatasetVersion[];
+}
+
+export interface DatasetVersion {
+  id: string;
+  datasetId: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer of every example write (spec "Dataset write result"). */
+export interface DatasetWrite {
+  /** Without versions. */
+  dataset?: Dataset | undefined;
+  /** The version the examples were written to. */
+  versionId: string;
+  /** Internal uuids of the examples inserted or updated, in request order. */
+  exampleIds: string[];
+}
+
+/** An example as stored: its id and times, and its user-defined fields. */
+export interface Example {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  /** A JSON object of the user-defined fields (never id, created_at or updated_at). */
+  fieldsJson: string;
+}
+
+/** An example to write: a JSON object of user-defined fields. */
+export interface ExampleInput {
+  /**
+   * For updates: the internal uuid of the example to change (empty when the public id could
+   * not be decoded: such an example matches nothing and is ignored). Empty for inserts.
+   */
+  id: string;
+  fieldsJson: string;
+}
+
+export interface CreateDatasetRequest {
+  spaceId: string;
+  name: string;
+  /** 1 to 1000; they become the first version. */
+  examples: ExampleInput[];
+}
+
+export interface GetDatasetRequest {
+  id: string;
+}
+
+export interface ListDatasetsRequest {
+  page?: PageRequest | undefined;
+  spaceId: string;
+  spaceName: string;
+  name: string;
+}
+
+export interface ListDatasetsResponse {
+  datasets: Dataset[];
+  page?: PageResponse | undefined;
+}
+
+export interface UpdateDatasetRequest {
+  id: string;
+  name: string;
+}
+
+export interface DeleteDatasetRequest {
+  id: string;
+}
+
+export interface DeleteDatasetResponse {}
+
+export interface ListExamplesRequest {
+  datasetId: string;
+  /** Empty: the latest version. */
+  versionId: string;
+  /** limit 1 to 500; `after` is an example's internal uuid. */
+  page?: PageRequest | undefined;
+}
+
+export interface SearchExamplesRequest {
+  datasetId: string;
+  versionId: string;
+  page?: PageRequest | undefined;
+  /** Empty: no filter. A syntax error is INVALID_ARGUMENT naming the position. */
+  filter: string;
+}
+
+export interface ListExamplesResponse {
+  /** The version listed (the latest when none was named). */
+  versionId: string;
+  examples: Example[];
+  page?: PageResponse | undefined;
+}
+
+export interface InsertExamplesRequest {
+  datasetId: string;
+  /** Empty: the latest version. */
+  versionId: string;
+  /** 1 to 1000. */
+  examples: ExampleInput[];
+}
+
+export interface UpdateExamplesRequest {
+  datasetId: string;
+  /** Empty: the latest version. */
+  versionId: string;
+  /** 1 to 1000, each with an id. */
+  examples: ExampleInput[];
+  /** Non-empty: a new version so named receives the update; the named one stays unchanged. */
+  newVersion: string;
+}
+
+export interface DeleteExamplesRequest {
+  datasetId: string;
+  /** Required. */
+  versionId: string;
+  /** Internal uuids, 1 to 1000, distinct. */
+  exampleIds: string[];
+}
+
+export interface DeleteExamplesResponse {
+  completed: boolean;
+  deletedExampleIds: string[];
+  notDeletedExampleIds: string[];
+}
+
+export interface Experiment {
+  id: string;
+  spaceId: string;
+  name: string;
+  /** Empty for an experiment without a dataset. */
+  datasetId: string;
+  datasetVersionId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ExperimentWrite {
+  experiment?: Experiment | undefined;
+  /** Internal uuids of the runs inserted, in request order. */
+  runIds: string[];
+}
+
+export interface ExperimentRunInput {
+  /** Internal uuid of the dataset example the run is for; empty when none is named. */
+  exampleId: string;
+  output: string;
+  /** A JSON object of the run's other fields (error, evaluations, custom columns). */
+  fieldsJson: string;
+}
+
+export interface ExperimentRun {
+  id: string;
+  /** Empty when the run names no example. */
+  exampleId: string;
+  output: string;
+  fieldsJson: string;
+  createdAt: string;
+}
+
+export interface CreateExperimentRequest {
+  name: string;
+  /** Exactly one of dataset_id and space_id. */
+  datasetId: string;
+  spaceId: string;
+  /** 1 to 1000. */
+  runs: ExperimentRunInput[];
+}
+
+export interface GetExperimentRequest {
+  id: string;
+}
+
+export interface ListExperimentsRequest {
+  page?: PageRequest | undefined;
+  /** At most one of dataset_id and space_id. */
+  datasetId: string;
+  spaceId: string;
+  name: string;
+}
+
+export interface ListExperimentsResponse {
+  experiments: Experiment[];
+  page?: PageResponse | undefined;
+}
+
+export interface DeleteExperimentRequest {
+  id: string;
+}
+
+export interface DeleteExperimentResponse {}
+
+export interface ListExperimentRunsRequest {
+  experimentId: string;
+  /** limit 1 to 500; `after` is a run's internal uuid. */
+  page?: PageRequest | undefined;
+}
+
+export interface SearchExperimentRunsRequest {
+  experimentId: string;
+  page?: PageRequest | undefined;
+  filter: string;
+}
+
+export interface ListExperimentRunsResponse {
+  runs: ExperimentRun[];
+  page?: PageResponse | undefined;
+}
+
+export interface InsertExperimentRunsRequest {
+  experimentId: string;
+  /** 1 to 1000. */
+  runs: ExperimentRunInput[];
 }
 
 function createBaseGetResourceRefRequest(): GetResourceRefRequest {
@@ -161,17 +388,2239 @@ export const ResourceRef: MessageFns<ResourceRef> = {
   },
 };
 
+function createBaseDataset(): Dataset {
+  return { id: "", spaceId: "", name: "", createdAt: "", updatedAt: "", versions: [] };
+}
+
+export const Dataset: MessageFns<Dataset> = {
+  encode(message: Dataset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(18).string(message.spaceId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(42).string(message.updatedAt);
+    }
+    for (const v of message.versions) {
+      DatasetVersion.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Dataset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDataset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.versions.push(DatasetVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDatasetVersion(): DatasetVersion {
+  return { id: "", datasetId: "", name: "", createdAt: "", updatedAt: "" };
+}
+
+export const DatasetVersion: MessageFns<DatasetVersion> = {
+  encode(message: DatasetVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(18).string(message.datasetId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(42).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DatasetVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDatasetVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDatasetWrite(): DatasetWrite {
+  return { dataset: undefined, versionId: "", exampleIds: [] };
+}
+
+export const DatasetWrite: MessageFns<DatasetWrite> = {
+  encode(message: DatasetWrite, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dataset !== undefined) {
+      Dataset.encode(message.dataset, writer.uint32(10).fork()).join();
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    for (const v of message.exampleIds) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DatasetWrite {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDatasetWrite();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.dataset = Dataset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.exampleIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExample(): Example {
+  return { id: "", createdAt: "", updatedAt: "", fieldsJson: "" };
+}
+
+export const Example: MessageFns<Example> = {
+  encode(message: Example, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(18).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(26).string(message.updatedAt);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(34).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Example {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExample();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExampleInput(): ExampleInput {
+  return { id: "", fieldsJson: "" };
+}
+
+export const ExampleInput: MessageFns<ExampleInput> = {
+  encode(message: ExampleInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(18).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExampleInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExampleInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateDatasetRequest(): CreateDatasetRequest {
+  return { spaceId: "", name: "", examples: [] };
+}
+
+export const CreateDatasetRequest: MessageFns<CreateDatasetRequest> = {
+  encode(message: CreateDatasetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.examples) {
+      ExampleInput.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateDatasetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateDatasetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.examples.push(ExampleInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetDatasetRequest(): GetDatasetRequest {
+  return { id: "" };
+}
+
+export const GetDatasetRequest: MessageFns<GetDatasetRequest> = {
+  encode(message: GetDatasetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDatasetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDatasetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListDatasetsRequest(): ListDatasetsRequest {
+  return { page: undefined, spaceId: "", spaceName: "", name: "" };
+}
+
+export const ListDatasetsRequest: MessageFns<ListDatasetsRequest> = {
+  encode(message: ListDatasetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(18).string(message.spaceId);
+    }
+    if (message.spaceName !== "") {
+      writer.uint32(26).string(message.spaceName);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDatasetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDatasetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListDatasetsResponse(): ListDatasetsResponse {
+  return { datasets: [], page: undefined };
+}
+
+export const ListDatasetsResponse: MessageFns<ListDatasetsResponse> = {
+  encode(message: ListDatasetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.datasets) {
+      Dataset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDatasetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDatasetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasets.push(Dataset.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateDatasetRequest(): UpdateDatasetRequest {
+  return { id: "", name: "" };
+}
+
+export const UpdateDatasetRequest: MessageFns<UpdateDatasetRequest> = {
+  encode(message: UpdateDatasetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateDatasetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateDatasetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteDatasetRequest(): DeleteDatasetRequest {
+  return { id: "" };
+}
+
+export const DeleteDatasetRequest: MessageFns<DeleteDatasetRequest> = {
+  encode(message: DeleteDatasetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteDatasetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteDatasetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteDatasetResponse(): DeleteDatasetResponse {
+  return {};
+}
+
+export const DeleteDatasetResponse: MessageFns<DeleteDatasetResponse> = {
+  encode(_: DeleteDatasetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteDatasetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteDatasetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExamplesRequest(): ListExamplesRequest {
+  return { datasetId: "", versionId: "", page: undefined };
+}
+
+export const ListExamplesRequest: MessageFns<ListExamplesRequest> = {
+  encode(message: ListExamplesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExamplesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExamplesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSearchExamplesRequest(): SearchExamplesRequest {
+  return { datasetId: "", versionId: "", page: undefined, filter: "" };
+}
+
+export const SearchExamplesRequest: MessageFns<SearchExamplesRequest> = {
+  encode(message: SearchExamplesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    if (message.filter !== "") {
+      writer.uint32(34).string(message.filter);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchExamplesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchExamplesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.filter = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExamplesResponse(): ListExamplesResponse {
+  return { versionId: "", examples: [], page: undefined };
+}
+
+export const ListExamplesResponse: MessageFns<ListExamplesResponse> = {
+  encode(message: ListExamplesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.versionId !== "") {
+      writer.uint32(10).string(message.versionId);
+    }
+    for (const v of message.examples) {
+      Example.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExamplesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExamplesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.examples.push(Example.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInsertExamplesRequest(): InsertExamplesRequest {
+  return { datasetId: "", versionId: "", examples: [] };
+}
+
+export const InsertExamplesRequest: MessageFns<InsertExamplesRequest> = {
+  encode(message: InsertExamplesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    for (const v of message.examples) {
+      ExampleInput.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InsertExamplesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInsertExamplesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.examples.push(ExampleInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUpdateExamplesRequest(): UpdateExamplesRequest {
+  return { datasetId: "", versionId: "", examples: [], newVersion: "" };
+}
+
+export const UpdateExamplesRequest: MessageFns<UpdateExamplesRequest> = {
+  encode(message: UpdateExamplesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    for (const v of message.examples) {
+      ExampleInput.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.newVersion !== "") {
+      writer.uint32(34).string(message.newVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateExamplesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateExamplesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.examples.push(ExampleInput.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.newVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteExamplesRequest(): DeleteExamplesRequest {
+  return { datasetId: "", versionId: "", exampleIds: [] };
+}
+
+export const DeleteExamplesRequest: MessageFns<DeleteExamplesRequest> = {
+  encode(message: DeleteExamplesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    for (const v of message.exampleIds) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExamplesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExamplesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.exampleIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteExamplesResponse(): DeleteExamplesResponse {
+  return { completed: false, deletedExampleIds: [], notDeletedExampleIds: [] };
+}
+
+export const DeleteExamplesResponse: MessageFns<DeleteExamplesResponse> = {
+  encode(message: DeleteExamplesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.completed !== false) {
+      writer.uint32(8).bool(message.completed);
+    }
+    for (const v of message.deletedExampleIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.notDeletedExampleIds) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExamplesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExamplesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.completed = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deletedExampleIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.notDeletedExampleIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExperiment(): Experiment {
+  return {
+    id: "",
+    spaceId: "",
+    name: "",
+    datasetId: "",
+    datasetVersionId: "",
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const Experiment: MessageFns<Experiment> = {
+  encode(message: Experiment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(18).string(message.spaceId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(34).string(message.datasetId);
+    }
+    if (message.datasetVersionId !== "") {
+      writer.uint32(42).string(message.datasetVersionId);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(58).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Experiment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExperiment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.datasetVersionId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExperimentWrite(): ExperimentWrite {
+  return { experiment: undefined, runIds: [] };
+}
+
+export const ExperimentWrite: MessageFns<ExperimentWrite> = {
+  encode(message: ExperimentWrite, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.experiment !== undefined) {
+      Experiment.encode(message.experiment, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.runIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExperimentWrite {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExperimentWrite();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experiment = Experiment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExperimentRunInput(): ExperimentRunInput {
+  return { exampleId: "", output: "", fieldsJson: "" };
+}
+
+export const ExperimentRunInput: MessageFns<ExperimentRunInput> = {
+  encode(message: ExperimentRunInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exampleId !== "") {
+      writer.uint32(10).string(message.exampleId);
+    }
+    if (message.output !== "") {
+      writer.uint32(18).string(message.output);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(26).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExperimentRunInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExperimentRunInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exampleId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.output = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExperimentRun(): ExperimentRun {
+  return { id: "", exampleId: "", output: "", fieldsJson: "", createdAt: "" };
+}
+
+export const ExperimentRun: MessageFns<ExperimentRun> = {
+  encode(message: ExperimentRun, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.exampleId !== "") {
+      writer.uint32(18).string(message.exampleId);
+    }
+    if (message.output !== "") {
+      writer.uint32(26).string(message.output);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(34).string(message.fieldsJson);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(42).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExperimentRun {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExperimentRun();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.exampleId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.output = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCreateExperimentRequest(): CreateExperimentRequest {
+  return { name: "", datasetId: "", spaceId: "", runs: [] };
+}
+
+export const CreateExperimentRequest: MessageFns<CreateExperimentRequest> = {
+  encode(
+    message: CreateExperimentRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(18).string(message.datasetId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
+    }
+    for (const v of message.runs) {
+      ExperimentRunInput.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateExperimentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateExperimentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runs.push(ExperimentRunInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetExperimentRequest(): GetExperimentRequest {
+  return { id: "" };
+}
+
+export const GetExperimentRequest: MessageFns<GetExperimentRequest> = {
+  encode(message: GetExperimentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExperimentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExperimentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExperimentsRequest(): ListExperimentsRequest {
+  return { page: undefined, datasetId: "", spaceId: "", name: "" };
+}
+
+export const ListExperimentsRequest: MessageFns<ListExperimentsRequest> = {
+  encode(message: ListExperimentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(18).string(message.datasetId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExperimentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExperimentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExperimentsResponse(): ListExperimentsResponse {
+  return { experiments: [], page: undefined };
+}
+
+export const ListExperimentsResponse: MessageFns<ListExperimentsResponse> = {
+  encode(
+    message: ListExperimentsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.experiments) {
+      Experiment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExperimentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExperimentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experiments.push(Experiment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteExperimentRequest(): DeleteExperimentRequest {
+  return { id: "" };
+}
+
+export const DeleteExperimentRequest: MessageFns<DeleteExperimentRequest> = {
+  encode(
+    message: DeleteExperimentRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExperimentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExperimentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseDeleteExperimentResponse(): DeleteExperimentResponse {
+  return {};
+}
+
+export const DeleteExperimentResponse: MessageFns<DeleteExperimentResponse> = {
+  encode(_: DeleteExperimentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExperimentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExperimentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExperimentRunsRequest(): ListExperimentRunsRequest {
+  return { experimentId: "", page: undefined };
+}
+
+export const ListExperimentRunsRequest: MessageFns<ListExperimentRunsRequest> = {
+  encode(
+    message: ListExperimentRunsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.experimentId !== "") {
+      writer.uint32(10).string(message.experimentId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExperimentRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExperimentRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSearchExperimentRunsRequest(): SearchExperimentRunsRequest {
+  return { experimentId: "", page: undefined, filter: "" };
+}
+
+export const SearchExperimentRunsRequest: MessageFns<SearchExperimentRunsRequest> = {
+  encode(
+    message: SearchExperimentRunsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.experimentId !== "") {
+      writer.uint32(10).string(message.experimentId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    if (message.filter !== "") {
+      writer.uint32(26).string(message.filter);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchExperimentRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchExperimentRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filter = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListExperimentRunsResponse(): ListExperimentRunsResponse {
+  return { runs: [], page: undefined };
+}
+
+export const ListExperimentRunsResponse: MessageFns<ListExperimentRunsResponse> = {
+  encode(
+    message: ListExperimentRunsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.runs) {
+      ExperimentRun.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExperimentRunsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExperimentRunsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runs.push(ExperimentRun.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseInsertExperimentRunsRequest(): InsertExperimentRunsRequest {
+  return { experimentId: "", runs: [] };
+}
+
+export const InsertExperimentRunsRequest: MessageFns<InsertExperimentRunsRequest> = {
+  encode(
+    message: InsertExperimentRunsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.experimentId !== "") {
+      writer.uint32(10).string(message.experimentId);
+    }
+    for (const v of message.runs) {
+      ExperimentRunInput.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InsertExperimentRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInsertExperimentRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runs.push(ExperimentRunInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
- * The dataset service owns datasets and experiments. The catalog asks it, synchronously and
- * with the caller's principal, whether a resource exists and which space it lives in before
- * tagging it (issue 4: resources owned by another service are checked against their owner).
+ * The dataset service owns datasets, their versions and examples, and experiments with their
+ * runs. Ids are internal uuids; the
+ * gateway turns them into the public base64 ids. Example fields travel as JSON text, one object
+ * per example, so neither side walks a large example's values field by field.
  */
 export type DatasetServiceDefinition = typeof DatasetServiceDefinition;
 export const DatasetServiceDefinition = {
   name: "DatasetService",
   fullName: "argus.dataset.v1.DatasetService",
   methods: {
-    /** NOT_FOUND when the resource does not exist or the caller may not read it. */
+    /**
+     * Whether a dataset (or, later, an experiment) exists and where: the catalog asks before
+     * tagging it. NOT_FOUND when it does not exist or the caller may not read it.
+     */
     getResourceRef: {
       name: "GetResourceRef",
       requestType: GetResourceRefRequest as typeof GetResourceRefRequest,
@@ -180,17 +2629,167 @@ export const DatasetServiceDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
+    createDataset: {
+      name: "CreateDataset",
+      requestType: CreateDatasetRequest as typeof CreateDatasetRequest,
+      requestStream: false,
+      responseType: DatasetWrite as typeof DatasetWrite,
+      responseStream: false,
+      options: {},
+    },
+    /** With its versions, newest first. */
+    getDataset: {
+      name: "GetDataset",
+      requestType: GetDatasetRequest as typeof GetDatasetRequest,
+      requestStream: false,
+      responseType: Dataset as typeof Dataset,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Without versions. */
+    listDatasets: {
+      name: "ListDatasets",
+      requestType: ListDatasetsRequest as typeof ListDatasetsRequest,
+      requestStream: false,
+      responseType: ListDatasetsResponse as typeof ListDatasetsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    updateDataset: {
+      name: "UpdateDataset",
+      requestType: UpdateDatasetRequest as typeof UpdateDatasetRequest,
+      requestStream: false,
+      responseType: Dataset as typeof Dataset,
+      responseStream: false,
+      options: {},
+    },
+    deleteDataset: {
+      name: "DeleteDataset",
+      requestType: DeleteDatasetRequest as typeof DeleteDatasetRequest,
+      requestStream: false,
+      responseType: DeleteDatasetResponse as typeof DeleteDatasetResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** One version's examples (the latest when version_id is empty), oldest first. */
+    listExamples: {
+      name: "ListExamples",
+      requestType: ListExamplesRequest as typeof ListExamplesRequest,
+      requestStream: false,
+      responseType: ListExamplesResponse as typeof ListExamplesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** As ListExamples, narrowed by the public filter language (@argus/filter). */
+    searchExamples: {
+      name: "SearchExamples",
+      requestType: SearchExamplesRequest as typeof SearchExamplesRequest,
+      requestStream: false,
+      responseType: ListExamplesResponse as typeof ListExamplesResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Appends examples with new ids to a version, in place. */
+    insertExamples: {
+      name: "InsertExamples",
+      requestType: InsertExamplesRequest as typeof InsertExamplesRequest,
+      requestStream: false,
+      responseType: DatasetWrite as typeof DatasetWrite,
+      responseStream: false,
+      options: {},
+    },
+    /** Merges fields into existing examples, in place or into a new version (spec 7). */
+    updateExamples: {
+      name: "UpdateExamples",
+      requestType: UpdateExamplesRequest as typeof UpdateExamplesRequest,
+      requestStream: false,
+      responseType: DatasetWrite as typeof DatasetWrite,
+      responseStream: false,
+      options: {},
+    },
+    /** Removes examples from one version, in place (spec 8). */
+    deleteExamples: {
+      name: "DeleteExamples",
+      requestType: DeleteExamplesRequest as typeof DeleteExamplesRequest,
+      requestStream: false,
+      responseType: DeleteExamplesResponse as typeof DeleteExamplesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** An experiment with its first runs, on a dataset (its latest version) or in a space. */
+    createExperiment: {
+      name: "CreateExperiment",
+      requestType: CreateExperimentRequest as typeof CreateExperimentRequest,
+      requestStream: false,
+      responseType: ExperimentWrite as typeof ExperimentWrite,
+      responseStream: false,
+      options: {},
+    },
+    getExperiment: {
+      name: "GetExperiment",
+      requestType: GetExperimentRequest as typeof GetExperimentRequest,
+      requestStream: false,
+      responseType: Experiment as typeof Experiment,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Spec 12: by dataset, by space, or every readable one; newest first. */
+    listExperiments: {
+      name: "ListExperiments",
+      requestType: ListExperimentsRequest as typeof ListExperimentsRequest,
+      requestStream: false,
+      responseType: ListExperimentsResponse as typeof ListExperimentsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    deleteExperiment: {
+      name: "DeleteExperiment",
+      requestType: DeleteExperimentRequest as typeof DeleteExperimentRequest,
+      requestStream: false,
+      responseType: DeleteExperimentResponse as typeof DeleteExperimentResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Oldest first. */
+    listExperimentRuns: {
+      name: "ListExperimentRuns",
+      requestType: ListExperimentRunsRequest as typeof ListExperimentRunsRequest,
+      requestStream: false,
+      responseType: ListExperimentRunsResponse as typeof ListExperimentRunsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    searchExperimentRuns: {
+      name: "SearchExperimentRuns",
+      requestType: SearchExperimentRunsRequest as typeof SearchExperimentRunsRequest,
+      requestStream: false,
+      responseType: ListExperimentRunsResponse as typeof ListExperimentRunsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    insertExperimentRuns: {
+      name: "InsertExperimentRuns",
+      requestType: InsertExperimentRunsRequest as typeof InsertExperimentRunsRequest,
+      requestStream: false,
+      responseType: ExperimentWrite as typeof ExperimentWrite,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
 /**
- * The dataset service owns datasets and experiments. The catalog asks it, synchronously and
- * with the caller's principal, whether a resource exists and which space it lives in before
- * tagging it (issue 4: resources owned by another service are checked against their owner).
+ * The dataset service owns datasets, their versions and examples, and experiments with their
+ * runs. Ids are internal uuids; the
+ * gateway turns them into the public base64 ids. Example fields travel as JSON text, one object
+ * per example, so neither side walks a large example's values field by field.
  */
 export type DatasetServiceService = typeof DatasetServiceService;
 export const DatasetServiceService = {
-  /** NOT_FOUND when the resource does not exist or the caller may not read it. */
+  /**
+   * Whether a dataset (or, later, an experiment) exists and where: the catalog asks before
+   * tagging it. NOT_FOUND when it does not exist or the caller may not read it.
+   */
   getResourceRef: {
     path: "/argus.dataset.v1.DatasetService/GetResourceRef" as const,
     requestStream: false as const,
@@ -203,15 +2802,262 @@ export const DatasetServiceService = {
       Buffer.from(ResourceRef.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResourceRef => ResourceRef.decode(value),
   },
+  createDataset: {
+    path: "/argus.dataset.v1.DatasetService/CreateDataset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateDatasetRequest): Buffer =>
+      Buffer.from(CreateDatasetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateDatasetRequest => CreateDatasetRequest.decode(value),
+    responseSerialize: (value: DatasetWrite): Buffer =>
+      Buffer.from(DatasetWrite.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DatasetWrite => DatasetWrite.decode(value),
+  },
+  /** With its versions, newest first. */
+  getDataset: {
+    path: "/argus.dataset.v1.DatasetService/GetDataset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDatasetRequest): Buffer =>
+      Buffer.from(GetDatasetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDatasetRequest => GetDatasetRequest.decode(value),
+    responseSerialize: (value: Dataset): Buffer => Buffer.from(Dataset.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Dataset => Dataset.decode(value),
+  },
+  /** Without versions. */
+  listDatasets: {
+    path: "/argus.dataset.v1.DatasetService/ListDatasets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDatasetsRequest): Buffer =>
+      Buffer.from(ListDatasetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDatasetsRequest => ListDatasetsRequest.decode(value),
+    responseSerialize: (value: ListDatasetsResponse): Buffer =>
+      Buffer.from(ListDatasetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDatasetsResponse =>
+      ListDatasetsResponse.decode(value),
+  },
+  updateDataset: {
+    path: "/argus.dataset.v1.DatasetService/UpdateDataset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateDatasetRequest): Buffer =>
+      Buffer.from(UpdateDatasetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateDatasetRequest => UpdateDatasetRequest.decode(value),
+    responseSerialize: (value: Dataset): Buffer => Buffer.from(Dataset.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Dataset => Dataset.decode(value),
+  },
+  deleteDataset: {
+    path: "/argus.dataset.v1.DatasetService/DeleteDataset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteDatasetRequest): Buffer =>
+      Buffer.from(DeleteDatasetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteDatasetRequest => DeleteDatasetRequest.decode(value),
+    responseSerialize: (value: DeleteDatasetResponse): Buffer =>
+      Buffer.from(DeleteDatasetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteDatasetResponse =>
+      DeleteDatasetResponse.decode(value),
+  },
+  /** One version's examples (the latest when version_id is empty), oldest first. */
+  listExamples: {
+    path: "/argus.dataset.v1.DatasetService/ListExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExamplesRequest): Buffer =>
+      Buffer.from(ListExamplesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExamplesRequest => ListExamplesRequest.decode(value),
+    responseSerialize: (value: ListExamplesResponse): Buffer =>
+      Buffer.from(ListExamplesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExamplesResponse =>
+      ListExamplesResponse.decode(value),
+  },
+  /** As ListExamples, narrowed by the public filter language (@argus/filter). */
+  searchExamples: {
+    path: "/argus.dataset.v1.DatasetService/SearchExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchExamplesRequest): Buffer =>
+      Buffer.from(SearchExamplesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchExamplesRequest =>
+      SearchExamplesRequest.decode(value),
+    responseSerialize: (value: ListExamplesResponse): Buffer =>
+      Buffer.from(ListExamplesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExamplesResponse =>
+      ListExamplesResponse.decode(value),
+  },
+  /** Appends examples with new ids to a version, in place. */
+  insertExamples: {
+    path: "/argus.dataset.v1.DatasetService/InsertExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InsertExamplesRequest): Buffer =>
+      Buffer.from(InsertExamplesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InsertExamplesRequest =>
+      InsertExamplesRequest.decode(value),
+    responseSerialize: (value: DatasetWrite): Buffer =>
+      Buffer.from(DatasetWrite.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DatasetWrite => DatasetWrite.decode(value),
+  },
+  /** Merges fields into existing examples, in place or into a new version (spec 7). */
+  updateExamples: {
+    path: "/argus.dataset.v1.DatasetService/UpdateExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateExamplesRequest): Buffer =>
+      Buffer.from(UpdateExamplesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateExamplesRequest =>
+      UpdateExamplesRequest.decode(value),
+    responseSerialize: (value: DatasetWrite): Buffer =>
+      Buffer.from(DatasetWrite.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DatasetWrite => DatasetWrite.decode(value),
+  },
+  /** Removes examples from one version, in place (spec 8). */
+  deleteExamples: {
+    path: "/argus.dataset.v1.DatasetService/DeleteExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteExamplesRequest): Buffer =>
+      Buffer.from(DeleteExamplesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteExamplesRequest =>
+      DeleteExamplesRequest.decode(value),
+    responseSerialize: (value: DeleteExamplesResponse): Buffer =>
+      Buffer.from(DeleteExamplesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteExamplesResponse =>
+      DeleteExamplesResponse.decode(value),
+  },
+  /** An experiment with its first runs, on a dataset (its latest version) or in a space. */
+  createExperiment: {
+    path: "/argus.dataset.v1.DatasetService/CreateExperiment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateExperimentRequest): Buffer =>
+      Buffer.from(CreateExperimentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateExperimentRequest =>
+      CreateExperimentRequest.decode(value),
+    responseSerialize: (value: ExperimentWrite): Buffer =>
+      Buffer.from(ExperimentWrite.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExperimentWrite => ExperimentWrite.decode(value),
+  },
+  getExperiment: {
+    path: "/argus.dataset.v1.DatasetService/GetExperiment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetExperimentRequest): Buffer =>
+      Buffer.from(GetExperimentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetExperimentRequest => GetExperimentRequest.decode(value),
+    responseSerialize: (value: Experiment): Buffer =>
+      Buffer.from(Experiment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Experiment => Experiment.decode(value),
+  },
+  /** Spec 12: by dataset, by space, or every readable one; newest first. */
+  listExperiments: {
+    path: "/argus.dataset.v1.DatasetService/ListExperiments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExperimentsRequest): Buffer =>
+      Buffer.from(ListExperimentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExperimentsRequest =>
+      ListExperimentsRequest.decode(value),
+    responseSerialize: (value: ListExperimentsResponse): Buffer =>
+      Buffer.from(ListExperimentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExperimentsResponse =>
+      ListExperimentsResponse.decode(value),
+  },
+  deleteExperiment: {
+    path: "/argus.dataset.v1.DatasetService/DeleteExperiment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteExperimentRequest): Buffer =>
+      Buffer.from(DeleteExperimentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteExperimentRequest =>
+      DeleteExperimentRequest.decode(value),
+    responseSerialize: (value: DeleteExperimentResponse): Buffer =>
+      Buffer.from(DeleteExperimentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteExperimentResponse =>
+      DeleteExperimentResponse.decode(value),
+  },
+  /** Oldest first. */
+  listExperimentRuns: {
+    path: "/argus.dataset.v1.DatasetService/ListExperimentRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExperimentRunsRequest): Buffer =>
+      Buffer.from(ListExperimentRunsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExperimentRunsRequest =>
+      ListExperimentRunsRequest.decode(value),
+    responseSerialize: (value: ListExperimentRunsResponse): Buffer =>
+      Buffer.from(ListExperimentRunsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExperimentRunsResponse =>
+      ListExperimentRunsResponse.decode(value),
+  },
+  searchExperimentRuns: {
+    path: "/argus.dataset.v1.DatasetService/SearchExperimentRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchExperimentRunsRequest): Buffer =>
+      Buffer.from(SearchExperimentRunsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchExperimentRunsRequest =>
+      SearchExperimentRunsRequest.decode(value),
+    responseSerialize: (value: ListExperimentRunsResponse): Buffer =>
+      Buffer.from(ListExperimentRunsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExperimentRunsResponse =>
+      ListExperimentRunsResponse.decode(value),
+  },
+  insertExperimentRuns: {
+    path: "/argus.dataset.v1.DatasetService/InsertExperimentRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InsertExperimentRunsRequest): Buffer =>
+      Buffer.from(InsertExperimentRunsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InsertExperimentRunsRequest =>
+      InsertExperimentRunsRequest.decode(value),
+    responseSerialize: (value: ExperimentWrite): Buffer =>
+      Buffer.from(ExperimentWrite.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExperimentWrite => ExperimentWrite.decode(value),
+  },
 } as const;
 
 export interface DatasetServiceServer extends UntypedServiceImplementation {
-  /** NOT_FOUND when the resource does not exist or the caller may not read it. */
+  /**
+   * Whether a dataset (or, later, an experiment) exists and where: the catalog asks before
+   * tagging it. NOT_FOUND when it does not exist or the caller may not read it.
+   */
   getResourceRef: handleUnaryCall<GetResourceRefRequest, ResourceRef>;
+  createDataset: handleUnaryCall<CreateDatasetRequest, DatasetWrite>;
+  /** With its versions, newest first. */
+  getDataset: handleUnaryCall<GetDatasetRequest, Dataset>;
+  /** Without versions. */
+  listDatasets: handleUnaryCall<ListDatasetsRequest, ListDatasetsResponse>;
+  updateDataset: handleUnaryCall<UpdateDatasetRequest, Dataset>;
+  deleteDataset: handleUnaryCall<DeleteDatasetRequest, DeleteDatasetResponse>;
+  /** One version's examples (the latest when version_id is empty), oldest first. */
+  listExamples: handleUnaryCall<ListExamplesRequest, ListExamplesResponse>;
+  /** As ListExamples, narrowed by the public filter language (@argus/filter). */
+  searchExamples: handleUnaryCall<SearchExamplesRequest, ListExamplesResponse>;
+  /** Appends examples with new ids to a version, in place. */
+  insertExamples: handleUnaryCall<InsertExamplesRequest, DatasetWrite>;
+  /** Merges fields into existing examples, in place or into a new version (spec 7). */
+  updateExamples: handleUnaryCall<UpdateExamplesRequest, DatasetWrite>;
+  /** Removes examples from one version, in place (spec 8). */
+  deleteExamples: handleUnaryCall<DeleteExamplesRequest, DeleteExamplesResponse>;
+  /** An experiment with its first runs, on a dataset (its latest version) or in a space. */
+  createExperiment: handleUnaryCall<CreateExperimentRequest, ExperimentWrite>;
+  getExperiment: handleUnaryCall<GetExperimentRequest, Experiment>;
+  /** Spec 12: by dataset, by space, or every readable one; newest first. */
+  listExperiments: handleUnaryCall<ListExperimentsRequest, ListExperimentsResponse>;
+  deleteExperiment: handleUnaryCall<DeleteExperimentRequest, DeleteExperimentResponse>;
+  /** Oldest first. */
+  listExperimentRuns: handleUnaryCall<ListExperimentRunsRequest, ListExperimentRunsResponse>;
+  searchExperimentRuns: handleUnaryCall<SearchExperimentRunsRequest, ListExperimentRunsResponse>;
+  insertExperimentRuns: handleUnaryCall<InsertExperimentRunsRequest, ExperimentWrite>;
 }
 
 export interface DatasetServiceClient extends Client {
-  /** NOT_FOUND when the resource does not exist or the caller may not read it. */
+  /**
+   * Whether a dataset (or, later, an experiment) exists and where: the catalog asks before
+   * tagging it. NOT_FOUND when it does not exist or the caller may not read it.
+   */
   getResourceRef(
     request: GetResourceRefRequest,
     callback: (error: ServiceError | null, response: ResourceRef) => void,
@@ -226,6 +3072,271 @@ export interface DatasetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResourceRef) => void,
+  ): ClientUnaryCall;
+  createDataset(
+    request: CreateDatasetRequest,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  createDataset(
+    request: CreateDatasetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  createDataset(
+    request: CreateDatasetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  /** With its versions, newest first. */
+  getDataset(
+    request: GetDatasetRequest,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  getDataset(
+    request: GetDatasetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  getDataset(
+    request: GetDatasetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  /** Without versions. */
+  listDatasets(
+    request: ListDatasetsRequest,
+    callback: (error: ServiceError | null, response: ListDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  listDatasets(
+    request: ListDatasetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  listDatasets(
+    request: ListDatasetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDatasetsResponse) => void,
+  ): ClientUnaryCall;
+  updateDataset(
+    request: UpdateDatasetRequest,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  updateDataset(
+    request: UpdateDatasetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  updateDataset(
+    request: UpdateDatasetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Dataset) => void,
+  ): ClientUnaryCall;
+  deleteDataset(
+    request: DeleteDatasetRequest,
+    callback: (error: ServiceError | null, response: DeleteDatasetResponse) => void,
+  ): ClientUnaryCall;
+  deleteDataset(
+    request: DeleteDatasetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteDatasetResponse) => void,
+  ): ClientUnaryCall;
+  deleteDataset(
+    request: DeleteDatasetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteDatasetResponse) => void,
+  ): ClientUnaryCall;
+  /** One version's examples (the latest when version_id is empty), oldest first. */
+  listExamples(
+    request: ListExamplesRequest,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  listExamples(
+    request: ListExamplesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  listExamples(
+    request: ListExamplesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  /** As ListExamples, narrowed by the public filter language (@argus/filter). */
+  searchExamples(
+    request: SearchExamplesRequest,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  searchExamples(
+    request: SearchExamplesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  searchExamples(
+    request: SearchExamplesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExamplesResponse) => void,
+  ): ClientUnaryCall;
+  /** Appends examples with new ids to a version, in place. */
+  insertExamples(
+    request: InsertExamplesRequest,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  insertExamples(
+    request: InsertExamplesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  insertExamples(
+    request: InsertExamplesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  /** Merges fields into existing examples, in place or into a new version (spec 7). */
+  updateExamples(
+    request: UpdateExamplesRequest,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  updateExamples(
+    request: UpdateExamplesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  updateExamples(
+    request: UpdateExamplesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DatasetWrite) => void,
+  ): ClientUnaryCall;
+  /** Removes examples from one version, in place (spec 8). */
+  deleteExamples(
+    request: DeleteExamplesRequest,
+    callback: (error: ServiceError | null, response: DeleteExamplesResponse) => void,
+  ): ClientUnaryCall;
+  deleteExamples(
+    request: DeleteExamplesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteExamplesResponse) => void,
+  ): ClientUnaryCall;
+  deleteExamples(
+    request: DeleteExamplesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteExamplesResponse) => void,
+  ): ClientUnaryCall;
+  /** An experiment with its first runs, on a dataset (its latest version) or in a space. */
+  createExperiment(
+    request: CreateExperimentRequest,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  createExperiment(
+    request: CreateExperimentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  createExperiment(
+    request: CreateExperimentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  getExperiment(
+    request: GetExperimentRequest,
+    callback: (error: ServiceError | null, response: Experiment) => void,
+  ): ClientUnaryCall;
+  getExperiment(
+    request: GetExperimentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Experiment) => void,
+  ): ClientUnaryCall;
+  getExperiment(
+    request: GetExperimentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Experiment) => void,
+  ): ClientUnaryCall;
+  /** Spec 12: by dataset, by space, or every readable one; newest first. */
+  listExperiments(
+    request: ListExperimentsRequest,
+    callback: (error: ServiceError | null, response: ListExperimentsResponse) => void,
+  ): ClientUnaryCall;
+  listExperiments(
+    request: ListExperimentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExperimentsResponse) => void,
+  ): ClientUnaryCall;
+  listExperiments(
+    request: ListExperimentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExperimentsResponse) => void,
+  ): ClientUnaryCall;
+  deleteExperiment(
+    request: DeleteExperimentRequest,
+    callback: (error: ServiceError | null, response: DeleteExperimentResponse) => void,
+  ): ClientUnaryCall;
+  deleteExperiment(
+    request: DeleteExperimentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteExperimentResponse) => void,
+  ): ClientUnaryCall;
+  deleteExperiment(
+    request: DeleteExperimentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteExperimentResponse) => void,
+  ): ClientUnaryCall;
+  /** Oldest first. */
+  listExperimentRuns(
+    request: ListExperimentRunsRequest,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  listExperimentRuns(
+    request: ListExperimentRunsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  listExperimentRuns(
+    request: ListExperimentRunsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  searchExperimentRuns(
+    request: SearchExperimentRunsRequest,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  searchExperimentRuns(
+    request: SearchExperimentRunsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  searchExperimentRuns(
+    request: SearchExperimentRunsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  insertExperimentRuns(
+    request: InsertExperimentRunsRequest,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  insertExperimentRuns(
+    request: InsertExperimentRunsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  insertExperimentRuns(
+    request: InsertExperimentRunsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExperimentWrite) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,136 @@
+/**
+ * The dataset service's events (`<root>.dataset.<aggregate>.<Type>`). A dataset's stream holds
+ * its life and its versions; its examples' stream holds the example writes, each event small
+ * enough for one NATS message (a large write becomes several events of one transaction).
+ */
+
+// ── dataset ──────────────────────────────────────────────────────────────────────────────
+
+export interface DatasetCreated {
+  type: "DatasetCreated";
+  data: {
+    id: string;
+    account_id: string;
+    space_id: string;
+    name: string;
+    created_at: string;
+  };
+}
+
+export interface DatasetRenamed {
+  type: "DatasetRenamed";
+  data: { id: string; space_id: string; name: string; updated_at: string };
+}
+
+/** Its versions, examples and tag attachments go with it. */
+export interface DatasetDeleted {
+  type: "DatasetDeleted";
+  data: { id: string; account_id: string; space_id: string; deleted_at: string };
+}
+
+/**
+ * A version: the first one comes with the dataset (no parent); a later one starts as its
+ * parent's examples as they were, and reads through to them until it changes its own.
+ */
+export interface DatasetVersionCreated {
+  type: "DatasetVersionCreated";
+  data: {
+    id: string;
+    dataset_id: string;
+    space_id: string;
+    name: string;
+    parent_version_id: string | null;
+    created_at: string;
+  };
+}
+
+export type DatasetEvent = DatasetCreated | DatasetRenamed | DatasetDeleted | DatasetVersionCreated;
+
+// ── dataset_examples ─────────────────────────────────────────────────────────────────────
+
+/** An example's user-defined fields (never id, created_at or updated_at). */
+export type ExampleFields = Record<string, unknown>;
+
+/** New examples in one version (in place: the version's children do not see them). */
+export interface DatasetExamplesInserted {
+  type: "DatasetExamplesInserted";
+  data: {
+    dataset_id: string;
+    space_id: string;
+    version_id: string;
+    examples: { id: string; fields: ExampleFields }[];
+    at: string;
+  };
+}
+
+/**
+ * Fields merged into existing examples of one version (new keys added, none removed); only
+ * examples that existed there are listed.
+ */
+export interface DatasetExamplesUpdated {
+  type: "DatasetExamplesUpdated";
+  data: {
+    dataset_id: string;
+    space_id: string;
+    version_id: string;
+    examples: { id: string; fields: ExampleFields }[];
+    at: string;
+  };
+}
+
+/** Examples removed from one version; only examples that were there are listed. */
+export interface DatasetExamplesDeleted {
+  type: "DatasetExamplesDeleted";
+  data: {
+    dataset_id: string;
+    space_id: string;
+    version_id: string;
+    example_ids: string[];
+    at: string;
+  };
+}
+
+export type DatasetExamplesEvent =
+  DatasetExamplesInserted | DatasetExamplesUpdated | DatasetExamplesDeleted;
+
+// ── experiment ───────────────────────────────────────────────────────────────────────────
+
+/** On a dataset (its version at the time) or, without one, in a space. */
+export interface ExperimentCreated {
+  type: "ExperimentCreated";
+  data: {
+    id: string;
+    account_id: string;
+    space_id: string;
+    name: string;
+    dataset_id: string | null;
+    dataset_version_id: string | null;
+    created_at: string;
+  };
+}
+
+/** Its runs go with it; so does every experiment of a deleted dataset. */
+export interface ExperimentDeleted {
+  type: "ExperimentDeleted";
+  data: { id: string; account_id: string; space_id: string; deleted_at: string };
+}
+
+export type ExperimentEvent = ExperimentCreated | ExperimentDeleted;
+
+// ── experiment_runs ──────────────────────────────────────────────────────────────────────
+
+/** Runs appended to an experiment (several events when they do not fit one message). */
+export interface ExperimentRunsInserted {
+  type: "ExperimentRunsInserted";
+  data: {
+    experiment_id: string;
+    space_id: string;
+    runs: { id: string; example_id: string | null; output: string; fields: ExampleFields }[];
+    at: string;
+  };
+}
+
+export type ExperimentRunsEvent = ExperimentRunsInserted;
+
+export type DatasetServiceEvent =
+  DatasetEvent | DatasetExamplesEvent | ExperimentEvent | ExperimentRunsEvent;

@@ -1,0 +1,66 @@
+import type { PoolClient } from "pg";
+import { streamId, type SpaceDeleted } from "@argus/contracts";
+import { commandScopeIn, tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { DomainError } from "@argus/platform";
+import { spaceEventsConsumer } from "@argus/spaces";
+import { deleteDatasetIn } from "../commands/datasets.ts";
+import { experimentDecider } from "../domain/experiment.ts";
+import { experimentIdsOf } from "../projections/experimentRows.ts";
+import { project } from "../projections/datasetProjection.ts";
+
+export const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
+const CASCADE_ACTOR = "system:cascade";
+
+/**
+ * Deleting a space deletes its datasets and experiments, each by its own decider in the transaction of the
+ * consumer's processed-event marker (a redelivery is skipped; a failure leaves nothing);
+ * identity's space events also keep `space_facts` for lists.
+ */
+export function datasetSpaceCascade(o: {
+  schema: string;
+  subjectRoot: string;
+}): DurableConsumerOptions {
+  return spaceEventsConsumer({
+    durable: SPACE_CASCADE_CONSUMER,
+    subjectRoot: o.subjectRoot,
+    onSpaceDeleted: (tx, deleted, event) => deleteDatasetsOf(tx, o.schema, deleted, event.eventId),
+  });
+}
+
+async function deleteDatasetsOf(
+  tx: PoolClient,
+  schema: string,
+  deleted: SpaceDeleted,
+  causeEventId: string,
+): Promise<void> {
+  const { id: spaceId, account_id } = deleted.data;
+  const scope = commandScopeIn(tx, schema, project);
+  const metadata = {
+    account_id,
+    space_id: spaceId,
+    actor: CASCADE_ACTOR,
+    cause_event_id: causeEventId,
+    cause_event_type: deleted.type,
+  };
+  const { rows } = await tracedQuery<{ id: string }>(
+    tx,
+    "cascade datasets",
+    "select id from datasets where space_id = $1 order by id",
+    [spaceId],
+  );
+  const now = new Date();
+  const skipGone = (err: unknown) => {
+    if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
+  };
+  // Each dataset with its experiments, then the experiments without a dataset.
+  for (const { id } of rows) await deleteDatasetIn(scope, id, metadata, now).catch(skipGone);
+  for (const id of await experimentIdsOf(tx, "space_id", spaceId))
+    await scope
+      .decide(
+        streamId("experiment", id),
+        experimentDecider,
+        { type: "DeleteExperiment", now },
+        metadata,
+      )
+      .catch(skipGone);
+}

@@ -1,0 +1,158 @@
+import { streamId } from "@argus/contracts";
+import { actorMetadata, uuidv7, type CallContext, type Permission } from "@argus/platform";
+import { authorized, requireCreatable } from "@argus/spaces";
+import type {
+  CreateDatasetRequest,
+  Dataset,
+  DatasetWrite,
+  DeleteDatasetRequest,
+  DeleteDatasetResponse,
+  UpdateDatasetRequest,
+} from "@argus/proto/dataset/v1/dataset";
+import type { CommandScope, EventMetadata } from "@argus/eventstore";
+import { ACCESS, FIRST_VERSION_NAME } from "../domain/access.ts";
+import { experimentDecider } from "../domain/experiment.ts";
+import { notFound } from "../domain/lifecycle.ts";
+import { experimentIdsOf } from "../projections/experimentRows.ts";
+import { datasetDecider, type DatasetCommand } from "../domain/dataset.ts";
+import { parseExamples } from "../domain/examples.ts";
+import { findDataset, toDataset, type DatasetRow } from "../projections/rows.ts";
+import type { DatasetDeps } from "../service.ts";
+import { insertedEvents, orderedIds } from "./exampleEvents.ts";
+
+/** What every command of a dataset carries: who did it, in which space. */
+export const spaceMetadata = (ctx: CallContext, spaceId: string) => ({
+  ...actorMetadata(ctx),
+  space_id: spaceId,
+});
+
+const nameConflict = (name: string) => ({
+  datasets_name_per_space: `a dataset named ${JSON.stringify(name)} already exists in this space`,
+});
+
+/**
+ * Deletes a dataset and its experiments in one transaction. The dataset's row lock comes
+ * first, as for every write to it, so no experiment is created on it meanwhile.
+ */
+export async function deleteDatasetIn(
+  scope: CommandScope,
+  id: string,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<void> {
+  if (!(await findDataset(scope.client, id, true))) throw notFound("dataset");
+  for (const experimentId of await experimentIdsOf(scope.client, "dataset_id", id))
+    await scope.decide(
+      streamId("experiment", experimentId),
+      experimentDecider,
+      { type: "DeleteExperiment", now },
+      metadata,
+    );
+  await scope.decide(
+    streamId("dataset", id),
+    datasetDecider,
+    { type: "DeleteDataset", now },
+    metadata,
+  );
+}
+
+/** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
+export async function loadDataset(
+  deps: DatasetDeps,
+  ctx: CallContext,
+  id: string,
+  permission?: Permission,
+): Promise<DatasetRow> {
+  return authorized(deps.spaces, ctx, await findDataset(deps.pool, id), ACCESS.dataset, permission);
+}
+
+/** Create (with its first version and examples), rename and delete of datasets. */
+export function datasetCommands(deps: DatasetDeps) {
+  const run = (ctx: CallContext, row: DatasetRow, command: DatasetCommand, conflicts = {}) =>
+    deps.commands.handle(
+      streamId("dataset", row.id),
+      datasetDecider,
+      command,
+      spaceMetadata(ctx, row.space_id),
+      { conflicts },
+    );
+
+  return {
+    async createDataset(req: CreateDatasetRequest, ctx: CallContext): Promise<DatasetWrite> {
+      const examples = parseExamples(
+        req.examples.map((e) => ({ id: "", fieldsJson: e.fieldsJson })),
+        "insert",
+      );
+      await requireCreatable(deps.spaces, ctx, req.spaceId, "DATASET_CREATE");
+      const now = new Date();
+      const id = uuidv7(now.getTime());
+      const version = { id: uuidv7(now.getTime()), name: FIRST_VERSION_NAME };
+      const ids = orderedIds(examples.length, now);
+      const meta = spaceMetadata(ctx, req.spaceId);
+      await deps.commands.transact(
+        async (scope) => {
+          await scope.decide(
+            streamId("dataset", id),
+            datasetDecider,
+            {
+              type: "CreateDataset",
+              id,
+              accountId: ctx.principal.accountId,
+              spaceId: req.spaceId,
+              name: req.name,
+              firstVersion: version,
+              now,
+            },
+            meta,
+          );
+          // Nobody else knows the new dataset yet: its examples need no lock.
+          await scope.appendLocked(
+            streamId("dataset_examples", id),
+            insertedEvents(
+              { datasetId: id, spaceId: req.spaceId, versionId: version.id, now },
+              examples,
+              ids,
+            ),
+            meta,
+          );
+        },
+        { conflicts: nameConflict(req.name) },
+      );
+      const at = now.toISOString();
+      return {
+        dataset: {
+          id,
+          spaceId: req.spaceId,
+          name: req.name,
+          createdAt: at,
+          updatedAt: at,
+          versions: [],
+        },
+        versionId: version.id,
+        exampleIds: ids,
+      };
+    },
+
+    async updateDataset(req: UpdateDatasetRequest, ctx: CallContext): Promise<Dataset> {
+      const row = await loadDataset(deps, ctx, req.id, "DATASET_UPDATE");
+      await run(
+        ctx,
+        row,
+        { type: "RenameDataset", name: req.name, now: new Date() },
+        nameConflict(req.name),
+      );
+      return toDataset((await findDataset(deps.pool, row.id)) ?? row);
+    },
+
+    async deleteDataset(
+      req: DeleteDatasetRequest,
+      ctx: CallContext,
+    ): Promise<DeleteDatasetResponse> {
+      const row = await loadDataset(deps, ctx, req.id, "DATASET_DELETE");
+      await deps.commands.transact((scope) =>
+        deleteDatasetIn(scope, row.id, spaceMetadata(ctx, row.space_id), new Date()),
+      );
+      return {};
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type { PoolClient } from "pg";
+import { projector, tracedQuery, type Projections } from "@argus/eventstore";
+import type { DatasetServiceEvent } from "@argus/contracts";
+
+/**
+ * The example rows a version sees for `ids`: from the first version of its lineage holding a
+ * row (hidden ones included, `deleted`), as SQL over placeholders of the dataset, the version
+ * and the ids.
+ */
+export const effectiveRows = (dataset: string, version: string, ids: string) => `
+  select distinct on (x.id) x.id, x.fields, x.created_at, x.updated_at, x.deleted
+    from dataset_versions v
+    join examples x on x.dataset_id = ${dataset} and x.version_id = any(v.lineage)
+   where v.id = ${version} and x.id = any(${ids})
+   order by x.id, array_position(v.lineage, x.version_id)`;
+
+/**
+ * Before a version changes `ids` in place, each of its children that reads through to it gets
+ * its own copy of those examples as they are (or, for ids the version does not have yet, a
+ * hidden row): a child never sees its parent change after it was made.
+ */
+async function detachChildren(
+  client: PoolClient,
+  d: { dataset_id: string; version_id: string },
+  ids: readonly string[],
+): Promise<void> {
+  await tracedQuery(
+    client,
+    "dataset examples detach children",
+    `with eff as (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")})
+     insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
+     select c.id, i.id, $1, coalesce(eff.fields, '{}'), coalesce(eff.created_at, now()),
+            coalesce(eff.updated_at, now()), coalesce(eff.deleted, true)
+       from dataset_versions c
+       cross join unnest($3::uuid[]) as i(id)
+       left join eff on eff.id = i.id
+      where c.parent_id = $2
+     on conflict (version_id, id) do nothing`,
+    [d.dataset_id, d.version_id, ids],
+  );
+}
+
+async function touch(
+  client: PoolClient,
+  d: { dataset_id: string; version_id: string; at: string },
+) {
+  await tracedQuery(
+    client,
+    "dataset touched",
+    `with v as (update dataset_versions set updated_at = $3 where id = $2)
+     update datasets set updated_at = $3 where id = $1`,
+    [d.dataset_id, d.version_id, d.at],
+  );
+}
+
+const projections: Projections<DatasetServiceEvent> = {
+  DatasetCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset DatasetCreated",
+      `insert into datasets (id, account_id, space_id, name, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $5)`,
+      [d.id, d.account_id, d.space_id, d.name, d.created_at],
+    ),
+  DatasetRenamed: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset DatasetRenamed",
+      "update datasets set name = $2, updated_at = $3 where id = $1",
+      [d.id, d.name, d.updated_at],
+    ),
+  // Versions go by their foreign key; examples have none (they are many), so by dataset.
+  // The dataset's row first: its lock is the one every example write takes first.
+  async DatasetDeleted(client, d) {
+    await tracedQuery(client, "dataset DatasetDeleted", "delete from datasets where id = $1", [
+      d.id,
+    ]);
+    await tracedQuery(
+      client,
+      "dataset examples deleted",
+      "delete from examples where dataset_id = $1",
+      [d.id],
+    );
+  },
+  DatasetVersionCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset DatasetVersionCreated",
+      `insert into dataset_versions (id, dataset_id, name, parent_id, lineage, created_at, updated_at)
+       select $1, $2, $3, $4,
+              array[$1::uuid] || coalesce((select lineage from dataset_versions where id = $4), '{}'),
+              $5, $5`,
+      [d.id, d.dataset_id, d.name, d.parent_version_id, d.created_at],
+    ),
+  async DatasetExamplesInserted(client, d) {
+    await detachChildren(
+      client,
+      d,
+      d.examples.map((e) => e.id),
+    );
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesInserted",
+      `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+       select $1, x.id, $2, x.fields, $3, $3
+         from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)`,
+      [d.version_id, d.dataset_id, d.at, JSON.stringify(d.examples)],
+    );
+    await touch(client, d);
+  },
+  async DatasetExamplesUpdated(client, d) {
+    const ids = d.examples.map((e) => e.id);
+    await detachChildren(client, d, ids);
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesUpdated",
+      `with eff as (${effectiveRows("$1", "$2::uuid", "$5::uuid[]")})
+       insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+       select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
+         from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)
+         join eff on eff.id = x.id and not eff.deleted
+       on conflict (version_id, id) do update
+         set fields = excluded.fields, updated_at = excluded.updated_at, deleted = false`,
+      [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples), ids],
+    );
+    await touch(client, d);
+  },
+  async DatasetExamplesDeleted(client, d) {
+    await detachChildren(client, d, d.example_ids);
+    // A first version has no parent to read through to: its rows simply go.
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesDeleted",
+      `with v as (select parent_id from dataset_versions where id = $2),
+            gone as (
+              delete from examples
+               where version_id = $2 and id = any($3::uuid[])
+                 and (select parent_id from v) is null)
+       insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
+       select $2, i.id, $1, '{}', $4, $4, true
+         from unnest($3::uuid[]) as i(id)
+        where (select parent_id from v) is not null
+       on conflict (version_id, id) do update
+         set fields = '{}', updated_at = excluded.updated_at, deleted = true`,
+      [d.dataset_id, d.version_id, d.example_ids, d.at],
+    );
+    await touch(client, { ...d, at: d.at });
+  },
+  ExperimentCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset ExperimentCreated",
+      `insert into experiments
+         (id, account_id, space_id, dataset_id, dataset_version_id, name, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $7)`,
+      [d.id, d.account_id, d.space_id, d.dataset_id, d.dataset_version_id, d.name, d.created_at],
+    ),
+  // Its runs go by their foreign key.
+  ExperimentDeleted: (client, d) =>
+    tracedQuery(client, "dataset ExperimentDeleted", "delete from experiments where id = $1", [
+      d.id,
+    ]),
+  async ExperimentRunsInserted(client, d) {
+    await tracedQuery(
+      client,
+      "dataset ExperimentRunsInserted",
+      `insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
+       select $1, x.id, x.example_id, x.output, x.fields, $2
+         from jsonb_to_recordset($3::jsonb) as x(id uuid, example_id uuid, output text, fields jsonb)`,
+      [d.experiment_id, d.at, JSON.stringify(d.runs)],
+    );
+    await tracedQuery(
+      client,
+      "experiment touched",
+      "update experiments set updated_at = $2 where id = $1",
+      [d.experiment_id, d.at],
+    );
+  },
+};
+
+/** The dataset service's inline projections, in the transaction of their events. */
+export const project = projector<DatasetServiceEvent>("dataset", projections);

@@ -1,0 +1,95 @@
+import type { Pool, PoolClient } from "pg";
+import { tracedQuery } from "@argus/eventstore";
+import { isUuid } from "@argus/spaces";
+import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
+
+export interface ExperimentRow {
+  id: string;
+  account_id: string;
+  space_id: string;
+  dataset_id: string | null;
+  dataset_version_id: string | null;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const EXPERIMENT_COLUMNS =
+  "id, account_id, space_id, dataset_id, dataset_version_id, name, created_at, updated_at";
+
+export const toExperiment = (r: ExperimentRow): Experiment => ({
+  id: r.id,
+  spaceId: r.space_id,
+  name: r.name,
+  datasetId: r.dataset_id ?? "",
+  datasetVersionId: r.dataset_version_id ?? "",
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+
+export async function findExperiment(
+  db: Pool | PoolClient,
+  id: string,
+  lock = false,
+): Promise<ExperimentRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  const res = await tracedQuery<ExperimentRow>(
+    db,
+    lock ? "lock experiment" : "get experiment",
+    `select ${EXPERIMENT_COLUMNS} from experiments where id = $1${lock ? " for update" : ""}`,
+    [id],
+  );
+  return res.rows[0];
+}
+
+export async function experimentIdsOf(
+  db: Pool | PoolClient,
+  column: "dataset_id" | "space_id",
+  id: string,
+): Promise<string[]> {
+  const res = await tracedQuery<{ id: string }>(
+    db,
+    `experiments by ${column}`,
+    `select id from experiments where ${column} = $1 order by id`,
+    [id],
+  );
+  return res.rows.map((r) => r.id);
+}
+
+export interface RunRow {
+  id: string;
+  example_id: string | null;
+  output: string;
+  fields_json: string;
+  created_at: Date;
+}
+
+export const toRun = (r: RunRow): ExperimentRun => ({
+  id: r.id,
+  exampleId: r.example_id ?? "",
+  output: r.output,
+  fieldsJson: r.fields_json,
+  createdAt: r.created_at.toISOString(),
+});
+
+/** One keyset page of an experiment's runs in id order, narrowed by `filter` ($4 on). */
+export async function runPage(
+  db: Pool | PoolClient,
+  experimentId: string,
+  after: string,
+  fetch: number,
+  filter: { sql: string; params: unknown[] } = { sql: "true", params: [] },
+): Promise<RunRow[]> {
+  const res = await tracedQuery<RunRow>(
+    db,
+    "experiment runs page",
+    `select r.id, r.example_id, r.output, r.fields::text as fields_json, r.created_at
+       from experiment_runs r
+      where r.experiment_id = $1 and ($2::uuid is null or r.id > $2)
+        and (${filter.sql})
+      order by r.id
+      limit $3`,
+    [experimentId, after || null, fetch, ...filter.params],
+  );
+  return res.rows;
+}

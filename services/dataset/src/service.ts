@@ -1,0 +1,54 @@
+import type { Pool } from "pg";
+import {
+  defineService,
+  loadMigrations,
+  migrationsDirOf,
+  type CommandHandler,
+} from "@argus/eventstore";
+import { bindService, type ServiceBinding } from "@argus/platform";
+import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
+import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
+import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
+import { datasetCommands } from "./commands/datasets.ts";
+import { exampleCommands } from "./commands/examples.ts";
+import { project } from "./projections/datasetProjection.ts";
+import { datasetQueries } from "./queries/datasets.ts";
+import { exampleQueries } from "./queries/examples.ts";
+import { experimentCommands } from "./commands/experiments.ts";
+import { experimentQueries } from "./queries/experiments.ts";
+
+/** What every dataset handler may use. */
+export interface DatasetDeps {
+  pool: Pool;
+  commands: CommandHandler;
+  spaces: Spaces;
+}
+
+export function datasetServices(d: DatasetDeps): ServiceBinding[] {
+  return [
+    bindService(DatasetServiceService, {
+      ...datasetCommands(d),
+      ...datasetQueries(d),
+      ...exampleCommands(d),
+      ...exampleQueries(d),
+      ...experimentCommands(d),
+      ...experimentQueries(d),
+    }),
+  ];
+}
+
+export const dataset = defineService("dataset", {
+  config: {},
+  // Identity's facts of each space, for lists (fed by the space cascade's consumer).
+  migrations: [...loadMigrations(migrationsDirOf("dataset")), accessFactsMigration(2)].sort(
+    (a, b) => a.id.localeCompare(b.id),
+  ),
+  project,
+  consumers: (d) => [datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  grpc: (d) =>
+    datasetServices({
+      pool: d.pool,
+      commands: d.commands,
+      spaces: identitySpaces(d.channels.identity!, d.pool),
+    }),
+});

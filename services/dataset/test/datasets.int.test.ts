@@ -1,0 +1,311 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
+import { uniqueName } from "@argus/testkit";
+import { problemOf, startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
+
+let t: DatasetUnderTest;
+
+const inputs = (
+  n: number,
+  f: (i: number) => object = (i) => ({ q: `question ${i}`, n: i }),
+): ExampleInput[] =>
+  Array.from({ length: n }, (_, i) => ({ id: "", fieldsJson: JSON.stringify(f(i)) }));
+
+const create = (n = 3, name = uniqueName("ds")) =>
+  t.call(S.createDataset, { spaceId: t.spaceId, name, examples: inputs(n) });
+
+async function all(datasetId: string, versionId = "") {
+  const out: { id: string; fields: Record<string, unknown>; raw: string }[] = [];
+  let after = "";
+  do {
+    const page = await t.call(S.listExamples, {
+      datasetId,
+      versionId,
+      page: { limit: 500, after },
+    });
+    out.push(
+      ...page.examples.map((e) => ({
+        id: e.id,
+        fields: JSON.parse(e.fieldsJson),
+        raw: JSON.stringify(e),
+      })),
+    );
+    after = page.page?.nextAfter ?? "";
+  } while (after !== "");
+  return out;
+}
+
+beforeAll(async () => {
+  t = await startDatasetUnderTest();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("datasets", () => {
+  it("creates with its first version and examples, in request order", async () => {
+    const w = await create(3);
+    expect(w.exampleIds).toHaveLength(3);
+    const got = await t.call(S.getDataset, { id: w.dataset!.id });
+    expect(got.versions.map((v) => v.id)).toEqual([w.versionId]);
+    const examples = await all(w.dataset!.id);
+    expect(examples.map((e) => e.id)).toEqual(w.exampleIds);
+    expect(examples.map((e) => e.fields)).toEqual(
+      [0, 1, 2].map((i) => ({ q: `question ${i}`, n: i })),
+    );
+  });
+
+  it("refuses 0 and 1001 examples, {} and system fields; takes 1 and 1000", async () => {
+    const name = () => uniqueName("edge");
+    const createWith = (examples: ExampleInput[]) =>
+      problemOf(t.call(S.createDataset, { spaceId: t.spaceId, name: name(), examples }));
+    expect(await createWith([])).toBe("validation-error");
+    expect(await createWith(inputs(1001))).toBe("validation-error");
+    expect(await createWith(inputs(1))).toBe("ok");
+    expect(await createWith(inputs(1000))).toBe("ok");
+    expect(await createWith(inputs(1, () => ({})))).toBe("validation-error");
+    expect(await createWith(inputs(1, () => ({ a: 1, created_at: "x" })))).toBe("validation-error");
+    expect(await createWith(inputs(1, () => ({ a: 1, updated_at: "x" })))).toBe("validation-error");
+    expect(await createWith(inputs(1, () => ({ a: 1, id: "x" })))).toBe("validation-error");
+  });
+
+  it("a name is unique in its space: the second create is a 409", async () => {
+    const name = uniqueName("twice");
+    await create(1, name);
+    expect(await problemOf(create(1, name))).toBe("resource-conflict");
+  });
+
+  it("pages a version's examples by keyset, each once, in order", async () => {
+    const w = await create(1000);
+    const seen: string[] = [];
+    let after = "";
+    do {
+      const page = await t.call(S.listExamples, {
+        datasetId: w.dataset!.id,
+        versionId: "",
+        page: { limit: 77, after },
+      });
+      expect(page.examples.length).toBeLessThanOrEqual(77);
+      seen.push(...page.examples.map((e) => e.id));
+      after = page.page?.nextAfter ?? "";
+    } while (after !== "");
+    expect(seen).toEqual(w.exampleIds);
+  });
+});
+
+describe("example writes", () => {
+  it("updates in place: fields merge, none removed, unknown ids ignored, repeats merged", async () => {
+    const w = await create(2);
+    const [a, b] = w.exampleIds;
+    const res = await t.call(S.updateExamples, {
+      datasetId: w.dataset!.id,
+      versionId: "",
+      newVersion: "",
+      examples: [
+        { id: a!, fieldsJson: JSON.stringify({ q: "changed", extra: true }) },
+        { id: "00000000-0000-7000-8000-000000000000", fieldsJson: JSON.stringify({ q: "nobody" }) },
+        { id: "", fieldsJson: JSON.stringify({ q: "undecodable" }) },
+        { id: a!, fieldsJson: JSON.stringify({ more: 1 }) },
+      ],
+    });
+    expect(res.exampleIds).toEqual([a]);
+    expect(res.versionId).toBe(w.versionId);
+    const examples = await all(w.dataset!.id);
+    expect(examples.map((e) => e.id)).toEqual([a, b]);
+    expect(examples[0]!.fields).toEqual({ q: "changed", n: 0, extra: true, more: 1 });
+    expect(examples[1]!.fields).toEqual({ q: "question 1", n: 1 });
+  });
+
+  it("a new version takes the update; the old one stays byte-identical; each lists its own", async () => {
+    const w = await create(5);
+    const before = await all(w.dataset!.id, w.versionId);
+    const res = await t.call(S.updateExamples, {
+      datasetId: w.dataset!.id,
+      versionId: w.versionId,
+      newVersion: "edited",
+      examples: [{ id: w.exampleIds[2]!, fieldsJson: JSON.stringify({ q: "v2" }) }],
+    });
+    expect(res.versionId).not.toBe(w.versionId);
+    expect(await all(w.dataset!.id, w.versionId)).toEqual(before);
+    const v2 = await all(w.dataset!.id, res.versionId);
+    expect(v2.map((e) => e.fields.q)).toEqual([
+      "question 0",
+      "question 1",
+      "v2",
+      "question 3",
+      "question 4",
+    ]);
+    // The latest version is the default; versions list newest first.
+    expect((await all(w.dataset!.id)).map((e) => e.fields.q)).toEqual(v2.map((e) => e.fields.q));
+    const got = await t.call(S.getDataset, { id: w.dataset!.id });
+    expect(got.versions.map((v) => v.name)).toEqual(["edited", "v1"]);
+    // Changing the old version in place afterwards does not reach the new one.
+    await t.call(S.updateExamples, {
+      datasetId: w.dataset!.id,
+      versionId: w.versionId,
+      newVersion: "",
+      examples: [{ id: w.exampleIds[0]!, fieldsJson: JSON.stringify({ q: "old changed" }) }],
+    });
+    await t.call(S.insertExamples, {
+      datasetId: w.dataset!.id,
+      versionId: w.versionId,
+      examples: inputs(1, () => ({ q: "old only" })),
+    });
+    await t.call(S.deleteExamples, {
+      datasetId: w.dataset!.id,
+      versionId: w.versionId,
+      exampleIds: [w.exampleIds[4]!],
+    });
+    expect(await all(w.dataset!.id, res.versionId)).toEqual(v2);
+    const old = await all(w.dataset!.id, w.versionId);
+    expect(old.map((e) => e.fields.q)).toEqual([
+      "old changed",
+      "question 1",
+      "question 2",
+      "question 3",
+      "old only",
+    ]);
+    // A version name is unique in its dataset.
+    expect(
+      await problemOf(
+        t.call(S.updateExamples, {
+          datasetId: w.dataset!.id,
+          versionId: "",
+          newVersion: "edited",
+          examples: [{ id: w.exampleIds[1]!, fieldsJson: "{}" }],
+        }),
+      ),
+    ).toBe("resource-conflict");
+  });
+
+  it("deletes what the version holds, reports the rest, and is idempotent", async () => {
+    const w = await create(3);
+    const ask = (ids: string[]) =>
+      t.call(S.deleteExamples, {
+        datasetId: w.dataset!.id,
+        versionId: w.versionId,
+        exampleIds: ids,
+      });
+    const ghost = "00000000-0000-7000-8000-000000000001";
+    const first = await ask([w.exampleIds[0]!, ghost]);
+    expect(first).toEqual({
+      completed: true,
+      deletedExampleIds: [w.exampleIds[0]],
+      notDeletedExampleIds: [ghost],
+    });
+    const again = await ask([w.exampleIds[0]!]);
+    expect(again).toEqual({
+      completed: true,
+      deletedExampleIds: [],
+      notDeletedExampleIds: [w.exampleIds[0]],
+    });
+    expect((await all(w.dataset!.id)).map((e) => e.id)).toEqual(w.exampleIds.slice(1));
+    expect(await problemOf(ask([]))).toBe("validation-error");
+    expect(await problemOf(ask([ghost, ghost]))).toBe("validation-error");
+    expect(
+      await problemOf(
+        t.call(S.deleteExamples, { datasetId: w.dataset!.id, versionId: "", exampleIds: [ghost] }),
+      ),
+    ).toBe("invalid-request");
+  });
+
+  it("concurrent writes to one version lose nothing and never fail", async () => {
+    const w = await create(20);
+    const outcomes = await Promise.all(
+      w.exampleIds.map((id, i) =>
+        problemOf(
+          t.call(S.updateExamples, {
+            datasetId: w.dataset!.id,
+            versionId: w.versionId,
+            newVersion: "",
+            examples: [{ id, fieldsJson: JSON.stringify({ [`k${i}`]: i }) }],
+          }),
+        ),
+      ),
+    );
+    expect(outcomes.every((o) => o === "ok")).toBe(true);
+    const examples = await all(w.dataset!.id);
+    examples.forEach((e, i) => expect(e.fields[`k${i}`]).toBe(i));
+  });
+
+  it("a large write becomes several events that each fit a NATS message", async () => {
+    const big = "x".repeat(300 * 1024);
+    const w = await t.call(S.createDataset, {
+      spaceId: t.spaceId,
+      name: uniqueName("big"),
+      examples: inputs(8, (i) => ({ i, big })),
+    });
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    try {
+      const { rows } = await pool.query<{ n: number; max: number }>(
+        `select count(*)::int as n, max(octet_length(data::text))::int as max from events
+          where stream_id = $1`,
+        [`dataset_examples-${w.dataset!.id}`],
+      );
+      expect(rows[0]!.n).toBeGreaterThan(1);
+      expect(rows[0]!.max).toBeLessThan(1024 * 1024);
+    } finally {
+      await pool.end();
+    }
+    expect((await all(w.dataset!.id)).map((e) => e.fields.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const tooBig = inputs(1, () => ({ big: "y".repeat(1024 * 1024) }));
+    expect(
+      await problemOf(
+        t.call(S.insertExamples, { datasetId: w.dataset!.id, versionId: "", examples: tooBig }),
+      ),
+    ).toBe("payload-too-large");
+  });
+
+  it("deleting a dataset takes its versions and examples; it is then not found", async () => {
+    const w = await create(2);
+    await t.call(S.deleteDataset, { id: w.dataset!.id });
+    expect(await problemOf(t.call(S.getDataset, { id: w.dataset!.id }))).toBe("resource-not-found");
+    expect(
+      await problemOf(
+        t.call(S.insertExamples, { datasetId: w.dataset!.id, versionId: "", examples: inputs(1) }),
+      ),
+    ).toBe("resource-not-found");
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    try {
+      const { rows } = await pool.query("select 1 from examples where dataset_id = $1", [
+        w.dataset!.id,
+      ]);
+      expect(rows).toHaveLength(0);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe("search", () => {
+  it("filters on fields, nested paths, dotted names and the public id; a bad filter is 400", async () => {
+    const w = await t.call(S.createDataset, {
+      spaceId: t.spaceId,
+      name: uniqueName("search"),
+      examples: inputs(4, (i) => ({
+        input: `q${i}`,
+        n: i,
+        metadata: { topic: i % 2 ? "math" : "art" },
+        "eval.score": i / 4,
+      })),
+    });
+    const search = async (filter: string) =>
+      (
+        await t.call(S.searchExamples, {
+          datasetId: w.dataset!.id,
+          versionId: "",
+          filter,
+          page: { limit: 100, after: "" },
+        })
+      ).examples.map((e) => JSON.parse(e.fieldsJson).input as string);
+    expect(await search("input = 'q2'")).toEqual(["q2"]);
+    expect(await search("n >= 2 AND metadata.topic = 'math'")).toEqual(["q3"]);
+    expect(await search("eval.score > 0.4")).toEqual(["q2", "q3"]);
+    expect(await search("input IN ('q0', 'q3') OR n = 1")).toEqual(["q0", "q1", "q3"]);
+    const publicId = Buffer.from(`DatasetExample:${w.exampleIds[1]}`).toString("base64");
+    expect(await search(`id = '${publicId}'`)).toEqual(["q1"]);
+    expect(await problemOf(search("input = "))).toBe("invalid-request");
+    expect(await problemOf(search("nosuch.field = 1"))).toBe("ok");
+  });
+});

@@ -7,7 +7,7 @@ import { refuseLongUri } from "./httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./operationalRoutes.ts";
-import { operationRoute } from "./pipeline.ts";
+import { operationRoute, type PipelineDeps } from "./pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./problem.ts";
 import { createRateLimiter } from "./rateLimit.ts";
 import { beginRequest, requestContext } from "./requestContext.ts";
@@ -62,9 +62,21 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   app.use(refuseLongUri);
   app.use(operationalRoutes(loaded, deps.ready));
 
+  // An operation that declares a larger body limit (dataset writes) reads up to it; a
+  // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.
+  const readers = new Map<number, PipelineDeps["readBody"]>();
+  const readerFor = (o: CompiledOperation): PipelineDeps["readBody"] => {
+    const limit = Math.max(deps.config.maxBodyBytes, o.maxBodyBytes ?? 0);
+    if (limit === deps.config.maxBodyBytes) return pipelineDeps.readBody;
+    let reader = readers.get(limit);
+    if (!reader) readers.set(limit, (reader = createBodyReader(limit)));
+    return reader;
+  };
   for (const o of ops) {
     const route = app.route(o.expressPath);
-    route[o.method](operationRoute(o, deps.handlers[o.operationId]!, pipelineDeps));
+    route[o.method](
+      operationRoute(o, deps.handlers[o.operationId]!, { ...pipelineDeps, readBody: readerFor(o) }),
+    );
   }
   for (const expressPath of new Set(ops.map((o) => o.expressPath))) {
     const allow = allowedMethods(ops, expressPath);

@@ -37,9 +37,23 @@ export interface ApiRequest {
   logger: Logger;
 }
 
+/**
+ * A JSON object the handler already wrote as text (e.g. 500 large dataset examples joined from
+ * the service's JSON text): sent as it is, never parsed or serialized again. The text must be
+ * one JSON object (`{...}`); the gateway may add `pagination` before its closing brace.
+ */
+export class JsonObjectText {
+  readonly text: string;
+  constructor(text: string) {
+    if (!text.startsWith("{") || !text.endsWith("}"))
+      throw new Error("JsonObjectText must hold a JSON object");
+    this.text = text;
+  }
+}
+
 export interface ApiResponse {
   status: number;
-  /** JSON body; omit for 204. */
+  /** JSON body (a value to serialize, or JsonObjectText already serialized); omit for 204. */
   body?: unknown;
   /**
    * Paginated operations only: the service's position after the last item when another page

@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import type { ApiResponse } from "./http.ts";
+import { JsonObjectText, type ApiResponse } from "./http.ts";
 import type { CompiledOperation } from "./openapi/operations.ts";
 
 /**
@@ -21,9 +21,23 @@ export function respond(
     const pagination = out.nextAfter
       ? { has_more: true, next_cursor: signNext(out.nextAfter) }
       : { has_more: false };
-    body = { ...body, pagination };
+    body =
+      body instanceof JsonObjectText
+        ? withMember(body, "pagination", pagination)
+        : { ...body, pagination };
   }
   res.status(out.status);
   if (body === undefined || out.status === 204) res.end();
+  else if (body instanceof JsonObjectText)
+    res.type("application/json; charset=utf-8").send(body.text);
   else res.json(body);
+}
+
+/** The object text with one more member before its closing brace, the rest left as it is. */
+export function withMember(object: JsonObjectText, name: string, value: unknown): JsonObjectText {
+  const open = object.text.slice(0, -1);
+  const empty = /^\{\s*$/.test(open);
+  return new JsonObjectText(
+    `${open}${empty ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(value)}}`,
+  );
 }

@@ -19,6 +19,7 @@ import { annotationQueueHandlers } from "./routes/annotationQueues.ts";
 import { apiKeyHandlers } from "./routes/apiKeys.ts";
 import { evaluatorHandlers } from "./routes/evaluators.ts";
 import { auditLogHandlers } from "./routes/auditLogs.ts";
+import { datasetHandlers } from "./routes/datasets.ts";
 import { organizationHandlers } from "./routes/organizations.ts";
 import { projectHandlers } from "./routes/projects.ts";
 import { promptHandlers } from "./routes/prompts.ts";
@@ -49,6 +50,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   );
   const identity = backends.identity!;
   const catalog = backends.catalog!;
+  const dataset = backends.dataset!;
   const caching = startPrincipalCaching({
     authenticate: identityAuthentication(identity, signing.self),
     renewLease: identityLeaseRenewal(identity, signing.self),
@@ -76,6 +78,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...annotationConfigHandlers(catalog),
       ...annotationQueueHandlers(catalog),
       ...aiIntegrationHandlers(catalog),
+      ...datasetHandlers(dataset, config.cursorSecret),
     },
     config,
     logger,

@@ -12,7 +12,11 @@ describe("gateway configuration", () => {
     expect(rest).toEqual({
       httpHost: "127.0.0.1",
       httpPort: 8080,
-      grpcUrls: { identity: "127.0.0.1:50051", catalog: "127.0.0.1:50052" },
+      grpcUrls: {
+        identity: "127.0.0.1:50051",
+        catalog: "127.0.0.1:50052",
+        dataset: "127.0.0.1:50053",
+      },
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,

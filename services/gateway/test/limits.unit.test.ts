@@ -37,10 +37,16 @@ describe("limits come from @argus/contracts", () => {
     expect(edge("")).toBe("invalid-request");
   });
 
-  it("refuses an unknown limit name or one on a schema that is neither string nor array", () => {
+  it("refuses an unknown limit name or one on a schema that is not string, array or integer", () => {
     expect(() => applyLimits({ type: "string", "x-argus-limit": "NOPE" })).toThrow(/unknown/);
-    expect(() => applyLimits({ type: "integer", "x-argus-limit": "TAG_NAME_MAX" })).toThrow(
-      /string or array/,
+    expect(() => applyLimits({ type: "boolean", "x-argus-limit": "TAG_NAME_MAX" })).toThrow(
+      /string, array or integer/,
     );
+  });
+
+  it("an integer's limit is its maximum (a page size)", () => {
+    const limit = { type: "integer", minimum: 1, "x-argus-limit": "EXAMPLES_PAGE_MAX" };
+    applyLimits(limit);
+    expect(limit).toEqual({ type: "integer", minimum: 1, maximum: LIMITS.EXAMPLES_PAGE_MAX });
   });
 });

@@ -63,6 +63,17 @@ describe("route compilation", () => {
       /400 or 422/,
     );
     expect(() => compileOperations(base({ operationId: undefined }))).toThrow(/operationId/);
+    expect(() => compileOperations(base({ "x-argus-max-body-bytes": 1024 }))).toThrow(
+      /needs a request body/,
+    );
+    const withBody = (bytes: unknown) =>
+      base({
+        "x-argus-max-body-bytes": bytes,
+        requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+      });
+    expect(() => compileOperations(withBody(0))).toThrow(/positive integer/);
+    expect(() => compileOperations(withBody("8MiB"))).toThrow(/positive integer/);
+    expect(compileOperations(withBody(8 * 1024 * 1024))[0]!.maxBodyBytes).toBe(8 * 1024 * 1024);
   });
 
   it("gives body violations the status the operation chooses", () => {

@@ -35,6 +35,8 @@ export interface Operation {
   requestBody?: RequestBody | Reference;
   responses?: Record<string, ResponseObject | Reference>;
   "x-argus-validation-status"?: number;
+  /** The largest request body this operation reads, when it exceeds the gateway's default. */
+  "x-argus-max-body-bytes"?: number;
 }
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -133,8 +135,9 @@ export function resolve<T>(doc: OpenApiDocument, value: T | Reference): T {
 }
 
 /**
- * `x-argus-limit: NAME` becomes `maxLength` (strings) or `maxItems` (arrays) with the value the
- * deciders use (@argus/contracts LIMITS): one number, read by the edge and the domain alike.
+ * `x-argus-limit: NAME` becomes `maxLength` (strings), `maxItems` (arrays) or `maximum` (integers,
+ * e.g. a page size) with the value the deciders use (@argus/contracts LIMITS): one number, read
+ * by the edge and the domain alike.
  */
 export function applyLimits(node: unknown, at = "#"): void {
   if (Array.isArray(node)) return node.forEach((n, i) => applyLimits(n, `${at}/${i}`));
@@ -147,7 +150,8 @@ export function applyLimits(node: unknown, at = "#"): void {
     const types = [o.type].flat();
     if (types.includes("array")) o.maxItems = value;
     else if (types.includes("string")) o.maxLength = value;
-    else throw new Error(`${at}: x-argus-limit needs type string or array`);
+    else if (types.includes("integer")) o.maximum = value;
+    else throw new Error(`${at}: x-argus-limit needs type string, array or integer`);
     delete o["x-argus-limit"];
   }
   for (const [k, v] of Object.entries(o)) applyLimits(v, `${at}/${k}`);

@@ -27,6 +27,11 @@ export interface CompiledOperation {
   expressPath: string;
   /** Has a request body to read. */
   hasBody: boolean;
+  /**
+   * `x-argus-max-body-bytes`: the largest body this operation reads (dataset writes carry up to
+   * 8 MiB of examples); undefined for the gateway's configured limit.
+   */
+  maxBodyBytes: number | undefined;
   /** Takes `limit` and `cursor`: the gateway verifies cursors and adds `pagination`. */
   paginated: boolean;
   /** Validates in place (coercing path and query, filling defaults); throws DomainError. */
@@ -100,6 +105,12 @@ function compileOperation(
   if (status !== 400 && status !== 422)
     throw new Error(`${where}: x-argus-validation-status must be 400 or 422`);
 
+  const maxBodyBytes = op["x-argus-max-body-bytes"];
+  if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0))
+    throw new Error(`${where}: x-argus-max-body-bytes must be a positive integer`);
+  if (maxBodyBytes !== undefined && !body)
+    throw new Error(`${where}: x-argus-max-body-bytes needs a request body`);
+
   const validatePath = compilers.input(objectSchema(pathParams));
   const validateQuery = compilers.input(objectSchema(query));
   const validateBody = bodySchema ? compilers.body(bodySchema) : undefined;
@@ -111,6 +122,7 @@ function compileOperation(
     path,
     expressPath: toExpressPath(path),
     hasBody: validateBody !== undefined,
+    maxBodyBytes,
     paginated,
     validate(input) {
       // A malformed id in the path names no resource (ARCHITECTURE §10), hence 404 not 400.

@@ -90,8 +90,18 @@ export function describeSchemaError(e: ErrorObject, where: "body" | "query" | "p
       return `${subject} must be of type ${String(p.type)}`;
     case "enum":
       return `${subject} must be one of ${(p.allowedValues as unknown[]).join(", ")}`;
+    case "false schema":
+      // `properties: { created_at: false }`: a field the object may not carry.
+      return `${subject} is not an accepted field`;
+    case "minProperties":
+      return `${subject} must have at least ${count(p.limit, "field")}`;
+    case "uniqueItems":
+      return `${subject} must not repeat an item (items ${String(p.j)} and ${String(p.i)} are equal)`;
     case "pattern":
-      return `${subject} is malformed`;
+      // `\S` (or `^$|\S`): text that must not be whitespace only.
+      return /^(\^\$\|)?\\S$/.test(String(p.pattern))
+        ? `${subject} must not be blank`
+        : `${subject} is malformed`;
     case "format":
       return `${subject} must be a valid ${String(p.format)}`;
     default:

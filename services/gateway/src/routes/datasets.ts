@@ -1,0 +1,330 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import {
+  DatasetServiceService,
+  type Dataset,
+  type DatasetVersion,
+  type DatasetWrite,
+  type Example,
+  type ExampleInput,
+} from "@argus/proto/dataset/v1/dataset";
+import type { Backend } from "../backend.ts";
+import { cursorBinding, signCursor, verifyCursor } from "../cursor.ts";
+import { JsonObjectText, type ApiRequest, type Handler } from "../http.ts";
+import { pathId, spaceListQuery } from "./params.ts";
+
+/** Examples per page when a search names no `limit` (the list's default comes from the document). */
+const DEFAULT_EXAMPLES_LIMIT = 50;
+
+/**
+ * Sent in place of example ids when none of a delete's ids can name an example: the service
+ * still checks the dataset, the version and the caller's DATASET_EXAMPLE_DELETE, and this uuid
+ * matches no example (the service assigns uuid v7 ids).
+ */
+export const NO_EXAMPLE = "00000000-0000-0000-0000-000000000000";
+
+type Fields = Record<string, unknown>;
+
+export function toPublicVersion(v: DatasetVersion) {
+  return {
+    id: encodeId("DatasetVersion", v.id),
+    name: v.name,
+    dataset_id: encodeId("Dataset", v.datasetId),
+    created_at: v.createdAt,
+    updated_at: v.updatedAt,
+  };
+}
+
+/** A dataset as the public API shows it; `versions` only where the operation returns them. */
+export function toPublicDataset(d: Dataset, withVersions = false) {
+  return {
+    id: encodeId("Dataset", d.id),
+    name: d.name,
+    space_id: encodeId("Space", d.spaceId),
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+    ...(withVersions ? { versions: d.versions.map(toPublicVersion) } : {}),
+  };
+}
+
+/** Spec "Dataset write result" (the SDK's DatasetVersionWithExampleIds). */
+export function toWriteResult(w: DatasetWrite) {
+  if (!w.dataset) throw new Error("the dataset service answered a write without its dataset");
+  return {
+    ...toPublicDataset(w.dataset),
+    dataset_version_id: encodeId("DatasetVersion", w.versionId),
+    example_ids: w.exampleIds.map((id) => encodeId("DatasetExample", id)),
+  };
+}
+
+/**
+ * The uuid of a public example id, or null when it cannot name an example: garbage, another
+ * type, or any spelling other than the one the gateway gives out (so two distinct public ids
+ * never name the same example).
+ */
+export function exampleUuid(publicId: string): string | null {
+  const uuid = decodeId("DatasetExample", publicId);
+  return uuid !== null && encodeId("DatasetExample", uuid) === publicId ? uuid : null;
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * One example as JSON text: its system fields, then the members of `fields_json` as the service
+ * wrote them. The user's fields are neither parsed nor serialized again, so rendering a page of
+ * 500 large examples costs a few string joins.
+ */
+export function exampleText(e: Example): string {
+  const head =
+    `{"id":${JSON.stringify(encodeId("DatasetExample", e.id))}` +
+    `,"created_at":${JSON.stringify(e.createdAt)},"updated_at":${JSON.stringify(e.updatedAt)}`;
+  const fields = e.fieldsJson;
+  let i = 0;
+  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
+  if (i === fields.length) return `${head}}`; // no fields at all
+  if (fields[i] !== "{")
+    throw new Error(`the dataset service sent example ${e.id} with fields that are not an object`);
+  i++;
+  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
+  if (fields[i] === "}") return `${head}}`;
+  return `${head},${fields.slice(i)}`;
+}
+
+/** `{"examples":[...]}`, with `pagination` when the handler owns it (search). */
+export function examplesText(examples: readonly Example[], pagination?: object): JsonObjectText {
+  const tail = pagination ? `,"pagination":${JSON.stringify(pagination)}` : "";
+  return new JsonObjectText(`{"examples":[${examples.map(exampleText).join(",")}]${tail}}`);
+}
+
+/** An example to write: its fields as JSON text (the schema already refused system fields). */
+export const newExample = (fields: Fields): ExampleInput => ({
+  id: "",
+  fieldsJson: JSON.stringify(fields),
+});
+
+/** An example to update: an id that names no example becomes "", which the service ignores. */
+export function updatedExample(example: Fields): ExampleInput {
+  const { id, ...fields } = example;
+  return { id: exampleUuid(id as string) ?? "", fieldsJson: JSON.stringify(fields) };
+}
+
+/** The uuid of a `dataset_version_id`; "" when absent (the latest); 404 when it names none. */
+export function versionUuid(raw: unknown): string {
+  if (raw === undefined || raw === "") return "";
+  const id = decodeId("DatasetVersion", String(raw));
+  if (id === null) throw notFound("dataset version");
+  return id;
+}
+
+/**
+ * A page position of an example list: the version the first page listed and the last example
+ * sent, so a cursor of "the latest version" keeps to the version it started on.
+ */
+export const examplePosition = (versionId: string, after: string): string =>
+  `${versionId}/${after}`;
+
+export function readExamplePosition(
+  position: string,
+  versionId: string,
+): { versionId: string; after: string } {
+  if (position === "") return { versionId, after: "" };
+  const slash = position.indexOf("/");
+  if (slash <= 0) throw new DomainError("invalid-request", "the cursor is invalid");
+  return { versionId: position.slice(0, slash), after: position.slice(slash + 1) };
+}
+
+interface DeleteBody {
+  dataset_version_id: string;
+  example_ids: string[];
+}
+
+/**
+ * Spec 8's answer in public ids, in request order: ids that could not name an example were
+ * never sent and are not deleted; the others are deleted when the service says so.
+ */
+export function deleteResult(
+  requested: readonly string[],
+  sent: ReadonlyMap<string, string>,
+  res: { completed: boolean; deletedExampleIds: readonly string[] },
+) {
+  const deleted = new Set(res.deletedExampleIds);
+  const isDeleted = (publicId: string) => {
+    const uuid = sent.get(publicId);
+    return uuid !== undefined && deleted.has(uuid);
+  };
+  return {
+    completed: res.completed,
+    deleted_example_ids: requested.filter(isDeleted),
+    not_deleted_example_ids: requested.filter((id) => !isDeleted(id)),
+  };
+}
+
+interface SearchBody {
+  filter?: string;
+  limit?: number;
+  cursor?: string;
+  dataset_version_id?: string;
+}
+
+export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<string, Handler> {
+  const datasetId = (req: ApiRequest): string =>
+    pathId("Dataset", req.params.dataset_id, "dataset");
+
+  return {
+    async list_datasets(req) {
+      const query = spaceListQuery(req);
+      if (query === null) return { status: 200, body: { datasets: [] }, nextAfter: "" };
+      const res = await dataset.call(DatasetServiceService.listDatasets, query, req);
+      return {
+        status: 200,
+        body: { datasets: res.datasets.map((d) => toPublicDataset(d)) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_dataset(req) {
+      const body = req.body as { name: string; space_id: string; examples: Fields[] };
+      const spaceId = decodeId("Space", body.space_id);
+      if (spaceId === null) throw notFound("space");
+      const write = await dataset.call(
+        DatasetServiceService.createDataset,
+        { spaceId, name: body.name, examples: body.examples.map(newExample) },
+        req,
+      );
+      if (!write.dataset) throw new Error("the dataset service answered a create without it");
+      return { status: 201, body: toPublicDataset(write.dataset) };
+    },
+
+    async get_dataset(req) {
+      const d = await dataset.call(DatasetServiceService.getDataset, { id: datasetId(req) }, req);
+      return { status: 200, body: toPublicDataset(d, true) };
+    },
+
+    async update_dataset(req) {
+      const body = req.body as { name: string };
+      const d = await dataset.call(
+        DatasetServiceService.updateDataset,
+        { id: datasetId(req), name: body.name },
+        req,
+      );
+      return { status: 200, body: toPublicDataset(d) };
+    },
+
+    async delete_dataset(req) {
+      await dataset.call(DatasetServiceService.deleteDataset, { id: datasetId(req) }, req);
+      return { status: 204 };
+    },
+
+    async list_dataset_examples(req) {
+      const id = datasetId(req);
+      const at = readExamplePosition(req.page.after, versionUuid(req.query.dataset_version_id));
+      const res = await dataset.call(
+        DatasetServiceService.listExamples,
+        {
+          datasetId: id,
+          versionId: at.versionId,
+          page: { limit: req.page.limit, after: at.after },
+        },
+        req,
+      );
+      const next = res.page?.nextAfter ?? "";
+      return {
+        status: 200,
+        body: examplesText(res.examples),
+        nextAfter: next ? examplePosition(res.versionId, next) : "",
+      };
+    },
+
+    async search_dataset_examples(req) {
+      const id = datasetId(req);
+      const body = (req.body ?? {}) as SearchBody;
+      const filter = body.filter ?? "";
+      const version = versionUuid(body.dataset_version_id);
+      // Bound to the dataset, the version as asked and the filter, as a list's query cursor is.
+      const binding = cursorBinding(
+        "search_dataset_examples",
+        { dataset_id: id },
+        { dataset_version_id: version, filter },
+      );
+      let position = "";
+      if (body.cursor !== undefined) {
+        const verified = verifyCursor(cursorSecret, binding, body.cursor);
+        if (verified === null)
+          throw new DomainError(
+            "invalid-request",
+            "the cursor is invalid or belongs to a different search",
+          );
+        position = verified;
+      }
+      const at = readExamplePosition(position, version);
+      const res = await dataset.call(
+        DatasetServiceService.searchExamples,
+        {
+          datasetId: id,
+          versionId: at.versionId,
+          page: { limit: body.limit ?? DEFAULT_EXAMPLES_LIMIT, after: at.after },
+          filter,
+        },
+        req,
+      );
+      const next = res.page?.nextAfter ?? "";
+      const pagination = next
+        ? {
+            has_more: true,
+            next_cursor: signCursor(cursorSecret, binding, examplePosition(res.versionId, next)),
+          }
+        : { has_more: false };
+      return { status: 200, body: examplesText(res.examples, pagination) };
+    },
+
+    async insert_dataset_examples(req) {
+      const body = req.body as { examples: Fields[] };
+      const write = await dataset.call(
+        DatasetServiceService.insertExamples,
+        {
+          datasetId: datasetId(req),
+          versionId: versionUuid(req.query.dataset_version_id),
+          examples: body.examples.map(newExample),
+        },
+        req,
+      );
+      return { status: 201, body: toWriteResult(write) };
+    },
+
+    async update_dataset_examples(req) {
+      const body = req.body as { examples: Fields[]; new_version?: string };
+      const write = await dataset.call(
+        DatasetServiceService.updateExamples,
+        {
+          datasetId: datasetId(req),
+          versionId: versionUuid(req.query.dataset_version_id),
+          examples: body.examples.map(updatedExample),
+          newVersion: body.new_version ?? "",
+        },
+        req,
+      );
+      return { status: 200, body: toWriteResult(write) };
+    },
+
+    async delete_dataset_examples(req) {
+      const body = req.body as DeleteBody;
+      const id = datasetId(req);
+      const versionId = versionUuid(body.dataset_version_id);
+      // Ids that cannot name an example are not sent: they are simply not deleted.
+      const sent = new Map<string, string>();
+      for (const publicId of body.example_ids) {
+        const uuid = exampleUuid(publicId);
+        if (uuid !== null) sent.set(publicId, uuid);
+      }
+      const res = await dataset.call(
+        DatasetServiceService.deleteExamples,
+        {
+          datasetId: id,
+          versionId,
+          exampleIds: sent.size > 0 ? [...sent.values()] : [NO_EXAMPLE],
+        },
+        req,
+      );
+      return { status: 200, body: deleteResult(body.example_ids, sent, res) };
+    },
+  };
+}

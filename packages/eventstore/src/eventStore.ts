@@ -88,8 +88,9 @@ export function createEventStore(options: EventStoreOptions): EventStore {
           for (let retry = 0; ; retry++) {
             try {
               return await attempt(fn);
-            } catch (err) {
-              if (!(err instanceof ConcurrencyError) || retry >= retries) throw err;
+            } catch (caught) {
+              const err = asRetryable(caught);
+              if (!err || retry >= retries) throw err ?? caught;
               span.addEvent("concurrency conflict", {
                 "argus.stream_id": err.streamId,
                 "argus.retry": retry + 1,
@@ -106,4 +107,18 @@ export function createEventStore(options: EventStoreOptions): EventStore {
       }),
     readStream: (streamId) => readStream(pool, schema, streamId),
   };
+}
+
+/**
+ * A conflict another attempt may not meet: a stream moved on, or Postgres chose this
+ * transaction as a deadlock's victim (40P01) or a serialization failure (40001). Commands take
+ * their locks in one order, so a deadlock is a bug; should one happen all the same, the caller
+ * gets a retry and then a 409, never a 500.
+ */
+function asRetryable(err: unknown): ConcurrencyError | undefined {
+  if (err instanceof ConcurrencyError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "40P01" || code === "40001")
+    return new ConcurrencyError("(transaction)", "any", { cause: err });
+  return undefined;
 }

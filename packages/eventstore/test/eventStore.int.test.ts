@@ -200,3 +200,32 @@ describe("createEventStore", () => {
     expect(stored.map((e) => e.streamVersion)).toEqual(many.map((_, i) => i + 1));
   });
 });
+
+describe("a deadlock between two commands", () => {
+  it("is retried: the victim runs again and both commit, instead of a 500", async () => {
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      retryBackoff: { baseMs: 1, maxMs: 5 },
+    });
+    const [a, b] = [`dl-a-${crypto.randomUUID()}`, `dl-b-${crypto.randomUUID()}`];
+    await env.pool.query(`insert into ${schema}.tags values ($1, $1), ($2, $2)`, [a, b]);
+    let attempts = 0;
+    // Both take the two rows in opposite orders, each waiting for the other to hold its first:
+    // Postgres aborts one (40P01); its re-run finds the other committed and goes through.
+    let release!: () => void;
+    const bothHoldOne = new Promise<void>((resolve) => (release = resolve));
+    let holding = 0;
+    const lockBoth = (first: string, second: string) =>
+      store.transaction(async (tx) => {
+        attempts++;
+        await tx.client.query(`update ${schema}.tags set name = name where id = $1`, [first]);
+        if (++holding === 2) release();
+        await Promise.race([bothHoldOne, new Promise((r) => setTimeout(r, 200))]);
+        await tx.client.query(`update ${schema}.tags set name = name where id = $1`, [second]);
+        await tx.append(stream(), 0, [created(first)]);
+      });
+    await expect(Promise.all([lockBoth(a, b), lockBoth(b, a)])).resolves.toHaveLength(2);
+    expect(attempts).toBe(3);
+  });
+});

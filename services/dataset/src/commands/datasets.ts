@@ -68,12 +68,21 @@ export async function loadDataset(
 
 /** Create (with its first version and examples), rename and delete of datasets. */
 export function datasetCommands(deps: DatasetDeps) {
+  /**
+   * A command on the dataset's stream, after its row lock: every writer of a dataset takes that
+   * lock first, so none waits for a lock another holds while holding one it waits for.
+   */
   const run = (ctx: CallContext, row: DatasetRow, command: DatasetCommand, conflicts = {}) =>
-    deps.commands.handle(
-      streamId("dataset", row.id),
-      datasetDecider,
-      command,
-      spaceMetadata(ctx, row.space_id),
+    deps.commands.transact(
+      async (scope) => {
+        if (!(await findDataset(scope.client, row.id, true))) throw notFound("dataset");
+        return scope.decide(
+          streamId("dataset", row.id),
+          datasetDecider,
+          command,
+          spaceMetadata(ctx, row.space_id),
+        );
+      },
       { conflicts },
     );
 

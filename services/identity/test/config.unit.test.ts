@@ -13,6 +13,7 @@ describe("call keys", () => {
   it("identity holds the public keys of its callers and no private key", () => {
     expect(Object.keys(callKeyEnv("identity", keys)).sort()).toEqual([
       "CATALOG_PUBLIC_KEY",
+      "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
     ]);
     expect(() => loadIdentityConfig({ ...base, GATEWAY_PUBLIC_KEY: undefined })).toThrow(

@@ -5,9 +5,13 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import type { Benchmark } from "./benchmark.ts";
 import { authOverheadBenchmark } from "./authOverhead.ts";
+import { datasetCreateBenchmark } from "./datasetCreate.ts";
+import { datasetPagingBenchmark } from "./datasetPaging.ts";
+import { datasetPatchBenchmark } from "./datasetPatch.ts";
 import { getSpaceBenchmark } from "./getSpace.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
-import { runLoad, type LoadOptions, type LoadResult, type Target } from "./load.ts";
+import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
+import { runOperations, type OperationBenchmark } from "./operations.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
 
 const { values } = parseArgs({
@@ -48,10 +52,39 @@ interface Measured {
   errorKinds: Record<string, number>;
 }
 
+/** One side of a benchmark: what one slice of `seconds` of it measures. */
+interface Side {
+  name: string;
+  slice(seconds: number): Promise<LoadResult>;
+}
+
+const isOperations = (b: Benchmark | OperationBenchmark): b is OperationBenchmark =>
+  "kind" in b && b.kind === "operations";
+
+/**
+ * The two sides of a benchmark: closed-loop GET load on each target, or (`kind: "operations"`)
+ * one operation at a time (bench/operations.ts).
+ */
+function sidesOf(bench: Benchmark | OperationBenchmark): { sides: [Side, Side]; unit: string } {
+  if (isOperations(bench)) {
+    const maxOps = bench.maxOpsPerSlice ?? Number.MAX_SAFE_INTEGER;
+    const side = (op: OperationBenchmark["subject"]): Side => ({
+      name: op.name,
+      slice: (seconds) => runOperations(op, { durationMs: seconds * 1000, maxOps }),
+    });
+    return { sides: [side(bench.subject), side(bench.baseline)], unit: "op/s" };
+  }
+  const side = (target: Benchmark["subject"]): Side => ({
+    name: target.name,
+    slice: (seconds) => runLoad(target, load(seconds)),
+  });
+  return { sides: [side(bench.subject), side(bench.baseline)], unit: "req/s" };
+}
+
 /** Warmup, then the measured slice; warmup errors count too (with no time, so no throughput). */
-async function measure(target: Target, into: Measured): Promise<LoadResult> {
-  const warm = await runLoad(target, load(warmupS));
-  const result = await runLoad(target, load(durationS));
+async function measure(side: Side, into: Measured): Promise<LoadResult> {
+  const warm = await side.slice(warmupS);
+  const result = await side.slice(durationS);
   for (const r of [warm, result]) {
     for (const [kind, n] of Object.entries(r.errorKinds)) {
       into.errorKinds[kind] = (into.errorKinds[kind] ?? 0) + n;
@@ -61,26 +94,26 @@ async function measure(target: Target, into: Measured): Promise<LoadResult> {
   return result;
 }
 
-async function run(bench: Benchmark) {
-  const targets = [bench.subject, bench.baseline];
+async function run(bench: Benchmark | OperationBenchmark) {
+  const { sides, unit } = sidesOf(bench);
   const measured = new Map(
-    targets.map((t): [Target, Measured] => [t, { samples: [], errorKinds: {} }]),
+    sides.map((t): [Side, Measured] => [t, { samples: [], errorKinds: {} }]),
   );
   const perRound: { round: number; target: string; summary: ReturnType<typeof summarize> }[] = [];
   for (let round = 1; round <= rounds; round++) {
     // A/B, then B/A: a drift over the run does not favour whichever always goes first.
-    for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
-      const summary = summarize([await measure(target, measured.get(target)!)]);
-      perRound.push({ round, target: target.name, summary });
+    for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
+      const summary = summarize([await measure(side, measured.get(side)!)]);
+      perRound.push({ round, target: side.name, summary });
       console.info(
-        `round ${round} ${target.name.padEnd(8)} ${summary.throughput.toFixed(0)} req/s, ` +
+        `round ${round} ${side.name.padEnd(8)} ${summary.throughput.toFixed(unit === "op/s" ? 1 : 0)} ${unit}, ` +
           `p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms, errors ${summary.errors}`,
       );
     }
   }
-  const subject = summarize(measured.get(bench.subject)!.samples);
-  const baseline = summarize(measured.get(bench.baseline)!.samples);
-  const errorKinds = Object.fromEntries(targets.map((t) => [t.name, measured.get(t)!.errorKinds]));
+  const subject = summarize(measured.get(sides[0])!.samples);
+  const baseline = summarize(measured.get(sides[1])!.samples);
+  const errorKinds = Object.fromEntries(sides.map((t) => [t.name, measured.get(t)!.errorKinds]));
   return {
     benchmark: bench.name,
     subject,
@@ -102,11 +135,19 @@ console.info(
 );
 
 const results = [];
-const benchmarks = {
+const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> = {
   "get-space": getSpaceBenchmark,
   "auth-overhead": authOverheadBenchmark,
   "org-admin-scale": orgAdminScaleBenchmark,
+  "dataset-paging": datasetPagingBenchmark,
+  "dataset-patch-1000": datasetPatchBenchmark,
+  "dataset-create-8mib": datasetCreateBenchmark,
 };
+if (values.only && !(values.only in benchmarks)) {
+  throw new Error(
+    `--only ${values.only}: no such benchmark (${Object.keys(benchmarks).join(", ")})`,
+  );
+}
 for (const [key, setUp] of Object.entries(benchmarks)) {
   if (values.only && values.only !== key) continue;
   const bench = await setUp();

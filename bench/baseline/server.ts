@@ -5,6 +5,7 @@ import pg from "pg";
 
 interface SpaceRow {
   id: string;
+  organization_id: string;
   name: string;
   description: string;
   is_private: boolean;
@@ -12,7 +13,7 @@ interface SpaceRow {
 }
 
 const SELECT_SPACE =
-  "select id, name, description, is_private, created_at from identity.spaces where id = $1";
+  "select id, organization_id, name, description, is_private, created_at from identity.spaces where id = $1";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function spaceUuid(id: string): string | null {
@@ -44,6 +45,7 @@ app.get("/v2/spaces/:id", async (req, res) => {
   }
   res.json({
     id: Buffer.from(`Space:${row.id}`, "utf8").toString("base64"),
+    organization_id: Buffer.from(`Organization:${row.organization_id}`, "utf8").toString("base64"),
     name: row.name,
     description: row.description,
     created_at: row.created_at.toISOString(),

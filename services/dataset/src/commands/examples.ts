@@ -1,4 +1,3 @@
-import type { PoolClient } from "pg";
 import { streamId } from "@argus/contracts";
 import type { CommandScope, EventMetadata } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission } from "@argus/platform";
@@ -92,13 +91,9 @@ export function exampleCommands(deps: DatasetDeps) {
     );
   }
 
-  const written = async (
-    client: PoolClient,
-    row: DatasetRow,
-    versionId: string,
-    ids: string[],
-  ): Promise<DatasetWrite> => ({
-    dataset: toDataset((await findDataset(client, row.id)) ?? row),
+  // The dataset as the write left it: its projection stamped it with the write's time.
+  const written = (at: WriteAt, versionId: string, ids: string[]): DatasetWrite => ({
+    dataset: toDataset({ ...at.row, updated_at: at.now }),
     versionId,
     exampleIds: ids,
   });
@@ -118,7 +113,7 @@ export function exampleCommands(deps: DatasetDeps) {
             insertedEvents(at.target, examples, ids),
             at.meta,
           );
-          return written(scope.client, at.row, at.version.id, ids);
+          return written(at, at.version.id, ids);
         },
       );
     },
@@ -162,8 +157,7 @@ export function exampleCommands(deps: DatasetDeps) {
             at.meta,
           );
           return written(
-            scope.client,
-            at.row,
+            at,
             versionId,
             changed.map((e) => e.id),
           );

@@ -1,0 +1,118 @@
+import { uuidv7 } from "@argus/platform";
+import pg from "pg";
+import { Api } from "./datasets.ts";
+import type { OperationBenchmark } from "./operations.ts";
+import { withBenchStack } from "./stack.ts";
+
+const EXAMPLES = 1000;
+/** The gateway's largest dataset write body; ours stays just under it. */
+const MAX_BODY = 8 * 1024 * 1024;
+
+const WORDS = (
+  "the model answered question about a user who asked for help with their order and then " +
+  "said refund policy shipping delay weather forecast summary translate paragraph into french " +
+  "explain code review bug fix test case expected output actual output score label correct"
+).split(" ");
+
+/** Text of exactly `length` characters, words in a fixed pseudo-random order (seeded by `n`). */
+function text(n: number, length: number): string {
+  let x = (Math.imul(n, 2654435761) + 1) >>> 0;
+  let s = `example ${n}:`;
+  while (s.length < length) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    s += ` ${WORDS[(x >>> 16) % WORDS.length]!}`;
+  }
+  return s.slice(0, length);
+}
+
+/**
+ * Creating a dataset of 1000 examples of ~8 KiB text each, a body just under the gateway's
+ * 8 MiB limit (issue "Dataset service"): POST /v2/datasets through the whole stack (body read
+ * and OpenAPI validation, gRPC, the dataset and version rows, one set-based insert of the
+ * examples, the events appended to NATS: about 9 of them, each under a NATS message) versus the
+ * least the database must do: ONE `insert … select … from jsonb_to_recordset($1::jsonb)` of the
+ * same 1000 rows into `dataset.examples` (as the service's projection writes them), on a pg
+ * pool. (A `COPY … FROM STDIN` would be the floor, but `pg` needs `pg-copy-streams` for it and
+ * the workspace does not have it.) Each operation creates a new dataset (a unique name) or
+ * inserts under a new version id; `prepare` builds the next body or parameter, untimed.
+ */
+export async function datasetCreateBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const api = new Api(stack);
+    const spaceId = await api.defaultSpaceId();
+    const nameOf = (n: number) => `create-8mib-${String(n).padStart(6, "0")}`;
+
+    // Every example the same length, as much as fits once the JSON around them is counted.
+    const frame = JSON.stringify({
+      name: nameOf(0),
+      space_id: spaceId,
+      examples: Array.from({ length: EXAMPLES }, () => ({ input: "" })),
+    }).length;
+    const length = Math.floor((MAX_BODY - 1 - frame) / EXAMPLES);
+    const fields = Array.from({ length: EXAMPLES }, (_, n) =>
+      JSON.stringify({ input: text(n, length) }),
+    );
+    const examplesJson = `[${fields.join(",")}]`;
+    const bodyOf = (n: number) =>
+      `{"name":${JSON.stringify(nameOf(n))},"space_id":${JSON.stringify(spaceId)},"examples":${examplesJson}}`;
+    const bytes = Buffer.byteLength(bodyOf(0));
+    if (bytes >= MAX_BODY || bytes < MAX_BODY - 64 * 1024) {
+      throw new Error(`the create body is ${bytes} bytes, not just under ${MAX_BODY}`);
+    }
+    console.info(
+      `dataset-create-8mib: ${EXAMPLES} examples of ${length} characters, a ${bytes}-byte body`,
+    );
+
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    onStop(() => pool.end());
+
+    let created = 0;
+    let body = "";
+    let rows = "";
+    let ids = { dataset: "", version: "" };
+    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    return {
+      kind: "operations",
+      name: `create a dataset of ${EXAMPLES} × ${length}-character examples (${bytes}-byte body): POST /v2/datasets vs one INSERT … FROM jsonb_to_recordset`,
+      // 8 MiB more in Postgres (and NATS) per operation: a slice stops at 10.
+      maxOpsPerSlice: 10,
+      subject: {
+        name: "POST",
+        prepare() {
+          body = bodyOf(++created);
+        },
+        async run() {
+          const res = await api.call<{ id?: string; example_ids?: string[] }>(
+            "POST",
+            "/v2/datasets",
+            201,
+            body,
+          );
+          if (typeof res.id !== "string") throw new Error("POST /v2/datasets answered no id");
+          if (res.example_ids !== undefined && res.example_ids.length !== EXAMPLES) {
+            throw new Error(`POST /v2/datasets created ${res.example_ids.length} examples`);
+          }
+        },
+        pids,
+      },
+      baseline: {
+        name: "INSERT",
+        prepare() {
+          ids = { dataset: uuidv7(), version: uuidv7() };
+          rows = `[${fields.map((f) => `{"id":"${uuidv7()}","fields":${f}}`).join(",")}]`;
+        },
+        async run() {
+          const res = await pool.query(
+            `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+             select $1::uuid, x.id, $2::uuid, x.fields, now(), now()
+               from jsonb_to_recordset($3::jsonb) as x(id uuid, fields jsonb)`,
+            [ids.version, ids.dataset, rows],
+          );
+          if (res.rowCount !== EXAMPLES) throw new Error(`INSERT wrote ${res.rowCount} rows`);
+        },
+        pids: {},
+      },
+      stop,
+    };
+  });
+}

@@ -1,0 +1,87 @@
+import pg from "pg";
+import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
+import type { OperationBenchmark } from "./operations.ts";
+import { withBenchStack } from "./stack.ts";
+
+const SIZE = 1000;
+
+/**
+ * An in-place update of 1000 examples (issue "Dataset service"): PATCH /v2/datasets/{id}/examples
+ * through the whole stack (gateway validation, gRPC, the dataset's row lock, the presence check,
+ * the update, the events appended to NATS) versus ONE `update … from unnest(ids, patches)` of the
+ * same 1000 rows on a pg pool. Each side sets one field, `flag`, of every example; the value
+ * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
+ */
+export async function datasetPatchBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const api = new Api(stack);
+    const spaceId = await api.defaultSpaceId();
+    const examples = Array.from({ length: SIZE }, (_, n) => ({
+      input: `question ${n}`,
+      output: `answer ${n}`,
+      flag: "b",
+    }));
+    const dataset = await createDataset(api, spaceId, `patch-${Date.now()}`, examples);
+    const publicIds = await exampleIds(api, dataset.id);
+    const uuids = publicIds.map((id) => uuidOf("DatasetExample", id));
+
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    onStop(() => pool.end());
+
+    let value = "b";
+    const flip = () => (value = value === "a" ? "b" : "a");
+    const path = `/v2/datasets/${encodeURIComponent(dataset.id)}/examples`;
+    let body = "";
+    let patches: string[] = [];
+    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    return {
+      kind: "operations",
+      name: `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`,
+      subject: {
+        name: "PATCH",
+        prepare() {
+          const flag = flip();
+          body = JSON.stringify({ examples: publicIds.map((id) => ({ id, flag })) });
+        },
+        async run() {
+          const res = await api.call<{ example_ids: string[] }>("PATCH", path, 200, body);
+          if (res.example_ids.length !== SIZE) {
+            throw new Error(`PATCH updated ${res.example_ids.length} examples, not ${SIZE}`);
+          }
+        },
+        pids,
+      },
+      baseline: {
+        name: "UPDATE",
+        prepare() {
+          const patch = JSON.stringify({ flag: flip() });
+          patches = uuids.map(() => patch);
+        },
+        async run() {
+          const res = await pool.query(
+            `update dataset.examples e set fields = e.fields || x.patch
+               from unnest($1::uuid[], $2::jsonb[]) as x(id, patch)
+              where e.version_id = $3 and e.id = x.id`,
+            [uuids, patches, dataset.versionUuid],
+          );
+          if (res.rowCount !== SIZE) throw new Error(`UPDATE changed ${res.rowCount} rows`);
+        },
+        pids: {},
+      },
+      stop,
+    };
+  });
+}
+
+/** Every example id of a dataset through the API, in order. */
+async function exampleIds(api: Api, datasetId: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api.call<ExamplesPage>("GET", examplesPath(datasetId, 500, cursor), 200);
+    ids.push(...page.examples.map((e) => e.id));
+    cursor = page.pagination.has_more ? page.pagination.next_cursor : undefined;
+  } while (cursor !== undefined);
+  if (ids.length !== SIZE) throw new Error(`the dataset holds ${ids.length} examples`);
+  return ids;
+}

@@ -1,0 +1,76 @@
+import { performance } from "node:perf_hooks";
+import { cpuTimes } from "./cpuTime.ts";
+import type { Sample } from "./stats.ts";
+
+/**
+ * One kind of operation a benchmark times: a write, a bulk statement, anything that is not a
+ * plain GET. `run` is timed whole and must throw when the operation did not do its work (a
+ * non-2xx answer, fewer rows than meant); `prepare`, when given, runs before each `run`, untimed
+ * (building the next request body, fresh ids).
+ */
+export interface Operation {
+  name: string;
+  prepare?(): Promise<void> | void;
+  run(): Promise<void>;
+  /** The processes doing the work, by name, whose CPU time is measured. */
+  pids: Record<string, number>;
+}
+
+/** A subject operation measured side by side with a baseline doing the least possible same work. */
+export interface OperationBenchmark {
+  kind: "operations";
+  name: string;
+  subject: Operation;
+  baseline: Operation;
+  /** At most this many operations per measured slice (an 8 MiB write adds 8 MiB each time). */
+  maxOpsPerSlice?: number;
+  /** Stops whatever the benchmark started. */
+  stop(): Promise<void>;
+}
+
+export interface OperationOptions {
+  /** Runs operations one after another for this long (at least one, however long it takes)... */
+  durationMs: number;
+  /** ...or until this many ran. */
+  maxOps: number;
+}
+
+export interface OperationResult extends Sample {
+  /** Error counts by cause (the thrown error's message). */
+  errorKinds: Record<string, number>;
+}
+
+/**
+ * Sequential: one operation at a time, the next once the last finished, for `durationMs` or
+ * `maxOps`; each operation's latency is its `run` alone. CPU time is that of the whole slice
+ * (`prepare` included, for the client), per operation.
+ */
+export async function runOperations(
+  op: Operation,
+  opts: OperationOptions,
+): Promise<OperationResult> {
+  const latenciesMs: number[] = [];
+  const errorKinds: Record<string, number> = {};
+  const cpuBefore = cpuTimes(op.pids);
+  const started = performance.now();
+  const deadline = started + opts.durationMs;
+  let timedMs = 0;
+  for (let n = 0; n === 0 || (performance.now() < deadline && n < opts.maxOps); n++) {
+    await op.prepare?.();
+    const t0 = performance.now();
+    try {
+      await op.run();
+      latenciesMs.push(performance.now() - t0);
+    } catch (err) {
+      const kind = err instanceof Error ? err.message.slice(0, 200) : String(err);
+      errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+    }
+    timedMs += performance.now() - t0;
+  }
+  const cpuMs = Object.fromEntries(
+    Object.entries(cpuTimes(op.pids)).map(([name, ms]) => [name, ms - cpuBefore[name]!]),
+  );
+  const errors = Object.values(errorKinds).reduce((a, b) => a + b, 0);
+  // Throughput over the timed operations only: `prepare` is not what is measured.
+  return { latenciesMs, errors, elapsedMs: timedMs, cpuMs, errorKinds };
+}

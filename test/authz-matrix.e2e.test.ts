@@ -20,8 +20,8 @@ import {
 } from "./identity-fixtures.ts";
 import { catalogRecipes } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
-import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
-import { startDatasetDouble } from "../services/catalog/test/datasetDouble.ts";
+import { datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
+import { experimentRecipes } from "./authz-experiments.ts";
 
 interface Authz {
   /** any: every authenticated caller; account: account-wide; space: in the target space. */
@@ -75,15 +75,8 @@ let users: Record<
 /** The service account of the SERVICE key bound (MEMBER) in every target space. */
 let boundServiceAccount: string;
 
-/** Datasets and experiments the DatasetService double answers for (filled by recipes). */
-const datasetRefs: Record<string, ResourceRef & { type: string }> = {};
-let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
-let accountId: string;
-async function freshDatasetRef(type: "dataset" | "experiment", space: string): Promise<string> {
-  const id = randomUUID();
-  datasetRefs[id] = { type, id, spaceId: uuidOf(space), accountId };
-  return publicId(type === "dataset" ? "Dataset" : "Experiment", id);
-}
+const freshDatasetRef = (type: "dataset" | "experiment", space: string): Promise<string> =>
+  freshResourceRef({ asAdmin, unique }, type, space);
 
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 const unique = () => `m-${randomUUID()}`;
@@ -288,6 +281,8 @@ const RECIPES: Record<string, () => Promise<Request>> = {
   ...IDENTITY_RECIPES,
   ...catalogRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
   ...contentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
+  ...datasetRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
+  ...experimentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
 };
 
 /** What the declared rule says this persona gets: 2xx, 401, 403 or 404. */
@@ -317,10 +312,8 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 beforeAll(async () => {
-  datasets = await startDatasetDouble(datasetRefs);
-  api = await startApi({ env: { DATASET_GRPC_URL: datasets.url } });
+  api = await startApi();
   db = identityDb(api);
-  accountId = (await db.query("select id from accounts")).rows[0].id as string;
   orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
   const make = (role: "MEMBER" | "ANNOTATOR") => newUser(api, db, role);
   users = {
@@ -434,7 +427,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end();
   await api?.stop();
-  await datasets?.stop();
 });
 
 describe("route table", () => {

@@ -67,6 +67,12 @@ const GROUPS: Record<string, string> = {
     "create get get_by_name list list_by_name update delete create_aws_bedrock " +
     "get_aws_bedrock create_vertex_ai get_vertex_ai update_scopings update_clear_scopings",
   audit_logs: "list list_by_names list_by_user list_by_type list_window list_page list_next_page",
+  datasets:
+    "create get get_by_name list list_by_name list_examples list_examples_filter " +
+    "append_examples update_examples update_new_version list_examples_version " +
+    "delete_examples update create_from_dataframe delete list_after_delete",
+  experiments:
+    "create get list list_all list_runs append_runs delete create_in_space list_by_space",
 };
 
 /**

@@ -14,14 +14,14 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { predefinedRole } from "@argus/platform";
-import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
 import { HTTP_METHODS, loadDocument } from "../services/gateway/src/openapi/document.ts";
-import { startDatasetDouble } from "../services/catalog/test/datasetDouble.ts";
 import { ensurePythonSdk, python, root } from "./python-sdk.ts";
 import { startApi, type Api, type Json } from "./support.ts";
 import { addOrganizationUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
 import { catalogRecipes, type MatrixHelpers } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
+import { datasetContractVariants, datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
+import { experimentContractVariants, experimentRecipes } from "./authz-experiments.ts";
 
 /**
  * Operations of the document that the SDK's generated client does not have (so no model to
@@ -70,10 +70,7 @@ interface Parsed {
 
 let api: Api;
 let db: pg.Pool;
-let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
-let accountId: string;
 let orgId: string;
-const datasetRefs: Record<string, ResourceRef & { type: string }> = {};
 
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 const unique = () => `c-${randomUUID()}`;
@@ -86,11 +83,8 @@ async function asAdmin(method: string, path: string, body?: unknown): Promise<Js
 }
 const freshSpace = async () =>
   (await asAdmin("POST", "/v2/spaces", { organization_id: orgId, name: unique() })).id as string;
-async function freshDatasetRef(type: "dataset" | "experiment", space: string): Promise<string> {
-  const id = randomUUID();
-  datasetRefs[id] = { type, id, spaceId: uuidOf(space), accountId };
-  return publicId(type === "dataset" ? "Dataset" : "Experiment", id);
-}
+const freshDatasetRef = (type: "dataset" | "experiment", space: string): Promise<string> =>
+  freshResourceRef({ asAdmin, unique }, type, space);
 const helpers: MatrixHelpers = { asAdmin, freshSpace, unique, freshDatasetRef };
 
 const freshUser = async () => (await newUser(api, db, "MEMBER")).id;
@@ -150,8 +144,15 @@ function recipes(): Record<string, Record<string, Recipe>> {
   for (const [id, recipe] of Object.entries({
     ...catalogRecipes(helpers),
     ...contentRecipes(helpers),
+    ...datasetRecipes(helpers),
+    ...experimentRecipes(helpers),
   }))
     add(id, "matrix recipe", recipe);
+  for (const [id, variants] of Object.entries({
+    ...datasetContractVariants(helpers),
+    ...experimentContractVariants(helpers),
+  }))
+    for (const [variant, recipe] of Object.entries(variants)) add(id, variant, recipe);
 
   // Organizations and spaces, with PREDEFINED and CUSTOM roles for their users.
   add("list_organizations", "all", async () => ({ method: "GET", path: "/v2/organizations" }));
@@ -835,6 +836,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
       ["list_roles", "/v2/roles"],
       ["list_api_keys", "/v2/api-keys"],
       ["list_projects", "/v2/projects"],
+      ["list_datasets", "/v2/datasets"],
       ["list_prompts", "/v2/prompts"],
       ["list_evaluators", "/v2/evaluators"],
       ["list_ai_integrations", "/v2/ai-integrations"],
@@ -946,16 +948,13 @@ async function call(req: Request): Promise<{ status: number; type: string | null
 
 beforeAll(async () => {
   await ensurePythonSdk();
-  datasets = await startDatasetDouble(datasetRefs);
-  api = await startApi({ env: { DATASET_GRPC_URL: datasets.url } });
+  api = await startApi();
   db = identityDb(api);
-  accountId = (await db.query("select id from accounts")).rows[0].id as string;
   orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
 }, 300_000);
 afterAll(async () => {
   await db?.end();
   await api?.stop();
-  await datasets?.stop();
 });
 
 it("every operation's answers parse with the SDK's generated models", async () => {

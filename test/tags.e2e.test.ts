@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceRef } from "@argus/proto/dataset/v1/dataset";
-import { startDatasetDouble } from "../services/catalog/test/datasetDouble.ts";
 import { addSpaceUser, identityDb, newUser } from "./identity-fixtures.ts";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 // Tags exactly per the spec (Tag, Tag list response, TagColor; endpoints 1, 2 and 10), over
-// plain HTTP. Datasets and experiments belong to the dataset service, which does not exist
-// yet: a DatasetService test double on loopback stands in for it, and only for it.
+// plain HTTP. Datasets and experiments belong to the dataset service; the catalog asks it (as the
+// caller) where one is before tagging it.
 
 const COLORS =
   "GRAY INDIGO BLUE CYAN TEAL PINE GREEN LIME OLIVE LEMON YELLOW ORANGE RED CORAL PINK PLUM PURPLE BROWN AUBURN".split(
@@ -16,15 +13,12 @@ const COLORS =
   );
 
 let api: Api;
-let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
-const refs: Record<string, ResourceRef & { type: string }> = {};
 let spaceId: string;
 let otherSpaceId: string;
 let projectId: string;
 let datasetId: string;
 let experimentId: string;
 
-const uuidOf = (id: string) => Buffer.from(id, "base64").toString().split(":")[1]!;
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 
 const createTag = (body: Record<string, unknown>) =>
@@ -43,8 +37,7 @@ const tagsOf = async (path: string): Promise<Json> => {
 };
 
 beforeAll(async () => {
-  datasets = await startDatasetDouble(refs);
-  api = await startApi({ env: { DATASET_GRPC_URL: datasets.url } });
+  api = await startApi();
   const spaces = await api.req("GET", "/v2/spaces");
   spaceId = spaces.body.spaces[0].id;
   const orgs = await api.req("GET", "/v2/organizations");
@@ -54,21 +47,19 @@ beforeAll(async () => {
   otherSpaceId = other.body.id;
   const p = await api.req("POST", "/v2/projects", { body: { name: "tagged", space_id: spaceId } });
   projectId = p.body.id;
-  // The double answers for one dataset and one experiment of the initial space, in the
-  // admin's account (read from identity's table: no endpoint shows an account id).
-  const db = new pg.Pool({ connectionString: api.stack.env.DATABASE_URL });
-  const accountId = (await db.query("select id from identity.accounts")).rows[0].id as string;
-  await db.end();
-  const ds = randomUUID();
-  const ex = randomUUID();
-  datasetId = publicId("Dataset", ds);
-  experimentId = publicId("Experiment", ex);
-  refs[ds] = { type: "dataset", id: ds, spaceId: uuidOf(spaceId), accountId };
-  refs[ex] = { type: "experiment", id: ex, spaceId: uuidOf(spaceId), accountId };
+  const ds = await api.req("POST", "/v2/datasets", {
+    body: { name: "tagged dataset", space_id: spaceId, examples: [{ q: "?" }] },
+  });
+  expect(ds.status, JSON.stringify(ds.body)).toBe(201);
+  datasetId = ds.body.id;
+  const ex = await api.req("POST", "/v2/experiments", {
+    body: { name: "tagged experiment", space_id: spaceId, experiment_runs: [{ output: "o" }] },
+  });
+  expect(ex.status, JSON.stringify(ex.body)).toBe(201);
+  experimentId = ex.body.id;
 });
 afterAll(async () => {
   await api?.stop();
-  await datasets?.stop();
 });
 
 describe("POST /v2/tags (spec endpoint 10)", () => {

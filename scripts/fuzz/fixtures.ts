@@ -159,6 +159,34 @@ async function spaceFixtures(
     records.push(
       ...idsOf((await call("GET", `/v2/annotation-queues/${q}/records`)).records as Json[]),
     );
+  const datasets = await times(2, (i) =>
+    call("POST", "/v2/datasets", {
+      ...inSpace,
+      name: name("dataset", i),
+      examples: [{ question: "2+2?", answer: "4" }, { question: "capital of Spain?" }],
+    }),
+  );
+  const datasetVersions: string[] = [];
+  const examples: string[] = [];
+  for (const d of datasets) {
+    const got = await call("GET", `/v2/datasets/${String(d.id)}`);
+    datasetVersions.push(...idsOf(got.versions as Json[]));
+    const page = await call("GET", `/v2/datasets/${String(d.id)}/examples`);
+    examples.push(...idsOf(page.examples as Json[]));
+  }
+  const experiments = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/experiments", {
+        name: name("experiment", i),
+        ...(i === 0
+          ? {
+              dataset_id: String(datasets[0]!.id),
+              experiment_runs: [{ example_id: examples[0], output: "4" }],
+            }
+          : { ...inSpace, experiment_runs: [{ output: "free" }] }),
+      }),
+    ),
+  );
   // One binding per user and space: two users get custom roles, the third is added as a member.
   const bindings = withMembers
     ? idsOf(
@@ -188,6 +216,10 @@ async function spaceFixtures(
     queues,
     records,
     bindings,
+    datasets: idsOf(datasets),
+    dataset_versions: datasetVersions,
+    examples,
+    experiments,
   };
 }
 
@@ -293,6 +325,8 @@ const PATH_PARAMS: Record<string, string> = {
   binding_id: "bindings",
   org_id: "orgs",
   api_key_id: "keys",
+  dataset_id: "datasets",
+  experiment_id: "experiments",
 };
 const BODY_FIELDS: Record<string, string> = {
   space_id: "spaces",
@@ -305,6 +339,15 @@ const BODY_FIELDS: Record<string, string> = {
   user_id: "users",
   role_id: "roles",
   ai_integration_id: "integrations",
+  dataset_id: "datasets",
+  dataset_version_id: "dataset_versions",
+  "example_ids[*]": "examples",
+  "examples[*].id": "examples",
+  "experiment_runs[*].example_id": "examples",
+};
+const QUERY_PARAMS: Record<string, string> = {
+  dataset_id: "datasets",
+  dataset_version_id: "dataset_versions",
 };
 /** Path parameters whose name means something narrower on some paths. */
 const PER_PATH: [RegExp, string, string][] = [
@@ -347,6 +390,7 @@ export function fixturesToml(f: Fixtures, operations: string[]): string {
       `include-name = ${JSON.stringify(label)}`,
       "[operations.parameters]",
       ...Object.entries(paths).flatMap(([p, dict]) => bind([`path.${p}`, dict])),
+      ...Object.entries(QUERY_PARAMS).flatMap(([q, dict]) => bind([`query.${q}`, dict])),
       ...Object.entries(BODY_FIELDS).flatMap(([b, dict]) => bind([`body.${b}`, dict])),
       "",
     );

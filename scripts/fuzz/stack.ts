@@ -1,9 +1,8 @@
 import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
-import { startDatasets } from "./datasets.ts";
 
 /**
  * The throw-away stack a fuzz run hammers: its own database (and the testkit's Postgres and NATS
- * unless DATABASE_URL / NATS_URL are given), every process on free ports, the dataset double.
+ * unless DATABASE_URL / NATS_URL are given), every process on free ports.
  * Each thing started pushes how to stop it onto `cleanup`, newest first.
  */
 export async function startFuzzStack(
@@ -14,14 +13,11 @@ export async function startFuzzStack(
   cleanup.unshift(stopInfra);
   const db = await createTestDatabase(infra);
   cleanup.unshift(db.drop);
-  const datasets = await startDatasets();
-  cleanup.unshift(datasets.stop);
   const stack = await startStack({
     databaseUrl: db.url,
     env: {
       // One client hammering a few keys: rate limits are the gateway suite's subject, not this.
       ...NO_RATE_LIMITS,
-      DATASET_GRPC_URL: datasets.url,
     },
     onLine,
   });
@@ -30,6 +26,5 @@ export async function startFuzzStack(
     headers: { authorization: `Bearer ${stack.apiKey}` },
   });
   const firstSpace = ((await spaces.json()) as { spaces: { id: string }[] }).spaces[0]!.id;
-  await datasets.place(db.url, firstSpace);
   return { baseUrl: stack.baseUrl, apiKey: stack.apiKey, firstSpace };
 }

@@ -20,6 +20,7 @@ import { apiKeyHandlers } from "./routes/apiKeys.ts";
 import { evaluatorHandlers } from "./routes/evaluators.ts";
 import { auditLogHandlers } from "./routes/auditLogs.ts";
 import { datasetHandlers } from "./routes/datasets.ts";
+import { experimentHandlers } from "./routes/experiments.ts";
 import { organizationHandlers } from "./routes/organizations.ts";
 import { projectHandlers } from "./routes/projects.ts";
 import { promptHandlers } from "./routes/prompts.ts";
@@ -79,6 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...annotationQueueHandlers(catalog),
       ...aiIntegrationHandlers(catalog),
       ...datasetHandlers(dataset, config.cursorSecret),
+      ...experimentHandlers(dataset, config.cursorSecret),
     },
     config,
     logger,

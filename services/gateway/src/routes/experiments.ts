@@ -1,0 +1,247 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import {
+  DatasetServiceService,
+  type Experiment,
+  type ExperimentRun,
+  type ExperimentRunInput,
+  type ExperimentWrite,
+} from "@argus/proto/dataset/v1/dataset";
+import type { Backend } from "../backend.ts";
+import { cursorBinding, signCursor, verifyCursor } from "../cursor.ts";
+import { JsonObjectText, type ApiRequest, type Handler } from "../http.ts";
+import { pathId } from "./params.ts";
+
+/** Runs per page when a search names no `limit` (the list's default comes from the document). */
+const DEFAULT_RUNS_LIMIT = 50;
+
+/**
+ * Sent as the example of a run whose `example_id` cannot name an example: the service then
+ * answers for it exactly as for an example that does not exist (422, or 404 first when the
+ * dataset or experiment is unknown), and this uuid matches no example (ids are uuid v7).
+ */
+export const NO_EXAMPLE = "00000000-0000-0000-0000-000000000000";
+
+type Fields = Record<string, unknown>;
+
+/** Spec "Experiment (list item)", in the SDK's field order; null where there is no dataset. */
+export function toPublicExperiment(e: Experiment) {
+  return {
+    id: encodeId("Experiment", e.id),
+    name: e.name,
+    space_id: encodeId("Space", e.spaceId),
+    dataset_id: e.datasetId ? encodeId("Dataset", e.datasetId) : null,
+    dataset_version_id: e.datasetVersionId ? encodeId("DatasetVersion", e.datasetVersionId) : null,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+    // No agent integration backs an experiment (yet); the spec lists the field as Id or null.
+    integration_id: null,
+  };
+}
+
+/** The SDK's ExperimentWithRunIds: the experiment and the inserted runs' ids, in request order. */
+export function toExperimentWithRunIds(w: ExperimentWrite) {
+  if (!w.experiment) throw new Error("the dataset service answered a run write without it");
+  return {
+    ...toPublicExperiment(w.experiment),
+    run_ids: w.runIds.map((id) => encodeId("ExperimentRun", id)),
+  };
+}
+
+/**
+ * The uuid of a public example id, or null when it cannot name an example: garbage, another
+ * type, or any spelling other than the one the gateway gives out.
+ */
+export function runExampleUuid(publicId: string): string | null {
+  const uuid = decodeId("DatasetExample", publicId);
+  return uuid !== null && encodeId("DatasetExample", uuid) === publicId ? uuid : null;
+}
+
+/**
+ * A run to write: `example_id` as an internal uuid ("" when absent or null; NO_EXAMPLE when it
+ * cannot name an example), `output`, and every other field as one JSON object of text.
+ */
+export function newRun(run: Fields): ExperimentRunInput {
+  const { example_id: exampleId, output, ...fields } = run;
+  return {
+    exampleId:
+      exampleId === undefined || exampleId === null
+        ? ""
+        : (runExampleUuid(String(exampleId)) ?? NO_EXAMPLE),
+    output: String(output),
+    fieldsJson: JSON.stringify(fields),
+  };
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * One run as JSON text: `id`, `example_id` and `output`, then the members of `fields_json` as
+ * the service wrote them, neither parsed nor serialized again.
+ */
+export function runText(r: ExperimentRun): string {
+  const head =
+    `{"id":${JSON.stringify(encodeId("ExperimentRun", r.id))}` +
+    `,"example_id":${r.exampleId ? JSON.stringify(encodeId("DatasetExample", r.exampleId)) : "null"}` +
+    `,"output":${JSON.stringify(r.output)}`;
+  const fields = r.fieldsJson;
+  let i = 0;
+  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
+  if (i === fields.length) return `${head}}`; // no other fields at all
+  if (fields[i] !== "{")
+    throw new Error(`the dataset service sent run ${r.id} with fields that are not an object`);
+  i++;
+  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
+  if (fields[i] === "}") return `${head}}`;
+  return `${head},${fields.slice(i)}`;
+}
+
+/** `{"experiment_runs":[...]}`, with `pagination` when the handler owns it (search). */
+export function runsText(runs: readonly ExperimentRun[], pagination?: object): JsonObjectText {
+  const tail = pagination ? `,"pagination":${JSON.stringify(pagination)}` : "";
+  return new JsonObjectText(`{"experiment_runs":[${runs.map(runText).join(",")}]${tail}}`);
+}
+
+/**
+ * Spec 12's filters as the service takes them. Both ids together are a validation error (400),
+ * checked before either is looked at; an id that cannot name a dataset or space is a 404, as
+ * the service answers for one that does not exist.
+ */
+export function experimentListFilter(query: Record<string, unknown>): {
+  datasetId: string;
+  spaceId: string;
+  name: string;
+} {
+  const dataset = query.dataset_id as string | undefined;
+  const space = query.space_id as string | undefined;
+  if (dataset !== undefined && space !== undefined)
+    throw new DomainError("invalid-request", "give dataset_id or space_id, not both");
+  let datasetId = "";
+  if (dataset !== undefined) {
+    datasetId = decodeId("Dataset", dataset) ?? "";
+    if (!datasetId) throw notFound("dataset");
+  }
+  let spaceId = "";
+  if (space !== undefined) {
+    spaceId = decodeId("Space", space) ?? "";
+    if (!spaceId) throw notFound("space");
+  }
+  return { datasetId, spaceId, name: (query.name as string | undefined) ?? "" };
+}
+
+interface CreateBody {
+  name: string;
+  dataset_id?: string;
+  space_id?: string;
+  experiment_runs: Fields[];
+}
+
+interface SearchBody {
+  filter?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export function experimentHandlers(
+  dataset: Backend,
+  cursorSecret: string,
+): Record<string, Handler> {
+  const experimentId = (req: ApiRequest): string =>
+    pathId("Experiment", req.params.experiment_id, "experiment");
+
+  return {
+    async list_experiments(req) {
+      const res = await dataset.call(
+        DatasetServiceService.listExperiments,
+        { page: req.page, ...experimentListFilter(req.query) },
+        req,
+      );
+      return {
+        status: 200,
+        body: { experiments: res.experiments.map(toPublicExperiment) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_experiment(req) {
+      const body = req.body as CreateBody;
+      // The schema lets exactly one of the two through.
+      let datasetId = "";
+      let spaceId = "";
+      if (body.dataset_id !== undefined) {
+        datasetId = decodeId("Dataset", body.dataset_id) ?? "";
+        if (!datasetId) throw notFound("dataset");
+      } else {
+        spaceId = decodeId("Space", body.space_id ?? "") ?? "";
+        if (!spaceId) throw notFound("space");
+      }
+      const write = await dataset.call(
+        DatasetServiceService.createExperiment,
+        { name: body.name, datasetId, spaceId, runs: body.experiment_runs.map(newRun) },
+        req,
+      );
+      if (!write.experiment) throw new Error("the dataset service answered a create without it");
+      return { status: 201, body: toPublicExperiment(write.experiment) };
+    },
+
+    async get_experiment(req) {
+      const e = await dataset.call(
+        DatasetServiceService.getExperiment,
+        { id: experimentId(req) },
+        req,
+      );
+      return { status: 200, body: toPublicExperiment(e) };
+    },
+
+    async delete_experiment(req) {
+      await dataset.call(DatasetServiceService.deleteExperiment, { id: experimentId(req) }, req);
+      return { status: 204 };
+    },
+
+    async list_experiment_runs(req) {
+      const res = await dataset.call(
+        DatasetServiceService.listExperimentRuns,
+        { experimentId: experimentId(req), page: req.page },
+        req,
+      );
+      return { status: 200, body: runsText(res.runs), nextAfter: res.page?.nextAfter ?? "" };
+    },
+
+    async insert_experiment_runs(req) {
+      const body = req.body as { experiment_runs: Fields[] };
+      const write = await dataset.call(
+        DatasetServiceService.insertExperimentRuns,
+        { experimentId: experimentId(req), runs: body.experiment_runs.map(newRun) },
+        req,
+      );
+      return { status: 201, body: toExperimentWithRunIds(write) };
+    },
+
+    async search_experiment_runs(req) {
+      const id = experimentId(req);
+      const body = (req.body ?? {}) as SearchBody;
+      const filter = body.filter ?? "";
+      // Bound to the experiment and the filter, as a list's query cursor is to its query.
+      const binding = cursorBinding("search_experiment_runs", { experiment_id: id }, { filter });
+      let after = "";
+      if (body.cursor !== undefined) {
+        const verified = verifyCursor(cursorSecret, binding, body.cursor);
+        if (verified === null)
+          throw new DomainError(
+            "invalid-request",
+            "the cursor is invalid or belongs to a different search",
+          );
+        after = verified;
+      }
+      const res = await dataset.call(
+        DatasetServiceService.searchExperimentRuns,
+        { experimentId: id, page: { limit: body.limit ?? DEFAULT_RUNS_LIMIT, after }, filter },
+        req,
+      );
+      const next = res.page?.nextAfter ?? "";
+      const pagination = next
+        ? { has_more: true, next_cursor: signCursor(cursorSecret, binding, next) }
+        : { has_more: false };
+      return { status: 200, body: runsText(res.runs, pagination) };
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import { DomainError } from "@argus/platform";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { secretKeyOf } from "@argus/platform";
 
@@ -56,3 +57,26 @@ export function verifyCursor(secret: string, binding: string, cursor: string): s
   const expected = mac(secret, binding, after);
   return given.length === expected.length && timingSafeEqual(given, expected) ? after : null;
 }
+
+/**
+ * The position a search body's `cursor` resumes at ("" without one); a cursor of another
+ * search (other resource, version or filter) or a forged one is a 400.
+ */
+export function searchPosition(
+  secret: string,
+  binding: string,
+  cursor: string | undefined,
+): string {
+  if (cursor === undefined) return "";
+  const verified = verifyCursor(secret, binding, cursor);
+  if (verified === null)
+    throw new DomainError(
+      "invalid-request",
+      "the cursor is invalid or belongs to a different search",
+    );
+  return verified;
+}
+
+/** A search answer's `pagination`: the next cursor, bound as the search's own, when there is more. */
+export const searchPagination = (secret: string, binding: string, next: string) =>
+  next ? { has_more: true, next_cursor: signCursor(secret, binding, next) } : { has_more: false };

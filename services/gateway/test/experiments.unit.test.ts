@@ -17,11 +17,11 @@ import {
   NO_EXAMPLE,
   experimentHandlers,
   newRun,
-  runExampleUuid,
   runText,
   runsText,
   toPublicExperiment,
 } from "../src/routes/experiments.ts";
+import { exampleUuid } from "../src/routes/datasets.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
@@ -334,10 +334,10 @@ describe("run JSON text", () => {
 
 describe("ids", () => {
   it("accepts only the gateway's own spelling of an example id", () => {
-    expect(runExampleUuid(pub.example(1))).toBe(uuid(101));
-    expect(runExampleUuid(encodeId("DatasetExample", uuid(101).toUpperCase()))).toBeNull();
-    expect(runExampleUuid(encodeId("Dataset", uuid(101)))).toBeNull();
-    expect(runExampleUuid("example_001")).toBeNull();
+    expect(exampleUuid(pub.example(1))).toBe(uuid(101));
+    expect(exampleUuid(encodeId("DatasetExample", uuid(101).toUpperCase()))).toBeNull();
+    expect(exampleUuid(encodeId("Dataset", uuid(101)))).toBeNull();
+    expect(exampleUuid("example_001")).toBeNull();
   });
 
   it("sends runs as uuid, output and the other fields' JSON text", () => {

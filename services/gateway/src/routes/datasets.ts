@@ -8,8 +8,8 @@ import {
   type ExampleInput,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, signCursor, verifyCursor } from "../cursor.ts";
-import { JsonObjectText, type ApiRequest, type Handler } from "../http.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
+import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 
 /** Examples per page when a search names no `limit` (the list's default comes from the document). */
@@ -66,27 +66,14 @@ export function exampleUuid(publicId: string): string | null {
   return uuid !== null && encodeId("DatasetExample", uuid) === publicId ? uuid : null;
 }
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-/**
- * One example as JSON text: its system fields, then the members of `fields_json` as the service
- * wrote them. The user's fields are neither parsed nor serialized again, so rendering a page of
- * 500 large examples costs a few string joins.
- */
+/** One example as JSON text: its system fields, then its user-defined fields as stored. */
 export function exampleText(e: Example): string {
-  const head =
+  return withFieldsText(
     `{"id":${JSON.stringify(encodeId("DatasetExample", e.id))}` +
-    `,"created_at":${JSON.stringify(e.createdAt)},"updated_at":${JSON.stringify(e.updatedAt)}`;
-  const fields = e.fieldsJson;
-  let i = 0;
-  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
-  if (i === fields.length) return `${head}}`; // no fields at all
-  if (fields[i] !== "{")
-    throw new Error(`the dataset service sent example ${e.id} with fields that are not an object`);
-  i++;
-  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
-  if (fields[i] === "}") return `${head}}`;
-  return `${head},${fields.slice(i)}`;
+      `,"created_at":${JSON.stringify(e.createdAt)},"updated_at":${JSON.stringify(e.updatedAt)}`,
+    e.fieldsJson,
+    `example ${e.id}`,
+  );
 }
 
 /** `{"examples":[...]}`, with `pagination` when the handler owns it (search). */
@@ -245,16 +232,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
         { dataset_id: id },
         { dataset_version_id: version, filter },
       );
-      let position = "";
-      if (body.cursor !== undefined) {
-        const verified = verifyCursor(cursorSecret, binding, body.cursor);
-        if (verified === null)
-          throw new DomainError(
-            "invalid-request",
-            "the cursor is invalid or belongs to a different search",
-          );
-        position = verified;
-      }
+      const position = searchPosition(cursorSecret, binding, body.cursor);
       const at = readExamplePosition(position, version);
       const res = await dataset.call(
         DatasetServiceService.searchExamples,
@@ -267,12 +245,11 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
         req,
       );
       const next = res.page?.nextAfter ?? "";
-      const pagination = next
-        ? {
-            has_more: true,
-            next_cursor: signCursor(cursorSecret, binding, examplePosition(res.versionId, next)),
-          }
-        : { has_more: false };
+      const pagination = searchPagination(
+        cursorSecret,
+        binding,
+        next && examplePosition(res.versionId, next),
+      );
       return { status: 200, body: examplesText(res.examples, pagination) };
     },
 

@@ -7,8 +7,9 @@ import {
   type ExperimentWrite,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, signCursor, verifyCursor } from "../cursor.ts";
-import { JsonObjectText, type ApiRequest, type Handler } from "../http.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
+import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
+import { exampleUuid } from "./datasets.ts";
 import { pathId } from "./params.ts";
 
 /** Runs per page when a search names no `limit` (the list's default comes from the document). */
@@ -51,11 +52,6 @@ export function toExperimentWithRunIds(w: ExperimentWrite) {
  * The uuid of a public example id, or null when it cannot name an example: garbage, another
  * type, or any spelling other than the one the gateway gives out.
  */
-export function runExampleUuid(publicId: string): string | null {
-  const uuid = decodeId("DatasetExample", publicId);
-  return uuid !== null && encodeId("DatasetExample", uuid) === publicId ? uuid : null;
-}
-
 /**
  * A run to write: `example_id` as an internal uuid ("" when absent or null; NO_EXAMPLE when it
  * cannot name an example), `output`, and every other field as one JSON object of text.
@@ -66,33 +62,21 @@ export function newRun(run: Fields): ExperimentRunInput {
     exampleId:
       exampleId === undefined || exampleId === null
         ? ""
-        : (runExampleUuid(String(exampleId)) ?? NO_EXAMPLE),
+        : (exampleUuid(String(exampleId)) ?? NO_EXAMPLE),
     output: String(output),
     fieldsJson: JSON.stringify(fields),
   };
 }
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-/**
- * One run as JSON text: `id`, `example_id` and `output`, then the members of `fields_json` as
- * the service wrote them, neither parsed nor serialized again.
- */
+/** One run as JSON text: `id`, `example_id` and `output`, then its other fields as stored. */
 export function runText(r: ExperimentRun): string {
-  const head =
+  return withFieldsText(
     `{"id":${JSON.stringify(encodeId("ExperimentRun", r.id))}` +
-    `,"example_id":${r.exampleId ? JSON.stringify(encodeId("DatasetExample", r.exampleId)) : "null"}` +
-    `,"output":${JSON.stringify(r.output)}`;
-  const fields = r.fieldsJson;
-  let i = 0;
-  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
-  if (i === fields.length) return `${head}}`; // no other fields at all
-  if (fields[i] !== "{")
-    throw new Error(`the dataset service sent run ${r.id} with fields that are not an object`);
-  i++;
-  while (i < fields.length && isSpace(fields.charCodeAt(i))) i++;
-  if (fields[i] === "}") return `${head}}`;
-  return `${head},${fields.slice(i)}`;
+      `,"example_id":${r.exampleId ? JSON.stringify(encodeId("DatasetExample", r.exampleId)) : "null"}` +
+      `,"output":${JSON.stringify(r.output)}`,
+    r.fieldsJson,
+    `run ${r.id}`,
+  );
 }
 
 /** `{"experiment_runs":[...]}`, with `pagination` when the handler owns it (search). */
@@ -222,25 +206,14 @@ export function experimentHandlers(
       const filter = body.filter ?? "";
       // Bound to the experiment and the filter, as a list's query cursor is to its query.
       const binding = cursorBinding("search_experiment_runs", { experiment_id: id }, { filter });
-      let after = "";
-      if (body.cursor !== undefined) {
-        const verified = verifyCursor(cursorSecret, binding, body.cursor);
-        if (verified === null)
-          throw new DomainError(
-            "invalid-request",
-            "the cursor is invalid or belongs to a different search",
-          );
-        after = verified;
-      }
+      const after = searchPosition(cursorSecret, binding, body.cursor);
       const res = await dataset.call(
         DatasetServiceService.searchExperimentRuns,
         { experimentId: id, page: { limit: body.limit ?? DEFAULT_RUNS_LIMIT, after }, filter },
         req,
       );
       const next = res.page?.nextAfter ?? "";
-      const pagination = next
-        ? { has_more: true, next_cursor: signCursor(cursorSecret, binding, next) }
-        : { has_more: false };
+      const pagination = searchPagination(cursorSecret, binding, next);
       return { status: 200, body: runsText(res.runs, pagination) };
     },
   };

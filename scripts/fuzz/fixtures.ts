@@ -345,9 +345,10 @@ const BODY_FIELDS: Record<string, string> = {
   "examples[*].id": "examples",
   "experiment_runs[*].example_id": "examples",
 };
+// Not dataset_version_id: its schema is an anyOf with a $ref, which Schemathesis 4.32's
+// dictionary check cannot resolve (a test execution error); the stateful links reach versions.
 const QUERY_PARAMS: Record<string, string> = {
   dataset_id: "datasets",
-  dataset_version_id: "dataset_versions",
 };
 /** Path parameters whose name means something narrower on some paths. */
 const PER_PATH: [RegExp, string, string][] = [

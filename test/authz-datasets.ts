@@ -66,6 +66,20 @@ export async function freshResourceRef(
   return created.id as string;
 }
 
+/** A freeform annotation config in `space`, made by the admin: what annotations name. */
+export async function freshAnnotationConfig(
+  h: Pick<MatrixHelpers, "asAdmin" | "unique">,
+  space: string,
+): Promise<string> {
+  const name = h.unique();
+  await h.asAdmin("POST", "/v2/annotation-configs", {
+    space_id: space,
+    name,
+    annotation_config_type: "FREEFORM",
+  });
+  return name;
+}
+
 /**
  * Recipes of the authorization matrix (authz-matrix.e2e.test.ts) and the SDK contract
  * (sdk-contract.e2e.test.ts) for the datasets group: every target is a fresh dataset in a fresh
@@ -121,6 +135,16 @@ export function datasetRecipes(h: MatrixHelpers): Record<string, Recipe> {
       path: `${await examplesOf()}/search`,
       body: {},
     }),
+    annotate_dataset_examples: async () => {
+      const space = await h.freshSpace();
+      const d = await freshDataset(h, space);
+      const name = await freshAnnotationConfig(h, space);
+      return {
+        method: "POST",
+        path: `/v2/datasets/${d.id}/examples/annotate`,
+        body: { annotations: [{ record_id: d.exampleIds[0], values: [{ name, text: "ok" }] }] },
+      };
+    },
   };
 }
 

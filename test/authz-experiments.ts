@@ -1,5 +1,5 @@
 import type { MatrixHelpers } from "./authz-catalog.ts";
-import { freshDataset } from "./authz-datasets.ts";
+import { freshAnnotationConfig, freshDataset } from "./authz-datasets.ts";
 import type { Json } from "./support.ts";
 
 interface Request {
@@ -95,6 +95,16 @@ export function experimentRecipes(h: MatrixHelpers): Record<string, Recipe> {
       path: `${await experimentPath()}/runs/search`,
       body: {},
     }),
+    annotate_experiment_runs: async () => {
+      const space = await h.freshSpace();
+      const e = await freshExperiment(h, { space });
+      const name = await freshAnnotationConfig(h, space);
+      return {
+        method: "POST",
+        path: `/v2/experiments/${e.id}/runs/annotate`,
+        body: { annotations: [{ record_id: e.runIds[0], values: [{ name, text: "ok" }] }] },
+      };
+    },
   };
 }
 

@@ -70,9 +70,10 @@ const GROUPS: Record<string, string> = {
   datasets:
     "create get get_by_name list list_by_name list_examples list_examples_filter " +
     "append_examples update_examples update_new_version list_examples_version " +
-    "delete_examples update create_from_dataframe delete list_after_delete",
+    "delete_examples annotate_examples update create_from_dataframe delete list_after_delete",
   experiments:
-    "create get list list_all list_runs append_runs delete create_in_space list_by_space",
+    "create get list list_all list_runs annotate_runs append_runs delete create_in_space " +
+    "list_by_space",
 };
 
 /**

@@ -90,8 +90,32 @@ export interface DatasetExamplesDeleted {
   };
 }
 
+/** An annotation as a record holds it: by config name; a field left out keeps its value. */
+export interface AnnotationWrite {
+  record_id: string;
+  name: string;
+  score?: number;
+  label?: string;
+  text?: string;
+}
+
+/** Annotations upserted on examples of the dataset (by example id, whatever the version). */
+export interface DatasetExamplesAnnotated {
+  type: "DatasetExamplesAnnotated";
+  data: {
+    dataset_id: string;
+    space_id: string;
+    annotator_id: string;
+    annotations: AnnotationWrite[];
+    at: string;
+  };
+}
+
 export type DatasetExamplesEvent =
-  DatasetExamplesInserted | DatasetExamplesUpdated | DatasetExamplesDeleted;
+  | DatasetExamplesInserted
+  | DatasetExamplesUpdated
+  | DatasetExamplesDeleted
+  | DatasetExamplesAnnotated;
 
 // ── experiment ───────────────────────────────────────────────────────────────────────────
 
@@ -130,7 +154,19 @@ export interface ExperimentRunsInserted {
   };
 }
 
-export type ExperimentRunsEvent = ExperimentRunsInserted;
+/** Annotations upserted on runs of the experiment. */
+export interface ExperimentRunsAnnotated {
+  type: "ExperimentRunsAnnotated";
+  data: {
+    experiment_id: string;
+    space_id: string;
+    annotator_id: string;
+    annotations: AnnotationWrite[];
+    at: string;
+  };
+}
+
+export type ExperimentRunsEvent = ExperimentRunsInserted | ExperimentRunsAnnotated;
 
 export type DatasetServiceEvent =
   DatasetEvent | DatasetExamplesEvent | ExperimentEvent | ExperimentRunsEvent;

@@ -23,6 +23,8 @@ export const LIMITS = {
   EXPERIMENT_NAME_MAX: 255,
   /** Runs per experiment create or run insert. */
   RUNS_PER_WRITE_MAX: 1000,
+  /** Records per annotate request (examples or runs). */
+  ANNOTATED_RECORDS_MAX: 1000,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

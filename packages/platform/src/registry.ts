@@ -72,7 +72,8 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     schema: "dataset",
     grpcPort: 50053,
     probePort: 9093,
-    calls: ["identity"],
+    // The catalog: the annotation configs that annotations of examples and runs name.
+    calls: ["identity", "catalog"],
     consumes: [{ durable: "dataset-space-cascade", subjects: "identity.space.>" }],
   }),
 ];

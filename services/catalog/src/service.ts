@@ -11,6 +11,7 @@ import {
   AnnotationQueueServiceService,
 } from "@argus/proto/catalog/v1/annotations";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
+import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
@@ -34,6 +35,7 @@ import { project } from "./projections/catalogProjection.ts";
 import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
 import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
 import { annotationQueueQueries } from "./queries/annotationQueues.ts";
+import { configDirectoryQueries } from "./queries/configDirectory.ts";
 import { evaluatorQueries } from "./queries/evaluators.ts";
 import { projectQueries } from "./queries/projects.ts";
 import { promptQueries } from "./queries/prompts.ts";
@@ -77,6 +79,10 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
     bindService(AiIntegrationServiceService, {
       ...aiIntegrationCommands(d),
       ...aiIntegrationQueries(d),
+    }),
+    // The dataset service's own lookup (annotations of examples and runs), and nobody else's.
+    bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
+      resolveAnnotationConfigs: ["dataset"],
     }),
   ];
 }

@@ -8,7 +8,9 @@ import {
 import { bindService, type ServiceBinding } from "@argus/platform";
 import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
+import { catalogAnnotationConfigs, type AnnotationConfigs } from "./adapters/annotationConfigs.ts";
 import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
+import { annotationCommands } from "./commands/annotations.ts";
 import { datasetCommands } from "./commands/datasets.ts";
 import { exampleCommands } from "./commands/examples.ts";
 import { project } from "./projections/datasetProjection.ts";
@@ -22,6 +24,8 @@ export interface DatasetDeps {
   pool: Pool;
   commands: CommandHandler;
   spaces: Spaces;
+  /** The catalog's annotation configs, which annotations name. */
+  configs: AnnotationConfigs;
 }
 
 export function datasetServices(d: DatasetDeps): ServiceBinding[] {
@@ -33,6 +37,7 @@ export function datasetServices(d: DatasetDeps): ServiceBinding[] {
       ...exampleQueries(d),
       ...experimentCommands(d),
       ...experimentQueries(d),
+      ...annotationCommands(d),
     }),
   ];
 }
@@ -50,5 +55,7 @@ export const dataset = defineService("dataset", {
       pool: d.pool,
       commands: d.commands,
       spaces: identitySpaces(d.channels.identity!, d.pool),
+      // Annotation configs are named by the dataset service itself, not with the caller's rights.
+      configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
     }),
 });

@@ -53,6 +53,7 @@ const example = (n: number, fieldsJson: string): Example => ({
   createdAt: AT,
   updatedAt: LATER,
   fieldsJson,
+  annotationsJson: "",
 });
 
 /** The dataset service as the gateway sees it: answers by RPC name, every request recorded. */
@@ -126,6 +127,13 @@ describe("the document", () => {
         "search_dataset_examples",
         "post",
         "/v2/datasets/:dataset_id/examples/search",
+        false,
+        8 * MiB,
+      ],
+      [
+        "annotate_dataset_examples",
+        "post",
+        "/v2/datasets/:dataset_id/examples/annotate",
         false,
         8 * MiB,
       ],

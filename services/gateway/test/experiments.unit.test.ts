@@ -57,6 +57,7 @@ const run = (n: number, fieldsJson: string, exampleId = uuid(100 + n)): Experime
   output: `out ${n}`,
   fieldsJson,
   createdAt: AT,
+  annotationsJson: "",
 });
 /** The public experiment on the dataset, as every answer of these tests shows it. */
 const publicExperiment = {
@@ -140,6 +141,13 @@ describe("the document", () => {
         "/v2/experiments/:experiment_id/runs/search",
         false,
         undefined,
+      ],
+      [
+        "annotate_experiment_runs",
+        "post",
+        "/v2/experiments/:experiment_id/runs/annotate",
+        false,
+        8 * MiB,
       ],
     ]);
   });

@@ -2,6 +2,7 @@
 get (id; name within a space), list (space, name), list examples (latest version, a named one,
 a filter), append, update in place and into a new version, delete examples, rename, delete."""
 import pandas as pd
+from arize._generated import api_client as gen
 
 from _common import Run, default_space
 
@@ -76,6 +77,20 @@ if d:
                      (deleted.completed, deleted.deleted_example_ids,
                       deleted.not_deleted_example_ids),
                      (True, [ids[2]], [ids[2][::-1]]))
+
+    if ids:
+        verdict = c.annotation_configs.create_categorical(
+            name=r.name("py-verdict"), space=space.id,
+            values=[gen.CategoricalAnnotationValueRequest(label="good", score=1),
+                    gen.CategoricalAnnotationValueRequest(label="bad", score=0)])
+        r.op("annotate_examples", lambda: c.datasets.annotate_examples(
+            dataset=d.id, annotations=[gen.AnnotateRecordInput(
+                record_id=ids[0], values=[gen.AnnotationInput(name=verdict.name, label="good")])]))
+        shown = c.datasets.list_examples(dataset=d.id, dataset_version_id=v1, limit=100) \
+            if upd else None
+        if shown:
+            got = [(a.name, a.label) for a in (shown.examples[0].annotations or [])]
+            r.eq("annotate_examples", "annotations", got, [(verdict.name, "good")])
 
     new_name = r.name("py-dataset-renamed")
     ren = r.op("update", lambda: c.datasets.update(dataset=d.id, name=new_name))

@@ -1,5 +1,6 @@
 """experiments through client.experiments: create with runs on a dataset and in a space, get,
 list (dataset, space, name), list runs, append runs, delete."""
+from arize._generated import api_client as gen
 from arize.experiments.types import ExperimentTaskFieldNames
 
 from _common import Run, default_space
@@ -33,6 +34,14 @@ if e:
              [x["output"] for x in runs])
         r.eq("list_runs", "examples", [x.example_id for x in got_runs.experiment_runs],
              [x.id for x in examples])
+    verdict = c.annotation_configs.create_freeform(name=r.name("py-note"), space=space.id)
+    first_run = c.experiments.list_runs(experiment=e.id, limit=1).experiment_runs[0]
+    r.op("annotate_runs", lambda: c.experiments.annotate_runs(
+        experiment=e.id, annotations=[gen.AnnotateRecordInput(
+            record_id=first_run.id, values=[gen.AnnotationInput(name=verdict.name, text="fine")])]))
+    again = c.experiments.list_runs(experiment=e.id, limit=1).experiment_runs[0]
+    r.eq("annotate_runs", "annotations",
+         [(a.name, a.text) for a in (again.annotations or [])], [(verdict.name, "fine")])
     more = r.op("append_runs", lambda: c.experiments.append_runs(
         experiment=e.id, experiment_runs=[{"example_id": examples[0].id, "output": "again"}]))
     if more:

@@ -2,8 +2,11 @@ import { LIMITS, type ExampleFields } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { invalid, unprocessable } from "./lifecycle.ts";
 
-/** Fields only the service sets; an example written with them is refused (spec 7). */
-const SYSTEM_FIELDS = ["created_at", "updated_at"] as const;
+/**
+ * Fields only the service sets; an example written with them is refused (spec 7). The public
+ * clients read `annotations` as the example's annotation list, so it is the service's too.
+ */
+const SYSTEM_FIELDS = ["created_at", "updated_at", "annotations"] as const;
 
 /**
  * One event carries at most this much example text, so with its envelope and metadata it fits

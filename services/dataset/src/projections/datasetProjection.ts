@@ -57,6 +57,35 @@ async function touch(
   );
 }
 
+/** Upserts by record and name: a field an annotation leaves out keeps its value. */
+const upsertAnnotations = (
+  client: PoolClient,
+  kind: "example" | "run",
+  parentId: string,
+  d: { annotator_id: string; annotations: unknown[]; at: string },
+) =>
+  tracedQuery(
+    client,
+    `annotate ${kind}s`,
+    `insert into annotations
+       (record_kind, record_id, parent_id, name, score, label, text, annotator_id, updated_at)
+     select $1, x.record_id, $2, x.name, x.score, x.label, x.text, $3, $4
+       from jsonb_to_recordset($5::jsonb)
+         as x(record_id uuid, name text, score double precision, label text, text text)
+     on conflict (record_kind, record_id, name) do update
+       set score = coalesce(excluded.score, annotations.score),
+           label = coalesce(excluded.label, annotations.label),
+           text = coalesce(excluded.text, annotations.text),
+           annotator_id = excluded.annotator_id,
+           updated_at = excluded.updated_at`,
+    [kind, parentId, d.annotator_id || null, d.at, JSON.stringify(d.annotations)],
+  );
+
+const dropAnnotations = (client: PoolClient, parentId: string) =>
+  tracedQuery(client, "annotations dropped", "delete from annotations where parent_id = $1", [
+    parentId,
+  ]);
+
 const projections: Projections<DatasetServiceEvent> = {
   DatasetCreated: (client, d) =>
     tracedQuery(
@@ -85,6 +114,7 @@ const projections: Projections<DatasetServiceEvent> = {
       "delete from examples where dataset_id = $1",
       [d.id],
     );
+    await dropAnnotations(client, d.id);
   },
   DatasetVersionCreated: (client, d) =>
     tracedQuery(
@@ -159,11 +189,18 @@ const projections: Projections<DatasetServiceEvent> = {
        values ($1, $2, $3, $4, $5, $6, $7, $7)`,
       [d.id, d.account_id, d.space_id, d.dataset_id, d.dataset_version_id, d.name, d.created_at],
     ),
-  // Its runs go by their foreign key.
-  ExperimentDeleted: (client, d) =>
-    tracedQuery(client, "dataset ExperimentDeleted", "delete from experiments where id = $1", [
-      d.id,
-    ]),
+  // Its runs go by their foreign key, their annotations by the experiment's id.
+  async ExperimentDeleted(client, d) {
+    await tracedQuery(
+      client,
+      "dataset ExperimentDeleted",
+      "delete from experiments where id = $1",
+      [d.id],
+    );
+    await dropAnnotations(client, d.id);
+  },
+  DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
+  ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
   async ExperimentRunsInserted(client, d) {
     await tracedQuery(
       client,

@@ -20,9 +20,24 @@ export async function presentIds(
   return new Set(res.rows.map((r) => r.id));
 }
 
+/**
+ * A record's annotations as one JSON array text (null when it has none), in the public API's
+ * Annotation shape; the annotator's public id is encodeId("User", id), written here in SQL
+ * (standard base64, one line: "User:" and a uuid are 41 bytes).
+ */
+export const annotationsOf = (kind: "example" | "run", recordId: string) => `
+  (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+            'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
+            'updated_at', a.updated_at,
+            'annotator', case when a.annotator_id is null then null else jsonb_build_object(
+              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64')) end))
+          order by a.name)::text
+     from annotations a where a.record_kind = '${kind}' and a.record_id = ${recordId})`;
+
 export interface ExampleRow {
   id: string;
   fields_json: string;
+  annotations_json: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,6 +47,7 @@ export const toExample = (r: ExampleRow): Example => ({
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
   fieldsJson: r.fields_json,
+  annotationsJson: r.annotations_json ?? "",
 });
 
 /** The smallest uuid: the first page starts after it, so every page is one index range. */
@@ -57,7 +73,8 @@ export async function examplePage(
   const res = await tracedQuery<ExampleRow>(
     db,
     "dataset examples page",
-    `select x.id, x.fields::text as fields_json, x.created_at, x.updated_at
+    `select x.id, x.fields::text as fields_json, x.created_at, x.updated_at,
+            ${annotationsOf("example", "x.id")} as annotations_json
        from examples x
       where x.dataset_id = $1 and x.version_id = any($2::uuid[]) and x.id > $3::uuid
         and not x.deleted

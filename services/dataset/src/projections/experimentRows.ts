@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { isUuid } from "@argus/spaces";
 import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
+import { annotationsOf } from "./exampleRows.ts";
 
 export interface ExperimentRow {
   id: string;
@@ -61,6 +62,7 @@ export interface RunRow {
   example_id: string | null;
   output: string;
   fields_json: string;
+  annotations_json: string | null;
   created_at: Date;
 }
 
@@ -70,6 +72,7 @@ export const toRun = (r: RunRow): ExperimentRun => ({
   output: r.output,
   fieldsJson: r.fields_json,
   createdAt: r.created_at.toISOString(),
+  annotationsJson: r.annotations_json ?? "",
 });
 
 /** One keyset page of an experiment's runs in id order, narrowed by `filter` ($4 on). */
@@ -83,7 +86,8 @@ export async function runPage(
   const res = await tracedQuery<RunRow>(
     db,
     "experiment runs page",
-    `select r.id, r.example_id, r.output, r.fields::text as fields_json, r.created_at
+    `select r.id, r.example_id, r.output, r.fields::text as fields_json, r.created_at,
+            ${annotationsOf("run", "r.id")} as annotations_json
        from experiment_runs r
       where r.experiment_id = $1 and ($2::uuid is null or r.id > $2)
         and (${filter.sql})

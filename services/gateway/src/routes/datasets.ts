@@ -70,10 +70,40 @@ export function exampleUuid(publicId: string): string | null {
 export function exampleText(e: Example): string {
   return withFieldsText(
     `{"id":${JSON.stringify(encodeId("DatasetExample", e.id))}` +
-      `,"created_at":${JSON.stringify(e.createdAt)},"updated_at":${JSON.stringify(e.updatedAt)}`,
+      `,"created_at":${JSON.stringify(e.createdAt)},"updated_at":${JSON.stringify(e.updatedAt)}` +
+      annotationsMember(e.annotationsJson),
     e.fieldsJson,
     `example ${e.id}`,
   );
+}
+
+/** `,"annotations":[…]` from the service's JSON array text; nothing when there are none. */
+export const annotationsMember = (annotationsJson: string): string =>
+  annotationsJson ? `,"annotations":${annotationsJson}` : "";
+
+interface AnnotateBody {
+  annotations: {
+    record_id: string;
+    values: { name: string; score?: number; label?: string; text?: string }[];
+  }[];
+}
+
+/**
+ * An annotate request for the service: each record id as the internal uuid of its type (""
+ * when the public id names none of that type: the service answers 422 for it).
+ */
+export function annotateRequest(
+  parentId: string,
+  body: AnnotateBody,
+  uuidOf: (publicId: string) => string | null,
+) {
+  return {
+    parentId,
+    records: body.annotations.map((a) => ({
+      recordId: uuidOf(a.record_id) ?? "",
+      values: a.values,
+    })),
+  };
 }
 
 /** `{"examples":[...]}`, with `pagination` when the handler owns it (search). */
@@ -280,6 +310,15 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
         req,
       );
       return { status: 200, body: toWriteResult(write) };
+    },
+
+    async annotate_dataset_examples(req) {
+      await dataset.call(
+        DatasetServiceService.annotateExamples,
+        annotateRequest(datasetId(req), req.body as AnnotateBody, exampleUuid),
+        req,
+      );
+      return { status: 202 };
     },
 
     async delete_dataset_examples(req) {

@@ -9,7 +9,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
 import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
-import { exampleUuid } from "./datasets.ts";
+import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
 import { pathId } from "./params.ts";
 
 /** Runs per page when a search names no `limit` (the list's default comes from the document). */
@@ -52,6 +52,12 @@ export function toExperimentWithRunIds(w: ExperimentWrite) {
  * The uuid of a public example id, or null when it cannot name an example: garbage, another
  * type, or any spelling other than the one the gateway gives out.
  */
+/** The uuid of a public run id, only in the exact form the gateway gives out. */
+export function runUuid(publicId: string): string | null {
+  const uuid = decodeId("ExperimentRun", publicId);
+  return uuid !== null && encodeId("ExperimentRun", uuid) === publicId ? uuid : null;
+}
+
 /**
  * A run to write: `example_id` as an internal uuid ("" when absent or null; NO_EXAMPLE when it
  * cannot name an example), `output`, and every other field as one JSON object of text.
@@ -73,7 +79,8 @@ export function runText(r: ExperimentRun): string {
   return withFieldsText(
     `{"id":${JSON.stringify(encodeId("ExperimentRun", r.id))}` +
       `,"example_id":${r.exampleId ? JSON.stringify(encodeId("DatasetExample", r.exampleId)) : "null"}` +
-      `,"output":${JSON.stringify(r.output)}`,
+      `,"output":${JSON.stringify(r.output)}` +
+      annotationsMember(r.annotationsJson),
     r.fieldsJson,
     `run ${r.id}`,
   );
@@ -198,6 +205,19 @@ export function experimentHandlers(
         req,
       );
       return { status: 201, body: toExperimentWithRunIds(write) };
+    },
+
+    async annotate_experiment_runs(req) {
+      await dataset.call(
+        DatasetServiceService.annotateRuns,
+        annotateRequest(
+          experimentId(req),
+          req.body as Parameters<typeof annotateRequest>[1],
+          runUuid,
+        ),
+        req,
+      );
+      return { status: 202 };
     },
 
     async search_experiment_runs(req) {

@@ -24,6 +24,30 @@ export const protobufPackage = "argus.dataset.v1";
 
 export const protobufFileName = "argus/dataset/v1/dataset.proto";
 
+export interface AnnotationValue {
+  /** The annotation config's name, in the record's space. */
+  name: string;
+  /** Each left out keeps what the record's annotation of that name holds. */
+  score?: number | undefined;
+  label?: string | undefined;
+  text?: string | undefined;
+}
+
+export interface AnnotateRecord {
+  /** Internal uuid of the example or run; empty when the public id named none. */
+  recordId: string;
+  values: AnnotationValue[];
+}
+
+export interface AnnotateRequest {
+  /** The dataset (AnnotateExamples) or the experiment (AnnotateRuns). */
+  parentId: string;
+  /** 1 to 1000. */
+  records: AnnotateRecord[];
+}
+
+export interface AnnotateResponse {}
+
 export interface GetResourceRefRequest {
   /** "dataset" or "experiment". */
   type: string;
@@ -73,6 +97,11 @@ export interface Example {
   updatedAt: string;
   /** A JSON object of the user-defined fields (never id, created_at or updated_at). */
   fieldsJson: string;
+  /**
+   * A JSON array of its annotations ({name, score?, label?, text?, updated_at, annotator}), or
+   * empty when it has none.
+   */
+  annotationsJson: string;
 }
 
 /** An example to write: a JSON object of user-defined fields. */
@@ -206,6 +235,8 @@ export interface ExperimentRun {
   output: string;
   fieldsJson: string;
   createdAt: string;
+  /** As Example.annotations_json. */
+  annotationsJson: string;
 }
 
 export interface CreateExperimentRequest {
@@ -262,6 +293,234 @@ export interface InsertExperimentRunsRequest {
   /** 1 to 1000. */
   runs: ExperimentRunInput[];
 }
+
+function createBaseAnnotationValue(): AnnotationValue {
+  return { name: "", score: undefined, label: undefined, text: undefined };
+}
+
+export const AnnotationValue: MessageFns<AnnotationValue> = {
+  encode(message: AnnotationValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.score !== undefined) {
+      writer.uint32(17).double(message.score);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.text !== undefined) {
+      writer.uint32(34).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnnotationValue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnnotationValue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAnnotateRecord(): AnnotateRecord {
+  return { recordId: "", values: [] };
+}
+
+export const AnnotateRecord: MessageFns<AnnotateRecord> = {
+  encode(message: AnnotateRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recordId !== "") {
+      writer.uint32(10).string(message.recordId);
+    }
+    for (const v of message.values) {
+      AnnotationValue.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnnotateRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnnotateRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.recordId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.values.push(AnnotationValue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAnnotateRequest(): AnnotateRequest {
+  return { parentId: "", records: [] };
+}
+
+export const AnnotateRequest: MessageFns<AnnotateRequest> = {
+  encode(message: AnnotateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.parentId !== "") {
+      writer.uint32(10).string(message.parentId);
+    }
+    for (const v of message.records) {
+      AnnotateRecord.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnnotateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnnotateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.parentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.records.push(AnnotateRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAnnotateResponse(): AnnotateResponse {
+  return {};
+}
+
+export const AnnotateResponse: MessageFns<AnnotateResponse> = {
+  encode(_: AnnotateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnnotateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnnotateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
 
 function createBaseGetResourceRefRequest(): GetResourceRefRequest {
   return { type: "", id: "" };
@@ -648,7 +907,7 @@ export const DatasetWrite: MessageFns<DatasetWrite> = {
 };
 
 function createBaseExample(): Example {
-  return { id: "", createdAt: "", updatedAt: "", fieldsJson: "" };
+  return { id: "", createdAt: "", updatedAt: "", fieldsJson: "", annotationsJson: "" };
 }
 
 export const Example: MessageFns<Example> = {
@@ -664,6 +923,9 @@ export const Example: MessageFns<Example> = {
     }
     if (message.fieldsJson !== "") {
       writer.uint32(34).string(message.fieldsJson);
+    }
+    if (message.annotationsJson !== "") {
+      writer.uint32(42).string(message.annotationsJson);
     }
     return writer;
   },
@@ -711,6 +973,14 @@ export const Example: MessageFns<Example> = {
             }
 
             message.fieldsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.annotationsJson = reader.string();
             continue;
           }
         }
@@ -1915,7 +2185,7 @@ export const ExperimentRunInput: MessageFns<ExperimentRunInput> = {
 };
 
 function createBaseExperimentRun(): ExperimentRun {
-  return { id: "", exampleId: "", output: "", fieldsJson: "", createdAt: "" };
+  return { id: "", exampleId: "", output: "", fieldsJson: "", createdAt: "", annotationsJson: "" };
 }
 
 export const ExperimentRun: MessageFns<ExperimentRun> = {
@@ -1934,6 +2204,9 @@ export const ExperimentRun: MessageFns<ExperimentRun> = {
     }
     if (message.createdAt !== "") {
       writer.uint32(42).string(message.createdAt);
+    }
+    if (message.annotationsJson !== "") {
+      writer.uint32(50).string(message.annotationsJson);
     }
     return writer;
   },
@@ -1989,6 +2262,14 @@ export const ExperimentRun: MessageFns<ExperimentRun> = {
             }
 
             message.createdAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.annotationsJson = reader.string();
             continue;
           }
         }
@@ -2608,9 +2889,9 @@ export const InsertExperimentRunsRequest: MessageFns<InsertExperimentRunsRequest
 
 /**
  * The dataset service owns datasets, their versions and examples, and experiments with their
- * runs. Ids are internal uuids; the
- * gateway turns them into the public base64 ids. Example fields travel as JSON text, one object
- * per example, so neither side walks a large example's values field by field.
+ * runs. Ids are internal uuids; the gateway turns them into the public base64 ids. Example and
+ * run fields travel as JSON text, one object each, so neither side walks a large example's
+ * values field by field.
  */
 export type DatasetServiceDefinition = typeof DatasetServiceDefinition;
 export const DatasetServiceDefinition = {
@@ -2775,14 +3056,32 @@ export const DatasetServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Upserts annotations by annotation config name on examples of a dataset (any version). */
+    annotateExamples: {
+      name: "AnnotateExamples",
+      requestType: AnnotateRequest as typeof AnnotateRequest,
+      requestStream: false,
+      responseType: AnnotateResponse as typeof AnnotateResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Upserts annotations by annotation config name on runs of an experiment. */
+    annotateRuns: {
+      name: "AnnotateRuns",
+      requestType: AnnotateRequest as typeof AnnotateRequest,
+      requestStream: false,
+      responseType: AnnotateResponse as typeof AnnotateResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
 /**
  * The dataset service owns datasets, their versions and examples, and experiments with their
- * runs. Ids are internal uuids; the
- * gateway turns them into the public base64 ids. Example fields travel as JSON text, one object
- * per example, so neither side walks a large example's values field by field.
+ * runs. Ids are internal uuids; the gateway turns them into the public base64 ids. Example and
+ * run fields travel as JSON text, one object each, so neither side walks a large example's
+ * values field by field.
  */
 export type DatasetServiceService = typeof DatasetServiceService;
 export const DatasetServiceService = {
@@ -3016,6 +3315,30 @@ export const DatasetServiceService = {
       Buffer.from(ExperimentWrite.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExperimentWrite => ExperimentWrite.decode(value),
   },
+  /** Upserts annotations by annotation config name on examples of a dataset (any version). */
+  annotateExamples: {
+    path: "/argus.dataset.v1.DatasetService/AnnotateExamples" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnnotateRequest): Buffer =>
+      Buffer.from(AnnotateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnnotateRequest => AnnotateRequest.decode(value),
+    responseSerialize: (value: AnnotateResponse): Buffer =>
+      Buffer.from(AnnotateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AnnotateResponse => AnnotateResponse.decode(value),
+  },
+  /** Upserts annotations by annotation config name on runs of an experiment. */
+  annotateRuns: {
+    path: "/argus.dataset.v1.DatasetService/AnnotateRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnnotateRequest): Buffer =>
+      Buffer.from(AnnotateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnnotateRequest => AnnotateRequest.decode(value),
+    responseSerialize: (value: AnnotateResponse): Buffer =>
+      Buffer.from(AnnotateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AnnotateResponse => AnnotateResponse.decode(value),
+  },
 } as const;
 
 export interface DatasetServiceServer extends UntypedServiceImplementation {
@@ -3051,6 +3374,10 @@ export interface DatasetServiceServer extends UntypedServiceImplementation {
   listExperimentRuns: handleUnaryCall<ListExperimentRunsRequest, ListExperimentRunsResponse>;
   searchExperimentRuns: handleUnaryCall<SearchExperimentRunsRequest, ListExperimentRunsResponse>;
   insertExperimentRuns: handleUnaryCall<InsertExperimentRunsRequest, ExperimentWrite>;
+  /** Upserts annotations by annotation config name on examples of a dataset (any version). */
+  annotateExamples: handleUnaryCall<AnnotateRequest, AnnotateResponse>;
+  /** Upserts annotations by annotation config name on runs of an experiment. */
+  annotateRuns: handleUnaryCall<AnnotateRequest, AnnotateResponse>;
 }
 
 export interface DatasetServiceClient extends Client {
@@ -3337,6 +3664,38 @@ export interface DatasetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExperimentWrite) => void,
+  ): ClientUnaryCall;
+  /** Upserts annotations by annotation config name on examples of a dataset (any version). */
+  annotateExamples(
+    request: AnnotateRequest,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
+  ): ClientUnaryCall;
+  annotateExamples(
+    request: AnnotateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
+  ): ClientUnaryCall;
+  annotateExamples(
+    request: AnnotateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
+  ): ClientUnaryCall;
+  /** Upserts annotations by annotation config name on runs of an experiment. */
+  annotateRuns(
+    request: AnnotateRequest,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
+  ): ClientUnaryCall;
+  annotateRuns(
+    request: AnnotateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
+  ): ClientUnaryCall;
+  annotateRuns(
+    request: AnnotateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AnnotateResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -38,71 +38,79 @@ const chunks = (annotations: readonly AnnotationWrite[]) =>
 const inputs = (req: AnnotateRequest): AnnotationInput[] =>
   req.records.map((r) => ({ recordId: r.recordId, values: r.values }));
 
+/** Where a kind of record lives: its parent, the parent's lock and stream, the event. */
+interface RecordKind {
+  kind: "example" | "run";
+  load(deps: DatasetDeps, ctx: CallContext, id: string): Promise<{ id: string; space_id: string }>;
+  lock(client: PoolClient, id: string): Promise<{ id: string; space_id: string } | undefined>;
+  event(
+    parent: { id: string; space_id: string },
+    data: { annotator_id: string; annotations: AnnotationWrite[]; at: string },
+  ): { stream: string; event: DatasetServiceEvent };
+}
+
+const EXAMPLES: RecordKind = {
+  kind: "example",
+  load: (deps, ctx, id) => loadDataset(deps, ctx, id, "DATASET_EXAMPLE_ANNOTATE"),
+  lock: (client, id) => findDataset(client, id, true),
+  event: (p, data) => ({
+    stream: streamId("dataset_examples", p.id),
+    event: {
+      type: "DatasetExamplesAnnotated",
+      data: { dataset_id: p.id, space_id: p.space_id, ...data },
+    },
+  }),
+};
+
+const RUNS: RecordKind = {
+  kind: "run",
+  load: (deps, ctx, id) => loadExperiment(deps, ctx, id, "EXPERIMENT_RUN_ANNOTATE"),
+  lock: (client, id) => findExperiment(client, id, true),
+  event: (p, data) => ({
+    stream: streamId("experiment_runs", p.id),
+    event: {
+      type: "ExperimentRunsAnnotated",
+      data: { experiment_id: p.id, space_id: p.space_id, ...data },
+    },
+  }),
+};
+
 /**
  * Annotate examples and runs (202 in the public API): upserts by annotation config name, each
  * name checked against the configs of the record's space as the catalog has them now, under
- * the dataset's (or the experiment's) row lock, as every write of its records.
+ * the dataset's (or the experiment's) row lock, as every write of their records.
  */
 export function annotationCommands(deps: DatasetDeps) {
-  return {
-    async annotateExamples(req: AnnotateRequest, ctx: CallContext): Promise<AnnotateResponse> {
-      const checked = await loadDataset(deps, ctx, req.parentId, "DATASET_EXAMPLE_ANNOTATE");
-      const records = inputs(req);
-      const configs = await deps.configs.named(ctx, checked.space_id, namesOf(records));
-      await deps.commands.transact(async (scope) => {
-        const row = await findDataset(scope.client, checked.id, true);
-        if (!row) throw notFound("dataset");
-        const ids = records.map((r) => r.recordId);
-        const present = await presentRecords(scope.client, "example", row.id, ids);
-        const annotations = decideAnnotations(records, configs, present);
-        const at = new Date().toISOString();
-        const events = chunks(annotations).map((chunk): DatasetServiceEvent => ({
-          type: "DatasetExamplesAnnotated",
-          data: {
-            dataset_id: row.id,
-            space_id: row.space_id,
-            annotator_id: actorId(ctx),
-            annotations: chunk,
-            at,
-          },
-        }));
-        await scope.appendLocked(
-          streamId("dataset_examples", row.id),
-          events,
-          spaceMetadata(ctx, row.space_id),
-        );
-      });
-      return {};
-    },
+  async function annotate(
+    k: RecordKind,
+    req: AnnotateRequest,
+    ctx: CallContext,
+  ): Promise<AnnotateResponse> {
+    const checked = await k.load(deps, ctx, req.parentId);
+    const records = inputs(req);
+    const configs = await deps.configs.named(ctx, checked.space_id, namesOf(records));
+    await deps.commands.transact(async (scope) => {
+      const parent = await k.lock(scope.client, checked.id);
+      if (!parent) throw notFound(k.kind === "example" ? "dataset" : "experiment");
+      const ids = records.map((r) => r.recordId);
+      const present = await presentRecords(scope.client, k.kind, parent.id, ids);
+      const annotations = decideAnnotations(records, configs, present);
+      const at = new Date().toISOString();
+      const written = chunks(annotations).map((chunk) =>
+        k.event(parent, { annotator_id: actorId(ctx), annotations: chunk, at }),
+      );
+      if (written.length === 0) return;
+      await scope.appendLocked(
+        written[0]!.stream,
+        written.map((w) => w.event),
+        spaceMetadata(ctx, parent.space_id),
+      );
+    });
+    return {};
+  }
 
-    async annotateRuns(req: AnnotateRequest, ctx: CallContext): Promise<AnnotateResponse> {
-      const checked = await loadExperiment(deps, ctx, req.parentId, "EXPERIMENT_RUN_ANNOTATE");
-      const records = inputs(req);
-      const configs = await deps.configs.named(ctx, checked.space_id, namesOf(records));
-      await deps.commands.transact(async (scope) => {
-        const row = await findExperiment(scope.client, checked.id, true);
-        if (!row) throw notFound("experiment");
-        const ids = records.map((r) => r.recordId);
-        const present = await presentRecords(scope.client, "run", row.id, ids);
-        const annotations = decideAnnotations(records, configs, present);
-        const at = new Date().toISOString();
-        const events = chunks(annotations).map((chunk): DatasetServiceEvent => ({
-          type: "ExperimentRunsAnnotated",
-          data: {
-            experiment_id: row.id,
-            space_id: row.space_id,
-            annotator_id: actorId(ctx),
-            annotations: chunk,
-            at,
-          },
-        }));
-        await scope.appendLocked(
-          streamId("experiment_runs", row.id),
-          events,
-          spaceMetadata(ctx, row.space_id),
-        );
-      });
-      return {};
-    },
+  return {
+    annotateExamples: (req: AnnotateRequest, ctx: CallContext) => annotate(EXAMPLES, req, ctx),
+    annotateRuns: (req: AnnotateRequest, ctx: CallContext) => annotate(RUNS, req, ctx),
   };
 }

@@ -1,5 +1,6 @@
 import * as aiIntegrations from "@argus/proto/catalog/v1/ai_integrations";
 import * as annotations from "@argus/proto/catalog/v1/annotations";
+import * as configDirectory from "@argus/proto/catalog/v1/config_directory";
 import * as evaluators from "@argus/proto/catalog/v1/evaluators";
 import * as projects from "@argus/proto/catalog/v1/projects";
 import * as prompts from "@argus/proto/catalog/v1/prompts";
@@ -35,6 +36,7 @@ export function serviceDefinitionsOf(...modules: object[]): ServiceDefinitionVie
 const MODULES = [
   aiIntegrations,
   annotations,
+  configDirectory,
   evaluators,
   projects,
   prompts,

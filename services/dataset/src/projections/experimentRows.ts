@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { isUuid } from "@argus/spaces";
 import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
 import { annotationsOf } from "./exampleRows.ts";
+import { rowOf } from "./rows.ts";
 
 export interface ExperimentRow {
   id: string;
@@ -28,20 +28,8 @@ export const toExperiment = (r: ExperimentRow): Experiment => ({
   updatedAt: r.updated_at.toISOString(),
 });
 
-export async function findExperiment(
-  db: Pool | PoolClient,
-  id: string,
-  lock = false,
-): Promise<ExperimentRow | undefined> {
-  if (!isUuid(id)) return undefined;
-  const res = await tracedQuery<ExperimentRow>(
-    db,
-    lock ? "lock experiment" : "get experiment",
-    `select ${EXPERIMENT_COLUMNS} from experiments where id = $1${lock ? " for update" : ""}`,
-    [id],
-  );
-  return res.rows[0];
-}
+export const findExperiment = (db: Pool | PoolClient, id: string, lock = false) =>
+  rowOf<ExperimentRow>(db, "experiments", EXPERIMENT_COLUMNS, id, lock);
 
 export async function experimentIdsOf(
   db: Pool | PoolClient,

@@ -42,20 +42,29 @@ export const toVersion = (v: VersionRow): DatasetVersion => ({
   updatedAt: v.updated_at.toISOString(),
 });
 
-export async function findDataset(
+/**
+ * The row of `table` with this id, row-locked when `lock` (the lock every writer of the
+ * resource's records takes first); none for an id that is no uuid.
+ */
+export async function rowOf<T extends object>(
   db: Pool | PoolClient,
+  table: string,
+  columns: string,
   id: string,
-  lock = false,
-): Promise<DatasetRow | undefined> {
+  lock: boolean,
+): Promise<T | undefined> {
   if (!isUuid(id)) return undefined;
-  const res = await tracedQuery<DatasetRow>(
+  const res = await tracedQuery<T>(
     db,
-    lock ? "lock dataset" : "get dataset",
-    `select ${DATASET_COLUMNS} from datasets where id = $1${lock ? " for update" : ""}`,
+    `${lock ? "lock" : "get"} ${table}`,
+    `select ${columns} from ${table} where id = $1${lock ? " for update" : ""}`,
     [id],
   );
   return res.rows[0];
 }
+
+export const findDataset = (db: Pool | PoolClient, id: string, lock = false) =>
+  rowOf<DatasetRow>(db, "datasets", DATASET_COLUMNS, id, lock);
 
 /** The named version of the dataset, or its latest (newest id: ids are uuid v7) when none is. */
 export async function findVersion(

@@ -25,7 +25,8 @@ import {
 } from "@argus/testkit";
 import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts";
 import { startCatalog, type RunningCatalog } from "../src/index.ts";
-import { startDatasetDouble } from "./datasetDouble.ts";
+import { startDataset } from "../../dataset/src/index.ts";
+import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 
 const KEYS = testCallKeys();
 const API_KEY = `ak-int-${"c".repeat(40)}`;
@@ -35,7 +36,7 @@ const STREAM = uniqueName("CAT");
 let db: TestDatabase;
 let identity: RunningIdentity;
 let catalog: RunningCatalog;
-let datasets: Awaited<ReturnType<typeof startDatasetDouble>>;
+let dataset: Awaited<ReturnType<typeof startDataset>>;
 let identityChannel: grpc.Client;
 let channel: grpc.Client;
 let nc: NatsConnection;
@@ -44,9 +45,8 @@ const subjects: string[] = [];
 let admin: Principal;
 let spaceId: string;
 let otherSpaceId: string;
-const datasetId = randomUUID();
-const experimentId = randomUUID();
-const foreignDatasetId = randomUUID();
+let datasetId: string;
+let experimentId: string;
 
 const call = <Req, Res>(
   method: Parameters<typeof callUnary<Req, Res>>[1],
@@ -118,37 +118,62 @@ beforeAll(async () => {
     })
   ).id;
 
-  datasets = await startDatasetDouble({
-    [datasetId]: { type: "dataset", id: datasetId, spaceId, accountId: admin.accountId },
-    [experimentId]: { type: "experiment", id: experimentId, spaceId, accountId: admin.accountId },
-    [foreignDatasetId]: {
-      type: "dataset",
-      id: foreignDatasetId,
-      spaceId: randomUUID(),
-      accountId: randomUUID(),
-    },
-  });
-
   nc = await connect({ servers: infra.natsUrl });
   events = nc.subscribe(`${ROOT}.catalog.>`, {
     callback: (_e, m) => void subjects.push(m.subject),
   });
 
+  // The dataset service itself, which owns the datasets and experiments tags go on; the two
+  // call each other (the catalog asks where a dataset is, the dataset service which annotation
+  // configs a space has), so both addresses are chosen before either starts.
+  const [catalogPort, datasetPort] = [await freePort(), await freePort()];
+  const common = {
+    DATABASE_URL: db.url,
+    NATS_URL: infra.natsUrl,
+    IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+    CATALOG_GRPC_URL: `127.0.0.1:${catalogPort}`,
+    DATASET_GRPC_URL: `127.0.0.1:${datasetPort}`,
+    ARGUS_EVENTS_STREAM: STREAM,
+    ARGUS_SUBJECT_ROOT: ROOT,
+  };
+  dataset = await startDataset(
+    {
+      ...common,
+      DATASET_GRPC_PORT: String(datasetPort),
+      DATASET_PROBE_PORT: "0",
+      ...KEYS.env("dataset"),
+    },
+    createLogger({ service: "dataset-test", level: "warn" }),
+  );
   catalog = await startCatalog(
     {
-      DATABASE_URL: db.url,
-      NATS_URL: infra.natsUrl,
-      CATALOG_GRPC_PORT: String(await freePort()),
+      ...common,
+      CATALOG_GRPC_PORT: String(catalogPort),
       CATALOG_PROBE_PORT: "0",
       ...KEYS.env("catalog"),
-      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
-      DATASET_GRPC_URL: datasets.url,
-      ARGUS_EVENTS_STREAM: STREAM,
-      ARGUS_SUBJECT_ROOT: ROOT,
     },
     createLogger({ service: "catalog-test", level: "warn" }),
   );
-  channel = createChannel(`127.0.0.1:${catalog.grpcPort}`);
+  channel = createChannel(`127.0.0.1:${catalogPort}`);
+  const datasetChannel = createChannel(`127.0.0.1:${datasetPort}`);
+  const dsCall = <Req, Res>(m: Parameters<typeof callUnary<Req, Res>>[1], req: Req) =>
+    callUnary(datasetChannel, m, req, { credential: KEYS.caller(admin), requestId: "t" });
+  datasetId = (
+    await dsCall(DatasetServiceService.createDataset, {
+      spaceId,
+      name: "tagged",
+      examples: [{ id: "", fieldsJson: JSON.stringify({ q: "?" }) }],
+    })
+  ).dataset!.id;
+  experimentId = (
+    await dsCall(DatasetServiceService.createExperiment, {
+      name: "tagged",
+      datasetId: "",
+      spaceId,
+      runs: [{ exampleId: "", output: "o", fieldsJson: "{}" }],
+    })
+  ).experiment!.id;
+  datasetChannel.close();
 });
 
 afterAll(async () => {
@@ -157,7 +182,7 @@ afterAll(async () => {
   channel?.close();
   identityChannel?.close();
   await catalog?.stop();
-  await datasets?.stop();
+  await dataset?.stop();
   await identity?.stop();
   await db?.drop();
 });
@@ -253,7 +278,7 @@ describe("tags", () => {
   });
 });
 
-describe("tags on resources owned by the dataset service (gRPC port, test double)", () => {
+describe("tags on resources owned by the dataset service (asked over gRPC)", () => {
   it("attaches to a dataset and an experiment the dataset service knows, in the tag's space", async () => {
     const t = await tag("ds-tag");
     for (const [type, id] of [
@@ -267,12 +292,11 @@ describe("tags on resources owned by the dataset service (gRPC port, test double
       });
       expect(res.tags.map((x) => x.name)).toEqual(["ds-tag"]);
     }
-    expect(datasets.calls).toContainEqual({ type: "dataset", id: datasetId });
   });
 
-  it("an unknown dataset or one of another account is 404", async () => {
+  it("an unknown dataset, or another resource's id given as a dataset's, is 404", async () => {
     const t = await tag("ds-tag-2");
-    for (const id of [randomUUID(), foreignDatasetId])
+    for (const id of [randomUUID(), experimentId])
       expect(
         await problemOf(
           call(TagServiceService.attachTags, {

@@ -6,6 +6,7 @@ export type { RowPlace } from "./spaceAccess.ts";
 export {
   SPACE_FACTS,
   actorId,
+  spaceMetadata,
   confirmListed,
   listableSpaces,
   requireCreatable,
@@ -15,5 +16,10 @@ export type { SpaceRow } from "./rows.ts";
 export { authorized, firstWhere, isUuid, json, placeOf, projectPlaceOf, rowById } from "./rows.ts";
 export { projectSpaceFacts, restrictionsConsumer } from "./accessFacts.ts";
 export type { OnSpaceDeleted } from "./spaceEvents.ts";
-export { spaceDeletedOf, spaceEventsConsumer } from "./spaceEvents.ts";
+export {
+  CASCADE_ACTOR,
+  cascadeMetadata,
+  spaceDeletedOf,
+  spaceEventsConsumer,
+} from "./spaceEvents.ts";
 export { ACCESS_FACTS_SQL, accessFactsMigration } from "./migrations.ts";

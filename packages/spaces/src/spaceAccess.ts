@@ -2,6 +2,7 @@
 // authorized (README "Roles and permissions", platform authorization.ts) on the facts identity
 // answers, for single resources and for lists, so the catalog, dataset, ... decide alike.
 import {
+  actorMetadata,
   decideInSpace,
   hasProjectPermission,
   hasSpacePermission,
@@ -144,6 +145,12 @@ export async function confirmListed<T>(
 
 /** Rows whose space id is the SQL `spaceId`, judged through the service's copy of space facts. */
 export const SPACE_FACTS = (spaceId: string) => ({ spaceId, factsTable: "space_facts" });
+
+/** What every command on a space-owned resource carries: who did it, in which space. */
+export const spaceMetadata = (ctx: CallContext, spaceId: string) => ({
+  ...actorMetadata(ctx),
+  space_id: spaceId,
+});
 
 /** Who a write is attributed to: the user of a USER key, else the service account. */
 export function actorId(ctx: CallContext): string {

@@ -21,6 +21,21 @@ export function spaceDeletedOf(event: StoredEvent): SpaceDeleted | undefined {
   return { type: "SpaceDeleted", data: { id, account_id, organization_id, deleted_at } };
 }
 
+/** The actor of what a space's deletion deletes in other services. */
+export const CASCADE_ACTOR = "system:cascade";
+
+/**
+ * The metadata of every event a service appends because a space was deleted: the space, its
+ * account, the cascade as actor and the SpaceDeleted event as the cause.
+ */
+export const cascadeMetadata = (deleted: SpaceDeleted, cause: StoredEvent) => ({
+  account_id: deleted.data.account_id,
+  space_id: deleted.data.id,
+  actor: CASCADE_ACTOR,
+  cause_event_id: cause.eventId,
+  cause_event_type: cause.type,
+});
+
 /**
  * What a service deletes when a space is: called with the checked SpaceDeleted and the stored
  * event it came in (its id and type are the cascade's cause), in the transaction of the

@@ -9,7 +9,7 @@ import {
 } from "@argus/eventstore";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
+import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
 import { configInUse } from "../commands/annotationConfigFacts.ts";
 import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
 import { annotationConfigDecider } from "../domain/annotationConfig.ts";
@@ -22,7 +22,6 @@ import { tagDecider } from "../domain/tag.ts";
 import { project } from "../projections/catalogProjection.ts";
 
 export const SPACE_CASCADE_CONSUMER = "catalog-space-cascade";
-export const CASCADE_ACTOR = "system:cascade";
 
 /**
  * Deleting a space (or its organization, which comes with one SpaceDeleted per space) deletes
@@ -106,15 +105,9 @@ async function cascadeDeletedSpace(
   deleted: SpaceDeleted,
   event: StoredEvent,
 ): Promise<void> {
-  const { id: spaceId, account_id } = deleted.data;
+  const spaceId = deleted.data.id;
   const scope = commandScopeIn(tx, schema, project);
-  const metadata = {
-    account_id,
-    space_id: spaceId,
-    actor: CASCADE_ACTOR,
-    cause_event_id: event.eventId,
-    cause_event_type: event.type,
-  };
+  const metadata = cascadeMetadata(deleted, event);
   const cause = { spaceId, now: new Date() };
   for (const step of spaceCascadePlan(await holdingsOf(tx, spaceId))) {
     try {

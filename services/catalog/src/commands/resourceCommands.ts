@@ -8,16 +8,11 @@ import type {
   Decision,
   DomainEvent,
 } from "@argus/eventstore";
-import {
-  actorMetadata,
-  uuidv7,
-  type CallContext,
-  type Permission,
-  type ResourceAccess,
-} from "@argus/platform";
+import { uuidv7, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
 import {
   authorized,
   requireCreatable,
+  spaceMetadata,
   type RowPlace,
   type SpaceRow,
   type Spaces,
@@ -34,12 +29,6 @@ export interface ResourceKind<Row extends SpaceRow, S, C, E extends DomainEvent>
 }
 
 type Conflicts = Readonly<Record<string, string>>;
-
-/** What every command on a space-owned resource carries: who did it, in which space. */
-export const spaceMetadata = (ctx: CallContext, spaceId: string) => ({
-  ...actorMetadata(ctx),
-  space_id: spaceId,
-});
 
 /**
  * The one shape of a command on a space-owned catalog resource: authorize (the projection

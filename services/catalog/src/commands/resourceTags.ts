@@ -13,7 +13,7 @@ import { decideTagging, type TaggingCommand, type TaggingState } from "../domain
 import { isUuid } from "@argus/spaces";
 import { tagsOf, toTag } from "../projections/tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
-import { spaceMetadata } from "./resourceCommands.ts";
+import { spaceMetadata } from "@argus/spaces";
 
 /** The resource's attachments and the named tags, read in the command's transaction. */
 async function taggingState(

@@ -1,15 +1,19 @@
 import type { PoolClient } from "pg";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
-import { commandScopeIn, tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import {
+  commandScopeIn,
+  tracedQuery,
+  type DurableConsumerOptions,
+  type StoredEvent,
+} from "@argus/eventstore";
 import { DomainError } from "@argus/platform";
-import { spaceEventsConsumer } from "@argus/spaces";
+import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { deleteDatasetIn } from "../commands/datasets.ts";
 import { experimentDecider } from "../domain/experiment.ts";
 import { experimentIdsOf } from "../projections/experimentRows.ts";
 import { project } from "../projections/datasetProjection.ts";
 
 export const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
-const CASCADE_ACTOR = "system:cascade";
 
 /**
  * Deleting a space deletes its datasets and experiments, each by its own decider in the transaction of the
@@ -23,7 +27,7 @@ export function datasetSpaceCascade(o: {
   return spaceEventsConsumer({
     durable: SPACE_CASCADE_CONSUMER,
     subjectRoot: o.subjectRoot,
-    onSpaceDeleted: (tx, deleted, event) => deleteDatasetsOf(tx, o.schema, deleted, event.eventId),
+    onSpaceDeleted: (tx, deleted, event) => deleteDatasetsOf(tx, o.schema, deleted, event),
   });
 }
 
@@ -31,17 +35,11 @@ async function deleteDatasetsOf(
   tx: PoolClient,
   schema: string,
   deleted: SpaceDeleted,
-  causeEventId: string,
+  cause: StoredEvent,
 ): Promise<void> {
-  const { id: spaceId, account_id } = deleted.data;
+  const spaceId = deleted.data.id;
   const scope = commandScopeIn(tx, schema, project);
-  const metadata = {
-    account_id,
-    space_id: spaceId,
-    actor: CASCADE_ACTOR,
-    cause_event_id: causeEventId,
-    cause_event_type: deleted.type,
-  };
+  const metadata = cascadeMetadata(deleted, cause);
   const { rows } = await tracedQuery<{ id: string }>(
     tx,
     "cascade datasets",

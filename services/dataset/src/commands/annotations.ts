@@ -10,7 +10,8 @@ import { notFound } from "../domain/lifecycle.ts";
 import { findExperiment } from "../projections/experimentRows.ts";
 import { findDataset } from "../projections/rows.ts";
 import type { DatasetDeps } from "../service.ts";
-import { loadDataset, spaceMetadata } from "./datasets.ts";
+import { loadDataset } from "./datasets.ts";
+import { spaceMetadata } from "@argus/spaces";
 import { loadExperiment } from "./experiments.ts";
 
 /** Which of `ids` are live records: examples of the dataset (any version) or runs of the experiment. */

@@ -1,6 +1,6 @@
 import { streamId } from "@argus/contracts";
-import { actorMetadata, uuidv7, type CallContext, type Permission } from "@argus/platform";
-import { authorized, requireCreatable } from "@argus/spaces";
+import { uuidv7, type CallContext, type Permission } from "@argus/platform";
+import { authorized, requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
   CreateDatasetRequest,
   Dataset,
@@ -19,12 +19,6 @@ import { parseExamples } from "../domain/examples.ts";
 import { findDataset, toDataset, type DatasetRow } from "../projections/rows.ts";
 import type { DatasetDeps } from "../service.ts";
 import { insertedEvents, orderedIds } from "./exampleEvents.ts";
-
-/** What every command of a dataset carries: who did it, in which space. */
-export const spaceMetadata = (ctx: CallContext, spaceId: string) => ({
-  ...actorMetadata(ctx),
-  space_id: spaceId,
-});
 
 const nameConflict = (name: string) => ({
   datasets_name_per_space: `a dataset named ${JSON.stringify(name)} already exists in this space`,

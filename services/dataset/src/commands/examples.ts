@@ -21,7 +21,8 @@ import {
   type VersionRow,
 } from "../projections/rows.ts";
 import type { DatasetDeps } from "../service.ts";
-import { loadDataset, spaceMetadata } from "./datasets.ts";
+import { loadDataset } from "./datasets.ts";
+import { spaceMetadata } from "@argus/spaces";
 import {
   deletedEvents,
   insertedEvents,

@@ -19,7 +19,8 @@ import { presentIds } from "../projections/exampleRows.ts";
 import { findExperiment, toExperiment, type ExperimentRow } from "../projections/experimentRows.ts";
 import { findDataset, findVersion } from "../projections/rows.ts";
 import type { DatasetDeps } from "../service.ts";
-import { loadDataset, spaceMetadata } from "./datasets.ts";
+import { loadDataset } from "./datasets.ts";
+import { spaceMetadata } from "@argus/spaces";
 import { orderedIds } from "./exampleEvents.ts";
 
 /** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */

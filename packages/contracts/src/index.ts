@@ -2,4 +2,5 @@ export * from "./streams.ts";
 export type * from "./identity.ts";
 export type * from "./catalog.ts";
 export type * from "./dataset.ts";
+export type * from "./tracing.ts";
 export * from "./limits.ts";

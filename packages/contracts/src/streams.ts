@@ -38,10 +38,14 @@ export const DATASET_AGGREGATES = [
   "experiment_runs",
 ] as const;
 
+/** A project's spans: one stream per project, a set (its events commute), never folded. */
+export const TRACING_AGGREGATES = ["project_spans"] as const;
+
 export const AGGREGATES = {
   identity: IDENTITY_AGGREGATES,
   catalog: CATALOG_AGGREGATES,
   dataset: DATASET_AGGREGATES,
+  tracing: TRACING_AGGREGATES,
 } as const;
 
 export type Service = keyof typeof AGGREGATES;

@@ -2,6 +2,7 @@ import * as aiIntegrations from "@argus/proto/catalog/v1/ai_integrations";
 import * as annotations from "@argus/proto/catalog/v1/annotations";
 import * as configDirectory from "@argus/proto/catalog/v1/config_directory";
 import * as evaluators from "@argus/proto/catalog/v1/evaluators";
+import * as projectDirectory from "@argus/proto/catalog/v1/project_directory";
 import * as projects from "@argus/proto/catalog/v1/projects";
 import * as prompts from "@argus/proto/catalog/v1/prompts";
 import * as tags from "@argus/proto/catalog/v1/tags";
@@ -10,6 +11,7 @@ import * as apiKeys from "@argus/proto/identity/v1/api_keys";
 import * as audit from "@argus/proto/identity/v1/audit";
 import * as directory from "@argus/proto/identity/v1/directory";
 import * as identity from "@argus/proto/identity/v1";
+import * as tracing from "@argus/proto/tracing/v1/tracing";
 
 /** What ts-proto's generic service definitions carry of a method's `idempotency_level`. */
 export interface ServiceDefinitionView {
@@ -38,6 +40,7 @@ const MODULES = [
   annotations,
   configDirectory,
   evaluators,
+  projectDirectory,
   projects,
   prompts,
   tags,
@@ -46,6 +49,7 @@ const MODULES = [
   audit,
   directory,
   identity,
+  tracing,
 ];
 
 const REPEATABLE = new Set(

@@ -76,6 +76,17 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     calls: ["identity", "catalog"],
     consumes: [{ durable: "dataset-space-cascade", subjects: "identity.space.>" }],
   }),
+  describeService({
+    name: "tracing",
+    schema: "tracing",
+    grpcPort: 50054,
+    probePort: 9094,
+    // Identity: space facts and restricted projects; the catalog: where projects live, and
+    // the project OTLP ingestion names, created on first use.
+    calls: ["identity", "catalog"],
+    // Its copy of the catalog's projects (a deleted project's spans go with it).
+    consumes: [{ durable: "tracing-projects", subjects: "catalog.project.>" }],
+  }),
 ];
 
 /**

@@ -12,6 +12,8 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
+import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
+import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
@@ -80,9 +82,14 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
       ...aiIntegrationCommands(d),
       ...aiIntegrationQueries(d),
     }),
-    // The dataset service's own lookup (annotations of examples and runs), and nobody else's.
+    // The lookup of services that store annotations (of examples, runs, spans), nobody else's.
     bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
-      resolveAnnotationConfigs: ["dataset"],
+      resolveAnnotationConfigs: ["dataset", "tracing"],
+    }),
+    // The tracing service's own: where projects live, and ingestion's project on first use.
+    bindService(ProjectDirectoryService, projectDirectoryQueries(d), {
+      resolveProjects: ["tracing"],
+      ensureProject: ["tracing"],
     }),
   ];
 }

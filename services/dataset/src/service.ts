@@ -8,7 +8,7 @@ import {
 import { bindService, type ServiceBinding } from "@argus/platform";
 import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
-import { catalogAnnotationConfigs, type AnnotationConfigs } from "./adapters/annotationConfigs.ts";
+import { catalogAnnotationConfigs, type AnnotationConfigs } from "@argus/spaces";
 import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
 import { annotationCommands } from "./commands/annotations.ts";
 import { datasetCommands } from "./commands/datasets.ts";

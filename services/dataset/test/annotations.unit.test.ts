@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { problem } from "@argus/eventstore/testing";
-import { decideAnnotations, namesOf, type ConfigRules } from "../src/domain/annotations.ts";
+import { decideAnnotations, namesOf, type ConfigRules } from "@argus/spaces";
 
 const configs: ConfigRules[] = [
   { name: "verdict", type: "CATEGORICAL", labels: ["good", "bad"] },

@@ -4,7 +4,7 @@ import { tracedQuery } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import { actorId, isUuid } from "@argus/spaces";
 import type { AnnotateRequest, AnnotateResponse } from "@argus/proto/dataset/v1/dataset";
-import { decideAnnotations, namesOf, type AnnotationInput } from "../domain/annotations.ts";
+import { decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
 import { EVENT_EXAMPLE_BYTES, chunkBySize } from "../domain/examples.ts";
 import { notFound } from "../domain/lifecycle.ts";
 import { findExperiment } from "../projections/experimentRows.ts";

@@ -1,5 +1,9 @@
+// Annotations of a space's records (dataset examples, experiment runs, spans) keep to the
+// annotation configs of that space, one rule for every service that stores them.
 import { LIMITS, type AnnotationWrite } from "@argus/contracts";
-import { unprocessable } from "./lifecycle.ts";
+import { DomainError } from "@argus/platform";
+
+const unprocessable = (detail: string) => new DomainError("validation-error", detail);
 
 export interface AnnotationInput {
   recordId: string;

@@ -7,9 +7,9 @@ import {
   type CallCredential,
 } from "@argus/platform";
 import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
-import type { ConfigRules } from "../domain/annotations.ts";
+import type { ConfigRules } from "./annotations.ts";
 
-/** Annotation configs belong to the catalog; annotations of examples and runs name them. */
+/** Annotation configs belong to the catalog; annotations of examples, runs and spans name them. */
 export interface AnnotationConfigs {
   /** The configs of the space with these names (unknown ones left out), as the catalog has them now. */
   named(ctx: CallContext, spaceId: string, names: readonly string[]): Promise<ConfigRules[]>;
@@ -19,7 +19,7 @@ export interface AnnotationConfigs {
 const PER_CALL = 100;
 
 /**
- * Asked of the catalog synchronously, as the dataset service itself, in the caller's account:
+ * Asked of the catalog synchronously, as the calling service itself, in the caller's account:
  * an annotator needs no right to read annotation configs to use them.
  */
 export function catalogAnnotationConfigs(channel: Client, self: CallCredential): AnnotationConfigs {

@@ -1,0 +1,104 @@
+import { streamId, type AnnotationWrite } from "@argus/contracts";
+import type { CallContext } from "@argus/platform";
+import type { AnnotateSpansRequest, AnnotateSpansResponse } from "@argus/proto/tracing/v1/tracing";
+import {
+  actorId,
+  decideAnnotations,
+  namesOf,
+  spaceMetadata,
+  type AnnotationInput,
+} from "@argus/spaces";
+import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
+import type { TracingDeps } from "../service.ts";
+import { loadProject } from "../queries/project.ts";
+
+// One event stays well under a NATS message (1 MiB): annotations go in chunks of this size.
+const EVENT_BYTES = 900 * 1024;
+
+function chunks(annotations: readonly AnnotationWrite[]): AnnotationWrite[][] {
+  const out: AnnotationWrite[][] = [];
+  let size = 0;
+  for (const a of annotations) {
+    const bytes = Buffer.byteLength(JSON.stringify(a)) + 16;
+    if (out.length === 0 || size + bytes > EVENT_BYTES) {
+      out.push([]);
+      size = 0;
+    }
+    out[out.length - 1]!.push(a);
+    size += bytes;
+  }
+  return out;
+}
+
+function recordsOf(text: string): AnnotationInput[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid("annotations must be a JSON array");
+  }
+  if (!Array.isArray(parsed)) throw invalid("annotations must be a JSON array");
+  return parsed.map((r: { record_id?: unknown; values?: unknown }, i) => {
+    if (typeof r?.record_id !== "string" || !Array.isArray(r.values))
+      throw invalid(`annotations[${i}] must have a record_id and values`);
+    return {
+      recordId: r.record_id,
+      values: (r.values as Record<string, unknown>[]).map((v) => ({
+        name: String(v.name),
+        ...(typeof v.score === "number" ? { score: v.score } : {}),
+        ...(typeof v.label === "string" ? { label: v.label } : {}),
+        ...(typeof v.text === "string" ? { text: v.text } : {}),
+      })),
+    };
+  });
+}
+
+/**
+ * `POST /v2/spans/annotate` (202): SPAN records are span ids, TRACE records trace ids, of the
+ * project within the window; each value upserts by annotation config name and keeps to the
+ * configs of the project's space. A record that names nothing there is a 422.
+ */
+export function annotateCommand(deps: TracingDeps) {
+  return async function annotateSpans(
+    req: AnnotateSpansRequest,
+    ctx: CallContext,
+  ): Promise<AnnotateSpansResponse> {
+    const granularity = req.granularity || "SPAN";
+    if (granularity !== "SPAN" && granularity !== "TRACE")
+      throw invalid(`granularity ${granularity} is not supported (SPAN or TRACE)`);
+    const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate);
+    const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
+    const records = recordsOf(req.annotations);
+    const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
+    const kind = granularity === "SPAN" ? "span" : "trace";
+    await deps.commands.transact(async (scope) => {
+      const present = await deps.store.present(
+        scope.client,
+        project.id,
+        kind,
+        [...new Set(records.map((r) => r.recordId))],
+        window,
+      );
+      const annotations = decideAnnotations(records, configs, present);
+      const at = new Date().toISOString();
+      const annotator = actorId(ctx);
+      const events = chunks(annotations).map((chunk) => ({
+        type: "SpansAnnotated" as const,
+        data: {
+          project_id: project.id,
+          space_id: project.spaceId,
+          granularity,
+          annotator_id: annotator,
+          annotations: chunk,
+          at,
+        },
+      }));
+      await scope.appendToSet(
+        streamId("project_spans", project.id),
+        events,
+        spaceMetadata(ctx, project.spaceId),
+      );
+    });
+    return {};
+  };
+}

@@ -1,0 +1,29 @@
+import { projector, tracedQuery, type Projections } from "@argus/eventstore";
+import type { TracingEvent } from "@argus/contracts";
+
+// Spans are written by ingestion and deleted by their command directly (storage/): their
+// events only say so. Annotations are projected from theirs, like every annotation.
+const projections: Projections<TracingEvent> = {
+  SpansReceived: async () => {},
+  SpansDeleted: async () => {},
+  /** Upserts by record and name: a field an annotation leaves out keeps its value. */
+  SpansAnnotated: (client, d) =>
+    tracedQuery(
+      client,
+      "annotate spans",
+      `insert into span_annotations
+         (project_id, granularity, record_id, name, score, label, text, annotator_id, updated_at)
+       select $1, $2, x.record_id, x.name, x.score, x.label, x.text, $3, $4
+         from jsonb_to_recordset($5::jsonb)
+           as x(record_id text, name text, score double precision, label text, text text)
+       on conflict (project_id, granularity, record_id, name) do update
+         set score = coalesce(excluded.score, span_annotations.score),
+             label = coalesce(excluded.label, span_annotations.label),
+             text = coalesce(excluded.text, span_annotations.text),
+             annotator_id = excluded.annotator_id,
+             updated_at = excluded.updated_at`,
+      [d.project_id, d.granularity, d.annotator_id || null, d.at, JSON.stringify(d.annotations)],
+    ),
+};
+
+export const project = projector<TracingEvent>("tracing", projections);

@@ -1,0 +1,119 @@
+import { compileFilter } from "@argus/filter";
+import type { CallContext } from "@argus/platform";
+import type {
+  ListSpansRequest,
+  ListSpansResponse,
+  ListTracesRequest,
+  ListTracesResponse,
+} from "@argus/proto/tracing/v1/tracing";
+import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
+import type { TracingDeps } from "../service.ts";
+import type { SpanPosition, SpanPredicate, SpanRow } from "../storage/spanStore.ts";
+import { loadProject } from "./project.ts";
+import { renderSpan, type ColumnChoice } from "./render.ts";
+import { spanColumns } from "./spanColumns.ts";
+
+export const SPANS_PAGE = { default: 50, max: 500 } as const;
+export const TRACES_PAGE = { default: 50, max: 50 } as const;
+/** Spans returned per trace entry; more are cut and flagged `spans_truncated`. */
+export const SPANS_PER_TRACE = 1000;
+
+function predicate(filter: string): SpanPredicate | undefined {
+  if (filter === "") return undefined;
+  if (filter.trim() === "") throw invalid("filter must not be blank; omit it for no filter");
+  // Compiled once up front, so a syntax error is a 400 before any query runs.
+  compileFilter(filter, spanColumns("s"), 1);
+  return (alias, firstParam) => compileFilter(filter, spanColumns(alias), firstParam);
+}
+
+const positionOf = (r: SpanRow): string => JSON.stringify([r.start_time, r.trace_id, r.span_id]);
+
+function afterOf(text: string): SpanPosition | undefined {
+  if (!text) return undefined;
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((p) => typeof p === "string"))
+    throw invalid("the cursor does not belong to this list");
+  const [startTime, traceId, spanId] = parsed as [string, string, string];
+  return { startTime, traceId, spanId };
+}
+
+const limitOf = (asked: number, page: { default: number; max: number }) => {
+  const limit = asked || page.default;
+  if (limit < 1 || limit > page.max) throw invalid(`limit must be 1 to ${page.max}`);
+  return limit;
+};
+
+function columnsOf(req: ListSpansRequest): ColumnChoice {
+  if (req.includedColumns.length > 0 && req.excludedColumns.length > 0)
+    throw invalid("included_columns and excluded_columns are mutually exclusive");
+  if (req.truncateStringLength < 0) throw invalid("truncate_string_length must be positive");
+  return {
+    included: req.includedColumns,
+    excluded: req.excludedColumns,
+    truncate: req.truncateStringLength,
+  };
+}
+
+/** `POST /v2/spans` and `POST /v2/traces`: one project, one window, newest first. */
+export function spanQueries(deps: TracingDeps) {
+  return {
+    async listSpans(req: ListSpansRequest, ctx: CallContext): Promise<ListSpansResponse> {
+      const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const columns = columnsOf(req);
+      const filter = predicate(req.filter);
+      const limit = limitOf(req.page?.limit ?? 0, SPANS_PAGE);
+      const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");
+      const after = afterOf(req.page?.after ?? "");
+      const rows = await deps.store.listSpans({
+        projectId: project.id,
+        window,
+        limit: limit + 1,
+        ...(filter ? { filter } : {}),
+        ...(after ? { after } : {}),
+      });
+      const page = rows.slice(0, limit);
+      return {
+        spans: page.map((r) => JSON.stringify(renderSpan(r, columns))),
+        page: { nextAfter: rows.length > limit ? positionOf(page[page.length - 1]!) : "" },
+      };
+    },
+
+    async listTraces(req: ListTracesRequest, ctx: CallContext): Promise<ListTracesResponse> {
+      const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const filter = predicate(req.filter);
+      const limit = limitOf(req.page?.limit ?? 0, TRACES_PAGE);
+      const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");
+      const after = afterOf(req.page?.after ?? "");
+      const roots = await deps.store.listRoots({
+        projectId: project.id,
+        window,
+        limit: limit + 1,
+        ...(filter ? { filter } : {}),
+        ...(after ? { after } : {}),
+      });
+      const page = roots.slice(0, limit);
+      const spans = await deps.store.spansOfTraces(
+        project.id,
+        page.map((r) => r.trace_id),
+        window,
+        SPANS_PER_TRACE + 1,
+      );
+      return {
+        traces: page.map((root) => {
+          const all = spans.get(root.trace_id) ?? [root];
+          const kept = all.slice(0, SPANS_PER_TRACE);
+          const ends = kept.map((s) => s.end_time).sort();
+          return JSON.stringify({
+            trace_id: root.trace_id,
+            root_span_id: root.span_id,
+            start_time: kept.map((s) => s.start_time).sort()[0] ?? root.start_time,
+            end_time: ends[ends.length - 1] ?? root.end_time,
+            spans_truncated: all.length > SPANS_PER_TRACE,
+            spans: kept.map((s) => renderSpan(s)),
+          });
+        }),
+        page: { nextAfter: roots.length > limit ? positionOf(page[page.length - 1]!) : "" },
+      };
+    },
+  };
+}

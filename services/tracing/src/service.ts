@@ -1,0 +1,91 @@
+import type { Pool } from "pg";
+import {
+  defineService,
+  loadMigrations,
+  migrationsDirOf,
+  type CommandHandler,
+} from "@argus/eventstore";
+import { bindService, int, type ServiceBinding } from "@argus/platform";
+import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
+import {
+  accessFactsMigration,
+  catalogAnnotationConfigs,
+  identitySpaces,
+  type AnnotationConfigs,
+  type Spaces,
+} from "@argus/spaces";
+import { catalogProjects, projectsConsumer, type Projects } from "./adapters/projects.ts";
+import { annotateCommand } from "./commands/annotate.ts";
+import { deleteCommand } from "./commands/delete.ts";
+import { exportCommand } from "./commands/export.ts";
+import { project } from "./projections/tracingProjection.ts";
+import { spanQueries } from "./queries/spans.ts";
+import { postgresSpanStore } from "./storage/postgres.ts";
+import type { SpanStore } from "./storage/spanStore.ts";
+import { startRetention } from "./storage/retention.ts";
+
+/** What every tracing handler may use. */
+export interface TracingDeps {
+  pool: Pool;
+  commands: CommandHandler;
+  spaces: Spaces;
+  projects: Projects;
+  store: SpanStore;
+  /** The catalog's annotation configs, which span annotations name. */
+  configs: AnnotationConfigs;
+  /** Days of spans kept (by start time); older days are dropped whole. */
+  retentionDays: number;
+}
+
+export function tracingServices(d: TracingDeps): ServiceBinding[] {
+  return [
+    bindService(TracingServiceService, {
+      export: exportCommand(d),
+      ...spanQueries(d),
+      annotateSpans: annotateCommand(d),
+      deleteSpans: deleteCommand(d),
+    }),
+  ];
+}
+
+const config = {
+  ARGUS_SPAN_RETENTION_DAYS: int(
+    "days of spans kept, by start time; older days are dropped as whole partitions",
+    30,
+    1,
+    3650,
+  ),
+};
+
+// One store per process: its cache of ready partitions serves every handler.
+const stores = new WeakMap<Pool, SpanStore>();
+const storeOf = (pool: Pool): SpanStore => {
+  let store = stores.get(pool);
+  if (!store) stores.set(pool, (store = postgresSpanStore(pool)));
+  return store;
+};
+
+export const tracing = defineService("tracing", {
+  config,
+  // Identity's space facts: the space look-ups of @argus/spaces keep their copy up to date.
+  migrations: [...loadMigrations(migrationsDirOf("tracing")), accessFactsMigration(2)].sort(
+    (a, b) => a.id.localeCompare(b.id),
+  ),
+  project,
+  consumers: (d) => [
+    projectsConsumer({ subjectRoot: d.config.subjectRoot, store: storeOf(d.pool) }),
+  ],
+  async init(d) {
+    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger);
+  },
+  grpc: (d) =>
+    tracingServices({
+      pool: d.pool,
+      commands: d.commands,
+      spaces: identitySpaces(d.channels.identity!, d.pool),
+      projects: catalogProjects(d.channels.catalog!, d.self, d.pool),
+      store: storeOf(d.pool),
+      configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
+      retentionDays: d.config.ARGUS_SPAN_RETENTION_DAYS,
+    }),
+});

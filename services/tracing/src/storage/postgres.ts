@@ -1,0 +1,258 @@
+import type { Pool, PoolClient } from "pg";
+import { tracedQuery } from "@argus/eventstore";
+import type { SpanRow, SpanStore, Window } from "./spanStore.ts";
+import { dayStartIso, isoOfNanos, partitionName } from "./time.ts";
+
+// Rows per insert statement: one statement per chunk keeps each parameter array bounded.
+const INSERT_CHUNK = 2000;
+
+const iso = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The public Annotation shape of one granularity's annotations of a record (jsonb array). */
+const annotationsOf = (granularity: "SPAN" | "TRACE", record: string) => `
+  (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+            'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
+            'updated_at', ${iso("a.updated_at")},
+            'annotator', case when a.annotator_id is null then null else jsonb_build_object(
+              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64')) end))
+          order by a.name)
+     from span_annotations a
+    where a.project_id = s.project_id and a.granularity = '${granularity}'
+      and a.record_id = ${record})`;
+
+const EVALUATIONS = `
+  (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+            'name', e.name, 'score', e.score, 'label', e.label, 'explanation', e.explanation,
+            'metadata', e.metadata)) order by e.name)
+     from span_evaluations e where e.project_id = s.project_id and e.span_id = s.span_id)`;
+
+const COLUMNS = `s.trace_id, s.span_id, s.parent_id, s.name, s.kind,
+  ${iso("s.start_time")} as start_time, ${iso("s.end_time")} as end_time,
+  s.status_code, s.status_message, s.attributes, s.events,
+  ${annotationsOf("SPAN", "s.span_id")} as annotations,
+  ${annotationsOf("TRACE", "s.trace_id")} as trace_annotations,
+  ${EVALUATIONS} as evaluations`;
+
+/** `alias.start_time` within the window, parameters at $from and $from+1. */
+const inWindow = (alias: string, w: Window, from: number) =>
+  `${alias}.start_time >= $${from}::timestamptz and ${alias}.start_time ${w.endExclusive ? "<" : "<="} $${from + 1}::timestamptz`;
+
+const PARTITION_LOCK = "select pg_advisory_xact_lock(hashtext('tracing.spans.partitions'))";
+
+export function postgresSpanStore(pool: Pool): SpanStore {
+  // Days whose partition this process has seen: checked once each, not per batch.
+  const ready = new Set<number>();
+
+  async function page(
+    q: Parameters<SpanStore["listSpans"]>[0],
+    roots: boolean,
+  ): Promise<SpanRow[]> {
+    const params: unknown[] = [q.projectId, q.window.start, q.window.end];
+    const where = ["s.project_id = $1", inWindow("s", q.window, 2)];
+    if (roots) where.push("s.parent_id is null");
+    if (q.after) {
+      params.push(q.after.startTime, q.after.traceId, q.after.spanId);
+      where.push(
+        `(s.start_time, s.trace_id, s.span_id) < ($${params.length - 2}::timestamptz, $${params.length - 1}, $${params.length})`,
+      );
+    }
+    if (q.filter) {
+      const alias = roots ? "f" : "s";
+      const f = q.filter(alias, params.length + 1);
+      params.push(...f.params);
+      where.push(
+        roots
+          ? `exists (select 1 from spans f where f.project_id = s.project_id and f.trace_id = s.trace_id
+                        and ${inWindow("f", q.window, 2)} and ${f.sql})`
+          : f.sql,
+      );
+    }
+    params.push(q.limit);
+    const res = await tracedQuery<SpanRow>(
+      pool,
+      roots ? "list root spans" : "list spans",
+      `select ${COLUMNS} from spans s where ${where.join(" and ")}
+        order by s.start_time desc, s.trace_id desc, s.span_id desc limit $${params.length}`,
+      params,
+    );
+    return res.rows;
+  }
+
+  return {
+    async prepare(days) {
+      const missing = [...new Set(days)].filter((d) => !ready.has(d)).sort((a, b) => a - b);
+      if (missing.length === 0) return;
+      const client = await pool.connect();
+      try {
+        await client.query("begin");
+        // Replicas creating the same day's partition wait for each other instead of failing.
+        await tracedQuery(client, "lock span partitions", PARTITION_LOCK);
+        for (const day of missing)
+          await tracedQuery(
+            client,
+            "create span partition",
+            `create table if not exists ${partitionName(day)} partition of spans
+               for values from ('${dayStartIso(day)}') to ('${dayStartIso(day + 1)}')`,
+          );
+        await client.query("commit");
+        for (const day of missing) ready.add(day);
+      } catch (err) {
+        await client.query("rollback").catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    async insert(tx, projectId, spans) {
+      let count = 0;
+      let minStart = "";
+      let maxStart = "";
+      for (let i = 0; i < spans.length; i += INSERT_CHUNK) {
+        const chunk = spans.slice(i, i + INSERT_CHUNK);
+        const res = await tracedQuery<{ min: string | null; max: string | null; n: string }>(
+          tx,
+          "insert spans",
+          `with added as (
+             insert into spans (project_id, start_time, trace_id, span_id, parent_id, name, kind,
+                                end_time, status_code, status_message, attributes, events)
+             select $1, t.* from unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[],
+                                        $6::text[], $7::text[], $8::timestamptz[], $9::text[],
+                                        $10::text[], $11::jsonb[], $12::jsonb[]) as t
+             on conflict do nothing
+             returning start_time)
+           select ${iso("min(start_time)")} as min, ${iso("max(start_time)")} as max,
+                  count(*) as n from added`,
+          [
+            projectId,
+            chunk.map((s) => isoOfNanos(s.startTimeUnixNano)),
+            chunk.map((s) => s.traceId),
+            chunk.map((s) => s.spanId),
+            chunk.map((s) => s.parentId || null),
+            chunk.map((s) => s.name),
+            chunk.map((s) => s.kind),
+            chunk.map((s) => isoOfNanos(s.endTimeUnixNano)),
+            chunk.map((s) => s.statusCode),
+            chunk.map((s) => s.statusMessage),
+            chunk.map((s) => JSON.stringify(s.attributes)),
+            chunk.map((s) =>
+              JSON.stringify(
+                s.events.map((e) => ({
+                  name: e.name,
+                  timestamp: isoOfNanos(e.timeUnixNano),
+                  attributes: e.attributes,
+                })),
+              ),
+            ),
+          ],
+        );
+        const r = res.rows[0]!;
+        count += Number(r.n);
+        if (r.min !== null && (minStart === "" || r.min < minStart)) minStart = r.min;
+        if (r.max !== null && r.max > maxStart) maxStart = r.max;
+      }
+      return { count, minStart, maxStart };
+    },
+
+    listSpans: (q) => page(q, false),
+    listRoots: (q) => page(q, true),
+
+    async spansOfTraces(projectId, traceIds, window, perTrace) {
+      const res = await tracedQuery<SpanRow & { owner: string }>(
+        pool,
+        "spans of traces",
+        `select t.trace_id as owner, x.* from unnest($2::text[]) as t(trace_id)
+           cross join lateral (
+             select ${COLUMNS} from spans s
+              where s.project_id = $1 and s.trace_id = t.trace_id and ${inWindow("s", window, 3)}
+              order by s.start_time, s.span_id limit $5) x`,
+        [projectId, [...new Set(traceIds)], window.start, window.end, perTrace],
+      );
+      const byTrace = new Map<string, SpanRow[]>();
+      for (const { owner, ...row } of res.rows) {
+        const list = byTrace.get(owner) ?? [];
+        list.push(row);
+        byTrace.set(owner, list);
+      }
+      return byTrace;
+    },
+
+    async present(client, projectId, kind, ids, window) {
+      const column = kind === "span" ? "span_id" : "trace_id";
+      const res = await tracedQuery<{ id: string }>(
+        client,
+        `present ${kind}s`,
+        `select distinct s.${column} as id from spans s
+          where s.project_id = $1 and s.${column} = any($2::text[]) and ${inWindow("s", window, 3)}`,
+        [projectId, ids, window.start, window.end],
+      );
+      return new Set(res.rows.map((r) => r.id));
+    },
+
+    async delete(tx, projectId, spanIds, window) {
+      const res = await tracedQuery<{ span_id: string }>(
+        tx,
+        "delete spans",
+        `delete from spans s where s.project_id = $1 and s.span_id = any($2::text[])
+            and ${inWindow("s", window, 3)}
+         returning s.span_id`,
+        [projectId, spanIds, window.start, window.end],
+      );
+      const deleted = [...new Set(res.rows.map((r) => r.span_id))];
+      if (deleted.length > 0) {
+        await tracedQuery(
+          tx,
+          "delete span annotations",
+          `delete from span_annotations where project_id = $1 and granularity = 'SPAN'
+              and record_id = any($2::text[])`,
+          [projectId, deleted],
+        );
+        await tracedQuery(
+          tx,
+          "delete span evaluations",
+          "delete from span_evaluations where project_id = $1 and span_id = any($2::text[])",
+          [projectId, deleted],
+        );
+      }
+      return deleted;
+    },
+
+    async dropProject(tx, projectId) {
+      for (const table of ["spans", "span_annotations", "span_evaluations", "projects"])
+        await tracedQuery(
+          tx,
+          `drop project's ${table}`,
+          `delete from ${table} where ${table === "projects" ? "id" : "project_id"} = $1`,
+          [projectId],
+        );
+    },
+
+    async dropDaysBefore(day) {
+      const client: PoolClient = await pool.connect();
+      try {
+        await client.query("begin");
+        await tracedQuery(client, "lock span partitions", PARTITION_LOCK);
+        const res = await tracedQuery<{ name: string }>(
+          client,
+          "span partitions",
+          `select c.relname as name from pg_inherits i
+             join pg_class c on c.oid = i.inhrelid
+             join pg_class p on p.oid = i.inhparent
+            where p.relname = 'spans' and p.relnamespace = current_schema()::regnamespace
+              and c.relname ~ '^spans_[0-9]{8}$' and c.relname < $1`,
+          [partitionName(day)],
+        );
+        for (const { name } of res.rows)
+          await tracedQuery(client, "drop span partition", `drop table ${name}`);
+        await client.query("commit");
+        return res.rows.length;
+      } catch (err) {
+        await client.query("rollback").catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

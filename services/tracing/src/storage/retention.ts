@@ -1,0 +1,28 @@
+import type { Logger } from "@argus/platform";
+import type { SpanStore } from "./spanStore.ts";
+import { dayOfMs } from "./time.ts";
+
+const HOUR = 3_600_000;
+
+/**
+ * Drops the days of spans older than retention, whole (never row by row), at start and every
+ * hour. Ingestion refuses spans from the last kept day on, so a day is dropped a day after
+ * the last span that could land in it was accepted. Every replica runs it; a lock orders them.
+ */
+export function startRetention(
+  store: SpanStore,
+  retentionDays: number,
+  logger: Logger,
+): () => void {
+  const sweep = () =>
+    store
+      .dropDaysBefore(dayOfMs(Date.now()) - retentionDays)
+      .then((n) => {
+        if (n > 0) logger.info("dropped span partitions past retention", { partitions: n });
+      })
+      .catch((err: Error) => logger.warn("span retention sweep failed", { err: err.message }));
+  void sweep();
+  const timer = setInterval(() => void sweep(), HOUR);
+  timer.unref();
+  return () => clearInterval(timer);
+}

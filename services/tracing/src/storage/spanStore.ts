@@ -1,0 +1,98 @@
+import type { PoolClient } from "pg";
+import type { SpanRecord } from "../domain/span.ts";
+
+/** A time window of span start times: `start` inclusive; `end` inclusive unless said. */
+export interface Window {
+  start: string;
+  end: string;
+  endExclusive?: boolean;
+}
+
+/** A compiled filter over one span row (alias given), with its parameters from `firstParam`. */
+export type SpanPredicate = (
+  alias: string,
+  firstParam: number,
+) => { sql: string; params: unknown[] };
+
+/** A list page position: the last row of the previous page. */
+export interface SpanPosition {
+  startTime: string;
+  traceId: string;
+  spanId: string;
+}
+
+/** A stored span as queries read it: times as RFC 3339 text (microseconds kept). */
+export interface SpanRow {
+  trace_id: string;
+  span_id: string;
+  parent_id: string | null;
+  name: string;
+  kind: string;
+  start_time: string;
+  end_time: string;
+  status_code: string;
+  status_message: string;
+  attributes: Record<string, unknown>;
+  events: unknown[];
+  annotations: unknown[] | null;
+  trace_annotations: unknown[] | null;
+  evaluations: unknown[] | null;
+}
+
+/**
+ * Where spans live. Postgres is the embedded default (storage/postgres.ts); a columnar engine
+ * can take over behind this interface. Writes take the transaction of the command that
+ * records their event, so a batch and its SpansReceived commit together.
+ */
+export interface SpanStore {
+  /** Makes sure every day of `days` can be written (partitions, or the engine's equivalent). */
+  prepare(days: readonly number[]): Promise<void>;
+  /** Stores the spans of one project; a span already stored is skipped. Returns what was new. */
+  insert(
+    tx: PoolClient,
+    projectId: string,
+    spans: readonly SpanRecord[],
+  ): Promise<{ count: number; minStart: string; maxStart: string }>;
+  /** Newest first; `limit` rows after `after`. */
+  listSpans(q: {
+    projectId: string;
+    window: Window;
+    filter?: SpanPredicate;
+    after?: SpanPosition;
+    limit: number;
+  }): Promise<SpanRow[]>;
+  /** Root spans newest first, each of a trace with a span in the window that matches. */
+  listRoots(q: {
+    projectId: string;
+    window: Window;
+    filter?: SpanPredicate;
+    after?: SpanPosition;
+    limit: number;
+  }): Promise<SpanRow[]>;
+  /** Up to `perTrace` spans of each trace in the window, oldest first. */
+  spansOfTraces(
+    projectId: string,
+    traceIds: readonly string[],
+    window: Window,
+    perTrace: number,
+  ): Promise<Map<string, SpanRow[]>>;
+  /** Which of `ids` are spans (or traces) of the project in the window. */
+  present(
+    client: PoolClient,
+    projectId: string,
+    kind: "span" | "trace",
+    ids: readonly string[],
+    window: Window,
+  ): Promise<Set<string>>;
+  /** Deletes these spans in the window; answers the ids deleted. */
+  delete(
+    tx: PoolClient,
+    projectId: string,
+    spanIds: readonly string[],
+    window: Window,
+  ): Promise<string[]>;
+  /** Everything of a project (deleted in the catalog). */
+  dropProject(tx: PoolClient, projectId: string): Promise<void>;
+  /** Retention: drops whole days before `day`; answers how many. */
+  dropDaysBefore(day: number): Promise<number>;
+}

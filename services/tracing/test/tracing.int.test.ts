@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SpanKind, SpanStatusCode, context, trace, type Attributes } from "@opentelemetry/api";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace";
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { Encoding, TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
+import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
+import { uniqueName } from "@argus/testkit";
+import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+
+let t: TracingUnderTest;
+
+beforeAll(async () => {
+  t = await startTracingUnderTest();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+type Tracer = ReturnType<TracerProvider["getTracer"]>;
+
+/** Spans a real SDK tracer recorded, under one resource naming `project`. */
+async function record(project: string, fn: (tracer: Tracer) => void): Promise<ReadableSpan[]> {
+  const exporter = new InMemorySpanExporter();
+  const resource: Attributes = { "openinference.project.name": project };
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes(resource),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  fn(provider.getTracer("argus-int"));
+  await provider.forceFlush();
+  const spans = exporter.getFinishedSpans();
+  await provider.shutdown();
+  return spans;
+}
+
+/** A root CHAIN span with `children` LLM children, started `agoMs` before now. */
+const traceOf =
+  (children: number, agoMs = 60_000, attrs: Attributes = {}) =>
+  (tracer: Tracer) => {
+    const start = Date.now() - agoMs;
+    const root = tracer.startSpan("root", {
+      kind: SpanKind.SERVER,
+      startTime: start,
+      attributes: { "openinference.span.kind": "CHAIN", "input.value": "q", ...attrs },
+    });
+    const ctx = trace.setSpan(context.active(), root);
+    for (let i = 0; i < children; i++) {
+      const child = tracer.startSpan(
+        `llm-${i}`,
+        {
+          startTime: start + 10 + i,
+          attributes: { "openinference.span.kind": "LLM", "llm.model_name": `m${i % 2}` },
+        },
+        ctx,
+      );
+      if (i === 0) child.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
+      child.end(start + 20 + i);
+    }
+    root.end(start + 100);
+  };
+
+async function exportSpans(spans: ReadableSpan[], encoding: "protobuf" | "json" = "protobuf") {
+  const serializer = encoding === "protobuf" ? ProtobufTraceSerializer : JsonTraceSerializer;
+  return t.call(T.export, {
+    payload: serializer.serializeRequest(spans)!,
+    encoding: encoding === "protobuf" ? Encoding.ENCODING_PROTOBUF : Encoding.ENCODING_JSON,
+    spaceId: t.spaceId,
+  });
+}
+
+/** The catalog's project of that name, which ingestion created. */
+const projectIdOf = async (name: string) => {
+  const { projects } = await t.callOn(t.catalog, ProjectServiceService.listProjects, {
+    page: { limit: 10, after: "" },
+    spaceId: t.spaceId,
+    spaceName: "",
+    name,
+  });
+  return projects.find((p) => p.name === name)!.id;
+};
+
+const list = async (projectId: string, extra: object = {}) =>
+  (
+    await t.call(T.listSpans, {
+      projectId,
+      startTime: "",
+      endTime: "",
+      filter: "",
+      includedColumns: [],
+      excludedColumns: [],
+      truncateStringLength: 0,
+      page: { limit: 500, after: "" },
+      ...extra,
+    })
+  ).spans.map((s) => JSON.parse(s) as Record<string, unknown>);
+
+describe("OTLP export", () => {
+  it("stores a trace from protobuf and from JSON; the project is created on first use", async () => {
+    const project = uniqueName("proj");
+    const res = await exportSpans(await record(project, traceOf(3)));
+    expect(res.rejectedSpans).toBe(0n);
+    const id = await projectIdOf(project);
+    const spans = await list(id);
+    expect(spans).toHaveLength(4);
+    expect(spans.map((s) => s.name)).toEqual(["llm-2", "llm-1", "llm-0", "root"]);
+    const root = spans[3]!;
+    expect(root.kind).toBe("CHAIN");
+    expect(root.parent_id).toBeUndefined();
+    expect((spans[0]!.parent_id as string).length).toBe(16);
+    expect(spans[2]!.status_code).toBe("ERROR");
+    expect(spans[2]!.status_message).toBe("boom");
+    expect(root.latency_ms).toBe(100);
+
+    await exportSpans(await record(project, traceOf(1)), "json");
+    expect(await list(id)).toHaveLength(6);
+  });
+
+  it("a re-sent batch is stored once", async () => {
+    const project = uniqueName("proj");
+    const spans = await record(project, traceOf(2));
+    await exportSpans(spans);
+    await exportSpans(spans);
+    expect(await list(await projectIdOf(project))).toHaveLength(3);
+  });
+
+  it("malformed protobuf is INVALID_ARGUMENT and stores nothing", async () => {
+    expect(
+      await problemOf(
+        t.call(T.export, {
+          payload: Buffer.from([0x0a, 0xff, 0xff]),
+          encoding: Encoding.ENCODING_PROTOBUF,
+          spaceId: t.spaceId,
+        }),
+      ),
+    ).toBe("invalid-request");
+  });
+
+  it("spans outside the kept days are rejected as partial success", async () => {
+    const project = uniqueName("proj");
+    const old = await record(project, traceOf(0, 400 * 86_400_000));
+    const fresh = await record(project, traceOf(0));
+    const res = await exportSpans([...old, ...fresh]);
+    expect(res.rejectedSpans).toBe(1n);
+    expect(res.errorMessage).toMatch(/outside the stored window/);
+  });
+});
+
+describe("lists", () => {
+  it("pages newest first, filters, windows and builds traces", async () => {
+    const project = uniqueName("proj");
+    await exportSpans(await record(project, traceOf(4)));
+    const id = await projectIdOf(project);
+    const seen: string[] = [];
+    let after = "";
+    do {
+      const page = await t.call(T.listSpans, {
+        projectId: id,
+        startTime: "",
+        endTime: "",
+        filter: "",
+        includedColumns: [],
+        excludedColumns: [],
+        truncateStringLength: 0,
+        page: { limit: 2, after },
+      });
+      seen.push(...page.spans.map((s) => (JSON.parse(s) as { name: string }).name));
+      after = page.page?.nextAfter ?? "";
+    } while (after);
+    expect(seen).toEqual(["llm-3", "llm-2", "llm-1", "llm-0", "root"]);
+
+    expect((await list(id, { filter: "status_code = 'ERROR'" })).map((s) => s.name)).toEqual([
+      "llm-0",
+    ]);
+    expect(
+      (await list(id, { filter: "attributes.llm.model_name = 'm1'" })).map((s) => s.name),
+    ).toEqual(["llm-3", "llm-1"]);
+    expect((await list(id, { filter: "span_kind = 'CHAIN' and latency_ms >= 100" })).length).toBe(
+      1,
+    );
+    expect(await problemOf(list(id, { filter: "status_code = " }))).toBe("invalid-request");
+    expect(await list(id, { endTime: new Date(Date.now() - 3_600_000).toISOString() })).toEqual([]);
+
+    const traces = await t.call(T.listTraces, {
+      projectId: id,
+      startTime: "",
+      endTime: "",
+      filter: "span_kind = 'LLM'",
+      page: { limit: 50, after: "" },
+    });
+    expect(traces.traces).toHaveLength(1);
+    const tr = JSON.parse(traces.traces[0]!) as { spans: unknown[]; spans_truncated: boolean };
+    expect(tr.spans).toHaveLength(5);
+    expect(tr.spans_truncated).toBe(false);
+  });
+});
+
+describe("delete", () => {
+  it("deletes named spans, reports the rest, and is idempotent", async () => {
+    const project = uniqueName("proj");
+    await exportSpans(await record(project, traceOf(2)));
+    const id = await projectIdOf(project);
+    const ids = (await list(id)).map((s) => (s.context as { span_id: string }).span_id);
+    const req = {
+      projectId: id,
+      spanIds: [ids[0]!, "0000000000000001"],
+      startTime: "",
+      endTime: "",
+    };
+    const first = await t.call(T.deleteSpans, req);
+    expect(first.deletedSpanIds).toEqual([ids[0]]);
+    expect(first.notDeletedSpanIds).toEqual(["0000000000000001"]);
+    const again = await t.call(T.deleteSpans, req);
+    expect(again.deletedSpanIds).toEqual([]);
+    expect(await list(id)).toHaveLength(2);
+  });
+});

@@ -60,7 +60,9 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     grpcPort: 50052,
     probePort: 9092,
     calls: ["identity"],
-    optionalCalls: ["dataset"],
+    // The dataset service (a dataset's space before tagging it) and the tracing service (the
+    // spans and traces that annotation-queue records name).
+    optionalCalls: ["dataset", "tracing"],
     consumes: [
       { durable: "catalog-space-cascade", subjects: "identity.space.>" },
       { durable: "catalog-restrictions", subjects: "identity.restriction.>" },

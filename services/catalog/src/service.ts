@@ -12,6 +12,7 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
+import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
 import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
@@ -50,6 +51,7 @@ export interface CatalogDeps {
   commands: CommandHandler;
   spaces: Spaces;
   datasets: DatasetPort;
+  spans: SpanPort;
   users: QueueUsers;
 }
 
@@ -117,6 +119,8 @@ export const catalog = defineService("catalog", {
       // Resolving annotators is the catalog's own lookup: made as itself, not as the caller.
       users: identityQueueUsers(identity, d.self),
       datasets: dataset ? grpcDatasetPort(dataset) : noDatasets,
+      // The tracing service, when deployed, confirms the spans and traces queue records name.
+      spans: d.channels.tracing ? grpcSpanPort(d.channels.tracing, d.self) : uncheckedSpans,
     });
   },
 });

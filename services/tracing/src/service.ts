@@ -6,7 +6,7 @@ import {
   type CommandHandler,
 } from "@argus/eventstore";
 import { bindService, int, type ServiceBinding } from "@argus/platform";
-import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
+import { SpanDirectoryService, TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import {
   accessFactsMigration,
   catalogAnnotationConfigs,
@@ -19,6 +19,7 @@ import { annotateCommand } from "./commands/annotate.ts";
 import { deleteCommand } from "./commands/delete.ts";
 import { exportCommand } from "./commands/export.ts";
 import { project } from "./projections/tracingProjection.ts";
+import { spanDirectoryQueries } from "./queries/spanDirectory.ts";
 import { spanQueries } from "./queries/spans.ts";
 import { postgresSpanStore } from "./storage/postgres.ts";
 import type { SpanStore } from "./storage/spanStore.ts";
@@ -45,6 +46,8 @@ export function tracingServices(d: TracingDeps): ServiceBinding[] {
       annotateSpans: annotateCommand(d),
       deleteSpans: deleteCommand(d),
     }),
+    // The catalog's own look-up (annotation-queue records of spans and traces), nobody else's.
+    bindService(SpanDirectoryService, spanDirectoryQueries(d), { presentRecords: ["catalog"] }),
   ];
 }
 

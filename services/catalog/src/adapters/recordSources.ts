@@ -5,18 +5,21 @@ import type { RecordSource } from "@argus/proto/catalog/v1/annotations";
 import { checkSources, type RecordDraft, type RecordSourceInput } from "../domain/queueRecords.ts";
 import { findResource } from "../projections/resources.ts";
 import type { DatasetPort } from "./datasetPort.ts";
+import type { SpanPort } from "./spanPort.ts";
 
 export interface RecordPorts {
   pool: Pool;
   datasets: DatasetPort;
+  spans: SpanPort;
 }
 
 const unprocessable = (detail: string) => new DomainError("unprocessable-entity", detail);
 
 /**
  * Turns record sources into records: the project or dataset must exist in the queue's space
- * (422 otherwise; a dataset is asked of its owner, as the caller). Spans, traces and examples
- * are referenced by id; their data lives with their owners, so each record holds the
+ * (422 otherwise; a dataset is asked of its owner, as the caller), and so must the spans and
+ * traces named (asked of the tracing service, within the source's window). Spans, traces and
+ * examples are referenced by id; their data lives with their owners, so each record holds the
  * reference. Each record gets a fresh id and a random draw (its annotator under RANDOM).
  */
 export async function resolveRecordSources(
@@ -59,6 +62,20 @@ export async function resolveRecordSources(
           : s.recordType === "SESSION"
             ? (["SESSION", "session.id"] as const)
             : (["TRACE", "context.trace_id"] as const);
+      if (granularity !== "SESSION" && s.ids.length > 0) {
+        const present = await ports.spans.present(ctx, {
+          projectId: s.projectId,
+          granularity,
+          ids: s.ids,
+          startTime: s.startTime,
+          endTime: s.endTime,
+        });
+        const missing = s.ids.filter((id) => !present.has(id));
+        if (missing.length > 0)
+          throw unprocessable(
+            `${missing.length} of the ${granularity === "SPAN" ? "span" : "trace"} ids name no ${granularity === "SPAN" ? "span" : "trace"} of the project (first: ${JSON.stringify(missing[0])})`,
+          );
+      }
       for (const id of s.ids) record("SPANS", granularity, { project_id: s.projectId, [key]: id });
     }
   }

@@ -1,4 +1,4 @@
-import type { PoolClient } from "pg";
+import type { Pool, PoolClient } from "pg";
 import type { SpanRecord } from "../domain/span.ts";
 
 /** A time window of span start times: `start` inclusive; `end` inclusive unless said. */
@@ -78,7 +78,7 @@ export interface SpanStore {
   ): Promise<Map<string, SpanRow[]>>;
   /** Which of `ids` are spans (or traces) of the project in the window. */
   present(
-    client: PoolClient,
+    client: Pool | PoolClient,
     projectId: string,
     kind: "span" | "trace",
     ids: readonly string[],

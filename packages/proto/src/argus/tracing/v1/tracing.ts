@@ -116,6 +116,23 @@ export interface DeleteSpansResponse {
   notDeletedSpanIds: string[];
 }
 
+export interface PresentRecordsRequest {
+  /** The account the calling service acts in (its caller's, from the signed principal). */
+  accountId: string;
+  projectId: string;
+  /** SPAN or TRACE. */
+  granularity: string;
+  /** At most 5000. */
+  ids: string[];
+  /** RFC 3339; empty: every kept day. */
+  startTime: string;
+  endTime: string;
+}
+
+export interface PresentRecordsResponse {
+  ids: string[];
+}
+
 function createBaseExportRequest(): ExportRequest {
   return { payload: Buffer.alloc(0), encoding: 0, spaceId: "" };
 }
@@ -854,6 +871,153 @@ export const DeleteSpansResponse: MessageFns<DeleteSpansResponse> = {
   },
 };
 
+function createBasePresentRecordsRequest(): PresentRecordsRequest {
+  return { accountId: "", projectId: "", granularity: "", ids: [], startTime: "", endTime: "" };
+}
+
+export const PresentRecordsRequest: MessageFns<PresentRecordsRequest> = {
+  encode(message: PresentRecordsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.projectId !== "") {
+      writer.uint32(18).string(message.projectId);
+    }
+    if (message.granularity !== "") {
+      writer.uint32(26).string(message.granularity);
+    }
+    for (const v of message.ids) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.startTime !== "") {
+      writer.uint32(42).string(message.startTime);
+    }
+    if (message.endTime !== "") {
+      writer.uint32(50).string(message.endTime);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PresentRecordsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePresentRecordsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.granularity = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.startTime = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.endTime = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePresentRecordsResponse(): PresentRecordsResponse {
+  return { ids: [] };
+}
+
+export const PresentRecordsResponse: MessageFns<PresentRecordsResponse> = {
+  encode(message: PresentRecordsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PresentRecordsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePresentRecordsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * The tracing service owns spans: OTLP ingestion (the gateway authenticates and forwards the
  * request body unchanged, for OTLP/HTTP and OTLP/gRPC alike), span and trace lists, span
@@ -1108,6 +1272,86 @@ export const TracingServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): TracingServiceClient;
   service: typeof TracingServiceService;
+  serviceName: string;
+};
+
+/**
+ * Look-ups other services make on their own behalf: the catalog checks that the spans and
+ * traces an annotation queue's records name exist before it adds them.
+ */
+export type SpanDirectoryDefinition = typeof SpanDirectoryDefinition;
+export const SpanDirectoryDefinition = {
+  name: "SpanDirectory",
+  fullName: "argus.tracing.v1.SpanDirectory",
+  methods: {
+    /** Which of `ids` are spans (SPAN) or traces (TRACE) of the project in the window. */
+    presentRecords: {
+      name: "PresentRecords",
+      requestType: PresentRecordsRequest as typeof PresentRecordsRequest,
+      requestStream: false,
+      responseType: PresentRecordsResponse as typeof PresentRecordsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/**
+ * Look-ups other services make on their own behalf: the catalog checks that the spans and
+ * traces an annotation queue's records name exist before it adds them.
+ */
+export type SpanDirectoryService = typeof SpanDirectoryService;
+export const SpanDirectoryService = {
+  /** Which of `ids` are spans (SPAN) or traces (TRACE) of the project in the window. */
+  presentRecords: {
+    path: "/argus.tracing.v1.SpanDirectory/PresentRecords" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PresentRecordsRequest): Buffer =>
+      Buffer.from(PresentRecordsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PresentRecordsRequest =>
+      PresentRecordsRequest.decode(value),
+    responseSerialize: (value: PresentRecordsResponse): Buffer =>
+      Buffer.from(PresentRecordsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PresentRecordsResponse =>
+      PresentRecordsResponse.decode(value),
+  },
+} as const;
+
+export interface SpanDirectoryServer extends UntypedServiceImplementation {
+  /** Which of `ids` are spans (SPAN) or traces (TRACE) of the project in the window. */
+  presentRecords: handleUnaryCall<PresentRecordsRequest, PresentRecordsResponse>;
+}
+
+export interface SpanDirectoryClient extends Client {
+  /** Which of `ids` are spans (SPAN) or traces (TRACE) of the project in the window. */
+  presentRecords(
+    request: PresentRecordsRequest,
+    callback: (error: ServiceError | null, response: PresentRecordsResponse) => void,
+  ): ClientUnaryCall;
+  presentRecords(
+    request: PresentRecordsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PresentRecordsResponse) => void,
+  ): ClientUnaryCall;
+  presentRecords(
+    request: PresentRecordsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PresentRecordsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const SpanDirectoryClient = makeGenericClientConstructor(
+  SpanDirectoryService,
+  "argus.tracing.v1.SpanDirectory",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): SpanDirectoryClient;
+  service: typeof SpanDirectoryService;
   serviceName: string;
 };
 

@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SpanKind, SpanStatusCode, context, trace, type Attributes } from "@opentelemetry/api";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-  type ReadableSpan,
-} from "@opentelemetry/sdk-trace";
-import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { Encoding, TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { uniqueName } from "@argus/testkit";
+import {
+  exportSpans as exportWith,
+  listSpans,
+  projectIdOf as idOf,
+  record,
+  traceOf,
+} from "./spans.ts";
 import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
 
 let t: TracingUnderTest;
@@ -22,83 +20,11 @@ afterAll(async () => {
   await t?.stop();
 });
 
-type Tracer = ReturnType<TracerProvider["getTracer"]>;
-
-/** Spans a real SDK tracer recorded, under one resource naming `project`. */
-async function record(project: string, fn: (tracer: Tracer) => void): Promise<ReadableSpan[]> {
-  const exporter = new InMemorySpanExporter();
-  const resource: Attributes = { "openinference.project.name": project };
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes(resource),
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  fn(provider.getTracer("argus-int"));
-  await provider.forceFlush();
-  const spans = exporter.getFinishedSpans();
-  await provider.shutdown();
-  return spans;
-}
-
-/** A root CHAIN span with `children` LLM children, started `agoMs` before now. */
-const traceOf =
-  (children: number, agoMs = 60_000, attrs: Attributes = {}) =>
-  (tracer: Tracer) => {
-    const start = Date.now() - agoMs;
-    const root = tracer.startSpan("root", {
-      kind: SpanKind.SERVER,
-      startTime: start,
-      attributes: { "openinference.span.kind": "CHAIN", "input.value": "q", ...attrs },
-    });
-    const ctx = trace.setSpan(context.active(), root);
-    for (let i = 0; i < children; i++) {
-      const child = tracer.startSpan(
-        `llm-${i}`,
-        {
-          startTime: start + 10 + i,
-          attributes: { "openinference.span.kind": "LLM", "llm.model_name": `m${i % 2}` },
-        },
-        ctx,
-      );
-      if (i === 0) child.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
-      child.end(start + 20 + i);
-    }
-    root.end(start + 100);
-  };
-
-async function exportSpans(spans: ReadableSpan[], encoding: "protobuf" | "json" = "protobuf") {
-  const serializer = encoding === "protobuf" ? ProtobufTraceSerializer : JsonTraceSerializer;
-  return t.call(T.export, {
-    payload: serializer.serializeRequest(spans)!,
-    encoding: encoding === "protobuf" ? Encoding.ENCODING_PROTOBUF : Encoding.ENCODING_JSON,
-    spaceId: t.spaceId,
-  });
-}
-
-/** The catalog's project of that name, which ingestion created. */
-const projectIdOf = async (name: string) => {
-  const { projects } = await t.callOn(t.catalog, ProjectServiceService.listProjects, {
-    page: { limit: 10, after: "" },
-    spaceId: t.spaceId,
-    spaceName: "",
-    name,
-  });
-  return projects.find((p) => p.name === name)!.id;
-};
-
+const exportSpans = (spans: ReadableSpan[], encoding: "protobuf" | "json" = "protobuf") =>
+  exportWith(t, spans, encoding);
+const projectIdOf = (name: string) => idOf(t, name);
 const list = async (projectId: string, extra: object = {}) =>
-  (
-    await t.call(T.listSpans, {
-      projectId,
-      startTime: "",
-      endTime: "",
-      filter: "",
-      includedColumns: [],
-      excludedColumns: [],
-      truncateStringLength: 0,
-      page: { limit: 500, after: "" },
-      ...extra,
-    })
-  ).spans.map((s) => JSON.parse(s) as Record<string, unknown>);
+  (await listSpans(t, projectId, extra)) as Record<string, unknown>[];
 
 describe("OTLP export", () => {
   it("stores a trace from protobuf and from JSON; the project is created on first use", async () => {

@@ -1,11 +1,15 @@
 import type * as grpc from "@grpc/grpc-js";
+import pg from "pg";
 import {
   callUnary,
   createChannel,
   createLogger,
   fromGrpcError,
+  predefinedRole,
   type Principal,
 } from "@argus/platform";
+import { grantsFor } from "@argus/platform/testing";
+import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   createTestDatabase,
@@ -26,6 +30,13 @@ export interface TracingUnderTest {
   db: TestDatabase;
   admin: Principal;
   spaceId: string;
+  /** The organization of `spaceId`. */
+  organizationId: string;
+  /** NATS and the subject root events are published under (`<root>.tracing.>`). */
+  natsUrl: string;
+  subjectRoot: string;
+  /** A pool on the tracing service's schema (search_path=tracing), for looking behind the API. */
+  pool: pg.Pool;
   keys: ReturnType<typeof testCallKeys>;
   identity: grpc.Client;
   catalog: grpc.Client;
@@ -43,6 +54,16 @@ export interface TracingUnderTest {
     req: Req,
     p?: Principal,
   ): Promise<Res>;
+  /** A new space of the admin's organization. */
+  createSpace(isPrivate?: boolean): Promise<string>;
+  /**
+   * An account member (signed like the gateway would) holding exactly these permissions per
+   * space, or a predefined space role by name (e.g. "READ_ONLY"); `extra` overrides fields.
+   */
+  member(
+    perms?: Record<string, readonly string[] | "ADMIN" | "MEMBER" | "READ_ONLY" | "ANNOTATOR">,
+    extra?: Partial<Principal>,
+  ): Principal;
   stop(): Promise<void>;
 }
 
@@ -114,17 +135,54 @@ export async function startTracingUnderTest(
   const channel = createChannel(`127.0.0.1:${tracingPort}`);
   const callOn: TracingUnderTest["callOn"] = (ch, method, req, p = admin) =>
     callUnary(ch, method, req, { credential: keys.caller(p), requestId: "t" });
+  const organizationId = spaces.spaces[0]!.organizationId;
+  const pool = new pg.Pool({ connectionString: db.url, options: "-c search_path=tracing", max: 2 });
   return {
     db,
     admin,
     spaceId: spaces.spaces[0]!.id,
+    organizationId,
+    natsUrl: infra.natsUrl,
+    subjectRoot: common.ARGUS_SUBJECT_ROOT,
+    pool,
     keys,
     identity: identityChannel,
     catalog: catalogChannel,
     tracing: channel,
     call: (method, req, p) => callOn(channel, method, req, p),
     callOn,
+    async createSpace(isPrivate = false) {
+      const space = await callOn(identityChannel, IdentityServiceService.createSpace, {
+        organizationId,
+        name: uniqueName("space"),
+        description: "",
+        isPrivate,
+      });
+      return space.id;
+    },
+    member(perms = {}, extra = {}) {
+      const custom: Record<string, readonly string[]> = {};
+      const predefined: { roleId: string; resourceIds: string[] }[] = [];
+      for (const [space, p] of Object.entries(perms)) {
+        if (typeof p === "string")
+          predefined.push({ roleId: predefinedRole(p).id, resourceIds: [space] });
+        else custom[space] = p;
+      }
+      const grants = grantsFor(custom);
+      return {
+        ...admin,
+        accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
+        keyType: KeyType.KEY_TYPE_USER,
+        organizationIds: [organizationId],
+        adminOrganizationIds: [],
+        projectGrants: [],
+        ...grants,
+        spaceGrants: [...grants.spaceGrants, ...predefined],
+        ...extra,
+      };
+    },
     async stop() {
+      await pool.end();
       channel.close();
       catalogChannel.close();
       identityChannel.close();
@@ -143,5 +201,16 @@ export async function problemOf(p: Promise<unknown>): Promise<string> {
     return "ok";
   } catch (err) {
     return fromGrpcError(err).type;
+  }
+}
+
+/** The problem type and detail a call fails with, or "ok" and "". */
+export async function problemWith(p: Promise<unknown>): Promise<{ type: string; detail: string }> {
+  try {
+    await p;
+    return { type: "ok", detail: "" };
+  } catch (err) {
+    const e = fromGrpcError(err);
+    return { type: e.type, detail: e.message };
   }
 }

@@ -43,14 +43,34 @@ function recordsOf(text: string): AnnotationInput[] {
       throw invalid(`annotations[${i}] must have a record_id and values`);
     return {
       recordId: r.record_id,
-      values: (r.values as Record<string, unknown>[]).map((v) => ({
-        name: String(v.name),
-        ...(typeof v.score === "number" ? { score: v.score } : {}),
-        ...(typeof v.label === "string" ? { label: v.label } : {}),
-        ...(typeof v.text === "string" ? { text: v.text } : {}),
-      })),
+      values: (r.values as unknown[]).map((v, j) => valueOf(v, `annotations[${i}].values[${j}]`)),
     };
   });
+}
+
+/**
+ * One value, its fields of the types the public API gives them (null counts as left out): a
+ * mistyped field is a 400, not silently dropped, which would store an annotation without it.
+ */
+function valueOf(v: unknown, at: string): AnnotationInput["values"][number] {
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw invalid(`${at} must be an object`);
+  const { name, score, label, text } = v as Record<string, unknown>;
+  if (typeof name !== "string") throw invalid(`${at}.name must be a string`);
+  if (score != null && (typeof score !== "number" || !Number.isFinite(score)))
+    throw invalid(`${at}.score must be a number`);
+  for (const [field, value] of [
+    ["label", label],
+    ["text", text],
+  ] as const)
+    if (value != null && typeof value !== "string")
+      throw invalid(`${at}.${field} must be a string`);
+  return {
+    name,
+    ...(typeof score === "number" ? { score } : {}),
+    ...(typeof label === "string" ? { label } : {}),
+    ...(typeof text === "string" ? { text } : {}),
+  };
 }
 
 /**

@@ -1,13 +1,47 @@
 import { streamId } from "@argus/contracts";
-import { DomainError, type CallContext } from "@argus/platform";
+import { DomainError, notFound, type CallContext } from "@argus/platform";
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
-import { requireCreatable, requirePermissionAt, spaceMetadata } from "@argus/spaces";
+import { isUuid, requireCreatable, requirePermissionAt, spaceMetadata } from "@argus/spaces";
 import type { SpanRecord } from "../domain/span.ts";
 import { PROJECT_ACCESS, invalid } from "../domain/rules.ts";
 import { decodeExport, OtlpDecodeError } from "../otlp/decode.ts";
 import { dayOfMs, dayOfNanos } from "../storage/time.ts";
 import type { TracingDeps } from "../service.ts";
 import type { ProjectPlace } from "../adapters/projects.ts";
+
+// Postgres: "no partition of relation found for row".
+const NO_PARTITION = "23514";
+
+/** Each project's new spans and their one SpansReceived, in one transaction. */
+function store(
+  deps: TracingDeps,
+  ctx: CallContext,
+  writable: readonly { project: ProjectPlace; spans: SpanRecord[] }[],
+): Promise<void> {
+  return deps.commands.transact(async (scope) => {
+    for (const { project, spans } of writable) {
+      const added = await deps.store.insert(scope.client, project.id, spans);
+      if (added.count === 0) continue;
+      await scope.appendToSet(
+        streamId("project_spans", project.id),
+        [
+          {
+            type: "SpansReceived",
+            data: {
+              project_id: project.id,
+              space_id: project.spaceId,
+              span_count: added.count,
+              start_time: added.minStart,
+              end_time: added.maxStart,
+              received_at: new Date().toISOString(),
+            },
+          },
+        ],
+        spaceMetadata(ctx, project.spaceId),
+      );
+    }
+  });
+}
 
 /** The project of spans whose resource names none (arize-otel always names one). */
 export const DEFAULT_PROJECT = "default";
@@ -50,6 +84,8 @@ export function exportCommand(deps: TracingDeps) {
           ? "protobuf"
           : undefined;
     if (!encoding) throw invalid("the encoding must be protobuf or json");
+    // Only ids name spaces; anything else would reach identity's lookup as a malformed uuid.
+    if (!isUuid(req.spaceId)) throw notFound("space");
     await requireCreatable(deps.spaces, ctx, req.spaceId, "PROJECT_SPAN_CREATE");
     let decoded;
     try {
@@ -106,32 +142,17 @@ export function exportCommand(deps: TracingDeps) {
     if (writable.length === 0 && denial !== undefined) throw denial;
 
     if (writable.length > 0) {
-      await deps.store.prepare(
-        writable.flatMap((w) => w.spans.map((s) => dayOfNanos(s.startTimeUnixNano))),
-      );
-      await deps.commands.transact(async (scope) => {
-        for (const { project, spans } of writable) {
-          const added = await deps.store.insert(scope.client, project.id, spans);
-          if (added.count === 0) continue;
-          await scope.appendToSet(
-            streamId("project_spans", project.id),
-            [
-              {
-                type: "SpansReceived",
-                data: {
-                  project_id: project.id,
-                  space_id: project.spaceId,
-                  span_count: added.count,
-                  start_time: added.minStart,
-                  end_time: added.maxStart,
-                  received_at: new Date().toISOString(),
-                },
-              },
-            ],
-            spaceMetadata(ctx, project.spaceId),
-          );
-        }
-      });
+      const days = writable.flatMap((w) => w.spans.map((s) => dayOfNanos(s.startTimeUnixNano)));
+      await deps.store.prepare(days);
+      try {
+        await store(deps, ctx, writable);
+      } catch (err) {
+        // Another replica dropped a day this one still took for ready (a retention change
+        // during a rollout): make sure of the days again, once.
+        if ((err as { code?: string }).code !== NO_PARTITION) throw err;
+        await deps.store.prepare(days, true);
+        await store(deps, ctx, writable);
+      }
     }
     const rejected = refusals.reduce((n, r) => n + r.count, 0);
     return {

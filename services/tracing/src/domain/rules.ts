@@ -23,8 +23,25 @@ export const WINDOW_DEFAULTS = {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
+/**
+ * Whether the date of an RFC 3339 text is on the calendar: Date.parse rolls 2026-02-30 over
+ * into March, and Postgres refuses it and year 0 (a 500 where the text reaches a query).
+ */
+function onCalendar(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d);
+  return (
+    y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+  );
+}
+
+/** Whether `value` is an RFC 3339 date-time Postgres and Date both read alike. */
+export const isRfc3339 = (value: string): boolean =>
+  RFC3339.test(value) && onCalendar(value) && !Number.isNaN(Date.parse(value));
+
 function instant(value: string, field: string): number {
-  const ms = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
+  const ms = isRfc3339(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) throw invalid(`${field} must be an ISO 8601 date-time`);
   return ms;
 }
@@ -44,8 +61,9 @@ export function windowOf(
   const endMs = end ? instant(end, "end_time") : now;
   const startMs = start ? instant(start, "start_time") : (independent ? now : endMs) - before;
   if (startMs > endMs) throw invalid("start_time must not be after end_time");
-  return { start: new Date(startMs).toISOString(), end: exact(end, endMs) };
+  return { start: exact(start, startMs), end: exact(end, endMs) };
 }
 
-// Keeps a given end's sub-millisecond digits: an inclusive bound must include what it names.
+// Keeps a given bound's sub-millisecond digits: an inclusive bound must include what it names
+// and nothing before (a start cut to the millisecond took in spans up to 999 µs early).
 const exact = (given: string, ms: number) => (given ? given : new Date(ms).toISOString());

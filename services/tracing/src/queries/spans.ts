@@ -6,7 +6,7 @@ import type {
   ListTracesRequest,
   ListTracesResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
+import { WINDOW_DEFAULTS, invalid, isRfc3339, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
 import type { SpanPosition, SpanPredicate, SpanRow } from "../storage/spanStore.ts";
 import { loadProject } from "./project.ts";
@@ -30,9 +30,22 @@ const positionOf = (r: SpanRow): string => JSON.stringify([r.start_time, r.trace
 
 function afterOf(text: string): SpanPosition | undefined {
   if (!text) return undefined;
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((p) => typeof p === "string"))
-    throw invalid("the cursor does not belong to this list");
+  const foreign = () => invalid("the cursor does not belong to this list");
+  let parsed: unknown;
+  // A cursor is the client's to send back unchanged, but anything may arrive: what is not
+  // ours is a 400, never a JSON or timestamptz error (a 500).
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw foreign();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    !parsed.every((p) => typeof p === "string") ||
+    !isRfc3339(parsed[0] as string)
+  )
+    throw foreign();
   const [startTime, traceId, spanId] = parsed as [string, string, string];
   return { startTime, traceId, spanId };
 }

@@ -80,7 +80,8 @@ export function postgresSpanStore(pool: Pool): SpanStore {
   }
 
   return {
-    async prepare(days) {
+    async prepare(days, recheck = false) {
+      if (recheck) for (const day of days) ready.delete(day);
       const missing = [...new Set(days)].filter((d) => !ready.has(d)).sort((a, b) => a - b);
       if (missing.length === 0) return;
       const client = await pool.connect();
@@ -246,6 +247,9 @@ export function postgresSpanStore(pool: Pool): SpanStore {
         for (const { name } of res.rows)
           await tracedQuery(client, "drop span partition", `drop table ${name}`);
         await client.query("commit");
+        // Forgotten as ready, so a later batch of such a day (a longer retention elsewhere, a
+        // manual drop) creates its partition again instead of failing on a missing one.
+        for (const d of ready) if (d < day) ready.delete(d);
         return res.rows.length;
       } catch (err) {
         await client.query("rollback").catch(() => undefined);

@@ -45,8 +45,11 @@ export interface SpanRow {
  * records their event, so a batch and its SpansReceived commit together.
  */
 export interface SpanStore {
-  /** Makes sure every day of `days` can be written (partitions, or the engine's equivalent). */
-  prepare(days: readonly number[]): Promise<void>;
+  /**
+   * Makes sure every day of `days` can be written (partitions, or the engine's equivalent).
+   * `recheck`: do not trust what this process saw before (another one may have dropped a day).
+   */
+  prepare(days: readonly number[], recheck?: boolean): Promise<void>;
   /** Stores the spans of one project; a span already stored is skipped. Returns what was new. */
   insert(
     tx: PoolClient,

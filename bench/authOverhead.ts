@@ -61,6 +61,7 @@ export async function authOverheadBenchmark(): Promise<Benchmark> {
         ...stack.env,
         ...stack.processEnv.gateway,
         ARGUS_HTTP_PORT: String(port),
+        ARGUS_OTLP_GRPC_PORT: "0",
         BENCH_API_KEY: stack.apiKey,
       },
       readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,

@@ -144,6 +144,8 @@ const stack = await startStack({
     ARGUS_INIT_API_KEY: secrets.ARGUS_INIT_API_KEY,
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: subjectRoot,
+    // OTLP/gRPC on its documented port (ARGUS_OTLP_GRPC_PORT chooses another; 0: none).
+    ARGUS_OTLP_GRPC_PORT: process.env.ARGUS_OTLP_GRPC_PORT ?? "4317",
   },
   onLine: show,
 }).catch(async (err: unknown) => {
@@ -159,6 +161,9 @@ console.log(`
                (kept in .data/secrets.json; set ARGUS_INIT_API_KEY to choose your own)
 
     curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.baseUrl}/v2/spaces
+
+    traces     OTLP/HTTP ${stack.baseUrl}/v1/traces, OTLP/gRPC ${stack.otlpGrpcAddress}
+               (headers: authorization = the API key, arize-space-id = a space id)
 
   Ctrl-C stops everything.
 `);

@@ -19,7 +19,12 @@ beforeAll(async () => {
     command: process.execPath,
     args: ["services/gateway/src/main.ts"],
     cwd: fileURLToPath(new URL("../", import.meta.url)),
-    env: { ...api.stack.env, ...api.stack.processEnv.gateway, ARGUS_HTTP_PORT: String(port) },
+    env: {
+      ...api.stack.env,
+      ...api.stack.processEnv.gateway,
+      ARGUS_HTTP_PORT: String(port),
+      ARGUS_OTLP_GRPC_PORT: "0",
+    },
     readyWhen: async () => (await fetch(`${secondUrl}/readyz`)).ok,
     timeoutMs: 60_000,
   });

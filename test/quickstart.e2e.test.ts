@@ -25,12 +25,18 @@ async function until(
 it("`./argus up` brings up Postgres, NATS and every service, serves the API, and stops cleanly on Ctrl-C", async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "argus-up-"));
   await chmod(dataDir, 0o755); // the postgres OS user must reach its data directory inside
-  const [http, pg, nats] = [await freePort(), await freePort(), await freePort()];
+  const [http, pg, nats, otlp] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const apiKey = `ak-quickstart-${"q".repeat(32)}`;
   const env = {
     ...process.env,
     ARGUS_DATA_DIR: dataDir,
     ARGUS_HTTP_PORT: String(http),
+    ARGUS_OTLP_GRPC_PORT: String(otlp),
     ARGUS_LOCAL_PG_PORT: String(pg),
     ARGUS_LOCAL_NATS_PORT: String(nats),
     ARGUS_INIT_API_KEY: apiKey,

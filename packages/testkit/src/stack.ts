@@ -57,6 +57,8 @@ export interface StackOptions {
 
 export interface Stack {
   baseUrl: string;
+  /** The gateway's OTLP/gRPC address (`127.0.0.1:<port>`), for `TraceService/Export`. */
+  otlpGrpcAddress: string;
   apiKey: string;
   /**
    * The environment shared by every process, secrets included (tests need them), with the
@@ -157,6 +159,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (name === GATEWAY.name) {
       httpPort = await freePort();
       env.ARGUS_HTTP_PORT = String(httpPort);
+      // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
+      env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
       return;
     }
@@ -262,6 +266,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
+    otlpGrpcAddress: `127.0.0.1:${env.ARGUS_OTLP_GRPC_PORT}`,
     apiKey,
     env,
     processEnv,

@@ -2,11 +2,13 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import helmet from "helmet";
 import { DomainError } from "@argus/platform";
 import { createBodyReader } from "./body.ts";
-import type { GatewayDeps } from "./http.ts";
+import type { GatewayConfig } from "./config.ts";
+import type { GatewayDeps, GatewayLimiters } from "./http.ts";
 import { refuseLongUri } from "./httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./operationalRoutes.ts";
+import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
 import { operationRoute, type PipelineDeps } from "./pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./problem.ts";
 import { createRateLimiter } from "./rateLimit.ts";
@@ -29,22 +31,35 @@ function allowedMethods(ops: CompiledOperation[], expressPath: string): string {
   return methods.join(", ");
 }
 
-/** The gateway's HTTP application: every route comes from the OpenAPI document. */
+/** The gateway's token buckets, from its configuration. */
+export function createLimiters(config: GatewayConfig, clock?: () => number): GatewayLimiters {
+  const now = clock ? { now: clock } : {};
+  return {
+    perKey: createRateLimiter({
+      ratePerSecond: config.rateLimitPerSecond,
+      burst: config.rateLimitBurst,
+      ...now,
+    }),
+    failures: createRateLimiter({
+      ratePerSecond: config.unauthRateLimitPerSecond,
+      burst: config.unauthRateLimitBurst,
+      ...now,
+    }),
+  };
+}
+
+/**
+ * The gateway's HTTP application: every route comes from the OpenAPI document, except OTLP's
+ * `POST /v1/traces` and `POST /v1` (a protocol of its own, with OTLP's bodies and errors, not the public API).
+ */
 export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocument()): Express {
   const ops = compileOperations(loaded.document);
   checkHandlers(ops, deps.handlers);
+  const limiters = deps.limiters ?? createLimiters(deps.config, deps.clock);
   const pipelineDeps = {
     authenticator: deps.authenticator,
-    limiter: createRateLimiter({
-      ratePerSecond: deps.config.rateLimitPerSecond,
-      burst: deps.config.rateLimitBurst,
-      ...(deps.clock ? { now: deps.clock } : {}),
-    }),
-    failureLimiter: createRateLimiter({
-      ratePerSecond: deps.config.unauthRateLimitPerSecond,
-      burst: deps.config.unauthRateLimitBurst,
-      ...(deps.clock ? { now: deps.clock } : {}),
-    }),
+    limiter: limiters.perKey,
+    failureLimiter: limiters.failures,
     readBody: createBodyReader(deps.config.maxBodyBytes),
     cursorSecret: deps.config.cursorSecret,
   };
@@ -61,6 +76,26 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   app.use(helmet({ contentSecurityPolicy: false, strictTransportSecurity: false }));
   app.use(refuseLongUri);
   app.use(operationalRoutes(loaded, deps.ready));
+  if (deps.traceExport) {
+    app.post(
+      OTLP_TRACES_PATHS,
+      otlpTracesRoute({
+        authenticator: deps.authenticator,
+        limiters,
+        export: deps.traceExport,
+        maxBodyBytes: deps.config.otlp.maxBodyBytes,
+      }),
+    );
+    app.all(OTLP_TRACES_PATHS, (req) => {
+      throw new GatewayError(
+        "method-not-allowed",
+        `${req.method} is not allowed here; allowed: POST`,
+        {
+          Allow: "POST",
+        },
+      );
+    });
+  }
 
   // An operation that declares a larger body limit (dataset writes) reads up to it; a
   // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.

@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import {
   GATEWAY,
+  MAX_GRPC_MESSAGE_BYTES,
   SERVICE_REGISTRY,
   keyEnv,
   privateKeyVar,
@@ -42,6 +43,13 @@ export interface GatewayConfig {
   errorsBase: string;
   logLevel: Level;
   otlpEndpoint: string | undefined;
+  /** OTLP trace ingestion (otlp/): OTLP/HTTP `POST /v1/traces` and OTLP/gRPC TraceService. */
+  otlp: {
+    /** Largest OTLP request body, on the wire and decompressed alike (HTTP and gRPC). */
+    maxBodyBytes: number;
+    /** Port of the OTLP/gRPC listener (on `httpHost`); 0: no OTLP/gRPC listener. */
+    grpcPort: number;
+  };
   /**
    * The principal cache (docs/architecture.md, "Principal cache and invalidation"): without
    * `nats` (NATS_URL unset) or with `maxEntries` 0 there is none and every request asks
@@ -90,6 +98,14 @@ const spec = {
     "https://argus.dev/errors",
   ),
   LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
+  ARGUS_OTLP_MAX_BODY_BYTES: int(
+    "largest OTLP trace export in bytes, compressed or not (OTLP/HTTP and OTLP/gRPC)",
+    16 * 1024 * 1024,
+    1,
+    // The body travels to tracing in one gRPC message, with a few bytes of framing around it.
+    MAX_GRPC_MESSAGE_BYTES - 64 * 1024,
+  ),
+  ARGUS_OTLP_GRPC_PORT: int("port of the OTLP/gRPC trace listener; 0: none", 4317, 0, 65_535),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   NATS_URL: optionalStr("NATS server URL for principal-cache invalidations; unset: no cache"),
   NATS_USER: optionalStr("the gateway's NATS user (it may only receive invalidations)"),
@@ -132,6 +148,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
     logLevel: c.LOG_LEVEL,
     otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otlp: { maxBodyBytes: c.ARGUS_OTLP_MAX_BODY_BYTES, grpcPort: c.ARGUS_OTLP_GRPC_PORT },
     principalCache: {
       nats: c.NATS_URL
         ? {

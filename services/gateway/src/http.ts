@@ -1,6 +1,8 @@
 import type { Logger, Principal } from "@argus/platform";
 import type { GatewayConfig } from "./config.ts";
+import type { TraceExport } from "./otlp/ingest.ts";
 import type { CacheOutcome } from "./principalCache.ts";
+import type { RateLimiter } from "./rateLimit.ts";
 
 /** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */
 export interface Authenticator {
@@ -82,6 +84,14 @@ export interface ApiResponse {
 
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
 
+/** The gateway's token buckets (app.ts `createLimiters`), one set per process. */
+export interface GatewayLimiters {
+  /** Requests per API key. */
+  perKey: RateLimiter;
+  /** Failed authentications per client address (authenticate.ts). */
+  failures: RateLimiter;
+}
+
 export interface GatewayDeps {
   authenticator: Authenticator;
   /** One handler per operationId of the OpenAPI document, no more, no less. */
@@ -92,4 +102,11 @@ export interface GatewayDeps {
   ready: () => Promise<boolean>;
   /** Milliseconds clock for rate limiting; tests inject one. */
   clock?: () => number;
+  /**
+   * Given when another listener (OTLP/gRPC) shares them, so a key has one budget whatever it
+   * calls; absent: the app makes its own from `config` and `clock`.
+   */
+  limiters?: GatewayLimiters;
+  /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
+  traceExport?: TraceExport;
 }

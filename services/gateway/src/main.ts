@@ -9,6 +9,8 @@ const running = await startGateway(config, logger);
 logger.info("gateway listening", {
   port: running.port,
   base_url: `http://127.0.0.1:${running.port}/v2`,
+  otlp_http_endpoint: `http://127.0.0.1:${running.port}/v1/traces`,
+  otlp_grpc_port: running.otlpGrpcPort ?? null,
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -7,11 +7,13 @@ import {
   serviceCredential,
   type Logger,
 } from "@argus/platform";
-import { createApp } from "./app.ts";
+import { createApp, createLimiters } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import { createGatewayServer } from "./httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthentication, identityLeaseRenewal } from "./identityAuthenticator.ts";
+import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
+import { tracingExport } from "./otlp/ingest.ts";
 import { startPrincipalCaching } from "./principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
 import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";
@@ -30,9 +32,12 @@ import { roleHandlers } from "./routes/roles.ts";
 import { roleBindingHandlers } from "./routes/roleBindings.ts";
 import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
 import { tagHandlers } from "./routes/tags.ts";
+import { tracingHandlers } from "./routes/tracing.ts";
 
 export interface RunningGateway {
   port: number;
+  /** The OTLP/gRPC listener's bound port; undefined when ARGUS_OTLP_GRPC_PORT is 0. */
+  otlpGrpcPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -52,6 +57,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const identity = backends.identity!;
   const catalog = backends.catalog!;
   const dataset = backends.dataset!;
+  const tracing = backends.tracing!;
+  const traceExport = tracingExport(tracing);
+  // One set for both listeners: OTLP/gRPC spends the same per-key and per-address budgets.
+  const limiters = createLimiters(config);
   const caching = startPrincipalCaching({
     authenticate: identityAuthentication(identity, signing.self),
     renewLease: identityLeaseRenewal(identity, signing.self),
@@ -81,9 +90,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...aiIntegrationHandlers(catalog),
       ...datasetHandlers(dataset, config.cursorSecret),
       ...experimentHandlers(dataset, config.cursorSecret),
+      ...tracingHandlers(tracing),
     },
     config,
     logger,
+    limiters,
+    traceExport,
     ready: async () =>
       (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,
@@ -92,13 +104,37 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const server: Server = createGatewayServer(app, { errorsBase: config.errorsBase, logger });
   await new Promise<void>((resolve) => server.listen(config.httpPort, config.httpHost, resolve));
   const address = server.address();
+  const closeHttp = async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+  };
+  const release = async () => {
+    await caching.stop();
+    for (const b of Object.values(backends)) b.close();
+  };
+  let otlpGrpc: RunningOtlpGrpc | undefined;
+  if (config.otlp.grpcPort !== 0) {
+    try {
+      otlpGrpc = await startOtlpGrpcServer({
+        host: config.httpHost,
+        port: config.otlp.grpcPort,
+        maxMessageBytes: config.otlp.maxBodyBytes,
+        deps: { authenticator: caching.authenticator, limiters, export: traceExport },
+        logger,
+      });
+    } catch (err) {
+      // A port taken is fatal, as for the REST listener, but leaves nothing running behind.
+      await closeHttp();
+      await release();
+      throw err;
+    }
+  }
   return {
     port: typeof address === "object" && address ? address.port : config.httpPort,
+    otlpGrpcPort: otlpGrpc?.port,
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await caching.stop();
-      for (const b of Object.values(backends)) b.close();
+      await Promise.all([closeHttp(), otlpGrpc?.stop()]);
+      await release();
     },
   };
 }

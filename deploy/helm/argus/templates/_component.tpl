@@ -77,6 +77,9 @@ spec:
             - name: http
               containerPort: {{ $ports.http }}
               protocol: TCP
+            - name: otlp-grpc
+              containerPort: {{ $ports.otlpGrpc }}
+              protocol: TCP
             {{- else }}
             - name: grpc
               containerPort: {{ $ports.grpc }}
@@ -97,6 +100,8 @@ spec:
               value: 0.0.0.0
             - name: ARGUS_HTTP_PORT
               value: {{ $ports.http | quote }}
+            - name: ARGUS_OTLP_GRPC_PORT
+              value: {{ $ports.otlpGrpc | quote }}
             # Its NATS identity only receives principal-cache invalidations and answers them.
             {{- $gatewayName := (include "argus.registry" $root | fromJson).gateway.name }}
             - name: NATS_USER
@@ -221,6 +226,11 @@ spec:
       targetPort: http
       protocol: TCP
       appProtocol: http
+    - name: otlp-grpc
+      port: {{ $root.Values.ports.otlpGrpc }}
+      targetPort: otlp-grpc
+      protocol: TCP
+      appProtocol: grpc
 {{- else }}
 {{- range $headless := list false true }}
 {{- if $headless }}
@@ -413,6 +423,8 @@ spec:
     {{- if eq .key "gateway" }}
     - ports:
         - port: {{ $v.ports.http }}
+          protocol: TCP
+        - port: {{ $v.ports.otlpGrpc }}
           protocol: TCP
       {{- with $v.networkPolicy.gatewayIngressFrom }}
       from:

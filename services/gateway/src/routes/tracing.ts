@@ -1,0 +1,244 @@
+import { createHash } from "node:crypto";
+import { DomainError } from "@argus/platform";
+import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
+import type { Backend } from "../backend.ts";
+import { cursorBinding } from "../cursor.ts";
+import { JsonObjectText, type Handler } from "../http.ts";
+import { pathId } from "./params.ts";
+
+/** The body fields every span and trace operation shares. */
+interface WindowBody {
+  project_id: string;
+  start_time?: string;
+  end_time?: string;
+}
+
+interface ListTracesBody extends WindowBody {
+  filter?: string;
+}
+
+interface ListSpansBody extends ListTracesBody {
+  included_columns?: string[];
+  excluded_columns?: string[];
+  truncate_string_length?: number;
+}
+
+interface AnnotateSpansBody extends WindowBody {
+  granularity?: "SPAN" | "TRACE" | "SESSION";
+  annotations: unknown[];
+}
+
+interface DeleteSpansBody extends WindowBody {
+  span_ids: string[];
+}
+
+/**
+ * `2024-01-01T00:00:00[.fraction][Z|±hh[:mm]]`, the shapes the schema's `iso-date-time` lets
+ * through (the Python SDK sends `datetime.isoformat()`, which has no offset for a naive time).
+ */
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+/** An instant as RFC 3339 UTC text for the service, and a key that sorts as the instants do. */
+interface Instant {
+  text: string;
+  key: string;
+}
+
+/**
+ * An ISO 8601 date-time as RFC 3339 UTC, without losing its sub-millisecond digits (OTLP times
+ * are nanoseconds, and the window's bounds are inclusive). No offset means UTC. Digits past
+ * nanoseconds are dropped. The schema has already checked the calendar.
+ */
+export function utcInstant(value: string, field: string): Instant {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) throw new DomainError("invalid-request", `'${field}' must be an ISO 8601 date-time`);
+  const [, y, mo, d, h, mi, s, fraction = "", sign, oh = "0", om = "0"] = m;
+  const offsetMinutes = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  const at = new Date(0);
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  at.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  at.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), 0);
+  const seconds = at.toISOString().slice(0, 19);
+  const digits = fraction.slice(0, 9);
+  return {
+    text: `${seconds}${digits ? `.${digits}` : ""}Z`,
+    key: `${seconds}.${digits.padEnd(9, "0")}`,
+  };
+}
+
+/**
+ * The window as the service takes it: RFC 3339 UTC, "" for a bound left out (the service
+ * applies the operation's default). A start after the end is a 400 here, as both are known.
+ */
+export function timeWindow(body: WindowBody): { startTime: string; endTime: string } {
+  const start =
+    body.start_time === undefined ? undefined : utcInstant(body.start_time, "start_time");
+  const end = body.end_time === undefined ? undefined : utcInstant(body.end_time, "end_time");
+  if (start && end && start.key > end.key)
+    throw new DomainError("invalid-request", "'start_time' must not be after 'end_time'");
+  return { startTime: start?.text ?? "", endTime: end?.text ?? "" };
+}
+
+/** A body's `project_id` follows the rule of path ids: garbage or another type is a 404. */
+const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
+
+/** The column selection; both lists at once is a 400, checked before anything is looked up. */
+export function columns(body: ListSpansBody): {
+  includedColumns: string[];
+  excludedColumns: string[];
+} {
+  if (body.included_columns !== undefined && body.excluded_columns !== undefined)
+    throw new DomainError("invalid-request", "give included_columns or excluded_columns, not both");
+  return {
+    includedColumns: body.included_columns ?? [],
+    excludedColumns: body.excluded_columns ?? [],
+  };
+}
+
+/**
+ * The gateway signs a list's cursor (paging.ts) over its query only, and these lists take
+ * their filters in the body. So the position handed out starts with a digest of what the
+ * service was asked (project, window, filter, columns): the cursor's signature covers it, and
+ * a cursor sent back with another body is refused instead of resuming a different list.
+ */
+export function bodyDigest(operationId: string, filters: Record<string, unknown>): string {
+  return createHash("sha256")
+    .update(cursorBinding(operationId, {}, filters))
+    .digest("base64url");
+}
+
+/** `<digest>.<service position>`; "" on the last page. (A base64url digest has no dot.) */
+export const boundPosition = (digest: string, after: string): string =>
+  after ? `${digest}.${after}` : "";
+
+/** The service position of a verified cursor, or a 400 when it was made for another body. */
+export function readBoundPosition(digest: string, position: string): string {
+  if (position === "") return "";
+  const dot = position.indexOf(".");
+  if (dot < 0 || position.slice(0, dot) !== digest)
+    throw new DomainError(
+      "invalid-request",
+      "the cursor is invalid or belongs to a different query",
+    );
+  return position.slice(dot + 1);
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Whether text (a span or a trace the service wrote) is braced as one JSON object. */
+function isObjectText(text: string): boolean {
+  let i = 0;
+  let j = text.length - 1;
+  while (i <= j && isSpace(text.charCodeAt(i))) i++;
+  while (j >= i && isSpace(text.charCodeAt(j))) j--;
+  return i < j && text[i] === "{" && text[j] === "}";
+}
+
+/**
+ * `{"<member>":[…]}` of the service's JSON texts, joined and never parsed: a page of 500 spans
+ * with large attributes costs a join. The gateway adds `pagination`.
+ */
+export function itemsText(member: "spans" | "traces", items: readonly string[]): JsonObjectText {
+  for (const item of items)
+    if (!isObjectText(item))
+      throw new Error(`the tracing service answered ${member} that are not JSON objects`);
+  return new JsonObjectText(`{"${member}":[${items.join(",")}]}`);
+}
+
+/** `POST /v2/spans`, `POST /v2/traces`, `POST /v2/spans/annotate`, `DELETE /v2/spans`. */
+export function tracingHandlers(tracing: Backend): Record<string, Handler> {
+  return {
+    async list_spans(req) {
+      const body = req.body as ListSpansBody;
+      const selection = columns(body);
+      const window = timeWindow(body);
+      const filters = {
+        projectId: projectUuid(body.project_id),
+        ...window,
+        filter: body.filter ?? "",
+        ...selection,
+      };
+      const digest = bodyDigest("list_spans", filters);
+      const res = await tracing.call(
+        TracingServiceService.listSpans,
+        {
+          ...filters,
+          truncateStringLength: body.truncate_string_length ?? 0,
+          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
+        },
+        req,
+      );
+      return {
+        status: 200,
+        body: itemsText("spans", res.spans),
+        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
+      };
+    },
+
+    async list_traces(req) {
+      const body = req.body as ListTracesBody;
+      const window = timeWindow(body);
+      const filters = {
+        projectId: projectUuid(body.project_id),
+        ...window,
+        filter: body.filter ?? "",
+      };
+      const digest = bodyDigest("list_traces", filters);
+      const res = await tracing.call(
+        TracingServiceService.listTraces,
+        {
+          ...filters,
+          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
+        },
+        req,
+      );
+      return {
+        status: 200,
+        body: itemsText("traces", res.traces),
+        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
+      };
+    },
+
+    async annotate_spans(req) {
+      const body = req.body as AnnotateSpansBody;
+      // The SDK's RecordGranularity names SESSION too; Argus keeps no sessions to anchor on.
+      if (body.granularity === "SESSION")
+        throw new DomainError(
+          "invalid-request",
+          "granularity SESSION is not supported: annotate spans (SPAN) or traces (TRACE)",
+        );
+      const window = timeWindow(body);
+      await tracing.call(
+        TracingServiceService.annotateSpans,
+        {
+          projectId: projectUuid(body.project_id),
+          ...window,
+          granularity: body.granularity ?? "SPAN",
+          // Already valid against the schema; the service reads the public shape as it is.
+          annotations: JSON.stringify(body.annotations),
+        },
+        req,
+      );
+      return { status: 202 };
+    },
+
+    async delete_spans(req) {
+      const body = req.body as DeleteSpansBody;
+      const window = timeWindow(body);
+      const res = await tracing.call(
+        TracingServiceService.deleteSpans,
+        { projectId: projectUuid(body.project_id), spanIds: body.span_ids, ...window },
+        req,
+      );
+      return {
+        status: 200,
+        body: {
+          completed: res.completed,
+          deleted_span_ids: res.deletedSpanIds,
+          not_deleted_span_ids: res.notDeletedSpanIds,
+        },
+      };
+    },
+  };
+}

@@ -282,6 +282,23 @@ describe("pages", () => {
     expect(new Set(traceIds)).toEqual(new Set(roots.map((r) => r.traceId)));
   });
 
+  it("a page walk keeps the window its first page resolved", async () => {
+    const DAY = 86_400_000;
+    const now = Date.now();
+    const id = await projectWith([
+      one({ name: "eight", startMs: now - 8 * DAY }),
+      one({ name: "nine", startMs: now - 9 * DAY }),
+    ]);
+    const startTime = new Date(now - 10 * DAY).toISOString();
+    const first = await spansPage(t, id, { startTime, limit: 1 });
+    expect(first.spans.map((s) => s.name)).toEqual(["eight"]);
+    // Asked again without a window, the walk goes on in the first page's, not the default
+    // week (which would hold neither span).
+    const second = await spansPage(t, id, { after: first.nextAfter, limit: 1 });
+    expect(second.spans.map((s) => s.name)).toEqual(["nine"]);
+    expect(await spansPage(t, id, {})).toEqual({ spans: [], nextAfter: "" });
+  });
+
   it("a cursor that is not one of ours is an invalid request, not a failure", async () => {
     const id = await projectWith([one()]);
     for (const after of [
@@ -290,6 +307,8 @@ describe("pages", () => {
       '["a","b"]',
       '["not a time","x","y"]',
       '["2026-02-30T00:00:00.000000Z","x","y"]',
+      '["2026-01-01T00:00:00.000000Z","x","y"]',
+      '["2026-01-01T00:00:00.000000Z","x","y","2026-01-01T00:00:00Z","never"]',
       "[1,2,3]",
     ]) {
       expect({ after, problem: await problemOf(spansPage(t, id, { after })) }).toEqual({

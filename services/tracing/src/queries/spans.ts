@@ -8,7 +8,7 @@ import type {
 } from "@argus/proto/tracing/v1/tracing";
 import { WINDOW_DEFAULTS, invalid, isRfc3339, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
-import type { SpanPosition, SpanPredicate, SpanRow } from "../storage/spanStore.ts";
+import type { SpanPosition, SpanPredicate, SpanRow, Window } from "../storage/spanStore.ts";
 import { loadProject } from "./project.ts";
 import { renderSpan, type ColumnChoice } from "./render.ts";
 import { spanColumns } from "./spanColumns.ts";
@@ -26,9 +26,14 @@ function predicate(filter: string): SpanPredicate | undefined {
   return (alias, firstParam) => compileFilter(filter, spanColumns(alias), firstParam);
 }
 
-const positionOf = (r: SpanRow): string => JSON.stringify([r.start_time, r.trace_id, r.span_id]);
+/**
+ * The last row of a page, and the window the walk resolved on its first page: a window left
+ * to its defaults ends "now", and now moves on between pages; the walk keeps the first one.
+ */
+const positionOf = (r: SpanRow, w: Window): string =>
+  JSON.stringify([r.start_time, r.trace_id, r.span_id, w.start, w.end]);
 
-function afterOf(text: string): SpanPosition | undefined {
+function afterOf(text: string): { after: SpanPosition; window: Window } | undefined {
   if (!text) return undefined;
   const foreign = () => invalid("the cursor does not belong to this list");
   let parsed: unknown;
@@ -41,13 +46,19 @@ function afterOf(text: string): SpanPosition | undefined {
   }
   if (
     !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
+    parsed.length !== 5 ||
     !parsed.every((p) => typeof p === "string") ||
-    !isRfc3339(parsed[0] as string)
+    ![0, 3, 4].every((i) => isRfc3339(parsed[i] as string))
   )
     throw foreign();
-  const [startTime, traceId, spanId] = parsed as [string, string, string];
-  return { startTime, traceId, spanId };
+  const [startTime, traceId, spanId, start, end] = parsed as string[] as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return { after: { startTime, traceId, spanId }, window: { start, end } };
 }
 
 const limitOf = (asked: number, page: { default: number; max: number }) => {
@@ -71,12 +82,14 @@ function columnsOf(req: ListSpansRequest): ColumnChoice {
 export function spanQueries(deps: TracingDeps) {
   return {
     async listSpans(req: ListSpansRequest, ctx: CallContext): Promise<ListSpansResponse> {
-      const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const asked = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
       const columns = columnsOf(req);
       const filter = predicate(req.filter);
       const limit = limitOf(req.page?.limit ?? 0, SPANS_PAGE);
       const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");
-      const after = afterOf(req.page?.after ?? "");
+      const cursor = afterOf(req.page?.after ?? "");
+      const after = cursor?.after;
+      const window = cursor?.window ?? asked;
       const rows = await deps.store.listSpans({
         projectId: project.id,
         window,
@@ -87,16 +100,18 @@ export function spanQueries(deps: TracingDeps) {
       const page = rows.slice(0, limit);
       return {
         spans: page.map((r) => JSON.stringify(renderSpan(r, columns))),
-        page: { nextAfter: rows.length > limit ? positionOf(page[page.length - 1]!) : "" },
+        page: { nextAfter: rows.length > limit ? positionOf(page[page.length - 1]!, window) : "" },
       };
     },
 
     async listTraces(req: ListTracesRequest, ctx: CallContext): Promise<ListTracesResponse> {
-      const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const asked = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
       const filter = predicate(req.filter);
       const limit = limitOf(req.page?.limit ?? 0, TRACES_PAGE);
       const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");
-      const after = afterOf(req.page?.after ?? "");
+      const cursor = afterOf(req.page?.after ?? "");
+      const after = cursor?.after;
+      const window = cursor?.window ?? asked;
       const roots = await deps.store.listRoots({
         projectId: project.id,
         window,
@@ -125,7 +140,7 @@ export function spanQueries(deps: TracingDeps) {
             spans: kept.map((s) => renderSpan(s)),
           });
         }),
-        page: { nextAfter: roots.length > limit ? positionOf(page[page.length - 1]!) : "" },
+        page: { nextAfter: roots.length > limit ? positionOf(page[page.length - 1]!, window) : "" },
       };
     },
   };

@@ -8,6 +8,8 @@ export interface Target {
   /** Must be on 127.0.0.1: the benchmark never sends load anywhere else. */
   url: string;
   headers: Record<string, string>;
+  /** A POST with this JSON body (the public API lists spans with POST); a GET without. */
+  body?: string;
   /** The processes serving it, by name, whose CPU time is measured. */
   pids: Record<string, number>;
 }
@@ -53,7 +55,16 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
       };
       const req = request(
         url,
-        { agent, headers: target.headers, timeout: opts.timeoutMs },
+        {
+          agent,
+          timeout: opts.timeoutMs,
+          ...(target.body === undefined
+            ? { headers: target.headers }
+            : {
+                method: "POST",
+                headers: { ...target.headers, "content-type": "application/json" },
+              }),
+        },
         (res) => {
           res.resume();
           res.once("end", () => settle(res.statusCode === 200 ? null : `status ${res.statusCode}`));
@@ -62,7 +73,7 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
       );
       req.once("timeout", () => req.destroy(new Error("timeout")));
       req.once("error", (err) => settle(errorCode(err)));
-      req.end();
+      req.end(target.body);
     });
 
   const worker = async () => {

@@ -10,6 +10,8 @@ import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark } from "./datasetPatch.ts";
 import { getSpaceBenchmark } from "./getSpace.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
+import { spansIngestBenchmark } from "./spansIngest.ts";
+import { spansListBenchmark } from "./spansList.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
@@ -142,6 +144,8 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> 
   "dataset-paging": datasetPagingBenchmark,
   "dataset-patch-1000": datasetPatchBenchmark,
   "dataset-create-8mib": datasetCreateBenchmark,
+  "spans-ingest-100k": spansIngestBenchmark,
+  "spans-list-10m": spansListBenchmark,
 };
 if (values.only && !(values.only in benchmarks)) {
   throw new Error(

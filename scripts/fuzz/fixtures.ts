@@ -7,16 +7,27 @@
  * The fuzzer deletes what it finds, whole spaces included, hence several of each, in several
  * spaces.
  */
+import { randomBytes } from "node:crypto";
+
 export type Dictionaries = Record<string, string[]>;
 
 interface Json {
   [k: string]: unknown;
 }
 
-type Call = (method: string, path: string, body?: Json) => Promise<Json>;
+type Call = ((method: string, path: string, body?: Json) => Promise<Json>) & {
+  /** Sends `n` spans of one trace to a project of the space over OTLP/HTTP (JSON). */
+  spans(
+    spaceId: string,
+    project: string,
+    n: number,
+  ): Promise<{ spanIds: string[]; traceId: string }>;
+};
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
 function caller(baseUrl: string, key: string): Call {
-  return async (method, path, body) => {
+  const call = async (method: string, path: string, body?: Json): Promise<Json> => {
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -30,6 +41,47 @@ function caller(baseUrl: string, key: string): Call {
       throw new Error(`fixture ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
+  const spans: Call["spans"] = async (spaceId, project, n) => {
+    const traceId = hex(16);
+    const spanIds = Array.from({ length: n }, () => hex(8));
+    const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+    const body = {
+      resourceSpans: [
+        {
+          resource: {
+            attributes: [{ key: "openinference.project.name", value: { stringValue: project } }],
+          },
+          scopeSpans: [
+            {
+              spans: spanIds.map((spanId, i) => ({
+                traceId,
+                spanId,
+                ...(i > 0 ? { parentSpanId: spanIds[0] } : {}),
+                name: `fuzz span ${i}`,
+                startTimeUnixNano: String(start + BigInt(i) * 1_000_000n),
+                endTimeUnixNano: String(start + BigInt(i + 1) * 1_000_000n),
+                attributes: [{ key: "openinference.span.kind", value: { stringValue: "LLM" } }],
+              })),
+            },
+          ],
+        },
+      ],
+    };
+    const res = await fetch(`${baseUrl}/v1/traces`, {
+      method: "POST",
+      headers: {
+        authorization: key,
+        "arize-space-id": spaceId,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(body),
+    });
+    const answer = await res.text();
+    if (!res.ok || answer.includes("rejectedSpans"))
+      throw new Error(`fixture POST /v1/traces: ${res.status} ${answer}`);
+    return { spanIds, traceId };
+  };
+  return Object.assign(call, { spans });
 }
 
 async function times(n: number, make: (i: number) => Promise<Json>): Promise<Json[]> {
@@ -90,6 +142,8 @@ async function spaceFixtures(
   const projects = idsOf(
     await times(3, (i) => call("POST", "/v2/projects", { ...inSpace, name: name("project", i) })),
   );
+  // Spans of the first project, for span lists and the queues' SPAN records (which must exist).
+  const sent = await call.spans(spaceId, name("project", 0), 3);
   await call("POST", "/v2/resource-restrictions", { resource_id: projects[2] });
   const prompts = await times(2, (i) =>
     call("POST", "/v2/prompts", {
@@ -139,9 +193,9 @@ async function spaceFixtures(
   const span = {
     record_type: "SPAN",
     project_id: projects[0],
-    start_time: "2026-01-01T00:00:00Z",
-    end_time: "2026-01-02T00:00:00Z",
-    span_ids: ["s1", "s2", "s3"],
+    start_time: new Date(Date.now() - 86_400_000).toISOString(),
+    end_time: new Date(Date.now() + 3_600_000).toISOString(),
+    span_ids: sent.spanIds,
   };
   const queues = idsOf(
     await times(2, (i) =>
@@ -206,6 +260,7 @@ async function spaceFixtures(
     spaces: [spaceId],
     tags,
     projects,
+    spans: sent.spanIds,
     restricted: [projects[2]!],
     prompts: idsOf(prompts),
     prompt_versions: promptVersions,
@@ -335,6 +390,7 @@ const BODY_FIELDS: Record<string, string> = {
   "annotation_config_ids[*]": "configs",
   "annotations[*].name": "config_names",
   "record_sources[*].project_id": "projects",
+  "span_ids[*]": "spans",
   project_id: "projects",
   user_id: "users",
   role_id: "roles",

@@ -115,36 +115,39 @@ export function postgresSpanStore(pool: Pool): SpanStore {
         const res = await tracedQuery<{ min: string | null; max: string | null; n: string }>(
           tx,
           "insert spans",
+          // One JSON document a chunk: JSON.stringify is native, where a text[] parameter per
+          // column is escaped element by element in JavaScript (half the ingestion CPU).
           `with added as (
              insert into spans (project_id, start_time, trace_id, span_id, parent_id, name, kind,
                                 end_time, status_code, status_message, attributes, events)
-             select $1, t.* from unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[],
-                                        $6::text[], $7::text[], $8::timestamptz[], $9::text[],
-                                        $10::text[], $11::jsonb[], $12::jsonb[]) as t
+             select $1, t.s, t.t, t.i, t.p, t.n, t.k, t.e, t.c, t.m, t.a, t.v
+               from jsonb_to_recordset($2::jsonb)
+                 as t(s timestamptz, t text, i text, p text, n text, k text, e timestamptz,
+                      c text, m text, a jsonb, v jsonb)
              on conflict do nothing
              returning start_time)
            select ${iso("min(start_time)")} as min, ${iso("max(start_time)")} as max,
                   count(*) as n from added`,
           [
             projectId,
-            chunk.map((s) => isoOfNanos(s.startTimeUnixNano)),
-            chunk.map((s) => s.traceId),
-            chunk.map((s) => s.spanId),
-            chunk.map((s) => s.parentId || null),
-            chunk.map((s) => s.name),
-            chunk.map((s) => s.kind),
-            chunk.map((s) => isoOfNanos(s.endTimeUnixNano)),
-            chunk.map((s) => s.statusCode),
-            chunk.map((s) => s.statusMessage),
-            chunk.map((s) => JSON.stringify(s.attributes)),
-            chunk.map((s) =>
-              JSON.stringify(
-                s.events.map((e) => ({
+            JSON.stringify(
+              chunk.map((s) => ({
+                s: isoOfNanos(s.startTimeUnixNano),
+                t: s.traceId,
+                i: s.spanId,
+                p: s.parentId || null,
+                n: s.name,
+                k: s.kind,
+                e: isoOfNanos(s.endTimeUnixNano),
+                c: s.statusCode,
+                m: s.statusMessage,
+                a: s.attributes,
+                v: s.events.map((e) => ({
                   name: e.name,
                   timestamp: isoOfNanos(e.timeUnixNano),
                   attributes: e.attributes,
                 })),
-              ),
+              })),
             ),
           ],
         );

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { ExportTraceServiceRequest } from "@argus/proto/otlp/collector/trace/v1/trace_service";
 import type { KeyValue } from "@argus/proto/otlp/common/v1/common";
 import type { Span } from "@argus/proto/otlp/trace/v1/trace";
-import { Api, uuidOf } from "./datasets.ts";
+import type { Api } from "./datasets.ts";
+import { uuidOf } from "./datasets.ts";
 
 /** Spans of a trace: a CHAIN root and LLM children, as OpenInference instrumentation sends. */
 export const TRACE_SPANS = 5;

@@ -16,3 +16,4 @@ export { startLocalNats } from "./localNats.ts";
 export type { RunningServer } from "./runningServer.ts";
 export type { Credentials, NatsAccess, Stack, StackOptions } from "./stack.ts";
 export { NO_RATE_LIMITS, startStack } from "./stack.ts";
+export { problemOf, problemWith } from "./problems.ts";

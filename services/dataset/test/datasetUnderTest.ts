@@ -1,12 +1,5 @@
 import type * as grpc from "@grpc/grpc-js";
-import {
-  callUnary,
-  createChannel,
-  createLogger,
-  fromGrpcError,
-  type Principal,
-} from "@argus/platform";
-import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { callUnary, createChannel, createLogger, type Principal } from "@argus/platform";
 import {
   createTestDatabase,
   freePort,
@@ -15,7 +8,7 @@ import {
   uniqueName,
   type TestDatabase,
 } from "@argus/testkit";
-import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts";
+import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
 import { startDataset } from "../src/index.ts";
 
 type Running = Awaited<ReturnType<typeof startDataset>>;
@@ -36,7 +29,6 @@ export interface DatasetUnderTest {
 
 export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
   const keys = testCallKeys();
-  const apiKey = `ak-int-${"d".repeat(40)}`;
   const root = uniqueName("ds");
   const stream = uniqueName("DS");
   const infra = testInfra();
@@ -47,39 +39,15 @@ export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: root,
   };
-  const identity: RunningIdentity = await startIdentity(
-    {
-      ...common,
-      IDENTITY_GRPC_PORT: String(await freePort()),
-      IDENTITY_PROBE_PORT: "0",
-      ...keys.env("identity"),
-      ARGUS_API_KEY_PEPPER: "q".repeat(32),
-      ARGUS_INIT_API_KEY: apiKey,
-    },
-    createLogger({ service: "identity-test", level: "warn" }),
-  );
-  const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
-  const admin = (
-    await callUnary(
-      identityChannel,
-      IdentityServiceService.authenticate,
-      { apiKey },
-      { credential: keys.service("gateway"), requestId: "t" },
-    )
-  ).principal!;
-  const spaces = await callUnary(
-    identityChannel,
-    IdentityServiceService.listSpaces,
-    { page: { limit: 10, after: "" }, name: "", organizationId: "" },
-    { credential: keys.caller(admin), requestId: "t" },
-  );
+  const identity = await startIdentityForOthers(common, keys);
+  const { admin } = identity;
   const dataset: Running = await startDataset(
     {
       ...common,
       DATASET_GRPC_PORT: String(await freePort()),
       DATASET_PROBE_PORT: "0",
       ...keys.env("dataset"),
-      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+      IDENTITY_GRPC_URL: identity.url,
     },
     createLogger({ service: "dataset-test", level: "warn" }),
   );
@@ -88,12 +56,11 @@ export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
     db,
     channel,
     admin,
-    spaceId: spaces.spaces[0]!.id,
+    spaceId: identity.spaceId,
     call: (method, req, p = admin) =>
       callUnary(channel, method, req, { credential: keys.caller(p), requestId: "t" }),
     async stop() {
       channel.close();
-      identityChannel.close();
       await dataset.stop();
       await identity.stop();
       await db.drop();
@@ -101,12 +68,4 @@ export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
   };
 }
 
-/** The problem type a call fails with, or "ok". */
-export async function problemOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-}
+export { problemOf } from "@argus/testkit";

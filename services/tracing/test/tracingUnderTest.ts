@@ -4,7 +4,6 @@ import {
   callUnary,
   createChannel,
   createLogger,
-  fromGrpcError,
   predefinedRole,
   type Principal,
 } from "@argus/platform";
@@ -20,7 +19,7 @@ import {
   type TestDatabase,
 } from "@argus/testkit";
 import { startCatalog } from "../../catalog/src/index.ts";
-import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts";
+import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
 import { startTracing } from "../src/index.ts";
 
 type Running = Awaited<ReturnType<typeof startTracing>>;
@@ -71,7 +70,6 @@ export async function startTracingUnderTest(
   env: Record<string, string> = {},
 ): Promise<TracingUnderTest> {
   const keys = testCallKeys();
-  const apiKey = `ak-int-${"t".repeat(40)}`;
   const infra = testInfra();
   const db = await createTestDatabase(infra);
   const [catalogPort, tracingPort] = [await freePort(), await freePort()];
@@ -83,33 +81,8 @@ export async function startTracingUnderTest(
     CATALOG_GRPC_URL: `127.0.0.1:${catalogPort}`,
     TRACING_GRPC_URL: `127.0.0.1:${tracingPort}`,
   };
-  const identity: RunningIdentity = await startIdentity(
-    {
-      ...common,
-      IDENTITY_GRPC_PORT: String(await freePort()),
-      IDENTITY_PROBE_PORT: "0",
-      ...keys.env("identity"),
-      ARGUS_API_KEY_PEPPER: "q".repeat(32),
-      ARGUS_INIT_API_KEY: apiKey,
-    },
-    createLogger({ service: "identity-test", level: "warn" }),
-  );
-  const identityUrl = `127.0.0.1:${identity.grpcPort}`;
-  const identityChannel = createChannel(identityUrl);
-  const admin = (
-    await callUnary(
-      identityChannel,
-      IdentityServiceService.authenticate,
-      { apiKey },
-      { credential: keys.service("gateway"), requestId: "t" },
-    )
-  ).principal!;
-  const spaces = await callUnary(
-    identityChannel,
-    IdentityServiceService.listSpaces,
-    { page: { limit: 10, after: "" }, name: "", organizationId: "" },
-    { credential: keys.caller(admin), requestId: "t" },
-  );
+  const identity = await startIdentityForOthers(common, keys);
+  const { admin, url: identityUrl, channel: identityChannel } = identity;
   const catalog = await startCatalog(
     {
       ...common,
@@ -133,15 +106,15 @@ export async function startTracingUnderTest(
   );
   const catalogChannel = createChannel(`127.0.0.1:${catalogPort}`);
   const channel = createChannel(`127.0.0.1:${tracingPort}`);
+  const { organizationId } = identity;
   const callOn: TracingUnderTest["callOn"] = (ch, method, req, p = admin) =>
     callUnary(ch, method, req, { credential: keys.caller(p), requestId: "t" });
-  const organizationId = spaces.spaces[0]!.organizationId;
   const pool = new pg.Pool({ connectionString: db.url, options: "-c search_path=tracing", max: 2 });
   return {
     db,
     admin,
-    spaceId: spaces.spaces[0]!.id,
-    organizationId,
+    spaceId: identity.spaceId,
+    organizationId: identity.organizationId,
     natsUrl: infra.natsUrl,
     subjectRoot: common.ARGUS_SUBJECT_ROOT,
     pool,
@@ -185,7 +158,6 @@ export async function startTracingUnderTest(
       await pool.end();
       channel.close();
       catalogChannel.close();
-      identityChannel.close();
       await tracing.stop();
       await catalog.stop();
       await identity.stop();
@@ -194,23 +166,4 @@ export async function startTracingUnderTest(
   };
 }
 
-/** The problem type a call fails with, or "ok". */
-export async function problemOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-}
-
-/** The problem type and detail a call fails with, or "ok" and "". */
-export async function problemWith(p: Promise<unknown>): Promise<{ type: string; detail: string }> {
-  try {
-    await p;
-    return { type: "ok", detail: "" };
-  } catch (err) {
-    const e = fromGrpcError(err);
-    return { type: e.type, detail: e.message };
-  }
-}
+export { problemOf, problemWith } from "@argus/testkit";

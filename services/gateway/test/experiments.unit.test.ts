@@ -1,5 +1,4 @@
-import { DomainError, encodeId, toGrpcError, type ClientMethod } from "@argus/platform";
-import type { Client } from "@grpc/grpc-js";
+import { DomainError, encodeId, toGrpcError } from "@argus/platform";
 import type {
   CreateExperimentRequest,
   Experiment,
@@ -9,7 +8,6 @@ import type {
   SearchExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Backend } from "../src/backend.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import { withMember } from "../src/respond.ts";
@@ -23,6 +21,7 @@ import {
 } from "../src/routes/experiments.ts";
 import { exampleUuid } from "../src/routes/datasets.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
+import { recordingBackend } from "./recordingBackend.ts";
 
 const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const EXPERIMENT = uuid(1);
@@ -71,22 +70,7 @@ const publicExperiment = {
   integration_id: null,
 };
 
-/** The dataset service as the gateway sees it: answers by RPC name, every request recorded. */
-type Answer = (request: unknown) => unknown;
-const calls: { rpc: string; request: unknown }[] = [];
-let answers: Record<string, Answer> = {};
-const fake: Backend = {
-  channel: {} as Client,
-  deadlineMs: 5_000,
-  async call<Req, Res>(method: ClientMethod<Req, Res>, request: Req): Promise<Res> {
-    const rpc = method.path.split("/").pop()!;
-    calls.push({ rpc, request });
-    const answer = answers[rpc];
-    if (!answer) throw new Error(`unexpected ${rpc}`);
-    return answer(request) as Res;
-  },
-  close() {},
-};
+const { backend: fake, calls, answers, reset } = recordingBackend();
 const SECRET = "c".repeat(32);
 
 let gw: TestGateway;
@@ -95,8 +79,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 beforeEach(() => {
-  calls.length = 0;
-  answers = {};
+  reset();
 });
 
 async function call(

@@ -1,5 +1,4 @@
-import { DomainError, encodeId, toGrpcError, type ClientMethod } from "@argus/platform";
-import type { Client } from "@grpc/grpc-js";
+import { DomainError, encodeId, toGrpcError } from "@argus/platform";
 import type {
   AnnotateSpansRequest,
   DeleteSpansRequest,
@@ -7,7 +6,6 @@ import type {
   ListTracesRequest,
 } from "@argus/proto/tracing/v1/tracing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Backend } from "../src/backend.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import {
@@ -19,6 +17,7 @@ import {
   utcInstant,
 } from "../src/routes/tracing.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
+import { recordingBackend } from "./recordingBackend.ts";
 
 const PROJECT = "0192f4a0-0000-7000-8000-000000000001";
 const project = encodeId("Project", PROJECT);
@@ -35,22 +34,7 @@ const traceText = (n: number) =>
   `"start_time":"2026-01-02T03:04:05Z","end_time":"2026-01-02T03:04:06Z","spans_truncated":false,` +
   `"spans":[${spanText(n)}]}`;
 
-/** The tracing service as the gateway sees it: answers by RPC name, every request recorded. */
-type Answer = (request: unknown) => unknown;
-const calls: { rpc: string; request: unknown }[] = [];
-let answers: Record<string, Answer> = {};
-const fake: Backend = {
-  channel: {} as Client,
-  deadlineMs: 5_000,
-  async call<Req, Res>(method: ClientMethod<Req, Res>, request: Req): Promise<Res> {
-    const rpc = method.path.split("/").pop()!;
-    calls.push({ rpc, request });
-    const answer = answers[rpc];
-    if (!answer) throw new Error(`unexpected ${rpc}`);
-    return answer(request) as Res;
-  },
-  close() {},
-};
+const { backend: fake, calls, answers, reset } = recordingBackend();
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -58,8 +42,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 beforeEach(() => {
-  calls.length = 0;
-  answers = {};
+  reset();
 });
 
 async function call(

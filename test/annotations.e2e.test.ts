@@ -20,6 +20,7 @@ import {
   updateCategoricalAnnotationConfig,
   updateContinuousAnnotationConfig,
 } from "@arizeai/ax-client";
+import { recentWindow, sendSpans } from "./spans-support.ts";
 import { expectProblem, startApi, type Api } from "./support.ts";
 
 let api: Api;
@@ -170,11 +171,15 @@ describe("annotation queues through @arizeai/ax-client", () => {
   it("creates a queue with records, assigns, annotates by config name, and cleans up", async () => {
     const client = ax();
     const adminEmail: string = (await api.req("GET", "/v2/users")).body.users[0].email;
-    const project = (
-      await api.req("POST", "/v2/projects", {
-        body: { name: "traces-for-review", space_id: spaceId },
-      })
-    ).body;
+    // Records name real spans of the project (the catalog checks them with the tracing service).
+    const sent = await sendSpans(api.stack, {
+      spaceId,
+      projectName: "traces-for-review",
+      spansPerTrace: 3,
+    });
+    const project = { id: sent.projectId };
+    const [span1, span2, span3] = sent.spanIds as [string, string, string];
+    const window = recentWindow();
     const accuracy = await createCategoricalAnnotationConfig({
       client,
       space: spaceId,
@@ -188,8 +193,8 @@ describe("annotation queues through @arizeai/ax-client", () => {
     const spanSource = (spanIds: string[]) => ({
       recordType: "SPAN" as const,
       projectId: project.id,
-      startTime: "2026-01-15T00:00:00Z",
-      endTime: "2026-01-16T00:00:00Z",
+      startTime: window.start_time,
+      endTime: window.end_time,
       spanIds,
     });
 
@@ -200,7 +205,7 @@ describe("annotation queues through @arizeai/ax-client", () => {
       instructions: "Check every answer",
       annotationConfigIds: [accuracy.id],
       annotatorEmails: [adminEmail],
-      recordSources: [spanSource(["span-1", "span-2"])],
+      recordSources: [spanSource([span1, span2])],
     });
     expect(queue).toMatchObject({
       name: "Quality Review",
@@ -216,10 +221,10 @@ describe("annotation queues through @arizeai/ax-client", () => {
     const added = await addAnnotationQueueRecords({
       client,
       annotationQueue: queue.id,
-      recordSources: [spanSource(["span-3"])],
+      recordSources: [spanSource([span3])],
     });
     expect(added).toHaveLength(1);
-    expect(added[0]!.data).toMatchObject({ project_id: project.id, "context.span_id": "span-3" });
+    expect(added[0]!.data).toMatchObject({ project_id: project.id, "context.span_id": span3 });
 
     const records = await listAnnotationQueueRecords({
       client,
@@ -308,6 +313,8 @@ describe("annotation queues through @arizeai/ax-client", () => {
 describe("annotation queues over plain HTTP: edges", () => {
   let configId: string;
   let projectId: string;
+  let spanIds: string[];
+  let window: { start_time: string; end_time: string };
   const queue = (name: string, extra: Record<string, unknown> = {}) =>
     api.req("POST", "/v2/annotation-queues", {
       body: {
@@ -321,11 +328,11 @@ describe("annotation queues over plain HTTP: edges", () => {
   const spans = (n: number, over: Record<string, unknown> = {}) => ({
     record_type: "SPAN",
     project_id: projectId,
-    start_time: "2026-01-01T00:00:00Z",
-    end_time: "2026-01-08T00:00:00Z",
-    span_ids: Array.from({ length: n }, (_, i) => `s${i}`),
+    ...window,
+    span_ids: spanIds.slice(0, n),
     ...over,
   });
+  const later = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
   beforeAll(async () => {
     configId = (
@@ -333,9 +340,17 @@ describe("annotation queues over plain HTTP: edges", () => {
         body: { name: "edge-config", space_id: spaceId, annotation_config_type: "FREEFORM" },
       })
     ).body.id;
-    projectId = (
-      await api.req("POST", "/v2/projects", { body: { name: "edge-project", space_id: spaceId } })
-    ).body.id;
+    // 501 real spans: the record sources below name up to 500 of them.
+    const sent = await sendSpans(api.stack, {
+      spaceId,
+      projectName: "edge-project",
+      spansPerTrace: 501,
+    });
+    projectId = sent.projectId;
+    spanIds = sent.spanIds;
+    // A 7-day window (the longest a source may span) that holds the spans.
+    const start = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    window = { start_time: start, end_time: later(start, 7 * 86_400_000) };
   });
 
   it("names are unique (409); configs are required (400); unknown annotators are 422", async () => {
@@ -358,15 +373,49 @@ describe("annotation queues over plain HTTP: edges", () => {
     expectProblem(await add([]), 400, "invalid-request");
     expectProblem(await add([spans(1), spans(1), spans(1)]), 400, "invalid-request");
     expectProblem(
-      await add([spans(1, { end_time: "2026-01-08T00:00:01Z" })]),
+      await add([spans(1, { end_time: later(window.end_time, 1000) })]),
       400,
       "invalid-request",
     );
     expectProblem(
-      await add([spans(1, { start_time: "2026-01-09T00:00:00Z" })]),
+      await add([spans(1, { start_time: later(window.end_time, 86_400_000) })]),
       400,
       "invalid-request",
     );
+  });
+
+  it("span and trace ids must name spans of the project in the window (422)", async () => {
+    const q = (await queue("edge-unknown-spans")).body;
+    const add = (record_sources: unknown[]) =>
+      api.req("POST", `/v2/annotation-queues/${q.id}/records`, { body: { record_sources } });
+    expectProblem(
+      await add([spans(0, { span_ids: [spanIds[0], "0123456789abcdef"] })]),
+      422,
+      "unprocessable-entity",
+    );
+    expectProblem(
+      await add([
+        {
+          record_type: "TRACE",
+          project_id: projectId,
+          ...window,
+          trace_ids: ["0123456789abcdef0123456789abcdef"],
+        },
+      ]),
+      422,
+      "unprocessable-entity",
+    );
+    // A real span outside the source's window is not found either.
+    const old = new Date(Date.now() - 20 * 86_400_000).toISOString();
+    expectProblem(
+      await add([spans(1, { start_time: old, end_time: later(old, 86_400_000) })]),
+      422,
+      "unprocessable-entity",
+    );
+    // Nothing of a refused request was added.
+    const records = await api.req("GET", `/v2/annotation-queues/${q.id}/records`);
+    expect(records.body.records).toEqual([]);
+    expect((await add([spans(2)])).status).toBe(201);
   });
 
   it("tags attach to a queue (spec endpoint 2) and go when the queue is deleted", async () => {

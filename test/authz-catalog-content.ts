@@ -1,4 +1,5 @@
 import type { MatrixHelpers } from "./authz-catalog.ts";
+import { recentWindow, sendSpans, type SentSpans, type SpanTarget } from "./spans-support.ts";
 
 interface Request {
   method: string;
@@ -30,10 +31,14 @@ const templateVersion = {
 
 /**
  * Recipes of the authorization matrix (authz-matrix.e2e.test.ts) for prompts, evaluators,
- * annotation configs, annotation queues and AI integrations: every target lives in a fresh
- * private space (AI integrations are account-wide), created by the admin.
+ * annotation configs, annotation queues, spans and traces and AI integrations: every target
+ * lives in a fresh private space (AI integrations are account-wide), created by the admin.
+ * Spans go in over OTLP to `spans()`, the stack's gateway, with the admin's key.
  */
-export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<Request>> {
+export function contentRecipes(
+  h: MatrixHelpers,
+  spans: () => SpanTarget,
+): Record<string, () => Promise<Request>> {
   const prompt = async () =>
     h.asAdmin("POST", "/v2/prompts", {
       space_id: await h.freshSpace(),
@@ -71,28 +76,34 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
       name: h.unique(),
       annotation_config_type: "FREEFORM",
     });
-  const spanSource = (projectId: string) => ({
+  /** A project of `space` (a fresh private one by default) with one trace of two spans. */
+  const spanned = async (space?: string): Promise<SentSpans & { space: string }> => {
+    const s = space ?? (await h.freshSpace());
+    return { space: s, ...(await sendSpans(spans(), { spaceId: s, projectName: h.unique() })) };
+  };
+  // Records must name spans the project has, in the source's window.
+  const spanSource = (sent: SentSpans) => ({
     record_type: "SPAN",
-    project_id: projectId,
-    start_time: "2026-01-01T00:00:00Z",
-    end_time: "2026-01-02T00:00:00Z",
-    span_ids: ["s1"],
+    project_id: sent.projectId,
+    ...recentWindow(),
+    span_ids: [sent.spanIds[0]],
   });
   const queue = async (withRecord = false) => {
     const space = await h.freshSpace();
     const cfg = await config(space);
-    const project = await h.asAdmin("POST", "/v2/projects", { space_id: space, name: h.unique() });
+    const sent = await spanned(space);
+    const project = { id: sent.projectId };
     const q = await h.asAdmin("POST", "/v2/annotation-queues", {
       space_id: space,
       name: h.unique(),
       annotation_config_ids: [cfg.id],
       annotator_emails: [],
-      ...(withRecord ? { record_sources: [spanSource(project.id)] } : {}),
+      ...(withRecord ? { record_sources: [spanSource(sent)] } : {}),
     });
     const records = withRecord
       ? (await h.asAdmin("GET", `/v2/annotation-queues/${q.id}/records`)).records
       : [];
-    return { queue: q, config: cfg, project, record: records[0] };
+    return { queue: q, config: cfg, project, sent, record: records[0] };
   };
   const integration = async () =>
     h.asAdmin("POST", "/v2/ai-integrations", { name: h.unique(), provider: "OPEN_AI" });
@@ -259,7 +270,7 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
       return {
         method: "POST",
         path: `/v2/annotation-queues/${q.queue.id}/records`,
-        body: { record_sources: [spanSource(q.project.id)] },
+        body: { record_sources: [spanSource(q.sent)] },
       };
     },
     delete_annotation_queue_record: async () => {
@@ -284,6 +295,38 @@ export function contentRecipes(h: MatrixHelpers): Record<string, () => Promise<R
         method: "POST",
         path: `/v2/annotation-queues/${q.queue.id}/records/${q.record.id}/assign`,
         body: { assigned_user_emails: [] },
+      };
+    },
+
+    list_spans: async () => ({
+      method: "POST",
+      path: "/v2/spans",
+      body: { project_id: (await spanned()).projectId, ...recentWindow() },
+    }),
+    list_traces: async () => ({
+      method: "POST",
+      path: "/v2/traces",
+      body: { project_id: (await spanned()).projectId, ...recentWindow() },
+    }),
+    annotate_spans: async () => {
+      const sent = await spanned();
+      const cfg = await config(sent.space);
+      return {
+        method: "POST",
+        path: "/v2/spans/annotate",
+        body: {
+          project_id: sent.projectId,
+          ...recentWindow(),
+          annotations: [{ record_id: sent.spanIds[1], values: [{ name: cfg.name, text: "ok" }] }],
+        },
+      };
+    },
+    delete_spans: async () => {
+      const sent = await spanned();
+      return {
+        method: "DELETE",
+        path: "/v2/spans",
+        body: { project_id: sent.projectId, span_ids: sent.spanIds },
       };
     },
 

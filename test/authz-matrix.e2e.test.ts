@@ -280,7 +280,7 @@ const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
 const RECIPES: Record<string, () => Promise<Request>> = {
   ...IDENTITY_RECIPES,
   ...catalogRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
-  ...contentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
+  ...contentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }, () => api.stack),
   ...datasetRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
   ...experimentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
 };

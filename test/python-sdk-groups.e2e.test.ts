@@ -62,7 +62,27 @@ const GROUPS: Record<string, string> = {
   annotation_queues:
     "create get get_by_name list list_by_name update add_records list_records " +
     "assign_record annotate_record delete_records delete create_random_with_traces " +
-    "list_trace_records",
+    "list_trace_records add_unknown_span list_unknown_span_records",
+  // Spans recorded through arize-otel's register over OTLP/gRPC and OTLP/HTTP, read back,
+  // annotated and deleted through client.spans and client.traces.
+  spans: ["grpc", "http"]
+    .map((t) =>
+      [
+        "register",
+        "list",
+        "list_filter",
+        "list_page",
+        "list_next_page",
+        "traces_list",
+        "annotate",
+        "list_annotated",
+        "delete",
+        "list_after_delete",
+      ]
+        .map((op) => `${op}_${t}`)
+        .join(" "),
+    )
+    .join(" "),
   ai_integrations:
     "create get get_by_name list list_by_name update delete create_aws_bedrock " +
     "get_aws_bedrock create_vertex_ai get_vertex_ai update_scopings update_clear_scopings",
@@ -106,7 +126,13 @@ describe("the Python SDK's high-level clients, group by group", () => {
     async (group) => {
       const { stdout } = await run(
         python,
-        [`test/python/groups/${group}.py`, api.stack.baseUrl, api.stack.apiKey],
+        // The OTLP/gRPC address too, for the groups that send spans with arize-otel.
+        [
+          `test/python/groups/${group}.py`,
+          api.stack.baseUrl,
+          api.stack.apiKey,
+          api.stack.otlpGrpcAddress,
+        ],
         {
           cwd: root,
           timeout: 150_000,

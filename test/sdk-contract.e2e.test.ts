@@ -22,6 +22,7 @@ import { catalogRecipes, type MatrixHelpers } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
 import { datasetContractVariants, datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
 import { experimentContractVariants, experimentRecipes } from "./authz-experiments.ts";
+import { recentWindow, sendSpans } from "./spans-support.ts";
 
 /**
  * Operations of the document that the SDK's generated client does not have (so no model to
@@ -143,7 +144,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
   const add = (id: string, variant: string, recipe: Recipe) => ((out[id] ??= {})[variant] = recipe);
   for (const [id, recipe] of Object.entries({
     ...catalogRecipes(helpers),
-    ...contentRecipes(helpers),
+    ...contentRecipes(helpers, () => api.stack),
     ...datasetRecipes(helpers),
     ...experimentRecipes(helpers),
   }))
@@ -587,8 +588,61 @@ function recipes(): Record<string, Record<string, Recipe>> {
       },
     }));
   // An annotation queue of every config type and record type, with an annotator, annotated.
-  const window = { start_time: "2026-01-01T00:00:00Z", end_time: "2026-01-02T00:00:00Z" };
+  // Spans and traces, their roots annotated with every config type, a page at a time.
+  const annotatedSpans = async () => {
+    const space = await freshSpace();
+    const sent = await sendSpans(api.stack, {
+      spaceId: space,
+      projectName: unique(),
+      traces: 2,
+      spansPerTrace: 2,
+    });
+    const values: Json[] = [];
+    for (const [type, extra] of Object.entries(configs)) {
+      const name = unique();
+      await asAdmin("POST", "/v2/annotation-configs", {
+        space_id: space,
+        name,
+        annotation_config_type: type,
+        ...extra,
+      });
+      values.push(
+        type === "FREEFORM"
+          ? { name, text: "fine" }
+          : type === "CATEGORICAL"
+            ? { name, label: "good", score: 1 }
+            : { name, score: 0.5 },
+      );
+    }
+    await asAdmin("POST", "/v2/spans/annotate", {
+      project_id: sent.projectId,
+      annotations: sent.rootSpanIds.map((record_id) => ({ record_id, values })),
+    });
+    return { project_id: sent.projectId, ...recentWindow() };
+  };
+  add("list_spans", "annotated, a page of 2", async () => ({
+    method: "POST",
+    path: "/v2/spans?limit=2",
+    body: await annotatedSpans(),
+  }));
+  add("list_spans", "a filter, columns, truncated", async () => ({
+    method: "POST",
+    path: "/v2/spans",
+    body: {
+      ...(await annotatedSpans()),
+      filter: "span_kind = 'LLM'",
+      included_columns: ["attributes.openinference.span.kind"],
+      truncate_string_length: 2,
+    },
+  }));
+  add("list_traces", "annotated, a page of 1", async () => ({
+    method: "POST",
+    path: "/v2/traces?limit=1",
+    body: await annotatedSpans(),
+  }));
+  // Records name real spans and traces (sent over OTLP), in a window around now.
   const richQueue = async () => {
+    const window = recentWindow();
     const space = await freshSpace();
     // Active at once (signs in through SSO): an annotator must be an active user.
     const annotator = await asAdmin("POST", "/v2/users", {
@@ -614,7 +668,13 @@ function recipes(): Record<string, Record<string, Recipe>> {
       });
       configIds.push(config.id);
     }
-    const project = await asAdmin("POST", "/v2/projects", { space_id: space, name: unique() });
+    const sent = await sendSpans(api.stack, {
+      spaceId: space,
+      projectName: unique(),
+      spansPerTrace: 3,
+    });
+    const project = { id: sent.projectId };
+    const [s1, s2, s3] = sent.spanIds as [string, string, string];
     const queue = await asAdmin("POST", "/v2/annotation-queues", {
       space_id: space,
       name: unique(),
@@ -623,14 +683,14 @@ function recipes(): Record<string, Record<string, Recipe>> {
       annotator_emails: [annotator.email],
       assignment_method: "RANDOM",
       record_sources: [
-        { record_type: "SPAN", project_id: project.id, ...window, span_ids: ["s1", "s2"] },
-        { record_type: "TRACE", project_id: project.id, ...window, trace_ids: ["t1"] },
+        { record_type: "SPAN", project_id: project.id, ...window, span_ids: [s1, s2] },
+        { record_type: "TRACE", project_id: project.id, ...window, trace_ids: sent.traceIds },
       ],
     });
-    return { space, queue, project, names, annotator, configIds };
+    return { space, queue, project, names, annotator, configIds, s3, window };
   };
   add("create_annotation_queue", "every config type, an annotator, records", async () => {
-    const { space, project, configIds } = await richQueue();
+    const { space, project, configIds, s3, window } = await richQueue();
     return {
       method: "POST",
       path: "/v2/annotation-queues",
@@ -640,7 +700,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
         annotation_config_ids: configIds,
         annotator_emails: [],
         record_sources: [
-          { record_type: "SPAN", project_id: project.id, ...window, span_ids: ["s3"] },
+          { record_type: "SPAN", project_id: project.id, ...window, span_ids: [s3] },
         ],
       },
     };
@@ -651,7 +711,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
   }));
   const recordSource = async (kind: "SESSION" | "EXAMPLE", space: string, project: string) =>
     kind === "SESSION"
-      ? { record_type: "SESSION", project_id: project, ...window, session_ids: ["x1"] }
+      ? { record_type: "SESSION", project_id: project, ...recentWindow(), session_ids: ["x1"] }
       : {
           record_type: "EXAMPLE",
           dataset_id: await freshDatasetRef("dataset", space),

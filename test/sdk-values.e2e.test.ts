@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { recentWindow, sendSpans } from "./spans-support.ts";
 
 // Issue 13: values the official Python SDK (arize 8.61.0) sends that the gateway rejected.
 // Each is accepted, stored and read back; a nonsense value next to it is still refused.
@@ -419,21 +420,26 @@ describe("projects and audit logs", () => {
 describe("annotation queues", () => {
   let configId: string;
   let projectId: string;
+  let spanIds: string[];
   beforeAll(async () => {
     configId = (
       await api.req("POST", "/v2/annotation-configs", {
         body: { name: "sdk-config", space_id: spaceId, annotation_config_type: "FREEFORM" },
       })
     ).body.id;
-    projectId = (
-      await api.req("POST", "/v2/projects", { body: { name: "sdk-queue", space_id: spaceId } })
-    ).body.id;
+    // 500 real spans: SPAN records must name spans the project has.
+    const sent = await sendSpans(api.stack, {
+      spaceId,
+      projectName: "sdk-queue",
+      spansPerTrace: 500,
+    });
+    projectId = sent.projectId;
+    spanIds = sent.spanIds;
   });
   const session = (ids: string[]) => ({
     record_type: "SESSION",
     project_id: projectId,
-    start_time: "2026-01-01T00:00:00Z",
-    end_time: "2026-01-02T00:00:00Z",
+    ...recentWindow(),
     session_ids: ids,
   });
 
@@ -492,9 +498,8 @@ describe("annotation queues", () => {
           {
             record_type: "SPAN",
             project_id: projectId,
-            start_time: "2026-01-01T00:00:00Z",
-            end_time: "2026-01-02T00:00:00Z",
-            span_ids: Array.from({ length: 500 }, (_, i) => `span-${i}`),
+            ...recentWindow(),
+            span_ids: spanIds,
           },
         ],
       },

@@ -146,6 +146,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ARGUS_CURSOR_SECRET: secret(),
     ARGUS_INIT_API_KEY: apiKey,
     ARGUS_HTTP_PORT: String(httpPort),
+    // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
+    ARGUS_OTLP_GRPC_PORT: String(await freePort()),
     // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: subjectRoot,
@@ -159,7 +161,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (name === GATEWAY.name) {
       httpPort = await freePort();
       env.ARGUS_HTTP_PORT = String(httpPort);
-      // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
       env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
       return;

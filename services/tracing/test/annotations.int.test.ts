@@ -99,7 +99,7 @@ afterAll(async () => {
 });
 
 describe("AnnotateSpans", () => {
-  it("SPAN annotations land on the span; TRACE annotations on every span of the trace", async () => {
+  it("SPAN annotations land on the span; TRACE ones, named by the root, on every span of the trace", async () => {
     const f = await fixture();
     const before = Date.now();
     await annotate(f.projectId, [
@@ -114,7 +114,7 @@ describe("AnnotateSpans", () => {
     ]);
     await annotate(
       f.projectId,
-      [{ record_id: f.traceA, values: [{ name: "quality", label: "bad" }] }],
+      [{ record_id: f.rootA, values: [{ name: "quality", label: "bad" }] }],
       {
         granularity: "TRACE",
       },
@@ -206,9 +206,16 @@ describe("AnnotateSpans", () => {
         () => annotate(f.projectId, one([{ name: "rating", score: 0.5 }], f.traceA)),
       ],
       [
-        "a span id as a TRACE record",
+        "a non-root span id as a TRACE record",
         () =>
           annotate(f.projectId, one([{ name: "rating", score: 0.5 }]), { granularity: "TRACE" }),
+      ],
+      [
+        "a trace id as a TRACE record (the public API names a trace by its root span)",
+        () =>
+          annotate(f.projectId, one([{ name: "rating", score: 0.5 }], f.traceA), {
+            granularity: "TRACE",
+          }),
       ],
       [
         "the same name twice",
@@ -344,7 +351,7 @@ describe("AnnotateSpans", () => {
         ],
       },
     ]);
-    await annotate(f.projectId, [{ record_id: f.traceA, values: [{ name: "notes", text: "t" }] }], {
+    await annotate(f.projectId, [{ record_id: f.rootA, values: [{ name: "notes", text: "t" }] }], {
       granularity: "TRACE",
     });
     const child = async (o: { includedColumns?: string[]; excludedColumns?: string[] }) =>
@@ -445,7 +452,7 @@ describe("AnnotateSpans", () => {
     // TRACE annotations are not what `annotation.<name>` reads (that is the span's own).
     await annotate(
       f.projectId,
-      [{ record_id: f.traceB, values: [{ name: "quality", label: "good" }] }],
+      [{ record_id: f.rootB, values: [{ name: "quality", label: "good" }] }],
       {
         granularity: "TRACE",
       },

@@ -105,6 +105,66 @@ def member(client: Any) -> Any:
     )
 
 
+def send_spans(r: "Run", space_id: str, project_name: str, traces: int = 1,
+               spans_per_trace: int = 2) -> dict[str, list[str]]:
+    """Spans made by the OpenTelemetry SDK, exported over OTLP/HTTP (protobuf) to the stack's
+    `/v1/traces` with the admin's key, one at a time (SimpleSpanProcessor). Returns their hex
+    ids: `trace_ids`, `root_span_ids` (one per trace) and `span_ids` (root first in each trace).
+    Raises when an export fails; the project is created on first use."""
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+
+    failed: list[Any] = []
+
+    class Checked(OTLPSpanExporter):
+        def export(self, spans):  # type: ignore[no-untyped-def]
+            result = super().export(spans)
+            if result != SpanExportResult.SUCCESS:
+                failed.append(result)
+            return result
+
+    exporter = Checked(endpoint=f"{r.base}/v1/traces",
+                       headers={"authorization": r.key, "arize-space-id": space_id})
+    provider = TracerProvider(resource=Resource.create(
+        {"openinference.project.name": project_name, "service.name": "argus-py"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("argus-py")
+    ids: dict[str, list[str]] = {"trace_ids": [], "root_span_ids": [], "span_ids": []}
+    for t in range(traces):
+        with tracer.start_as_current_span(
+                f"root-{t}", attributes={"openinference.span.kind": "CHAIN"}) as root:
+            ctx = root.get_span_context()
+            ids["trace_ids"].append(trace.format_trace_id(ctx.trace_id))
+            ids["root_span_ids"].append(trace.format_span_id(ctx.span_id))
+            ids["span_ids"].append(trace.format_span_id(ctx.span_id))
+            for s in range(1, spans_per_trace):
+                with tracer.start_as_current_span(
+                        f"child-{t}-{s}", attributes={"openinference.span.kind": "LLM"}) as child:
+                    ids["span_ids"].append(trace.format_span_id(child.get_span_context().span_id))
+    provider.force_flush()
+    provider.shutdown()
+    if failed:
+        raise RuntimeError(f"OTLP/HTTP export to {r.base}/v1/traces failed: {failed}")
+    return ids
+
+
+def recent_window() -> tuple[str, str]:
+    """An RFC 3339 window around now (an hour either side) that holds spans just sent."""
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    fmt = "%Y-%m-%dT%H:%M:%SZ"
+    return ((now - timedelta(hours=1)).strftime(fmt), (now + timedelta(hours=1)).strftime(fmt))
+
+
+def project_named(client: Any, space_id: str, name: str) -> Any:
+    """The project called `name` in the space (made by OTLP ingestion on first use)."""
+    return client.projects.get(project=name, space=space_id)
+
+
 def default_space(client: Any) -> Any:
     """The stack's seeded space, found by name as users do."""
     return client.spaces.get(space="Default Space")

@@ -1,6 +1,6 @@
 """annotation_queues through client.annotation_queues: create (with records), get (id, name),
 list (space, name), update, records (add, list, assign, annotate, delete), delete."""
-from _common import Run, default_space, val
+from _common import Run, default_space, project_named, recent_window, send_spans, val
 
 from arize._generated import api_client as gen
 
@@ -9,7 +9,11 @@ c = r.client
 space = default_space(c)
 aq = c.annotation_queues
 me = [u for u in c.users.list(limit=100).users if val(u.status) == "ACTIVE"][0]
-project = c.projects.create(name=r.name("py-queue-project"), space=space.id)
+# Records must name spans the project has: real ones, sent over OTLP (the project is made then).
+sent = send_spans(r, space.id, r.name("py-queue-project"), traces=1, spans_per_trace=3)
+project = project_named(c, space.id, r.name("py-queue-project"))
+span1, span2, span3 = sent["span_ids"]
+window_start, window_end = recent_window()
 verdict = c.annotation_configs.create_categorical(
     name=r.name("py-q-verdict"), space=space.id,
     values=[gen.CategoricalAnnotationValueRequest(label="good", score=1),
@@ -19,8 +23,8 @@ notes = c.annotation_configs.create_freeform(name=r.name("py-q-notes"), space=sp
 
 def spans(ids):
     return gen.AnnotationQueueSpanRecordInput(
-        record_type="SPAN", project_id=project.id, start_time="2026-01-15T00:00:00Z",
-        end_time="2026-01-16T00:00:00Z", span_ids=ids)
+        record_type="SPAN", project_id=project.id, start_time=window_start,
+        end_time=window_end, span_ids=ids)
 
 
 def configs(q):
@@ -30,7 +34,7 @@ def configs(q):
 name = r.name("py-queue")
 q = r.op("create", lambda: aq.create(
     name=name, space=space.name, annotation_config_ids=[verdict.id], annotator_emails=[me.email],
-    instructions="Check every answer", record_sources=[spans(["span-1", "span-2"])]))
+    instructions="Check every answer", record_sources=[spans([span1, span2])]))
 if q:
     r.eq("create", "fields", (q.name, q.space_id, q.instructions, configs(q),
                               [a.email for a in q.annotators]),
@@ -63,13 +67,13 @@ if q:
 
     # Records.
     added = r.op("add_records", lambda: aq.add_records(
-        annotation_queue=new_name, space=space.name, record_sources=[spans(["span-3"])]))
+        annotation_queue=new_name, space=space.name, record_sources=[spans([span3])]))
     if added:
         r.eq("add_records", "count", len(added.record_sources or []), 1)
     records = r.op("list_records", lambda: aq.list_records(annotation_queue=q.id, limit=100))
     if records:
         span_ids = sorted(x.data.get("context.span_id") for x in records.records)
-        r.eq("list_records", "span_ids", span_ids, ["span-1", "span-2", "span-3"])
+        r.eq("list_records", "span_ids", span_ids, sorted([span1, span2, span3]))
         r.eq("list_records", "project", {x.data.get("project_id") for x in records.records},
              {project.id})
         first = records.records[0]
@@ -109,8 +113,8 @@ if q:
 
 # A RANDOM queue created with TRACE records.
 traces = gen.AnnotationQueueTraceRecordInput(
-    record_type="TRACE", project_id=project.id, start_time="2026-01-15T00:00:00Z",
-    end_time="2026-01-16T00:00:00Z", trace_ids=["trace-1"])
+    record_type="TRACE", project_id=project.id, start_time=window_start,
+    end_time=window_end, trace_ids=sent["trace_ids"])
 rq = r.op("create_random_with_traces", lambda: aq.create(
     name=r.name("py-queue-random"), space=space.id, annotation_config_ids=[notes.id],
     annotator_emails=[me.email], assignment_method="RANDOM", record_sources=[traces]))
@@ -120,6 +124,25 @@ if rq:
         r.eq("list_trace_records", "records",
              [(val(x.source_type), val(x.granularity), x.data.get("context.trace_id"))
               for x in recs.records],
-             [("SPANS", "TRACE", "trace-1")])
+             [("SPANS", "TRACE", sent["trace_ids"][0])])
     r.op("delete_random", lambda: aq.delete(annotation_queue=rq.id))
+
+# A span id the project does not have is refused (422), and nothing of the request is added.
+uq = r.op("create_unknown_span_setup", lambda: aq.create(
+    name=r.name("py-queue-unknown"), space=space.id, annotation_config_ids=[notes.id],
+    annotator_emails=[me.email]))
+if uq:
+    def add_unknown():
+        try:
+            aq.add_records(annotation_queue=uq.id,
+                           record_sources=[spans([span1, "0123456789abcdef"])])
+        except Exception as err:  # noqa: BLE001
+            return getattr(err, "status", repr(err))
+        return "no error"
+    r.ops.append("add_unknown_span")
+    r.eq("add_unknown_span", "status", add_unknown(), 422)
+    left = r.op("list_unknown_span_records", lambda: aq.list_records(annotation_queue=uq.id))
+    if left is not None:
+        r.eq("list_unknown_span_records", "records", [x.id for x in left.records], [])
+    r.op("delete_unknown", lambda: aq.delete(annotation_queue=uq.id))
 r.done()

@@ -74,9 +74,11 @@ function valueOf(v: unknown, at: string): AnnotationInput["values"][number] {
 }
 
 /**
- * `POST /v2/spans/annotate` (202): SPAN records are span ids, TRACE records trace ids, of the
- * project within the window; each value upserts by annotation config name and keeps to the
- * configs of the project's space. A record that names nothing there is a 422.
+ * `POST /v2/spans/annotate` (202): SPAN records are span ids; TRACE records are the root span
+ * ids of traces (a non-root span is refused), and their annotations belong to the trace (its
+ * spans show them as `trace_annotations`). Records are looked up in the project within the
+ * window; each value upserts by annotation config name and keeps to the configs of the
+ * project's space. A record that names nothing there is a 422.
  */
 export function annotateCommand(deps: TracingDeps) {
   return async function annotateSpans(
@@ -90,16 +92,21 @@ export function annotateCommand(deps: TracingDeps) {
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
     const records = recordsOf(req.annotations);
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
-    const kind = granularity === "SPAN" ? "span" : "trace";
     await deps.commands.transact(async (scope) => {
-      const present = await deps.store.present(
-        scope.client,
-        project.id,
-        kind,
-        [...new Set(records.map((r) => r.recordId))],
-        window,
-      );
-      const annotations = decideAnnotations(records, configs, present);
+      const ids = [...new Set(records.map((r) => r.recordId))];
+      // SPAN: the span itself; TRACE: the trace whose root the record names.
+      const keyOf =
+        granularity === "SPAN"
+          ? new Map(
+              [...(await deps.store.present(scope.client, project.id, "span", ids, window))].map(
+                (id) => [id, id],
+              ),
+            )
+          : await deps.store.tracesOfRoots(scope.client, project.id, ids, window);
+      const annotations = decideAnnotations(records, configs, new Set(keyOf.keys())).map((a) => ({
+        ...a,
+        record_id: keyOf.get(a.record_id)!,
+      }));
       const at = new Date().toISOString();
       const annotator = actorId(ctx);
       const events = chunks(annotations).map((chunk) => ({

@@ -194,6 +194,18 @@ export function postgresSpanStore(pool: Pool): SpanStore {
       return new Set(res.rows.map((r) => r.id));
     },
 
+    async tracesOfRoots(client, projectId, spanIds, window) {
+      const res = await tracedQuery<{ span_id: string; trace_id: string }>(
+        client,
+        "roots of traces",
+        `select s.span_id, s.trace_id from spans s
+          where s.project_id = $1 and s.span_id = any($2::text[]) and s.parent_id is null
+            and ${inWindow("s", window, 3)}`,
+        [projectId, spanIds, window.start, window.end],
+      );
+      return new Map(res.rows.map((r) => [r.span_id, r.trace_id]));
+    },
+
     async delete(tx, projectId, spanIds, window) {
       const res = await tracedQuery<{ span_id: string }>(
         tx,

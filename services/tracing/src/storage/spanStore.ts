@@ -87,6 +87,13 @@ export interface SpanStore {
     ids: readonly string[],
     window: Window,
   ): Promise<Set<string>>;
+  /** Which of `spanIds` are root spans of the project in the window, and their trace ids. */
+  tracesOfRoots(
+    client: Pool | PoolClient,
+    projectId: string,
+    spanIds: readonly string[],
+    window: Window,
+  ): Promise<Map<string, string>>;
   /** Deletes these spans in the window; answers the ids deleted. */
   delete(
     tx: PoolClient,

@@ -329,6 +329,7 @@ describe("signed calls", () => {
       "CATALOG_PUBLIC_KEY",
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
+      "TRACING_PUBLIC_KEY",
     ]);
     // Nothing shared by every process signs anything.
     expect(callKeyVars(api.stack.env)).toEqual([]);

@@ -15,6 +15,7 @@ describe("call keys", () => {
       "CATALOG_PUBLIC_KEY",
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
+      "TRACING_PUBLIC_KEY",
     ]);
     expect(() => loadIdentityConfig({ ...base, GATEWAY_PUBLIC_KEY: undefined })).toThrow(
       /GATEWAY_PUBLIC_KEY is required/,

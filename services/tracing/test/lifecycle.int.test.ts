@@ -83,7 +83,8 @@ describe("projects", () => {
     const keptId = await projectIdOf(t, keep);
     for (const [granularity, record] of [
       ["SPAN", sent[0]!.spanId],
-      ["TRACE", sent[0]!.traceId],
+      // A trace is named by its root span (these spans are all roots).
+      ["TRACE", sent[0]!.spanId],
     ] as const)
       await t.call(T.annotateSpans, {
         projectId: id,

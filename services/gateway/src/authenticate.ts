@@ -88,3 +88,15 @@ export async function authenticate(
     throw err;
   }
 }
+
+/**
+ * Spends one token of the key's budget (every authenticated request, REST or OTLP, whichever
+ * listener): 429 with `Retry-After` once it is spent.
+ */
+export function chargeKey(limiter: RateLimiter, principal: Principal): void {
+  const decision = limiter.take(principal.apiKeyId);
+  if (!decision.allowed)
+    throw new GatewayError("rate-limit-exceeded", "too many requests for this API key", {
+      "Retry-After": String(decision.retryAfterSeconds),
+    });
+}

@@ -1,9 +1,8 @@
 import type { Request, RequestHandler, Response } from "express";
-import { authenticate } from "./authenticate.ts";
+import { authenticate, chargeKey } from "./authenticate.ts";
 import type { Authenticator, Handler } from "./http.ts";
 import type { CompiledOperation } from "./openapi/operations.ts";
 import { readPaging } from "./paging.ts";
-import { GatewayError } from "./problem.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute } from "./requestContext.ts";
 import { respond } from "./respond.ts";
@@ -43,13 +42,7 @@ export function operationRoute(
       ctx,
     );
 
-    const decision = deps.limiter.take(principal.apiKeyId);
-    if (!decision.allowed) {
-      const retryAfter = String(decision.retryAfterSeconds);
-      throw new GatewayError("rate-limit-exceeded", "too many requests for this API key", {
-        "Retry-After": retryAfter,
-      });
-    }
+    chargeKey(deps.limiter, principal);
 
     const input = op.validate({ params: text.params, query: text.query, body: text.body });
 

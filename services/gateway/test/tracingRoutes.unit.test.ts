@@ -378,32 +378,35 @@ describe("list_spans", () => {
   });
 
   it("refuses both column lists, a zero truncation and an inverted window, asking no one", async () => {
-    const cases: [object, string][] = [
+    const cases: [object, number, string][] = [
       [
         { included_columns: ["a"], excluded_columns: ["b"] },
+        422,
         "give included_columns or excluded_columns, not both",
       ],
-      [{ truncate_string_length: 0 }, "'truncate_string_length' must be at least 1"],
+      [{ truncate_string_length: 0 }, 400, "'truncate_string_length' must be at least 1"],
       [
         { start_time: "2026-01-02T00:00:00Z", end_time: "2026-01-01T23:59:59.999999999Z" },
+        400,
         "'start_time' must not be after 'end_time'",
       ],
       [
         { start_time: "2026-01-02T00:00:00+01:00", end_time: "2026-01-01T22:00:00" },
+        400,
         "'start_time' must not be after 'end_time'",
       ],
     ];
-    for (const [over, detail] of cases) {
+    for (const [over, status, detail] of cases) {
       const res = await call("POST", "/v2/spans", { project_id: project, ...over });
-      expect([res.status, res.json.detail]).toEqual([400, detail]);
+      expect([res.status, res.json.detail]).toEqual([status, detail]);
     }
-    // Both columns and a foreign project: the 400 comes first, as nothing is looked up.
+    // Both columns and a foreign project: the 422 comes first, as nothing is looked up.
     const both = await call("POST", "/v2/spans", {
       project_id: encodeId("Dataset", PROJECT),
       included_columns: ["a"],
       excluded_columns: ["b"],
     });
-    expect(both.status).toBe(400);
+    expect(both.status).toBe(422);
     expect(calls).toEqual([]);
     answer([]);
     const same = "2026-01-01T00:00:00Z";

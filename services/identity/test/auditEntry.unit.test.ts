@@ -52,6 +52,17 @@ describe("auditEntryOf", () => {
     });
   });
 
+  it("leaves out ingestion receipts, and keeps the span writes people make", () => {
+    const spans = { streamId: `project_spans-${S}`, metadata: { account_id: A, actor_user_id: U } };
+    expect(auditEntryOf(event({ ...spans, type: "SpansReceived", data: {} }))).toBeNull();
+    for (const type of ["SpansAnnotated", "SpansDeleted"])
+      expect(auditEntryOf(event({ ...spans, type, data: {} }))).toMatchObject({
+        operationName: type,
+        resourceType: "project_spans",
+        actorUserId: U,
+      });
+  });
+
   it("falls back to the data's account (initialization's events) and skips account-less events", () => {
     expect(
       auditEntryOf(event({ metadata: { actor: "system:init" }, data: { account_id: A } }))

@@ -82,7 +82,7 @@ describe("columns", () => {
     expect(none!.attributes).toEqual({});
   });
 
-  it("excluded_columns drops the named attributes; both at once is an invalid request", async () => {
+  it("excluded_columns drops the named attributes; both at once is a 422", async () => {
     const id = await projectWith([one({ name: "s", attributes })]);
     const [span] = await listSpans(t, id, {
       excludedColumns: ["attributes.input.value", "attributes.output.value"],
@@ -100,8 +100,10 @@ describe("columns", () => {
           excludedColumns: ["attributes.output.value"],
         }),
       ),
-    ).toBe("invalid-request");
-    expect(await problemOf(listSpans(t, id, { truncateStringLength: -1 }))).toBe("invalid-request");
+    ).toBe("validation-error");
+    expect(await problemOf(listSpans(t, id, { truncateStringLength: -1 }))).toBe(
+      "validation-error",
+    );
   });
 
   it("truncate_string_length cuts attribute strings at any depth to N code points", async () => {

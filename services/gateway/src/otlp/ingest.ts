@@ -6,10 +6,9 @@ import {
   type ExportRequest,
   type ExportResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { authenticate } from "../authenticate.ts";
+import { authenticate, chargeKey } from "../authenticate.ts";
 import type { Backend } from "../backend.ts";
 import type { ApiRequest, Authenticator, GatewayLimiters } from "../http.ts";
-import { GatewayError } from "../problem.ts";
 import type { RequestContext } from "../requestContext.ts";
 import type { OtlpEncoding } from "./wire.ts";
 
@@ -112,11 +111,7 @@ export async function ingest(
   ctx: RequestContext,
 ): Promise<ExportResponse> {
   const principal = await authenticateOtlp(req.headers, deps, ctx);
-  const decision = deps.limiters.perKey.take(principal.apiKeyId);
-  if (!decision.allowed)
-    throw new GatewayError("rate-limit-exceeded", "too many requests for this API key", {
-      "Retry-After": String(decision.retryAfterSeconds),
-    });
+  chargeKey(deps.limiters.perKey, principal);
   const spaceId = spaceIdOf(req.headers);
   const payload = await req.payload();
   return deps.export(

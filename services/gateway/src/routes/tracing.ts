@@ -89,7 +89,11 @@ export function columns(body: ListSpansBody): {
   excludedColumns: string[];
 } {
   if (body.included_columns !== undefined && body.excluded_columns !== undefined)
-    throw new DomainError("invalid-request", "give included_columns or excluded_columns, not both");
+    // 422, as the public API documents for this one (its other refusals are 400s).
+    throw new DomainError(
+      "validation-error",
+      "give included_columns or excluded_columns, not both",
+    );
   return {
     includedColumns: body.included_columns ?? [],
     excludedColumns: body.excluded_columns ?? [],

@@ -26,11 +26,18 @@ function uuidOrNull(v: unknown): string | null {
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /**
+ * Events that record no change to a managed resource: receipts of ingested data (one per OTLP
+ * request and project), which at ingestion volume would bury the changes the log is for.
+ */
+const NOT_AUDITED = new Set(["SpansReceived"]);
+
+/**
  * Pure: the audit entry an event makes, or null for events that belong to no account.
  * The actor comes from the metadata every command records (platform `actorMetadata`); the
  * account from the metadata or, for headless initialization's events, from the data.
  */
 export function auditEntryOf(event: StoredEvent): AuditEntry | null {
+  if (NOT_AUDITED.has(event.type)) return null;
   const m = event.metadata;
   const data = (event.data ?? {}) as Record<string, unknown>;
   const accountId =

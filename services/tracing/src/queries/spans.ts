@@ -6,7 +6,7 @@ import type {
   ListTracesRequest,
   ListTracesResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { WINDOW_DEFAULTS, invalid, isRfc3339, windowOf } from "../domain/rules.ts";
+import { WINDOW_DEFAULTS, invalid, unprocessable, isRfc3339, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
 import type { SpanPosition, SpanPredicate, SpanRow, Window } from "../storage/spanStore.ts";
 import { loadProject } from "./project.ts";
@@ -69,8 +69,8 @@ const limitOf = (asked: number, page: { default: number; max: number }) => {
 
 function columnsOf(req: ListSpansRequest): ColumnChoice {
   if (req.includedColumns.length > 0 && req.excludedColumns.length > 0)
-    throw invalid("included_columns and excluded_columns are mutually exclusive");
-  if (req.truncateStringLength < 0) throw invalid("truncate_string_length must be positive");
+    throw unprocessable("included_columns and excluded_columns are mutually exclusive");
+  if (req.truncateStringLength < 0) throw unprocessable("truncate_string_length must be positive");
   return {
     included: req.includedColumns,
     excluded: req.excludedColumns,

@@ -567,7 +567,14 @@ describe("datasets through @arizeai/ax-client", () => {
         async () => (await listDatasetExamples({ client, dataset: d.id })).data[0]!.annotations,
         { timeout: 5_000 },
       )
-      .toEqual([expect.objectContaining({ name: config, label: "good" })]);
+      .toEqual([
+        expect.objectContaining({
+          name: config,
+          label: "good",
+          // The admin, shown with its e-mail as the public Annotation has it.
+          annotator: expect.objectContaining({ email: "admin@argus.local" }),
+        }),
+      ]);
   });
 });
 

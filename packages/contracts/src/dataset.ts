@@ -106,6 +106,8 @@ export interface DatasetExamplesAnnotated {
     dataset_id: string;
     space_id: string;
     annotator_id: string;
+    /** The annotator's e-mail when it annotated ("" for a service account; absent in older events). */
+    annotator_email?: string;
     annotations: AnnotationWrite[];
     at: string;
   };
@@ -161,6 +163,8 @@ export interface ExperimentRunsAnnotated {
     experiment_id: string;
     space_id: string;
     annotator_id: string;
+    /** The annotator's e-mail when it annotated ("" for a service account; absent in older events). */
+    annotator_email?: string;
     annotations: AnnotationWrite[];
     at: string;
   };

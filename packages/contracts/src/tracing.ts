@@ -28,6 +28,8 @@ export interface SpansAnnotated {
     space_id: string;
     granularity: "SPAN" | "TRACE";
     annotator_id: string;
+    /** The annotator's e-mail when it annotated ("" for a service account). */
+    annotator_email: string;
     annotations: AnnotationWrite[];
     at: string;
   };

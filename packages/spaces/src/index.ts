@@ -27,3 +27,5 @@ export type { AnnotationInput, ConfigRules } from "./annotations.ts";
 export { decideAnnotations, namesOf } from "./annotations.ts";
 export type { AnnotationConfigs } from "./annotationConfigs.ts";
 export { catalogAnnotationConfigs } from "./annotationConfigs.ts";
+export type { Annotators } from "./annotators.ts";
+export { identityAnnotators } from "./annotators.ts";

@@ -6,9 +6,16 @@ import {
   type CommandHandler,
 } from "@argus/eventstore";
 import { bindService, type ServiceBinding } from "@argus/platform";
-import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
+import {
+  accessFactsMigration,
+  catalogAnnotationConfigs,
+  identityAnnotators,
+  identitySpaces,
+  type AnnotationConfigs,
+  type Annotators,
+  type Spaces,
+} from "@argus/spaces";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
-import { catalogAnnotationConfigs, type AnnotationConfigs } from "@argus/spaces";
 import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
 import { annotationCommands } from "./commands/annotations.ts";
 import { datasetCommands } from "./commands/datasets.ts";
@@ -26,6 +33,8 @@ export interface DatasetDeps {
   spaces: Spaces;
   /** The catalog's annotation configs, which annotations name. */
   configs: AnnotationConfigs;
+  /** Who annotates, with the e-mail annotations show. */
+  annotators: Annotators;
 }
 
 export function datasetServices(d: DatasetDeps): ServiceBinding[] {
@@ -57,5 +66,6 @@ export const dataset = defineService("dataset", {
       spaces: identitySpaces(d.channels.identity!, d.pool),
       // Annotation configs are named by the dataset service itself, not with the caller's rights.
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
+      annotators: identityAnnotators(d.channels.identity!, d.self),
     }),
 });

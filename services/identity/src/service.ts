@@ -126,7 +126,11 @@ export const identity = defineService("identity", {
       }),
       bindService(AuditServiceService, auditQueries(deps)),
       // The catalog names annotators by e-mail; it resolves them as itself, not as the caller.
-      bindService(DirectoryServiceService, directoryQueries(deps), { resolveUsers: ["catalog"] }),
+      bindService(DirectoryServiceService, directoryQueries(deps), {
+        // The catalog names annotators by e-mail; the services that store annotations show
+        // their annotator's e-mail.
+        resolveUsers: ["catalog", "dataset", "tracing"],
+      }),
     ];
   },
 });

@@ -51,6 +51,8 @@ create table span_annotations (
   label text,
   text text,
   annotator_id uuid,
+  -- As it was when the annotation was made (the public Annotation shows it).
+  annotator_email text,
   updated_at timestamptz not null,
   primary key (project_id, granularity, record_id, name)
 );

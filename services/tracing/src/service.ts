@@ -12,6 +12,8 @@ import {
   catalogAnnotationConfigs,
   identitySpaces,
   type AnnotationConfigs,
+  type Annotators,
+  identityAnnotators,
   type Spaces,
 } from "@argus/spaces";
 import { catalogProjects, projectsConsumer, type Projects } from "./adapters/projects.ts";
@@ -34,6 +36,8 @@ export interface TracingDeps {
   store: SpanStore;
   /** The catalog's annotation configs, which span annotations name. */
   configs: AnnotationConfigs;
+  /** Who annotates, with the e-mail annotations show. */
+  annotators: Annotators;
   /** Days of spans kept (by start time); older days are dropped whole. */
   retentionDays: number;
 }
@@ -89,6 +93,7 @@ export const tracing = defineService("tracing", {
       projects: catalogProjects(d.channels.catalog!, d.self, d.pool),
       store: storeOf(d.pool),
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
+      annotators: identityAnnotators(d.channels.identity!, d.self),
       retentionDays: d.config.ARGUS_SPAN_RETENTION_DAYS,
     }),
 });

@@ -130,7 +130,8 @@ describe("AnnotateSpans", () => {
     expect(notes).toMatchObject({ name: "notes", text: "looks right" });
     const annotatorId = Buffer.from(`User:${t.admin.userId}`).toString("base64");
     for (const a of child1.annotations) {
-      expect((a.annotator as { id: string }).id).toBe(annotatorId);
+      // The admin's own e-mail (identity's default initial admin), as it annotated.
+      expect(a.annotator).toEqual({ id: annotatorId, email: "admin@argus.local" });
       expect(Date.parse(a.updated_at as string)).toBeGreaterThanOrEqual(before - 1000);
     }
     // No other span carries the span annotations.

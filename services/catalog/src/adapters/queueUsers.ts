@@ -9,6 +9,7 @@ import {
   type CallCredential,
 } from "@argus/platform";
 import type { Annotator } from "@argus/contracts";
+import { identityAnnotators } from "@argus/spaces";
 
 /** Users belong to identity; queues name annotators by e-mail and show who annotated. */
 export interface QueueUsers {
@@ -58,12 +59,6 @@ export function identityQueueUsers(channel: Client, self: CallCredential): Queue
         );
       return found.map((u) => ({ user_id: u!.id, email: u!.email }));
     },
-    async caller(ctx) {
-      const p = ctx.principal;
-      if (!p.userId) return { user_id: p.serviceAccountId, email: "" };
-      const [user] = await resolve(ctx, { ids: [p.userId] });
-      if (!user) throw new DomainError("resource-not-found", "user not found");
-      return { user_id: user.id, email: user.email };
-    },
+    caller: identityAnnotators(channel, self).caller,
   };
 }

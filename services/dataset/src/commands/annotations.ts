@@ -2,7 +2,7 @@ import type { PoolClient } from "pg";
 import { streamId, type AnnotationWrite, type DatasetServiceEvent } from "@argus/contracts";
 import { tracedQuery } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
-import { actorId, isUuid } from "@argus/spaces";
+import { isUuid } from "@argus/spaces";
 import type { AnnotateRequest, AnnotateResponse } from "@argus/proto/dataset/v1/dataset";
 import { decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
 import { EVENT_EXAMPLE_BYTES, chunkBySize } from "../domain/examples.ts";
@@ -46,7 +46,12 @@ interface RecordKind {
   lock(client: PoolClient, id: string): Promise<{ id: string; space_id: string } | undefined>;
   event(
     parent: { id: string; space_id: string },
-    data: { annotator_id: string; annotations: AnnotationWrite[]; at: string },
+    data: {
+      annotator_id: string;
+      annotator_email: string;
+      annotations: AnnotationWrite[];
+      at: string;
+    },
   ): { stream: string; event: DatasetServiceEvent };
 }
 
@@ -90,6 +95,7 @@ export function annotationCommands(deps: DatasetDeps) {
     const checked = await k.load(deps, ctx, req.parentId);
     const records = inputs(req);
     const configs = await deps.configs.named(ctx, checked.space_id, namesOf(records));
+    const annotator = await deps.annotators.caller(ctx);
     await deps.commands.transact(async (scope) => {
       const parent = await k.lock(scope.client, checked.id);
       if (!parent) throw notFound(k.kind === "example" ? "dataset" : "experiment");
@@ -98,7 +104,12 @@ export function annotationCommands(deps: DatasetDeps) {
       const annotations = decideAnnotations(records, configs, present);
       const at = new Date().toISOString();
       const written = chunks(annotations).map((chunk) =>
-        k.event(parent, { annotator_id: actorId(ctx), annotations: chunk, at }),
+        k.event(parent, {
+          annotator_id: annotator.user_id,
+          annotator_email: annotator.email,
+          annotations: chunk,
+          at,
+        }),
       );
       if (written.length === 0) return;
       await scope.appendLocked(

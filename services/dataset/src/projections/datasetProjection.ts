@@ -62,14 +62,15 @@ const upsertAnnotations = (
   client: PoolClient,
   kind: "example" | "run",
   parentId: string,
-  d: { annotator_id: string; annotations: unknown[]; at: string },
+  d: { annotator_id: string; annotator_email?: string; annotations: unknown[]; at: string },
 ) =>
   tracedQuery(
     client,
     `annotate ${kind}s`,
     `insert into annotations
-       (record_kind, record_id, parent_id, name, score, label, text, annotator_id, updated_at)
-     select $1, x.record_id, $2, x.name, x.score, x.label, x.text, $3, $4
+       (record_kind, record_id, parent_id, name, score, label, text, annotator_id, annotator_email,
+        updated_at)
+     select $1, x.record_id, $2, x.name, x.score, x.label, x.text, $3, $6, $4
        from jsonb_to_recordset($5::jsonb)
          as x(record_id uuid, name text, score double precision, label text, text text)
      on conflict (record_kind, record_id, name) do update
@@ -77,8 +78,16 @@ const upsertAnnotations = (
            label = coalesce(excluded.label, annotations.label),
            text = coalesce(excluded.text, annotations.text),
            annotator_id = excluded.annotator_id,
+           annotator_email = excluded.annotator_email,
            updated_at = excluded.updated_at`,
-    [kind, parentId, d.annotator_id || null, d.at, JSON.stringify(d.annotations)],
+    [
+      kind,
+      parentId,
+      d.annotator_id || null,
+      d.at,
+      JSON.stringify(d.annotations),
+      d.annotator_email || null,
+    ],
   );
 
 const dropAnnotations = (client: PoolClient, parentId: string) =>

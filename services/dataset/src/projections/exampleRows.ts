@@ -29,8 +29,9 @@ export const annotationsOf = (kind: "example" | "run", recordId: string) => `
   (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
             'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
             'updated_at', a.updated_at,
-            'annotator', case when a.annotator_id is null then null else jsonb_build_object(
-              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64')) end))
+            'annotator', case when a.annotator_id is null then null else jsonb_strip_nulls(jsonb_build_object(
+              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64'),
+              'email', a.annotator_email)) end))
           order by a.name)::text
      from annotations a where a.record_kind = '${kind}' and a.record_id = ${recordId})`;
 

@@ -1,13 +1,7 @@
 import { streamId, type AnnotationWrite } from "@argus/contracts";
 import type { CallContext } from "@argus/platform";
 import type { AnnotateSpansRequest, AnnotateSpansResponse } from "@argus/proto/tracing/v1/tracing";
-import {
-  actorId,
-  decideAnnotations,
-  namesOf,
-  spaceMetadata,
-  type AnnotationInput,
-} from "@argus/spaces";
+import { decideAnnotations, namesOf, spaceMetadata, type AnnotationInput } from "@argus/spaces";
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
 import { loadProject } from "../queries/project.ts";
@@ -92,6 +86,7 @@ export function annotateCommand(deps: TracingDeps) {
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
     const records = recordsOf(req.annotations);
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
+    const annotator = await deps.annotators.caller(ctx);
     await deps.commands.transact(async (scope) => {
       const ids = [...new Set(records.map((r) => r.recordId))];
       // SPAN: the span itself; TRACE: the trace whose root the record names.
@@ -108,14 +103,15 @@ export function annotateCommand(deps: TracingDeps) {
         record_id: keyOf.get(a.record_id)!,
       }));
       const at = new Date().toISOString();
-      const annotator = actorId(ctx);
+
       const events = chunks(annotations).map((chunk) => ({
         type: "SpansAnnotated" as const,
         data: {
           project_id: project.id,
           space_id: project.spaceId,
           granularity,
-          annotator_id: annotator,
+          annotator_id: annotator.user_id,
+          annotator_email: annotator.email,
           annotations: chunk,
           at,
         },

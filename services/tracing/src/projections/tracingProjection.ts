@@ -12,8 +12,9 @@ const projections: Projections<TracingEvent> = {
       client,
       "annotate spans",
       `insert into span_annotations
-         (project_id, granularity, record_id, name, score, label, text, annotator_id, updated_at)
-       select $1, $2, x.record_id, x.name, x.score, x.label, x.text, $3, $4
+         (project_id, granularity, record_id, name, score, label, text, annotator_id,
+          annotator_email, updated_at)
+       select $1, $2, x.record_id, x.name, x.score, x.label, x.text, $3, $6, $4
          from jsonb_to_recordset($5::jsonb)
            as x(record_id text, name text, score double precision, label text, text text)
        on conflict (project_id, granularity, record_id, name) do update
@@ -21,8 +22,16 @@ const projections: Projections<TracingEvent> = {
              label = coalesce(excluded.label, span_annotations.label),
              text = coalesce(excluded.text, span_annotations.text),
              annotator_id = excluded.annotator_id,
+             annotator_email = excluded.annotator_email,
              updated_at = excluded.updated_at`,
-      [d.project_id, d.granularity, d.annotator_id || null, d.at, JSON.stringify(d.annotations)],
+      [
+        d.project_id,
+        d.granularity,
+        d.annotator_id || null,
+        d.at,
+        JSON.stringify(d.annotations),
+        d.annotator_email || null,
+      ],
     ),
 };
 

@@ -14,8 +14,9 @@ const annotationsOf = (granularity: "SPAN" | "TRACE", record: string) => `
   (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
             'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
             'updated_at', ${iso("a.updated_at")},
-            'annotator', case when a.annotator_id is null then null else jsonb_build_object(
-              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64')) end))
+            'annotator', case when a.annotator_id is null then null else jsonb_strip_nulls(jsonb_build_object(
+              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64'),
+              'email', a.annotator_email)) end))
           order by a.name)
      from span_annotations a
     where a.project_id = s.project_id and a.granularity = '${granularity}'

@@ -23,6 +23,8 @@ export interface SentSpans {
   spanIds: string[];
   /** The root span of each trace, in the order of `traceIds`. */
   rootSpanIds: string[];
+  /** The OTLP/protobuf body sent, to send again (`postOtlp`) as an exporter's retry would. */
+  body: Uint8Array;
 }
 
 export interface SendSpansOptions {
@@ -81,12 +83,29 @@ export async function sendSpans(target: SpanTarget, o: SendSpansOptions): Promis
   const spans: ReadableSpan[] = memory.getFinishedSpans();
   await provider.shutdown();
   const body = ProtobufTraceSerializer.serializeRequest(spans)!;
+  await postOtlp(target, o.spaceId, body, o.key);
+  return {
+    projectId: await projectIdOf(target, o.spaceId, o.projectName, o.key),
+    traceIds,
+    spanIds,
+    rootSpanIds,
+    body,
+  };
+}
+
+/** One OTLP/protobuf body to `POST /v1/traces`; every span must be accepted. */
+export async function postOtlp(
+  target: SpanTarget,
+  spaceId: string,
+  body: Uint8Array,
+  key?: string,
+): Promise<void> {
   const res = await fetch(`${target.baseUrl}/v1/traces`, {
     method: "POST",
     headers: {
       "content-type": "application/x-protobuf",
-      authorization: o.key ?? target.apiKey,
-      "arize-space-id": o.spaceId,
+      authorization: key ?? target.apiKey,
+      "arize-space-id": spaceId,
     },
     body,
   });
@@ -96,12 +115,6 @@ export async function sendSpans(target: SpanTarget, o: SendSpansOptions): Promis
   const partial = ProtobufTraceSerializer.deserializeResponse(answer).partialSuccess;
   if (partial && (Number(partial.rejectedSpans ?? 0) > 0 || partial.errorMessage))
     throw new Error(`POST /v1/traces: partial success ${JSON.stringify(partial)}`);
-  return {
-    projectId: await projectIdOf(target, o.spaceId, o.projectName, o.key),
-    traceIds,
-    spanIds,
-    rootSpanIds,
-  };
 }
 
 /** The public id of the project named `name` in the space (exact name), through the REST API. */

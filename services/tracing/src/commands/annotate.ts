@@ -88,6 +88,7 @@ export function annotateCommand(deps: TracingDeps) {
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
     const annotator = await deps.annotators.caller(ctx);
     await deps.commands.transact(async (scope) => {
+      await deps.store.lockProject(scope.client, project.id);
       const ids = [...new Set(records.map((r) => r.recordId))];
       // SPAN: the span itself; TRACE: the trace whose root the record names.
       const keyOf =

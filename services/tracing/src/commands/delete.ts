@@ -25,6 +25,7 @@ export function deleteCommand(deps: TracingDeps) {
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_DELETE");
     const ids = [...new Set(req.spanIds)];
     const deleted = await deps.commands.transact(async (scope) => {
+      await deps.store.lockProject(scope.client, project.id);
       const gone = await deps.store.delete(scope.client, project.id, ids, window);
       if (gone.length > 0)
         await scope.appendToSet(

@@ -94,6 +94,11 @@ export interface SpanStore {
     spanIds: readonly string[],
     window: Window,
   ): Promise<Map<string, string>>;
+  /**
+   * Orders the commands that check spans and then write beside them (annotate, delete) on one
+   * project, for the rest of `tx`: an annotation never lands on a span a concurrent delete took.
+   */
+  lockProject(tx: PoolClient, projectId: string): Promise<void>;
   /** Deletes these spans in the window; answers the ids deleted. */
   delete(
     tx: PoolClient,

@@ -258,7 +258,7 @@ describe("SERVICE keys", () => {
     });
     expect(created.keyType).toBe("SERVICE");
     if (created.keyType !== "SERVICE") throw new Error("not a service key");
-    expect(created.botUser.organizations).toEqual([
+    expect(created.botUser!.organizations).toEqual([
       {
         orgId,
         role: { type: "PREDEFINED", name: "READ_ONLY" },

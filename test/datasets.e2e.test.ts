@@ -229,9 +229,11 @@ describe("examples: list, insert, update (spec 7), delete (spec 8), search", () 
       new_version: "v2",
     });
     expect(next.dataset_version_id).not.toBe(d.versionId);
-    expect((await examplesOf(d.id, `&dataset_version_id=${d.versionId}`))[1].answer).toBe("Madrid");
+    expect((await examplesOf(d.id, `&dataset_version_id=${d.versionId}`))[1]!.answer).toBe(
+      "Madrid",
+    );
     expect(
-      (await examplesOf(d.id, `&dataset_version_id=${next.dataset_version_id}`))[1].answer,
+      (await examplesOf(d.id, `&dataset_version_id=${next.dataset_version_id}`))[1]!.answer,
     ).toBe("Madrid!");
     // The same version name again is a conflict.
     const again = await api.req("PATCH", `/v2/datasets/${d.id}/examples`, {

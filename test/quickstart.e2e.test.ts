@@ -32,7 +32,7 @@ it("`./argus up` brings up Postgres, NATS and every service, serves the API, and
     await freePort(),
   ];
   const apiKey = `ak-quickstart-${"q".repeat(32)}`;
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     ARGUS_DATA_DIR: dataDir,
     ARGUS_HTTP_PORT: String(http),

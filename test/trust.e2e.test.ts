@@ -1,5 +1,4 @@
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
@@ -161,7 +160,11 @@ describe("NATS identities derived from the service registry", () => {
       );
       // Identity's invalidation reaches every gateway (the stack's, and this connection), and
       // each one's answer reaches identity's inbox.
-      gateway.subscribe(subject, { callback: (_err, msg) => msg.respond("ack") });
+      gateway.subscribe(subject, {
+        callback: (_err, msg) => {
+          msg.respond("ack");
+        },
+      });
       await gateway.flush();
       const replies = await identity.requestMany(
         subject,

@@ -2,6 +2,7 @@ import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { isoOfNanos } from "../services/tracing/src/storage/time.ts";
 import { Api } from "./datasets.ts";
 import type { OperationBenchmark } from "./operations.ts";
 import { benchSpans, otlpBody, projectNamed, sendOtlp, type BenchSpan } from "./spans.ts";
@@ -16,25 +17,19 @@ const IN_FLIGHT = 4;
 const copyText = (v: string) =>
   v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 
-const isoMicros = (ns: bigint) => {
-  const us = ns / 1000n;
-  const iso = new Date(Number(us / 1000n)).toISOString();
-  return `${iso.slice(0, -1)}${String(us % 1000n).padStart(3, "0")}Z`;
-};
-
 /** The rows ingestion stores for these spans, as COPY text (attributes and events as jsonb). */
 function copyRows(projectUuid: string, spans: readonly BenchSpan[]): string {
   return spans
     .map((s) =>
       [
         projectUuid,
-        isoMicros(s.startNs),
+        isoOfNanos(s.startNs),
         s.traceId,
         s.spanId,
         s.parentId || "\\N",
         s.name,
         s.kind,
-        isoMicros(s.endNs),
+        isoOfNanos(s.endNs),
         "UNSET",
         "",
         copyText(JSON.stringify(s.attributes)),

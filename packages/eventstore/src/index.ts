@@ -73,3 +73,4 @@ export {
   provisionDatabase,
   urlAs,
 } from "./provisionDatabase.ts";
+export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./eventChunks.ts";

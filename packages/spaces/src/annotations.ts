@@ -1,6 +1,7 @@
 // Annotations of a space's records (dataset examples, experiment runs, spans) keep to the
 // annotation configs of that space, one rule for every service that stores them.
 import { LIMITS, type AnnotationWrite } from "@argus/contracts";
+import { EVENT_PAYLOAD_BYTES, chunkBySize } from "@argus/eventstore";
 import { DomainError } from "@argus/platform";
 
 const unprocessable = (detail: string) => new DomainError("validation-error", detail);
@@ -90,3 +91,7 @@ export function decideAnnotations(
   }
   return [...merged.values()];
 }
+
+/** Annotations as events that each fit one NATS message (a large request is several). */
+export const annotationChunks = (annotations: readonly AnnotationWrite[]): AnnotationWrite[][] =>
+  chunkBySize(annotations, (a) => Buffer.byteLength(JSON.stringify(a)) + 16, EVENT_PAYLOAD_BYTES);

@@ -24,7 +24,7 @@ export {
 } from "./spaceEvents.ts";
 export { ACCESS_FACTS_SQL, accessFactsMigration } from "./migrations.ts";
 export type { AnnotationInput, ConfigRules } from "./annotations.ts";
-export { decideAnnotations, namesOf } from "./annotations.ts";
+export { annotationChunks, decideAnnotations, namesOf } from "./annotations.ts";
 export type { AnnotationConfigs } from "./annotationConfigs.ts";
 export { catalogAnnotationConfigs } from "./annotationConfigs.ts";
 export type { Annotators } from "./annotators.ts";

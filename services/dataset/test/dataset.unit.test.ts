@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { DatasetEvent } from "@argus/contracts";
+import { chunkBySize } from "@argus/eventstore";
 import { problem, scenario } from "@argus/eventstore/testing";
 import { datasetDecider, type DatasetCommand } from "../src/domain/dataset.ts";
 import {
   EVENT_EXAMPLE_BYTES,
   EXAMPLE_MAX_BYTES,
-  chunkBySize,
   parseExamples,
   requireDeletableIds,
 } from "../src/domain/examples.ts";

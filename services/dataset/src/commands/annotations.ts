@@ -4,8 +4,7 @@ import { tracedQuery } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import { isUuid } from "@argus/spaces";
 import type { AnnotateRequest, AnnotateResponse } from "@argus/proto/dataset/v1/dataset";
-import { decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
-import { EVENT_EXAMPLE_BYTES, chunkBySize } from "../domain/examples.ts";
+import { annotationChunks, decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
 import { notFound } from "../domain/lifecycle.ts";
 import { findExperiment } from "../projections/experimentRows.ts";
 import { findDataset } from "../projections/rows.ts";
@@ -31,10 +30,6 @@ async function presentRecords(
   );
   return new Set(res.rows.map((r) => r.id));
 }
-
-/** Annotations as events that each fit one NATS message. */
-const chunks = (annotations: readonly AnnotationWrite[]) =>
-  chunkBySize(annotations, (a) => JSON.stringify(a).length + 16, EVENT_EXAMPLE_BYTES);
 
 const inputs = (req: AnnotateRequest): AnnotationInput[] =>
   req.records.map((r) => ({ recordId: r.recordId, values: r.values }));
@@ -103,7 +98,7 @@ export function annotationCommands(deps: DatasetDeps) {
       const present = await presentRecords(scope.client, k.kind, parent.id, ids);
       const annotations = decideAnnotations(records, configs, present);
       const at = new Date().toISOString();
-      const written = chunks(annotations).map((chunk) =>
+      const written = annotationChunks(annotations).map((chunk) =>
         k.event(parent, {
           annotator_id: annotator.user_id,
           annotator_email: annotator.email,

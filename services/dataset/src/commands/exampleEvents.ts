@@ -1,6 +1,7 @@
+import { chunkBySize } from "@argus/eventstore";
 import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
 import { uuidv7 } from "@argus/platform";
-import { EVENT_EXAMPLE_BYTES, chunkBySize, type ParsedExample } from "../domain/examples.ts";
+import { EVENT_EXAMPLE_BYTES, type ParsedExample } from "../domain/examples.ts";
 
 /** Room for an example's id and punctuation in an event beside its fields. */
 const PER_EXAMPLE_OVERHEAD = 64;

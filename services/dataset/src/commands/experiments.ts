@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
-import type { CommandScope } from "@argus/eventstore";
+import { chunkBySize, type CommandScope } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission } from "@argus/platform";
 import { authorized, requireCreatable } from "@argus/spaces";
 import type {
@@ -11,7 +11,7 @@ import type {
   InsertExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
 import { ACCESS } from "../domain/access.ts";
-import { EVENT_EXAMPLE_BYTES, chunkBySize } from "../domain/examples.ts";
+import { EVENT_EXAMPLE_BYTES } from "../domain/examples.ts";
 import { experimentDecider } from "../domain/experiment.ts";
 import { invalid, notFound, unprocessable } from "../domain/lifecycle.ts";
 import { parseRuns, type ParsedRun } from "../domain/runs.ts";

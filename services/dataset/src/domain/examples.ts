@@ -1,4 +1,5 @@
 import { LIMITS, type ExampleFields } from "@argus/contracts";
+import { EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import { DomainError } from "@argus/platform";
 import { invalid, unprocessable } from "./lifecycle.ts";
 
@@ -8,11 +9,8 @@ import { invalid, unprocessable } from "./lifecycle.ts";
  */
 const SYSTEM_FIELDS = ["created_at", "updated_at", "annotations"] as const;
 
-/**
- * One event carries at most this much example text, so with its envelope and metadata it fits
- * a NATS message (1 MiB by default): a write of 1000 large examples becomes several events.
- */
-export const EVENT_EXAMPLE_BYTES = 960 * 1024;
+/** One event carries at most this much example text (a write of 1000 large examples is several). */
+export const EVENT_EXAMPLE_BYTES = EVENT_PAYLOAD_BYTES;
 /** One example must fit one event; a larger one is a 413, never a stuck relay. */
 export const EXAMPLE_MAX_BYTES = 900 * 1024;
 
@@ -67,25 +65,6 @@ export function parseExamples(
       );
     return { id: kind === "update" ? input.id : "", fields: fields as ExampleFields, bytes };
   });
-}
-
-/** Consecutive runs of items whose sizes add up to at most `budget` each (none is empty). */
-export function chunkBySize<T>(items: readonly T[], size: (t: T) => number, budget: number): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let used = 0;
-  for (const item of items) {
-    const s = size(item);
-    if (current.length > 0 && used + s > budget) {
-      chunks.push(current);
-      current = [];
-      used = 0;
-    }
-    current.push(item);
-    used += s;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
 }
 
 /** Spec 8: 1 to 1000 ids, none empty, none twice. */

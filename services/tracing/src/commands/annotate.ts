@@ -1,28 +1,16 @@
-import { streamId, type AnnotationWrite } from "@argus/contracts";
+import { streamId } from "@argus/contracts";
 import type { CallContext } from "@argus/platform";
 import type { AnnotateSpansRequest, AnnotateSpansResponse } from "@argus/proto/tracing/v1/tracing";
-import { decideAnnotations, namesOf, spaceMetadata, type AnnotationInput } from "@argus/spaces";
+import {
+  annotationChunks,
+  decideAnnotations,
+  namesOf,
+  spaceMetadata,
+  type AnnotationInput,
+} from "@argus/spaces";
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
 import { loadProject } from "../queries/project.ts";
-
-// One event stays well under a NATS message (1 MiB): annotations go in chunks of this size.
-const EVENT_BYTES = 900 * 1024;
-
-function chunks(annotations: readonly AnnotationWrite[]): AnnotationWrite[][] {
-  const out: AnnotationWrite[][] = [];
-  let size = 0;
-  for (const a of annotations) {
-    const bytes = Buffer.byteLength(JSON.stringify(a)) + 16;
-    if (out.length === 0 || size + bytes > EVENT_BYTES) {
-      out.push([]);
-      size = 0;
-    }
-    out[out.length - 1]!.push(a);
-    size += bytes;
-  }
-  return out;
-}
 
 function recordsOf(text: string): AnnotationInput[] {
   let parsed: unknown;
@@ -105,7 +93,7 @@ export function annotateCommand(deps: TracingDeps) {
       }));
       const at = new Date().toISOString();
 
-      const events = chunks(annotations).map((chunk) => ({
+      const events = annotationChunks(annotations).map((chunk) => ({
         type: "SpansAnnotated" as const,
         data: {
           project_id: project.id,

@@ -89,8 +89,10 @@ export const NO_RATE_LIMITS: Readonly<Record<string, string>> = {
 
 const secret = () => randomBytes(32).toString("base64url");
 
+// Longer than the gateway's own readiness check (each backend channel gets up to 1 s): a
+// probe that gave up at the same second aborted answers that were on their way (a loaded CI).
 async function httpOk(url: string): Promise<boolean> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+  const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
   return res.ok;
 }
 

@@ -965,6 +965,121 @@ function recipes(): Record<string, Record<string, Recipe>> {
       },
     },
   }));
+  // Webhooks and subscriptions. Deliveries go to a name that does not resolve here: the test
+  // delivery answers 200 with status_code 502, and is logged like any attempt.
+  const freshWebhook = async (auth_type = "BEARER") =>
+    asAdmin("POST", "/v2/webhooks", {
+      organization_id: orgId,
+      name: unique(),
+      url: "https://hooks.example.com/argus",
+      auth_type,
+      ...(auth_type === "BEARER" ? { auth_token: "Bearer t", headers: { "X-Team": "a" } } : {}),
+    });
+  const freshPromptId = async () =>
+    (
+      await asAdmin("POST", "/v2/prompts", {
+        space_id: await freshSpace(),
+        name: unique(),
+        version: {
+          commit_message: "c",
+          provider: "OPEN_AI",
+          model: "gpt-4o",
+          messages: [{ role: "USER", content: "hi" }],
+        },
+      })
+    ).id as string;
+  const freshSubscription = async () =>
+    asAdmin("POST", "/v2/webhook-subscriptions", {
+      webhook_id: (await freshWebhook()).id,
+      source_type: "PROMPT",
+      source_id: await freshPromptId(),
+      event: "PROMPT_VERSION_CREATED",
+    });
+  add("list_webhooks", "all", async () => ({ method: "GET", path: "/v2/webhooks" }));
+  add("list_webhooks", "one organization, a page of 1", async () => ({
+    method: "GET",
+    path: `/v2/webhooks?org_id=${orgId}&limit=1`,
+  }));
+  for (const auth of ["BEARER", "HMAC_SHA256"])
+    add("create_webhook", auth, async () => ({
+      method: "POST",
+      path: "/v2/webhooks",
+      body: {
+        organization_id: orgId,
+        name: unique(),
+        url: "https://hooks.example.com/x",
+        auth_type: auth,
+        timeout_ms: 1000,
+      },
+    }));
+  add("get_webhook", "HMAC", async () => ({
+    method: "GET",
+    path: `/v2/webhooks/${(await freshWebhook("HMAC_SHA256")).id}`,
+  }));
+  add("update_webhook", "every field", async () => ({
+    method: "PATCH",
+    path: `/v2/webhooks/${(await freshWebhook()).id}`,
+    body: {
+      name: unique(),
+      description: null,
+      url: "https://hooks.example.com/y",
+      auth_token: "Bearer u",
+      timeout_ms: 2000,
+      headers: { "X-Other": "b" },
+    },
+  }));
+  add("delete_webhook", "fresh", async () => ({
+    method: "DELETE",
+    path: `/v2/webhooks/${(await freshWebhook()).id}`,
+  }));
+  add("test_webhook", "unreachable", async () => ({
+    method: "POST",
+    path: `/v2/webhooks/${(await freshWebhook()).id}/test`,
+  }));
+  add("list_webhook_delivery_attempts", "after a test", async () => {
+    const w = await freshWebhook();
+    await asAdmin("POST", `/v2/webhooks/${w.id}/test`);
+    return { method: "GET", path: `/v2/webhooks/${w.id}/delivery-attempts` };
+  });
+  add("create_webhook_subscription", "prompt", async () => ({
+    method: "POST",
+    path: "/v2/webhook-subscriptions",
+    body: {
+      webhook_id: (await freshWebhook()).id,
+      source_type: "PROMPT",
+      source_id: await freshPromptId(),
+      event: "PROMPT_VERSION_LABELED",
+    },
+  }));
+  add("create_webhook_subscription", "space", async () => ({
+    method: "POST",
+    path: "/v2/webhook-subscriptions",
+    body: {
+      webhook_id: (await freshWebhook()).id,
+      source_type: "SPACE",
+      source_id: await freshSpace(),
+      event: "ONLINE_TASK_RUN_FAILED",
+    },
+  }));
+  add("get_webhook_subscription", "prompt", async () => ({
+    method: "GET",
+    path: `/v2/webhook-subscriptions/${(await freshSubscription()).id}`,
+  }));
+  add("delete_webhook_subscription", "prompt", async () => ({
+    method: "DELETE",
+    path: `/v2/webhook-subscriptions/${(await freshSubscription()).id}`,
+  }));
+  add("list_webhook_subscriptions", "all", async () => ({
+    method: "GET",
+    path: "/v2/webhook-subscriptions",
+  }));
+  add("list_webhook_subscriptions", "one source", async () => {
+    const s = await freshSubscription();
+    return {
+      method: "GET",
+      path: `/v2/webhook-subscriptions?source_type=PROMPT&source_id=${s.source_id}`,
+    };
+  });
   return out;
 }
 

@@ -122,7 +122,7 @@ async function accountFixtures(call: Call, orgId: string, name: (w: string, i: n
       call("POST", "/v2/ai-integrations", { name: name("integration", i), provider: "OPEN_AI" }),
     ),
   );
-  return { active, invited, roles, orgs, keys, integrations };
+  return { orgId, active, invited, roles, orgs, keys, integrations };
 }
 
 type Account = Awaited<ReturnType<typeof accountFixtures>>;
@@ -158,6 +158,28 @@ async function spaceFixtures(
     }),
   );
   const promptVersions = prompts.map((p) => String((p.version as Json).id));
+  // Webhooks of the organization (to a name that does not resolve: a test delivery is a 502),
+  // each subscribed to the first prompt's new versions.
+  const webhooks = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/webhooks", {
+        organization_id: account.orgId,
+        name: name("webhook", i),
+        url: "https://hooks.argus.test/fuzz",
+        auth_type: i === 0 ? "BEARER" : "HMAC_SHA256",
+      }),
+    ),
+  );
+  const subscriptions = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/webhook-subscriptions", {
+        webhook_id: webhooks[i],
+        source_type: "PROMPT",
+        source_id: String(prompts[0]!.id),
+        event: "PROMPT_VERSION_CREATED",
+      }),
+    ),
+  );
   for (const v of promptVersions)
     await call("PUT", `/v2/prompt-versions/${v}/labels`, { labels: ["production", "staging"] });
   const evaluators = await times(2, (i) =>
@@ -275,6 +297,8 @@ async function spaceFixtures(
     dataset_versions: datasetVersions,
     examples,
     experiments,
+    webhooks,
+    subscriptions,
   };
 }
 
@@ -382,6 +406,8 @@ const PATH_PARAMS: Record<string, string> = {
   api_key_id: "keys",
   dataset_id: "datasets",
   experiment_id: "experiments",
+  webhook_id: "webhooks",
+  subscription_id: "subscriptions",
 };
 const BODY_FIELDS: Record<string, string> = {
   space_id: "spaces",
@@ -400,6 +426,8 @@ const BODY_FIELDS: Record<string, string> = {
   "example_ids[*]": "examples",
   "examples[*].id": "examples",
   "experiment_runs[*].example_id": "examples",
+  webhook_id: "webhooks",
+  source_id: "prompts",
 };
 // Not dataset_version_id: its schema is an anyOf with a $ref, which Schemathesis 4.32's
 // dictionary check cannot resolve (a test execution error); the stateful links reach versions.

@@ -3,4 +3,5 @@ export type * from "./identity.ts";
 export type * from "./catalog.ts";
 export type * from "./dataset.ts";
 export type * from "./tracing.ts";
+export type * from "./webhooks.ts";
 export * from "./limits.ts";

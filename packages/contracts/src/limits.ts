@@ -25,6 +25,14 @@ export const LIMITS = {
   RUNS_PER_WRITE_MAX: 1000,
   /** Records per annotate request (examples or runs). */
   ANNOTATED_RECORDS_MAX: 1000,
+  WEBHOOK_NAME_MAX: 255,
+  /** Custom headers per webhook. */
+  WEBHOOK_HEADERS_MAX: 20,
+  WEBHOOK_TIMEOUT_MS_MIN: 1000,
+  WEBHOOK_TIMEOUT_MS_MAX: 60000,
+  WEBHOOK_TIMEOUT_MS_DEFAULT: 30000,
+  /** Webhooks subscribed to one event of one source. */
+  WEBHOOKS_PER_SOURCE_EVENT_MAX: 200,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

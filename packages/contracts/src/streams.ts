@@ -41,11 +41,15 @@ export const DATASET_AGGREGATES = [
 /** A project's spans: one stream per project, a set (its events commute), never folded. */
 export const TRACING_AGGREGATES = ["project_spans"] as const;
 
+/** Webhooks and their subscriptions; deliveries are rows of the dispatcher, not events. */
+export const WEBHOOK_AGGREGATES = ["webhook", "webhook_subscription"] as const;
+
 export const AGGREGATES = {
   identity: IDENTITY_AGGREGATES,
   catalog: CATALOG_AGGREGATES,
   dataset: DATASET_AGGREGATES,
   tracing: TRACING_AGGREGATES,
+  "webhook-dispatcher": WEBHOOK_AGGREGATES,
 } as const;
 
 export type Service = keyof typeof AGGREGATES;

@@ -86,8 +86,11 @@ export interface ServiceDefinition<S extends Spec> {
   /** Inline projections of its events, run in each command's transaction. */
   project: Project;
   consumers?: (deps: ServiceDeps<S>) => readonly DurableConsumerOptions[];
-  /** Work before serving, after migrations (e.g. headless initialization). */
-  init?: (deps: ServiceDeps<S>) => Promise<void>;
+  /**
+   * Work before serving, after migrations (e.g. headless initialization, or a background loop:
+   * the stop it returns runs first when the service stops, while the pool is still open).
+   */
+  init?: (deps: ServiceDeps<S>) => Promise<void | (() => Promise<void>)>;
   grpc: (deps: ServiceDeps<S>) => readonly ServiceBinding[];
 }
 
@@ -221,6 +224,7 @@ export async function startService<S extends Spec>(
     ]),
   );
   const closeChannels = () => Object.values(channels).forEach((c) => c?.close());
+  let stopInit: (() => Promise<void>) | undefined;
   try {
     const deps: ServiceDeps<S> = {
       config,
@@ -242,7 +246,7 @@ export async function startService<S extends Spec>(
         subjectRoot: config.subjectRoot,
         services: [def.description.name],
       });
-    await def.init?.(deps);
+    stopInit = (await def.init?.(deps)) ?? undefined;
     for (const consumer of def.consumers?.(deps) ?? []) {
       assertDeclared(def.description, consumer, config.subjectRoot);
       await runtime.consume(consumer);
@@ -263,11 +267,13 @@ export async function startService<S extends Spec>(
       probePort: server.probePort,
       async stop() {
         await server.shutdown();
+        await stopInit?.();
         closeChannels();
         await runtime.stop();
       },
     };
   } catch (err) {
+    await stopInit?.();
     closeChannels();
     await runtime.stop();
     throw err;

@@ -18,3 +18,5 @@ export * from "./permissions.ts";
 export * from "./registry.ts";
 export * from "./secretKey.ts";
 export * from "./natsIdentities.ts";
+export { blockedAddressReason, checkDestinationUrl, sendOutbound } from "./outbound.ts";
+export type { OutboundPolicy, OutboundRequest, OutboundResult, Resolve } from "./outbound.ts";

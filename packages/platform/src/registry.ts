@@ -89,6 +89,20 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     // Its copy of the catalog's projects (a deleted project's spans go with it).
     consumes: [{ durable: "tracing-projects", subjects: "catalog.project.>" }],
   }),
+  describeService({
+    name: "webhook-dispatcher",
+    schema: "webhooks",
+    grpcPort: 50055,
+    probePort: 9095,
+    // Identity: organizations and space facts; the catalog: the prompts and evaluators that
+    // subscriptions name.
+    calls: ["identity", "catalog"],
+    consumes: [
+      // The events subscriptions deliver, and the deletions that end subscriptions.
+      { durable: "webhooks-catalog-events", subjects: "catalog.>" },
+      { durable: "webhooks-space-cascade", subjects: "identity.space.>" },
+    ],
+  }),
 ];
 
 /**

@@ -15,6 +15,16 @@ export interface GatewaySigning {
   self: CallCredential;
 }
 
+/** What one call may change of the backend's defaults. */
+export interface CallOverrides {
+  /**
+   * This call's budget instead of the backend's `deadlineMs`: for the few RPCs whose work is
+   * bounded by something slower than a service answering, e.g. a test delivery that waits on
+   * a customer's endpoint for up to the webhook's timeout.
+   */
+  deadlineMs?: number;
+}
+
 /**
  * A backing service as the gateway sees it: typed unary calls that carry the caller along,
  * signed with the gateway's key. Each call gets the first deadline of its chain; whether it is
@@ -24,7 +34,12 @@ export interface Backend {
   readonly channel: Client;
   /** The budget of one call, retries included (ARGUS_GRPC_DEADLINE_MS). */
   readonly deadlineMs: number;
-  call<Req, Res>(method: ClientMethod<Req, Res>, request: Req, from: ApiRequest): Promise<Res>;
+  call<Req, Res>(
+    method: ClientMethod<Req, Res>,
+    request: Req,
+    from: ApiRequest,
+    overrides?: CallOverrides,
+  ): Promise<Res>;
   close(): void;
 }
 
@@ -37,13 +52,13 @@ export function createBackend(
   return {
     channel,
     deadlineMs,
-    call: (method, request, from) =>
+    call: (method, request, from, overrides) =>
       callUnary(channel, method, request, {
         // One signature serves every call of the request (and is reused for a few seconds).
         credential: signing.callers.sign(from.principal),
         requestId: from.requestId,
         clientIp: from.clientIp,
-        deadlineMs,
+        deadlineMs: overrides?.deadlineMs ?? deadlineMs,
       }),
     close: () => channel.close(),
   };

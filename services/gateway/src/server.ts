@@ -33,6 +33,7 @@ import { roleBindingHandlers } from "./routes/roleBindings.ts";
 import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
 import { tagHandlers } from "./routes/tags.ts";
 import { tracingHandlers } from "./routes/tracing.ts";
+import { webhookHandlers } from "./routes/webhooks.ts";
 
 export interface RunningGateway {
   port: number;
@@ -91,6 +92,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...datasetHandlers(dataset, config.cursorSecret),
       ...experimentHandlers(dataset, config.cursorSecret),
       ...tracingHandlers(tracing),
+      ...webhookHandlers(backends["webhook-dispatcher"]!),
     },
     config,
     logger,

@@ -17,6 +17,7 @@ describe("gateway configuration", () => {
         catalog: "127.0.0.1:50052",
         dataset: "127.0.0.1:50053",
         tracing: "127.0.0.1:50054",
+        "webhook-dispatcher": "127.0.0.1:50055",
       },
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,

@@ -16,6 +16,7 @@ describe("call keys", () => {
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
       "TRACING_PUBLIC_KEY",
+      "WEBHOOK_DISPATCHER_PUBLIC_KEY",
     ]);
     expect(() => loadIdentityConfig({ ...base, GATEWAY_PUBLIC_KEY: undefined })).toThrow(
       /GATEWAY_PUBLIC_KEY is required/,

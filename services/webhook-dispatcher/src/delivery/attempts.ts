@@ -1,0 +1,29 @@
+import { tracedQuery, type Queryable } from "@argus/eventstore";
+import type { OutboundResult } from "@argus/platform";
+import type { Message } from "./payloads.ts";
+
+/** Every attempt is kept: the delivery log users page through. */
+export async function recordAttempt(
+  db: Queryable,
+  webhookId: string,
+  message: Message,
+  attemptNumber: number,
+  result: OutboundResult,
+): Promise<void> {
+  await tracedQuery(
+    db,
+    "record delivery attempt",
+    `insert into delivery_attempts
+       (webhook_id, event_id, attempt_number, payload, status_code, error_message, duration_ms)
+     select $1, $2, $3, $4, $5, $6, $7 where exists (select 1 from webhooks where id = $1)`,
+    [
+      webhookId,
+      message.eventId,
+      attemptNumber,
+      message.body,
+      result.statusCode ?? null,
+      result.error ?? null,
+      Math.round(result.durationMs),
+    ],
+  );
+}

@@ -1,0 +1,1 @@
+export { webhookDispatcher, webhookServices, type WebhooksDeps } from "./service.ts";

@@ -12,6 +12,7 @@ import { getSpaceBenchmark } from "./getSpace.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
+import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webhooks.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
@@ -146,6 +147,8 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> 
   "dataset-create-8mib": datasetCreateBenchmark,
   "spans-ingest-100k": spansIngestBenchmark,
   "spans-list-10m": spansListBenchmark,
+  "webhook-delivery": webhookDeliveryBenchmark,
+  "webhook-dead-neighbour": webhookDeadNeighbourBenchmark,
 };
 if (values.only && !(values.only in benchmarks)) {
   throw new Error(

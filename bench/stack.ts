@@ -18,9 +18,13 @@ export interface BenchStack {
 
 /**
  * Postgres, NATS and the whole stack on a fresh database, with neither the rate limit nor
- * per-request logging in what is measured. `set` runs on it; if it throws, all is stopped.
+ * per-request logging in what is measured (`env` adds to the processes' environment). `set`
+ * runs on it; if it throws, all is stopped.
  */
-export async function withBenchStack<T>(set: (b: BenchStack) => Promise<T>): Promise<T> {
+export async function withBenchStack<T>(
+  set: (b: BenchStack) => Promise<T>,
+  env: Record<string, string> = {},
+): Promise<T> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -32,7 +36,7 @@ export async function withBenchStack<T>(set: (b: BenchStack) => Promise<T>): Pro
     cleanups.push(db.drop);
     const stack = await startStack({
       databaseUrl: db.url,
-      env: { ...NO_RATE_LIMITS, LOG_LEVEL: "warn" },
+      env: { ...NO_RATE_LIMITS, LOG_LEVEL: "warn", ...env },
     });
     cleanups.push(stack.stop);
     return await set({

@@ -98,3 +98,34 @@ function unusedOperations(): Record<string, Handler> {
   }
   return out;
 }
+
+export interface JsonAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+/** One JSON request through `gw` as alice; the answer's text and, when there is one, its JSON. */
+export async function callAsAlice(
+  gw: TestGateway,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<JsonAnswer> {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: {
+      authorization: "Bearer ak-alice",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type") ?? "",
+    text,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
+}

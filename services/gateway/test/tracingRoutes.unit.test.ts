@@ -16,7 +16,7 @@ import {
   tracingHandlers,
   utcInstant,
 } from "../src/routes/tracing.ts";
-import { startGateway, type TestGateway } from "./startGateway.ts";
+import { callAsAlice, startGateway, type TestGateway } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
 const PROJECT = "0192f4a0-0000-7000-8000-000000000001";
@@ -45,26 +45,7 @@ beforeEach(() => {
   reset();
 });
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
-  const res = await fetch(gw.url + path, {
-    method,
-    headers: {
-      authorization: "Bearer ak-alice",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    text,
-    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-  };
-}
+const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
 
 const pagination = (res: { json: Record<string, unknown> }) =>
   res.json.pagination as { has_more: boolean; next_cursor?: string };

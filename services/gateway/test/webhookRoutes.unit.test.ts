@@ -33,7 +33,7 @@ import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
 import { createResponseChecker } from "../src/openapi/responses.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
-import { startGateway, type TestGateway } from "./startGateway.ts";
+import { callAsAlice, startGateway, type JsonAnswer, type TestGateway } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
 const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
@@ -112,26 +112,11 @@ beforeEach(() => {
 });
 
 /** One request through the gateway; every answer must fit the document. */
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
-  const res = await fetch(gw.url + path, {
-    method,
-    headers: {
-      authorization: "Bearer ak-alice",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  if (text)
-    expect(
-      checkResponse(method, path, res.status, res.headers.get("content-type") ?? "", json),
-    ).toEqual([]);
-  return { status: res.status, text, json };
+async function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
+  const res = await callAsAlice(gw, method, path, body);
+  if (res.text)
+    expect(checkResponse(method, path, res.status, res.contentType, res.json)).toEqual([]);
+  return res;
 }
 
 /** "ok", or the problem type the edge refuses the input with (path ids filled in). */

@@ -333,6 +333,7 @@ describe("signed calls", () => {
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
       "TRACING_PUBLIC_KEY",
+      "WEBHOOK_DISPATCHER_PUBLIC_KEY",
     ]);
     // Nothing shared by every process signs anything.
     expect(callKeyVars(api.stack.env)).toEqual([]);

@@ -332,6 +332,7 @@ describe("signed calls", () => {
       "CATALOG_PUBLIC_KEY",
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
+      "TASK_RUNNER_PUBLIC_KEY",
       "TRACING_PUBLIC_KEY",
       "WEBHOOK_DISPATCHER_PUBLIC_KEY",
     ]);

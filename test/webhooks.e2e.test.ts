@@ -609,3 +609,78 @@ describe("deliveries", () => {
     );
   });
 });
+
+describe("races", () => {
+  it("20 identical subscriptions at once: one 201, the rest 409, never a 5xx", async () => {
+    const r = await receiver();
+    const w = await createWebhook({ url: r.url });
+    const p = await createPrompt();
+    const body = {
+      webhook_id: w.id,
+      source_type: "PROMPT",
+      source_id: p.id,
+      event: "PROMPT_VERSION_CREATED",
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => api.req("POST", "/v2/webhook-subscriptions", { body })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(19).fill(409)]);
+    const listed = await api.req(
+      "GET",
+      `/v2/webhook-subscriptions?source_type=PROMPT&source_id=${p.id}`,
+    );
+    expect(listed.body.subscriptions).toHaveLength(1);
+  });
+
+  it("201 webhooks subscribing to one event of a source at once: exactly 200 do (the cap), one 422", async () => {
+    const r = await receiver();
+    const p = await createPrompt();
+    const hooks: Json[] = [];
+    for (let i = 0; i < 201; i += 20)
+      hooks.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(20, 201 - i) }, () => createWebhook({ url: r.url })),
+        )),
+      );
+    const answers: number[] = [];
+    for (let i = 0; i < hooks.length; i += 40)
+      answers.push(
+        ...(
+          await Promise.all(
+            hooks.slice(i, i + 40).map((h) =>
+              api.req("POST", "/v2/webhook-subscriptions", {
+                body: {
+                  webhook_id: h.id,
+                  source_type: "PROMPT",
+                  source_id: p.id,
+                  event: "PROMPT_VERSION_CREATED",
+                },
+              }),
+            ),
+          )
+        ).map((a) => a.status),
+      );
+    expect(answers.filter((s) => s === 201)).toHaveLength(200);
+    expect(answers.filter((s) => s === 422)).toHaveLength(1);
+  });
+
+  it("concurrent renames, updates and a delete of one webhook leave a valid history, never a 5xx", async () => {
+    const r = await receiver();
+    const w = await createWebhook({ url: r.url });
+    const taken = await createWebhook({ url: r.url });
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) =>
+        api.req("PATCH", `/v2/webhooks/${w.id}`, { body: { timeout_ms: 1000 + i } }),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        api.req("PATCH", `/v2/webhooks/${w.id}`, { body: { name: taken.name } }),
+      ),
+      api.req("DELETE", `/v2/webhooks/${w.id}`),
+      ...Array.from({ length: 4 }, () => api.req("POST", `/v2/webhooks/${w.id}/test`)),
+    ]);
+    for (const a of answers) expect([200, 204, 404, 409]).toContain(a.status);
+    // The rename to a taken name never succeeds.
+    expect(answers.slice(10, 15).every((a) => a.status !== 200)).toBe(true);
+    expectProblem(await api.req("GET", `/v2/webhooks/${w.id}`), 404, "resource-not-found");
+  });
+});

@@ -213,7 +213,7 @@ refuse 'minReplicas is above maxReplicas' "${ok_values[@]}" \
   --set services.identity.autoscaling.minReplicas=9 --set services.identity.autoscaling.maxReplicas=3
 refuse 'replica' "${ok_values[@]}" --set services.identity.replica=3
 # A service the registry does not have yet cannot be switched on.
-refuse 'services\.taskRunner is enabled but no such service' "${ok_values[@]}" --set services.taskRunner.enabled=true
+refuse "/services/scheduler': missing properties" "${ok_values[@]}" --set services.scheduler.enabled=true
 
 echo "lint.sh: checks took $((SECONDS - started))s"
 echo "helm: $passed passed, $failed failed"

@@ -170,7 +170,29 @@ export interface ExperimentRunsAnnotated {
   };
 }
 
-export type ExperimentRunsEvent = ExperimentRunsInserted | ExperimentRunsAnnotated;
+/**
+ * Evaluations written on runs of the experiment by a task's run: each becomes the run's
+ * `eval.<name>.label`, `.score` and `.explanation` fields (a value left out is removed).
+ */
+export interface ExperimentRunsEvaluated {
+  type: "ExperimentRunsEvaluated";
+  data: {
+    experiment_id: string;
+    space_id: string;
+    task_id: string;
+    evaluations: {
+      run_id: string;
+      name: string;
+      label: string | null;
+      score: number | null;
+      explanation: string | null;
+    }[];
+    at: string;
+  };
+}
+
+export type ExperimentRunsEvent =
+  ExperimentRunsInserted | ExperimentRunsAnnotated | ExperimentRunsEvaluated;
 
 export type DatasetServiceEvent =
   DatasetEvent | DatasetExamplesEvent | ExperimentEvent | ExperimentRunsEvent;

@@ -44,12 +44,16 @@ export const TRACING_AGGREGATES = ["project_spans"] as const;
 /** Webhooks and their subscriptions; deliveries are rows of the dispatcher, not events. */
 export const WEBHOOK_AGGREGATES = ["webhook", "webhook_subscription"] as const;
 
+/** Tasks, and runs: one stream per run (its life is short and its own). */
+export const TASK_AGGREGATES = ["task", "task_run"] as const;
+
 export const AGGREGATES = {
   identity: IDENTITY_AGGREGATES,
   catalog: CATALOG_AGGREGATES,
   dataset: DATASET_AGGREGATES,
   tracing: TRACING_AGGREGATES,
   "webhook-dispatcher": WEBHOOK_AGGREGATES,
+  "task-runner": TASK_AGGREGATES,
 } as const;
 
 export type Service = keyof typeof AGGREGATES;

@@ -12,6 +12,7 @@ import * as audit from "@argus/proto/identity/v1/audit";
 import * as directory from "@argus/proto/identity/v1/directory";
 import * as identity from "@argus/proto/identity/v1";
 import * as tracing from "@argus/proto/tracing/v1/tracing";
+import * as tasks from "@argus/proto/tasks/v1/tasks";
 import * as webhooks from "@argus/proto/webhooks/v1/webhooks";
 
 /** What ts-proto's generic service definitions carry of a method's `idempotency_level`. */
@@ -51,6 +52,7 @@ const MODULES = [
   directory,
   identity,
   tracing,
+  tasks,
   webhooks,
 ];
 

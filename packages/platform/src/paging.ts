@@ -23,3 +23,16 @@ export function pageOf<T>(
   const items = rows.slice(0, limit);
   return { items, nextAfter: rows.length > limit ? keyOf(items[items.length - 1]!) : "" };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The keyset of a "newest first" list: created_at then id, both descending, in one cursor. */
+export const newestKeyOf = (r: { created_at: Date; id: string }): string =>
+  `${r.created_at.toISOString()}|${r.id}`;
+
+/** The position a `newestKeyOf` cursor names; [null, null] (the first page) for anything else. */
+export function newestAfter(after: string | undefined): [string | null, string | null] {
+  if (!after) return [null, null];
+  const [at, id] = after.split("|");
+  return at && id && UUID.test(id) && !Number.isNaN(Date.parse(at)) ? [at, id] : [null, null];
+}

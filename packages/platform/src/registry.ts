@@ -90,6 +90,16 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     consumes: [{ durable: "tracing-projects", subjects: "catalog.project.>" }],
   }),
   describeService({
+    name: "task-runner",
+    schema: "tasks",
+    grpcPort: 50056,
+    probePort: 9096,
+    // Identity: spaces; the catalog: projects and the evaluators tasks run; the dataset service:
+    // datasets, experiments and their runs, which dataset tasks read and evaluate.
+    calls: ["identity", "catalog", "dataset"],
+    consumes: [{ durable: "tasks-space-cascade", subjects: "identity.space.>" }],
+  }),
+  describeService({
     name: "webhook-dispatcher",
     schema: "webhooks",
     grpcPort: 50055,

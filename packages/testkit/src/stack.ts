@@ -263,6 +263,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   try {
     for (const name of Object.keys(specs)) processes[name] = await startOnNewPorts(name);
   } catch (err) {
+    // Which of those started before is still alive, and what it said last: a process that
+    // died after it was ready is otherwise invisible behind the next one's timeout.
+    if (err instanceof Error) err.message += `\n${startedProcesses(processes)}`;
     await Promise.allSettled(Object.values(processes).map((p) => p.stop()));
     await ownNats?.server.stop();
     throw err;
@@ -289,4 +292,21 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       await ownNats?.server.stop();
     },
   };
+}
+
+function startedProcesses(processes: Record<string, SpawnedProcess>): string {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return "alive";
+    } catch {
+      return "EXITED";
+    }
+  };
+  return Object.entries(processes)
+    .map(([name, p]) => {
+      const last = p.output().trimEnd().split("\n").slice(-3).join("\n    ");
+      return `  ${name} (pid ${p.pid}): ${alive(p.pid)}\n    ${last}`;
+    })
+    .join("\n");
 }

@@ -15,7 +15,10 @@ import {
   type Annotators,
   type Spaces,
 } from "@argus/spaces";
-import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
+import {
+  DatasetServiceService,
+  RunEvaluationDirectoryService,
+} from "@argus/proto/dataset/v1/dataset";
 import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
 import { annotationCommands } from "./commands/annotations.ts";
 import { datasetCommands } from "./commands/datasets.ts";
@@ -25,6 +28,7 @@ import { datasetQueries } from "./queries/datasets.ts";
 import { exampleQueries } from "./queries/examples.ts";
 import { experimentCommands } from "./commands/experiments.ts";
 import { experimentQueries } from "./queries/experiments.ts";
+import { runEvaluationQueries } from "./queries/runEvaluations.ts";
 
 /** What every dataset handler may use. */
 export interface DatasetDeps {
@@ -47,6 +51,11 @@ export function datasetServices(d: DatasetDeps): ServiceBinding[] {
       ...experimentCommands(d),
       ...experimentQueries(d),
       ...annotationCommands(d),
+    }),
+    // The task runner's own reads and writes of experiment runs, nobody else's.
+    bindService(RunEvaluationDirectoryService, runEvaluationQueries(d), {
+      runsToEvaluate: ["task-runner"],
+      recordRunEvaluations: ["task-runner"],
     }),
   ];
 }

@@ -32,6 +32,7 @@ import { roleHandlers } from "./routes/roles.ts";
 import { roleBindingHandlers } from "./routes/roleBindings.ts";
 import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
 import { tagHandlers } from "./routes/tags.ts";
+import { taskHandlers } from "./routes/tasks.ts";
 import { tracingHandlers } from "./routes/tracing.ts";
 import { webhookHandlers } from "./routes/webhooks.ts";
 
@@ -93,6 +94,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...experimentHandlers(dataset, config.cursorSecret),
       ...tracingHandlers(tracing),
       ...webhookHandlers(backends["webhook-dispatcher"]!),
+      ...taskHandlers(backends["task-runner"]!),
     },
     config,
     logger,

@@ -18,6 +18,7 @@ describe("gateway configuration", () => {
         dataset: "127.0.0.1:50053",
         tracing: "127.0.0.1:50054",
         "webhook-dispatcher": "127.0.0.1:50055",
+        "task-runner": "127.0.0.1:50056",
       },
       cursorSecret: "c".repeat(32),
       rateLimitPerSecond: 50,

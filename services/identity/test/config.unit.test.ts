@@ -15,6 +15,7 @@ describe("call keys", () => {
       "CATALOG_PUBLIC_KEY",
       "DATASET_PUBLIC_KEY",
       "GATEWAY_PUBLIC_KEY",
+      "TASK_RUNNER_PUBLIC_KEY",
       "TRACING_PUBLIC_KEY",
       "WEBHOOK_DISPATCHER_PUBLIC_KEY",
     ]);

@@ -210,6 +210,23 @@ const projections: Projections<DatasetServiceEvent> = {
   },
   DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
   ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
+  /** Each evaluation sets its three eval.<name>.* fields of the run (null when left out). */
+  ExperimentRunsEvaluated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset ExperimentRunsEvaluated",
+      `update experiment_runs r set fields = r.fields || x.patch
+         from (select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
+                 from jsonb_to_recordset($2::jsonb)
+                   as e(run_id uuid, name text, label text, score double precision, explanation text)
+                 cross join lateral (values
+                   ('eval.' || e.name || '.label', to_jsonb(e.label)),
+                   ('eval.' || e.name || '.score', to_jsonb(e.score)),
+                   ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
+                group by e.run_id) x
+        where r.experiment_id = $1 and r.id = x.run_id`,
+      [d.experiment_id, JSON.stringify(d.evaluations)],
+    ),
   async ExperimentRunsInserted(client, d) {
     await tracedQuery(
       client,

@@ -5,6 +5,8 @@ import {
   actorMetadata,
   fetchSize,
   holdsAnywhere,
+  newestAfter,
+  newestKeyOf,
   notFound,
   pageOf,
   uuidv7,
@@ -24,8 +26,6 @@ import { readsSource, requireChange } from "../adapters/sources.ts";
 import { isSourceType, requireEventOfSource, subscriptionDecider } from "../domain/subscription.ts";
 import {
   SUBSCRIPTION_COLUMNS,
-  newestAfter,
-  newestKeyOf,
   subscriptionRow,
   toSubscription,
   webhookRow,

@@ -163,6 +163,10 @@ export function startDeliveryWorker(o: WorkerOptions): () => Promise<void> {
     try {
       listener = await o.pool.connect();
       listener.on("notification", () => wake());
+      // A broken connection only costs the announcements: polling still finds the work.
+      listener.on("error", (err) =>
+        o.logger.warn("notification listener failed", { err: err.message }),
+      );
       await listener.query(`listen ${DELIVERIES_CHANNEL}`);
     } catch (err) {
       // Polling still finds the work, later.

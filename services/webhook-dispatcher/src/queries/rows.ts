@@ -92,14 +92,3 @@ export async function subscriptionRow(
   if (!row) throw notFound("webhook subscription");
   return row;
 }
-
-/** The keyset of "newest first" lists: created_at then id, both descending, in one cursor. */
-export const newestKeyOf = (r: { created_at: Date; id: string }): string =>
-  `${r.created_at.toISOString()}|${r.id}`;
-
-/** The position a cursor names; [null, null] (the first page) for anything else. */
-export function newestAfter(after: string | undefined): [string | null, string | null] {
-  if (!after) return [null, null];
-  const [at, id] = after.split("|");
-  return at && id && isUuid(id) && !Number.isNaN(Date.parse(at)) ? [at, id] : [null, null];
-}

@@ -1,5 +1,12 @@
 import { tracedQuery } from "@argus/eventstore";
-import { fetchSize, notFound, pageOf, type CallContext } from "@argus/platform";
+import {
+  fetchSize,
+  newestAfter,
+  newestKeyOf,
+  notFound,
+  pageOf,
+  type CallContext,
+} from "@argus/platform";
 import type {
   GetWebhookRequest,
   ListDeliveryAttemptsRequest,
@@ -11,14 +18,7 @@ import type {
 import { isUuid } from "@argus/spaces";
 import { readableOrganizations, readsOrganization, requireManager } from "../adapters/access.ts";
 import type { WebhooksDeps } from "../service.ts";
-import {
-  WEBHOOK_COLUMNS,
-  newestAfter,
-  newestKeyOf,
-  toWebhook,
-  webhookRow,
-  type WebhookRow,
-} from "./rows.ts";
+import { WEBHOOK_COLUMNS, toWebhook, webhookRow, type WebhookRow } from "./rows.ts";
 
 /** Delivery attempts list up to 500 a page (the public API's limit). */
 const ATTEMPTS_PAGE_MAX = 500;

@@ -24,6 +24,49 @@ export const protobufPackage = "argus.dataset.v1";
 
 export const protobufFileName = "argus/dataset/v1/dataset.proto";
 
+export interface RunsToEvaluateRequest {
+  accountId: string;
+  experimentId: string;
+  page?: PageRequest | undefined;
+}
+
+export interface RunToEvaluate {
+  id: string;
+  /** Empty when the run names no example. */
+  exampleId: string;
+  output: string;
+  fieldsJson: string;
+  /** The example's fields in the experiment's dataset version ("{}" without one). */
+  exampleFieldsJson: string;
+}
+
+export interface RunsToEvaluateResponse {
+  experimentId: string;
+  datasetId: string;
+  spaceId: string;
+  runs: RunToEvaluate[];
+  page?: PageResponse | undefined;
+}
+
+export interface RunEvaluation {
+  runId: string;
+  /** The evaluation's name (the evaluator's eval column name). */
+  name: string;
+  label?: string | undefined;
+  score?: number | undefined;
+  explanation?: string | undefined;
+}
+
+export interface RecordRunEvaluationsRequest {
+  accountId: string;
+  experimentId: string;
+  /** Who evaluated: the task (internal uuid) whose run wrote them. */
+  taskId: string;
+  evaluations: RunEvaluation[];
+}
+
+export interface RecordRunEvaluationsResponse {}
+
 export interface AnnotationValue {
   /** The annotation config's name, in the record's space. */
   name: string;
@@ -293,6 +336,461 @@ export interface InsertExperimentRunsRequest {
   /** 1 to 1000. */
   runs: ExperimentRunInput[];
 }
+
+function createBaseRunsToEvaluateRequest(): RunsToEvaluateRequest {
+  return { accountId: "", experimentId: "", page: undefined };
+}
+
+export const RunsToEvaluateRequest: MessageFns<RunsToEvaluateRequest> = {
+  encode(message: RunsToEvaluateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.experimentId !== "") {
+      writer.uint32(18).string(message.experimentId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunsToEvaluateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunsToEvaluateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRunToEvaluate(): RunToEvaluate {
+  return { id: "", exampleId: "", output: "", fieldsJson: "", exampleFieldsJson: "" };
+}
+
+export const RunToEvaluate: MessageFns<RunToEvaluate> = {
+  encode(message: RunToEvaluate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.exampleId !== "") {
+      writer.uint32(18).string(message.exampleId);
+    }
+    if (message.output !== "") {
+      writer.uint32(26).string(message.output);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(34).string(message.fieldsJson);
+    }
+    if (message.exampleFieldsJson !== "") {
+      writer.uint32(42).string(message.exampleFieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunToEvaluate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunToEvaluate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.exampleId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.output = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.exampleFieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRunsToEvaluateResponse(): RunsToEvaluateResponse {
+  return { experimentId: "", datasetId: "", spaceId: "", runs: [], page: undefined };
+}
+
+export const RunsToEvaluateResponse: MessageFns<RunsToEvaluateResponse> = {
+  encode(message: RunsToEvaluateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.experimentId !== "") {
+      writer.uint32(10).string(message.experimentId);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(18).string(message.datasetId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
+    }
+    for (const v of message.runs) {
+      RunToEvaluate.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunsToEvaluateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunsToEvaluateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runs.push(RunToEvaluate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRunEvaluation(): RunEvaluation {
+  return { runId: "", name: "", label: undefined, score: undefined, explanation: undefined };
+}
+
+export const RunEvaluation: MessageFns<RunEvaluation> = {
+  encode(message: RunEvaluation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.score !== undefined) {
+      writer.uint32(33).double(message.score);
+    }
+    if (message.explanation !== undefined) {
+      writer.uint32(42).string(message.explanation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunEvaluation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunEvaluation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.explanation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordRunEvaluationsRequest(): RecordRunEvaluationsRequest {
+  return { accountId: "", experimentId: "", taskId: "", evaluations: [] };
+}
+
+export const RecordRunEvaluationsRequest: MessageFns<RecordRunEvaluationsRequest> = {
+  encode(
+    message: RecordRunEvaluationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.experimentId !== "") {
+      writer.uint32(18).string(message.experimentId);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(26).string(message.taskId);
+    }
+    for (const v of message.evaluations) {
+      RunEvaluation.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordRunEvaluationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordRunEvaluationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.evaluations.push(RunEvaluation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordRunEvaluationsResponse(): RecordRunEvaluationsResponse {
+  return {};
+}
+
+export const RecordRunEvaluationsResponse: MessageFns<RecordRunEvaluationsResponse> = {
+  encode(_: RecordRunEvaluationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordRunEvaluationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordRunEvaluationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
 
 function createBaseAnnotationValue(): AnnotationValue {
   return { name: "", score: undefined, label: undefined, text: undefined };
@@ -3709,6 +4207,127 @@ export const DatasetServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): DatasetServiceClient;
   service: typeof DatasetServiceService;
+  serviceName: string;
+};
+
+/**
+ * What the task runner reads and writes of experiment runs, on its own behalf (a run of a task
+ * has no caller): served to the task runner only, within the account it names.
+ */
+export type RunEvaluationDirectoryDefinition = typeof RunEvaluationDirectoryDefinition;
+export const RunEvaluationDirectoryDefinition = {
+  name: "RunEvaluationDirectory",
+  fullName: "argus.dataset.v1.RunEvaluationDirectory",
+  methods: {
+    /** One page of an experiment's runs with their examples' fields, in id order. */
+    runsToEvaluate: {
+      name: "RunsToEvaluate",
+      requestType: RunsToEvaluateRequest as typeof RunsToEvaluateRequest,
+      requestStream: false,
+      responseType: RunsToEvaluateResponse as typeof RunsToEvaluateResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Upserts evaluations (eval.<name>.label / .score / .explanation) on runs of one experiment. */
+    recordRunEvaluations: {
+      name: "RecordRunEvaluations",
+      requestType: RecordRunEvaluationsRequest as typeof RecordRunEvaluationsRequest,
+      requestStream: false,
+      responseType: RecordRunEvaluationsResponse as typeof RecordRunEvaluationsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+  },
+} as const;
+
+/**
+ * What the task runner reads and writes of experiment runs, on its own behalf (a run of a task
+ * has no caller): served to the task runner only, within the account it names.
+ */
+export type RunEvaluationDirectoryService = typeof RunEvaluationDirectoryService;
+export const RunEvaluationDirectoryService = {
+  /** One page of an experiment's runs with their examples' fields, in id order. */
+  runsToEvaluate: {
+    path: "/argus.dataset.v1.RunEvaluationDirectory/RunsToEvaluate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RunsToEvaluateRequest): Buffer =>
+      Buffer.from(RunsToEvaluateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RunsToEvaluateRequest =>
+      RunsToEvaluateRequest.decode(value),
+    responseSerialize: (value: RunsToEvaluateResponse): Buffer =>
+      Buffer.from(RunsToEvaluateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RunsToEvaluateResponse =>
+      RunsToEvaluateResponse.decode(value),
+  },
+  /** Upserts evaluations (eval.<name>.label / .score / .explanation) on runs of one experiment. */
+  recordRunEvaluations: {
+    path: "/argus.dataset.v1.RunEvaluationDirectory/RecordRunEvaluations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordRunEvaluationsRequest): Buffer =>
+      Buffer.from(RecordRunEvaluationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordRunEvaluationsRequest =>
+      RecordRunEvaluationsRequest.decode(value),
+    responseSerialize: (value: RecordRunEvaluationsResponse): Buffer =>
+      Buffer.from(RecordRunEvaluationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordRunEvaluationsResponse =>
+      RecordRunEvaluationsResponse.decode(value),
+  },
+} as const;
+
+export interface RunEvaluationDirectoryServer extends UntypedServiceImplementation {
+  /** One page of an experiment's runs with their examples' fields, in id order. */
+  runsToEvaluate: handleUnaryCall<RunsToEvaluateRequest, RunsToEvaluateResponse>;
+  /** Upserts evaluations (eval.<name>.label / .score / .explanation) on runs of one experiment. */
+  recordRunEvaluations: handleUnaryCall<RecordRunEvaluationsRequest, RecordRunEvaluationsResponse>;
+}
+
+export interface RunEvaluationDirectoryClient extends Client {
+  /** One page of an experiment's runs with their examples' fields, in id order. */
+  runsToEvaluate(
+    request: RunsToEvaluateRequest,
+    callback: (error: ServiceError | null, response: RunsToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  runsToEvaluate(
+    request: RunsToEvaluateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RunsToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  runsToEvaluate(
+    request: RunsToEvaluateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RunsToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  /** Upserts evaluations (eval.<name>.label / .score / .explanation) on runs of one experiment. */
+  recordRunEvaluations(
+    request: RecordRunEvaluationsRequest,
+    callback: (error: ServiceError | null, response: RecordRunEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  recordRunEvaluations(
+    request: RecordRunEvaluationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordRunEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  recordRunEvaluations(
+    request: RecordRunEvaluationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordRunEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const RunEvaluationDirectoryClient = makeGenericClientConstructor(
+  RunEvaluationDirectoryService,
+  "argus.dataset.v1.RunEvaluationDirectory",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): RunEvaluationDirectoryClient;
+  service: typeof RunEvaluationDirectoryService;
   serviceName: string;
 };
 

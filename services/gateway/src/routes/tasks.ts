@@ -1,0 +1,391 @@
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import {
+  TaskServiceService,
+  type Task,
+  type TaskEvaluator,
+  type TaskRun,
+} from "@argus/proto/tasks/v1/tasks";
+import type { Backend } from "../backend.ts";
+import type { ApiRequest, Handler } from "../http.ts";
+import { pathId, spaceListQuery } from "./params.ts";
+
+type Json = Record<string, unknown>;
+
+interface EvaluatorBody {
+  evaluator_id: string;
+  evaluator_version_id?: string | null;
+  query_filter?: string;
+  column_mappings?: Record<string, string>;
+  query_mappings?: unknown[];
+}
+
+interface CreateTaskBody {
+  type: string;
+  name: string;
+  project_id?: string;
+  dataset_id?: string;
+  experiment_ids?: string[];
+  sampling_rate?: number;
+  is_continuous?: boolean;
+  query_filter?: string;
+  query_filters?: Json;
+  evaluators?: EvaluatorBody[];
+  run_configuration?: Json;
+}
+
+interface UpdateTaskBody {
+  name?: string;
+  sampling_rate?: number;
+  is_continuous?: boolean;
+  query_filter?: string | null;
+  query_filters?: Json | null;
+  evaluators?: EvaluatorBody[];
+  run_configuration?: Json;
+}
+
+interface TriggerBody {
+  data_start_time?: string;
+  data_end_time?: string;
+  max_spans?: number;
+  override_evaluations?: boolean;
+  experiment_ids?: string[];
+  experiment_name?: string;
+  dataset_version_id?: string;
+  example_ids?: string[];
+  max_examples?: number;
+  query_filter?: string;
+  tracing_metadata?: Record<string, string>;
+  evaluation_task_ids?: string[];
+}
+
+/**
+ * Sent for a body id that does not decode where the service reads "" as "not given" (a task's
+ * project or dataset, a version pin, a dataset version): it names nothing, so the service
+ * answers it as an unknown id at the point of its own order (the service assigns uuid v7 ids).
+ */
+export const NO_SUCH_ID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * A body id as the service's uuid. One that does not decode is sent as "", which names nothing:
+ * the service then answers its 404 in the public API's order, which the gateway alone could not
+ * keep (as webhook subscriptions do).
+ */
+const bodyId = (type: string, raw: string): string => decodeId(type, raw) ?? "";
+
+/** A body id that "" would turn into "not given": one that does not decode names nothing. */
+const givenId = (type: string, raw: string | null | undefined): string =>
+  raw === undefined || raw === null ? "" : (decodeId(type, raw) ?? NO_SUCH_ID);
+
+const bodyIds = (type: string, raw: string[] | undefined): string[] =>
+  (raw ?? []).map((id) => bodyId(type, id));
+
+const TASK_RUN_STATUSES = new Set(["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"]);
+
+/** The ids a run configuration carries (flat, beside `experiment_type`), by public id type. */
+const RUN_CONFIGURATION_IDS: Record<string, string> = {
+  ai_integration_id: "AiIntegration",
+  prompt_version_id: "PromptVersion",
+  integration_id: "Integration",
+  evaluator_version_id: "EvaluatorVersion",
+};
+
+/**
+ * The nullable id of each variant, null when absent, as the SDK's response models have it
+ * (`LlmGenerationRunConfig.prompt_version_id`, `TemplateEvaluationRunConfig.evaluator_version_id`).
+ */
+const NULLABLE_RUN_CONFIGURATION_ID: Record<string, string> = {
+  LLM_GENERATION: "prompt_version_id",
+  TEMPLATE_EVALUATION: "evaluator_version_id",
+};
+
+/** The configuration as sent, its ids as the service's uuids ("" for one that does not decode). */
+function runConfigurationToService(rc: Json): string {
+  const out: Json = { ...rc };
+  for (const [field, type] of Object.entries(RUN_CONFIGURATION_IDS)) {
+    const v = out[field];
+    if (typeof v === "string") out[field] = bodyId(type, v);
+  }
+  return JSON.stringify(out);
+}
+
+/** JSON text a service stored as an object, or a 500: the contract is broken. */
+function parseObject(text: string, what: string): Json {
+  const v = JSON.parse(text) as unknown;
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new Error(`${what} is not a JSON object`);
+  return v as Json;
+}
+
+/** JSON text a service stored as an array, or a 500. */
+function parseArray(text: string, what: string): unknown[] {
+  const v = JSON.parse(text) as unknown;
+  if (!Array.isArray(v)) throw new Error(`${what} is not a JSON array`);
+  return v;
+}
+
+function publicRunConfiguration(text: string, taskId: string): Json {
+  const rc = parseObject(text, `run_configuration of task ${taskId}`);
+  const out: Json = { ...rc };
+  for (const [field, type] of Object.entries(RUN_CONFIGURATION_IDS)) {
+    const v = out[field];
+    if (typeof v === "string" && v !== "") out[field] = encodeId(type, v);
+  }
+  const nullable = NULLABLE_RUN_CONFIGURATION_ID[String(rc.experiment_type)];
+  if (nullable !== undefined && (out[nullable] === undefined || out[nullable] === ""))
+    out[nullable] = null;
+  return out;
+}
+
+function publicEvaluator(e: TaskEvaluator, taskId: string) {
+  // The trace/session shape is the one with query mappings; the span shape's fields are then
+  // null, and the other way round (models/task_evaluator.py).
+  const traceShape = e.queryMappingsJson !== undefined;
+  const what = `evaluator ${e.evaluatorId} of task ${taskId}`;
+  return {
+    evaluator_id: encodeId("Evaluator", e.evaluatorId),
+    evaluator_name: e.evaluatorName,
+    evaluator_version_id: e.evaluatorVersionId
+      ? encodeId("EvaluatorVersion", e.evaluatorVersionId)
+      : null,
+    query_filter: traceShape ? null : (e.queryFilter ?? null),
+    column_mappings:
+      traceShape || e.columnMappingsJson === undefined
+        ? null
+        : parseObject(e.columnMappingsJson, `column_mappings of ${what}`),
+    query_mappings:
+      e.queryMappingsJson === undefined
+        ? null
+        : parseArray(e.queryMappingsJson, `query_mappings of ${what}`),
+  };
+}
+
+export function toPublicTask(t: Task) {
+  const runExperiment = t.type === "RUN_EXPERIMENT";
+  return {
+    id: encodeId("Task", t.id),
+    name: t.name,
+    type: t.type,
+    // Exactly one data source; the other is null (models/task.py).
+    project_id: t.projectId ? encodeId("Project", t.projectId) : null,
+    dataset_id: t.datasetId ? encodeId("Dataset", t.datasetId) : null,
+    // Sampling exists only on project tasks: null on dataset tasks whatever was stored.
+    sampling_rate: t.projectId ? (t.samplingRate ?? null) : null,
+    is_continuous: t.isContinuous,
+    query_filter: t.queryFilter ?? null,
+    query_filters:
+      t.queryFiltersJson === undefined
+        ? null
+        : parseObject(t.queryFiltersJson, `query_filters of task ${t.id}`),
+    // The SDK documents a RUN_EXPERIMENT task's evaluators as empty.
+    evaluators: runExperiment ? [] : t.evaluators.map((e) => publicEvaluator(e, t.id)),
+    experiment_ids: t.experimentIds.map((id) => encodeId("Experiment", id)),
+    run_configuration:
+      runExperiment && t.runConfigurationJson !== undefined
+        ? publicRunConfiguration(t.runConfigurationJson, t.id)
+        : null,
+    last_run_at: t.lastRunAt || null,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    // Null, as models/task.py allows, when no user created it (a service account).
+    created_by_user_id: t.createdByUserId ? encodeId("User", t.createdByUserId) : null,
+  };
+}
+
+export function toPublicTaskRun(r: TaskRun) {
+  // The document admits only the five states; another one from the service breaks the contract.
+  if (!TASK_RUN_STATUSES.has(r.status))
+    throw new Error(`task run ${r.id} has an unknown status ${r.status}`);
+  return {
+    id: encodeId("TaskRun", r.id),
+    task_id: encodeId("Task", r.taskId),
+    experiment_id: r.experimentId ? encodeId("Experiment", r.experimentId) : null,
+    status: r.status,
+    // The specification types these as date-times (never null): absent until they happen.
+    ...(r.runStartedAt ? { run_started_at: r.runStartedAt } : {}),
+    ...(r.runFinishedAt ? { run_finished_at: r.runFinishedAt } : {}),
+    data_start_time: r.dataStartTime || null,
+    data_end_time: r.dataEndTime || null,
+    num_successes: r.numSuccesses,
+    num_errors: r.numErrors,
+    num_skipped: r.numSkipped,
+    created_at: r.createdAt,
+    // Likewise an Id in the specification: absent when no user triggered it.
+    ...(r.createdByUserId ? { created_by_user_id: encodeId("User", r.createdByUserId) } : {}),
+    failure_reason: r.failureReason ?? null,
+  };
+}
+
+function evaluatorToService(e: EvaluatorBody): TaskEvaluator {
+  return {
+    evaluatorId: bodyId("Evaluator", e.evaluator_id),
+    evaluatorName: "",
+    // "" is "not pinned" to the service, so a pin that does not decode must not become "".
+    evaluatorVersionId: givenId("EvaluatorVersion", e.evaluator_version_id),
+    ...(e.query_filter === undefined ? {} : { queryFilter: e.query_filter }),
+    // Each shape's mappings travel only when given: which one is present tells the shapes apart.
+    ...(e.column_mappings === undefined
+      ? {}
+      : { columnMappingsJson: JSON.stringify(e.column_mappings) }),
+    ...(e.query_mappings === undefined
+      ? {}
+      : { queryMappingsJson: JSON.stringify(e.query_mappings) }),
+  };
+}
+
+/** A list filter's id; one that cannot name a readable resource is that resource's 404. */
+function filterId(req: ApiRequest, param: string, type: string, what: string): string {
+  const raw = req.query[param] as string | undefined;
+  if (raw === undefined) return "";
+  const id = decodeId(type, raw);
+  if (id === null) throw notFound(what);
+  return id;
+}
+
+const taskId = (req: ApiRequest): string => pathId("Task", req.params.task_id, "task");
+const runId = (req: ApiRequest): string => pathId("TaskRun", req.params.run_id, "task run");
+
+export function taskHandlers(backend: Backend): Record<string, Handler> {
+  const S = TaskServiceService;
+  return {
+    async list_tasks(req) {
+      const query = spaceListQuery(req);
+      // A space_id that cannot name a space matches nothing, as on every space-level list.
+      if (query === null) return { status: 200, body: { tasks: [] }, nextAfter: "" };
+      const res = await backend.call(
+        S.listTasks,
+        {
+          ...query,
+          projectId: filterId(req, "project_id", "Project", "project"),
+          datasetId: filterId(req, "dataset_id", "Dataset", "dataset"),
+          type: (req.query.type as string | undefined) ?? "",
+        },
+        req,
+      );
+      return {
+        status: 200,
+        body: { tasks: res.tasks.map(toPublicTask) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async create_task(req) {
+      const b = req.body as CreateTaskBody;
+      const res = await backend.call(
+        S.createTask,
+        {
+          type: b.type,
+          name: b.name,
+          // "" is "not given" here (exactly one of the two is): see givenId.
+          projectId: givenId("Project", b.project_id),
+          datasetId: givenId("Dataset", b.dataset_id),
+          ...(b.sampling_rate === undefined ? {} : { samplingRate: b.sampling_rate }),
+          ...(b.is_continuous === undefined ? {} : { isContinuous: b.is_continuous }),
+          ...(b.query_filter === undefined ? {} : { queryFilter: b.query_filter }),
+          ...(b.query_filters === undefined
+            ? {}
+            : { queryFiltersJson: JSON.stringify(b.query_filters) }),
+          evaluators: (b.evaluators ?? []).map(evaluatorToService),
+          experimentIds: bodyIds("Experiment", b.experiment_ids),
+          ...(b.run_configuration === undefined
+            ? {}
+            : { runConfigurationJson: runConfigurationToService(b.run_configuration) }),
+        },
+        req,
+      );
+      return { status: 201, body: toPublicTask(res) };
+    },
+
+    async get_task(req) {
+      const res = await backend.call(S.getTask, { id: taskId(req) }, req);
+      return { status: 200, body: toPublicTask(res) };
+    },
+
+    async update_task(req) {
+      const id = taskId(req);
+      const b = req.body as UpdateTaskBody;
+      // UpdateTaskRequest (tasks.proto) has no run configuration to carry: refused rather than
+      // answered 200 with the configuration silently left as it was.
+      if (b.run_configuration !== undefined)
+        throw new DomainError("invalid-request", "changing run_configuration is not supported");
+      const res = await backend.call(
+        S.updateTask,
+        {
+          id,
+          // Which fields change is what the body names; null (query_filter, query_filters) is a
+          // named field sent absent, which clears it.
+          fields: Object.keys(b),
+          name: b.name ?? "",
+          ...(b.sampling_rate === undefined ? {} : { samplingRate: b.sampling_rate }),
+          ...(b.is_continuous === undefined ? {} : { isContinuous: b.is_continuous }),
+          ...(typeof b.query_filter === "string" ? { queryFilter: b.query_filter } : {}),
+          ...(b.query_filters ? { queryFiltersJson: JSON.stringify(b.query_filters) } : {}),
+          evaluators: (b.evaluators ?? []).map(evaluatorToService),
+        },
+        req,
+      );
+      return { status: 200, body: toPublicTask(res) };
+    },
+
+    async delete_task(req) {
+      await backend.call(S.deleteTask, { id: taskId(req) }, req);
+      return { status: 204 };
+    },
+
+    async trigger_task_run(req) {
+      const id = taskId(req);
+      // The body is optional: none is an evaluation task's trigger with every default.
+      const b = (req.body ?? {}) as TriggerBody;
+      const res = await backend.call(
+        S.triggerRun,
+        {
+          taskId: id,
+          // The service refuses (400) a field of the other task type, which only it knows.
+          fields: Object.keys(b),
+          dataStartTime: b.data_start_time ?? "",
+          dataEndTime: b.data_end_time ?? "",
+          maxSpans: b.max_spans ?? 0,
+          overrideEvaluations: b.override_evaluations ?? false,
+          experimentIds: bodyIds("Experiment", b.experiment_ids),
+          experimentName: b.experiment_name ?? "",
+          // "" is "the latest version" to the service: see givenId.
+          datasetVersionId: givenId("DatasetVersion", b.dataset_version_id),
+          exampleIds: bodyIds("DatasetExample", b.example_ids),
+          maxExamples: b.max_examples ?? 0,
+          ...(b.query_filter === undefined ? {} : { queryFilter: b.query_filter }),
+          tracingMetadata: b.tracing_metadata ?? {},
+          evaluationTaskIds: bodyIds("Task", b.evaluation_task_ids),
+        },
+        req,
+      );
+      return { status: 201, body: toPublicTaskRun(res) };
+    },
+
+    async list_task_runs(req) {
+      const res = await backend.call(
+        S.listRuns,
+        {
+          page: req.page,
+          taskId: taskId(req),
+          status: (req.query.status as string | undefined) ?? "",
+        },
+        req,
+      );
+      return {
+        status: 200,
+        body: { task_runs: res.taskRuns.map(toPublicTaskRun) },
+        nextAfter: res.page?.nextAfter ?? "",
+      };
+    },
+
+    async get_task_run(req) {
+      const res = await backend.call(S.getRun, { id: runId(req) }, req);
+      return { status: 200, body: toPublicTaskRun(res) };
+    },
+
+    async cancel_task_run(req) {
+      // A run that is not PENDING or RUNNING is the service's 409, passed on as it is.
+      const res = await backend.call(S.cancelRun, { id: runId(req) }, req);
+      return { status: 200, body: toPublicTaskRun(res) };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { Client } from "@grpc/grpc-js";
+import {
+  callUnary,
+  fromGrpcError,
+  notFound,
+  onwardCall,
+  type CallContext,
+  type ClientMethod,
+} from "@argus/platform";
+import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
+import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
+import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
+import { isUuid } from "@argus/spaces";
+
+/** An evaluator as a task runs it: its space and kind, and the version that runs. */
+export interface EvaluatorPlace {
+  id: string;
+  spaceId: string;
+  name: string;
+  /** TEMPLATE or CODE. */
+  type: string;
+  versionId: string;
+  /** The version's template_config or code_config. */
+  config: Record<string, unknown>;
+}
+
+/**
+ * The projects, datasets, experiments and evaluators a task names, asked of their services as
+ * the caller: what the caller cannot read is not found, as it would be to them directly.
+ */
+export interface Places {
+  project(ctx: CallContext, id: string): Promise<{ id: string; spaceId: string }>;
+  dataset(ctx: CallContext, id: string): Promise<{ id: string; spaceId: string }>;
+  experiment(ctx: CallContext, id: string): Promise<{ id: string; datasetId: string }>;
+  /** `versionId` empty: the latest version. */
+  evaluator(ctx: CallContext, id: string, versionId: string): Promise<EvaluatorPlace>;
+}
+
+export function servicePlaces(catalog: Client, dataset: Client): Places {
+  async function ask<Req, Res>(
+    channel: Client,
+    method: ClientMethod<Req, Res>,
+    req: Req,
+    ctx: CallContext,
+    what: string,
+  ): Promise<Res> {
+    try {
+      return await callUnary(channel, method, req, onwardCall(ctx));
+    } catch (err) {
+      const e = fromGrpcError(err);
+      throw e.type === "resource-not-found" ? notFound(what) : e;
+    }
+  }
+  const uuid = (id: string, what: string) => {
+    if (!isUuid(id)) throw notFound(what);
+    return id;
+  };
+  return {
+    async project(ctx, id) {
+      const p = await ask(
+        catalog,
+        ProjectServiceService.getProject,
+        { id: uuid(id, "project") },
+        ctx,
+        "project",
+      );
+      return { id: p.id, spaceId: p.spaceId };
+    },
+    async dataset(ctx, id) {
+      const d = await ask(
+        dataset,
+        DatasetServiceService.getDataset,
+        { id: uuid(id, "dataset") },
+        ctx,
+        "dataset",
+      );
+      return { id: d.id, spaceId: d.spaceId };
+    },
+    async experiment(ctx, id) {
+      const e = await ask(
+        dataset,
+        DatasetServiceService.getExperiment,
+        { id: uuid(id, "experiment") },
+        ctx,
+        "experiment",
+      );
+      return { id: e.id, datasetId: e.datasetId };
+    },
+    async evaluator(ctx, id, versionId) {
+      const res = await ask(
+        catalog,
+        EvaluatorServiceService.getEvaluator,
+        { id: uuid(id, "evaluator"), versionId: versionId && uuid(versionId, "evaluator version") },
+        ctx,
+        versionId ? "evaluator version" : "evaluator",
+      );
+      const e = res.evaluator!;
+      const v = res.version!;
+      return {
+        id: e.id,
+        spaceId: e.spaceId,
+        name: e.name,
+        type: e.type,
+        versionId: v.id,
+        config: JSON.parse(v.content?.configJson ?? "{}") as Record<string, unknown>,
+      };
+    },
+  };
+}

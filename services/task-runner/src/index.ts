@@ -1,0 +1,1 @@
+export { taskRunner, taskServices, type TasksDeps } from "./service.ts";

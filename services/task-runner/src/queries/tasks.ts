@@ -1,0 +1,138 @@
+import { tracedQuery } from "@argus/eventstore";
+import {
+  fetchSize,
+  hasProjectPermission,
+  hasSpacePermission,
+  newestAfter,
+  newestKeyOf,
+  pageOf,
+  type CallContext,
+} from "@argus/platform";
+import type {
+  GetRunRequest,
+  GetTaskRequest,
+  ListRunsRequest,
+  ListRunsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Task,
+  TaskRun,
+} from "@argus/proto/tasks/v1/tasks";
+import { isUuid, requirePermissionAt } from "@argus/spaces";
+import { accessOf, kindOf, placeOf } from "../domain/access.ts";
+import { invalid, isTaskType } from "../domain/task.ts";
+import {
+  RUN_COLUMNS,
+  TASK_COLUMNS,
+  runRow,
+  taskRow,
+  toRun,
+  toTask,
+  type RunRow,
+  type TaskRow,
+} from "./rows.ts";
+import type { TasksDeps } from "../service.ts";
+
+const RUN_STATUSES = new Set(["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"]);
+
+export function taskQueries(deps: TasksDeps) {
+  const { pool, spaces } = deps;
+
+  const readable = async (ctx: CallContext, task: TaskRow) =>
+    requirePermissionAt(spaces, ctx, placeOf(task), accessOf(kindOf(task)));
+
+  return {
+    async getTask(req: GetTaskRequest, ctx: CallContext): Promise<Task> {
+      const task = await taskRow(pool, ctx, req.id);
+      await readable(ctx, task);
+      return toTask(task);
+    },
+
+    /**
+     * Newest first. A page is read, then what the caller may not read is left out (identity's
+     * facts of the page's spaces and projects in one call), so a page can be short while more
+     * follow; clients page on `next_cursor`.
+     */
+    async listTasks(req: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {
+      const p = ctx.principal;
+      if (req.type && !isTaskType(req.type)) throw invalid("unknown task type");
+      const spaceIds = req.spaceName ? await spaces.idsNamed(ctx, req.spaceName) : null;
+      const [afterAt, afterId] = newestAfter(req.page?.after);
+      const id = (v: string) =>
+        v === "" ? null : isUuid(v) ? v : "00000000-0000-0000-0000-000000000000";
+      const res = await tracedQuery<TaskRow>(
+        pool,
+        "list tasks",
+        `select ${TASK_COLUMNS} from tasks
+          where account_id = $1
+            and ($2::uuid is null or space_id = $2)
+            and ($3::uuid[] is null or space_id = any($3))
+            and ($4::text is null or strpos(lower(name), lower($4)) > 0)
+            and ($5::uuid is null or project_id = $5)
+            and ($6::uuid is null or dataset_id = $6)
+            and ($7::text is null or task_type = $7)
+            and ($8::timestamptz is null or (created_at, id) < ($8, $9::uuid))
+          order by created_at desc, id desc
+          limit $10`,
+        [
+          p.accountId,
+          id(req.spaceId),
+          spaceIds,
+          req.name || null,
+          id(req.projectId),
+          id(req.datasetId),
+          req.type || null,
+          afterAt,
+          afterId,
+          fetchSize(req.page),
+        ],
+      );
+      const { items, nextAfter } = pageOf(res.rows, req.page, newestKeyOf);
+      const facts = await spaces.factsOfMany(
+        ctx,
+        [...new Set(items.map((t) => t.space_id))],
+        [...new Set(items.flatMap((t) => (t.project_id ? [t.project_id] : [])))],
+      );
+      const visible = items.filter((t) => {
+        const space = facts.spaces.get(t.space_id);
+        if (!space) return false;
+        const read = accessOf(kindOf(t)).read;
+        return t.project_id
+          ? hasProjectPermission(
+              p,
+              space,
+              { id: t.project_id, restricted: facts.restricted.has(t.project_id) },
+              read,
+            )
+          : hasSpacePermission(p, space, read);
+      });
+      return { tasks: visible.map(toTask), page: { nextAfter } };
+    },
+
+    async getRun(req: GetRunRequest, ctx: CallContext): Promise<TaskRun> {
+      const run = await runRow(pool, ctx, req.id);
+      await readable(ctx, await taskRow(pool, ctx, run.task_id));
+      return toRun(run);
+    },
+
+    async listRuns(req: ListRunsRequest, ctx: CallContext): Promise<ListRunsResponse> {
+      if (req.status && !RUN_STATUSES.has(req.status))
+        throw invalid("status must be PENDING, RUNNING, COMPLETED, FAILED or CANCELLED");
+      const task = await taskRow(pool, ctx, req.taskId);
+      await readable(ctx, task);
+      const [afterAt, afterId] = newestAfter(req.page?.after);
+      const res = await tracedQuery<RunRow>(
+        pool,
+        "list task runs",
+        `select ${RUN_COLUMNS} from task_runs
+          where task_id = $1 and ($2::text is null or status = $2)
+            and ($3::timestamptz is null or (created_at, id) < ($3, $4::uuid))
+          order by created_at desc, id desc
+          limit $5`,
+        [task.id, req.status || null, afterAt, afterId, fetchSize(req.page)],
+      );
+      const { items, nextAfter } = pageOf(res.rows, req.page, newestKeyOf);
+      return { taskRuns: items.map(toRun), page: { nextAfter } };
+    },
+  };
+}

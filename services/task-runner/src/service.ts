@@ -1,0 +1,105 @@
+import type { Pool } from "pg";
+import { streamId } from "@argus/contracts";
+import {
+  commandScopeIn,
+  defineService,
+  loadMigrations,
+  migrationsDirOf,
+  tracedQuery,
+  type CommandHandler,
+} from "@argus/eventstore";
+import { bindService, int, type ServiceBinding } from "@argus/platform";
+import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
+import {
+  accessFactsMigration,
+  cascadeMetadata,
+  identitySpaces,
+  spaceEventsConsumer,
+  type Spaces,
+} from "@argus/spaces";
+import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
+import { servicePlaces, type Places } from "./adapters/places.ts";
+import { runCommands } from "./commands/runs.ts";
+import { taskCommands } from "./commands/tasks.ts";
+import { taskDecider } from "./domain/task.ts";
+import { project } from "./projections/tasksProjection.ts";
+import { taskQueries } from "./queries/tasks.ts";
+import { startRunWorker } from "./worker/worker.ts";
+
+/** What every task handler may use. */
+export interface TasksDeps {
+  pool: Pool;
+  commands: CommandHandler;
+  spaces: Spaces;
+  places: Places;
+}
+
+export function taskServices(d: TasksDeps): ServiceBinding[] {
+  return [
+    bindService(TaskServiceService, {
+      ...taskCommands(d),
+      ...runCommands(d),
+      ...taskQueries(d),
+    }),
+  ];
+}
+
+const config = {
+  ARGUS_TASK_RUNS_PER_REPLICA: int("task runs worked on at once per replica", 2, 1, 64),
+  ARGUS_TASK_RUN_LEASE_MS: int(
+    "how long a worker's claim on a run lasts without a heartbeat (a dead worker's run is resumed by another after it)",
+    30_000,
+    300,
+    600_000,
+  ),
+};
+
+export const taskRunner = defineService("task-runner", {
+  config,
+  // Identity's space facts, for lists.
+  migrations: [...loadMigrations(migrationsDirOf("task-runner")), accessFactsMigration(2)].sort(
+    (a, b) => a.id.localeCompare(b.id),
+  ),
+  project,
+  consumers: (d) => [
+    // A deleted space's tasks go with it (and their runs).
+    spaceEventsConsumer({
+      durable: "tasks-space-cascade",
+      subjectRoot: d.config.subjectRoot,
+      onSpaceDeleted: async (tx, deleted, event) => {
+        const res = await tracedQuery<{ id: string }>(
+          tx,
+          "tasks of deleted space",
+          "select id from tasks where space_id = $1 order by id",
+          [deleted.data.id],
+        );
+        const scope = commandScopeIn(tx, d.schema, project);
+        for (const { id } of res.rows)
+          await scope.decide(
+            streamId("task", id),
+            taskDecider,
+            { type: "DeleteTask", now: new Date() },
+            cascadeMetadata(deleted, event),
+          );
+      },
+    }),
+  ],
+  async init(d) {
+    return startRunWorker({
+      pool: d.pool,
+      commands: d.commands,
+      runs: datasetExperimentRuns(d.channels.dataset!, d.self),
+      logger: d.logger,
+      concurrency: d.config.ARGUS_TASK_RUNS_PER_REPLICA,
+      leaseMs: d.config.ARGUS_TASK_RUN_LEASE_MS,
+      pollMs: 1000,
+    });
+  },
+  grpc: (d) =>
+    taskServices({
+      pool: d.pool,
+      commands: d.commands,
+      spaces: identitySpaces(d.channels.identity!, d.pool),
+      places: servicePlaces(d.channels.catalog!, d.channels.dataset!),
+    }),
+});

@@ -1,0 +1,243 @@
+import type { Pool, PoolClient } from "pg";
+import { streamId } from "@argus/contracts";
+import { tracedQuery, type CommandHandler } from "@argus/eventstore";
+import type { Logger } from "@argus/platform";
+import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
+import { runDecider, type Counts } from "../domain/run.ts";
+import { evaluateExperiments } from "./evaluateExperiments.ts";
+
+/** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
+export const RUNS_CHANNEL = "argus_task_runs";
+
+export interface RunToWork {
+  id: string;
+  task_id: string;
+  account_id: string;
+  space_id: string;
+  status: string;
+  options: Record<string, unknown>;
+}
+
+/** How a run's work ended; STOPPED: it was cancelled meanwhile (its end is already recorded). */
+export type Outcome =
+  { status: "COMPLETED" } | { status: "FAILED"; reason: string } | { status: "STOPPED" };
+
+export interface WorkerOptions {
+  pool: Pool;
+  commands: CommandHandler;
+  runs: ExperimentRuns;
+  logger: Logger;
+  /** Runs worked on at once per replica. */
+  concurrency: number;
+  /** How long a claim lasts without a heartbeat; a dead worker's run is taken over after it. */
+  leaseMs: number;
+  pollMs: number;
+}
+
+interface TaskFacts {
+  task_type: string;
+  project_id: string | null;
+  dataset_id: string | null;
+  is_continuous: boolean;
+}
+
+const metadata = (r: RunToWork) => ({
+  account_id: r.account_id,
+  space_id: r.space_id,
+  actor: "system:task-runner",
+  run_id: r.id,
+});
+
+/**
+ * Works off runs: claims one at a time under a lease it renews while working (a run whose
+ * worker died is taken over once the lease passes, and resumes where the items recorded so
+ * far end), records its start, executes it, and records its end with counts taken from the
+ * items. A cancel is seen at the next page (the progress update finds the run no longer
+ * RUNNING) and the work stops there: within one page of items and one heartbeat.
+ */
+export function startRunWorker(o: WorkerOptions): () => Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  let running = true;
+  let wake: () => void = () => undefined;
+  let listener: PoolClient | undefined;
+
+  const waitForWork = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = () => undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function claim(): Promise<RunToWork | undefined> {
+    const res = await tracedQuery<RunToWork>(
+      o.pool,
+      "claim task run",
+      `update task_runs set leased_until = now() + make_interval(secs => $1 / 1000.0)
+        where id = (select id from task_runs
+                     where status in ('PENDING', 'RUNNING')
+                       and (leased_until is null or leased_until < now())
+                     order by created_at limit 1 for update skip locked)
+        returning id, task_id, account_id, space_id, status, options`,
+      [o.leaseMs],
+    );
+    return res.rows[0];
+  }
+
+  /** Extends the lease; false once the run is no longer being worked (cancelled, finished). */
+  const renew = async (id: string) =>
+    (
+      await tracedQuery(
+        o.pool,
+        "renew task run lease",
+        `update task_runs set leased_until = now() + make_interval(secs => $2 / 1000.0)
+          where id = $1 and status = 'RUNNING'`,
+        [id, o.leaseMs],
+      )
+    ).rowCount === 1;
+
+  async function counts(id: string): Promise<Counts> {
+    const res = await tracedQuery<Counts>(
+      o.pool,
+      "task run counts",
+      `select count(*) filter (where ok)::int as num_successes,
+              count(*) filter (where not ok)::int as num_errors,
+              count(*) filter (where ok is null)::int as num_skipped
+         from task_run_items where run_id = $1`,
+      [id],
+    );
+    return res.rows[0]!;
+  }
+
+  /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
+  const progress = (id: string) => async () => {
+    const c = await counts(id);
+    const res = await tracedQuery(
+      o.pool,
+      "task run progress",
+      `update task_runs set num_successes = $2, num_errors = $3, num_skipped = $4,
+         leased_until = now() + make_interval(secs => $5 / 1000.0)
+       where id = $1 and status = 'RUNNING'`,
+      [id, c.num_successes, c.num_errors, c.num_skipped, o.leaseMs],
+    );
+    return res.rowCount === 1;
+  };
+
+  async function execute(run: RunToWork, task: TaskFacts): Promise<Outcome> {
+    if (task.task_type === "CODE_EVALUATION" && task.dataset_id)
+      return evaluateExperiments(o.pool, o.runs, run, progress(run.id));
+    const what = task.project_id ? "project-based" : "dataset-based";
+    return {
+      status: "FAILED",
+      reason: `${what} ${task.task_type} runs are not executed by this version of Argus yet`,
+    };
+  }
+
+  async function work(run: RunToWork): Promise<void> {
+    const stream = streamId("task_run", run.id);
+    const heartbeat = setInterval(() => void renew(run.id).catch(() => undefined), o.leaseMs / 3);
+    try {
+      const task = (
+        await tracedQuery<TaskFacts>(
+          o.pool,
+          "task of run",
+          "select task_type, project_id, dataset_id, is_continuous from tasks where id = $1",
+          [run.task_id],
+        )
+      ).rows[0];
+      if (!task) return; // Deleted with its runs.
+      await o.commands.handle(
+        stream,
+        runDecider,
+        { type: "StartRun", now: new Date() },
+        metadata(run),
+      );
+      let outcome: Outcome;
+      try {
+        outcome = await execute(run, task);
+      } catch (err) {
+        outcome = { status: "FAILED", reason: (err as Error).message };
+      }
+      if (outcome.status === "STOPPED") return;
+      let c = await counts(run.id);
+      let status: "COMPLETED" | "FAILED" | "CANCELLED" = outcome.status;
+      let reason = outcome.status === "FAILED" ? outcome.reason : null;
+      // The spec's rule: everything already labeled and no override → CANCELLED, zero counts.
+      if (status === "COMPLETED" && c.num_successes + c.num_errors === 0 && c.num_skipped > 0) {
+        status = "CANCELLED";
+        c = { num_successes: 0, num_errors: 0, num_skipped: 0 };
+        reason =
+          "all data matching the task's filters already has evaluation labels from an earlier run; trigger again with override_evaluations to evaluate it anew";
+      }
+      await o.commands.handle(
+        stream,
+        runDecider,
+        {
+          type: "FinishRun",
+          status,
+          counts: c,
+          experimentId: null,
+          failureReason: reason,
+          isContinuous: task.is_continuous,
+          now: new Date(),
+        },
+        metadata(run),
+      );
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  function launch(run: RunToWork): void {
+    const p = work(run)
+      .catch((err: Error) =>
+        // The lease runs out and another worker resumes the run: nothing is lost.
+        o.logger.warn("task run failed to finish", { run_id: run.id, err: err.message }),
+      )
+      .finally(() => {
+        inFlight.delete(p);
+        wake();
+      });
+    inFlight.add(p);
+  }
+
+  async function pump(): Promise<void> {
+    while (running) {
+      let claimed: RunToWork | undefined;
+      if (inFlight.size < o.concurrency)
+        try {
+          claimed = await claim();
+        } catch (err) {
+          o.logger.warn("claiming task runs failed", { err: (err as Error).message });
+        }
+      if (claimed) launch(claimed);
+      else if (running) await waitForWork(o.pollMs);
+    }
+  }
+
+  async function listen(): Promise<void> {
+    try {
+      listener = await o.pool.connect();
+      listener.on("notification", () => wake());
+      // A broken connection only costs the announcements: polling still finds the work.
+      listener.on("error", (err) =>
+        o.logger.warn("notification listener failed", { err: err.message }),
+      );
+      await listener.query(`listen ${RUNS_CHANNEL}`);
+    } catch (err) {
+      o.logger.warn("listening for task runs failed", { err: (err as Error).message });
+    }
+  }
+
+  const pumping = listen().then(pump);
+  return async () => {
+    running = false;
+    wake();
+    await pumping;
+    await Promise.allSettled(inFlight);
+    listener?.release();
+  };
+}

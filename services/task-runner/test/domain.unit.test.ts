@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import type { TaskSettings } from "@argus/contracts";
+import { DomainError } from "@argus/platform";
+import { evaluateManaged, managedConfigOf, type ManagedConfig } from "../src/domain/managed.ts";
+import { runDecider, type RunCommand, type RunState } from "../src/domain/run.ts";
+import { checkTask, type NewTask, type Target } from "../src/domain/task.ts";
+
+const problem = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (err) {
+    return err instanceof DomainError ? err.type : `thrown ${String(err)}`;
+  }
+  return "ok";
+};
+
+const evaluator = (id: string, extra: Partial<TaskSettings["evaluators"][number]> = {}) => ({
+  evaluator_id: id,
+  evaluator_name: id,
+  evaluator_version_id: null,
+  query_filter: null,
+  column_mappings: null,
+  query_mappings: null,
+  ...extra,
+});
+const settings = (over: Partial<TaskSettings> = {}): TaskSettings => ({
+  name: "t",
+  sampling_rate: null,
+  is_continuous: false,
+  query_filter: null,
+  query_filters: null,
+  evaluators: [evaluator("a")],
+  ...over,
+});
+const dataset: Target = { kind: "dataset", datasetId: "d", experimentIds: ["x"] };
+const projectTarget: Target = { kind: "project", projectId: "p" };
+const task = (over: Partial<NewTask> = {}, s: Partial<TaskSettings> = {}): NewTask => ({
+  type: "CODE_EVALUATION",
+  target: dataset,
+  settings: settings(s),
+  runConfiguration: null,
+  ...over,
+});
+
+describe("a task's shape (the public API's rules)", () => {
+  it("accepts the plain dataset and project evaluation tasks", () => {
+    expect(problem(() => checkTask(task()))).toBe("ok");
+    expect(problem(() => checkTask(task({ target: projectTarget }, { sampling_rate: 0 })))).toBe(
+      "ok",
+    );
+    expect(
+      problem(() =>
+        checkTask(task({ target: projectTarget }, { sampling_rate: 1, is_continuous: true })),
+      ),
+    ).toBe("ok");
+  });
+  it("refuses what the rules exclude (400)", () => {
+    const bad: [string, NewTask][] = [
+      ["no evaluators", task({}, { evaluators: [] })],
+      ["duplicate evaluators", task({}, { evaluators: [evaluator("a"), evaluator("a")] })],
+      ["blank name", task({}, { name: "  " })],
+      ["no experiments", task({ target: { ...dataset, experimentIds: [] } })],
+      ["sampling on a dataset", task({}, { sampling_rate: 0.5 })],
+      ["continuous on a dataset", task({}, { is_continuous: true })],
+      ["sampling above 1", task({ target: projectTarget }, { sampling_rate: 1.01 })],
+      ["sampling below 0", task({ target: projectTarget }, { sampling_rate: -0.01 })],
+      ["both filters", task({}, { query_filter: "a", query_filters: { filters: [] } })],
+      ["run_configuration on an evaluation task", task({ runConfiguration: {} })],
+      [
+        "mixed evaluator shapes",
+        task({}, { evaluators: [evaluator("a"), evaluator("b", { query_mappings: [] })] }),
+      ],
+      [
+        "a trace evaluator with column mappings",
+        task({}, { evaluators: [evaluator("a", { query_mappings: [], column_mappings: {} })] }),
+      ],
+      [
+        "trace evaluators with a span filter",
+        task({}, { query_filter: "x", evaluators: [evaluator("a", { query_mappings: [] })] }),
+      ],
+      ["span evaluators with trace filters", task({}, { query_filters: { filters: [] } })],
+      ["RUN_EXPERIMENT on a project", task({ type: "RUN_EXPERIMENT", target: projectTarget })],
+      [
+        "RUN_EXPERIMENT with evaluators",
+        task({ type: "RUN_EXPERIMENT", target: { ...dataset, experimentIds: [] } }),
+      ],
+      [
+        "RUN_EXPERIMENT with experiments",
+        task({ type: "RUN_EXPERIMENT", target: dataset }, { evaluators: [] }),
+      ],
+    ];
+    for (const [why, t] of bad)
+      expect(
+        problem(() => checkTask(t)),
+        why,
+      ).toBe("invalid-request");
+    expect(
+      problem(() =>
+        checkTask(
+          task(
+            {
+              type: "RUN_EXPERIMENT",
+              target: { ...dataset, experimentIds: [] },
+              runConfiguration: {},
+            },
+            { evaluators: [] },
+          ),
+        ),
+      ),
+    ).toBe("ok");
+  });
+});
+
+describe("a run's life", () => {
+  const created: RunCommand = {
+    type: "CreateRun",
+    data: {
+      id: "r",
+      task_id: "t",
+      account_id: "a",
+      space_id: "s",
+      options: {},
+      data_start_time: null,
+      data_end_time: null,
+      created_by_user_id: "",
+      created_at: "2026-11-24T00:00:00Z",
+    },
+  };
+  const counts = { num_successes: 3, num_errors: 1, num_skipped: 0 };
+  const apply = (commands: RunCommand[]): RunState =>
+    commands.reduce(
+      (state, c) => runDecider.decide(c, state).reduce(runDecider.evolve, state),
+      runDecider.initialState as RunState,
+    );
+  const finish = (status: "COMPLETED" | "FAILED" | "CANCELLED"): RunCommand => ({
+    type: "FinishRun",
+    status,
+    counts,
+    experimentId: null,
+    failureReason: null,
+    isContinuous: false,
+    now: new Date(),
+  });
+  const cancel: RunCommand = { type: "CancelRun", counts, isContinuous: false, now: new Date() };
+  it("PENDING → RUNNING → COMPLETED; a second start appends nothing", () => {
+    const state = apply([created, { type: "StartRun", now: new Date() }]);
+    expect(state.status).toBe("RUNNING");
+    expect(runDecider.decide({ type: "StartRun", now: new Date() }, state)).toEqual([]);
+    expect(
+      apply([created, { type: "StartRun", now: new Date() }, finish("COMPLETED")]).status,
+    ).toBe("COMPLETED");
+  });
+  it("cancels from PENDING and RUNNING; a terminal run is a conflict; a finish after a cancel is nothing", () => {
+    expect(apply([created, cancel]).status).toBe("CANCELLED");
+    expect(apply([created, { type: "StartRun", now: new Date() }, cancel]).status).toBe(
+      "CANCELLED",
+    );
+    for (const end of ["COMPLETED", "FAILED", "CANCELLED"] as const) {
+      const done = apply([created, { type: "StartRun", now: new Date() }, finish(end)]);
+      expect(problem(() => runDecider.decide(cancel, done))).toBe("resource-conflict");
+    }
+    const cancelled = apply([created, cancel]);
+    expect(runDecider.decide(finish("COMPLETED"), cancelled)).toEqual([]);
+  });
+});
+
+describe("managed evaluators", () => {
+  const config = (
+    kind: ManagedConfig["managed_evaluator"],
+    params: ManagedConfig["static_params"] = [],
+  ) =>
+    ({
+      name: "e",
+      managed_evaluator: kind,
+      variables: ["a", "b"],
+      static_params: params,
+    }) as ManagedConfig;
+  it("EXACT_MATCH compares exactly", () => {
+    expect(evaluateManaged(config("EXACT_MATCH"), ["x", "x"])).toMatchObject({
+      label: "true",
+      score: 1,
+    });
+    expect(evaluateManaged(config("EXACT_MATCH"), ["x", "X"])).toMatchObject({
+      label: "false",
+      score: 0,
+    });
+  });
+  it("MATCHES_REGEX uses its pattern; a bad pattern is the item's error", () => {
+    const c = config("MATCHES_REGEX", [
+      { name: "pattern", type: "REGEX", default_value: "^a\\d+$" },
+    ]);
+    expect(evaluateManaged(c, ["a12"]).score).toBe(1);
+    expect(evaluateManaged(c, ["b12"]).score).toBe(0);
+    const broken = config("MATCHES_REGEX", [{ name: "pattern", default_value: "(" }]);
+    expect(() => evaluateManaged(broken, ["x"])).toThrow(/bad pattern/);
+    expect(() => evaluateManaged(config("MATCHES_REGEX"), ["x"])).toThrow(/pattern/);
+  });
+  it("JSON_PARSEABLE", () => {
+    expect(evaluateManaged(config("JSON_PARSEABLE"), ['{"a":1}']).label).toBe("true");
+    expect(evaluateManaged(config("JSON_PARSEABLE"), ["{a:1}"]).label).toBe("false");
+  });
+  it("CONTAINS_ANY_KEYWORD and CONTAINS_ALL_KEYWORDS, case-insensitively", () => {
+    const kw = [{ name: "keywords", type: "STRING_ARRAY", default_value: ["Paris", "France"] }];
+    expect(evaluateManaged(config("CONTAINS_ANY_KEYWORD", kw), ["in paris"]).score).toBe(1);
+    expect(evaluateManaged(config("CONTAINS_ALL_KEYWORDS", kw), ["in paris"]).score).toBe(0);
+    expect(evaluateManaged(config("CONTAINS_ALL_KEYWORDS", kw), ["Paris, FRANCE"]).score).toBe(1);
+    const csv = [{ name: "keywords", type: "STRING", default_value: "a, b" }];
+    expect(evaluateManaged(config("CONTAINS_ANY_KEYWORD", csv), ["xbx"]).score).toBe(1);
+  });
+  it("reads a MANAGED code_config; anything else says why it does not run", () => {
+    expect(
+      managedConfigOf({
+        type: "MANAGED",
+        name: "em",
+        managed_evaluator: "EXACT_MATCH",
+        variables: ["output", "expected"],
+      }),
+    ).toMatchObject({ name: "em", managed_evaluator: "EXACT_MATCH" });
+    expect(managedConfigOf({ type: "CUSTOM", code: "x" })).toMatch(/CUSTOM/);
+    expect(managedConfigOf({ type: "MANAGED", managed_evaluator: "NOPE" })).toMatch(/unknown/);
+  });
+});

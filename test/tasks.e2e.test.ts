@@ -1,0 +1,308 @@
+/**
+ * Tasks end to end: a dataset, an experiment and a managed CODE evaluator; a CODE_EVALUATION
+ * task over the experiment, triggered and polled to COMPLETED; the evaluations visible on the
+ * experiment's runs; the spec's rule for data already labeled; cancel from PENDING and
+ * mid-RUNNING, and of a finished run (409); the public API's rules at their edges; and a worker
+ * killed mid-run, whose run another worker finishes without evaluating any item twice.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { uuidOf } from "./identity-fixtures.ts";
+
+let api: Api;
+let db: pg.Pool;
+let spaceId: string;
+let n = 0;
+const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
+
+async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await api.req(method, path, { body });
+  if (res.status >= 300)
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+beforeAll(async () => {
+  // Short leases: a killed worker's run is taken over within seconds.
+  api = await startApi({ env: { ARGUS_TASK_RUN_LEASE_MS: "1500" } });
+  db = new pg.Pool({
+    connectionString: api.stack.env.DATABASE_URL,
+    options: "-c search_path=tasks",
+    max: 2,
+  });
+  spaceId = (await api.req("GET", "/v2/spaces")).body.spaces[0].id;
+}, 120_000);
+afterAll(async () => {
+  await db?.end();
+  await api?.stop();
+});
+
+/** A dataset of `size` examples and an experiment on it whose outputs match every other one. */
+async function experiment(size: number): Promise<{ datasetId: string; experimentId: string }> {
+  const examples = Array.from({ length: size }, (_, i) => ({ input: `q${i}`, expected: `a${i}` }));
+  const dataset = await asAdmin("POST", "/v2/datasets", {
+    space_id: spaceId,
+    name: unique("ds"),
+    examples: examples.slice(0, 1000),
+  });
+  for (let i = 1000; i < size; i += 1000)
+    await asAdmin("POST", `/v2/datasets/${dataset.id}/examples`, {
+      examples: examples.slice(i, i + 1000),
+    });
+  const ids: string[] = [];
+  let cursor = "";
+  do {
+    const page = await asAdmin(
+      "GET",
+      `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+    );
+    ids.push(...(page.examples as Json[]).map((e) => e.id as string));
+    cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
+  } while (cursor);
+  const runs = ids.map((id, i) => ({ example_id: id, output: i % 2 === 0 ? `a${i}` : "wrong" }));
+  const created = await asAdmin("POST", "/v2/experiments", {
+    name: unique("exp"),
+    dataset_id: dataset.id,
+    experiment_runs: runs.slice(0, 1000),
+  });
+  for (let i = 1000; i < runs.length; i += 1000)
+    await asAdmin("POST", `/v2/experiments/${created.id}/runs`, {
+      experiment_runs: runs.slice(i, i + 1000),
+    });
+  return { datasetId: dataset.id, experimentId: created.id };
+}
+
+const exactMatch = async () =>
+  (
+    await asAdmin("POST", "/v2/evaluators", {
+      space_id: spaceId,
+      name: unique("exact"),
+      type: "CODE",
+      version: {
+        commit_message: "c",
+        code_config: {
+          type: "MANAGED",
+          name: "exact_match",
+          managed_evaluator: "EXACT_MATCH",
+          variables: ["output", "expected"],
+        },
+      },
+    })
+  ).id as string;
+
+const codeTask = async (e: { datasetId: string; experimentId: string }, evaluatorId: string) =>
+  asAdmin("POST", "/v2/tasks", {
+    type: "CODE_EVALUATION",
+    name: unique("task"),
+    dataset_id: e.datasetId,
+    experiment_ids: [e.experimentId],
+    evaluators: [{ evaluator_id: evaluatorId }],
+  });
+
+const trigger = (taskId: string, body: Json = {}) =>
+  asAdmin("POST", `/v2/tasks/${taskId}/trigger`, body);
+
+async function until(runId: string, ok: (run: Json) => boolean, ms = 60_000): Promise<Json> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
+    if (ok(run)) return run;
+    if (Date.now() > deadline)
+      throw new Error(`run not as wanted in ${ms} ms: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const terminal = (r: Json) => ["COMPLETED", "FAILED", "CANCELLED"].includes(r.status);
+
+describe("a CODE_EVALUATION task over an experiment", () => {
+  let e: { datasetId: string; experimentId: string };
+  let task: Json;
+
+  it("creates the task, triggers it and polls the run to COMPLETED; the runs show the evaluations", async () => {
+    e = await experiment(20);
+    task = await codeTask(e, await exactMatch());
+    expect(task).toMatchObject({
+      type: "CODE_EVALUATION",
+      dataset_id: e.datasetId,
+      project_id: null,
+      experiment_ids: [e.experimentId],
+      sampling_rate: null,
+      is_continuous: false,
+      run_configuration: null,
+      last_run_at: null,
+    });
+    const run = await trigger(task.id);
+    expect(run).toMatchObject({ task_id: task.id, status: "PENDING", num_successes: 0 });
+    const done = await until(run.id, terminal);
+    expect(done).toMatchObject({
+      status: "COMPLETED",
+      num_successes: 20,
+      num_errors: 0,
+      num_skipped: 0,
+      failure_reason: null,
+    });
+    expect(Date.parse(done.run_started_at)).toBeLessThanOrEqual(Date.parse(done.run_finished_at));
+    const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+      .experiment_runs as Json[];
+    const labels = runs.map((r) => r["eval.exact_match.label"]);
+    expect(labels.filter((l) => l === "true")).toHaveLength(10);
+    expect(labels.filter((l) => l === "false")).toHaveLength(10);
+    expect(runs[0]!["eval.exact_match.score"]).toBe(1);
+    expect((await asAdmin("GET", `/v2/tasks/${task.id}`)).last_run_at).toEqual(expect.any(String));
+  });
+
+  it("everything already labeled and no override: CANCELLED with zero counts and the reason; override evaluates anew", async () => {
+    const again = await until((await trigger(task.id)).id, terminal);
+    expect(again).toMatchObject({
+      status: "CANCELLED",
+      num_successes: 0,
+      num_errors: 0,
+      num_skipped: 0,
+    });
+    expect(again.failure_reason).toMatch(/override_evaluations/);
+    const override = await until(
+      (await trigger(task.id, { override_evaluations: true })).id,
+      terminal,
+    );
+    expect(override).toMatchObject({ status: "COMPLETED", num_successes: 20 });
+  });
+
+  it("lists the task's runs newest first, by status", async () => {
+    const all = await asAdmin("GET", `/v2/tasks/${task.id}/runs`);
+    expect(all.task_runs.map((r: Json) => r.status)).toEqual([
+      "COMPLETED",
+      "CANCELLED",
+      "COMPLETED",
+    ]);
+    const cancelled = await asAdmin("GET", `/v2/tasks/${task.id}/runs?status=CANCELLED`);
+    expect(cancelled.task_runs).toHaveLength(1);
+    const page = await asAdmin("GET", `/v2/tasks/${task.id}/runs?limit=1`);
+    expect(page.pagination.has_more).toBe(true);
+  });
+
+  it("cancelling a finished run is 409", async () => {
+    const [finished] = (await asAdmin("GET", `/v2/tasks/${task.id}/runs?status=COMPLETED`))
+      .task_runs;
+    expectProblem(
+      await api.req("POST", `/v2/task-runs/${finished.id}/cancel`),
+      409,
+      "resource-conflict",
+    );
+  });
+});
+
+describe("cancel", () => {
+  it("cancels a PENDING run and one mid-RUNNING; the worker stops on it", async () => {
+    const big = await experiment(4000);
+    const evaluator = await exactMatch();
+    // Two runs at once per replica: the third waits, PENDING.
+    const tasks = [
+      await codeTask(big, evaluator),
+      await codeTask(big, evaluator),
+      await codeTask(big, evaluator),
+    ];
+    const runs = [];
+    for (const t of tasks) runs.push(await trigger(t.id, { override_evaluations: true }));
+    const pending = await api.req("POST", `/v2/task-runs/${runs[2]!.id}/cancel`);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(200);
+    expect(pending.body).toMatchObject({ status: "CANCELLED", num_successes: 0 });
+    const running = await until(runs[0]!.id, (r) => r.status === "RUNNING" || terminal(r));
+    expect(running.status).toBe("RUNNING");
+    const cancelled = await api.req("POST", `/v2/task-runs/${runs[0]!.id}/cancel`);
+    expect(cancelled.body.status).toBe("CANCELLED");
+    // The worker stops at its next page: the counts stay where the cancel left them.
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await asAdmin("GET", `/v2/task-runs/${runs[0]!.id}`);
+    expect(after).toMatchObject({
+      status: "CANCELLED",
+      num_successes: cancelled.body.num_successes,
+    });
+    expect(after.num_successes).toBeLessThan(4000);
+    expect((await until(runs[1]!.id, terminal)).status).toBe("COMPLETED");
+  });
+});
+
+describe("the public API's rules", () => {
+  it("refuses bad shapes with 400 and places that do not fit with 422", async () => {
+    const e = await experiment(2);
+    const other = await experiment(1);
+    const evaluator = await exactMatch();
+    const base = {
+      type: "CODE_EVALUATION",
+      name: "t",
+      dataset_id: e.datasetId,
+      experiment_ids: [e.experimentId],
+      evaluators: [{ evaluator_id: evaluator }],
+    };
+    const post = (body: Json) => api.req("POST", "/v2/tasks", { body });
+    expect((await post(base)).status).toBe(201);
+    expectProblem(await post({ ...base, evaluators: [] }), 400, "invalid-request");
+    expectProblem(
+      await post({
+        ...base,
+        evaluators: [{ evaluator_id: evaluator }, { evaluator_id: evaluator }],
+      }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(await post({ ...base, experiment_ids: [] }), 400, "invalid-request");
+    expectProblem(await post({ ...base, sampling_rate: 0.5 }), 400, "invalid-request");
+    expectProblem(await post({ ...base, is_continuous: true }), 400, "invalid-request");
+    expectProblem(await post({ ...base, name: "" }), 400, "invalid-request");
+    expectProblem(
+      await post({ ...base, experiment_ids: [other.experimentId] }),
+      422,
+      "unprocessable-entity",
+    );
+    expectProblem(
+      await post({ ...base, type: "TEMPLATE_EVALUATION" }),
+      422,
+      "unprocessable-entity",
+    );
+    expectProblem(await post({ ...base, dataset_id: undefined }), 400, "invalid-request");
+    const created = (await post(base)).body;
+    expectProblem(
+      await api.req("POST", `/v2/tasks/${created.id}/trigger`, { body: { experiment_name: "x" } }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
+      await api.req("POST", `/v2/tasks/${created.id}/trigger`, {
+        body: { data_start_time: new Date().toISOString() },
+      }),
+      400,
+      "invalid-request",
+    );
+    const renamed = await api.req("PATCH", `/v2/tasks/${created.id}`, {
+      body: { name: "renamed" },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.name).toBe("renamed");
+    expect((await api.req("DELETE", `/v2/tasks/${created.id}`)).status).toBe(204);
+    expectProblem(await api.req("GET", `/v2/tasks/${created.id}`), 404, "resource-not-found");
+  });
+});
+
+describe("a worker killed mid-run", () => {
+  it("another worker finishes the run; no item is evaluated twice", async () => {
+    const e = await experiment(6000);
+    const task = await codeTask(e, await exactMatch());
+    const run = await trigger(task.id);
+    await until(run.id, (r) => (r.status === "RUNNING" && r.num_successes > 0) || terminal(r));
+    await api.stack.processes["task-runner"]!.stop("SIGKILL");
+    const { rows } = await db.query<{ status: string }>(
+      "select status from task_runs where id = $1",
+      [uuidOf(run.id)],
+    );
+    expect(rows[0]!.status).toBe("RUNNING");
+    await api.stack.restart("task-runner");
+    const done = await until(run.id, terminal, 120_000);
+    expect(done).toMatchObject({ status: "COMPLETED", num_successes: 6000, num_errors: 0 });
+    const items = await db.query<{ n: number; distinct_items: number }>(
+      "select count(*)::int as n, count(distinct item_id)::int as distinct_items from task_run_items where run_id = $1",
+      [uuidOf(run.id)],
+    );
+    expect(items.rows[0]).toEqual({ n: 6000, distinct_items: 6000 });
+  });
+});

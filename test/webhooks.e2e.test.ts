@@ -684,3 +684,77 @@ describe("races", () => {
     expectProblem(await api.req("GET", `/v2/webhooks/${w.id}`), 404, "resource-not-found");
   });
 });
+
+describe("online task failures", () => {
+  it("a failed run of a continuous task goes to its ONLINE_TASK and SPACE subscribers, once per cause", async () => {
+    const byTask = await receiver();
+    const bySpace = await receiver();
+    const project = (
+      await api.req("POST", "/v2/projects", { body: { space_id: spaceId, name: unique("proj") } })
+    ).body;
+    const evaluator = (
+      await api.req("POST", "/v2/evaluators", {
+        body: {
+          space_id: spaceId,
+          name: unique("exact"),
+          type: "CODE",
+          version: {
+            commit_message: "c",
+            code_config: {
+              type: "MANAGED",
+              name: "exact_match",
+              managed_evaluator: "EXACT_MATCH",
+              variables: ["output", "expected"],
+            },
+          },
+        },
+      })
+    ).body;
+    const task = await api.req("POST", "/v2/tasks", {
+      body: {
+        type: "CODE_EVALUATION",
+        name: unique("online"),
+        project_id: project.id,
+        is_continuous: true,
+        evaluators: [{ evaluator_id: evaluator.id }],
+      },
+    });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
+    const w1 = await createWebhook({ url: byTask.url });
+    const w2 = await createWebhook({ url: bySpace.url });
+    const sub = (webhook: string, source_type: string, source_id: string) =>
+      api.req("POST", "/v2/webhook-subscriptions", {
+        body: { webhook_id: webhook, source_type, source_id, event: "ONLINE_TASK_RUN_FAILED" },
+      });
+    const taskSub = await sub(w1.id, "ONLINE_TASK", task.body.id);
+    expect(taskSub.status, JSON.stringify(taskSub.body)).toBe(201);
+    expect((await sub(w2.id, "SPACE", spaceId)).status).toBe(201);
+    // Project runs are not executed by this version yet: each run FAILS with one reason.
+    const trigger = () =>
+      api.req("POST", `/v2/tasks/${task.body.id}/trigger`, {
+        body: { data_start_time: new Date(Date.now() - 3_600_000).toISOString() },
+      });
+    const run = (await trigger()).body;
+    const [got] = await byTask.waitFor(1);
+    expect(JSON.parse(got!.body)).toMatchObject({
+      event: "online_task.run.failed",
+      data: { task_id: task.body.id, task_run_id: run.id, status: "failed" },
+    });
+    await bySpace.waitFor(1);
+    // The same cause again: no second delivery.
+    const again = (await trigger()).body;
+    await until(
+      () => api.req("GET", `/v2/task-runs/${again.id}`),
+      (r) => r.body.status === "FAILED",
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(byTask.received).toHaveLength(1);
+    expect(bySpace.received).toHaveLength(1);
+    // A task is the source only while it exists.
+    expect((await api.req("DELETE", `/v2/tasks/${task.body.id}`)).status).toBe(204);
+    await until(
+      () => api.req("GET", `/v2/webhook-subscriptions/${taskSub.body.id}`),
+      (r) => r.status === 404,
+    );
+  });
+});

@@ -104,12 +104,13 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     schema: "webhooks",
     grpcPort: 50055,
     probePort: 9095,
-    // Identity: organizations and space facts; the catalog: the prompts and evaluators that
-    // subscriptions name.
-    calls: ["identity", "catalog"],
+    // Identity: organizations and space facts; the catalog and the task runner: the prompts,
+    // evaluators and tasks that subscriptions name.
+    calls: ["identity", "catalog", "task-runner"],
     consumes: [
       // The events subscriptions deliver, and the deletions that end subscriptions.
       { durable: "webhooks-catalog-events", subjects: "catalog.>" },
+      { durable: "webhooks-task-events", subjects: "task-runner.>" },
       { durable: "webhooks-space-cascade", subjects: "identity.space.>" },
     ],
   }),

@@ -8,10 +8,14 @@ import {
 import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
 import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
-import { catalogSources, type Sources } from "./adapters/sources.ts";
+import { serviceSources, type Sources } from "./adapters/sources.ts";
 import { subscriptionHandlers } from "./commands/subscriptions.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
-import { catalogEventsConsumer, spaceCascadeConsumer } from "./delivery/consumers.ts";
+import {
+  catalogEventsConsumer,
+  spaceCascadeConsumer,
+  taskEventsConsumer,
+} from "./delivery/consumers.ts";
 import type { Outbound } from "./delivery/send.ts";
 import { startDeliveryWorker } from "./delivery/worker.ts";
 import { project } from "./projections/webhooksProjection.ts";
@@ -81,6 +85,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
     const cascade = { schema: d.schema, project };
     return [
       catalogEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
+      taskEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
       spaceCascadeConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
     ];
   },
@@ -106,7 +111,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
       pool: d.pool,
       commands: d.commands,
       spaces,
-      sources: catalogSources(d.channels.catalog!, spaces),
+      sources: serviceSources(d.channels.catalog!, d.channels["task-runner"]!, spaces),
       outbound: outboundOf(d.config),
     });
   },

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "@argus/eventstore";
 import { decodeId } from "@argus/platform";
-import { deliverableOf, testMessage } from "../src/delivery/payloads.ts";
+import { deliverableOf, taskRunFailedOf, testMessage } from "../src/delivery/payloads.ts";
 import { nextDelayMs, outcomeOf } from "../src/delivery/schedule.ts";
 import {
   deliveryHeaders,
@@ -133,8 +133,7 @@ describe("payloads", () => {
       }),
     )!;
     expect(d).toMatchObject({
-      sourceType: "PROMPT",
-      sourceId: prompt,
+      sources: [{ type: "PROMPT", id: prompt }],
       eventType: "PROMPT_VERSION_CREATED",
     });
     const body = JSON.parse(d.message.body);
@@ -177,7 +176,10 @@ describe("payloads", () => {
         created_at: "2026-11-24T00:00:00Z",
       }),
     );
-    expect(ev).toMatchObject({ sourceType: "EVALUATOR", eventType: "EVALUATOR_VERSION_CREATED" });
+    expect(ev).toMatchObject({
+      sources: [{ type: "EVALUATOR", id: prompt }],
+      eventType: "EVALUATOR_VERSION_CREATED",
+    });
     expect(deliverableOf(stored("PromptUpdated", { id: prompt, space_id: space }))).toBeUndefined();
   });
   it("a test message has a fresh id each time", () => {
@@ -185,5 +187,39 @@ describe("payloads", () => {
     const b = testMessage("0189aaaa-0000-7000-8000-0000000000dd", new Date());
     expect(a.eventId).not.toBe(b.eventId);
     expect(JSON.parse(a.body)).toMatchObject({ event: "webhook.test", event_type: "TEST" });
+  });
+});
+
+describe("online task failures", () => {
+  const finished = (status: string, is_continuous: boolean) =>
+    stored("TaskRunFinished", {
+      id: "0189aaaa-0000-7000-8000-0000000000e1",
+      task_id: "0189aaaa-0000-7000-8000-0000000000e2",
+      space_id: "0189aaaa-0000-7000-8000-0000000000e3",
+      status,
+      num_successes: 2,
+      num_errors: 5,
+      num_skipped: 0,
+      experiment_id: null,
+      failure_reason: "rate limited",
+      is_continuous,
+      finished_at: "2026-11-24T00:00:00.000Z",
+    });
+  it("a failed run of a continuous task goes to the task's and its space's subscriptions", () => {
+    const d = taskRunFailedOf(finished("FAILED", true))!;
+    expect(d.sources).toEqual([
+      { type: "ONLINE_TASK", id: "0189aaaa-0000-7000-8000-0000000000e2" },
+      { type: "SPACE", id: "0189aaaa-0000-7000-8000-0000000000e3" },
+    ]);
+    expect(JSON.parse(d.message.body)).toMatchObject({
+      event: "online_task.run.failed",
+      event_type: "ONLINE_TASK_RUN_FAILED",
+      data: { status: "failed", failure_reason: "rate limited", num_errors: 5 },
+    });
+  });
+  it("nothing for a run that did not fail, nor for a task that is not continuous", () => {
+    expect(taskRunFailedOf(finished("COMPLETED", true))).toBeUndefined();
+    expect(taskRunFailedOf(finished("CANCELLED", true))).toBeUndefined();
+    expect(taskRunFailedOf(finished("FAILED", false))).toBeUndefined();
   });
 });

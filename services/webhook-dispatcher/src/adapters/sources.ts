@@ -15,6 +15,7 @@ import {
 } from "@argus/platform";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
+import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
 import type { Principal } from "@argus/proto/common/v1";
 import { isUuid, type Spaces } from "@argus/spaces";
 
@@ -23,6 +24,8 @@ export interface SourcePlace {
   sourceType: WebhookSourceType;
   sourceId: string;
   space: SpaceFacts;
+  /** An ONLINE_TASK source's kind: a dataset task answers to EXPERIMENT_EVAL_TASK_*. */
+  taskKind?: "project" | "dataset";
 }
 
 /**
@@ -30,12 +33,19 @@ export interface SourcePlace {
  * permission to subscribe or unsubscribe, READ to see them. A space source covers every task of
  * the space, restricted projects included: only a space, organization or account admin.
  */
-const RULES: Record<WebhookSourceType, { read: Permission; change: Permission | "ADMIN" }> = {
+type Rule = { read: Permission; change: Permission | "ADMIN" };
+const RULES: Record<WebhookSourceType, Rule> = {
   PROMPT: { read: "PROMPT_READ", change: "PROMPT_UPDATE" },
   EVALUATOR: { read: "EVALUATOR_READ", change: "EVALUATOR_UPDATE" },
   ONLINE_TASK: { read: "PROJECT_EVAL_TASK_READ", change: "PROJECT_EVAL_TASK_UPDATE" },
   SPACE: { read: "SPACE_READ", change: "ADMIN" },
 };
+const DATASET_TASK: Rule = {
+  read: "EXPERIMENT_EVAL_TASK_READ",
+  change: "EXPERIMENT_EVAL_TASK_UPDATE",
+};
+const ruleOf = (type: WebhookSourceType, taskKind?: "project" | "dataset"): Rule =>
+  type === "ONLINE_TASK" && taskKind === "dataset" ? DATASET_TASK : RULES[type];
 
 const ADMIN_ROLE_ID = predefinedRole("ADMIN").id;
 
@@ -47,20 +57,30 @@ function isSpaceAdmin(p: Principal, space: SpaceFacts): boolean {
   );
 }
 
-export const readsSource = (p: Principal, type: WebhookSourceType, space: SpaceFacts): boolean =>
-  hasSpacePermission(p, space, RULES[type].read);
+/** Whether the caller reads the source; a task of unknown kind is read by either permission. */
+export const readsSource = (
+  p: Principal,
+  type: WebhookSourceType,
+  space: SpaceFacts,
+  taskKind?: "project" | "dataset",
+): boolean =>
+  type === "ONLINE_TASK" && taskKind === undefined
+    ? hasSpacePermission(p, space, RULES.ONLINE_TASK.read) ||
+      hasSpacePermission(p, space, DATASET_TASK.read)
+    : hasSpacePermission(p, space, ruleOf(type, taskKind).read);
 
-export function changesSource(p: Principal, type: WebhookSourceType, space: SpaceFacts): boolean {
-  const rule = RULES[type].change;
-  return rule === "ADMIN" ? isSpaceAdmin(p, space) : hasSpacePermission(p, space, rule);
+function changesSource(p: Principal, place: SourcePlace): boolean {
+  const rule = ruleOf(place.sourceType, place.taskKind).change;
+  return rule === "ADMIN" ? isSpaceAdmin(p, place.space) : hasSpacePermission(p, place.space, rule);
 }
 
 /** 404 unless the caller reads the source, 403 unless it may change its subscriptions. */
 export function requireChange(ctx: CallContext, place: SourcePlace): void {
   const p = ctx.principal;
-  if (!readsSource(p, place.sourceType, place.space)) throw notFound(sourceLabel(place.sourceType));
-  if (!changesSource(p, place.sourceType, place.space)) {
-    const rule = RULES[place.sourceType].change;
+  if (!readsSource(p, place.sourceType, place.space, place.taskKind))
+    throw notFound(sourceLabel(place.sourceType));
+  if (!changesSource(p, place)) {
+    const rule = ruleOf(place.sourceType, place.taskKind).change;
     throw new DomainError(
       "access-forbidden",
       rule === "ADMIN"
@@ -79,11 +99,11 @@ export interface Sources {
 }
 
 /**
- * Prompts and evaluators are the catalog's: it is asked as the caller, so a source the caller
- * cannot read is not found. Spaces are identity's. There is no task service yet, so no task
- * exists: an ONLINE_TASK source is not found (docs: services/webhook-dispatcher/README.md).
+ * Prompts and evaluators are the catalog's, tasks the task runner's: each is asked as the
+ * caller, so a source the caller cannot read is not found. Spaces are identity's. An
+ * ONLINE_TASK source must be an evaluation task (422 for a RUN_EXPERIMENT task).
  */
-export function catalogSources(catalog: Client, spaces: Spaces): Sources {
+export function serviceSources(catalog: Client, tasks: Client, spaces: Spaces): Sources {
   const spaceOf = async (ctx: CallContext, type: WebhookSourceType, spaceId: string) => {
     const facts = await spaces.facts(ctx, spaceId);
     if (!facts) throw notFound(sourceLabel(type));
@@ -135,8 +155,22 @@ export function catalogSources(catalog: Client, spaces: Spaces): Sources {
           const space = await spaces.get(ctx, id);
           return { sourceType: type, sourceId: id, space };
         }
-        case "ONLINE_TASK":
-          throw notFound("task");
+        case "ONLINE_TASK": {
+          const task = await ask(type, () =>
+            callUnary(tasks, TaskServiceService.getTask, { id }, onwardCall(ctx)),
+          );
+          if (task.type === "RUN_EXPERIMENT")
+            throw new DomainError(
+              "unprocessable-entity",
+              "an ONLINE_TASK source must be an evaluation task, not a RUN_EXPERIMENT task",
+            );
+          return {
+            sourceType: type,
+            sourceId: id,
+            space: await spaceOf(ctx, type, task.spaceId),
+            taskKind: task.projectId ? "project" : "dataset",
+          };
+        }
       }
     },
   };

@@ -155,7 +155,8 @@ export function subscriptionHandlers(deps: WebhooksDeps) {
             "source_type must be PROMPT, EVALUATOR, ONLINE_TASK or SPACE",
           );
         const place = await sources.locate(ctx, req.sourceType, req.sourceId);
-        if (!readsSource(p, place.sourceType, place.space)) throw notFound("source");
+        if (!readsSource(p, place.sourceType, place.space, place.taskKind))
+          throw notFound("source");
         source = { type: place.sourceType, id: place.sourceId };
       } else if (
         !(["PROMPT_READ", "EVALUATOR_READ", "PROJECT_EVAL_TASK_READ"] as const).some((perm) =>

@@ -11,8 +11,8 @@ export interface Message {
 }
 
 export interface Deliverable {
-  sourceType: WebhookSourceType;
-  sourceId: string;
+  /** Every source whose subscriptions to `eventType` get it (a task's run: the task and its space). */
+  sources: { type: WebhookSourceType; id: string }[];
   eventType: WebhookEventType;
   message: Message;
 }
@@ -71,8 +71,7 @@ export function deliverableOf(e: StoredEvent): Deliverable | undefined {
     occurredAt: string,
     data: Data,
   ): Deliverable => ({
-    sourceType,
-    sourceId,
+    sources: [{ type: sourceType, id: sourceId }],
     eventType,
     message: envelope(e.eventId, eventType, occurredAt, {
       space_id: encodeId("Space", str(d, "space_id")),
@@ -134,4 +133,30 @@ export function testMessage(webhookId: string, now: Date): Message {
     webhook_id: encodeId("Webhook", webhookId),
     message: "This is a test delivery from Argus.",
   });
+}
+
+/** A failed run of a continuous task: delivered to the task's and its space's subscriptions. */
+export function taskRunFailedOf(e: StoredEvent): Deliverable | undefined {
+  if (e.type !== "TaskRunFinished") return undefined;
+  const d = (e.data ?? {}) as Data;
+  if (d.status !== "FAILED" || d.is_continuous !== true) return undefined;
+  const taskId = str(d, "task_id");
+  const spaceId = str(d, "space_id");
+  return {
+    sources: [
+      { type: "ONLINE_TASK", id: taskId },
+      { type: "SPACE", id: spaceId },
+    ],
+    eventType: "ONLINE_TASK_RUN_FAILED",
+    message: envelope(e.eventId, "ONLINE_TASK_RUN_FAILED", str(d, "finished_at"), {
+      space_id: encodeId("Space", spaceId),
+      task_id: encodeId("Task", taskId),
+      task_run_id: encodeId("TaskRun", str(d, "id")),
+      status: "failed",
+      error_type: "run_failed",
+      failure_reason: optional(d, "failure_reason"),
+      num_successes: d.num_successes ?? 0,
+      num_errors: d.num_errors ?? 0,
+    }),
+  };
 }

@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { uuidOf } from "./identity-fixtures.ts";
+import { startFakeLlm } from "./fake-llm.ts";
 
 let api: Api;
 let db: pg.Pool;
@@ -25,7 +26,9 @@ async function asAdmin(method: string, path: string, body?: unknown): Promise<Js
 
 beforeAll(async () => {
   // Short leases: a killed worker's run is taken over within seconds.
-  api = await startApi({ env: { ARGUS_TASK_RUN_LEASE_MS: "1500" } });
+  api = await startApi({
+    env: { ARGUS_TASK_RUN_LEASE_MS: "1500", ARGUS_TASK_ALLOW_LOOPBACK: "true" },
+  });
   db = new pg.Pool({
     connectionString: api.stack.env.DATABASE_URL,
     options: "-c search_path=tasks",
@@ -39,7 +42,10 @@ afterAll(async () => {
 });
 
 /** A dataset of `size` examples and an experiment on it whose outputs match every other one. */
-async function experiment(size: number): Promise<{ datasetId: string; experimentId: string }> {
+async function experiment(
+  size: number,
+  output: (i: number) => string = (i) => (i % 2 === 0 ? `a${i}` : "wrong"),
+): Promise<{ datasetId: string; experimentId: string }> {
   const examples = Array.from({ length: size }, (_, i) => ({ input: `q${i}`, expected: `a${i}` }));
   const dataset = await asAdmin("POST", "/v2/datasets", {
     space_id: spaceId,
@@ -60,7 +66,7 @@ async function experiment(size: number): Promise<{ datasetId: string; experiment
     ids.push(...(page.examples as Json[]).map((e) => e.id as string));
     cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
   } while (cursor);
-  const runs = ids.map((id, i) => ({ example_id: id, output: i % 2 === 0 ? `a${i}` : "wrong" }));
+  const runs = ids.map((id, i) => ({ example_id: id, output: output(i) }));
   const created = await asAdmin("POST", "/v2/experiments", {
     name: unique("exp"),
     dataset_id: dataset.id,
@@ -304,5 +310,76 @@ describe("a worker killed mid-run", () => {
       [uuidOf(run.id)],
     );
     expect(items.rows[0]).toEqual({ n: 6000, distinct_items: 6000 });
+  });
+});
+
+describe("a TEMPLATE_EVALUATION task on an OpenAI-compatible provider", () => {
+  it("renders the template per run, calls the provider (429 honoured), reads labels; a malformed answer is one error", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const integration = await asAdmin("POST", "/v2/ai-integrations", {
+        name: unique("llm"),
+        provider: "OPEN_AI",
+        api_key: "sk-test-key",
+        base_url: llm.baseUrl,
+      });
+      const evaluator = await asAdmin("POST", "/v2/evaluators", {
+        space_id: spaceId,
+        name: unique("relevance"),
+        type: "TEMPLATE",
+        version: {
+          commit_message: "c",
+          template_config: {
+            name: "relevance",
+            template: "Question: {input}\nAnswer: {output}\nIs the answer relevant?",
+            include_explanations: true,
+            use_function_calling_if_available: false,
+            classification_choices: { relevant: 1, irrelevant: 0 },
+            llm_config: {
+              ai_integration_id: integration.id,
+              model_name: "gpt-test",
+              invocation_parameters: { temperature: 0 },
+              provider_parameters: {},
+            },
+          },
+        },
+      });
+      const e = await experiment(6, (i) => (i < 3 ? `OK ${i}` : `no ${i}`));
+      const task = await asAdmin("POST", "/v2/tasks", {
+        type: "TEMPLATE_EVALUATION",
+        name: unique("judge"),
+        dataset_id: e.datasetId,
+        experiment_ids: [e.experimentId],
+        evaluators: [{ evaluator_id: evaluator.id }],
+      });
+      // A rate limit first (the client waits the Retry-After and tries again), then one answer
+      // without a label among the six.
+      llm.script([{ status: 429, retryAfterS: 1 }, { malformed: true }]);
+      const started = Date.now();
+      const done = await until((await trigger(task.id)).id, terminal);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 5, num_errors: 1 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(llm.requests).toHaveLength(7);
+      expect(llm.requests.every((r) => r.headers.authorization === "Bearer sk-test-key")).toBe(
+        true,
+      );
+      expect(llm.requests[0]!.body.model).toBe("gpt-test");
+      const prompts = llm.requests.map(
+        (r) => r.body.messages.find((m) => m.role === "user")!.content,
+      );
+      expect(prompts).toContain("Question: q0\nAnswer: OK 0\nIs the answer relevant?");
+      const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+        .experiment_runs as Json[];
+      const labeled = runs.filter((r) => r["eval.relevance.label"] !== undefined);
+      expect(labeled).toHaveLength(5);
+      for (const r of labeled) {
+        const relevant = String(r.output).startsWith("OK");
+        expect(r["eval.relevance.label"]).toBe(relevant ? "relevant" : "irrelevant");
+        expect(r["eval.relevance.score"]).toBe(relevant ? 1 : 0);
+        expect(r["eval.relevance.explanation"]).toMatch(/the answer/);
+      }
+    } finally {
+      await llm.close();
+    }
   });
 });

@@ -5,7 +5,10 @@ import {
   migrationsDirOf,
   type CommandHandler,
 } from "@argus/eventstore";
-import { AiIntegrationServiceService } from "@argus/proto/catalog/v1/ai_integrations";
+import {
+  AiIntegrationDirectoryService,
+  AiIntegrationServiceService,
+} from "@argus/proto/catalog/v1/ai_integrations";
 import {
   AnnotationConfigServiceService,
   AnnotationQueueServiceService,
@@ -14,6 +17,7 @@ import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
 import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
+import { integrationDirectoryQueries } from "./queries/integrationDirectory.ts";
 import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
@@ -87,6 +91,10 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
     // The lookup of services that store annotations (of examples, runs, spans), nobody else's.
     bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
       resolveAnnotationConfigs: ["dataset", "tracing"],
+    }),
+    // The task runner's own: the provider, address and key a TEMPLATE evaluator's run calls.
+    bindService(AiIntegrationDirectoryService, integrationDirectoryQueries(d), {
+      resolveIntegration: ["task-runner"],
     }),
     // The tracing service's own: where projects live, and ingestion's project on first use.
     bindService(ProjectDirectoryService, projectDirectoryQueries(d), {

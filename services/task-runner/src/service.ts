@@ -8,7 +8,7 @@ import {
   tracedQuery,
   type CommandHandler,
 } from "@argus/eventstore";
-import { bindService, int, type ServiceBinding } from "@argus/platform";
+import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
 import {
   accessFactsMigration,
@@ -18,6 +18,7 @@ import {
   type Spaces,
 } from "@argus/spaces";
 import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
+import { catalogIntegrations } from "./adapters/integrations.ts";
 import { servicePlaces, type Places } from "./adapters/places.ts";
 import { runCommands } from "./commands/runs.ts";
 import { taskCommands } from "./commands/tasks.ts";
@@ -44,7 +45,22 @@ export function taskServices(d: TasksDeps): ServiceBinding[] {
   ];
 }
 
+const flag = (describe: string) => oneOf(describe, ["true", "false"], "false");
+
 const config = {
+  ARGUS_TASK_ALLOW_LOOPBACK: flag(
+    "call AI providers on loopback (and plain http there): tests and local development only",
+  ),
+  ARGUS_TASK_ALLOW_PRIVATE: flag(
+    "call AI providers at private, link-local, CGNAT and unique-local addresses (an internal network)",
+  ),
+  ARGUS_TASK_PROVIDER_CONCURRENCY: int(
+    "calls to one AI integration at once per replica",
+    4,
+    1,
+    256,
+  ),
+  ARGUS_TASK_PROVIDER_TIMEOUT_MS: int("how long one provider call may take", 30_000, 100, 600_000),
   ARGUS_TASK_RUNS_PER_REPLICA: int("task runs worked on at once per replica", 2, 1, 64),
   ARGUS_TASK_RUN_LEASE_MS: int(
     "how long a worker's claim on a run lasts without a heartbeat (a dead worker's run is resumed by another after it)",
@@ -89,6 +105,15 @@ export const taskRunner = defineService("task-runner", {
       pool: d.pool,
       commands: d.commands,
       runs: datasetExperimentRuns(d.channels.dataset!, d.self),
+      evaluators: {
+        integrations: catalogIntegrations(d.channels.catalog!, d.self),
+        policy: {
+          allowLoopback: d.config.ARGUS_TASK_ALLOW_LOOPBACK === "true",
+          allowPrivate: d.config.ARGUS_TASK_ALLOW_PRIVATE === "true",
+        },
+        perIntegration: d.config.ARGUS_TASK_PROVIDER_CONCURRENCY,
+        providerTimeoutMs: d.config.ARGUS_TASK_PROVIDER_TIMEOUT_MS,
+      },
       logger: d.logger,
       concurrency: d.config.ARGUS_TASK_RUNS_PER_REPLICA,
       leaseMs: d.config.ARGUS_TASK_RUN_LEASE_MS,

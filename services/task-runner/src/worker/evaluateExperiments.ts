@@ -2,64 +2,66 @@ import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { RunEvaluation } from "@argus/proto/dataset/v1/dataset";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
-import {
-  ItemError,
-  evaluateManaged,
-  managedConfigOf,
-  type ManagedConfig,
-} from "../domain/managed.ts";
+import { ItemError } from "../domain/managed.ts";
+import type { ItemEvaluator } from "./evaluators.ts";
 import type { Outcome, RunToWork } from "./worker.ts";
-
-/** An evaluator as the run fixed it at trigger time. */
-interface RunEvaluator {
-  evaluator_id: string;
-  config: Record<string, unknown>;
-  column_mappings: Record<string, string> | null;
-}
 
 const PAGE = 200;
 
 const text = (v: unknown): string | undefined =>
   v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
 
+interface Item {
+  output: string;
+  fields: Record<string, unknown>;
+  example: Record<string, unknown>;
+}
+
 /** A variable's value: `output` is the run's; a column, the run's field, else the example's. */
 function valueOf(
   variable: string,
   mappings: Record<string, string> | null,
-  run: { output: string; fields: Record<string, unknown>; example: Record<string, unknown> },
+  run: Item,
 ): string | undefined {
   const column = mappings?.[variable] ?? variable;
   if (column === "output") return run.output;
   return text(run.fields[column]) ?? text(run.example[column]);
 }
 
+/** Items of one page evaluated at once (provider calls are limited per integration too). */
+const PARALLEL = 16;
+
+/** Runs `task` on every item, `parallel` at a time. */
+async function eachLimited<T>(
+  items: readonly T[],
+  parallel: number,
+  task: (t: T) => Promise<void>,
+) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+}
+
 /**
- * A dataset task's evaluation run over experiment runs, with managed code evaluators: page by
- * page, each item and evaluator once (items already recorded for this run — a run resumed by
- * another worker — are skipped), evaluations written to the runs in one call a page, progress
- * after each page. An item already labeled by an earlier run is skipped unless the trigger
- * asked to override.
+ * A dataset task's evaluation run over experiment runs: page by page, each item and evaluator
+ * once (items already recorded for this run — a run resumed by another worker — are skipped),
+ * evaluations written to the runs in one call a page, progress after each page. An item already
+ * labeled by an earlier run is skipped unless the trigger asked to override; an item an
+ * evaluator fails on is that item's error, never the run's.
  */
 export async function evaluateExperiments(
   pool: Pool,
   runs: ExperimentRuns,
   run: RunToWork,
+  evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
   progress: () => Promise<boolean>,
 ): Promise<Outcome> {
-  const options = run.options as {
-    experiment_ids: string[];
-    override_evaluations: boolean;
-    evaluators: RunEvaluator[];
-  };
-  const evaluators = options.evaluators.map((e) => ({ ...e, managed: managedConfigOf(e.config) }));
-  const runnable = evaluators.filter(
-    (e): e is typeof e & { managed: ManagedConfig } => typeof e.managed !== "string",
-  );
+  const options = run.options as { experiment_ids: string[]; override_evaluations: boolean };
+  const { runnable, reasons } = evaluators;
   if (runnable.length === 0)
-    return {
-      status: "FAILED",
-      reason: evaluators.map((e) => e.managed).join("; ") || "the task has no evaluators",
-    };
+    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
   for (const experimentId of options.experiment_ids) {
     let after = "";
     do {
@@ -74,32 +76,38 @@ export async function evaluateExperiments(
       const seen = new Set(done.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
       const evaluations: RunEvaluation[] = [];
       const items: { item_id: string; evaluator_id: string; ok: boolean | null }[] = [];
+      const work: { r: (typeof page.runs)[number]; e: ItemEvaluator; item: Item }[] = [];
       for (const r of page.runs) {
-        const item = {
+        const item: Item = {
           output: r.output,
           fields: JSON.parse(r.fieldsJson || "{}") as Record<string, unknown>,
           example: JSON.parse(r.exampleFieldsJson || "{}") as Record<string, unknown>,
         };
         for (const e of runnable) {
-          if (seen.has(`${r.id}/${e.evaluator_id}`)) continue;
-          const name = e.managed.name;
-          const labeled = item.fields[`eval.${name}.label`];
-          if (!options.override_evaluations && labeled !== undefined && labeled !== null) {
-            items.push({ item_id: r.id, evaluator_id: e.evaluator_id, ok: null });
-            continue;
-          }
-          try {
-            const values = e.managed.variables.map((v) => valueOf(v, e.column_mappings, item));
-            const missing = e.managed.variables.filter((_, i) => values[i] === undefined);
-            if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
-            const verdict = evaluateManaged(e.managed, values as string[]);
-            evaluations.push({ runId: r.id, name, ...verdict });
-            items.push({ item_id: r.id, evaluator_id: e.evaluator_id, ok: true });
-          } catch {
-            items.push({ item_id: r.id, evaluator_id: e.evaluator_id, ok: false });
-          }
+          if (seen.has(`${r.id}/${e.evaluatorId}`)) continue;
+          const labeled = item.fields[`eval.${e.name}.label`];
+          if (!options.override_evaluations && labeled !== undefined && labeled !== null)
+            items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: null });
+          else work.push({ r, e, item });
         }
       }
+      await eachLimited(work, PARALLEL, async ({ r, e, item }) => {
+        try {
+          const values: Record<string, string> = {};
+          const missing: string[] = [];
+          for (const v of e.variables) {
+            const value = valueOf(v, e.columnMappings, item);
+            if (value === undefined) missing.push(v);
+            else values[v] = value;
+          }
+          if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
+          const verdict = await e.evaluate(values);
+          evaluations.push({ runId: r.id, name: e.name, ...verdict });
+          items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: true });
+        } catch {
+          items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: false });
+        }
+      });
       if (evaluations.length > 0)
         await runs.record(run.account_id, experimentId, run.task_id, evaluations);
       if (items.length > 0)

@@ -5,6 +5,12 @@ import type { Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { runDecider, type Counts } from "../domain/run.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
+import {
+  itemEvaluators,
+  keyedLimiter,
+  type EvaluatorDeps,
+  type RunEvaluator,
+} from "./evaluators.ts";
 
 /** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
 export const RUNS_CHANNEL = "argus_task_runs";
@@ -26,6 +32,8 @@ export interface WorkerOptions {
   pool: Pool;
   commands: CommandHandler;
   runs: ExperimentRuns;
+  /** What evaluators need: AI integrations, the outbound guard's policy, provider limits. */
+  evaluators: EvaluatorDeps;
   logger: Logger;
   /** Runs worked on at once per replica. */
   concurrency: number;
@@ -60,6 +68,8 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   let running = true;
   let wake: () => void = () => undefined;
   let listener: PoolClient | undefined;
+  // Calls to one AI integration at once, across every run this replica works.
+  const limit = keyedLimiter(o.evaluators.perIntegration);
 
   const waitForWork = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -127,8 +137,15 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   };
 
   async function execute(run: RunToWork, task: TaskFacts): Promise<Outcome> {
-    if (task.task_type === "CODE_EVALUATION" && task.dataset_id)
-      return evaluateExperiments(o.pool, o.runs, run, progress(run.id));
+    if (task.task_type !== "RUN_EXPERIMENT" && task.dataset_id) {
+      const evaluators = await itemEvaluators(
+        o.evaluators,
+        limit,
+        run.account_id,
+        (run.options.evaluators ?? []) as RunEvaluator[],
+      );
+      return evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
+    }
     const what = task.project_id ? "project-based" : "dataset-based";
     return {
       status: "FAILED",

@@ -93,6 +93,23 @@ export interface DeleteAiIntegrationRequest {
 
 export interface DeleteAiIntegrationResponse {}
 
+export interface ResolveIntegrationRequest {
+  accountId: string;
+  id: string;
+}
+
+export interface ResolvedIntegration {
+  id: string;
+  provider: string;
+  baseUrl?: string | undefined;
+  /** Absent when the integration has no key. */
+  apiKey?: string | undefined;
+  headersJson?: string | undefined;
+  authType: string;
+  providerMetadataJson?: string | undefined;
+  modelNames: string[];
+}
+
 function createBaseAiIntegrationScoping(): AiIntegrationScoping {
   return { organizationId: "", spaceId: "" };
 }
@@ -843,6 +860,198 @@ export const DeleteAiIntegrationResponse: MessageFns<DeleteAiIntegrationResponse
   },
 };
 
+function createBaseResolveIntegrationRequest(): ResolveIntegrationRequest {
+  return { accountId: "", id: "" };
+}
+
+export const ResolveIntegrationRequest: MessageFns<ResolveIntegrationRequest> = {
+  encode(
+    message: ResolveIntegrationRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveIntegrationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveIntegrationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResolvedIntegration(): ResolvedIntegration {
+  return {
+    id: "",
+    provider: "",
+    baseUrl: undefined,
+    apiKey: undefined,
+    headersJson: undefined,
+    authType: "",
+    providerMetadataJson: undefined,
+    modelNames: [],
+  };
+}
+
+export const ResolvedIntegration: MessageFns<ResolvedIntegration> = {
+  encode(message: ResolvedIntegration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.provider !== "") {
+      writer.uint32(18).string(message.provider);
+    }
+    if (message.baseUrl !== undefined) {
+      writer.uint32(26).string(message.baseUrl);
+    }
+    if (message.apiKey !== undefined) {
+      writer.uint32(34).string(message.apiKey);
+    }
+    if (message.headersJson !== undefined) {
+      writer.uint32(42).string(message.headersJson);
+    }
+    if (message.authType !== "") {
+      writer.uint32(50).string(message.authType);
+    }
+    if (message.providerMetadataJson !== undefined) {
+      writer.uint32(58).string(message.providerMetadataJson);
+    }
+    for (const v of message.modelNames) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedIntegration {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedIntegration();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.baseUrl = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.headersJson = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.authType = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.providerMetadataJson = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.modelNames.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * AI integrations: account-level connections to LLM providers. The API key is write-only:
  * it is accepted on create and update, stored apart from the events, and never returned;
@@ -1063,6 +1272,81 @@ export const AiIntegrationServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): AiIntegrationServiceClient;
   service: typeof AiIntegrationServiceService;
+  serviceName: string;
+};
+
+/**
+ * What the task runner needs to call an integration's provider, key included: served to the
+ * task runner only, on its own behalf (a run has no caller), within the account it names.
+ */
+export type AiIntegrationDirectoryDefinition = typeof AiIntegrationDirectoryDefinition;
+export const AiIntegrationDirectoryDefinition = {
+  name: "AiIntegrationDirectory",
+  fullName: "argus.catalog.v1.AiIntegrationDirectory",
+  methods: {
+    resolveIntegration: {
+      name: "ResolveIntegration",
+      requestType: ResolveIntegrationRequest as typeof ResolveIntegrationRequest,
+      requestStream: false,
+      responseType: ResolvedIntegration as typeof ResolvedIntegration,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/**
+ * What the task runner needs to call an integration's provider, key included: served to the
+ * task runner only, on its own behalf (a run has no caller), within the account it names.
+ */
+export type AiIntegrationDirectoryService = typeof AiIntegrationDirectoryService;
+export const AiIntegrationDirectoryService = {
+  resolveIntegration: {
+    path: "/argus.catalog.v1.AiIntegrationDirectory/ResolveIntegration" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveIntegrationRequest): Buffer =>
+      Buffer.from(ResolveIntegrationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveIntegrationRequest =>
+      ResolveIntegrationRequest.decode(value),
+    responseSerialize: (value: ResolvedIntegration): Buffer =>
+      Buffer.from(ResolvedIntegration.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolvedIntegration => ResolvedIntegration.decode(value),
+  },
+} as const;
+
+export interface AiIntegrationDirectoryServer extends UntypedServiceImplementation {
+  resolveIntegration: handleUnaryCall<ResolveIntegrationRequest, ResolvedIntegration>;
+}
+
+export interface AiIntegrationDirectoryClient extends Client {
+  resolveIntegration(
+    request: ResolveIntegrationRequest,
+    callback: (error: ServiceError | null, response: ResolvedIntegration) => void,
+  ): ClientUnaryCall;
+  resolveIntegration(
+    request: ResolveIntegrationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolvedIntegration) => void,
+  ): ClientUnaryCall;
+  resolveIntegration(
+    request: ResolveIntegrationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolvedIntegration) => void,
+  ): ClientUnaryCall;
+}
+
+export const AiIntegrationDirectoryClient = makeGenericClientConstructor(
+  AiIntegrationDirectoryService,
+  "argus.catalog.v1.AiIntegrationDirectory",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): AiIntegrationDirectoryClient;
+  service: typeof AiIntegrationDirectoryService;
   serviceName: string;
 };
 

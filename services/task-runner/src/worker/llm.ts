@@ -1,0 +1,141 @@
+import OpenAI from "openai";
+import { sendOutbound, type OutboundPolicy } from "@argus/platform";
+import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
+import { ItemError, type Verdict } from "../domain/managed.ts";
+
+/** A TEMPLATE evaluator's template_config, as the catalog stores it. */
+export interface TemplateConfig {
+  template: string;
+  include_explanations?: boolean;
+  classification_choices?: Record<string, number> | null;
+  llm_config?: {
+    ai_integration_id?: string;
+    model_name?: string;
+    invocation_parameters?: Record<string, unknown>;
+  };
+}
+
+/** The names in a template's `{name}` placeholders, in order of first use. */
+export const templateVariables = (template: string): string[] => [
+  ...new Set([...template.matchAll(/\{\s*([A-Za-z_][\w.-]*)\s*\}/g)].map((m) => m[1]!)),
+];
+
+export const render = (template: string, values: Record<string, string>): string =>
+  template.replace(/\{\s*([A-Za-z_][\w.-]*)\s*\}/g, (whole, name: string) => values[name] ?? whole);
+
+/** The instructions that make a model answer in a shape the label can be read from. */
+export function instructions(labels: readonly string[], explain: boolean): string {
+  const choice = `Answer with exactly one of these labels: ${labels.join(", ")}.`;
+  return explain
+    ? `${choice} First give a short explanation on a line starting with "EXPLANATION:", then the label on a line starting with "LABEL:".`
+    : `${choice} Reply with the label only.`;
+}
+
+/**
+ * The label of a model's answer: the `LABEL:` line's, else the one label the text contains
+ * (longest first, so "not relevant" wins over "relevant"); none is the item's error.
+ */
+export function parseVerdict(
+  text: string,
+  choices: Record<string, number>,
+  explain: boolean,
+): Verdict {
+  const labels = Object.keys(choices).sort((a, b) => b.length - a.length);
+  const line = /LABEL:\s*(.+)/i.exec(text)?.[1]?.trim() ?? text;
+  const lower = line.toLowerCase();
+  const exact = labels.find((l) => lower.replace(/[."'`*\s]+$/g, "").trim() === l.toLowerCase());
+  const found =
+    exact ?? labels.find((l) => new RegExp(`\\b${escape(l.toLowerCase())}\\b`).test(lower));
+  if (found === undefined)
+    throw new ItemError(`no label among ${labels.join(", ")} in the model's answer`);
+  const explanation = explain
+    ? (/EXPLANATION:\s*([\s\S]*?)(?:\n\s*LABEL:|$)/i.exec(text)?.[1]?.trim() ?? "")
+    : "";
+  return { label: found, score: choices[found] ?? 0, explanation };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * fetch for the provider's client through the one outbound guard (packages/platform
+ * outbound.ts): the base URL is a customer's, so the address dialled is checked like a
+ * webhook's; no redirect is followed; the client's own retries (429 honouring Retry-After,
+ * 5xx, timeouts) stay the client's.
+ */
+export function guardedFetch(policy: OutboundPolicy, timeoutMs: number) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+    const result = await sendOutbound({
+      url,
+      headers,
+      body: typeof init?.body === "string" ? init.body : "",
+      timeoutMs,
+      policy,
+      maxResponseBytes: 4 * 1024 * 1024,
+    });
+    if (result.statusCode === undefined) throw new TypeError(result.error ?? "no response");
+    const answerHeaders: Record<string, string> = { "content-type": "application/json" };
+    if (result.retryAfterMs !== undefined)
+      answerHeaders["retry-after-ms"] = String(result.retryAfterMs);
+    return new Response(result.responseBody, { status: result.statusCode, headers: answerHeaders });
+  };
+}
+
+const DEFAULT_BASE_URL: Record<string, string> = { OPEN_AI: "https://api.openai.com/v1" };
+
+/** One client per integration and key: the OpenAI-compatible chat completions API. */
+export function providerClient(
+  integration: ResolvedIntegration,
+  policy: OutboundPolicy,
+  timeoutMs: number,
+): OpenAI {
+  const baseURL = integration.baseUrl ?? DEFAULT_BASE_URL[integration.provider];
+  if (!baseURL)
+    throw new ItemError(
+      `AI integration ${integration.id} (${integration.provider}) has no base_url this version can call`,
+    );
+  const headers = integration.headersJson
+    ? (JSON.parse(integration.headersJson) as Record<string, string>)
+    : {};
+  return new OpenAI({
+    apiKey: integration.apiKey ?? "none",
+    baseURL,
+    defaultHeaders: headers,
+    maxRetries: 3,
+    timeout: timeoutMs,
+    fetch: guardedFetch(policy, timeoutMs),
+  });
+}
+
+/** Asks the model for one item's verdict. */
+export async function judge(
+  client: OpenAI,
+  config: TemplateConfig,
+  prompt: string,
+): Promise<Verdict> {
+  const choices = config.classification_choices ?? {};
+  if (Object.keys(choices).length === 0)
+    throw new ItemError("the template has no classification_choices to read a label from");
+  const explain = config.include_explanations === true;
+  const model = config.llm_config?.model_name;
+  if (!model) throw new ItemError("llm_config.model_name is missing");
+  let text: string | null | undefined;
+  try {
+    const res = await client.chat.completions.create({
+      ...(config.llm_config?.invocation_parameters ?? {}),
+      model,
+      messages: [
+        { role: "system", content: instructions(Object.keys(choices), explain) },
+        { role: "user", content: prompt },
+      ],
+      stream: false,
+    });
+    text = res.choices[0]?.message?.content;
+  } catch (err) {
+    throw new ItemError(`the provider failed: ${(err as Error).message}`);
+  }
+  if (typeof text !== "string") throw new ItemError("the model's answer has no text");
+  return parseVerdict(text, choices, explain);
+}

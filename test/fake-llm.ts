@@ -1,0 +1,81 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** How the fake answers one request: a status (with Retry-After), text that is no label, a delay. */
+export type LlmReply =
+  { status: number; retryAfterS?: number } | { malformed: true } | { delayMs: number } | "hang";
+
+export interface FakeLlm {
+  /** The OpenAI-compatible base URL (`…/v1`). */
+  baseUrl: string;
+  requests: {
+    headers: IncomingHttpHeaders;
+    body: { model: string; messages: { role: string; content: string }[] };
+  }[];
+  /** The replies to the next requests, in order; then every request is answered normally. */
+  script(replies: LlmReply[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * An OpenAI-compatible chat completions server on loopback, written for the tests (the edge we
+ * do not own): it answers "LABEL: relevant" when the prompt contains "OK", else "LABEL:
+ * irrelevant", each with an explanation; it can be scripted to be slow, to fail, to rate-limit
+ * (429 with Retry-After) or to answer without a label.
+ */
+export async function startFakeLlm(): Promise<FakeLlm> {
+  let replies: LlmReply[] = [];
+  const hung: ServerResponse[] = [];
+  const requests: FakeLlm["requests"] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const body = JSON.parse(
+        Buffer.concat(chunks).toString() || "{}",
+      ) as FakeLlm["requests"][number]["body"];
+      requests.push({ headers: req.headers, body });
+      const reply = replies.shift();
+      if (reply === "hang") return void hung.push(res);
+      if (reply && "delayMs" in reply) await new Promise((r) => setTimeout(r, reply.delayMs));
+      if (reply && "status" in reply) {
+        res.writeHead(reply.status, {
+          "content-type": "application/json",
+          ...(reply.retryAfterS === undefined ? {} : { "retry-after": String(reply.retryAfterS) }),
+        });
+        return void res.end(
+          JSON.stringify({ error: { message: `status ${reply.status}`, type: "test" } }),
+        );
+      }
+      const prompt = body.messages?.find((m) => m.role === "user")?.content ?? "";
+      const content =
+        reply && "malformed" in reply
+          ? "I would rather talk about bananas."
+          : `EXPLANATION: the answer ${prompt.includes("OK") ? "fits" : "does not fit"}.\nLABEL: ${prompt.includes("OK") ? "relevant" : "irrelevant"}`;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          id: "chatcmpl-test",
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    script(next) {
+      replies = [...next];
+    },
+    async close() {
+      for (const res of hung) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

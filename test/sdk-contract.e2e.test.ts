@@ -1080,6 +1080,266 @@ function recipes(): Record<string, Record<string, Recipe>> {
       path: `/v2/webhook-subscriptions?source_type=PROMPT&source_id=${s.source_id}`,
     };
   });
+
+  // Tasks of each type — CODE_EVALUATION on a dataset's experiment (a managed code evaluator,
+  // the kind task-runner executes), TEMPLATE_EVALUATION on a project, RUN_EXPERIMENT with an
+  // LLM_GENERATION configuration — and their runs: COMPLETED, CANCELLED (everything already
+  // labeled), FAILED (kinds not executed yet) and cancelled while PENDING or RUNNING.
+  const freshIntegration = async () =>
+    (await asAdmin("POST", "/v2/ai-integrations", { name: unique(), provider: "OPEN_AI" }))
+      .id as string;
+  /** A dataset of `size` examples in a fresh space, and an experiment with a run on each. */
+  const taskExperiment = async (size = 3) => {
+    const space = await freshSpace();
+    const examples = Array.from({ length: size }, (_, i) => ({
+      input: `q${i}`,
+      expected: `a${i}`,
+    }));
+    const dataset = await asAdmin("POST", "/v2/datasets", {
+      space_id: space,
+      name: unique(),
+      examples,
+    });
+    const ids: string[] = [];
+    let cursor = "";
+    do {
+      const page = await asAdmin(
+        "GET",
+        `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      ids.push(...(page.examples as Json[]).map((e) => e.id as string));
+      cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
+    } while (cursor);
+    const experiment = await asAdmin("POST", "/v2/experiments", {
+      name: unique(),
+      dataset_id: dataset.id,
+      experiment_runs: ids.map((id, i) => ({ example_id: id, output: i % 2 ? "no" : `a${i}` })),
+    });
+    const evaluator = await asAdmin("POST", "/v2/evaluators", {
+      space_id: space,
+      name: unique(),
+      type: "CODE",
+      version: { commit_message: "c", code_config: managedCode },
+    });
+    return {
+      space,
+      datasetId: dataset.id as string,
+      experimentId: experiment.id as string,
+      evaluatorId: evaluator.id as string,
+    };
+  };
+  const llmGeneration = (aiIntegrationId: string) => ({
+    experiment_type: "LLM_GENERATION",
+    ai_integration_id: aiIntegrationId,
+    model_name: "gpt-4o",
+    messages: [{ role: "USER", content: "Answer {input}" }],
+    input_variable_format: "F_STRING",
+    invocation_parameters: { temperature: 0 },
+  });
+  const taskBodies: Record<string, (size?: number) => Promise<Json>> = {
+    CODE_EVALUATION: async (size) => {
+      const e = await taskExperiment(size);
+      return {
+        type: "CODE_EVALUATION",
+        name: unique(),
+        dataset_id: e.datasetId,
+        experiment_ids: [e.experimentId],
+        evaluators: [{ evaluator_id: e.evaluatorId }],
+      };
+    },
+    TEMPLATE_EVALUATION: async () => {
+      const space = await freshSpace();
+      const project = await asAdmin("POST", "/v2/projects", { space_id: space, name: unique() });
+      const evaluator = await asAdmin("POST", "/v2/evaluators", {
+        space_id: space,
+        name: unique(),
+        type: "TEMPLATE",
+        version: {
+          commit_message: "c",
+          template_config: {
+            name: "relevance",
+            template: "Is {output} relevant to {input}?",
+            include_explanations: true,
+            use_function_calling_if_available: false,
+            classification_choices: { relevant: 1, irrelevant: 0 },
+            llm_config: {
+              ai_integration_id: await freshIntegration(),
+              model_name: "gpt-4o",
+              invocation_parameters: {},
+              provider_parameters: {},
+            },
+          },
+        },
+      });
+      return {
+        type: "TEMPLATE_EVALUATION",
+        name: unique(),
+        project_id: project.id,
+        sampling_rate: 0.5,
+        is_continuous: false,
+        query_filter: "attributes.openinference.span.kind = 'LLM'",
+        evaluators: [
+          { evaluator_id: evaluator.id, column_mappings: { input: "attributes.input.value" } },
+        ],
+      };
+    },
+    RUN_EXPERIMENT: async () => {
+      const e = await taskExperiment();
+      return {
+        type: "RUN_EXPERIMENT",
+        name: unique(),
+        dataset_id: e.datasetId,
+        run_configuration: llmGeneration(await freshIntegration()),
+      };
+    },
+  };
+  const freshTask = async (type: string, size?: number) =>
+    asAdmin("POST", "/v2/tasks", await taskBodies[type]!(size));
+  /** What a trigger of each type takes (a project task's first run needs its start). */
+  const triggerBody = (type: string): Json =>
+    type === "RUN_EXPERIMENT"
+      ? { experiment_name: unique(), max_examples: 2 }
+      : type === "TEMPLATE_EVALUATION"
+        ? { data_start_time: new Date(Date.now() - 3_600_000).toISOString(), max_spans: 100 }
+        : {};
+  const finished = async (runId: string): Promise<Json> => {
+    for (let i = 0; i < 600; i++) {
+      const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
+      if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status)) return run;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`task run ${runId} did not finish`);
+  };
+  const finishedRun = async (type: string, again = false) => {
+    const task = await freshTask(type);
+    let run = await finished(
+      (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, triggerBody(type))).id,
+    );
+    if (again)
+      run = await finished(
+        (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, triggerBody(type))).id,
+      );
+    return { task, run };
+  };
+  for (const type of Object.keys(taskBodies)) {
+    add("create_task", type, async () => ({
+      method: "POST",
+      path: "/v2/tasks",
+      body: await taskBodies[type]!(),
+    }));
+    add("get_task", type, async () => ({
+      method: "GET",
+      path: `/v2/tasks/${(await freshTask(type)).id}`,
+    }));
+    add("trigger_task_run", type, async () => ({
+      method: "POST",
+      path: `/v2/tasks/${(await freshTask(type)).id}/trigger`,
+      body: triggerBody(type),
+    }));
+  }
+  add("get_task", "CODE_EVALUATION after a run", async () => ({
+    method: "GET",
+    path: `/v2/tasks/${(await finishedRun("CODE_EVALUATION")).task.id}`,
+  }));
+  add("trigger_task_run", "CODE_EVALUATION, no body", async () => ({
+    method: "POST",
+    path: `/v2/tasks/${(await freshTask("CODE_EVALUATION")).id}/trigger`,
+  }));
+  add("update_task", "CODE_EVALUATION name", async () => ({
+    method: "PATCH",
+    path: `/v2/tasks/${(await freshTask("CODE_EVALUATION")).id}`,
+    body: { name: unique() },
+  }));
+  add("update_task", "TEMPLATE_EVALUATION every field", async () => ({
+    method: "PATCH",
+    path: `/v2/tasks/${(await freshTask("TEMPLATE_EVALUATION")).id}`,
+    body: { name: unique(), sampling_rate: 1, is_continuous: true, query_filter: null },
+  }));
+  // Its name only: the gateway refuses a run_configuration change (400, "changing
+  // run_configuration is not supported"; tasks.proto's UpdateTaskRequest cannot carry one).
+  add("update_task", "RUN_EXPERIMENT name", async () => ({
+    method: "PATCH",
+    path: `/v2/tasks/${(await freshTask("RUN_EXPERIMENT")).id}`,
+    body: { name: unique() },
+  }));
+  add("delete_task", "fresh", async () => ({
+    method: "DELETE",
+    path: `/v2/tasks/${(await freshTask("CODE_EVALUATION")).id}`,
+  }));
+  add("get_task_run", "COMPLETED", async () => ({
+    method: "GET",
+    path: `/v2/task-runs/${(await finishedRun("CODE_EVALUATION")).run.id}`,
+  }));
+  add("get_task_run", "CANCELLED, everything already labeled", async () => ({
+    method: "GET",
+    path: `/v2/task-runs/${(await finishedRun("CODE_EVALUATION", true)).run.id}`,
+  }));
+  // A project's TEMPLATE run (its project has no spans: COMPLETED with nothing to evaluate) and
+  // a RUN_EXPERIMENT run, which is not executed yet: FAILED.
+  for (const type of ["TEMPLATE_EVALUATION", "RUN_EXPERIMENT"])
+    add("get_task_run", `finished, ${type}`, async () => ({
+      method: "GET",
+      path: `/v2/task-runs/${(await finishedRun(type)).run.id}`,
+    }));
+  add("get_task_run", "PENDING", async () => ({
+    method: "GET",
+    path: `/v2/task-runs/${
+      (
+        await asAdmin(
+          "POST",
+          `/v2/tasks/${(await freshTask("CODE_EVALUATION")).id}/trigger`,
+          triggerBody("CODE_EVALUATION"),
+        )
+      ).id
+    }`,
+  }));
+  // Runs of task kinds not executed yet fail at once, so the run cancelled is a dataset run of
+  // 1000 items queued behind two others like it (task-runner works on two at once): PENDING,
+  // or RUNNING if one of those has finished already; either cancels with 200.
+  add("cancel_task_run", "a dataset run of 1000 items, queued behind two", async () => {
+    const e = await taskExperiment(1000);
+    const tasks: string[] = [];
+    for (let i = 0; i < 3; i++)
+      tasks.push(
+        (
+          await asAdmin("POST", "/v2/tasks", {
+            type: "CODE_EVALUATION",
+            name: unique(),
+            dataset_id: e.datasetId,
+            experiment_ids: [e.experimentId],
+            evaluators: [{ evaluator_id: e.evaluatorId }],
+          })
+        ).id,
+      );
+    // Each evaluates every item (none skipped as labeled by the others).
+    const runs: string[] = [];
+    for (const task of tasks)
+      runs.push(
+        (await asAdmin("POST", `/v2/tasks/${task}/trigger`, { override_evaluations: true })).id,
+      );
+    return { method: "POST", path: `/v2/task-runs/${runs[2]}/cancel` };
+  });
+  add("list_task_runs", "COMPLETED and CANCELLED", async () => ({
+    method: "GET",
+    path: `/v2/tasks/${(await finishedRun("CODE_EVALUATION", true)).task.id}/runs`,
+  }));
+  add("list_task_runs", "FAILED, a page of 1", async () => {
+    const { task } = await finishedRun("RUN_EXPERIMENT", true);
+    return { method: "GET", path: `/v2/tasks/${task.id}/runs?status=FAILED&limit=1` };
+  });
+  add("list_tasks", "all", async () => ({ method: "GET", path: "/v2/tasks" }));
+  add("list_tasks", "one type, a page of 1", async () => ({
+    method: "GET",
+    path: "/v2/tasks?type=RUN_EXPERIMENT&limit=1",
+  }));
+  add("list_tasks", "one dataset", async () => {
+    const task = await freshTask("CODE_EVALUATION");
+    return { method: "GET", path: `/v2/tasks?dataset_id=${task.dataset_id}` };
+  });
+  add("list_tasks", "one project", async () => {
+    const task = await freshTask("TEMPLATE_EVALUATION");
+    return { method: "GET", path: `/v2/tasks?project_id=${task.project_id}` };
+  });
   return out;
 }
 

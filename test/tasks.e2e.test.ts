@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { uuidOf } from "./identity-fixtures.ts";
 import { startFakeLlm } from "./fake-llm.ts";
+import { recentWindow, sendSpans } from "./spans-support.ts";
 
 let api: Api;
 let db: pg.Pool;
@@ -381,5 +382,67 @@ describe("a TEMPLATE_EVALUATION task on an OpenAI-compatible provider", () => {
     } finally {
       await llm.close();
     }
+  });
+});
+
+describe("a project task over spans", () => {
+  it("evaluates the spans of its window (sampled, at most max_spans); the spans show the evaluations", async () => {
+    const sent = await sendSpans(
+      { baseUrl: api.stack.baseUrl, apiKey: api.stack.apiKey },
+      { spaceId, projectName: unique("spans"), traces: 3, spansPerTrace: 2 },
+    );
+    const evaluator = await asAdmin("POST", "/v2/evaluators", {
+      space_id: spaceId,
+      name: unique("child"),
+      type: "CODE",
+      version: {
+        commit_message: "c",
+        code_config: {
+          type: "MANAGED",
+          name: "is_child",
+          managed_evaluator: "CONTAINS_ANY_KEYWORD",
+          variables: ["text"],
+          static_params: [{ name: "keywords", type: "STRING_ARRAY", default_value: ["child"] }],
+        },
+      },
+    });
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "CODE_EVALUATION",
+      name: unique("spans-task"),
+      project_id: sent.projectId,
+      evaluators: [{ evaluator_id: evaluator.id, column_mappings: { text: "name" } }],
+    });
+    const window = {
+      data_start_time: new Date(Date.now() - 3_600_000).toISOString(),
+      data_end_time: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const all = await until((await trigger(task.id, window)).id, terminal);
+    expect(all).toMatchObject({ status: "COMPLETED", num_successes: 6, num_errors: 0 });
+    expect(all.data_start_time).toBe(window.data_start_time);
+    const listed = await asAdmin("POST", "/v2/spans?limit=100", {
+      project_id: sent.projectId,
+      ...recentWindow(),
+    });
+    const byName = Object.fromEntries(
+      (listed.spans as Json[]).map((sp) => [
+        sp.name,
+        (sp.evaluations as Json[]).find((e) => e.name === "is_child"),
+      ]),
+    );
+    expect(byName["child-0-1"]).toMatchObject({ label: "true", score: 1 });
+    expect(byName["root-0"]).toMatchObject({ label: "false", score: 0 });
+    // At most max_spans, anew.
+    const capped = await until(
+      (await trigger(task.id, { ...window, max_spans: 2, override_evaluations: true })).id,
+      terminal,
+    );
+    expect(capped).toMatchObject({ status: "COMPLETED", num_successes: 2 });
+    // A sampling rate of 0 takes none.
+    await asAdmin("PATCH", `/v2/tasks/${task.id}`, { sampling_rate: 0 });
+    const none = await until(
+      (await trigger(task.id, { ...window, override_evaluations: true })).id,
+      terminal,
+    );
+    expect(none).toMatchObject({ status: "COMPLETED", num_successes: 0, num_skipped: 0 });
   });
 });

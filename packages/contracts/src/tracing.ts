@@ -45,4 +45,22 @@ export interface SpansDeleted {
   };
 }
 
-export type TracingEvent = SpansReceived | SpansAnnotated | SpansDeleted;
+/** Evaluations a task's run wrote on spans of the project, by span and evaluation name. */
+export interface SpansEvaluated {
+  type: "SpansEvaluated";
+  data: {
+    project_id: string;
+    space_id: string;
+    task_id: string;
+    evaluations: {
+      span_id: string;
+      name: string;
+      label: string | null;
+      score: number | null;
+      explanation: string | null;
+    }[];
+    at: string;
+  };
+}
+
+export type TracingEvent = SpansReceived | SpansAnnotated | SpansDeleted | SpansEvaluated;

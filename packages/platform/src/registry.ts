@@ -94,9 +94,10 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     schema: "tasks",
     grpcPort: 50056,
     probePort: 9096,
-    // Identity: spaces; the catalog: projects and the evaluators tasks run; the dataset service:
-    // datasets, experiments and their runs, which dataset tasks read and evaluate.
-    calls: ["identity", "catalog", "dataset"],
+    // Identity: spaces; the catalog: projects, the evaluators tasks run and their AI
+    // integrations; the dataset service: datasets, experiments and the runs dataset tasks
+    // evaluate; the tracing service: the spans project tasks evaluate.
+    calls: ["identity", "catalog", "dataset", "tracing"],
     consumes: [{ durable: "tasks-space-cascade", subjects: "identity.space.>" }],
   }),
   describeService({

@@ -19,6 +19,7 @@ import {
 } from "@argus/spaces";
 import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
 import { catalogIntegrations } from "./adapters/integrations.ts";
+import { tracingProjectSpans } from "./adapters/projectSpans.ts";
 import { servicePlaces, type Places } from "./adapters/places.ts";
 import { runCommands } from "./commands/runs.ts";
 import { taskCommands } from "./commands/tasks.ts";
@@ -105,6 +106,7 @@ export const taskRunner = defineService("task-runner", {
       pool: d.pool,
       commands: d.commands,
       runs: datasetExperimentRuns(d.channels.dataset!, d.self),
+      spans: tracingProjectSpans(d.channels.tracing!, d.self),
       evaluators: {
         integrations: catalogIntegrations(d.channels.catalog!, d.self),
         policy: {

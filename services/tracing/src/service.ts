@@ -51,7 +51,11 @@ export function tracingServices(d: TracingDeps): ServiceBinding[] {
       deleteSpans: deleteCommand(d),
     }),
     // The catalog's own look-up (annotation-queue records of spans and traces), nobody else's.
-    bindService(SpanDirectoryService, spanDirectoryQueries(d), { presentRecords: ["catalog"] }),
+    bindService(SpanDirectoryService, spanDirectoryQueries(d), {
+      presentRecords: ["catalog"],
+      spansToEvaluate: ["task-runner"],
+      recordSpanEvaluations: ["task-runner"],
+    }),
   ];
 }
 

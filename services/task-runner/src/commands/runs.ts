@@ -82,6 +82,7 @@ async function optionsOf(
       type: place.type,
       config: place.config,
       column_mappings: e.column_mappings,
+      query_mappings: e.query_mappings,
       query_filter: e.query_filter,
     });
   }

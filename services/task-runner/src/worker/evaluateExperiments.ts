@@ -4,7 +4,13 @@ import type { RunEvaluation } from "@argus/proto/dataset/v1/dataset";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { ItemError } from "../domain/managed.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Outcome, RunToWork } from "./worker.ts";
+import {
+  eachLimited,
+  recordItems,
+  type ItemOutcome,
+  type Outcome,
+  type RunToWork,
+} from "./runItems.ts";
 
 const PAGE = 200;
 
@@ -30,19 +36,6 @@ function valueOf(
 
 /** Items of one page evaluated at once (provider calls are limited per integration too). */
 const PARALLEL = 16;
-
-/** Runs `task` on every item, `parallel` at a time. */
-async function eachLimited<T>(
-  items: readonly T[],
-  parallel: number,
-  task: (t: T) => Promise<void>,
-) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
-}
 
 /**
  * A dataset task's evaluation run over experiment runs: page by page, each item and evaluator
@@ -75,7 +68,7 @@ export async function evaluateExperiments(
       );
       const seen = new Set(done.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
       const evaluations: RunEvaluation[] = [];
-      const items: { item_id: string; evaluator_id: string; ok: boolean | null }[] = [];
+      const items: ItemOutcome[] = [];
       const work: { r: (typeof page.runs)[number]; e: ItemEvaluator; item: Item }[] = [];
       for (const r of page.runs) {
         const item: Item = {
@@ -110,16 +103,7 @@ export async function evaluateExperiments(
       });
       if (evaluations.length > 0)
         await runs.record(run.account_id, experimentId, run.task_id, evaluations);
-      if (items.length > 0)
-        await tracedQuery(
-          pool,
-          "items evaluated",
-          `insert into task_run_items (run_id, item_id, evaluator_id, ok)
-           select $1, x.item_id, x.evaluator_id, x.ok
-             from jsonb_to_recordset($2::jsonb) as x(item_id text, evaluator_id uuid, ok boolean)
-           on conflict do nothing`,
-          [run.id, JSON.stringify(items)],
-        );
+      await recordItems(pool, run.id, items);
       if (!(await progress())) return { status: "STOPPED" };
       after = page.page?.nextAfter ?? "";
     } while (after !== "");

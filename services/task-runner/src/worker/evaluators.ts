@@ -21,6 +21,8 @@ export interface RunEvaluator {
   type: string;
   config: Record<string, unknown>;
   column_mappings: Record<string, string> | null;
+  /** Trace/session shape (not run yet). */
+  query_mappings?: unknown[] | null;
 }
 
 export interface EvaluatorDeps {
@@ -66,6 +68,10 @@ export async function itemEvaluators(
   const reasons: string[] = [];
   const clients = new Map<string, OpenAI>();
   for (const e of evaluators) {
+    if (e.query_mappings) {
+      reasons.push(`evaluator ${e.evaluator_id}: trace/session evaluators are not run yet`);
+      continue;
+    }
     if (e.type === "CODE") {
       const managed = managedConfigOf(e.config);
       if (typeof managed === "string") {

@@ -5,6 +5,9 @@ import type { Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { runDecider, type Counts } from "../domain/run.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
+import { evaluateSpans } from "./evaluateSpans.ts";
+import type { Outcome, RunToWork } from "./runItems.ts";
+import type { ProjectSpans } from "../adapters/projectSpans.ts";
 import {
   itemEvaluators,
   keyedLimiter,
@@ -15,23 +18,13 @@ import {
 /** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
 export const RUNS_CHANNEL = "argus_task_runs";
 
-export interface RunToWork {
-  id: string;
-  task_id: string;
-  account_id: string;
-  space_id: string;
-  status: string;
-  options: Record<string, unknown>;
-}
-
-/** How a run's work ended; STOPPED: it was cancelled meanwhile (its end is already recorded). */
-export type Outcome =
-  { status: "COMPLETED" } | { status: "FAILED"; reason: string } | { status: "STOPPED" };
+export type { Outcome, RunToWork } from "./runItems.ts";
 
 export interface WorkerOptions {
   pool: Pool;
   commands: CommandHandler;
   runs: ExperimentRuns;
+  spans: ProjectSpans;
   /** What evaluators need: AI integrations, the outbound guard's policy, provider limits. */
   evaluators: EvaluatorDeps;
   logger: Logger;
@@ -47,6 +40,9 @@ interface TaskFacts {
   project_id: string | null;
   dataset_id: string | null;
   is_continuous: boolean;
+  sampling_rate: number | null;
+  query_filter: string | null;
+  evaluators: { evaluator_id: string; query_filter: string | null }[];
 }
 
 const metadata = (r: RunToWork) => ({
@@ -91,7 +87,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
                      where status in ('PENDING', 'RUNNING')
                        and (leased_until is null or leased_until < now())
                      order by created_at limit 1 for update skip locked)
-        returning id, task_id, account_id, space_id, status, options`,
+        returning id, task_id, account_id, space_id, status, options,
+          to_char(data_start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+            as data_start_time,
+          to_char(data_end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+            as data_end_time`,
       [o.leaseMs],
     );
     return res.rows[0];
@@ -137,20 +137,32 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   };
 
   async function execute(run: RunToWork, task: TaskFacts): Promise<Outcome> {
-    if (task.task_type !== "RUN_EXPERIMENT" && task.dataset_id) {
-      const evaluators = await itemEvaluators(
-        o.evaluators,
-        limit,
-        run.account_id,
-        (run.options.evaluators ?? []) as RunEvaluator[],
-      );
+    if (task.task_type === "RUN_EXPERIMENT")
+      return {
+        status: "FAILED",
+        reason: "RUN_EXPERIMENT runs are not executed by this version of Argus yet",
+      };
+    const evaluators = await itemEvaluators(
+      o.evaluators,
+      limit,
+      run.account_id,
+      (run.options.evaluators ?? []) as RunEvaluator[],
+    );
+    if (task.dataset_id)
       return evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
-    }
-    const what = task.project_id ? "project-based" : "dataset-based";
-    return {
-      status: "FAILED",
-      reason: `${what} ${task.task_type} runs are not executed by this version of Argus yet`,
-    };
+    return evaluateSpans(
+      o.pool,
+      o.spans,
+      run,
+      {
+        project_id: task.project_id!,
+        sampling_rate: task.sampling_rate,
+        query_filter: task.query_filter,
+        evaluatorFilters: new Map(task.evaluators.map((e) => [e.evaluator_id, e.query_filter])),
+      },
+      evaluators,
+      progress(run.id),
+    );
   }
 
   async function work(run: RunToWork): Promise<void> {
@@ -161,7 +173,9 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         await tracedQuery<TaskFacts>(
           o.pool,
           "task of run",
-          "select task_type, project_id, dataset_id, is_continuous from tasks where id = $1",
+          `select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
+                  evaluators
+             from tasks where id = $1`,
           [run.task_id],
         )
       ).rows[0];

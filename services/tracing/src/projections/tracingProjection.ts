@@ -4,6 +4,21 @@ import type { TracingEvent } from "@argus/contracts";
 // Spans are written by ingestion and deleted by their command directly (storage/): their
 // events only say so. Annotations are projected from theirs, like every annotation.
 const projections: Projections<TracingEvent> = {
+  /** One evaluation per span and name: a later run's replaces it. */
+  SpansEvaluated: (client, d) =>
+    tracedQuery(
+      client,
+      "evaluate spans",
+      `insert into span_evaluations
+         (project_id, span_id, name, score, label, explanation, metadata, updated_at)
+       select $1, x.span_id, x.name, x.score, x.label, x.explanation, $3, $4
+         from jsonb_to_recordset($2::jsonb)
+           as x(span_id text, name text, score double precision, label text, explanation text)
+       on conflict (project_id, span_id, name) do update
+         set score = excluded.score, label = excluded.label, explanation = excluded.explanation,
+             metadata = excluded.metadata, updated_at = excluded.updated_at`,
+      [d.project_id, JSON.stringify(d.evaluations), JSON.stringify({ task_id: d.task_id }), d.at],
+    ),
   SpansReceived: async () => {},
   SpansDeleted: async () => {},
   /** Upserts by record and name: a field an annotation leaves out keeps its value. */

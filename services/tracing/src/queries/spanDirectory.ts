@@ -1,9 +1,16 @@
 import { tracedQuery } from "@argus/eventstore";
 import { DomainError, type CallContext } from "@argus/platform";
+import { streamId } from "@argus/contracts";
 import type {
   PresentRecordsRequest,
   PresentRecordsResponse,
+  RecordSpanEvaluationsRequest,
+  RecordSpanEvaluationsResponse,
+  SpansToEvaluateRequest,
+  SpansToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
+import type { SpanPosition } from "../storage/spanStore.ts";
+import { predicate } from "./spans.ts";
 import { isUuid } from "@argus/spaces";
 import { invalid, windowOf } from "../domain/rules.ts";
 import type { TracingDeps } from "../service.ts";
@@ -48,5 +55,100 @@ export function spanDirectoryQueries(deps: TracingDeps) {
       );
       return { ids: req.ids.filter((id) => present.has(id)) };
     },
+
+    /** The task runner's page of spans to evaluate (on its own behalf, in the run's account). */
+    async spansToEvaluate(req: SpansToEvaluateRequest): Promise<SpansToEvaluateResponse> {
+      const project = await projectOf(req.accountId, req.projectId);
+      if (!project) throw new DomainError("resource-not-found", "project not found");
+      const filter = predicate(req.filter);
+      const limit = Math.min(Math.max(req.limit || 100, 1), 1000);
+      let after: SpanPosition | undefined;
+      try {
+        after = req.after ? (JSON.parse(req.after) as SpanPosition) : undefined;
+      } catch {
+        throw invalid("after is not a page position");
+      }
+      const rows = await deps.store.listSpans({
+        projectId: project.id,
+        window: { start: req.startTime, end: req.endTime, endExclusive: true },
+        limit: limit + 1,
+        ...(filter ? { filter } : {}),
+        ...(after ? { after } : {}),
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        spans: page.map((r) => ({
+          spanId: r.span_id,
+          traceId: r.trace_id,
+          name: r.name,
+          kind: r.kind,
+          statusCode: r.status_code,
+          attributesJson: JSON.stringify(r.attributes),
+          evaluated: ((r.evaluations ?? []) as { name?: string }[]).flatMap((e) =>
+            typeof e.name === "string" ? [e.name] : [],
+          ),
+        })),
+        nextAfter:
+          rows.length > limit && last
+            ? JSON.stringify({
+                startTime: last.start_time,
+                traceId: last.trace_id,
+                spanId: last.span_id,
+              } satisfies SpanPosition)
+            : "",
+      };
+    },
+
+    /** Upserts a task run's evaluations on spans of the project (one event a call). */
+    async recordSpanEvaluations(
+      req: RecordSpanEvaluationsRequest,
+      ctx: CallContext,
+    ): Promise<RecordSpanEvaluationsResponse> {
+      if (req.evaluations.length === 0) return {};
+      const project = await projectOf(req.accountId, req.projectId);
+      if (!project) throw new DomainError("resource-not-found", "project not found");
+      await deps.commands.transact((scope) =>
+        scope.appendToSet(
+          streamId("project_spans", project.id),
+          [
+            {
+              type: "SpansEvaluated",
+              data: {
+                project_id: project.id,
+                space_id: project.space_id,
+                task_id: req.taskId,
+                evaluations: req.evaluations.map((e) => ({
+                  span_id: e.spanId,
+                  name: e.name,
+                  label: e.label ?? null,
+                  score: e.score ?? null,
+                  explanation: e.explanation ?? null,
+                })),
+                at: new Date().toISOString(),
+              },
+            },
+          ],
+          {
+            account_id: req.accountId,
+            space_id: project.space_id,
+            actor: `task:${req.taskId}`,
+            request_id: ctx.requestId,
+          },
+        ),
+      );
+      return {};
+    },
   };
+
+  async function projectOf(accountId: string, projectId: string) {
+    if (!isUuid(accountId) || !isUuid(projectId)) return undefined;
+    const res = await tracedQuery<{ id: string; space_id: string }>(
+      deps.pool,
+      "project of the account",
+      "select id, space_id from projects where id = $1 and account_id = $2",
+      [projectId, accountId],
+    );
+    return res.rows[0];
+  }
 }

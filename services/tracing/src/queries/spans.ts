@@ -18,7 +18,7 @@ export const TRACES_PAGE = { default: 50, max: 50 } as const;
 /** Spans returned per trace entry; more are cut and flagged `spans_truncated`. */
 export const SPANS_PER_TRACE = 1000;
 
-function predicate(filter: string): SpanPredicate | undefined {
+export function predicate(filter: string): SpanPredicate | undefined {
   if (filter === "") return undefined;
   if (filter.trim() === "") throw invalid("filter must not be blank; omit it for no filter");
   // Compiled once up front, so a syntax error is a 400 before any query runs.

@@ -116,6 +116,54 @@ export interface DeleteSpansResponse {
   notDeletedSpanIds: string[];
 }
 
+export interface SpansToEvaluateRequest {
+  accountId: string;
+  projectId: string;
+  /** RFC 3339; start inclusive, end exclusive. */
+  startTime: string;
+  endTime: string;
+  /** The public filter language; empty: every span. */
+  filter: string;
+  /** A page position from the last answer; empty: the first page. */
+  after: string;
+  limit: number;
+}
+
+export interface SpanToEvaluate {
+  spanId: string;
+  traceId: string;
+  name: string;
+  kind: string;
+  statusCode: string;
+  attributesJson: string;
+  /** Names of the evaluations the span carries. */
+  evaluated: string[];
+}
+
+export interface SpansToEvaluateResponse {
+  spans: SpanToEvaluate[];
+  /** Empty on the last page. */
+  nextAfter: string;
+}
+
+export interface SpanEvaluation {
+  spanId: string;
+  name: string;
+  label?: string | undefined;
+  score?: number | undefined;
+  explanation?: string | undefined;
+}
+
+export interface RecordSpanEvaluationsRequest {
+  accountId: string;
+  projectId: string;
+  /** The task whose run wrote them (internal uuid). */
+  taskId: string;
+  evaluations: SpanEvaluation[];
+}
+
+export interface RecordSpanEvaluationsResponse {}
+
 export interface PresentRecordsRequest {
   /** The account the calling service acts in (its caller's, from the signed principal). */
   accountId: string;
@@ -871,6 +919,516 @@ export const DeleteSpansResponse: MessageFns<DeleteSpansResponse> = {
   },
 };
 
+function createBaseSpansToEvaluateRequest(): SpansToEvaluateRequest {
+  return {
+    accountId: "",
+    projectId: "",
+    startTime: "",
+    endTime: "",
+    filter: "",
+    after: "",
+    limit: 0,
+  };
+}
+
+export const SpansToEvaluateRequest: MessageFns<SpansToEvaluateRequest> = {
+  encode(message: SpansToEvaluateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.projectId !== "") {
+      writer.uint32(18).string(message.projectId);
+    }
+    if (message.startTime !== "") {
+      writer.uint32(26).string(message.startTime);
+    }
+    if (message.endTime !== "") {
+      writer.uint32(34).string(message.endTime);
+    }
+    if (message.filter !== "") {
+      writer.uint32(42).string(message.filter);
+    }
+    if (message.after !== "") {
+      writer.uint32(50).string(message.after);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(56).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpansToEvaluateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpansToEvaluateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startTime = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.endTime = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.filter = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanToEvaluate(): SpanToEvaluate {
+  return {
+    spanId: "",
+    traceId: "",
+    name: "",
+    kind: "",
+    statusCode: "",
+    attributesJson: "",
+    evaluated: [],
+  };
+}
+
+export const SpanToEvaluate: MessageFns<SpanToEvaluate> = {
+  encode(message: SpanToEvaluate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.traceId !== "") {
+      writer.uint32(18).string(message.traceId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.kind !== "") {
+      writer.uint32(34).string(message.kind);
+    }
+    if (message.statusCode !== "") {
+      writer.uint32(42).string(message.statusCode);
+    }
+    if (message.attributesJson !== "") {
+      writer.uint32(50).string(message.attributesJson);
+    }
+    for (const v of message.evaluated) {
+      writer.uint32(58).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanToEvaluate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanToEvaluate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.traceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.statusCode = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.attributesJson = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.evaluated.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpansToEvaluateResponse(): SpansToEvaluateResponse {
+  return { spans: [], nextAfter: "" };
+}
+
+export const SpansToEvaluateResponse: MessageFns<SpansToEvaluateResponse> = {
+  encode(
+    message: SpansToEvaluateResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.spans) {
+      SpanToEvaluate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextAfter !== "") {
+      writer.uint32(18).string(message.nextAfter);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpansToEvaluateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpansToEvaluateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spans.push(SpanToEvaluate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextAfter = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanEvaluation(): SpanEvaluation {
+  return { spanId: "", name: "", label: undefined, score: undefined, explanation: undefined };
+}
+
+export const SpanEvaluation: MessageFns<SpanEvaluation> = {
+  encode(message: SpanEvaluation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.score !== undefined) {
+      writer.uint32(33).double(message.score);
+    }
+    if (message.explanation !== undefined) {
+      writer.uint32(42).string(message.explanation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanEvaluation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanEvaluation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.explanation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordSpanEvaluationsRequest(): RecordSpanEvaluationsRequest {
+  return { accountId: "", projectId: "", taskId: "", evaluations: [] };
+}
+
+export const RecordSpanEvaluationsRequest: MessageFns<RecordSpanEvaluationsRequest> = {
+  encode(
+    message: RecordSpanEvaluationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.projectId !== "") {
+      writer.uint32(18).string(message.projectId);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(26).string(message.taskId);
+    }
+    for (const v of message.evaluations) {
+      SpanEvaluation.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSpanEvaluationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSpanEvaluationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.evaluations.push(SpanEvaluation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordSpanEvaluationsResponse(): RecordSpanEvaluationsResponse {
+  return {};
+}
+
+export const RecordSpanEvaluationsResponse: MessageFns<RecordSpanEvaluationsResponse> = {
+  encode(
+    _: RecordSpanEvaluationsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordSpanEvaluationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordSpanEvaluationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBasePresentRecordsRequest(): PresentRecordsRequest {
   return { accountId: "", projectId: "", granularity: "", ids: [], startTime: "", endTime: "" };
 }
@@ -1293,6 +1851,27 @@ export const SpanDirectoryDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
+    /**
+     * The task runner's: one page of a project's spans in a window (newest first) that match a
+     * filter, with the evaluations they carry.
+     */
+    spansToEvaluate: {
+      name: "SpansToEvaluate",
+      requestType: SpansToEvaluateRequest as typeof SpansToEvaluateRequest,
+      requestStream: false,
+      responseType: SpansToEvaluateResponse as typeof SpansToEvaluateResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The task runner's: upserts evaluations on spans of the project, by span and name. */
+    recordSpanEvaluations: {
+      name: "RecordSpanEvaluations",
+      requestType: RecordSpanEvaluationsRequest as typeof RecordSpanEvaluationsRequest,
+      requestStream: false,
+      responseType: RecordSpanEvaluationsResponse as typeof RecordSpanEvaluationsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
   },
 } as const;
 
@@ -1316,11 +1895,52 @@ export const SpanDirectoryService = {
     responseDeserialize: (value: Buffer): PresentRecordsResponse =>
       PresentRecordsResponse.decode(value),
   },
+  /**
+   * The task runner's: one page of a project's spans in a window (newest first) that match a
+   * filter, with the evaluations they carry.
+   */
+  spansToEvaluate: {
+    path: "/argus.tracing.v1.SpanDirectory/SpansToEvaluate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SpansToEvaluateRequest): Buffer =>
+      Buffer.from(SpansToEvaluateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SpansToEvaluateRequest =>
+      SpansToEvaluateRequest.decode(value),
+    responseSerialize: (value: SpansToEvaluateResponse): Buffer =>
+      Buffer.from(SpansToEvaluateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SpansToEvaluateResponse =>
+      SpansToEvaluateResponse.decode(value),
+  },
+  /** The task runner's: upserts evaluations on spans of the project, by span and name. */
+  recordSpanEvaluations: {
+    path: "/argus.tracing.v1.SpanDirectory/RecordSpanEvaluations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordSpanEvaluationsRequest): Buffer =>
+      Buffer.from(RecordSpanEvaluationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordSpanEvaluationsRequest =>
+      RecordSpanEvaluationsRequest.decode(value),
+    responseSerialize: (value: RecordSpanEvaluationsResponse): Buffer =>
+      Buffer.from(RecordSpanEvaluationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordSpanEvaluationsResponse =>
+      RecordSpanEvaluationsResponse.decode(value),
+  },
 } as const;
 
 export interface SpanDirectoryServer extends UntypedServiceImplementation {
   /** Which of `ids` are spans (SPAN) or traces (TRACE) of the project in the window. */
   presentRecords: handleUnaryCall<PresentRecordsRequest, PresentRecordsResponse>;
+  /**
+   * The task runner's: one page of a project's spans in a window (newest first) that match a
+   * filter, with the evaluations they carry.
+   */
+  spansToEvaluate: handleUnaryCall<SpansToEvaluateRequest, SpansToEvaluateResponse>;
+  /** The task runner's: upserts evaluations on spans of the project, by span and name. */
+  recordSpanEvaluations: handleUnaryCall<
+    RecordSpanEvaluationsRequest,
+    RecordSpanEvaluationsResponse
+  >;
 }
 
 export interface SpanDirectoryClient extends Client {
@@ -1339,6 +1959,41 @@ export interface SpanDirectoryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PresentRecordsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The task runner's: one page of a project's spans in a window (newest first) that match a
+   * filter, with the evaluations they carry.
+   */
+  spansToEvaluate(
+    request: SpansToEvaluateRequest,
+    callback: (error: ServiceError | null, response: SpansToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  spansToEvaluate(
+    request: SpansToEvaluateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SpansToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  spansToEvaluate(
+    request: SpansToEvaluateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SpansToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  /** The task runner's: upserts evaluations on spans of the project, by span and name. */
+  recordSpanEvaluations(
+    request: RecordSpanEvaluationsRequest,
+    callback: (error: ServiceError | null, response: RecordSpanEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  recordSpanEvaluations(
+    request: RecordSpanEvaluationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordSpanEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  recordSpanEvaluations(
+    request: RecordSpanEvaluationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordSpanEvaluationsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,151 @@
+import { createHash } from "node:crypto";
+import type { Pool } from "pg";
+import { tracedQuery } from "@argus/eventstore";
+import type { SpanEvaluation } from "@argus/proto/tracing/v1/tracing";
+import type { ProjectSpans } from "../adapters/projectSpans.ts";
+import { ItemError } from "../domain/managed.ts";
+import type { ItemEvaluator } from "./evaluators.ts";
+import {
+  eachLimited,
+  recordItems,
+  type ItemOutcome,
+  type Outcome,
+  type RunToWork,
+} from "./runItems.ts";
+
+const PAGE = 200;
+const PARALLEL = 16;
+
+/** What a project task's run needs of its task. */
+export interface SpanTask {
+  project_id: string;
+  sampling_rate: number | null;
+  query_filter: string | null;
+  /** Per evaluator id, its own filter (ANDed with the task's). */
+  evaluatorFilters: Map<string, string | null>;
+}
+
+/**
+ * Whether a span is in the sample: a stable function of its id, so a resumed run and a
+ * re-trigger sample the same spans.
+ */
+export const sampled = (spanId: string, rate: number | null): boolean =>
+  rate === null ||
+  rate >= 1 ||
+  createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;
+
+/** A span column's text: `attributes.<key>` (OpenInference keys are flat), else a few names. */
+function columnOf(
+  column: string,
+  span: { name: string; kind: string; attributes: Record<string, unknown> },
+) {
+  const text = (v: unknown) =>
+    v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+  if (column.startsWith("attributes.")) {
+    const key = column.slice("attributes.".length);
+    if (key in span.attributes) return text(span.attributes[key]);
+    // Nested documents (a JSON object attribute) by path.
+    let v: unknown = span.attributes;
+    for (const part of key.split(".")) v = (v as Record<string, unknown> | undefined)?.[part];
+    return text(v);
+  }
+  if (column === "input" || column === "output") return text(span.attributes[`${column}.value`]);
+  if (column === "name") return span.name;
+  if (column === "span_kind") return span.kind;
+  return text(span.attributes[column]);
+}
+
+const and = (a: string | null, b: string | null) => (a && b ? `(${a}) and (${b})` : (a ?? b ?? ""));
+
+/**
+ * A project task's evaluation run over the spans of its window (newest first, `max_spans` at
+ * most, sampled, filtered by the task's filter and, with one evaluator, its own): page by page,
+ * each span and evaluator once, evaluations written on the spans, progress after each page.
+ */
+export async function evaluateSpans(
+  pool: Pool,
+  spans: ProjectSpans,
+  run: RunToWork,
+  task: SpanTask,
+  evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
+  progress: () => Promise<boolean>,
+): Promise<Outcome> {
+  const options = run.options as { override_evaluations: boolean; max_spans: number };
+  const { runnable, reasons } = evaluators;
+  if (runnable.length === 0)
+    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
+  const own = runnable.map((e) => task.evaluatorFilters.get(e.evaluatorId) ?? null);
+  if (own.filter((f) => f !== null).length > 0 && runnable.length > 1)
+    return {
+      status: "FAILED",
+      reason: "per-evaluator query filters on a task of several evaluators are not executed yet",
+    };
+  const filter = and(task.query_filter, own[0] ?? null);
+  if (!run.data_start_time || !run.data_end_time)
+    return { status: "FAILED", reason: "the run has no data window" };
+  let after = "";
+  let taken = 0;
+  do {
+    const page = await spans.page({
+      accountId: run.account_id,
+      projectId: task.project_id,
+      startTime: run.data_start_time,
+      endTime: run.data_end_time,
+      filter,
+      after,
+      limit: PAGE,
+    });
+    const chosen = [];
+    for (const s of page.spans) {
+      if (taken >= options.max_spans) break;
+      if (!sampled(s.spanId, task.sampling_rate)) continue;
+      taken++;
+      chosen.push(s);
+    }
+    const done = await tracedQuery<{ item_id: string; evaluator_id: string }>(
+      pool,
+      "items done",
+      "select item_id, evaluator_id from task_run_items where run_id = $1 and item_id = any($2)",
+      [run.id, chosen.map((s) => s.spanId)],
+    );
+    const seen = new Set(done.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
+    const evaluations: SpanEvaluation[] = [];
+    const items: ItemOutcome[] = [];
+    const work = [];
+    for (const s of chosen) {
+      const span = {
+        name: s.name,
+        kind: s.kind,
+        attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+      };
+      for (const e of runnable) {
+        if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
+        if (!options.override_evaluations && s.evaluated.includes(e.name))
+          items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
+        else work.push({ s, span, e });
+      }
+    }
+    await eachLimited(work, PARALLEL, async ({ s, span, e }) => {
+      try {
+        const values: Record<string, string> = {};
+        const missing: string[] = [];
+        for (const v of e.variables) {
+          const value = columnOf(e.columnMappings?.[v] ?? v, span);
+          if (value === undefined) missing.push(v);
+          else values[v] = value;
+        }
+        if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
+        evaluations.push({ spanId: s.spanId, name: e.name, ...(await e.evaluate(values)) });
+        items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: true });
+      } catch {
+        items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: false });
+      }
+    });
+    if (evaluations.length > 0)
+      await spans.record(run.account_id, task.project_id, run.task_id, evaluations);
+    await recordItems(pool, run.id, items);
+    if (!(await progress())) return { status: "STOPPED" };
+    after = taken >= options.max_spans ? "" : page.nextAfter;
+  } while (after !== "");
+  return { status: "COMPLETED" };
+}

@@ -12,6 +12,7 @@ import { getSpaceBenchmark } from "./getSpace.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
+import { taskRunBenchmark } from "./taskRun.ts";
 import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webhooks.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
@@ -149,6 +150,7 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> 
   "spans-list-10m": spansListBenchmark,
   "webhook-delivery": webhookDeliveryBenchmark,
   "webhook-dead-neighbour": webhookDeadNeighbourBenchmark,
+  "task-run-1000": taskRunBenchmark,
 };
 if (values.only && !(values.only in benchmarks)) {
   throw new Error(

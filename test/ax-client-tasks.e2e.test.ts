@@ -13,6 +13,7 @@ import {
   waitForTaskRun,
 } from "@arizeai/ax-client";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
 
 // The tasks functions of @arizeai/ax-client 1.28.0 against the whole stack: a CODE_EVALUATION
 // task over an experiment's runs (a managed EXACT_MATCH code evaluator), made with
@@ -44,45 +45,8 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => api?.stop());
 
-/** A dataset of `size` examples and an experiment on it whose outputs match every other one. */
-async function experiment(size: number): Promise<{ datasetId: string; experimentId: string }> {
-  const examples = Array.from({ length: size }, (_, i) => ({ input: `q${i}`, expected: `a${i}` }));
-  const dataset = await asAdmin("POST", "/v2/datasets", {
-    space_id: spaceId,
-    name: unique("ds"),
-    examples,
-  });
-  const ids = (
-    (await asAdmin("GET", `/v2/datasets/${dataset.id}/examples?limit=500`)).examples as Json[]
-  ).map((e) => e.id as string);
-  const created = await asAdmin("POST", "/v2/experiments", {
-    name: unique("exp"),
-    dataset_id: dataset.id,
-    experiment_runs: ids.map((id, i) => ({
-      example_id: id,
-      output: i % 2 === 0 ? `a${i}` : "wrong",
-    })),
-  });
-  return { datasetId: dataset.id, experimentId: created.id };
-}
-
-const exactMatch = async () =>
-  (
-    await asAdmin("POST", "/v2/evaluators", {
-      space_id: spaceId,
-      name: unique("exact"),
-      type: "CODE",
-      version: {
-        commit_message: "c",
-        code_config: {
-          type: "MANAGED",
-          name: "exact_match",
-          managed_evaluator: "EXACT_MATCH",
-          variables: ["output", "expected"],
-        },
-      },
-    })
-  ).id as string;
+const experiment = (size: number) => taskExperiment(asAdmin, spaceId, unique, size);
+const exactMatch = () => exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
 
 /** A CUSTOM code evaluator: user Python, which this version does not run yet. */
 const customCode = async () =>

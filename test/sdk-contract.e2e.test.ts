@@ -23,6 +23,7 @@ import { contentRecipes } from "./authz-catalog-content.ts";
 import { datasetContractVariants, datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
 import { experimentContractVariants, experimentRecipes } from "./authz-experiments.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
+import { exactMatchEvaluator, taskExperiment as sharedTaskExperiment } from "./tasks-support.ts";
 
 /**
  * Operations of the document that the SDK's generated client does not have (so no model to
@@ -1088,45 +1089,11 @@ function recipes(): Record<string, Record<string, Recipe>> {
   const freshIntegration = async () =>
     (await asAdmin("POST", "/v2/ai-integrations", { name: unique(), provider: "OPEN_AI" }))
       .id as string;
-  /** A dataset of `size` examples in a fresh space, and an experiment with a run on each. */
+  /** A dataset of `size` examples in a fresh space, an experiment with a run on each, an evaluator. */
   const taskExperiment = async (size = 3) => {
     const space = await freshSpace();
-    const examples = Array.from({ length: size }, (_, i) => ({
-      input: `q${i}`,
-      expected: `a${i}`,
-    }));
-    const dataset = await asAdmin("POST", "/v2/datasets", {
-      space_id: space,
-      name: unique(),
-      examples,
-    });
-    const ids: string[] = [];
-    let cursor = "";
-    do {
-      const page = await asAdmin(
-        "GET",
-        `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
-      );
-      ids.push(...(page.examples as Json[]).map((e) => e.id as string));
-      cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
-    } while (cursor);
-    const experiment = await asAdmin("POST", "/v2/experiments", {
-      name: unique(),
-      dataset_id: dataset.id,
-      experiment_runs: ids.map((id, i) => ({ example_id: id, output: i % 2 ? "no" : `a${i}` })),
-    });
-    const evaluator = await asAdmin("POST", "/v2/evaluators", {
-      space_id: space,
-      name: unique(),
-      type: "CODE",
-      version: { commit_message: "c", code_config: managedCode },
-    });
-    return {
-      space,
-      datasetId: dataset.id as string,
-      experimentId: experiment.id as string,
-      evaluatorId: evaluator.id as string,
-    };
+    const e = await sharedTaskExperiment(asAdmin, space, unique, size);
+    return { space, ...e, evaluatorId: await exactMatchEvaluator(asAdmin, space, unique()) };
   };
   const llmGeneration = (aiIntegrationId: string) => ({
     experiment_type: "LLM_GENERATION",

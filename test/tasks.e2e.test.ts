@@ -5,11 +5,14 @@
  * mid-RUNNING, and of a finished run (409); the public API's rules at their edges; and a worker
  * killed mid-run, whose run another worker finishes without evaluating any item twice.
  */
+import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { freePort, spawnProcess } from "@argus/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { uuidOf } from "./identity-fixtures.ts";
 import { startFakeLlm } from "./fake-llm.ts";
+import { exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
 
 let api: Api;
@@ -42,61 +45,9 @@ afterAll(async () => {
   await api?.stop();
 });
 
-/** A dataset of `size` examples and an experiment on it whose outputs match every other one. */
-async function experiment(
-  size: number,
-  output: (i: number) => string = (i) => (i % 2 === 0 ? `a${i}` : "wrong"),
-): Promise<{ datasetId: string; experimentId: string }> {
-  const examples = Array.from({ length: size }, (_, i) => ({ input: `q${i}`, expected: `a${i}` }));
-  const dataset = await asAdmin("POST", "/v2/datasets", {
-    space_id: spaceId,
-    name: unique("ds"),
-    examples: examples.slice(0, 1000),
-  });
-  for (let i = 1000; i < size; i += 1000)
-    await asAdmin("POST", `/v2/datasets/${dataset.id}/examples`, {
-      examples: examples.slice(i, i + 1000),
-    });
-  const ids: string[] = [];
-  let cursor = "";
-  do {
-    const page = await asAdmin(
-      "GET",
-      `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
-    );
-    ids.push(...(page.examples as Json[]).map((e) => e.id as string));
-    cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
-  } while (cursor);
-  const runs = ids.map((id, i) => ({ example_id: id, output: output(i) }));
-  const created = await asAdmin("POST", "/v2/experiments", {
-    name: unique("exp"),
-    dataset_id: dataset.id,
-    experiment_runs: runs.slice(0, 1000),
-  });
-  for (let i = 1000; i < runs.length; i += 1000)
-    await asAdmin("POST", `/v2/experiments/${created.id}/runs`, {
-      experiment_runs: runs.slice(i, i + 1000),
-    });
-  return { datasetId: dataset.id, experimentId: created.id };
-}
-
-const exactMatch = async () =>
-  (
-    await asAdmin("POST", "/v2/evaluators", {
-      space_id: spaceId,
-      name: unique("exact"),
-      type: "CODE",
-      version: {
-        commit_message: "c",
-        code_config: {
-          type: "MANAGED",
-          name: "exact_match",
-          managed_evaluator: "EXACT_MATCH",
-          variables: ["output", "expected"],
-        },
-      },
-    })
-  ).id as string;
+const experiment = (size: number, output?: (i: number) => string) =>
+  taskExperiment(asAdmin, spaceId, unique, size, output);
+const exactMatch = () => exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
 
 const codeTask = async (e: { datasetId: string; experimentId: string }, evaluatorId: string) =>
   asAdmin("POST", "/v2/tasks", {
@@ -445,4 +396,55 @@ describe("a project task over spans", () => {
     );
     expect(none).toMatchObject({ status: "COMPLETED", num_successes: 0, num_skipped: 0 });
   });
+});
+
+describe("two worker replicas", () => {
+  it("50 runs, each executed exactly once", async () => {
+    // A second task-runner process beside the stack's: its own ports, the same identity.
+    const port = async () => String(await freePort());
+    const second = await spawnProcess({
+      name: "task-runner-2",
+      command: process.execPath,
+      args: ["services/task-runner/src/main.ts"],
+      cwd: fileURLToPath(new URL("../", import.meta.url)),
+      env: {
+        ...api.stack.env,
+        ...api.stack.processEnv["task-runner"],
+        TASK_RUNNER_GRPC_PORT: await port(),
+        TASK_RUNNER_PROBE_PORT: await port(),
+        ARGUS_TASK_RUNS_PER_REPLICA: "4",
+      },
+      readyWhen: async () => true,
+      timeoutMs: 30_000,
+    });
+    try {
+      const e = await experiment(5);
+      const evaluator = await exactMatch();
+      const task = await codeTask(e, evaluator);
+      const runs: string[] = [];
+      for (let i = 0; i < 50; i++)
+        runs.push((await trigger(task.id, { override_evaluations: true })).id);
+      for (const id of runs) {
+        const done = await until(id, terminal);
+        expect(done).toMatchObject({ status: "COMPLETED", num_successes: 5 });
+      }
+      const { rows } = await db.query<{ stream_id: string; started: number; finished: number }>(
+        `select stream_id,
+                count(*) filter (where event_type = 'TaskRunStarted')::int as started,
+                count(*) filter (where event_type = 'TaskRunFinished')::int as finished
+           from events where stream_id = any($1) group by stream_id`,
+        [runs.map((r) => `task_run-${uuidOf(r)}`)],
+      );
+      expect(rows).toHaveLength(50);
+      expect(rows.every((r) => r.started === 1 && r.finished === 1)).toBe(true);
+      const items = await db.query<{ n: number }>(
+        "select count(*)::int as n from task_run_items where run_id = any($1)",
+        [runs.map(uuidOf)],
+      );
+      expect(items.rows[0]!.n).toBe(250);
+      expect(second.output()).not.toMatch(/"level":"error"/);
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
 });

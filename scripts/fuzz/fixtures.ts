@@ -158,6 +158,36 @@ async function spaceFixtures(
     }),
   );
   const promptVersions = prompts.map((p) => String((p.version as Json).id));
+  // Tasks of the first project (its spans), one of them run once.
+  const codeEvaluator = await call("POST", "/v2/evaluators", {
+    ...inSpace,
+    name: name("code evaluator", 0),
+    type: "CODE",
+    version: {
+      commit_message: "initial",
+      code_config: {
+        type: "MANAGED",
+        name: "exact_match",
+        managed_evaluator: "EXACT_MATCH",
+        variables: ["output", "expected"],
+      },
+    },
+  });
+  const tasks = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/tasks", {
+        type: "CODE_EVALUATION",
+        name: name("task", i),
+        project_id: projects[0],
+        evaluators: [{ evaluator_id: String(codeEvaluator.id) }],
+      }),
+    ),
+  );
+  const taskRuns = idsOf([
+    await call("POST", `/v2/tasks/${tasks[0]}/trigger`, {
+      data_start_time: new Date(Date.now() - 3_600_000).toISOString(),
+    }),
+  ]);
   // Webhooks of the organization (to a name that does not resolve: a test delivery is a 502),
   // each subscribed to the first prompt's new versions.
   const webhooks = idsOf(
@@ -299,6 +329,8 @@ async function spaceFixtures(
     experiments,
     webhooks,
     subscriptions,
+    tasks,
+    task_runs: taskRuns,
   };
 }
 
@@ -408,6 +440,8 @@ const PATH_PARAMS: Record<string, string> = {
   experiment_id: "experiments",
   webhook_id: "webhooks",
   subscription_id: "subscriptions",
+  task_id: "tasks",
+  run_id: "task_runs",
 };
 const BODY_FIELDS: Record<string, string> = {
   space_id: "spaces",

@@ -74,3 +74,5 @@ export {
   urlAs,
 } from "./provisionDatabase.ts";
 export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./eventChunks.ts";
+export type { WorkLoopOptions } from "./workLoop.ts";
+export { startWorkLoop } from "./workLoop.ts";

@@ -671,22 +671,18 @@ describe("tasks", () => {
       [EVALUATOR, EVALUATOR_VERSION],
     ]);
 
-    answers.CreateTask = () => {
-      throw toGrpcError(new DomainError("resource-not-found", "AI integration not found"));
-    };
+    // A run configuration is stored as given: an id in it that names nothing never gets there.
     const rc = await call("POST", "/v2/tasks", {
       type: "RUN_EXPERIMENT",
       name: "n",
       dataset_id: pub.project,
       run_configuration: { ...publicLlmConfig, ai_integration_id: pub.agent },
     });
-    expect(rc.status).toBe(404);
-    const sent = calls[1]!.request as CreateTaskRequest;
-    expect(sent.datasetId).toBe(NO_SUCH_ID);
-    expect(JSON.parse(sent.runConfigurationJson!)).toMatchObject({
-      ai_integration_id: "",
-      prompt_version_id: PROMPT_VERSION,
-    });
+    expect([rc.status, rc.json.detail]).toEqual([
+      404,
+      "run_configuration.ai_integration_id names nothing",
+    ]);
+    expect(calls).toHaveLength(1);
   });
 
   it("gets and deletes by the path id; another type's id is a 404", async () => {

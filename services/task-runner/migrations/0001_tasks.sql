@@ -49,12 +49,20 @@ create index task_runs_by_task on task_runs (task_id, created_at desc, id desc);
 create index task_runs_to_work on task_runs (created_at) where status in ('PENDING', 'RUNNING');
 
 -- One evaluation per run, item and evaluator: a run resumed by another worker skips what is
--- already evaluated, so no item gets two evaluations.
+-- already evaluated, so no item gets two evaluations. A verdict is kept here first and written
+-- to the item's service after (`written`): a worker that dies between the two leaves the write
+-- to the next, which never mistakes this run's own labels for an earlier run's.
 create table task_run_items (
   run_id uuid not null references task_runs on delete cascade,
   item_id text not null,
   evaluator_id uuid not null,
   -- true: evaluated; false: the evaluator failed on it; null: skipped (already labeled).
   ok boolean,
+  -- Where the verdict goes: the experiment (dataset tasks) or the project (project tasks).
+  target text,
+  -- {name, label, score, explanation} of an evaluated item.
+  verdict jsonb,
+  written boolean not null default false,
   primary key (run_id, item_id, evaluator_id)
 );
+create index task_run_items_unwritten on task_run_items (run_id) where verdict is not null and not written;

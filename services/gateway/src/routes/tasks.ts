@@ -98,12 +98,19 @@ const NULLABLE_RUN_CONFIGURATION_ID: Record<string, string> = {
   TEMPLATE_EVALUATION: "evaluator_version_id",
 };
 
-/** The configuration as sent, its ids as the service's uuids ("" for one that does not decode). */
+/**
+ * The configuration as sent, its ids as the service's uuids. The service keeps the configuration
+ * as given, so an id that does not decode names nothing and is refused here (404), never stored.
+ */
 function runConfigurationToService(rc: Json): string {
   const out: Json = { ...rc };
   for (const [field, type] of Object.entries(RUN_CONFIGURATION_IDS)) {
     const v = out[field];
-    if (typeof v === "string") out[field] = bodyId(type, v);
+    if (typeof v !== "string") continue;
+    const uuid = decodeId(type, v);
+    if (uuid === null)
+      throw new DomainError("resource-not-found", `run_configuration.${field} names nothing`);
+    out[field] = uuid;
   }
   return JSON.stringify(out);
 }

@@ -1,12 +1,13 @@
 import type { Pool } from "pg";
-import { tracedQuery } from "@argus/eventstore";
-import type { RunEvaluation } from "@argus/proto/dataset/v1/dataset";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
-import { ItemError } from "../domain/managed.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
 import {
+  doneItems,
   eachLimited,
+  evaluateOne,
   recordItems,
+  writePending,
+  type PendingEvaluation,
   type ItemOutcome,
   type Outcome,
   type RunToWork,
@@ -23,13 +24,8 @@ interface Item {
   example: Record<string, unknown>;
 }
 
-/** A variable's value: `output` is the run's; a column, the run's field, else the example's. */
-function valueOf(
-  variable: string,
-  mappings: Record<string, string> | null,
-  run: Item,
-): string | undefined {
-  const column = mappings?.[variable] ?? variable;
+/** A column's value: `output` is the run's; any other, the run's field, else the example's. */
+function valueOf(column: string, run: Item): string | undefined {
   if (column === "output") return run.output;
   return text(run.fields[column]) ?? text(run.example[column]);
 }
@@ -55,19 +51,21 @@ export async function evaluateExperiments(
   const { runnable, reasons } = evaluators;
   if (runnable.length === 0)
     return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
+  const write = (experimentId: string, evaluations: PendingEvaluation[]) =>
+    runs.record(
+      run.account_id,
+      experimentId,
+      run.task_id,
+      evaluations.map(({ item_id, ...v }) => ({ runId: item_id, ...v })),
+    );
+  // A dead worker's verdicts first: kept, not yet written.
+  await writePending(pool, run.id, write);
   for (const experimentId of options.experiment_ids) {
     let after = "";
     do {
       const page = await runs.page(run.account_id, experimentId, after, PAGE);
       const ids = page.runs.map((r) => r.id);
-      const done = await tracedQuery<{ item_id: string; evaluator_id: string }>(
-        pool,
-        "items done",
-        "select item_id, evaluator_id from task_run_items where run_id = $1 and item_id = any($2)",
-        [run.id, ids],
-      );
-      const seen = new Set(done.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
-      const evaluations: RunEvaluation[] = [];
+      const seen = await doneItems(pool, run.id, ids);
       const items: ItemOutcome[] = [];
       const work: { r: (typeof page.runs)[number]; e: ItemEvaluator; item: Item }[] = [];
       for (const r of page.runs) {
@@ -86,24 +84,20 @@ export async function evaluateExperiments(
       }
       await eachLimited(work, PARALLEL, async ({ r, e, item }) => {
         try {
-          const values: Record<string, string> = {};
-          const missing: string[] = [];
-          for (const v of e.variables) {
-            const value = valueOf(v, e.columnMappings, item);
-            if (value === undefined) missing.push(v);
-            else values[v] = value;
-          }
-          if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
-          const verdict = await e.evaluate(values);
-          evaluations.push({ runId: r.id, name: e.name, ...verdict });
-          items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: true });
+          const verdict = await evaluateOne(e, (column) => valueOf(column, item));
+          items.push({
+            item_id: r.id,
+            evaluator_id: e.evaluatorId,
+            ok: true,
+            target: experimentId,
+            verdict: { name: e.name, ...verdict },
+          });
         } catch {
           items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: false });
         }
       });
-      if (evaluations.length > 0)
-        await runs.record(run.account_id, experimentId, run.task_id, evaluations);
       await recordItems(pool, run.id, items);
+      await writePending(pool, run.id, write);
       if (!(await progress())) return { status: "STOPPED" };
       after = page.page?.nextAfter ?? "";
     } while (after !== "");

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Pool } from "pg";
-import { tracedQuery } from "@argus/eventstore";
-import type { SpanEvaluation } from "@argus/proto/tracing/v1/tracing";
 import type { ProjectSpans } from "../adapters/projectSpans.ts";
-import { ItemError } from "../domain/managed.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
 import {
+  doneItems,
   eachLimited,
+  evaluateOne,
   recordItems,
+  writePending,
+  type PendingEvaluation,
   type ItemOutcome,
   type Outcome,
   type RunToWork,
@@ -83,6 +84,15 @@ export async function evaluateSpans(
   const filter = and(task.query_filter, own[0] ?? null);
   if (!run.data_start_time || !run.data_end_time)
     return { status: "FAILED", reason: "the run has no data window" };
+  const write = (projectId: string, evaluations: PendingEvaluation[]) =>
+    spans.record(
+      run.account_id,
+      projectId,
+      run.task_id,
+      evaluations.map(({ item_id, ...v }) => ({ spanId: item_id, ...v })),
+    );
+  // A dead worker's verdicts first: kept, not yet written.
+  await writePending(pool, run.id, write);
   let after = "";
   let taken = 0;
   do {
@@ -102,14 +112,11 @@ export async function evaluateSpans(
       taken++;
       chosen.push(s);
     }
-    const done = await tracedQuery<{ item_id: string; evaluator_id: string }>(
+    const seen = await doneItems(
       pool,
-      "items done",
-      "select item_id, evaluator_id from task_run_items where run_id = $1 and item_id = any($2)",
-      [run.id, chosen.map((s) => s.spanId)],
+      run.id,
+      chosen.map((c) => c.spanId),
     );
-    const seen = new Set(done.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
-    const evaluations: SpanEvaluation[] = [];
     const items: ItemOutcome[] = [];
     const work = [];
     for (const s of chosen) {
@@ -127,23 +134,20 @@ export async function evaluateSpans(
     }
     await eachLimited(work, PARALLEL, async ({ s, span, e }) => {
       try {
-        const values: Record<string, string> = {};
-        const missing: string[] = [];
-        for (const v of e.variables) {
-          const value = columnOf(e.columnMappings?.[v] ?? v, span);
-          if (value === undefined) missing.push(v);
-          else values[v] = value;
-        }
-        if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
-        evaluations.push({ spanId: s.spanId, name: e.name, ...(await e.evaluate(values)) });
-        items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: true });
+        const verdict = await evaluateOne(e, (column) => columnOf(column, span));
+        items.push({
+          item_id: s.spanId,
+          evaluator_id: e.evaluatorId,
+          ok: true,
+          target: task.project_id,
+          verdict: { name: e.name, ...verdict },
+        });
       } catch {
         items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: false });
       }
     });
-    if (evaluations.length > 0)
-      await spans.record(run.account_id, task.project_id, run.task_id, evaluations);
     await recordItems(pool, run.id, items);
+    await writePending(pool, run.id, write);
     if (!(await progress())) return { status: "STOPPED" };
     after = taken >= options.max_spans ? "" : page.nextAfter;
   } while (after !== "");

@@ -1,5 +1,7 @@
 import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
+import { ItemError, type Verdict } from "../domain/managed.ts";
+import type { ItemEvaluator } from "./evaluators.ts";
 
 /** A run as a worker claimed it. */
 export interface RunToWork {
@@ -23,6 +25,15 @@ export interface ItemOutcome {
   item_id: string;
   evaluator_id: string;
   ok: boolean | null;
+  /** Where the verdict goes (an experiment, a project), with the verdict, for evaluated items. */
+  target?: string;
+  verdict?: Verdict & { name: string };
+}
+
+/** A verdict on its way to the item's service. */
+export interface PendingEvaluation extends Verdict {
+  item_id: string;
+  name: string;
 }
 
 /** Runs `task` on every item, `parallel` at a time. */
@@ -48,10 +59,86 @@ export async function recordItems(
   await tracedQuery(
     pool,
     "items evaluated",
-    `insert into task_run_items (run_id, item_id, evaluator_id, ok)
-     select $1, x.item_id, x.evaluator_id, x.ok
-       from jsonb_to_recordset($2::jsonb) as x(item_id text, evaluator_id uuid, ok boolean)
+    `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
+     select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict
+       from jsonb_to_recordset($2::jsonb)
+         as x(item_id text, evaluator_id uuid, ok boolean, target text, verdict jsonb)
      on conflict do nothing`,
     [runId, JSON.stringify(items)],
   );
+}
+
+/**
+ * Writes the run's verdicts not written yet (this page's, and a dead worker's), per target, to
+ * the item's service, then marks them written: a write repeated after a crash is an upsert of
+ * the same values.
+ */
+export async function writePending(
+  pool: Pool,
+  runId: string,
+  write: (target: string, evaluations: PendingEvaluation[]) => Promise<void>,
+): Promise<void> {
+  const res = await tracedQuery<{
+    target: string;
+    item_id: string;
+    evaluator_id: string;
+    verdict: Verdict & { name: string };
+  }>(
+    pool,
+    "verdicts to write",
+    `select target, item_id, evaluator_id, verdict from task_run_items
+      where run_id = $1 and verdict is not null and not written
+      order by target`,
+    [runId],
+  );
+  const byTarget = new Map<string, typeof res.rows>();
+  for (const r of res.rows) byTarget.set(r.target, [...(byTarget.get(r.target) ?? []), r]);
+  for (const [target, rows] of byTarget) {
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      await write(
+        target,
+        chunk.map((r) => ({ item_id: r.item_id, ...r.verdict })),
+      );
+      await tracedQuery(
+        pool,
+        "verdicts written",
+        `update task_run_items set written = true
+          where run_id = $1 and (item_id, evaluator_id) in
+            (select * from unnest($2::text[], $3::uuid[]))`,
+        [runId, chunk.map((r) => r.item_id), chunk.map((r) => r.evaluator_id)],
+      );
+    }
+  }
+}
+
+/** `item/evaluator` of what this run already did with these items (a resumed run skips them). */
+export async function doneItems(
+  pool: Pool,
+  runId: string,
+  itemIds: readonly string[],
+): Promise<Set<string>> {
+  const res = await tracedQuery<{ item_id: string; evaluator_id: string }>(
+    pool,
+    "items done",
+    "select item_id, evaluator_id from task_run_items where run_id = $1 and item_id = any($2)",
+    [runId, itemIds],
+  );
+  return new Set(res.rows.map((d) => `${d.item_id}/${d.evaluator_id}`));
+}
+
+/** One item's verdict: its variables read through the evaluator's column mappings, then run. */
+export async function evaluateOne(
+  e: ItemEvaluator,
+  column: (name: string) => string | undefined,
+): Promise<Verdict> {
+  const values: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const v of e.variables) {
+    const value = column(e.columnMappings?.[v] ?? v);
+    if (value === undefined) missing.push(v);
+    else values[v] = value;
+  }
+  if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
+  return e.evaluate(values);
 }

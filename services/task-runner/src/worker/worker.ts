@@ -1,6 +1,6 @@
-import type { Pool, PoolClient } from "pg";
+import type { Pool } from "pg";
 import { streamId } from "@argus/contracts";
-import { tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { runDecider, type Counts } from "../domain/run.ts";
@@ -60,23 +60,8 @@ const metadata = (r: RunToWork) => ({
  * RUNNING) and the work stops there: within one page of items and one heartbeat.
  */
 export function startRunWorker(o: WorkerOptions): () => Promise<void> {
-  const inFlight = new Set<Promise<void>>();
-  let running = true;
-  let wake: () => void = () => undefined;
-  let listener: PoolClient | undefined;
   // Calls to one AI integration at once, across every run this replica works.
   const limit = keyedLimiter(o.evaluators.perIntegration);
-
-  const waitForWork = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = () => undefined;
-        resolve();
-      }
-      wake = done;
-    });
 
   async function claim(): Promise<RunToWork | undefined> {
     const res = await tracedQuery<RunToWork>(
@@ -222,53 +207,17 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     }
   }
 
-  function launch(run: RunToWork): void {
-    const p = work(run)
-      .catch((err: Error) =>
-        // The lease runs out and another worker resumes the run: nothing is lost.
-        o.logger.warn("task run failed to finish", { run_id: run.id, err: err.message }),
-      )
-      .finally(() => {
-        inFlight.delete(p);
-        wake();
-      });
-    inFlight.add(p);
-  }
-
-  async function pump(): Promise<void> {
-    while (running) {
-      let claimed: RunToWork | undefined;
-      if (inFlight.size < o.concurrency)
-        try {
-          claimed = await claim();
-        } catch (err) {
-          o.logger.warn("claiming task runs failed", { err: (err as Error).message });
-        }
-      if (claimed) launch(claimed);
-      else if (running) await waitForWork(o.pollMs);
-    }
-  }
-
-  async function listen(): Promise<void> {
-    try {
-      listener = await o.pool.connect();
-      listener.on("notification", () => wake());
-      // A broken connection only costs the announcements: polling still finds the work.
-      listener.on("error", (err) =>
-        o.logger.warn("notification listener failed", { err: err.message }),
-      );
-      await listener.query(`listen ${RUNS_CHANNEL}`);
-    } catch (err) {
-      o.logger.warn("listening for task runs failed", { err: (err as Error).message });
-    }
-  }
-
-  const pumping = listen().then(pump);
-  return async () => {
-    running = false;
-    wake();
-    await pumping;
-    await Promise.allSettled(inFlight);
-    listener?.release();
-  };
+  return startWorkLoop({
+    pool: o.pool,
+    channel: RUNS_CHANNEL,
+    logger: o.logger,
+    pollMs: o.pollMs,
+    concurrency: o.concurrency,
+    // One at a time: a replica takes a run only when it has room, leaving the rest to others.
+    claim: async () => {
+      const run = await claim();
+      return run ? [run] : [];
+    },
+    work,
+  });
 }

@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from "pg";
-import { tracedQuery } from "@argus/eventstore";
+import type { Pool } from "pg";
+import { startWorkLoop, tracedQuery } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { recordAttempt } from "./attempts.ts";
 import { DELIVERIES_CHANNEL } from "./consumers.ts";
@@ -43,22 +43,7 @@ interface Claimed {
  * Every replica runs one; the claim's conditional update keeps two from taking one delivery.
  */
 export function startDeliveryWorker(o: WorkerOptions): () => Promise<void> {
-  const inFlight = new Map<string, Promise<void>>();
   const perWebhook = new Map<string, number>();
-  let running = true;
-  let wake: () => void = () => undefined;
-  let listener: PoolClient | undefined;
-
-  const waitForWork = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = () => undefined;
-        resolve();
-      }
-      wake = done;
-    });
 
   async function claim(free: number): Promise<Claimed[]> {
     // Each webhook gets at most its free slots: perWebhook less what is in flight to it here.
@@ -127,59 +112,24 @@ export function startDeliveryWorker(o: WorkerOptions): () => Promise<void> {
     );
   }
 
-  function launch(d: Claimed): void {
+  async function work(d: Claimed): Promise<void> {
     perWebhook.set(d.webhook_id, (perWebhook.get(d.webhook_id) ?? 0) + 1);
-    const p = deliver(d)
-      .catch((err: Error) =>
-        // The lease runs out and another attempt follows: nothing is lost.
-        o.logger.warn("webhook delivery failed to record", { err: err.message }),
-      )
-      .finally(() => {
-        inFlight.delete(d.id);
-        const n = (perWebhook.get(d.webhook_id) ?? 1) - 1;
-        if (n === 0) perWebhook.delete(d.webhook_id);
-        else perWebhook.set(d.webhook_id, n);
-        wake();
-      });
-    inFlight.set(d.id, p);
-  }
-
-  async function pump(): Promise<void> {
-    while (running) {
-      const free = o.concurrency - inFlight.size;
-      let claimed: Claimed[] = [];
-      if (free > 0)
-        try {
-          claimed = await claim(free);
-        } catch (err) {
-          o.logger.warn("claiming webhook deliveries failed", { err: (err as Error).message });
-        }
-      for (const d of claimed) launch(d);
-      if (running && claimed.length === 0) await waitForWork(o.pollMs);
-    }
-  }
-
-  async function listen(): Promise<void> {
     try {
-      listener = await o.pool.connect();
-      listener.on("notification", () => wake());
-      // A broken connection only costs the announcements: polling still finds the work.
-      listener.on("error", (err) =>
-        o.logger.warn("notification listener failed", { err: err.message }),
-      );
-      await listener.query(`listen ${DELIVERIES_CHANNEL}`);
-    } catch (err) {
-      // Polling still finds the work, later.
-      o.logger.warn("listening for webhook deliveries failed", { err: (err as Error).message });
+      await deliver(d);
+    } finally {
+      const n = (perWebhook.get(d.webhook_id) ?? 1) - 1;
+      if (n === 0) perWebhook.delete(d.webhook_id);
+      else perWebhook.set(d.webhook_id, n);
     }
   }
 
-  const pumping = listen().then(pump);
-  return async () => {
-    running = false;
-    wake();
-    await pumping;
-    await Promise.allSettled(inFlight.values());
-    listener?.release();
-  };
+  return startWorkLoop({
+    pool: o.pool,
+    channel: DELIVERIES_CHANNEL,
+    logger: o.logger,
+    pollMs: o.pollMs,
+    concurrency: o.concurrency,
+    claim,
+    work,
+  });
 }

@@ -1,0 +1,140 @@
+import pg from "pg";
+import { decodeId } from "@argus/platform";
+import { Api } from "./datasets.ts";
+import type { OperationBenchmark } from "./operations.ts";
+import { withBenchStack } from "./stack.ts";
+
+const ITEMS = 1000;
+
+/**
+ * Issue "Task runner": the per-item overhead of an evaluation run. Subject: a CODE_EVALUATION
+ * task with a MANAGED EXACT_MATCH evaluator over an experiment of 1000 runs, triggered through
+ * the API (override_evaluations, so every run evaluates all 1000) and polled until COMPLETED:
+ * the claim, the pages read from the dataset service, the evaluations written back through it
+ * (an event a page), the items recorded, progress and the run's events. Baseline: the same
+ * evaluation as a bare loop over SQL — one select of the runs with their examples' `expected`,
+ * the comparison in a loop, one update writing the same eval.* fields.
+ */
+export async function taskRunBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const api = new Api(stack);
+    const spaceId = await api.defaultSpaceId();
+    const examples = Array.from({ length: ITEMS }, (_, i) => ({
+      input: `q${i}`,
+      expected: `a${i}`,
+    }));
+    const dataset = await api.call<{ id: string }>("POST", "/v2/datasets", 201, {
+      space_id: spaceId,
+      name: `bench-${Date.now()}`,
+      examples,
+    });
+    const ids: string[] = [];
+    let cursor = "";
+    do {
+      const page = await api.call<{
+        examples: { id: string }[];
+        pagination: { has_more: boolean; next_cursor?: string };
+      }>(
+        "GET",
+        `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+        200,
+      );
+      ids.push(...page.examples.map((e) => e.id));
+      cursor = page.pagination.has_more ? page.pagination.next_cursor! : "";
+    } while (cursor);
+    const experiment = await api.call<{ id: string }>("POST", "/v2/experiments", 201, {
+      name: `bench-exp-${Date.now()}`,
+      dataset_id: dataset.id,
+      experiment_runs: ids.map((id, i) => ({ example_id: id, output: i % 2 ? "no" : `a${i}` })),
+    });
+    const evaluator = await api.call<{ id: string }>("POST", "/v2/evaluators", 201, {
+      space_id: spaceId,
+      name: `bench-exact-${Date.now()}`,
+      type: "CODE",
+      version: {
+        commit_message: "c",
+        code_config: {
+          type: "MANAGED",
+          name: "exact_match",
+          managed_evaluator: "EXACT_MATCH",
+          variables: ["output", "expected"],
+        },
+      },
+    });
+    const task = await api.call<{ id: string }>("POST", "/v2/tasks", 201, {
+      type: "CODE_EVALUATION",
+      name: `bench-task-${Date.now()}`,
+      dataset_id: dataset.id,
+      experiment_ids: [experiment.id],
+      evaluators: [{ evaluator_id: evaluator.id }],
+    });
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    onStop(() => pool.end());
+    const experimentUuid = decodeId("Experiment", experiment.id)!;
+    const p = stack.processes;
+    const pids = {
+      gateway: p.gateway!.pid,
+      "task-runner": p["task-runner"]!.pid,
+      dataset: p.dataset!.pid,
+    };
+    return {
+      kind: "operations",
+      name: `an evaluation run over ${ITEMS} experiment runs (EXACT_MATCH) vs the same in a bare loop over SQL`,
+      maxOpsPerSlice: 50,
+      subject: {
+        name: "task run",
+        pids,
+        async run() {
+          const run = await api.call<{ id: string }>("POST", `/v2/tasks/${task.id}/trigger`, 201, {
+            override_evaluations: true,
+          });
+          for (;;) {
+            const now = await api.call<{ status: string; num_successes: number }>(
+              "GET",
+              `/v2/task-runs/${run.id}`,
+              200,
+            );
+            if (now.status === "COMPLETED") {
+              if (now.num_successes !== ITEMS) throw new Error(`${now.num_successes} evaluated`);
+              return;
+            }
+            if (now.status !== "PENDING" && now.status !== "RUNNING")
+              throw new Error(`run ended ${now.status}`);
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        },
+      },
+      baseline: {
+        name: "SQL loop",
+        pids: {},
+        async run() {
+          const rows = await pool.query<{ id: string; output: string; expected: string | null }>(
+            `select r.id, r.output, (select e.fields ->> 'expected' from dataset.examples e
+                                      where e.id = r.example_id limit 1) as expected
+               from dataset.experiment_runs r where r.experiment_id = $1`,
+            [experimentUuid],
+          );
+          const evaluations = rows.rows.map((r) => {
+            const ok = r.output === r.expected;
+            return {
+              run_id: r.id,
+              patch: {
+                "eval.exact_match.label": ok ? "true" : "false",
+                "eval.exact_match.score": ok ? 1 : 0,
+                "eval.exact_match.explanation": ok ? "the values are equal" : "the values differ",
+              },
+            };
+          });
+          const res = await pool.query(
+            `update dataset.experiment_runs r set fields = r.fields || x.patch
+               from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)
+              where r.experiment_id = $1 and r.id = x.run_id`,
+            [experimentUuid, JSON.stringify(evaluations)],
+          );
+          if (res.rowCount !== ITEMS) throw new Error(`${res.rowCount} updated`);
+        },
+      },
+      stop,
+    };
+  });
+}

@@ -1,0 +1,72 @@
+import type { Json } from "./support.ts";
+
+/** The admin's JSON calls that throw on anything but 2xx (each suite has its own). */
+export type AsAdmin = (method: string, path: string, body?: unknown) => Promise<Json>;
+
+/**
+ * A dataset of `size` examples (`{input: q<i>, expected: a<i>}`, written 1000 at a time) in
+ * `spaceId` and an experiment on it with one run per example, `output(i)` its output (default:
+ * every other one matches its example's `expected`).
+ */
+export async function taskExperiment(
+  asAdmin: AsAdmin,
+  spaceId: string,
+  name: (what: string) => string,
+  size: number,
+  output: (i: number) => string = (i) => (i % 2 === 0 ? `a${i}` : "wrong"),
+): Promise<{ datasetId: string; experimentId: string }> {
+  const examples = Array.from({ length: size }, (_, i) => ({ input: `q${i}`, expected: `a${i}` }));
+  const dataset = await asAdmin("POST", "/v2/datasets", {
+    space_id: spaceId,
+    name: name("ds"),
+    examples: examples.slice(0, 1000),
+  });
+  for (let i = 1000; i < size; i += 1000)
+    await asAdmin("POST", `/v2/datasets/${dataset.id}/examples`, {
+      examples: examples.slice(i, i + 1000),
+    });
+  const ids: string[] = [];
+  let cursor = "";
+  do {
+    const page = await asAdmin(
+      "GET",
+      `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+    );
+    ids.push(...(page.examples as Json[]).map((e) => e.id as string));
+    cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
+  } while (cursor);
+  const runs = ids.map((id, i) => ({ example_id: id, output: output(i) }));
+  const created = await asAdmin("POST", "/v2/experiments", {
+    name: name("exp"),
+    dataset_id: dataset.id,
+    experiment_runs: runs.slice(0, 1000),
+  });
+  for (let i = 1000; i < runs.length; i += 1000)
+    await asAdmin("POST", `/v2/experiments/${created.id}/runs`, {
+      experiment_runs: runs.slice(i, i + 1000),
+    });
+  return { datasetId: dataset.id as string, experimentId: created.id as string };
+}
+
+/** The MANAGED EXACT_MATCH code_config over `output` and `expected`. */
+export const EXACT_MATCH_CODE = {
+  type: "MANAGED",
+  name: "exact_match",
+  managed_evaluator: "EXACT_MATCH",
+  variables: ["output", "expected"],
+} as const;
+
+/** A CODE evaluator in `spaceId` running EXACT_MATCH; its id. */
+export async function exactMatchEvaluator(
+  asAdmin: AsAdmin,
+  spaceId: string,
+  name: string,
+): Promise<string> {
+  const created = await asAdmin("POST", "/v2/evaluators", {
+    space_id: spaceId,
+    name,
+    type: "CODE",
+    version: { commit_message: "c", code_config: EXACT_MATCH_CODE },
+  });
+  return created.id as string;
+}

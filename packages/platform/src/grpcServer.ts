@@ -180,7 +180,14 @@ function listenProbes(
       );
     reply(404);
   });
-  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+  // A port another process holds is this start's failure, not an unhandled 'error' later.
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
 }
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {

@@ -12,6 +12,11 @@ export interface SpawnProcessOptions {
   cwd?: string;
   /** Polled until it resolves true; a rejection counts as "not yet". */
   readyWhen: () => Promise<boolean>;
+  /**
+   * Also required before ready: a line of the child's own output. A probe port can answer for
+   * another process that holds it, so only the child's word proves this one is listening.
+   */
+  readyLine?: RegExp;
   /** Default 30 s. */
   timeoutMs?: number;
   /** Called with each complete output line (already prefixed), e.g. to show logs live. */
@@ -107,7 +112,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
           () => "waiting" as const,
         );
       const outcome = await Promise.race([check, hasEnded, timedOut]);
-      if (outcome === "ready") return handle;
+      if (outcome === "ready" && (!opts.readyLine || opts.readyLine.test(output))) return handle;
       if (outcome === "exited") {
         throw new Error(
           `${opts.name} exited (code ${await exited}) before it was ready:\n${output}`,

@@ -239,6 +239,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       cwd: root,
       env: { ...env, ...processEnv[name], ...extra },
       readyWhen: () => httpOk(spec.ready),
+      readyLine: new RegExp(`"msg":"${name} listening"`),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });
@@ -305,8 +306,11 @@ function startedProcesses(processes: Record<string, SpawnedProcess>): string {
   };
   return Object.entries(processes)
     .map(([name, p]) => {
-      const last = p.output().trimEnd().split("\n").slice(-3).join("\n    ");
-      return `  ${name} (pid ${p.pid}): ${alive(p.pid)}\n    ${last}`;
+      const state = alive(p.pid);
+      // A process that died shows enough to read why (Node's report of an uncaught error).
+      const lines = state === "EXITED" ? 40 : 3;
+      const last = p.output().trimEnd().split("\n").slice(-lines).join("\n    ");
+      return `  ${name} (pid ${p.pid}): ${state}\n    ${last}`;
     })
     .join("\n");
 }

@@ -1,4 +1,5 @@
-import { connect } from "node:net";
+import { once } from "node:events";
+import { connect, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort, spawnProcess } from "../src/index.ts";
 
@@ -62,6 +63,35 @@ describe("spawnProcess", () => {
       /sleeper was not ready within 700 ms[\s\S]*still warming up/,
     );
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("a port another process answers on is not this child's readiness: its own line is", async () => {
+    // The probe port is held by someone else; the child cannot bind it and dies.
+    const port = await freePort();
+    const squatter = createServer().listen(port, "127.0.0.1");
+    await once(squatter, "listening");
+    const server = `
+      require("node:net").createServer().listen(Number(process.env.PORT), "127.0.0.1", () =>
+        console.log("listening on " + process.env.PORT));`;
+    try {
+      const start = spawnProcess({
+        name: "late-binder",
+        command: node,
+        args: ["-e", server],
+        env: { PORT: String(port) },
+        readyWhen: () => accepts(port),
+        readyLine: /listening on/,
+      });
+      await expect(start).rejects.toThrow(/late-binder exited \(code 1\)[\s\S]*EADDRINUSE/);
+    } finally {
+      squatter.close();
+    }
+  });
+
+  it("hands out a port at most once, though the OS repeats them", async () => {
+    const ports = [];
+    for (let i = 0; i < 3000; i++) ports.push(await freePort());
+    expect(new Set(ports).size).toBe(ports.length);
   });
 
   it("fails clearly when the command does not exist", async () => {

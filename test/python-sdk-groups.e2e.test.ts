@@ -126,11 +126,6 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "api_keys.create_service_key_custom_role":
     "custom roles are not supported for service keys (422, openapi/paths/api-keys.yaml " +
     "ServiceKeyRole): the key's grants are predefined roles only",
-  "tasks.update_run_configuration":
-    "a RUN_EXPERIMENT task's run_configuration cannot be changed yet: PATCH /v2/tasks/{id} " +
-    'answers 400 "changing run_configuration is not supported" (tasks.proto\'s ' +
-    "UpdateTaskRequest has no run configuration to carry), though openapi/paths/tasks.yaml " +
-    "says it replaces the stored configuration",
 };
 
 let api: Api;

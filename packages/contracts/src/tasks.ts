@@ -48,7 +48,13 @@ export interface TaskCreated {
 
 export interface TaskUpdated {
   type: "TaskUpdated";
-  data: TaskSettings & { id: string; space_id: string; updated_at: string };
+  data: TaskSettings & {
+    id: string;
+    space_id: string;
+    /** A RUN_EXPERIMENT task's configuration, whole (absent in events before it could change). */
+    run_configuration?: Record<string, unknown> | null;
+    updated_at: string;
+  };
 }
 
 export interface TaskDeleted {

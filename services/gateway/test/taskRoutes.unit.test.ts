@@ -743,16 +743,16 @@ describe("tasks", () => {
     } satisfies UpdateTaskRequest);
   });
 
-  it("refuses a run configuration change, which the service cannot be sent", async () => {
+  it("sends a new run configuration whole, its ids as the service's", async () => {
+    answers.UpdateTask = () => runExperimentTask();
     const res = await call("PATCH", `/v2/tasks/${pub.task}`, {
       name: "n",
       run_configuration: publicLlmConfig,
     });
-    expect([res.status, res.json.detail]).toEqual([
-      400,
-      "changing run_configuration is not supported",
-    ]);
-    expect(calls).toEqual([]);
+    expect(res.status).toBe(200);
+    const sent = calls[0]!.request as UpdateTaskRequest;
+    expect(sent.fields).toEqual(["name", "run_configuration"]);
+    expect(JSON.parse(sent.runConfigurationJson!)).toEqual(LLM_CONFIG);
   });
 });
 

@@ -3,7 +3,14 @@ import type { TaskSettings } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { evaluateManaged, managedConfigOf, type ManagedConfig } from "../src/domain/managed.ts";
 import { runDecider, type RunCommand, type RunState } from "../src/domain/run.ts";
-import { checkTask, type NewTask, type Target } from "../src/domain/task.ts";
+import {
+  checkTask,
+  taskDecider,
+  type NewTask,
+  type Target,
+  type TaskCommand,
+  type TaskState,
+} from "../src/domain/task.ts";
 
 const problem = (f: () => unknown): string => {
   try {
@@ -108,6 +115,56 @@ describe("a task's shape (the public API's rules)", () => {
         ),
       ),
     ).toBe("ok");
+  });
+});
+
+describe("a task's updates", () => {
+  const apply = (commands: TaskCommand[]): TaskState =>
+    commands.reduce(
+      (state, c) => taskDecider.decide(c, state).reduce(taskDecider.evolve, state),
+      taskDecider.initialState as TaskState,
+    );
+  const create = (t: NewTask): TaskCommand => ({
+    type: "CreateTask",
+    id: "t",
+    accountId: "a",
+    spaceId: "s",
+    task: t,
+    userId: "u",
+    now: new Date(),
+  });
+  const runTask = task(
+    {
+      type: "RUN_EXPERIMENT",
+      target: { ...dataset, experimentIds: [] },
+      runConfiguration: { llm_generation: { messages: ["old"] } },
+    },
+    { evaluators: [] },
+  );
+  const update = (over: Partial<Extract<TaskCommand, { type: "UpdateTask" }>>): TaskCommand => ({
+    type: "UpdateTask",
+    changes: {},
+    now: new Date(),
+    ...over,
+  });
+  it("a RUN_EXPERIMENT task's run_configuration is replaced whole, or kept when left out", () => {
+    const replaced = apply([
+      create(runTask),
+      update({ runConfiguration: { llm_generation: { messages: ["new"] } } }),
+    ]);
+    expect(replaced.status === "live" && replaced.runConfiguration).toEqual({
+      llm_generation: { messages: ["new"] },
+    });
+    const kept = apply([create(runTask), update({ changes: { name: "renamed" } })]);
+    expect(kept.status === "live" && kept.runConfiguration).toEqual({
+      llm_generation: { messages: ["old"] },
+    });
+  });
+  it("an evaluation task has no run_configuration to change (400)", () => {
+    const state = apply([create(task())]);
+    expect(problem(() => taskDecider.decide(update({ runConfiguration: {} }), state))).toBe(
+      "invalid-request",
+    );
   });
 });
 

@@ -149,7 +149,7 @@ if t:
         r.eq("list_after_delete", "ids", [x.id for x in gone.tasks or []], [])
 
 # A RUN_EXPERIMENT task (LLM_GENERATION): created, renamed, triggered; Argus does not run these
-# yet, so its run ends FAILED with the reason. A new run_configuration is refused (400).
+# yet, so its run ends FAILED with the reason. A new run_configuration replaces the old one.
 integration = c.ai_integrations.create(name=r.name("py-task-llm"), provider="OPEN_AI",
                                        api_key="sk-test")
 
@@ -175,8 +175,12 @@ if x:
     upd = r.op("update_run_experiment_name", lambda: c.tasks.update(
         task=x.id, name=r.name("py-run-task-renamed")))
     r.eq("update_run_experiment_name", "name", upd and upd.name, r.name("py-run-task-renamed"))
-    r.op("update_run_configuration", lambda: c.tasks.update(
+    again = r.op("update_run_configuration", lambda: c.tasks.update(
         task=x.id, run_configuration=generation("Again: {question}")))
+    r.eq("update_run_configuration", "messages",
+         again and again.run_configuration and
+         [(val(m.role), m.content) for m in again.run_configuration.messages or []],
+         [("USER", "Again: {question}")])
     xr = r.op("trigger_run_experiment", lambda: c.tasks.trigger_run(
         task=x.id, experiment_name=r.name("py-run-exp"), max_examples=2))
     if xr:

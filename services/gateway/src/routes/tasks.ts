@@ -310,10 +310,6 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
     async update_task(req) {
       const id = taskId(req);
       const b = req.body as UpdateTaskBody;
-      // UpdateTaskRequest (tasks.proto) has no run configuration to carry: refused rather than
-      // answered 200 with the configuration silently left as it was.
-      if (b.run_configuration !== undefined)
-        throw new DomainError("invalid-request", "changing run_configuration is not supported");
       const res = await backend.call(
         S.updateTask,
         {
@@ -327,6 +323,9 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
           ...(typeof b.query_filter === "string" ? { queryFilter: b.query_filter } : {}),
           ...(b.query_filters ? { queryFiltersJson: JSON.stringify(b.query_filters) } : {}),
           evaluators: (b.evaluators ?? []).map(evaluatorToService),
+          ...(b.run_configuration === undefined
+            ? {}
+            : { runConfigurationJson: runConfigurationToService(b.run_configuration) }),
         },
         req,
       );

@@ -174,7 +174,18 @@ export function taskCommands(deps: TasksDeps) {
           row.task_type,
           req.evaluators,
         );
-      await run(ctx, row.id, { type: "UpdateTask", changes, now: new Date() });
+      const runConfiguration = fields.has("run_configuration")
+        ? (parseJson<Record<string, unknown>>(req.runConfigurationJson, "run_configuration") ??
+          undefined)
+        : undefined;
+      if (fields.has("run_configuration") && runConfiguration === undefined)
+        throw invalid("run_configuration must be an object");
+      await run(ctx, row.id, {
+        type: "UpdateTask",
+        changes,
+        ...(runConfiguration === undefined ? {} : { runConfiguration }),
+        now: new Date(),
+      });
       return toTask(await taskRow(pool, ctx, row.id));
     },
 

@@ -110,6 +110,7 @@ export type TaskState =
       type: TaskType;
       target: Target;
       settings: TaskSettings;
+      runConfiguration: Record<string, unknown> | null;
     };
 
 export type TaskCommand =
@@ -122,7 +123,13 @@ export type TaskCommand =
       userId: string;
       now: Date;
     }
-  | { type: "UpdateTask"; changes: Partial<TaskSettings>; now: Date }
+  /** `runConfiguration` undefined leaves it (only a RUN_EXPERIMENT task has one). */
+  | {
+      type: "UpdateTask";
+      changes: Partial<TaskSettings>;
+      runConfiguration?: Record<string, unknown>;
+      now: Date;
+    }
   | { type: "DeleteTask"; now: Date };
 
 const notFound = () => new DomainError("resource-not-found", "task not found");
@@ -150,6 +157,8 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
     case "UpdateTask": {
       if (state.status !== "live") throw notFound();
       const settings = { ...state.settings, ...command.changes };
+      if (command.runConfiguration !== undefined && state.type !== "RUN_EXPERIMENT")
+        throw invalid("only a RUN_EXPERIMENT task has a run_configuration");
       if (state.type === "RUN_EXPERIMENT") {
         const changed = Object.keys(command.changes).filter((k) => k !== "name");
         if (changed.length > 0)
@@ -165,6 +174,7 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
             id: state.id,
             space_id: state.spaceId,
             ...settings,
+            run_configuration: command.runConfiguration ?? state.runConfiguration,
             updated_at: command.now.toISOString(),
           },
         },
@@ -203,10 +213,20 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
           ? { kind: "project", projectId: d.project_id }
           : { kind: "dataset", datasetId: d.dataset_id ?? "", experimentIds: d.experiment_ids },
         settings: settingsOf(d),
+        runConfiguration: d.run_configuration,
       };
     }
     case "TaskUpdated":
-      return state.status === "live" ? { ...state, settings: settingsOf(event.data) } : state;
+      return state.status === "live"
+        ? {
+            ...state,
+            settings: settingsOf(event.data),
+            runConfiguration:
+              event.data.run_configuration === undefined
+                ? state.runConfiguration
+                : event.data.run_configuration,
+          }
+        : state;
     case "TaskDeleted":
       return { status: "deleted" };
   }

@@ -39,9 +39,18 @@ const projections: Projections<TaskRunnerEvent> = {
       client,
       "task updated",
       `update tasks set name = $1, sampling_rate = $2, is_continuous = $3, query_filter = $4,
-         query_filters = $5, evaluators = $6, updated_at = $8
+         query_filters = $5, evaluators = $6, updated_at = $8,
+         run_configuration = case when $9 then $10::jsonb else run_configuration end
        where id = $7`,
-      [...settingsParams(d), d.id, d.updated_at],
+      [
+        ...settingsParams(d),
+        d.id,
+        d.updated_at,
+        d.run_configuration !== undefined,
+        d.run_configuration === undefined || d.run_configuration === null
+          ? null
+          : JSON.stringify(d.run_configuration),
+      ],
     ),
   TaskDeleted: (client, d) =>
     tracedQuery(client, "task deleted", "delete from tasks where id = $1", [d.id]),

@@ -106,6 +106,8 @@ export interface UpdateTaskRequest {
   queryFilter?: string | undefined;
   queryFiltersJson?: string | undefined;
   evaluators: TaskEvaluator[];
+  /** A RUN_EXPERIMENT task's new configuration, whole (with "run_configuration" in fields). */
+  runConfigurationJson?: string | undefined;
 }
 
 export interface DeleteTaskRequest {
@@ -925,6 +927,7 @@ function createBaseUpdateTaskRequest(): UpdateTaskRequest {
     queryFilter: undefined,
     queryFiltersJson: undefined,
     evaluators: [],
+    runConfigurationJson: undefined,
   };
 }
 
@@ -953,6 +956,9 @@ export const UpdateTaskRequest: MessageFns<UpdateTaskRequest> = {
     }
     for (const v of message.evaluators) {
       TaskEvaluator.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.runConfigurationJson !== undefined) {
+      writer.uint32(74).string(message.runConfigurationJson);
     }
     return writer;
   },
@@ -1032,6 +1038,14 @@ export const UpdateTaskRequest: MessageFns<UpdateTaskRequest> = {
             }
 
             message.evaluators.push(TaskEvaluator.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.runConfigurationJson = reader.string();
             continue;
           }
         }

@@ -49,23 +49,37 @@ const experiment = (size: number) => taskExperiment(asAdmin, spaceId, unique, si
 const exactMatch = () => exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
 
 /** A CUSTOM code evaluator: user Python, which this version does not run yet. */
-const customCode = async () =>
-  (
+/** A TEMPLATE evaluator on an AWS Bedrock integration: a provider Argus does not call yet. */
+const onBedrock = async () => {
+  const integration = await asAdmin("POST", "/v2/ai-integrations", {
+    name: unique("bedrock"),
+    provider: "AWS_BEDROCK",
+    provider_metadata: { kind: "AWS", role_arn: "arn:aws:iam::123456789012:role/argus-test" },
+  });
+  return (
     await asAdmin("POST", "/v2/evaluators", {
       space_id: spaceId,
-      name: unique("custom"),
-      type: "CODE",
+      name: unique("bedrock-judge"),
+      type: "TEMPLATE",
       version: {
         commit_message: "c",
-        code_config: {
-          type: "CUSTOM",
-          name: "custom",
-          code: "class E: ...",
-          variables: ["output"],
+        template_config: {
+          name: "judge",
+          template: "Is {output} right?",
+          include_explanations: false,
+          use_function_calling_if_available: false,
+          classification_choices: { right: 1, wrong: 0 },
+          llm_config: {
+            ai_integration_id: integration.id,
+            model_name: "anthropic.claude",
+            invocation_parameters: {},
+            provider_parameters: {},
+          },
         },
       },
     })
   ).id as string;
+};
 
 describe("tasks through @arizeai/ax-client", () => {
   it("createEvaluationTask, triggerTaskRun and waitForTaskRun to COMPLETED; runs listed and read; the evaluations on the runs", async () => {
@@ -180,7 +194,7 @@ describe("tasks through @arizeai/ax-client", () => {
     expect((await listTasks({ client, dataset: e.datasetId })).data).toEqual([]);
   }, 120_000);
 
-  it("an evaluator not run yet (CUSTOM code): the run ends FAILED, which waitForTaskRun returns", async () => {
+  it("an evaluator not run yet (a Bedrock TEMPLATE): the run ends FAILED, which waitForTaskRun returns", async () => {
     const client = ax();
     const project = await asAdmin("POST", "/v2/projects", {
       space_id: spaceId,
@@ -189,9 +203,9 @@ describe("tasks through @arizeai/ax-client", () => {
     const task = await createEvaluationTask({
       client,
       name: unique("project-task"),
-      type: "CODE_EVALUATION",
+      type: "TEMPLATE_EVALUATION",
       project: project.id,
-      evaluators: [{ evaluatorId: await customCode() }],
+      evaluators: [{ evaluatorId: await onBedrock() }],
     });
     expect(task).toMatchObject({ projectId: project.id, datasetId: null });
     const run = await triggerTaskRun({
@@ -202,7 +216,7 @@ describe("tasks through @arizeai/ax-client", () => {
     const done = await waitForTaskRun({ client, runId: run.id, pollInterval: 100 });
     expect(done.status).toBe("FAILED");
     expect((await asAdmin("GET", `/v2/task-runs/${run.id}`)).failure_reason).toMatch(
-      /CUSTOM code evaluators are not run yet/,
+      /AWS_BEDROCK\) has no base_url this version can call/,
     );
   }, 60_000);
 });

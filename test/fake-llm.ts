@@ -8,9 +8,18 @@ export type LlmReply =
 export interface FakeLlm {
   /** The OpenAI-compatible base URL (`…/v1`). */
   baseUrl: string;
+  /** The server's root: an Azure OpenAI endpoint, an Anthropic base URL. */
+  root: string;
   requests: {
+    /** Path and query as sent. */
+    url: string;
     headers: IncomingHttpHeaders;
-    body: { model: string; messages: { role: string; content: string }[] };
+    body: {
+      model: string;
+      messages: { role: string; content: string }[];
+      system?: string;
+      max_tokens?: number;
+    };
   }[];
   /** The replies to the next requests, in order; then every request is answered normally. */
   script(replies: LlmReply[]): void;
@@ -18,8 +27,10 @@ export interface FakeLlm {
 }
 
 /**
- * An OpenAI-compatible chat completions server on loopback, written for the tests (the edge we
- * do not own): it answers "LABEL: relevant" when the prompt contains "OK", else "LABEL:
+ * A model provider on loopback, written for the tests (the edge we do not own): the OpenAI chat
+ * completions API (`/v1/chat/completions`, and Azure OpenAI's
+ * `/openai/deployments/<deployment>/chat/completions`) and Anthropic's Messages API
+ * (`/v1/messages`). It answers "LABEL: relevant" when the prompt contains "OK", else "LABEL:
  * irrelevant", each with an explanation; it can be scripted to be slow, to fail, to rate-limit
  * (429 with Retry-After) or to answer without a label.
  */
@@ -34,7 +45,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       const body = JSON.parse(
         Buffer.concat(chunks).toString() || "{}",
       ) as FakeLlm["requests"][number]["body"];
-      requests.push({ headers: req.headers, body });
+      requests.push({ url: req.url ?? "", headers: req.headers, body });
       const reply = replies.shift();
       if (reply === "hang") return void hung.push(res);
       if (reply && "delayMs" in reply) await new Promise((r) => setTimeout(r, reply.delayMs));
@@ -53,6 +64,19 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           ? "I would rather talk about bananas."
           : `EXPLANATION: the answer ${prompt.includes("OK") ? "fits" : "does not fit"}.\nLABEL: ${prompt.includes("OK") ? "relevant" : "irrelevant"}`;
       res.writeHead(200, { "content-type": "application/json" });
+      if (req.url?.startsWith("/v1/messages"))
+        return void res.end(
+          JSON.stringify({
+            id: "msg_test",
+            type: "message",
+            role: "assistant",
+            model: body.model,
+            content: [{ type: "text", text: content }],
+            stop_reason: "end_turn",
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 5 },
+          }),
+        );
       res.end(
         JSON.stringify({
           id: "chatcmpl-test",
@@ -68,6 +92,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     script(next) {
       replies = [...next];

@@ -104,10 +104,11 @@ const GROUPS: Record<string, string> = {
   // A CODE_EVALUATION task (a managed EXACT_MATCH code evaluator over an experiment's runs)
   // triggered and waited for to COMPLETED, the evaluations read back on the runs; a second
   // trigger without override ends CANCELLED, and cancelling a finished run is a 409. A
-  // RUN_EXPERIMENT task (LLM_GENERATION) is created and triggered; its run ends FAILED.
+  // RUN_EXPERIMENT task (LLM_GENERATION) is created and triggered; its run makes its experiment.
   tasks:
     "create get get_by_name list list_by_dataset update trigger wait_for_run list_runs " +
     "get_run runs_evaluated trigger_again_cancelled cancel_finished delete " +
+    "create_custom wait_for_custom custom_evaluated " +
     "create_run_experiment trigger_run_experiment wait_for_run_experiment",
 };
 

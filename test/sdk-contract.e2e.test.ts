@@ -1242,7 +1242,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
     path: `/v2/task-runs/${(await finishedRun("CODE_EVALUATION", true)).run.id}`,
   }));
   // A project's TEMPLATE run (its project has no spans: COMPLETED with nothing to evaluate) and
-  // a RUN_EXPERIMENT run, which is not executed yet: FAILED.
+  // a RUN_EXPERIMENT run (its provider unreachable here: COMPLETED, each example an error).
   for (const type of ["TEMPLATE_EVALUATION", "RUN_EXPERIMENT"])
     add("get_task_run", `finished, ${type}`, async () => ({
       method: "GET",

@@ -5,6 +5,8 @@
  * mid-RUNNING, and of a finished run (409); the public API's rules at their edges; and a worker
  * killed mid-run, whose run another worker finishes without evaluating any item twice.
  */
+import { once } from "node:events";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { freePort, spawnProcess } from "@argus/testkit";
@@ -31,7 +33,11 @@ async function asAdmin(method: string, path: string, body?: unknown): Promise<Js
 beforeAll(async () => {
   // Short leases: a killed worker's run is taken over within seconds.
   api = await startApi({
-    env: { ARGUS_TASK_RUN_LEASE_MS: "1500", ARGUS_TASK_ALLOW_LOOPBACK: "true" },
+    env: {
+      ARGUS_TASK_RUN_LEASE_MS: "1500",
+      ARGUS_TASK_ALLOW_LOOPBACK: "true",
+      ARGUS_TASK_SANDBOX_TIMEOUT_MS: "1500",
+    },
   });
   db = new pg.Pool({
     connectionString: api.stack.env.DATABASE_URL,
@@ -336,6 +342,211 @@ describe("a TEMPLATE_EVALUATION task on an OpenAI-compatible provider", () => {
   });
 });
 
+describe("TEMPLATE evaluators on Azure OpenAI and Anthropic", () => {
+  it("each provider through its own API and key header; a rate limit is waited out", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const integration = async (provider: string, key: string) =>
+        (
+          await asAdmin("POST", "/v2/ai-integrations", {
+            name: unique(provider.toLowerCase()),
+            provider,
+            api_key: key,
+            base_url: llm.root,
+          })
+        ).id as string;
+      const evaluator = async (name: string, integrationId: string, model: string) =>
+        (
+          await asAdmin("POST", "/v2/evaluators", {
+            space_id: spaceId,
+            name: unique(name),
+            type: "TEMPLATE",
+            version: {
+              commit_message: "c",
+              template_config: {
+                name,
+                template: "Answer: {output}. Relevant?",
+                include_explanations: true,
+                use_function_calling_if_available: false,
+                classification_choices: { relevant: 1, irrelevant: 0 },
+                llm_config: {
+                  ai_integration_id: integrationId,
+                  model_name: model,
+                  invocation_parameters: {},
+                  provider_parameters: {},
+                },
+              },
+            },
+          })
+        ).id as string;
+      const azure = await evaluator(
+        "azure_judge",
+        await integration("AZURE_OPEN_AI", "az-key"),
+        "gpt-deployment",
+      );
+      const claude = await evaluator(
+        "claude_judge",
+        await integration("ANTHROPIC", "ant-key"),
+        "claude-test",
+      );
+      const e = await experiment(4, (i) => (i < 2 ? `OK ${i}` : `no ${i}`));
+      const task = await asAdmin("POST", "/v2/tasks", {
+        type: "TEMPLATE_EVALUATION",
+        name: unique("two-providers"),
+        dataset_id: e.datasetId,
+        experiment_ids: [e.experimentId],
+        evaluators: [{ evaluator_id: azure }, { evaluator_id: claude }],
+      });
+      llm.script([{ status: 429, retryAfterS: 1 }]);
+      const done = await until((await trigger(task.id)).id, terminal);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 8, num_errors: 0 });
+      expect(llm.requests).toHaveLength(9);
+      const toAzure = llm.requests.filter((r) => r.url.startsWith("/openai/"));
+      const toAnthropic = llm.requests.filter((r) => r.url.startsWith("/v1/messages"));
+      expect(toAzure.length + toAnthropic.length).toBe(9);
+      for (const r of toAzure) {
+        expect(r.url).toBe(
+          "/openai/deployments/gpt-deployment/chat/completions?api-version=2024-10-21",
+        );
+        expect(r.headers["api-key"]).toBe("az-key");
+        expect(r.headers.authorization).toBeUndefined();
+      }
+      for (const r of toAnthropic) {
+        // The SDK (1.13) sends the key as a bearer token, with its API version.
+        expect(r.headers.authorization).toBe("Bearer ant-key");
+        expect(r.headers["anthropic-version"]).toEqual(expect.any(String));
+        expect(r.body).toMatchObject({ model: "claude-test", max_tokens: 1024 });
+        expect(r.body.system).toMatch(
+          /Answer with exactly one of these labels: relevant, irrelevant/,
+        );
+        expect(r.body.messages).toEqual([
+          { role: "user", content: expect.stringMatching(/^Answer: /) },
+        ]);
+      }
+      const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+        .experiment_runs as Json[];
+      for (const r of runs) {
+        const want = String(r.output).startsWith("OK") ? "relevant" : "irrelevant";
+        expect([r["eval.azure_judge.label"], r["eval.claude_judge.label"]]).toEqual([want, want]);
+      }
+    } finally {
+      await llm.close();
+    }
+  });
+});
+
+describe("a RUN_EXPERIMENT task (LLM_GENERATION)", () => {
+  it("renders each example's messages, calls the model, writes the experiment it made, then runs the chained evaluation task on it", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const integration = await asAdmin("POST", "/v2/ai-integrations", {
+        name: unique("gen"),
+        provider: "OPEN_AI",
+        api_key: "sk-gen",
+        base_url: llm.baseUrl,
+      });
+      const questions = ["OK one", "OK two", "no three", "no four", "no five"];
+      const dataset = await asAdmin("POST", "/v2/datasets", {
+        space_id: spaceId,
+        name: unique("gen-ds"),
+        examples: questions.map((q) => ({ question: q })),
+      });
+      // The chained evaluation task is a dataset task: it needs an experiment to be made on.
+      const some = (await asAdmin("GET", `/v2/datasets/${dataset.id}/examples?limit=1`))
+        .examples as Json[];
+      const first = await asAdmin("POST", "/v2/experiments", {
+        name: unique("first"),
+        dataset_id: dataset.id,
+        experiment_runs: [{ example_id: some[0]!.id, output: "x" }],
+      });
+      const fits = await asAdmin("POST", "/v2/evaluators", {
+        space_id: spaceId,
+        name: unique("fits"),
+        type: "CODE",
+        version: {
+          commit_message: "c",
+          code_config: {
+            type: "MANAGED",
+            name: "fits",
+            managed_evaluator: "CONTAINS_ANY_KEYWORD",
+            variables: ["output"],
+            static_params: [{ name: "keywords", type: "STRING_ARRAY", default_value: ["fits"] }],
+          },
+        },
+      });
+      const evaluation = await codeTask({ datasetId: dataset.id, experimentId: first.id }, fits.id);
+      const generation = await asAdmin("POST", "/v2/tasks", {
+        type: "RUN_EXPERIMENT",
+        name: unique("generate"),
+        dataset_id: dataset.id,
+        run_configuration: {
+          experiment_type: "LLM_GENERATION",
+          ai_integration_id: integration.id,
+          model_name: "gpt-gen",
+          input_variable_format: "F_STRING",
+          invocation_parameters: { temperature: 0 },
+          messages: [
+            { role: "SYSTEM", content: "Be brief." },
+            { role: "USER", content: "Answer {question}" },
+          ],
+        },
+      });
+      const name = unique("generated");
+      const run = await trigger(generation.id, {
+        experiment_name: name,
+        max_examples: 4,
+        evaluation_task_ids: [evaluation.id],
+      });
+      const done = await until(run.id, terminal);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 4, num_errors: 0 });
+      expect(done.experiment_id).toEqual(expect.any(String));
+      expect(llm.requests).toHaveLength(4);
+      for (const r of llm.requests) {
+        expect(r.body.model).toBe("gpt-gen");
+        expect(r.body.messages[0]).toEqual({ role: "system", content: "Be brief." });
+        expect(r.body.messages[1]!.content).toMatch(/^Answer (OK|no) /);
+      }
+      const generated = await asAdmin("GET", `/v2/experiments/${done.experiment_id}`);
+      expect(generated).toMatchObject({ name, dataset_id: dataset.id });
+      const made = (await asAdmin("GET", `/v2/experiments/${done.experiment_id}/runs?limit=100`))
+        .experiment_runs as Json[];
+      expect(made).toHaveLength(4);
+      for (const r of made)
+        expect(r.output).toMatch(/^EXPLANATION: the answer (fits|does not fit)/);
+
+      // The chained evaluation task ran on the new experiment.
+      const chained = (await asAdmin("GET", `/v2/tasks/${evaluation.id}/runs`)).task_runs as Json[];
+      expect(chained).toHaveLength(1);
+      const evaluated = await until(chained[0]!.id, terminal);
+      expect(evaluated).toMatchObject({ status: "COMPLETED", num_successes: 4 });
+      const judged = (await asAdmin("GET", `/v2/experiments/${done.experiment_id}/runs?limit=100`))
+        .experiment_runs as Json[];
+      const fitting = judged.filter((r) => String(r.output).includes("fits"));
+      expect(fitting.every((r) => r["eval.fits.label"] === "true")).toBe(true);
+      expect(judged.filter((r) => r["eval.fits.label"] === "false")).toHaveLength(
+        4 - fitting.length,
+      );
+
+      // The experiment name is taken now: the next run with it fails and says why.
+      const again = await until(
+        (await trigger(generation.id, { experiment_name: name })).id,
+        terminal,
+      );
+      expect(again).toMatchObject({ status: "FAILED", experiment_id: null });
+      expect(again.failure_reason).toMatch(/already exists/);
+      // A chained task on another dataset is refused at the trigger.
+      const other = await experiment(2);
+      const elsewhere = await codeTask(other, fits.id);
+      const refused = await api.req("POST", `/v2/tasks/${generation.id}/trigger`, {
+        body: { experiment_name: unique("x"), evaluation_task_ids: [elsewhere.id] },
+      });
+      expectProblem(refused, 422, "unprocessable-entity");
+    } finally {
+      await llm.close();
+    }
+  });
+});
+
 describe("a project task over spans", () => {
   it("evaluates the spans of its window (sampled, at most max_spans); the spans show the evaluations", async () => {
     const sent = await sendSpans(
@@ -395,7 +606,125 @@ describe("a project task over spans", () => {
       terminal,
     );
     expect(none).toMatchObject({ status: "COMPLETED", num_successes: 0, num_skipped: 0 });
+
+    // Two evaluators, each with a filter of its own: each sees only its spans.
+    const second = await asAdmin("POST", "/v2/evaluators", {
+      space_id: spaceId,
+      name: unique("root"),
+      type: "CODE",
+      version: {
+        commit_message: "c",
+        code_config: {
+          type: "MANAGED",
+          name: "is_root",
+          managed_evaluator: "CONTAINS_ANY_KEYWORD",
+          variables: ["text"],
+          static_params: [{ name: "keywords", type: "STRING_ARRAY", default_value: ["root"] }],
+        },
+      },
+    });
+    const both = await asAdmin("POST", "/v2/tasks", {
+      type: "CODE_EVALUATION",
+      name: unique("two-filters"),
+      project_id: sent.projectId,
+      evaluators: [
+        {
+          evaluator_id: evaluator.id,
+          column_mappings: { text: "name" },
+          query_filter: "name = 'child-0-1'",
+        },
+        {
+          evaluator_id: second.id,
+          column_mappings: { text: "name" },
+          query_filter: "name = 'root-1' or name = 'root-2'",
+        },
+      ],
+    });
+    const split = await until(
+      (await trigger(both.id, { ...window, override_evaluations: true })).id,
+      terminal,
+    );
+    expect(split).toMatchObject({ status: "COMPLETED", num_successes: 3, num_errors: 0 });
+    const items = await db.query<{ evaluator_id: string; n: number }>(
+      `select evaluator_id::text, count(*)::int as n from task_run_items where run_id = $1
+        group by evaluator_id`,
+      [uuidOf(split.id)],
+    );
+    expect(Object.fromEntries(items.rows.map((r) => [r.evaluator_id, r.n]))).toEqual({
+      [uuidOf(evaluator.id)]: 1,
+      [uuidOf(second.id)]: 2,
+    });
   });
+});
+
+describe("a CUSTOM code evaluator (user Python)", () => {
+  it("runs sandboxed: a loop, an unbounded allocation and a socket are stopped and counted as errors; the worker survives", async () => {
+    // A loopback server the evaluator tries to reach: any connection it sees is a breach.
+    let reached = 0;
+    const canary = createServer((s) => {
+      reached++;
+      s.destroy();
+    }).listen(0, "127.0.0.1");
+    await once(canary, "listening");
+    const port = (canary.address() as { port: number }).port;
+    try {
+      const breaches = ["loop", "alloc", "socket"];
+      const e = await experiment(12, (i) => breaches[i] ?? (i % 2 === 0 ? `a${i}` : "wrong"));
+      const code = `
+import socket
+from arize.experiments.evaluators.base import CodeEvaluator, EvaluationResult
+
+class Judge(CodeEvaluator):
+    def evaluate(self, *, output, expected, **kwargs):
+        if output == "loop":
+            while True:
+                pass
+        if output == "alloc":
+            hog = []
+            while True:
+                hog.append(bytearray(1 << 24))
+        if output == "socket":
+            socket.create_connection(("127.0.0.1", ${port}), timeout=1).close()
+        ok = output == expected
+        return EvaluationResult(label=self.labels[int(ok)], score=float(ok), explanation="compared")
+`;
+      const evaluator = await asAdmin("POST", "/v2/evaluators", {
+        space_id: spaceId,
+        name: unique("custom"),
+        type: "CODE",
+        version: {
+          commit_message: "c",
+          code_config: {
+            type: "CUSTOM",
+            name: "judge",
+            code,
+            variables: ["output", "expected"],
+            static_params: [
+              { name: "labels", type: "STRING_ARRAY", default_value: ["miss", "match"] },
+            ],
+          },
+        },
+      });
+      const task = await codeTask(e, evaluator.id as string);
+      const done = await until((await trigger(task.id)).id, terminal);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 9, num_errors: 3 });
+      expect(reached).toBe(0);
+      const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+        .experiment_runs as Json[];
+      const labels = runs.map((r) => r["eval.judge.label"]).filter((l) => l !== undefined);
+      expect(labels.sort()).toEqual([...Array(4).fill("match"), ...Array(5).fill("miss")]);
+      // The worker is the same process, and runs the next task.
+      const worker = api.stack.processes["task-runner"]!;
+      expect(() => process.kill(worker.pid, 0)).not.toThrow();
+      const next = await codeTask(await experiment(3), await exactMatch());
+      expect(await until((await trigger(next.id)).id, terminal)).toMatchObject({
+        status: "COMPLETED",
+        num_successes: 3,
+      });
+    } finally {
+      canary.close();
+    }
+  }, 120_000);
 });
 
 describe("two worker replicas", () => {

@@ -82,7 +82,14 @@ export interface TaskRunCreated {
 
 export interface TaskRunStarted {
   type: "TaskRunStarted";
-  data: { id: string; task_id: string; space_id: string; started_at: string };
+  data: {
+    id: string;
+    task_id: string;
+    space_id: string;
+    started_at: string;
+    /** A RUN_EXPERIMENT run's experiment, made before the run starts (absent otherwise). */
+    experiment_id?: string | null;
+  };
 }
 
 /** COMPLETED, FAILED or CANCELLED (by a user, or by the run's own rule), with final counts. */

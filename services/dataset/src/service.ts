@@ -56,6 +56,9 @@ export function datasetServices(d: DatasetDeps): ServiceBinding[] {
     bindService(RunEvaluationDirectoryService, runEvaluationQueries(d), {
       runsToEvaluate: ["task-runner"],
       recordRunEvaluations: ["task-runner"],
+      examplesToRun: ["task-runner"],
+      startTaskExperiment: ["task-runner"],
+      recordTaskExperimentRuns: ["task-runner"],
     }),
   ];
 }

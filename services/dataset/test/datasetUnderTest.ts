@@ -24,6 +24,12 @@ export interface DatasetUnderTest {
     req: Req,
     p?: Principal,
   ): Promise<Res>;
+  /** A call on another service's own behalf (its call key), as the task runner's directories. */
+  asService<Req, Res>(
+    method: Parameters<typeof callUnary<Req, Res>>[1],
+    req: Req,
+    name: string,
+  ): Promise<Res>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +65,8 @@ export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
     spaceId: identity.spaceId,
     call: (method, req, p = admin) =>
       callUnary(channel, method, req, { credential: keys.caller(p), requestId: "t" }),
+    asService: (method, req, name) =>
+      callUnary(channel, method, req, { credential: keys.service(name), requestId: "t" }),
     async stop() {
       channel.close();
       await dataset.stop();

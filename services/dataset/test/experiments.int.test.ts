@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DatasetServiceService as S,
+  RunEvaluationDirectoryService as D,
   type ExperimentRunInput,
 } from "@argus/proto/dataset/v1/dataset";
+import { uuidv7 } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import { problemOf, startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
 
@@ -163,5 +165,126 @@ describe("experiments", () => {
     expect(await problemOf(t.call(S.deleteExperiment, { id: free.experiment!.id }))).toBe(
       "resource-not-found",
     );
+  });
+});
+
+describe("a RUN_EXPERIMENT run's experiment, on the task runner's own behalf", () => {
+  const taskId = uuidv7();
+  it("pages a version's examples, only those named or matching a filter", async () => {
+    const d = await dataset(5);
+    const accountId = t.admin.accountId;
+    const all: string[] = [];
+    let after = "";
+    do {
+      const page = await t.asService(
+        D.examplesToRun,
+        {
+          accountId,
+          datasetId: d.dataset!.id,
+          datasetVersionId: "",
+          exampleIds: [],
+          filter: "",
+          page: { limit: 2, after },
+        },
+        "task-runner",
+      );
+      expect(page.datasetVersionId).toBe(d.versionId);
+      all.push(...page.examples.map((e) => e.id));
+      after = page.page?.nextAfter ?? "";
+    } while (after);
+    expect(all).toEqual([...d.exampleIds].sort());
+    const some = await t.asService(
+      D.examplesToRun,
+      {
+        accountId,
+        datasetId: d.dataset!.id,
+        datasetVersionId: d.versionId,
+        exampleIds: d.exampleIds.slice(0, 3),
+        filter: "i >= 1",
+        page: { limit: 100, after: "" },
+      },
+      "task-runner",
+    );
+    expect(some.examples.map((e) => JSON.parse(e.fieldsJson).i).sort()).toEqual([1, 2]);
+    // Another account's dataset is not there; a caller other than the task runner is refused.
+    expect(
+      await problemOf(
+        t.asService(
+          D.examplesToRun,
+          {
+            accountId: uuidv7(),
+            datasetId: d.dataset!.id,
+            datasetVersionId: "",
+            exampleIds: [],
+            filter: "",
+            page: { limit: 1, after: "" },
+          },
+          "task-runner",
+        ),
+      ),
+    ).toBe("resource-not-found");
+    expect(
+      await problemOf(
+        t.call(D.examplesToRun, {
+          accountId,
+          datasetId: d.dataset!.id,
+          datasetVersionId: "",
+          exampleIds: [],
+          filter: "",
+          page: { limit: 1, after: "" },
+        }),
+      ),
+    ).toBe("access-forbidden");
+  });
+
+  it("makes the experiment once under the run's id, and adds each example's output once", async () => {
+    const d = await dataset(3);
+    const accountId = t.admin.accountId;
+    const experimentId = uuidv7();
+    const name = uniqueName("generated");
+    const start = (id: string) =>
+      t.asService(
+        D.startTaskExperiment,
+        {
+          accountId,
+          experimentId: id,
+          datasetId: d.dataset!.id,
+          datasetVersionId: "",
+          name,
+          taskId,
+        },
+        "task-runner",
+      );
+    expect((await start(experimentId)).experimentId).toBe(experimentId);
+    // A resumed run asks again: the same experiment, nothing new.
+    expect((await start(experimentId)).experimentId).toBe(experimentId);
+    expect((await list({ datasetId: d.dataset!.id })).experiments.map((e) => e.id)).toEqual([
+      experimentId,
+    ]);
+    // Another run with the name taken: a conflict.
+    expect(await problemOf(start(uuidv7()))).toBe("resource-conflict");
+    const record = (ids: string[], output: string) =>
+      t.asService(
+        D.recordTaskExperimentRuns,
+        {
+          accountId,
+          experimentId,
+          taskId,
+          runs: ids.map((exampleId) => ({ exampleId, output })),
+        },
+        "task-runner",
+      );
+    await record(d.exampleIds.slice(0, 2), "first");
+    // A repeat after a crash, overlapping: only the example without a run gets one.
+    await record(d.exampleIds, "second");
+    const runs = await t.call(S.listExperimentRuns, {
+      experimentId,
+      page: { limit: 500, after: "" },
+    });
+    expect(Object.fromEntries(runs.runs.map((r) => [r.exampleId, r.output]))).toEqual({
+      [d.exampleIds[0]!]: "first",
+      [d.exampleIds[1]!]: "first",
+      [d.exampleIds[2]!]: "second",
+    });
   });
 });

@@ -8,7 +8,7 @@ import {
   tracedQuery,
   type CommandHandler,
 } from "@argus/eventstore";
-import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
+import { bindService, int, oneOf, str, type ServiceBinding } from "@argus/platform";
 import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
 import {
   accessFactsMigration,
@@ -26,6 +26,7 @@ import { taskCommands } from "./commands/tasks.ts";
 import { taskDecider } from "./domain/task.ts";
 import { project } from "./projections/tasksProjection.ts";
 import { taskQueries } from "./queries/tasks.ts";
+import { resolveIsolation } from "./worker/sandbox.ts";
 import { startRunWorker } from "./worker/worker.ts";
 
 /** What every task handler may use. */
@@ -62,6 +63,36 @@ const config = {
     256,
   ),
   ARGUS_TASK_PROVIDER_TIMEOUT_MS: int("how long one provider call may take", 30_000, 100, 600_000),
+  ARGUS_TASK_PYTHON: str("the Python interpreter CUSTOM code evaluators run on", "python3"),
+  ARGUS_TASK_SANDBOX_ISOLATION: oneOf(
+    "how CUSTOM evaluator processes are kept apart: auto (a network namespace where the OS allows, else audit hooks), namespace (required), hooks, off (limits only; trusted code)",
+    ["auto", "namespace", "hooks", "off"],
+    "auto",
+  ),
+  ARGUS_TASK_SANDBOX_TIMEOUT_MS: int(
+    "wall time of one item in a CUSTOM evaluator",
+    5_000,
+    100,
+    600_000,
+  ),
+  ARGUS_TASK_SANDBOX_MEMORY_MB: int(
+    "address space of one CUSTOM evaluator process",
+    256,
+    64,
+    65_536,
+  ),
+  ARGUS_TASK_SANDBOX_OUTPUT_BYTES: int(
+    "bytes of one item's answer from a CUSTOM evaluator",
+    65_536,
+    1_024,
+    16_777_216,
+  ),
+  ARGUS_TASK_SANDBOX_PROCESSES: int(
+    "processes of one CUSTOM evaluator in one run (its items evaluated at once)",
+    2,
+    1,
+    64,
+  ),
   ARGUS_TASK_RUNS_PER_REPLICA: int("task runs worked on at once per replica", 2, 1, 64),
   ARGUS_TASK_RUN_LEASE_MS: int(
     "how long a worker's claim on a run lasts without a heartbeat (a dead worker's run is resumed by another after it)",
@@ -115,6 +146,17 @@ export const taskRunner = defineService("task-runner", {
         },
         perIntegration: d.config.ARGUS_TASK_PROVIDER_CONCURRENCY,
         providerTimeoutMs: d.config.ARGUS_TASK_PROVIDER_TIMEOUT_MS,
+        sandbox: {
+          python: d.config.ARGUS_TASK_PYTHON,
+          isolation: resolveIsolation(
+            d.config.ARGUS_TASK_SANDBOX_ISOLATION,
+            d.config.ARGUS_TASK_PYTHON,
+          ),
+          timeoutMs: d.config.ARGUS_TASK_SANDBOX_TIMEOUT_MS,
+          memoryBytes: d.config.ARGUS_TASK_SANDBOX_MEMORY_MB * 1024 * 1024,
+          outputBytes: d.config.ARGUS_TASK_SANDBOX_OUTPUT_BYTES,
+          processes: d.config.ARGUS_TASK_SANDBOX_PROCESSES,
+        },
       },
       logger: d.logger,
       concurrency: d.config.ARGUS_TASK_RUNS_PER_REPLICA,

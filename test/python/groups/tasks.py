@@ -2,9 +2,11 @@
 an experiment's runs on a dataset) created, read (id, name), listed (space, dataset), renamed,
 triggered and waited for to COMPLETED, its runs listed and read, the evaluations read back on
 the experiment's runs; a second trigger without override ends CANCELLED, cancelling a finished
-run is refused (409), then delete. The dataset, experiment and evaluator are made with the
+run is refused (409), then delete; a CUSTOM (user Python) evaluator's task run to COMPLETED with
+its labels on the runs. The dataset, experiment and evaluator are made with the
 SDK's datasets, experiments and evaluators clients. Then a RUN_EXPERIMENT task (LLM_GENERATION):
-created, renamed, triggered; its run ends FAILED (not executed by Argus yet)."""
+created, renamed, triggered; its run makes the experiment (its provider is unreachable here, so
+each example is an error)."""
 from arize._generated import api_client as gen
 from arize.experiments.types import ExperimentTaskFieldNames
 from arize.tasks.types import TaskEvaluatorInput, TaskType
@@ -148,8 +150,42 @@ if t:
     if gone is not None:
         r.eq("list_after_delete", "ids", [x.id for x in gone.tasks or []], [])
 
-# A RUN_EXPERIMENT task (LLM_GENERATION): created, renamed, triggered; Argus does not run these
-# yet, so its run ends FAILED with the reason. A new run_configuration replaces the old one.
+# A CUSTOM code evaluator (user Python, run sandboxed) in an evaluation task over the same
+# experiment: its class written as the SDK's evaluators are.
+CUSTOM = """
+from arize.experiments.evaluators.base import CodeEvaluator, EvaluationResult
+
+class Agrees(CodeEvaluator):
+    def evaluate(self, *, output, expected, **kwargs):
+        same = output == expected
+        return EvaluationResult(label="agrees" if same else "differs", score=float(same),
+                                explanation=f"{output} / {expected}")
+"""
+custom = c.evaluators.create_code_evaluator(
+    name=r.name("py-task-custom"), space=space.id, commit_message="custom",
+    code_config={"type": "CUSTOM", "name": "py_custom", "code": CUSTOM,
+                 "variables": ["output", "expected"]})
+ct = r.op("create_custom", lambda: c.tasks.create_evaluation_task(
+    name=r.name("py-task-custom"), task_type=TaskType.CODE_EVALUATION, dataset=d.id,
+    experiment_ids=[e.id], evaluators=[TaskEvaluatorInput(gen.SpanEvaluatorInput(
+        evaluator_id=custom.id))]))
+if ct:
+    cr = r.op("wait_for_custom", lambda: c.tasks.wait_for_run(
+        run_id=c.tasks.trigger_run(task=ct.id).id, poll_interval=0.2, timeout=60))
+    r.eq("wait_for_custom", "counts", cr and counts(cr), ("COMPLETED", n, 0, 0))
+    judged = r.op("custom_evaluated", lambda: c.experiments.list_runs(
+        experiment=e.id, limit=100))
+    if judged:
+        by_example = {x.example_id: x.additional_properties for x in judged.experiment_runs}
+        r.eq("custom_evaluated", "labels",
+             [by_example.get(x.id, {}).get("eval.py_custom.label") for x in examples],
+             ["agrees" if i % 2 == 0 else "differs" for i in range(n)])
+    c.tasks.delete(task=ct.id)
+c.evaluators.delete(evaluator=custom.id)
+
+# A RUN_EXPERIMENT task (LLM_GENERATION): created, renamed, triggered; its integration has no
+# provider reachable from here, so the run COMPLETES with each example an error, and the
+# experiment it made. A new run_configuration replaces the old one.
 integration = c.ai_integrations.create(name=r.name("py-task-llm"), provider="OPEN_AI",
                                        api_key="sk-test")
 
@@ -184,12 +220,13 @@ if x:
     xr = r.op("trigger_run_experiment", lambda: c.tasks.trigger_run(
         task=x.id, experiment_name=r.name("py-run-exp"), max_examples=2))
     if xr:
-        failed = r.op("wait_for_run_experiment", lambda: c.tasks.wait_for_run(
+        ran = r.op("wait_for_run_experiment", lambda: c.tasks.wait_for_run(
             run_id=xr.id, poll_interval=0.2, timeout=60))
-        if failed:
-            r.eq("wait_for_run_experiment", "status", val(failed.status), "FAILED")
-            r.eq("wait_for_run_experiment", "failure_reason",
-                 "not executed" in (failed.failure_reason or ""), True)
+        if ran:
+            r.eq("wait_for_run_experiment", "counts", counts(ran), ("COMPLETED", 0, 2, 0))
+            made = ran.experiment_id and c.experiments.get(experiment=ran.experiment_id)
+            r.eq("wait_for_run_experiment", "experiment",
+                 made and (made.name, made.dataset_id), (r.name("py-run-exp"), d.id))
     r.op("delete_run_experiment", lambda: c.tasks.delete(task=x.id))
 
 c.ai_integrations.delete(integration=integration.id)

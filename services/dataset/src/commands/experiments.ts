@@ -40,7 +40,7 @@ export async function loadExperiment(
 }
 
 /** Runs as events that each fit one NATS message. */
-function runEvents(
+export function runEvents(
   experiment: { id: string; spaceId: string },
   runs: readonly ParsedRun[],
   ids: readonly string[],

@@ -43,7 +43,7 @@ export function cutPage<T extends { id: string }>(
  * The columns a search may name: `id` (the public example id, as the gateway encodes it) and
  * any user-defined field by its path in the example (`input`, `metadata.topic`).
  */
-const exampleColumns = fieldColumns("x.fields", {
+export const exampleColumns = fieldColumns("x.fields", {
   // encodeId("DatasetExample", id): standard base64 on one line (51 bytes → 68 characters).
   id: "to_jsonb(encode(convert_to('DatasetExample:' || x.id::text, 'UTF8'), 'base64'))",
 });

@@ -1,12 +1,19 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential } from "@argus/platform";
+import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
 import {
   RunEvaluationDirectoryService,
+  type ExamplesToRunRequest,
+  type ExamplesToRunResponse,
+  type RecordTaskExperimentRunsRequest,
   type RunEvaluation,
   type RunsToEvaluateResponse,
+  type StartTaskExperimentRequest,
 } from "@argus/proto/dataset/v1/dataset";
 
-/** The dataset service's experiment runs, read and evaluated on the task runner's own behalf. */
+/**
+ * The dataset service's experiments, on the task runner's own behalf: runs read and evaluated
+ * (evaluation tasks), examples read and an experiment made and filled (RUN_EXPERIMENT tasks).
+ */
 export interface ExperimentRuns {
   page(
     accountId: string,
@@ -20,38 +27,40 @@ export interface ExperimentRuns {
     taskId: string,
     evaluations: RunEvaluation[],
   ): Promise<void>;
+  examples(req: ExamplesToRunRequest): Promise<ExamplesToRunResponse>;
+  /** The experiment's id: made under `req.experimentId`, or found made before. */
+  startExperiment(req: StartTaskExperimentRequest): Promise<string>;
+  recordOutputs(req: RecordTaskExperimentRunsRequest): Promise<void>;
 }
 
 export function datasetExperimentRuns(channel: Client, self: CallCredential): ExperimentRuns {
-  const options = (runId: string) => ({
-    credential: self,
-    requestId: `task-run-${runId}`,
-    deadlineMs: 30_000,
-  });
+  const call = async <Req, Res>(method: ClientMethod<Req, Res>, request: Req, key: string) => {
+    try {
+      return await callUnary(channel, method, request, {
+        credential: self,
+        requestId: `task-run-${key}`,
+        deadlineMs: 30_000,
+      });
+    } catch (err) {
+      throw fromGrpcError(err);
+    }
+  };
+  const D = RunEvaluationDirectoryService;
   return {
-    async page(accountId, experimentId, after, limit) {
-      try {
-        return await callUnary(
-          channel,
-          RunEvaluationDirectoryService.runsToEvaluate,
-          { accountId, experimentId, page: { limit, after } },
-          options(experimentId),
-        );
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
-    },
+    page: (accountId, experimentId, after, limit) =>
+      call(D.runsToEvaluate, { accountId, experimentId, page: { limit, after } }, experimentId),
     async record(accountId, experimentId, taskId, evaluations) {
-      try {
-        await callUnary(
-          channel,
-          RunEvaluationDirectoryService.recordRunEvaluations,
-          { accountId, experimentId, taskId, evaluations },
-          options(experimentId),
-        );
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      await call(
+        D.recordRunEvaluations,
+        { accountId, experimentId, taskId, evaluations },
+        experimentId,
+      );
+    },
+    examples: (req) => call(D.examplesToRun, req, req.datasetId),
+    startExperiment: async (req) =>
+      (await call(D.startTaskExperiment, req, req.experimentId)).experimentId,
+    async recordOutputs(req) {
+      await call(D.recordTaskExperimentRuns, req, req.experimentId);
     },
   };
 }

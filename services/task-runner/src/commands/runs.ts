@@ -1,5 +1,4 @@
 import { streamId, type TaskRunCreated } from "@argus/contracts";
-import { tracedQuery } from "@argus/eventstore";
 import { actorMetadata, uuidv7, type CallContext } from "@argus/platform";
 import type { CancelRunRequest, TaskRun, TriggerRunRequest } from "@argus/proto/tasks/v1/tasks";
 import { requirePermissionAt } from "@argus/spaces";
@@ -8,7 +7,7 @@ import { runDecider } from "../domain/run.ts";
 import { invalid, unprocessable } from "../domain/task.ts";
 import { runRow, taskRow, toRun, type TaskRow } from "../queries/rows.ts";
 import type { TasksDeps } from "../service.ts";
-import { RUNS_CHANNEL } from "../worker/worker.ts";
+import { createRun } from "../worker/createRun.ts";
 
 const EVALUATION_FIELDS = new Set([
   "data_start_time",
@@ -33,6 +32,72 @@ const time = (raw: string, what: string): Date => {
   if (Number.isNaN(d.getTime())) throw invalid(`${what} must be an ISO 8601 date-time`);
   return d;
 };
+
+/** Each evaluator's version (the pinned one, else the latest now) with its config. */
+async function resolvedEvaluators(deps: TasksDeps, ctx: CallContext, task: TaskRow) {
+  const evaluators = [];
+  for (const e of task.evaluators) {
+    const place = await deps.places.evaluator(ctx, e.evaluator_id, e.evaluator_version_id ?? "");
+    evaluators.push({
+      evaluator_id: e.evaluator_id,
+      version_id: place.versionId,
+      type: place.type,
+      config: place.config,
+      column_mappings: e.column_mappings,
+      query_mappings: e.query_mappings,
+      query_filter: e.query_filter,
+    });
+  }
+  return evaluators;
+}
+
+/** A chained evaluation task, as a RUN_EXPERIMENT run starts it on the experiment it made. */
+export interface ChainedTask {
+  task_id: string;
+  account_id: string;
+  space_id: string;
+  is_continuous: boolean;
+  evaluators: Awaited<ReturnType<typeof resolvedEvaluators>>;
+  /** Who triggered the RUN_EXPERIMENT run: the chained run is theirs too. */
+  created_by_user_id: string;
+}
+
+/**
+ * The evaluation tasks a RUN_EXPERIMENT run triggers when it completes: each one the caller
+ * may trigger (404, 403), a dataset task on the same dataset (422); their evaluators resolved
+ * now, while the caller is there to ask on.
+ */
+async function chainedTasks(
+  deps: TasksDeps,
+  ctx: CallContext,
+  task: TaskRow,
+  ids: readonly string[],
+): Promise<ChainedTask[]> {
+  const chained: ChainedTask[] = [];
+  for (const id of new Set(ids)) {
+    const t = await taskRow(deps.pool, ctx, id);
+    await requirePermissionAt(
+      deps.spaces,
+      ctx,
+      placeOf(t),
+      accessOf(kindOf(t)),
+      permissionOf(kindOf(t), "UPDATE"),
+    );
+    if (t.task_type === "RUN_EXPERIMENT" || t.dataset_id !== task.dataset_id)
+      throw unprocessable(
+        "every evaluation_task_id must be an evaluation task on the RUN_EXPERIMENT task's dataset",
+      );
+    chained.push({
+      task_id: t.id,
+      account_id: t.account_id,
+      space_id: t.space_id,
+      is_continuous: t.is_continuous,
+      evaluators: await resolvedEvaluators(deps, ctx, t),
+      created_by_user_id: ctx.principal.userId,
+    });
+  }
+  return chained;
+}
 
 /**
  * What a run needs to know, fixed when it is triggered (the caller is there to ask on):
@@ -60,33 +125,28 @@ async function optionsOf(
       );
     if (req.exampleIds.length > 0 && req.maxExamples > 0)
       throw invalid("example_ids and max_examples are mutually exclusive");
+    if (fields.has("max_examples") && req.maxExamples < 1)
+      throw invalid("max_examples must be at least 1");
     return {
       options: {
+        // Chosen now, so a run resumed by another worker finds the experiment it made.
+        experiment_id: uuidv7(),
         experiment_name: name,
         dataset_version_id: req.datasetVersionId || null,
         example_ids: req.exampleIds,
         max_examples: req.maxExamples || null,
-        query_filter: req.queryFilter ?? null,
+        query_filter: req.queryFilter || null,
         evaluation_task_ids: req.evaluationTaskIds,
+        chained: await chainedTasks(deps, ctx, task, req.evaluationTaskIds),
       },
       start: null,
       end: null,
     };
   }
-  const evaluators = [];
-  for (const e of task.evaluators) {
-    const place = await deps.places.evaluator(ctx, e.evaluator_id, e.evaluator_version_id ?? "");
-    evaluators.push({
-      evaluator_id: e.evaluator_id,
-      version_id: place.versionId,
-      type: place.type,
-      config: place.config,
-      column_mappings: e.column_mappings,
-      query_mappings: e.query_mappings,
-      query_filter: e.query_filter,
-    });
-  }
-  const common = { override_evaluations: req.overrideEvaluations, evaluators };
+  const common = {
+    override_evaluations: req.overrideEvaluations,
+    evaluators: await resolvedEvaluators(deps, ctx, task),
+  };
   if (task.dataset_id) {
     if (fields.has("data_start_time") || fields.has("data_end_time") || fields.has("max_spans"))
       throw invalid(
@@ -149,16 +209,7 @@ export function runCommands(deps: TasksDeps) {
         created_by_user_id: ctx.principal.userId,
         created_at: new Date().toISOString(),
       };
-      await deps.commands.transact(async (scope) => {
-        await scope.decide(
-          streamId("task_run", id),
-          runDecider,
-          { type: "CreateRun", data },
-          actorMetadata(ctx),
-        );
-        // An idle worker starts on it at once (on commit).
-        await tracedQuery(scope.client, "announce run", "select pg_notify($1, '')", [RUNS_CHANNEL]);
-      });
+      await createRun(deps.commands, data, actorMetadata(ctx));
       return toRun(await runRow(pool, ctx, id));
     },
 

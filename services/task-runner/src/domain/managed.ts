@@ -115,3 +115,22 @@ export function managedConfigOf(code: Record<string, unknown>): ManagedConfig | 
     static_params: Array.isArray(code.static_params) ? (code.static_params as StaticParam[]) : [],
   };
 }
+
+/** A CUSTOM code_config: user Python, run by the sandbox (worker/sandbox.ts). */
+export interface CustomCodeConfig {
+  name: string;
+  code: string;
+  imports: string | null;
+  variables: string[];
+  static_params: StaticParam[];
+}
+
+export function customConfigOf(code: Record<string, unknown>): CustomCodeConfig {
+  return {
+    name: typeof code.name === "string" && code.name !== "" ? code.name : "custom",
+    code: typeof code.code === "string" ? code.code : "",
+    imports: typeof code.imports === "string" ? code.imports : null,
+    variables: Array.isArray(code.variables) ? code.variables.map(String) : [],
+    static_params: Array.isArray(code.static_params) ? (code.static_params as StaticParam[]) : [],
+  };
+}

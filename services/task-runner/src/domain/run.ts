@@ -23,7 +23,7 @@ export interface Counts {
 
 export type RunCommand =
   | { type: "CreateRun"; data: TaskRunCreated["data"] }
-  | { type: "StartRun"; now: Date }
+  | { type: "StartRun"; now: Date; experimentId?: string | null }
   | {
       type: "FinishRun";
       status: "COMPLETED" | "FAILED" | "CANCELLED";
@@ -75,6 +75,7 @@ function decide(command: RunCommand, state: RunState): TaskRunEvent[] {
                 task_id: state.taskId,
                 space_id: state.spaceId,
                 started_at: command.now.toISOString(),
+                ...(command.experimentId ? { experiment_id: command.experimentId } : {}),
               },
             },
           ]

@@ -82,8 +82,10 @@ const projections: Projections<TaskRunnerEvent> = {
     tracedQuery(
       client,
       "task run started",
-      "update task_runs set status = 'RUNNING', run_started_at = $2 where id = $1",
-      [d.id, d.started_at],
+      `update task_runs set status = 'RUNNING', run_started_at = $2,
+         experiment_id = coalesce($3, experiment_id)
+       where id = $1`,
+      [d.id, d.started_at, d.experiment_id ?? null],
     ),
   TaskRunFinished: (client, d) =>
     tracedQuery(

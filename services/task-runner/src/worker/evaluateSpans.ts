@@ -60,8 +60,10 @@ const and = (a: string | null, b: string | null) => (a && b ? `(${a}) and (${b})
 
 /**
  * A project task's evaluation run over the spans of its window (newest first, `max_spans` at
- * most, sampled, filtered by the task's filter and, with one evaluator, its own): page by page,
+ * most, sampled, filtered by the task's filter ANDed with the evaluator's own): page by page,
  * each span and evaluator once, evaluations written on the spans, progress after each page.
+ * Evaluators with different filters of their own see different spans: one pass over the window
+ * per distinct filter, each with its own `max_spans`.
  */
 export async function evaluateSpans(
   pool: Pool,
@@ -75,15 +77,14 @@ export async function evaluateSpans(
   const { runnable, reasons } = evaluators;
   if (runnable.length === 0)
     return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
-  const own = runnable.map((e) => task.evaluatorFilters.get(e.evaluatorId) ?? null);
-  if (own.filter((f) => f !== null).length > 0 && runnable.length > 1)
-    return {
-      status: "FAILED",
-      reason: "per-evaluator query filters on a task of several evaluators are not executed yet",
-    };
-  const filter = and(task.query_filter, own[0] ?? null);
   if (!run.data_start_time || !run.data_end_time)
     return { status: "FAILED", reason: "the run has no data window" };
+  const window = { start: run.data_start_time, end: run.data_end_time };
+  const passes = new Map<string, ItemEvaluator[]>();
+  for (const e of runnable) {
+    const filter = and(task.query_filter, task.evaluatorFilters.get(e.evaluatorId) ?? null);
+    passes.set(filter, [...(passes.get(filter) ?? []), e]);
+  }
   const write = (projectId: string, evaluations: PendingEvaluation[]) =>
     spans.record(
       run.account_id,
@@ -93,63 +94,65 @@ export async function evaluateSpans(
     );
   // A dead worker's verdicts first: kept, not yet written.
   await writePending(pool, run.id, write);
-  let after = "";
-  let taken = 0;
-  do {
-    const page = await spans.page({
-      accountId: run.account_id,
-      projectId: task.project_id,
-      startTime: run.data_start_time,
-      endTime: run.data_end_time,
-      filter,
-      after,
-      limit: PAGE,
-    });
-    const chosen = [];
-    for (const s of page.spans) {
-      if (taken >= options.max_spans) break;
-      if (!sampled(s.spanId, task.sampling_rate)) continue;
-      taken++;
-      chosen.push(s);
-    }
-    const seen = await doneItems(
-      pool,
-      run.id,
-      chosen.map((c) => c.spanId),
-    );
-    const items: ItemOutcome[] = [];
-    const work = [];
-    for (const s of chosen) {
-      const span = {
-        name: s.name,
-        kind: s.kind,
-        attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
-      };
-      for (const e of runnable) {
-        if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
-        if (!options.override_evaluations && s.evaluated.includes(e.name))
-          items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
-        else work.push({ s, span, e });
+  for (const [filter, group] of passes) {
+    let after = "";
+    let taken = 0;
+    do {
+      const page = await spans.page({
+        accountId: run.account_id,
+        projectId: task.project_id,
+        startTime: window.start,
+        endTime: window.end,
+        filter,
+        after,
+        limit: PAGE,
+      });
+      const chosen = [];
+      for (const s of page.spans) {
+        if (taken >= options.max_spans) break;
+        if (!sampled(s.spanId, task.sampling_rate)) continue;
+        taken++;
+        chosen.push(s);
       }
-    }
-    await eachLimited(work, PARALLEL, async ({ s, span, e }) => {
-      try {
-        const verdict = await evaluateOne(e, (column) => columnOf(column, span));
-        items.push({
-          item_id: s.spanId,
-          evaluator_id: e.evaluatorId,
-          ok: true,
-          target: task.project_id,
-          verdict: { name: e.name, ...verdict },
-        });
-      } catch {
-        items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: false });
+      const seen = await doneItems(
+        pool,
+        run.id,
+        chosen.map((c) => c.spanId),
+      );
+      const items: ItemOutcome[] = [];
+      const work = [];
+      for (const s of chosen) {
+        const span = {
+          name: s.name,
+          kind: s.kind,
+          attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+        };
+        for (const e of group) {
+          if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
+          if (!options.override_evaluations && s.evaluated.includes(e.name))
+            items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
+          else work.push({ s, span, e });
+        }
       }
-    });
-    await recordItems(pool, run.id, items);
-    await writePending(pool, run.id, write);
-    if (!(await progress())) return { status: "STOPPED" };
-    after = taken >= options.max_spans ? "" : page.nextAfter;
-  } while (after !== "");
+      await eachLimited(work, PARALLEL, async ({ s, span, e }) => {
+        try {
+          const verdict = await evaluateOne(e, (column) => columnOf(column, span));
+          items.push({
+            item_id: s.spanId,
+            evaluator_id: e.evaluatorId,
+            ok: true,
+            target: task.project_id,
+            verdict: { name: e.name, ...verdict },
+          });
+        } catch {
+          items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: false });
+        }
+      });
+      await recordItems(pool, run.id, items);
+      await writePending(pool, run.id, write);
+      if (!(await progress())) return { status: "STOPPED" };
+      after = taken >= options.max_spans ? "" : page.nextAfter;
+    } while (after !== "");
+  }
   return { status: "COMPLETED" };
 }

@@ -1,8 +1,20 @@
 import { decodeId, type OutboundPolicy } from "@argus/platform";
-import type OpenAI from "openai";
 import type { Integrations } from "../adapters/integrations.ts";
-import { evaluateManaged, managedConfigOf, type Verdict } from "../domain/managed.ts";
-import { judge, providerClient, render, templateVariables, type TemplateConfig } from "./llm.ts";
+import {
+  customConfigOf,
+  evaluateManaged,
+  managedConfigOf,
+  type Verdict,
+} from "../domain/managed.ts";
+import {
+  judge,
+  providerChat,
+  render,
+  templateVariables,
+  type Chat,
+  type TemplateConfig,
+} from "./llm.ts";
+import { customSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
 
 /** One evaluator of a run, ready to evaluate an item's values. */
 export interface ItemEvaluator {
@@ -31,6 +43,15 @@ export interface EvaluatorDeps {
   /** Calls to one AI integration at once, per replica. */
   perIntegration: number;
   providerTimeoutMs: number;
+  /** Where and under which limits CUSTOM code runs. */
+  sandbox: SandboxOptions;
+}
+
+/** A run's evaluators: those that run, why the others do not, and their processes' end. */
+export interface RunEvaluators {
+  runnable: ItemEvaluator[];
+  reasons: string[];
+  close(): void;
 }
 
 /** A counting semaphore per key: at most `limit` tasks of one key run at once. */
@@ -54,22 +75,37 @@ export function keyedLimiter(limit: number) {
 }
 
 /**
- * The run's evaluators that can run, or why each cannot: MANAGED code in process, TEMPLATE
- * through its AI integration's provider (one client per integration, calls limited per
- * integration). CUSTOM code and providers without an OpenAI-compatible API are not run yet.
+ * The run's evaluators that can run, or why each cannot: MANAGED code in process, CUSTOM code
+ * in sandboxed Python processes (closed with the run), TEMPLATE through its AI integration's
+ * provider (one client per integration, calls limited per integration): OpenAI-compatible,
+ * Azure OpenAI and Anthropic.
  */
 export async function itemEvaluators(
   d: EvaluatorDeps,
   limit: ReturnType<typeof keyedLimiter>,
   accountId: string,
   evaluators: readonly RunEvaluator[],
-): Promise<{ runnable: ItemEvaluator[]; reasons: string[] }> {
+): Promise<RunEvaluators> {
   const runnable: ItemEvaluator[] = [];
   const reasons: string[] = [];
-  const clients = new Map<string, OpenAI>();
+  const clients = new Map<string, Chat>();
+  const sandboxes: Sandbox[] = [];
   for (const e of evaluators) {
     if (e.query_mappings) {
       reasons.push(`evaluator ${e.evaluator_id}: trace/session evaluators are not run yet`);
+      continue;
+    }
+    if (e.type === "CODE" && e.config.type === "CUSTOM") {
+      const custom = customConfigOf(e.config);
+      const sandbox = customSandbox(d.sandbox, custom);
+      sandboxes.push(sandbox);
+      runnable.push({
+        evaluatorId: e.evaluator_id,
+        name: custom.name,
+        variables: custom.variables,
+        columnMappings: e.column_mappings,
+        evaluate: (values) => sandbox.evaluate(values),
+      });
       continue;
     }
     if (e.type === "CODE") {
@@ -98,7 +134,7 @@ export async function itemEvaluators(
     if (!client) {
       try {
         const integration = await d.integrations(accountId, integrationId);
-        client = providerClient(integration, d.policy, d.providerTimeoutMs);
+        client = providerChat(integration, d.policy, d.providerTimeoutMs);
         clients.set(integrationId, client);
       } catch (err) {
         reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);
@@ -115,5 +151,5 @@ export async function itemEvaluators(
         limit(integrationId, () => judge(provider, config, render(config.template, values))),
     });
   }
-  return { runnable, reasons };
+  return { runnable, reasons, close: () => sandboxes.forEach((s) => s.close()) };
 }

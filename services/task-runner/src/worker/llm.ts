@@ -1,4 +1,5 @@
-import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI, { AzureOpenAI } from "openai";
 import { sendOutbound, type OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError, type Verdict } from "../domain/managed.ts";
@@ -22,6 +23,24 @@ export const templateVariables = (template: string): string[] => [
 
 export const render = (template: string, values: Record<string, string>): string =>
   template.replace(/\{\s*([A-Za-z_][\w.-]*)\s*\}/g, (whole, name: string) => values[name] ?? whole);
+
+/** A prompt's variable syntax (the public API's input_variable_format). */
+export type VariableFormat = "F_STRING" | "MUSTACHE" | "NONE";
+
+/** `text` with its variables filled: `{name}` (F_STRING), `{{name}}` (MUSTACHE), or as is. */
+export function renderAs(
+  format: VariableFormat,
+  text: string,
+  values: Record<string, string>,
+): string {
+  if (format === "NONE") return text;
+  if (format === "MUSTACHE")
+    return text.replace(
+      /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g,
+      (whole, name: string) => values[name] ?? whole,
+    );
+  return render(text, values);
+}
 
 /** The instructions that make a model answer in a shape the label can be read from. */
 export function instructions(labels: readonly string[], explain: boolean): string {
@@ -83,56 +102,127 @@ export function guardedFetch(policy: OutboundPolicy, timeoutMs: number) {
   };
 }
 
-const DEFAULT_BASE_URL: Record<string, string> = { OPEN_AI: "https://api.openai.com/v1" };
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
 
-/** One client per integration and key: the OpenAI-compatible chat completions API. */
-export function providerClient(
+/** One model call: messages in, the model's text out. */
+export type Chat = (request: {
+  model: string;
+  messages: ChatMessage[];
+  parameters: Record<string, unknown>;
+}) => Promise<string | undefined>;
+
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** Azure OpenAI's GA API version, unless the integration's provider_metadata names one. */
+const AZURE_API_VERSION = "2024-10-21";
+/** Anthropic requires max_tokens; this is the default when the invocation parameters omit it. */
+const ANTHROPIC_MAX_TOKENS = 1024;
+
+/**
+ * One client per integration and key, through the provider's maintained client library:
+ * AZURE_OPEN_AI (`base_url` is the resource endpoint, the model name its deployment), ANTHROPIC
+ * (the Messages API), and the OpenAI chat completions API for OPEN_AI and every other provider
+ * with an OpenAI-compatible `base_url`. Each client retries 429 (honouring Retry-After), 5xx and
+ * timeouts 3 times; every call goes through the outbound guard.
+ */
+export function providerChat(
   integration: ResolvedIntegration,
   policy: OutboundPolicy,
   timeoutMs: number,
-): OpenAI {
-  const baseURL = integration.baseUrl ?? DEFAULT_BASE_URL[integration.provider];
-  if (!baseURL)
-    throw new ItemError(
-      `AI integration ${integration.id} (${integration.provider}) has no base_url this version can call`,
-    );
+): Chat {
   const headers = integration.headersJson
     ? (JSON.parse(integration.headersJson) as Record<string, string>)
     : {};
-  return new OpenAI({
-    apiKey: integration.apiKey ?? "none",
-    baseURL,
-    defaultHeaders: headers,
+  const common = {
     maxRetries: 3,
     timeout: timeoutMs,
     fetch: guardedFetch(policy, timeoutMs),
+    defaultHeaders: headers,
+  };
+  const base = integration.baseUrl;
+  const metadata = integration.providerMetadataJson
+    ? (JSON.parse(integration.providerMetadataJson) as Record<string, unknown>)
+    : {};
+  switch (integration.provider) {
+    case "ANTHROPIC": {
+      const client = new Anthropic({
+        ...common,
+        apiKey: integration.apiKey ?? "none",
+        ...(base ? { baseURL: base } : {}),
+      });
+      return async ({ model, messages, parameters }) => {
+        // The Messages API takes the system prompt apart from the turns.
+        const system = messages.filter((m) => m.role === "system").map((m) => m.content);
+        const res = await client.messages.create({
+          max_tokens: ANTHROPIC_MAX_TOKENS,
+          ...parameters,
+          model,
+          ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
+          messages: messages.flatMap((m) =>
+            m.role === "system" ? [] : [{ role: m.role, content: m.content }],
+          ),
+          stream: false,
+        });
+        const text = res.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+        return text.length > 0 ? text.join("") : undefined;
+      };
+    }
+    case "AZURE_OPEN_AI": {
+      if (!base)
+        throw new ItemError(
+          `AI integration ${integration.id} (AZURE_OPEN_AI) has no base_url (the resource endpoint)`,
+        );
+      const version = metadata.azure_openai_version ?? metadata.api_version;
+      const client = new AzureOpenAI({
+        ...common,
+        apiKey: integration.apiKey ?? "none",
+        endpoint: base,
+        apiVersion: typeof version === "string" && version !== "" ? version : AZURE_API_VERSION,
+      });
+      return (request) => openAiChat(client, request);
+    }
+    default: {
+      const baseURL = base ?? (integration.provider === "OPEN_AI" ? OPENAI_BASE_URL : undefined);
+      if (!baseURL)
+        throw new ItemError(
+          `AI integration ${integration.id} (${integration.provider}) has no base_url this version can call`,
+        );
+      const client = new OpenAI({ ...common, apiKey: integration.apiKey ?? "none", baseURL });
+      return (request) => openAiChat(client, request);
+    }
+  }
+}
+
+async function openAiChat(client: OpenAI, request: Parameters<Chat>[0]) {
+  const res = await client.chat.completions.create({
+    ...request.parameters,
+    model: request.model,
+    messages: request.messages,
+    stream: false,
   });
+  return res.choices[0]?.message?.content ?? undefined;
 }
 
 /** Asks the model for one item's verdict. */
-export async function judge(
-  client: OpenAI,
-  config: TemplateConfig,
-  prompt: string,
-): Promise<Verdict> {
+export async function judge(chat: Chat, config: TemplateConfig, prompt: string): Promise<Verdict> {
   const choices = config.classification_choices ?? {};
   if (Object.keys(choices).length === 0)
     throw new ItemError("the template has no classification_choices to read a label from");
   const explain = config.include_explanations === true;
   const model = config.llm_config?.model_name;
   if (!model) throw new ItemError("llm_config.model_name is missing");
-  let text: string | null | undefined;
+  let text: string | undefined;
   try {
-    const res = await client.chat.completions.create({
-      ...(config.llm_config?.invocation_parameters ?? {}),
+    text = await chat({
       model,
       messages: [
         { role: "system", content: instructions(Object.keys(choices), explain) },
         { role: "user", content: prompt },
       ],
-      stream: false,
+      parameters: config.llm_config?.invocation_parameters ?? {},
     });
-    text = res.choices[0]?.message?.content;
   } catch (err) {
     throw new ItemError(`the provider failed: ${(err as Error).message}`);
   }

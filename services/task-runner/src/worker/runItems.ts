@@ -25,9 +25,12 @@ export interface ItemOutcome {
   item_id: string;
   evaluator_id: string;
   ok: boolean | null;
-  /** Where the verdict goes (an experiment, a project), with the verdict, for evaluated items. */
+  /**
+   * Where the result goes (an experiment, a project), with the result, for items done: an
+   * evaluator's verdict, or a generation's output.
+   */
   target?: string;
-  verdict?: Verdict & { name: string };
+  verdict?: (Verdict & { name: string }) | { output: string };
 }
 
 /** A verdict on its way to the item's service. */
@@ -69,20 +72,20 @@ export async function recordItems(
 }
 
 /**
- * Writes the run's verdicts not written yet (this page's, and a dead worker's), per target, to
+ * Writes the run's results not written yet (this page's, and a dead worker's), per target, to
  * the item's service, then marks them written: a write repeated after a crash is an upsert of
  * the same values.
  */
-export async function writePending(
+export async function writePending<T extends object = Verdict & { name: string }>(
   pool: Pool,
   runId: string,
-  write: (target: string, evaluations: PendingEvaluation[]) => Promise<void>,
+  write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
 ): Promise<void> {
   const res = await tracedQuery<{
     target: string;
     item_id: string;
     evaluator_id: string;
-    verdict: Verdict & { name: string };
+    verdict: T;
   }>(
     pool,
     "verdicts to write",

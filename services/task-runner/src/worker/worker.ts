@@ -1,11 +1,20 @@
+import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import { streamId } from "@argus/contracts";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
-import type { Logger } from "@argus/platform";
+import { DomainError, type Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { runDecider, type Counts } from "../domain/run.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
 import { evaluateSpans } from "./evaluateSpans.ts";
+import { createRun, RUNS_CHANNEL } from "./createRun.ts";
+import type { ChainedTask } from "../commands/runs.ts";
+import {
+  generateExperiment,
+  type ExperimentOptions,
+  type GenerationConfig,
+} from "./runExperiment.ts";
+import { providerChat, type Chat } from "./llm.ts";
 import type { Outcome, RunToWork } from "./runItems.ts";
 import type { ProjectSpans } from "../adapters/projectSpans.ts";
 import {
@@ -14,9 +23,6 @@ import {
   type EvaluatorDeps,
   type RunEvaluator,
 } from "./evaluators.ts";
-
-/** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
-export const RUNS_CHANNEL = "argus_task_runs";
 
 export type { Outcome, RunToWork } from "./runItems.ts";
 
@@ -43,6 +49,7 @@ interface TaskFacts {
   sampling_rate: number | null;
   query_filter: string | null;
   evaluators: { evaluator_id: string; query_filter: string | null }[];
+  run_configuration: GenerationConfig | null;
 }
 
 const metadata = (r: RunToWork) => ({
@@ -121,33 +128,61 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return res.rowCount === 1;
   };
 
-  async function execute(run: RunToWork, task: TaskFacts): Promise<Outcome> {
-    if (task.task_type === "RUN_EXPERIMENT")
-      return {
-        status: "FAILED",
-        reason: "RUN_EXPERIMENT runs are not executed by this version of Argus yet",
-      };
+  /** The model a RUN_EXPERIMENT task's generation calls, limited per integration. */
+  async function generationChat(run: RunToWork, config: GenerationConfig): Promise<Chat> {
+    const integrationId = config.ai_integration_id ?? "";
+    const integration = await o.evaluators.integrations(run.account_id, integrationId);
+    const chat = providerChat(integration, o.evaluators.policy, o.evaluators.providerTimeoutMs);
+    return (request) => limit(integrationId, () => chat(request));
+  }
+
+  async function execute(
+    run: RunToWork,
+    task: TaskFacts,
+    experimentId: string | null,
+  ): Promise<Outcome> {
+    if (task.task_type === "RUN_EXPERIMENT") {
+      const config = task.run_configuration ?? {};
+      if (config.experiment_type !== "LLM_GENERATION")
+        return {
+          status: "FAILED",
+          reason: `${String(config.experiment_type)} runs are not executed by this version of Argus yet`,
+        };
+      return generateExperiment(
+        o.pool,
+        o.runs,
+        run,
+        { datasetId: task.dataset_id!, experimentId: experimentId!, taskId: run.task_id },
+        config,
+        await generationChat(run, config),
+        progress(run.id),
+      );
+    }
     const evaluators = await itemEvaluators(
       o.evaluators,
       limit,
       run.account_id,
       (run.options.evaluators ?? []) as RunEvaluator[],
     );
-    if (task.dataset_id)
-      return evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
-    return evaluateSpans(
-      o.pool,
-      o.spans,
-      run,
-      {
-        project_id: task.project_id!,
-        sampling_rate: task.sampling_rate,
-        query_filter: task.query_filter,
-        evaluatorFilters: new Map(task.evaluators.map((e) => [e.evaluator_id, e.query_filter])),
-      },
-      evaluators,
-      progress(run.id),
-    );
+    try {
+      if (task.dataset_id)
+        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
+      return await evaluateSpans(
+        o.pool,
+        o.spans,
+        run,
+        {
+          project_id: task.project_id!,
+          sampling_rate: task.sampling_rate,
+          query_filter: task.query_filter,
+          evaluatorFilters: new Map(task.evaluators.map((e) => [e.evaluator_id, e.query_filter])),
+        },
+        evaluators,
+        progress(run.id),
+      );
+    } finally {
+      evaluators.close();
+    }
   }
 
   async function work(run: RunToWork): Promise<void> {
@@ -159,23 +194,33 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           o.pool,
           "task of run",
           `select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
-                  evaluators
+                  evaluators, run_configuration
              from tasks where id = $1`,
           [run.task_id],
         )
       ).rows[0];
       if (!task) return; // Deleted with its runs.
-      await o.commands.handle(
-        stream,
-        runDecider,
-        { type: "StartRun", now: new Date() },
-        metadata(run),
-      );
-      let outcome: Outcome;
-      try {
-        outcome = await execute(run, task);
-      } catch (err) {
-        outcome = { status: "FAILED", reason: (err as Error).message };
+      let outcome: Outcome | undefined;
+      // A RUN_EXPERIMENT run's experiment exists before the run starts, so the run shows it
+      // from RUNNING on (a name already taken fails the run).
+      let experimentId: string | null = null;
+      if (task.task_type === "RUN_EXPERIMENT")
+        experimentId = await startExperiment(run, task).catch((err: Error) => {
+          outcome = { status: "FAILED", reason: err.message };
+          return null;
+        });
+      if (!outcome) {
+        await o.commands.handle(
+          stream,
+          runDecider,
+          { type: "StartRun", now: new Date(), experimentId },
+          metadata(run),
+        );
+        try {
+          outcome = await execute(run, task, experimentId);
+        } catch (err) {
+          outcome = { status: "FAILED", reason: (err as Error).message };
+        }
       }
       if (outcome.status === "STOPPED") return;
       let c = await counts(run.id);
@@ -195,15 +240,61 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           type: "FinishRun",
           status,
           counts: c,
-          experimentId: null,
+          experimentId,
           failureReason: reason,
           isContinuous: task.is_continuous,
           now: new Date(),
         },
         metadata(run),
       );
+      if (status === "COMPLETED" && experimentId) await startChained(run, experimentId);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  async function startExperiment(run: RunToWork, task: TaskFacts): Promise<string> {
+    const options = run.options as unknown as ExperimentOptions;
+    return o.runs.startExperiment({
+      accountId: run.account_id,
+      experimentId: options.experiment_id,
+      datasetId: task.dataset_id!,
+      datasetVersionId: options.dataset_version_id ?? "",
+      name: options.experiment_name,
+      taskId: run.task_id,
+    });
+  }
+
+  /**
+   * The evaluation tasks the trigger chained, each a PENDING run over the new experiment, with
+   * the evaluators resolved at the trigger. Its id is derived from this run's, so a worker that
+   * repeats this after a crash finds the run made before (a conflict, skipped).
+   */
+  async function startChained(run: RunToWork, experimentId: string): Promise<void> {
+    const chained = ((run.options as { chained?: ChainedTask[] }).chained ?? []).entries();
+    for (const [i, t] of chained) {
+      const id = chainedRunId(run.id, i);
+      await createRun(
+        o.commands,
+        {
+          id,
+          task_id: t.task_id,
+          account_id: t.account_id,
+          space_id: t.space_id,
+          options: {
+            override_evaluations: false,
+            evaluators: t.evaluators,
+            experiment_ids: [experimentId],
+          },
+          data_start_time: null,
+          data_end_time: null,
+          created_by_user_id: t.created_by_user_id,
+          created_at: new Date().toISOString(),
+        },
+        { ...metadata(run), space_id: t.space_id },
+      ).catch((err: unknown) => {
+        if (!(err instanceof DomainError && err.type === "resource-conflict")) throw err;
+      });
     }
   }
 
@@ -220,4 +311,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     },
     work,
   });
+}
+
+/** The i-th chained run of `runId`: a uuid of its own, the same on every attempt. */
+export function chainedRunId(runId: string, i: number): string {
+  const hex = createHash("sha256").update(`${runId}/chained/${i}`).digest("hex");
+  // A version-8 (custom) uuid: its own bits, marked as such.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -24,6 +24,60 @@ export const protobufPackage = "argus.dataset.v1";
 
 export const protobufFileName = "argus/dataset/v1/dataset.proto";
 
+export interface ExamplesToRunRequest {
+  accountId: string;
+  datasetId: string;
+  /** Empty: the latest version. */
+  datasetVersionId: string;
+  /** Only these (internal uuids); empty: every example. */
+  exampleIds: string[];
+  page?: PageRequest | undefined;
+  /** Only examples matching it (the examples search's filter language); empty: all. */
+  filter: string;
+}
+
+export interface ExampleToRun {
+  id: string;
+  fieldsJson: string;
+}
+
+export interface ExamplesToRunResponse {
+  datasetId: string;
+  datasetVersionId: string;
+  spaceId: string;
+  examples: ExampleToRun[];
+  page?: PageResponse | undefined;
+}
+
+export interface StartTaskExperimentRequest {
+  accountId: string;
+  /** Chosen by the task run (internal uuid), so a resumed run finds its experiment. */
+  experimentId: string;
+  datasetId: string;
+  datasetVersionId: string;
+  name: string;
+  /** The task (internal uuid) whose run makes it. */
+  taskId: string;
+}
+
+export interface StartTaskExperimentResponse {
+  experimentId: string;
+}
+
+export interface TaskExperimentRun {
+  exampleId: string;
+  output: string;
+}
+
+export interface RecordTaskExperimentRunsRequest {
+  accountId: string;
+  experimentId: string;
+  taskId: string;
+  runs: TaskExperimentRun[];
+}
+
+export interface RecordTaskExperimentRunsResponse {}
+
 export interface RunsToEvaluateRequest {
   accountId: string;
   experimentId: string;
@@ -336,6 +390,598 @@ export interface InsertExperimentRunsRequest {
   /** 1 to 1000. */
   runs: ExperimentRunInput[];
 }
+
+function createBaseExamplesToRunRequest(): ExamplesToRunRequest {
+  return {
+    accountId: "",
+    datasetId: "",
+    datasetVersionId: "",
+    exampleIds: [],
+    page: undefined,
+    filter: "",
+  };
+}
+
+export const ExamplesToRunRequest: MessageFns<ExamplesToRunRequest> = {
+  encode(message: ExamplesToRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(18).string(message.datasetId);
+    }
+    if (message.datasetVersionId !== "") {
+      writer.uint32(26).string(message.datasetVersionId);
+    }
+    for (const v of message.exampleIds) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(42).fork()).join();
+    }
+    if (message.filter !== "") {
+      writer.uint32(50).string(message.filter);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExamplesToRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExamplesToRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.datasetVersionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.exampleIds.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.filter = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExampleToRun(): ExampleToRun {
+  return { id: "", fieldsJson: "" };
+}
+
+export const ExampleToRun: MessageFns<ExampleToRun> = {
+  encode(message: ExampleToRun, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(18).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExampleToRun {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExampleToRun();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExamplesToRunResponse(): ExamplesToRunResponse {
+  return { datasetId: "", datasetVersionId: "", spaceId: "", examples: [], page: undefined };
+}
+
+export const ExamplesToRunResponse: MessageFns<ExamplesToRunResponse> = {
+  encode(message: ExamplesToRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.datasetId !== "") {
+      writer.uint32(10).string(message.datasetId);
+    }
+    if (message.datasetVersionId !== "") {
+      writer.uint32(18).string(message.datasetVersionId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
+    }
+    for (const v of message.examples) {
+      ExampleToRun.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageResponse.encode(message.page, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExamplesToRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExamplesToRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.datasetVersionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.examples.push(ExampleToRun.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.page = PageResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseStartTaskExperimentRequest(): StartTaskExperimentRequest {
+  return {
+    accountId: "",
+    experimentId: "",
+    datasetId: "",
+    datasetVersionId: "",
+    name: "",
+    taskId: "",
+  };
+}
+
+export const StartTaskExperimentRequest: MessageFns<StartTaskExperimentRequest> = {
+  encode(
+    message: StartTaskExperimentRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.experimentId !== "") {
+      writer.uint32(18).string(message.experimentId);
+    }
+    if (message.datasetId !== "") {
+      writer.uint32(26).string(message.datasetId);
+    }
+    if (message.datasetVersionId !== "") {
+      writer.uint32(34).string(message.datasetVersionId);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(50).string(message.taskId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartTaskExperimentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartTaskExperimentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.datasetId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.datasetVersionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseStartTaskExperimentResponse(): StartTaskExperimentResponse {
+  return { experimentId: "" };
+}
+
+export const StartTaskExperimentResponse: MessageFns<StartTaskExperimentResponse> = {
+  encode(
+    message: StartTaskExperimentResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.experimentId !== "") {
+      writer.uint32(10).string(message.experimentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartTaskExperimentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartTaskExperimentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTaskExperimentRun(): TaskExperimentRun {
+  return { exampleId: "", output: "" };
+}
+
+export const TaskExperimentRun: MessageFns<TaskExperimentRun> = {
+  encode(message: TaskExperimentRun, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exampleId !== "") {
+      writer.uint32(10).string(message.exampleId);
+    }
+    if (message.output !== "") {
+      writer.uint32(18).string(message.output);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskExperimentRun {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskExperimentRun();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exampleId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.output = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordTaskExperimentRunsRequest(): RecordTaskExperimentRunsRequest {
+  return { accountId: "", experimentId: "", taskId: "", runs: [] };
+}
+
+export const RecordTaskExperimentRunsRequest: MessageFns<RecordTaskExperimentRunsRequest> = {
+  encode(
+    message: RecordTaskExperimentRunsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.experimentId !== "") {
+      writer.uint32(18).string(message.experimentId);
+    }
+    if (message.taskId !== "") {
+      writer.uint32(26).string(message.taskId);
+    }
+    for (const v of message.runs) {
+      TaskExperimentRun.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTaskExperimentRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTaskExperimentRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.experimentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runs.push(TaskExperimentRun.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordTaskExperimentRunsResponse(): RecordTaskExperimentRunsResponse {
+  return {};
+}
+
+export const RecordTaskExperimentRunsResponse: MessageFns<RecordTaskExperimentRunsResponse> = {
+  encode(
+    _: RecordTaskExperimentRunsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTaskExperimentRunsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTaskExperimentRunsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
 
 function createBaseRunsToEvaluateRequest(): RunsToEvaluateRequest {
   return { accountId: "", experimentId: "", page: undefined };
@@ -4237,6 +4883,39 @@ export const RunEvaluationDirectoryDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
+    /** One page of a dataset version's examples (a RUN_EXPERIMENT task's inputs), in id order. */
+    examplesToRun: {
+      name: "ExamplesToRun",
+      requestType: ExamplesToRunRequest as typeof ExamplesToRunRequest,
+      requestStream: false,
+      responseType: ExamplesToRunResponse as typeof ExamplesToRunResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * Creates the experiment a RUN_EXPERIMENT task's run writes, under the id the run chose;
+     * the same id again answers the experiment made before. A name taken: ALREADY_EXISTS.
+     */
+    startTaskExperiment: {
+      name: "StartTaskExperiment",
+      requestType: StartTaskExperimentRequest as typeof StartTaskExperimentRequest,
+      requestStream: false,
+      responseType: StartTaskExperimentResponse as typeof StartTaskExperimentResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * Adds the outputs of examples that have no run in the experiment yet (a resumed run's
+     * repeat writes nothing twice).
+     */
+    recordTaskExperimentRuns: {
+      name: "RecordTaskExperimentRuns",
+      requestType: RecordTaskExperimentRunsRequest as typeof RecordTaskExperimentRunsRequest,
+      requestStream: false,
+      responseType: RecordTaskExperimentRunsResponse as typeof RecordTaskExperimentRunsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
   },
 } as const;
 
@@ -4274,6 +4953,53 @@ export const RunEvaluationDirectoryService = {
     responseDeserialize: (value: Buffer): RecordRunEvaluationsResponse =>
       RecordRunEvaluationsResponse.decode(value),
   },
+  /** One page of a dataset version's examples (a RUN_EXPERIMENT task's inputs), in id order. */
+  examplesToRun: {
+    path: "/argus.dataset.v1.RunEvaluationDirectory/ExamplesToRun" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExamplesToRunRequest): Buffer =>
+      Buffer.from(ExamplesToRunRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExamplesToRunRequest => ExamplesToRunRequest.decode(value),
+    responseSerialize: (value: ExamplesToRunResponse): Buffer =>
+      Buffer.from(ExamplesToRunResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExamplesToRunResponse =>
+      ExamplesToRunResponse.decode(value),
+  },
+  /**
+   * Creates the experiment a RUN_EXPERIMENT task's run writes, under the id the run chose;
+   * the same id again answers the experiment made before. A name taken: ALREADY_EXISTS.
+   */
+  startTaskExperiment: {
+    path: "/argus.dataset.v1.RunEvaluationDirectory/StartTaskExperiment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartTaskExperimentRequest): Buffer =>
+      Buffer.from(StartTaskExperimentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartTaskExperimentRequest =>
+      StartTaskExperimentRequest.decode(value),
+    responseSerialize: (value: StartTaskExperimentResponse): Buffer =>
+      Buffer.from(StartTaskExperimentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartTaskExperimentResponse =>
+      StartTaskExperimentResponse.decode(value),
+  },
+  /**
+   * Adds the outputs of examples that have no run in the experiment yet (a resumed run's
+   * repeat writes nothing twice).
+   */
+  recordTaskExperimentRuns: {
+    path: "/argus.dataset.v1.RunEvaluationDirectory/RecordTaskExperimentRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordTaskExperimentRunsRequest): Buffer =>
+      Buffer.from(RecordTaskExperimentRunsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordTaskExperimentRunsRequest =>
+      RecordTaskExperimentRunsRequest.decode(value),
+    responseSerialize: (value: RecordTaskExperimentRunsResponse): Buffer =>
+      Buffer.from(RecordTaskExperimentRunsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordTaskExperimentRunsResponse =>
+      RecordTaskExperimentRunsResponse.decode(value),
+  },
 } as const;
 
 export interface RunEvaluationDirectoryServer extends UntypedServiceImplementation {
@@ -4281,6 +5007,21 @@ export interface RunEvaluationDirectoryServer extends UntypedServiceImplementati
   runsToEvaluate: handleUnaryCall<RunsToEvaluateRequest, RunsToEvaluateResponse>;
   /** Upserts evaluations (eval.<name>.label / .score / .explanation) on runs of one experiment. */
   recordRunEvaluations: handleUnaryCall<RecordRunEvaluationsRequest, RecordRunEvaluationsResponse>;
+  /** One page of a dataset version's examples (a RUN_EXPERIMENT task's inputs), in id order. */
+  examplesToRun: handleUnaryCall<ExamplesToRunRequest, ExamplesToRunResponse>;
+  /**
+   * Creates the experiment a RUN_EXPERIMENT task's run writes, under the id the run chose;
+   * the same id again answers the experiment made before. A name taken: ALREADY_EXISTS.
+   */
+  startTaskExperiment: handleUnaryCall<StartTaskExperimentRequest, StartTaskExperimentResponse>;
+  /**
+   * Adds the outputs of examples that have no run in the experiment yet (a resumed run's
+   * repeat writes nothing twice).
+   */
+  recordTaskExperimentRuns: handleUnaryCall<
+    RecordTaskExperimentRunsRequest,
+    RecordTaskExperimentRunsResponse
+  >;
 }
 
 export interface RunEvaluationDirectoryClient extends Client {
@@ -4315,6 +5056,60 @@ export interface RunEvaluationDirectoryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordRunEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  /** One page of a dataset version's examples (a RUN_EXPERIMENT task's inputs), in id order. */
+  examplesToRun(
+    request: ExamplesToRunRequest,
+    callback: (error: ServiceError | null, response: ExamplesToRunResponse) => void,
+  ): ClientUnaryCall;
+  examplesToRun(
+    request: ExamplesToRunRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExamplesToRunResponse) => void,
+  ): ClientUnaryCall;
+  examplesToRun(
+    request: ExamplesToRunRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExamplesToRunResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Creates the experiment a RUN_EXPERIMENT task's run writes, under the id the run chose;
+   * the same id again answers the experiment made before. A name taken: ALREADY_EXISTS.
+   */
+  startTaskExperiment(
+    request: StartTaskExperimentRequest,
+    callback: (error: ServiceError | null, response: StartTaskExperimentResponse) => void,
+  ): ClientUnaryCall;
+  startTaskExperiment(
+    request: StartTaskExperimentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartTaskExperimentResponse) => void,
+  ): ClientUnaryCall;
+  startTaskExperiment(
+    request: StartTaskExperimentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartTaskExperimentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Adds the outputs of examples that have no run in the experiment yet (a resumed run's
+   * repeat writes nothing twice).
+   */
+  recordTaskExperimentRuns(
+    request: RecordTaskExperimentRunsRequest,
+    callback: (error: ServiceError | null, response: RecordTaskExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  recordTaskExperimentRuns(
+    request: RecordTaskExperimentRunsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordTaskExperimentRunsResponse) => void,
+  ): ClientUnaryCall;
+  recordTaskExperimentRuns(
+    request: RecordTaskExperimentRunsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordTaskExperimentRunsResponse) => void,
   ): ClientUnaryCall;
 }
 

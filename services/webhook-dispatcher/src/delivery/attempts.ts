@@ -2,7 +2,14 @@ import { tracedQuery, type Queryable } from "@argus/eventstore";
 import type { OutboundResult } from "@argus/platform";
 import type { Message } from "./payloads.ts";
 
-/** Every attempt is kept: the delivery log users page through. */
+/** Postgres's foreign_key_violation. */
+const FOREIGN_KEY_VIOLATION = "23503";
+
+/**
+ * Every attempt is kept: the delivery log users page through. An attempt of a webhook deleted
+ * meanwhile is not: its log went with it (the `exists` guard alone cannot see a delete that
+ * commits during the insert; the foreign key can).
+ */
 export async function recordAttempt(
   db: Queryable,
   webhookId: string,
@@ -25,5 +32,7 @@ export async function recordAttempt(
       result.error ?? null,
       Math.round(result.durationMs),
     ],
-  );
+  ).catch((err: unknown) => {
+    if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
+  });
 }

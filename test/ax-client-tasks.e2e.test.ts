@@ -13,7 +13,7 @@ import {
   waitForTaskRun,
 } from "@arizeai/ax-client";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
-import { exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
+import { bedrockTemplateEvaluator, exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
 
 // The tasks functions of @arizeai/ax-client 1.28.0 against the whole stack: a CODE_EVALUATION
 // task over an experiment's runs (a managed EXACT_MATCH code evaluator), made with
@@ -49,38 +49,6 @@ const experiment = (size: number) => taskExperiment(asAdmin, spaceId, unique, si
 const exactMatch = () => exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
 
 /** A CUSTOM code evaluator: user Python, which this version does not run yet. */
-/** A TEMPLATE evaluator on an AWS Bedrock integration: a provider Argus does not call yet. */
-const onBedrock = async () => {
-  const integration = await asAdmin("POST", "/v2/ai-integrations", {
-    name: unique("bedrock"),
-    provider: "AWS_BEDROCK",
-    provider_metadata: { kind: "AWS", role_arn: "arn:aws:iam::123456789012:role/argus-test" },
-  });
-  return (
-    await asAdmin("POST", "/v2/evaluators", {
-      space_id: spaceId,
-      name: unique("bedrock-judge"),
-      type: "TEMPLATE",
-      version: {
-        commit_message: "c",
-        template_config: {
-          name: "judge",
-          template: "Is {output} right?",
-          include_explanations: false,
-          use_function_calling_if_available: false,
-          classification_choices: { right: 1, wrong: 0 },
-          llm_config: {
-            ai_integration_id: integration.id,
-            model_name: "anthropic.claude",
-            invocation_parameters: {},
-            provider_parameters: {},
-          },
-        },
-      },
-    })
-  ).id as string;
-};
-
 describe("tasks through @arizeai/ax-client", () => {
   it("createEvaluationTask, triggerTaskRun and waitForTaskRun to COMPLETED; runs listed and read; the evaluations on the runs", async () => {
     const client = ax();
@@ -205,7 +173,9 @@ describe("tasks through @arizeai/ax-client", () => {
       name: unique("project-task"),
       type: "TEMPLATE_EVALUATION",
       project: project.id,
-      evaluators: [{ evaluatorId: await onBedrock() }],
+      evaluators: [
+        { evaluatorId: await bedrockTemplateEvaluator(asAdmin, spaceId, unique("bedrock")) },
+      ],
     });
     expect(task).toMatchObject({ projectId: project.id, datasetId: null });
     const run = await triggerTaskRun({

@@ -70,3 +70,41 @@ export async function exactMatchEvaluator(
   });
   return created.id as string;
 }
+
+/**
+ * A TEMPLATE evaluator in `spaceId` on an AWS Bedrock integration, a provider Argus does not
+ * call yet: every run of a task with it alone ends FAILED, for the same reason each time.
+ */
+export async function bedrockTemplateEvaluator(
+  asAdmin: AsAdmin,
+  spaceId: string,
+  name: string,
+): Promise<string> {
+  const integration = await asAdmin("POST", "/v2/ai-integrations", {
+    name: `${name}-bedrock`,
+    provider: "AWS_BEDROCK",
+    provider_metadata: { kind: "AWS", role_arn: "arn:aws:iam::123456789012:role/argus-test" },
+  });
+  const created = await asAdmin("POST", "/v2/evaluators", {
+    space_id: spaceId,
+    name,
+    type: "TEMPLATE",
+    version: {
+      commit_message: "c",
+      template_config: {
+        name: "judge",
+        template: "Is {output} right?",
+        include_explanations: false,
+        use_function_calling_if_available: false,
+        classification_choices: { right: 1, wrong: 0 },
+        llm_config: {
+          ai_integration_id: integration.id,
+          model_name: "anthropic.claude",
+          invocation_parameters: {},
+          provider_parameters: {},
+        },
+      },
+    },
+  });
+  return created.id as string;
+}

@@ -37,6 +37,8 @@ beforeAll(async () => {
       ARGUS_TASK_RUN_LEASE_MS: "1500",
       ARGUS_TASK_ALLOW_LOOPBACK: "true",
       ARGUS_TASK_SANDBOX_TIMEOUT_MS: "1500",
+      ARGUS_TASK_CONTINUOUS_INTERVAL_MS: "300",
+      ARGUS_TASK_CONTINUOUS_LAG_MS: "0",
     },
   });
   db = new pg.Pool({
@@ -654,6 +656,162 @@ describe("a project task over spans", () => {
       [uuidOf(evaluator.id)]: 1,
       [uuidOf(second.id)]: 2,
     });
+  });
+});
+
+describe("a RUN_EXPERIMENT worker killed mid-run", () => {
+  it("another worker finishes the generation; each example has exactly one run", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const integration = await asAdmin("POST", "/v2/ai-integrations", {
+        name: unique("slow-gen"),
+        provider: "OPEN_AI",
+        api_key: "sk-gen",
+        base_url: llm.baseUrl,
+      });
+      const size = 600;
+      const dataset = await asAdmin("POST", "/v2/datasets", {
+        space_id: spaceId,
+        name: unique("kill-gen"),
+        examples: Array.from({ length: size }, (_, i) => ({ question: `OK ${i}` })),
+      });
+      const generation = await asAdmin("POST", "/v2/tasks", {
+        type: "RUN_EXPERIMENT",
+        name: unique("kill-gen"),
+        dataset_id: dataset.id,
+        run_configuration: {
+          experiment_type: "LLM_GENERATION",
+          ai_integration_id: integration.id,
+          model_name: "gpt-slow",
+          input_variable_format: "F_STRING",
+          messages: [{ role: "USER", content: "Answer {question}" }],
+        },
+      });
+      // Slow answers, so the worker is killed between its pages.
+      llm.script(Array.from({ length: 3 * size }, () => ({ delayMs: 10 })));
+      const run = await trigger(generation.id, { experiment_name: unique("kill-gen") });
+      await until(run.id, (r) => (r.status === "RUNNING" && r.num_successes > 0) || terminal(r));
+      await api.stack.processes["task-runner"]!.stop("SIGKILL");
+      const { rows } = await db.query<{ status: string; num_successes: number }>(
+        "select status, num_successes from task_runs where id = $1",
+        [uuidOf(run.id)],
+      );
+      expect(rows[0]!.status).toBe("RUNNING");
+      expect(rows[0]!.num_successes).toBeLessThan(size);
+      await api.stack.restart("task-runner");
+      const done = await until(run.id, terminal, 120_000);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: size, num_errors: 0 });
+      const outputs: Json[] = [];
+      let cursor = "";
+      do {
+        const page = await asAdmin(
+          "GET",
+          `/v2/experiments/${done.experiment_id}/runs?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+        );
+        outputs.push(...(page.experiment_runs as Json[]));
+        cursor = page.pagination.has_more ? page.pagination.next_cursor : "";
+      } while (cursor);
+      expect(outputs).toHaveLength(size);
+      expect(new Set(outputs.map((r) => r.example_id)).size).toBe(size);
+    } finally {
+      await llm.close();
+    }
+  });
+});
+
+describe("a continuous task", () => {
+  it("evaluates new spans as they arrive, without a trigger, each span once", async () => {
+    const target = { baseUrl: api.stack.baseUrl, apiKey: api.stack.apiKey };
+    const projectName = unique("online");
+    // Spans from before the task was continuous are not its to evaluate.
+    const before = await sendSpans(target, { spaceId, projectName, traces: 2, spansPerTrace: 2 });
+    const evaluator = await asAdmin("POST", "/v2/evaluators", {
+      space_id: spaceId,
+      name: unique("online-child"),
+      type: "CODE",
+      version: {
+        commit_message: "c",
+        code_config: {
+          type: "MANAGED",
+          name: "online_child",
+          managed_evaluator: "CONTAINS_ANY_KEYWORD",
+          variables: ["text"],
+          static_params: [{ name: "keywords", type: "STRING_ARRAY", default_value: ["child"] }],
+        },
+      },
+    });
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "CODE_EVALUATION",
+      name: unique("online-task"),
+      project_id: before.projectId,
+      is_continuous: true,
+      sampling_rate: 1,
+      evaluators: [{ evaluator_id: evaluator.id, column_mappings: { text: "name" } }],
+    });
+    // The scheduler has taken the task on once its window exists.
+    for (let i = 0; ; i++) {
+      const { rowCount } = await db.query("select 1 from continuous_windows where task_id = $1", [
+        uuidOf(task.id),
+      ]);
+      if (rowCount === 1) break;
+      if (i > 100) throw new Error("the continuous task was never scheduled");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const runsOf = async () =>
+      ((await asAdmin("GET", `/v2/tasks/${task.id}/runs`)).task_runs as Json[]).filter(terminal);
+    const evaluatedBy = async (count: number) => {
+      for (let i = 0; i < 150; i++) {
+        const runs = await runsOf();
+        const total = runs.reduce((n, r) => n + (r.num_successes as number), 0);
+        if (total >= count) return { runs, total };
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`fewer than ${count} spans evaluated: ${JSON.stringify(await runsOf())}`);
+    };
+    await sendSpans(target, {
+      spaceId,
+      projectName,
+      traces: 3,
+      spansPerTrace: 2,
+      start: new Date(),
+    });
+    const first = await evaluatedBy(6);
+    expect(first.total).toBe(6);
+    expect(first.runs.every((r) => r.status === "COMPLETED" && r.num_errors === 0)).toBe(true);
+    await sendSpans(target, {
+      spaceId,
+      projectName,
+      traces: 1,
+      spansPerTrace: 3,
+      start: new Date(),
+    });
+    const second = await evaluatedBy(9);
+    expect(second.total).toBe(9);
+    // Each span once, and none from before: 9 distinct evaluated spans over every run.
+    const items = await db.query<{ n: number; distinct: number }>(
+      `select count(*)::int as n, count(distinct item_id)::int as distinct from task_run_items
+        where run_id = any($1) and ok`,
+      [second.runs.map((r) => uuidOf(r.id))],
+    );
+    expect(items.rows[0]).toEqual({ n: 9, distinct: 9 });
+    const old = new Set(before.spanIds);
+    const evaluated = await db.query<{ item_id: string }>(
+      "select item_id from task_run_items where run_id = any($1)",
+      [second.runs.map((r) => uuidOf(r.id))],
+    );
+    expect(evaluated.rows.filter((r) => old.has(r.item_id))).toEqual([]);
+    // No longer continuous: no more runs.
+    await asAdmin("PATCH", `/v2/tasks/${task.id}`, { is_continuous: false });
+    const count = (await runsOf()).length;
+    await sendSpans(target, {
+      spaceId,
+      projectName,
+      traces: 1,
+      spansPerTrace: 1,
+      start: new Date(),
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await asAdmin("GET", `/v2/tasks/${task.id}/runs`)).task_runs).toHaveLength(count);
   });
 });
 

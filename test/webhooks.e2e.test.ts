@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { addOrganizationUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
 import { startReceiver, type Receiver } from "./webhook-receiver.ts";
+import { bedrockTemplateEvaluator } from "./tasks-support.ts";
 
 let api: Api;
 let idb: pg.Pool;
@@ -692,27 +693,19 @@ describe("online task failures", () => {
     const project = (
       await api.req("POST", "/v2/projects", { body: { space_id: spaceId, name: unique("proj") } })
     ).body;
-    const evaluator = (
-      await api.req("POST", "/v2/evaluators", {
-        body: {
-          space_id: spaceId,
-          name: unique("exact"),
-          type: "CODE",
-          version: {
-            commit_message: "c",
-            // CUSTOM code is not run by this version yet: each run FAILS with one reason.
-            code_config: { type: "CUSTOM", name: "custom", code: "class E: ...", variables: ["x"] },
-          },
-        },
-      })
-    ).body;
+    // A provider Argus does not call yet: each run FAILS, with one reason.
+    const evaluator = await bedrockTemplateEvaluator(
+      async (method, path, body) => (await api.req(method, path, { body })).body,
+      spaceId,
+      unique("bedrock"),
+    );
     const task = await api.req("POST", "/v2/tasks", {
       body: {
-        type: "CODE_EVALUATION",
+        type: "TEMPLATE_EVALUATION",
         name: unique("online"),
         project_id: project.id,
         is_continuous: true,
-        evaluators: [{ evaluator_id: evaluator.id }],
+        evaluators: [{ evaluator_id: evaluator }],
       },
     });
     expect(task.status, JSON.stringify(task.body)).toBe(201);

@@ -14,7 +14,10 @@ import {
   AnnotationQueueServiceService,
 } from "@argus/proto/catalog/v1/annotations";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
-import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
+import {
+  AnnotationConfigDirectoryService,
+  EvaluatorDirectoryService,
+} from "@argus/proto/catalog/v1/config_directory";
 import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
 import { integrationDirectoryQueries } from "./queries/integrationDirectory.ts";
@@ -42,7 +45,7 @@ import { project } from "./projections/catalogProjection.ts";
 import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
 import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
 import { annotationQueueQueries } from "./queries/annotationQueues.ts";
-import { configDirectoryQueries } from "./queries/configDirectory.ts";
+import { configDirectoryQueries, evaluatorDirectoryQueries } from "./queries/configDirectory.ts";
 import { evaluatorQueries } from "./queries/evaluators.ts";
 import { projectQueries } from "./queries/projects.ts";
 import { promptQueries } from "./queries/prompts.ts";
@@ -95,6 +98,10 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
     // The task runner's own: the provider, address and key a TEMPLATE evaluator's run calls.
     bindService(AiIntegrationDirectoryService, integrationDirectoryQueries(d), {
       resolveIntegration: ["task-runner"],
+    }),
+    // The task runner's own: a continuous task's evaluators, for runs no caller triggered.
+    bindService(EvaluatorDirectoryService, evaluatorDirectoryQueries(d), {
+      resolveEvaluators: ["task-runner"],
     }),
     // The tracing service's own: where projects live, and ingestion's project on first use.
     bindService(ProjectDirectoryService, projectDirectoryQueries(d), {

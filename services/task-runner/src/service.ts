@@ -18,6 +18,7 @@ import {
   type Spaces,
 } from "@argus/spaces";
 import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
+import { catalogEvaluators } from "./adapters/evaluators.ts";
 import { catalogIntegrations } from "./adapters/integrations.ts";
 import { tracingProjectSpans } from "./adapters/projectSpans.ts";
 import { servicePlaces, type Places } from "./adapters/places.ts";
@@ -27,6 +28,7 @@ import { taskDecider } from "./domain/task.ts";
 import { project } from "./projections/tasksProjection.ts";
 import { taskQueries } from "./queries/tasks.ts";
 import { resolveIsolation } from "./worker/sandbox.ts";
+import { startContinuousScheduler } from "./worker/continuous.ts";
 import { startRunWorker } from "./worker/worker.ts";
 
 /** What every task handler may use. */
@@ -93,6 +95,18 @@ const config = {
     1,
     64,
   ),
+  ARGUS_TASK_CONTINUOUS_INTERVAL_MS: int(
+    "how often a continuous task's new spans become a run",
+    60_000,
+    100,
+    86_400_000,
+  ),
+  ARGUS_TASK_CONTINUOUS_LAG_MS: int(
+    "how far behind now a continuous task's window ends (spans exported later than this after they started are missed)",
+    10_000,
+    0,
+    3_600_000,
+  ),
   ARGUS_TASK_RUNS_PER_REPLICA: int("task runs worked on at once per replica", 2, 1, 64),
   ARGUS_TASK_RUN_LEASE_MS: int(
     "how long a worker's claim on a run lasts without a heartbeat (a dead worker's run is resumed by another after it)",
@@ -133,11 +147,21 @@ export const taskRunner = defineService("task-runner", {
     }),
   ],
   async init(d) {
-    return startRunWorker({
+    const spans = tracingProjectSpans(d.channels.tracing!, d.self);
+    const stopScheduler = startContinuousScheduler({
+      pool: d.pool,
+      commands: d.commands,
+      spans,
+      evaluators: catalogEvaluators(d.channels.catalog!, d.self),
+      logger: d.logger,
+      intervalMs: d.config.ARGUS_TASK_CONTINUOUS_INTERVAL_MS,
+      lagMs: d.config.ARGUS_TASK_CONTINUOUS_LAG_MS,
+    });
+    const stopWorker = startRunWorker({
       pool: d.pool,
       commands: d.commands,
       runs: datasetExperimentRuns(d.channels.dataset!, d.self),
-      spans: tracingProjectSpans(d.channels.tracing!, d.self),
+      spans,
       evaluators: {
         integrations: catalogIntegrations(d.channels.catalog!, d.self),
         policy: {
@@ -163,6 +187,10 @@ export const taskRunner = defineService("task-runner", {
       leaseMs: d.config.ARGUS_TASK_RUN_LEASE_MS,
       pollMs: 1000,
     });
+    return async () => {
+      await stopScheduler();
+      await stopWorker();
+    };
   },
   grpc: (d) =>
     taskServices({

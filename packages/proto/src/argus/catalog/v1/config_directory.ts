@@ -46,6 +46,31 @@ export interface ResolvedAnnotationConfig {
   maximumScore?: number | undefined;
 }
 
+export interface EvaluatorRef {
+  evaluatorId: string;
+  /** Empty: the latest version. */
+  versionId: string;
+}
+
+export interface ResolveEvaluatorsRequest {
+  accountId: string;
+  spaceId: string;
+  /** At most 100. */
+  evaluators: EvaluatorRef[];
+}
+
+export interface ResolvedEvaluator {
+  evaluatorId: string;
+  versionId: string;
+  /** TEMPLATE or CODE (the evaluator's type). */
+  type: string;
+  configJson: string;
+}
+
+export interface ResolveEvaluatorsResponse {
+  evaluators: ResolvedEvaluator[];
+}
+
 function createBaseResolveAnnotationConfigsRequest(): ResolveAnnotationConfigsRequest {
   return { accountId: "", spaceId: "", names: [] };
 }
@@ -259,10 +284,267 @@ export const ResolvedAnnotationConfig: MessageFns<ResolvedAnnotationConfig> = {
   },
 };
 
+function createBaseEvaluatorRef(): EvaluatorRef {
+  return { evaluatorId: "", versionId: "" };
+}
+
+export const EvaluatorRef: MessageFns<EvaluatorRef> = {
+  encode(message: EvaluatorRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluatorId !== "") {
+      writer.uint32(10).string(message.evaluatorId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EvaluatorRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvaluatorRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluatorId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResolveEvaluatorsRequest(): ResolveEvaluatorsRequest {
+  return { accountId: "", spaceId: "", evaluators: [] };
+}
+
+export const ResolveEvaluatorsRequest: MessageFns<ResolveEvaluatorsRequest> = {
+  encode(
+    message: ResolveEvaluatorsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(18).string(message.spaceId);
+    }
+    for (const v of message.evaluators) {
+      EvaluatorRef.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveEvaluatorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveEvaluatorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.evaluators.push(EvaluatorRef.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResolvedEvaluator(): ResolvedEvaluator {
+  return { evaluatorId: "", versionId: "", type: "", configJson: "" };
+}
+
+export const ResolvedEvaluator: MessageFns<ResolvedEvaluator> = {
+  encode(message: ResolvedEvaluator, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluatorId !== "") {
+      writer.uint32(10).string(message.evaluatorId);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    if (message.configJson !== "") {
+      writer.uint32(34).string(message.configJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedEvaluator {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedEvaluator();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluatorId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.configJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResolveEvaluatorsResponse(): ResolveEvaluatorsResponse {
+  return { evaluators: [] };
+}
+
+export const ResolveEvaluatorsResponse: MessageFns<ResolveEvaluatorsResponse> = {
+  encode(
+    message: ResolveEvaluatorsResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.evaluators) {
+      ResolvedEvaluator.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveEvaluatorsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveEvaluatorsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluators.push(ResolvedEvaluator.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * Lookups other services make on their own behalf, not with a caller's rights (as identity's
  * DirectoryService): the dataset service checks annotations of examples and runs against the
- * annotation configs of their space.
+ * annotation configs of their space; the task runner resolves the evaluators of a continuous
+ * task's run, which no caller triggered.
  */
 export type AnnotationConfigDirectoryDefinition = typeof AnnotationConfigDirectoryDefinition;
 export const AnnotationConfigDirectoryDefinition = {
@@ -284,7 +566,8 @@ export const AnnotationConfigDirectoryDefinition = {
 /**
  * Lookups other services make on their own behalf, not with a caller's rights (as identity's
  * DirectoryService): the dataset service checks annotations of examples and runs against the
- * annotation configs of their space.
+ * annotation configs of their space; the task runner resolves the evaluators of a continuous
+ * task's run, which no caller triggered.
  */
 export type AnnotationConfigDirectoryService = typeof AnnotationConfigDirectoryService;
 export const AnnotationConfigDirectoryService = {
@@ -341,6 +624,90 @@ export const AnnotationConfigDirectoryClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): AnnotationConfigDirectoryClient;
   service: typeof AnnotationConfigDirectoryService;
+  serviceName: string;
+};
+
+export type EvaluatorDirectoryDefinition = typeof EvaluatorDirectoryDefinition;
+export const EvaluatorDirectoryDefinition = {
+  name: "EvaluatorDirectory",
+  fullName: "argus.catalog.v1.EvaluatorDirectory",
+  methods: {
+    /**
+     * Each evaluator's version (the one named, else the latest) with its config; an evaluator
+     * or version that is not in the account and space is left out.
+     */
+    resolveEvaluators: {
+      name: "ResolveEvaluators",
+      requestType: ResolveEvaluatorsRequest as typeof ResolveEvaluatorsRequest,
+      requestStream: false,
+      responseType: ResolveEvaluatorsResponse as typeof ResolveEvaluatorsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+export type EvaluatorDirectoryService = typeof EvaluatorDirectoryService;
+export const EvaluatorDirectoryService = {
+  /**
+   * Each evaluator's version (the one named, else the latest) with its config; an evaluator
+   * or version that is not in the account and space is left out.
+   */
+  resolveEvaluators: {
+    path: "/argus.catalog.v1.EvaluatorDirectory/ResolveEvaluators" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveEvaluatorsRequest): Buffer =>
+      Buffer.from(ResolveEvaluatorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveEvaluatorsRequest =>
+      ResolveEvaluatorsRequest.decode(value),
+    responseSerialize: (value: ResolveEvaluatorsResponse): Buffer =>
+      Buffer.from(ResolveEvaluatorsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveEvaluatorsResponse =>
+      ResolveEvaluatorsResponse.decode(value),
+  },
+} as const;
+
+export interface EvaluatorDirectoryServer extends UntypedServiceImplementation {
+  /**
+   * Each evaluator's version (the one named, else the latest) with its config; an evaluator
+   * or version that is not in the account and space is left out.
+   */
+  resolveEvaluators: handleUnaryCall<ResolveEvaluatorsRequest, ResolveEvaluatorsResponse>;
+}
+
+export interface EvaluatorDirectoryClient extends Client {
+  /**
+   * Each evaluator's version (the one named, else the latest) with its config; an evaluator
+   * or version that is not in the account and space is left out.
+   */
+  resolveEvaluators(
+    request: ResolveEvaluatorsRequest,
+    callback: (error: ServiceError | null, response: ResolveEvaluatorsResponse) => void,
+  ): ClientUnaryCall;
+  resolveEvaluators(
+    request: ResolveEvaluatorsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveEvaluatorsResponse) => void,
+  ): ClientUnaryCall;
+  resolveEvaluators(
+    request: ResolveEvaluatorsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveEvaluatorsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const EvaluatorDirectoryClient = makeGenericClientConstructor(
+  EvaluatorDirectoryService,
+  "argus.catalog.v1.EvaluatorDirectory",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): EvaluatorDirectoryClient;
+  service: typeof EvaluatorDirectoryService;
   serviceName: string;
 };
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
+import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { startApi, type Api } from "./support.ts";
 
 // Issue 13: every operation of the groups Argus serves, driven through the official Python
@@ -104,7 +105,8 @@ const GROUPS: Record<string, string> = {
   // A CODE_EVALUATION task (a managed EXACT_MATCH code evaluator over an experiment's runs)
   // triggered and waited for to COMPLETED, the evaluations read back on the runs; a second
   // trigger without override ends CANCELLED, and cancelling a finished run is a 409. A
-  // RUN_EXPERIMENT task (LLM_GENERATION) is created and triggered; its run makes its experiment.
+  // RUN_EXPERIMENT task (LLM_GENERATION) is created and triggered; its run makes its experiment,
+  // with the test model's answers as outputs.
   tasks:
     "create get get_by_name list list_by_dataset update trigger wait_for_run list_runs " +
     "get_run runs_evaluated trigger_again_cancelled cancel_finished delete " +
@@ -130,11 +132,19 @@ const EXPECTED_FAILURES: Record<string, string> = {
 };
 
 let api: Api;
+// The model a RUN_EXPERIMENT task's generation calls (tasks group).
+let llm: FakeLlm;
 beforeAll(async () => {
   await ensurePythonSdk();
-  api = await startApi({ env: { ARGUS_WEBHOOK_ALLOW_LOOPBACK: "true" } });
+  llm = await startFakeLlm();
+  api = await startApi({
+    env: { ARGUS_WEBHOOK_ALLOW_LOOPBACK: "true", ARGUS_TASK_ALLOW_LOOPBACK: "true" },
+  });
 }, 300_000);
-afterAll(() => api?.stop());
+afterAll(async () => {
+  await api?.stop();
+  await llm?.close();
+});
 
 describe("the Python SDK's high-level clients, group by group", () => {
   it.each(Object.keys(GROUPS))(
@@ -152,7 +162,11 @@ describe("the Python SDK's high-level clients, group by group", () => {
         {
           cwd: root,
           timeout: 150_000,
-          env: { ...process.env, DISABLE_PRERELEASE_WARNING: "true" },
+          env: {
+            ...process.env,
+            DISABLE_PRERELEASE_WARNING: "true",
+            ARGUS_FAKE_LLM_URL: llm.baseUrl,
+          },
         },
       );
       const out = JSON.parse(stdout.trim().split("\n").at(-1)!) as Summary;

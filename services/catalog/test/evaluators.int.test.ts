@@ -4,6 +4,7 @@ import {
   type EvaluatorVersionContent,
 } from "@argus/proto/catalog/v1/evaluators";
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
+import { EvaluatorDirectoryService as D } from "@argus/proto/catalog/v1/config_directory";
 import { encodeId } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
@@ -243,5 +244,69 @@ describe("evaluators", () => {
     expect(await version(encodeId("AiIntegration", doomed.id))).toBe("ok");
     await t.call(AI.deleteAiIntegration, { id: doomed.id });
     expect(await version(encodeId("AiIntegration", doomed.id))).toBe("unprocessable-entity");
+  });
+});
+
+describe("EvaluatorDirectory, on the task runner's own behalf", () => {
+  it("resolves the pinned version, else the latest, within the account and space only", async () => {
+    const a = await createEvaluator();
+    const b = await createEvaluator();
+    const first = a.version!.id;
+    const latest = (
+      await t.call(S.createEvaluatorVersion, {
+        evaluatorId: a.evaluator!.id,
+        content: template("v2"),
+      })
+    ).id;
+    const otherSpace = await t.createSpace();
+    const resolve = (space: string, evaluators: { evaluatorId: string; versionId: string }[]) =>
+      t.asService(
+        D.resolveEvaluators,
+        { accountId: t.admin.accountId, spaceId: space, evaluators },
+        "task-runner",
+      );
+    const got = await resolve(spaceId, [
+      { evaluatorId: a.evaluator!.id, versionId: "" },
+      { evaluatorId: a.evaluator!.id, versionId: first },
+      { evaluatorId: b.evaluator!.id, versionId: latest }, // a's version: not b's
+      { evaluatorId: "not-a-uuid", versionId: "" },
+    ]);
+    expect(got.evaluators.map((e) => [e.evaluatorId, e.versionId, e.type])).toEqual([
+      [a.evaluator!.id, latest, "TEMPLATE"],
+      [a.evaluator!.id, first, "TEMPLATE"],
+    ]);
+    expect(JSON.parse(got.evaluators[0]!.configJson)).toMatchObject({ name: "relevance" });
+    // Another space, another account: nothing.
+    expect(
+      (await resolve(otherSpace, [{ evaluatorId: a.evaluator!.id, versionId: "" }])).evaluators,
+    ).toEqual([]);
+    expect(
+      (
+        await t.asService(
+          D.resolveEvaluators,
+          {
+            accountId: "00000000-0000-4000-8000-000000000000",
+            spaceId,
+            evaluators: [{ evaluatorId: a.evaluator!.id, versionId: "" }],
+          },
+          "task-runner",
+        )
+      ).evaluators,
+    ).toEqual([]);
+    // Served to the task runner alone.
+    expect(
+      await problemOf(
+        t.asService(
+          D.resolveEvaluators,
+          { accountId: t.admin.accountId, spaceId, evaluators: [] },
+          "dataset",
+        ),
+      ),
+    ).toBe("access-forbidden");
+    expect(
+      await problemOf(
+        t.call(D.resolveEvaluators, { accountId: t.admin.accountId, spaceId, evaluators: [] }),
+      ),
+    ).toBe("access-forbidden");
   });
 });

@@ -5,8 +5,9 @@ the experiment's runs; a second trigger without override ends CANCELLED, cancell
 run is refused (409), then delete; a CUSTOM (user Python) evaluator's task run to COMPLETED with
 its labels on the runs. The dataset, experiment and evaluator are made with the
 SDK's datasets, experiments and evaluators clients. Then a RUN_EXPERIMENT task (LLM_GENERATION):
-created, renamed, triggered; its run makes the experiment (its provider is unreachable here, so
-each example is an error)."""
+created, renamed, triggered; its run makes the experiment with the test model's outputs."""
+import os
+
 from arize._generated import api_client as gen
 from arize.experiments.types import ExperimentTaskFieldNames
 from arize.tasks.types import TaskEvaluatorInput, TaskType
@@ -183,11 +184,12 @@ if ct:
     c.tasks.delete(task=ct.id)
 c.evaluators.delete(evaluator=custom.id)
 
-# A RUN_EXPERIMENT task (LLM_GENERATION): created, renamed, triggered; its integration has no
-# provider reachable from here, so the run COMPLETES with each example an error, and the
-# experiment it made. A new run_configuration replaces the old one.
+# A RUN_EXPERIMENT task (LLM_GENERATION): created, renamed, triggered; its run makes the
+# experiment, each output the test model's answer (ARGUS_FAKE_LLM_URL, an OpenAI-compatible
+# server on loopback). A new run_configuration replaces the old one.
 integration = c.ai_integrations.create(name=r.name("py-task-llm"), provider="OPEN_AI",
-                                       api_key="sk-test")
+                                       api_key="sk-test",
+                                       base_url=os.environ["ARGUS_FAKE_LLM_URL"])
 
 
 def generation(text: str) -> dict:
@@ -223,10 +225,15 @@ if x:
         ran = r.op("wait_for_run_experiment", lambda: c.tasks.wait_for_run(
             run_id=xr.id, poll_interval=0.2, timeout=60))
         if ran:
-            r.eq("wait_for_run_experiment", "counts", counts(ran), ("COMPLETED", 0, 2, 0))
+            r.eq("wait_for_run_experiment", "counts", counts(ran), ("COMPLETED", 2, 0, 0))
             made = ran.experiment_id and c.experiments.get(experiment=ran.experiment_id)
             r.eq("wait_for_run_experiment", "experiment",
                  made and (made.name, made.dataset_id), (r.name("py-run-exp"), d.id))
+            outputs = ran.experiment_id and c.experiments.list_runs(
+                experiment=ran.experiment_id, limit=100).experiment_runs
+            r.eq("wait_for_run_experiment", "outputs",
+                 sorted((x.output or "").split("\n")[-1] for x in outputs or []),
+                 ["LABEL: irrelevant", "LABEL: irrelevant"])
     r.op("delete_run_experiment", lambda: c.tasks.delete(task=x.id))
 
 c.ai_integrations.delete(integration=integration.id)

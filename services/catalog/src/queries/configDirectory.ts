@@ -49,6 +49,7 @@ export function configDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
 /** EvaluatorDirectory: served to the task runner only (service.ts), as itself. */
 export function evaluatorDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
   return {
+    /** In the order asked. */
     async resolveEvaluators(
       req: ResolveEvaluatorsRequest,
       _ctx: CallContext,
@@ -69,12 +70,13 @@ export function evaluatorDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
         pool,
         "resolve evaluators",
         `select e.id as evaluator_id, v.id as version_id, e.type, v.config::text as config_json
-           from unnest($3::uuid[], $4::text[]) as r(evaluator_id, version_id)
+           from unnest($3::uuid[], $4::text[]) with ordinality as r(evaluator_id, version_id, n)
            join evaluators e on e.id = r.evaluator_id and e.account_id = $1 and e.space_id = $2
            cross join lateral (
              select id, config from evaluator_versions
               where evaluator_id = e.id and (r.version_id = '' or id = r.version_id::uuid)
-              order by id desc limit 1) v`,
+              order by id desc limit 1) v
+          order by r.n`,
         [req.accountId, req.spaceId, refs.map((r) => r.evaluatorId), refs.map((r) => r.versionId)],
       );
       return {

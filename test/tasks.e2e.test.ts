@@ -12,7 +12,7 @@ import pg from "pg";
 import { freePort, spawnProcess } from "@argus/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
-import { uuidOf } from "./identity-fixtures.ts";
+import { addSpaceUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
 import { startFakeLlm } from "./fake-llm.ts";
 import { exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
@@ -155,6 +155,54 @@ describe("a CODE_EVALUATION task over an experiment", () => {
       409,
       "resource-conflict",
     );
+  });
+});
+
+describe("a member's task list", () => {
+  it("holds only the tasks it may read, in full pages, whatever the newest tasks are", async () => {
+    const orgId = (await asAdmin("GET", "/v2/organizations")).organizations[0].id as string;
+    const space = async () =>
+      (
+        await asAdmin("POST", "/v2/spaces", {
+          organization_id: orgId,
+          name: unique("tasks-space"),
+          is_private: true,
+        })
+      ).id as string;
+    const [mine, theirs] = [await space(), await space()];
+    const idb = identityDb(api);
+    try {
+      const member = await newUser(api, idb, "MEMBER");
+      await addSpaceUser(api, mine, member.id, "MEMBER", orgId);
+      const tasksIn = async (spaceId: string, n: number) => {
+        const e = await taskExperiment(asAdmin, spaceId, unique, 1);
+        const evaluator = await exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++) ids.push((await codeTask(e, evaluator)).id as string);
+        return ids;
+      };
+      const readable = await tasksIn(mine, 3);
+      // The newest tasks are in a space the member cannot see.
+      await tasksIn(theirs, 5);
+      const seen: string[][] = [];
+      let cursor = "";
+      do {
+        const res = await api.req(
+          "GET",
+          `/v2/tasks?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          { key: member.key },
+        );
+        expect(res.status).toBe(200);
+        seen.push((res.body.tasks as Json[]).map((t) => t.id as string));
+        cursor = res.body.pagination.has_more ? res.body.pagination.next_cursor : "";
+      } while (cursor && seen.length < 10);
+      const all = seen.flat();
+      expect(new Set(all)).toEqual(new Set(readable));
+      // Pages are full until the last: nothing the member may not read takes a place.
+      expect(seen[0]).toHaveLength(2);
+    } finally {
+      await idb.end();
+    }
   });
 });
 

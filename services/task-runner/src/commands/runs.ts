@@ -8,6 +8,7 @@ import { invalid, unprocessable } from "../domain/task.ts";
 import { runRow, taskRow, toRun, type TaskRow } from "../queries/rows.ts";
 import type { TasksDeps } from "../service.ts";
 import { createRun } from "../worker/createRun.ts";
+import { runEvaluatorOf, type RunEvaluator } from "../worker/evaluators.ts";
 
 const EVALUATION_FIELDS = new Set([
   "data_start_time",
@@ -34,19 +35,15 @@ const time = (raw: string, what: string): Date => {
 };
 
 /** Each evaluator's version (the pinned one, else the latest now) with its config. */
-async function resolvedEvaluators(deps: TasksDeps, ctx: CallContext, task: TaskRow) {
+async function resolvedEvaluators(
+  deps: TasksDeps,
+  ctx: CallContext,
+  task: TaskRow,
+): Promise<RunEvaluator[]> {
   const evaluators = [];
   for (const e of task.evaluators) {
     const place = await deps.places.evaluator(ctx, e.evaluator_id, e.evaluator_version_id ?? "");
-    evaluators.push({
-      evaluator_id: e.evaluator_id,
-      version_id: place.versionId,
-      type: place.type,
-      config: place.config,
-      column_mappings: e.column_mappings,
-      query_mappings: e.query_mappings,
-      query_filter: e.query_filter,
-    });
+    evaluators.push(runEvaluatorOf(e, place));
   }
   return evaluators;
 }
@@ -57,7 +54,7 @@ export interface ChainedTask {
   account_id: string;
   space_id: string;
   is_continuous: boolean;
-  evaluators: Awaited<ReturnType<typeof resolvedEvaluators>>;
+  evaluators: RunEvaluator[];
   /** Who triggered the RUN_EXPERIMENT run: the chained run is theirs too. */
   created_by_user_id: string;
 }

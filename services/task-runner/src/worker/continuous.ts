@@ -1,9 +1,11 @@
 import type { Pool } from "pg";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
 import { uuidv7, type Logger } from "@argus/platform";
+import type { TaskEvaluatorSettings } from "@argus/contracts";
 import type { EvaluatorResolver } from "../adapters/evaluators.ts";
 import type { ProjectSpans } from "../adapters/projectSpans.ts";
 import { createRun } from "./createRun.ts";
+import { runEvaluatorOf } from "./evaluators.ts";
 
 /** Spans a continuous run evaluates at most, as a triggered run's default. */
 const MAX_SPANS = 10_000;
@@ -31,13 +33,7 @@ interface ContinuousTask {
   project_id: string;
   query_filter: string | null;
   created_by_user_id: string;
-  evaluators: {
-    evaluator_id: string;
-    evaluator_version_id: string | null;
-    column_mappings: Record<string, string> | null;
-    query_mappings: unknown[] | null;
-    query_filter: string | null;
-  }[];
+  evaluators: TaskEvaluatorSettings[];
   active: boolean;
 }
 
@@ -125,19 +121,9 @@ export function startContinuousScheduler(o: ContinuousOptions): () => Promise<vo
       );
       const evaluators = task.evaluators.flatMap((e) => {
         const r = resolved.get(e.evaluator_id);
-        return r
-          ? [
-              {
-                evaluator_id: e.evaluator_id,
-                version_id: r.versionId,
-                type: r.type,
-                config: JSON.parse(r.configJson) as Record<string, unknown>,
-                column_mappings: e.column_mappings,
-                query_mappings: e.query_mappings,
-                query_filter: e.query_filter,
-              },
-            ]
-          : [];
+        if (!r) return [];
+        const config = JSON.parse(r.configJson) as Record<string, unknown>;
+        return [runEvaluatorOf(e, { versionId: r.versionId, type: r.type, config })];
       });
       await createRun(
         o.commands,

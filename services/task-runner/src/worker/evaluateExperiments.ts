@@ -1,15 +1,16 @@
 import type { Pool } from "pg";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
+import type { Verdict } from "../domain/managed.ts";
 import {
   doneItems,
-  eachLimited,
   evaluateOne,
-  recordItems,
+  workPage,
   writePending,
-  type PendingEvaluation,
   type ItemOutcome,
   type Outcome,
+  type PageJob,
+  type PendingEvaluation,
   type RunToWork,
 } from "./runItems.ts";
 
@@ -29,9 +30,6 @@ function valueOf(column: string, run: Item): string | undefined {
   if (column === "output") return run.output;
   return text(run.fields[column]) ?? text(run.example[column]);
 }
-
-/** Items of one page evaluated at once (provider calls are limited per integration too). */
-const PARALLEL = 16;
 
 /**
  * A dataset task's evaluation run over experiment runs: page by page, each item and evaluator
@@ -66,8 +64,8 @@ export async function evaluateExperiments(
       const page = await runs.page(run.account_id, experimentId, after, PAGE);
       const ids = page.runs.map((r) => r.id);
       const seen = await doneItems(pool, run.id, ids);
-      const items: ItemOutcome[] = [];
-      const work: { r: (typeof page.runs)[number]; e: ItemEvaluator; item: Item }[] = [];
+      const skipped: ItemOutcome[] = [];
+      const jobs: PageJob<Verdict & { name: string }>[] = [];
       for (const r of page.runs) {
         const item: Item = {
           output: r.output,
@@ -78,27 +76,21 @@ export async function evaluateExperiments(
           if (seen.has(`${r.id}/${e.evaluatorId}`)) continue;
           const labeled = item.fields[`eval.${e.name}.label`];
           if (!options.override_evaluations && labeled !== undefined && labeled !== null)
-            items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: null });
-          else work.push({ r, e, item });
+            skipped.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: null });
+          else
+            jobs.push({
+              item_id: r.id,
+              evaluator_id: e.evaluatorId,
+              target: experimentId,
+              run: async () => ({
+                name: e.name,
+                ...(await evaluateOne(e, (column) => valueOf(column, item))),
+              }),
+            });
         }
       }
-      await eachLimited(work, PARALLEL, async ({ r, e, item }) => {
-        try {
-          const verdict = await evaluateOne(e, (column) => valueOf(column, item));
-          items.push({
-            item_id: r.id,
-            evaluator_id: e.evaluatorId,
-            ok: true,
-            target: experimentId,
-            verdict: { name: e.name, ...verdict },
-          });
-        } catch {
-          items.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: false });
-        }
-      });
-      await recordItems(pool, run.id, items);
-      await writePending(pool, run.id, write);
-      if (!(await progress())) return { status: "STOPPED" };
+      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+        return { status: "STOPPED" };
       after = page.page?.nextAfter ?? "";
     } while (after !== "");
   }

@@ -2,20 +2,20 @@ import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { ProjectSpans } from "../adapters/projectSpans.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
+import type { Verdict } from "../domain/managed.ts";
 import {
   doneItems,
-  eachLimited,
   evaluateOne,
-  recordItems,
+  workPage,
   writePending,
-  type PendingEvaluation,
   type ItemOutcome,
   type Outcome,
+  type PageJob,
+  type PendingEvaluation,
   type RunToWork,
 } from "./runItems.ts";
 
 const PAGE = 200;
-const PARALLEL = 16;
 
 /** What a project task's run needs of its task. */
 export interface SpanTask {
@@ -119,8 +119,8 @@ export async function evaluateSpans(
         run.id,
         chosen.map((c) => c.spanId),
       );
-      const items: ItemOutcome[] = [];
-      const work = [];
+      const skipped: ItemOutcome[] = [];
+      const jobs: PageJob<Verdict & { name: string }>[] = [];
       for (const s of chosen) {
         const span = {
           name: s.name,
@@ -130,27 +130,21 @@ export async function evaluateSpans(
         for (const e of group) {
           if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
           if (!options.override_evaluations && s.evaluated.includes(e.name))
-            items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
-          else work.push({ s, span, e });
+            skipped.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
+          else
+            jobs.push({
+              item_id: s.spanId,
+              evaluator_id: e.evaluatorId,
+              target: task.project_id,
+              run: async () => ({
+                name: e.name,
+                ...(await evaluateOne(e, (column) => columnOf(column, span))),
+              }),
+            });
         }
       }
-      await eachLimited(work, PARALLEL, async ({ s, span, e }) => {
-        try {
-          const verdict = await evaluateOne(e, (column) => columnOf(column, span));
-          items.push({
-            item_id: s.spanId,
-            evaluator_id: e.evaluatorId,
-            ok: true,
-            target: task.project_id,
-            verdict: { name: e.name, ...verdict },
-          });
-        } catch {
-          items.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: false });
-        }
-      });
-      await recordItems(pool, run.id, items);
-      await writePending(pool, run.id, write);
-      if (!(await progress())) return { status: "STOPPED" };
+      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+        return { status: "STOPPED" };
       after = taken >= options.max_spans ? "" : page.nextAfter;
     } while (after !== "");
   }

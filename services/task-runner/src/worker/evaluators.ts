@@ -1,3 +1,4 @@
+import type { TaskEvaluatorSettings } from "@argus/contracts";
 import { decodeId, type OutboundPolicy } from "@argus/platform";
 import type { Integrations } from "../adapters/integrations.ts";
 import {
@@ -30,12 +31,31 @@ export interface ItemEvaluator {
 /** An evaluator as the run fixed it at trigger time. */
 export interface RunEvaluator {
   evaluator_id: string;
+  version_id?: string;
   type: string;
   config: Record<string, unknown>;
   column_mappings: Record<string, string> | null;
   /** Trace/session shape (not run yet). */
   query_mappings?: unknown[] | null;
+  query_filter?: string | null;
 }
+
+/**
+ * The one shape a run keeps of an evaluator: the task's attachment (mappings, filter) with the
+ * version resolved for this run, whether a caller's trigger or the scheduler resolved it.
+ */
+export const runEvaluatorOf = (
+  attached: TaskEvaluatorSettings,
+  version: { versionId: string; type: string; config: Record<string, unknown> },
+): RunEvaluator => ({
+  evaluator_id: attached.evaluator_id,
+  version_id: version.versionId,
+  type: version.type,
+  config: version.config,
+  column_mappings: attached.column_mappings,
+  query_mappings: attached.query_mappings,
+  query_filter: attached.query_filter,
+});
 
 export interface EvaluatorDeps {
   integrations: Integrations;

@@ -205,6 +205,18 @@ async function openAiChat(client: OpenAI, request: Parameters<Chat>[0]) {
   return res.choices[0]?.message?.content ?? undefined;
 }
 
+/** The model's text for one item; a provider that still fails, or no text, is the item's error. */
+export async function ask(chat: Chat, request: Parameters<Chat>[0]): Promise<string> {
+  let text: string | undefined;
+  try {
+    text = await chat(request);
+  } catch (err) {
+    throw new ItemError(`the provider failed: ${(err as Error).message}`);
+  }
+  if (typeof text !== "string") throw new ItemError("the model's answer has no text");
+  return text;
+}
+
 /** Asks the model for one item's verdict. */
 export async function judge(chat: Chat, config: TemplateConfig, prompt: string): Promise<Verdict> {
   const choices = config.classification_choices ?? {};
@@ -213,19 +225,13 @@ export async function judge(chat: Chat, config: TemplateConfig, prompt: string):
   const explain = config.include_explanations === true;
   const model = config.llm_config?.model_name;
   if (!model) throw new ItemError("llm_config.model_name is missing");
-  let text: string | undefined;
-  try {
-    text = await chat({
-      model,
-      messages: [
-        { role: "system", content: instructions(Object.keys(choices), explain) },
-        { role: "user", content: prompt },
-      ],
-      parameters: config.llm_config?.invocation_parameters ?? {},
-    });
-  } catch (err) {
-    throw new ItemError(`the provider failed: ${(err as Error).message}`);
-  }
-  if (typeof text !== "string") throw new ItemError("the model's answer has no text");
+  const text = await ask(chat, {
+    model,
+    messages: [
+      { role: "system", content: instructions(Object.keys(choices), explain) },
+      { role: "user", content: prompt },
+    ],
+    parameters: config.llm_config?.invocation_parameters ?? {},
+  });
   return parseVerdict(text, choices, explain);
 }

@@ -1,19 +1,16 @@
 import type { Pool } from "pg";
 import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
-import { ItemError } from "../domain/managed.ts";
-import { renderAs, type Chat, type ChatMessage, type VariableFormat } from "./llm.ts";
+import { ask, renderAs, type Chat, type ChatMessage, type VariableFormat } from "./llm.ts";
 import {
   doneItems,
-  eachLimited,
-  recordItems,
+  workPage,
   writePending,
-  type ItemOutcome,
   type Outcome,
+  type PageJob,
   type RunToWork,
 } from "./runItems.ts";
 
 const PAGE = 200;
-const PARALLEL = 16;
 /** A generation is no evaluator: its items are recorded under the nil uuid. */
 export const GENERATION = "00000000-0000-0000-0000-000000000000";
 
@@ -80,6 +77,7 @@ export async function generateExperiment(
   const options = run.options as unknown as ExperimentOptions;
   const model = config.model_name;
   if (!model) return { status: "FAILED", reason: "run_configuration.model_name is missing" };
+  const parameters = config.invocation_parameters ?? {};
   const write = (experimentId: string, outputs: { item_id: string; output: string }[]) =>
     runs.recordOutputs({
       accountId: run.account_id,
@@ -107,30 +105,19 @@ export async function generateExperiment(
       run.id,
       chosen.map((e) => e.id),
     );
-    const items: ItemOutcome[] = [];
-    const work = chosen.filter((e) => !seen.has(`${e.id}/${GENERATION}`));
-    await eachLimited(work, PARALLEL, async (example) => {
-      const item = { item_id: example.id, evaluator_id: GENERATION };
-      try {
-        const messages = messagesFor(
-          config,
-          JSON.parse(example.fieldsJson) as Record<string, unknown>,
-        );
-        let output: string | undefined;
-        try {
-          output = await chat({ model, messages, parameters: config.invocation_parameters ?? {} });
-        } catch (err) {
-          throw new ItemError(`the provider failed: ${(err as Error).message}`);
-        }
-        if (typeof output !== "string") throw new ItemError("the model's answer has no text");
-        items.push({ ...item, ok: true, target: target.experimentId, verdict: { output } });
-      } catch {
-        items.push({ ...item, ok: false });
-      }
-    });
-    await recordItems(pool, run.id, items);
-    await writePending<{ output: string }>(pool, run.id, write);
-    if (!(await progress())) return { status: "STOPPED" };
+    const jobs: PageJob<{ output: string }>[] = chosen
+      .filter((e) => !seen.has(`${e.id}/${GENERATION}`))
+      .map((example) => ({
+        item_id: example.id,
+        evaluator_id: GENERATION,
+        target: target.experimentId,
+        run: async () => {
+          const fields = JSON.parse(example.fieldsJson) as Record<string, unknown>;
+          const messages = messagesFor(config, fields);
+          return { output: await ask(chat, { model, messages, parameters }) };
+        },
+      }));
+    if (!(await workPage(pool, run.id, [], jobs, write, progress))) return { status: "STOPPED" };
     after = taken >= most ? "" : (page.page?.nextAfter ?? "");
   } while (after !== "");
   return { status: "COMPLETED" };

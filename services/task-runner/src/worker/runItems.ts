@@ -30,7 +30,7 @@ export interface ItemOutcome {
    * evaluator's verdict, or a generation's output.
    */
   target?: string;
-  verdict?: (Verdict & { name: string }) | { output: string };
+  verdict?: object;
 }
 
 /** A verdict on its way to the item's service. */
@@ -50,6 +50,46 @@ export async function eachLimited<T>(
     while (next < items.length) await task(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+}
+
+/** Items of one page worked at once (provider calls are limited per integration too). */
+const PARALLEL = 16;
+
+/** One item's job of a page: its result goes to `target` (an experiment, a project). */
+export interface PageJob<T> {
+  item_id: string;
+  evaluator_id: string;
+  target: string;
+  run(): Promise<T>;
+}
+
+/**
+ * The end every page of a run shares: the jobs `PARALLEL` at a time (a job that throws is its
+ * item's error, never the run's), their outcomes recorded with those the page `settled`
+ * already (skipped items), the results kept so far written, and progress reported. False once
+ * the run is no longer RUNNING (cancelled): the work stops there.
+ */
+export async function workPage<T extends object>(
+  pool: Pool,
+  runId: string,
+  settled: readonly ItemOutcome[],
+  jobs: readonly PageJob<T>[],
+  write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
+  progress: () => Promise<boolean>,
+): Promise<boolean> {
+  const items = [...settled];
+  await eachLimited(jobs, PARALLEL, async (job) => {
+    const outcome = { item_id: job.item_id, evaluator_id: job.evaluator_id };
+    try {
+      const verdict = await job.run();
+      items.push({ ...outcome, ok: true, target: job.target, verdict });
+    } catch {
+      items.push({ ...outcome, ok: false });
+    }
+  });
+  await recordItems(pool, runId, items);
+  await writePending<T>(pool, runId, write);
+  return progress();
 }
 
 /** What a page did, kept per run: what a resumed run skips, and where the counts come from. */

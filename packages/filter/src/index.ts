@@ -5,3 +5,9 @@ export type { ComparisonOperator } from "./lexer.ts";
 export { compileFilter } from "./compile.ts";
 export type { BindParam, CompiledFilter, FilterColumns, FilterParam } from "./compile.ts";
 export { jsonObjectColumns } from "./columns.ts";
+export {
+  QUERY_EXPRESSION_MAX,
+  foldQueryExpression,
+  parseQueryExpression,
+} from "./queryExpression.ts";
+export type { QueryExpression } from "./queryExpression.ts";

@@ -118,6 +118,55 @@ describe("a task's shape (the public API's rules)", () => {
   });
 });
 
+describe("a trace/session task's query_filters and query_mappings", () => {
+  const mapping = (variable_name: string, query_ids: string[]) => ({
+    variable_name,
+    query_ids,
+    attribute_path: "attributes.output.value",
+  });
+  const traceTask = (query_filters: TaskSettings["query_filters"], ids: string[] = []) =>
+    task(
+      { target: projectTarget },
+      { query_filters, evaluators: [evaluator("a", { query_mappings: [mapping("v", ids)] })] },
+    );
+  const filters = (ids: string[], expression?: string) => ({
+    filters: ids.map((id) => ({ id, filter: "span_kind = 'LLM'" })),
+    ...(expression === undefined ? {} : { expression }),
+  });
+
+  it("accepts filters with their expression, and mappings naming declared ids", () => {
+    expect(problem(() => checkTask(traceTask(null)))).toBe("ok");
+    expect(
+      problem(() => checkTask(traceTask(filters(["A", "B"], "A and not (B or A)"), ["B"]))),
+    ).toBe("ok");
+    expect(problem(() => checkTask(traceTask(filters(["A", "C"], "A OR C"), ["A", "C"])))).toBe(
+      "ok",
+    );
+  });
+  it("keeps a lone filter's expression as its id, as the public API echoes it", () => {
+    expect(checkTask(traceTask(filters(["C"]))).settings.query_filters).toEqual({
+      ...filters(["C"]),
+      expression: "C",
+    });
+  });
+  it("refuses what the models exclude (400)", () => {
+    const bad: [string, NewTask][] = [
+      ["two filters, no expression", traceTask(filters(["A", "B"]))],
+      ["a duplicate id", traceTask(filters(["A", "A"], "A"))],
+      ["an undeclared id in the expression", traceTask(filters(["A"], "A and B"))],
+      ["a dangling operator", traceTask(filters(["A", "B"], "A and"))],
+      ["an unclosed parenthesis", traceTask(filters(["A", "B"], "(A or B"))],
+      ["a mapping naming an undeclared id", traceTask(filters(["A"]), ["B"])],
+      ["a mapping naming an id without filters", traceTask(null, ["A"])],
+    ];
+    for (const [why, t] of bad)
+      expect(
+        problem(() => checkTask(t)),
+        why,
+      ).toBe("invalid-request");
+  });
+});
+
 describe("a task's updates", () => {
   const apply = (commands: TaskCommand[]): TaskState =>
     commands.reduce(

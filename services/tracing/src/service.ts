@@ -50,10 +50,12 @@ export function tracingServices(d: TracingDeps): ServiceBinding[] {
       annotateSpans: annotateCommand(d),
       deleteSpans: deleteCommand(d),
     }),
-    // The catalog's own look-up (annotation-queue records of spans and traces), nobody else's.
+    // Own-behalf look-ups: the catalog's (annotation-queue records of spans and traces) and
+    // the task runner's (what evaluation tasks read and write), each nobody else's.
     bindService(SpanDirectoryService, spanDirectoryQueries(d), {
       presentRecords: ["catalog"],
       spansToEvaluate: ["task-runner"],
+      unitsToEvaluate: ["task-runner"],
       recordSpanEvaluations: ["task-runner"],
     }),
   ];

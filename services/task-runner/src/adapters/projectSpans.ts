@@ -5,11 +5,15 @@ import {
   type SpanEvaluation,
   type SpansToEvaluateRequest,
   type SpansToEvaluateResponse,
+  type UnitsToEvaluateRequest,
+  type UnitsToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
 
 /** The tracing service's spans, read and evaluated on the task runner's own behalf. */
 export interface ProjectSpans {
   page(req: SpansToEvaluateRequest): Promise<SpansToEvaluateResponse>;
+  /** A page of whole traces or sessions, each with its spans. */
+  units(req: UnitsToEvaluateRequest): Promise<UnitsToEvaluateResponse>;
   record(
     accountId: string,
     projectId: string,
@@ -30,6 +34,18 @@ export function tracingProjectSpans(channel: Client, self: CallCredential): Proj
         return await callUnary(
           channel,
           SpanDirectoryService.spansToEvaluate,
+          req,
+          options(req.projectId),
+        );
+      } catch (err) {
+        throw fromGrpcError(err);
+      }
+    },
+    async units(req) {
+      try {
+        return await callUnary(
+          channel,
+          SpanDirectoryService.unitsToEvaluate,
           req,
           options(req.projectId),
         );

@@ -6,6 +6,7 @@ import type {
   TaskSettings,
   TaskType,
 } from "@argus/contracts";
+import { parseQueryExpression } from "@argus/filter";
 import { DomainError } from "@argus/platform";
 
 export const invalid = (detail: string): DomainError => new DomainError("invalid-request", detail);
@@ -24,6 +25,12 @@ export type Target =
   | { kind: "project"; projectId: string }
   | { kind: "dataset"; datasetId: string; experimentIds: string[] };
 
+/** A trace/session task's named span filters and the expression that combines them. */
+export interface QueryFilters {
+  filters: { id: string; filter: string }[];
+  expression?: string | null;
+}
+
 export interface NewTask {
   type: TaskType;
   target: Target;
@@ -36,7 +43,7 @@ export interface NewTask {
  * by the command, against their services):
  * - evaluation tasks have at least one evaluator, each at most once, all of one shape: span
  *   (column_mappings, query_filter; the task's query_filter) or trace/session (query_mappings;
- *   the task's query_filters), never both;
+ *   the task's query_filters, whose expression and mappings name only its filters), never both;
  * - sampling and continuity only on project tasks; experiments exactly on dataset tasks;
  * - RUN_EXPERIMENT: a dataset, no evaluators, no filters; run_configuration only there.
  */
@@ -58,12 +65,14 @@ export function checkTask(t: NewTask): NewTask {
   }
   if (t.runConfiguration !== null)
     throw invalid("run_configuration is only valid on a RUN_EXPERIMENT task");
-  checkSettings(t.target, s);
-  return t;
+  return { ...t, settings: checkSettings(t.target, s) };
 }
 
-/** The rules an evaluation task's changeable settings keep, at creation and on every update. */
-export function checkSettings(target: Target, s: TaskSettings): void {
+/**
+ * The rules an evaluation task's changeable settings keep, at creation and on every update;
+ * the settings as kept (a lone filter's expression is its id, as the public API echoes it).
+ */
+export function checkSettings(target: Target, s: TaskSettings): TaskSettings {
   if (s.name.trim() === "") throw invalid("name must not be empty or whitespace-only");
   if (s.query_filter !== null && s.query_filters !== null)
     throw invalid("query_filter and query_filters are mutually exclusive");
@@ -98,6 +107,34 @@ export function checkSettings(target: Target, s: TaskSettings): void {
     throw invalid("trace/session evaluators use query_filters, not query_filter");
   if (!trace && s.query_filters !== null)
     throw invalid("span evaluators use query_filter, not query_filters");
+  if (!trace) return s;
+  const queryFilters = checkQueryFilters(s.query_filters as QueryFilters | null);
+  const declared = (queryFilters?.filters ?? []).map((f) => f.id);
+  for (const e of s.evaluators)
+    for (const m of (e.query_mappings ?? []) as { variable_name: string; query_ids: string[] }[])
+      for (const id of m.query_ids)
+        if (!declared.includes(id))
+          throw invalid(
+            `query_mappings of ${m.variable_name}: ${id} is not declared in query_filters.filters`,
+          );
+  return { ...s, query_filters: queryFilters as Record<string, unknown> | null };
+}
+
+/**
+ * Named filters with unique ids, and an expression over them: optional with one filter (then
+ * its id), required with more.
+ */
+function checkQueryFilters(q: QueryFilters | null): QueryFilters | null {
+  if (q === null) return null;
+  const ids = q.filters.map((f) => f.id);
+  if (new Set(ids).size !== ids.length) throw invalid("query_filters ids must be unique");
+  for (const f of q.filters)
+    if (f.filter.trim() === "") throw invalid(`query filter ${f.id} must not be empty`);
+  const expression = q.expression ?? (ids.length === 1 ? ids[0]! : null);
+  if (expression === null)
+    throw invalid("query_filters.expression is required with two or more filters");
+  parseQueryExpression(expression, ids);
+  return { filters: q.filters, expression };
 }
 
 export type TaskState =
@@ -166,14 +203,16 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
             `a RUN_EXPERIMENT task's update takes only name (not ${changed.join(", ")})`,
           );
         if (settings.name.trim() === "") throw invalid("name must not be empty");
-      } else checkSettings(state.target, settings);
+      }
+      const kept =
+        state.type === "RUN_EXPERIMENT" ? settings : checkSettings(state.target, settings);
       return [
         {
           type: "TaskUpdated",
           data: {
             id: state.id,
             space_id: state.spaceId,
-            ...settings,
+            ...kept,
             run_configuration: command.runConfiguration ?? state.runConfiguration,
             updated_at: command.now.toISOString(),
           },

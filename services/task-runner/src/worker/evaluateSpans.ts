@@ -36,7 +36,7 @@ export const sampled = (spanId: string, rate: number | null): boolean =>
   createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;
 
 /** A span column's text: `attributes.<key>` (OpenInference keys are flat), else a few names. */
-function columnOf(
+export function columnOf(
   column: string,
   span: { name: string; kind: string; attributes: Record<string, unknown> },
 ) {

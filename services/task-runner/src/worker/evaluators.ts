@@ -17,14 +17,28 @@ import {
 } from "./llm.ts";
 import { customSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
 
+/** A trace/session evaluator's variable: the attribute of the spans its named filters match. */
+export interface QueryMapping {
+  variable_name: string;
+  /** Ids of the task's `query_filters`; empty: any of them. */
+  query_ids: string[];
+  attribute_path: string;
+}
+
+/** What an item of an evaluator is: a span, a whole trace, or a whole session. */
+export type Granularity = "SPAN" | "TRACE" | "SESSION";
+
 /** One evaluator of a run, ready to evaluate an item's values. */
 export interface ItemEvaluator {
   evaluatorId: string;
   /** The eval column it writes (`eval.<name>.*`). */
   name: string;
-  /** The variables it reads, resolved from each item through the column mappings. */
+  /** The variables it reads, resolved from each item through the column or query mappings. */
   variables: string[];
   columnMappings: Record<string, string> | null;
+  granularity: Granularity;
+  /** TRACE and SESSION evaluators' mappings (null for span evaluators). */
+  queryMappings: QueryMapping[] | null;
   evaluate(values: Record<string, string>): Promise<Verdict>;
 }
 
@@ -35,7 +49,7 @@ export interface RunEvaluator {
   type: string;
   config: Record<string, unknown>;
   column_mappings: Record<string, string> | null;
-  /** Trace/session shape (not run yet). */
+  /** Trace/session shape. */
   query_mappings?: unknown[] | null;
   query_filter?: string | null;
 }
@@ -72,6 +86,21 @@ export interface RunEvaluators {
   runnable: ItemEvaluator[];
   reasons: string[];
   close(): void;
+}
+
+/**
+ * An attachment's granularity: a span evaluator's items are spans; one attached with
+ * `query_mappings` runs on the TRACE or SESSION its version's `data_granularity` names (the
+ * public API: the granularity must match the shape), else why it cannot run.
+ */
+export function shapeOf(
+  e: RunEvaluator,
+): { granularity: Granularity; queryMappings: QueryMapping[] | null } | string {
+  if (!e.query_mappings) return { granularity: "SPAN", queryMappings: null };
+  const granularity = e.config.data_granularity;
+  if (granularity !== "TRACE" && granularity !== "SESSION")
+    return `attached with query_mappings, its data_granularity must be TRACE or SESSION (not ${String(granularity ?? "SPAN")})`;
+  return { granularity, queryMappings: e.query_mappings as QueryMapping[] };
 }
 
 /** A counting semaphore per key: at most `limit` tasks of one key run at once. */
@@ -111,8 +140,9 @@ export async function itemEvaluators(
   const clients = new Map<string, Chat>();
   const sandboxes: Sandbox[] = [];
   for (const e of evaluators) {
-    if (e.query_mappings) {
-      reasons.push(`evaluator ${e.evaluator_id}: trace/session evaluators are not run yet`);
+    const shape = shapeOf(e);
+    if (typeof shape === "string") {
+      reasons.push(`evaluator ${e.evaluator_id}: ${shape}`);
       continue;
     }
     if (e.type === "CODE" && e.config.type === "CUSTOM") {
@@ -124,6 +154,7 @@ export async function itemEvaluators(
         name: custom.name,
         variables: custom.variables,
         columnMappings: e.column_mappings,
+        ...shape,
         evaluate: (values) => sandbox.evaluate(values),
       });
       continue;
@@ -139,6 +170,7 @@ export async function itemEvaluators(
         name: managed.name,
         variables: managed.variables,
         columnMappings: e.column_mappings,
+        ...shape,
         evaluate: async (values) =>
           evaluateManaged(
             managed,
@@ -167,6 +199,7 @@ export async function itemEvaluators(
       name: config.name || "evaluation",
       variables: templateVariables(config.template ?? ""),
       columnMappings: e.column_mappings,
+      ...shape,
       evaluate: (values) =>
         limit(integrationId, () => judge(provider, config, render(config.template, values))),
     });

@@ -7,6 +7,8 @@ import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
 import { runDecider, type Counts } from "../domain/run.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
 import { evaluateSpans } from "./evaluateSpans.ts";
+import { evaluateUnits } from "./evaluateUnits.ts";
+import type { QueryFilters } from "../domain/task.ts";
 import { createRun, RUNS_CHANNEL } from "./createRun.ts";
 import type { ChainedTask } from "../commands/runs.ts";
 import {
@@ -48,6 +50,7 @@ interface TaskFacts {
   is_continuous: boolean;
   sampling_rate: number | null;
   query_filter: string | null;
+  query_filters: QueryFilters | null;
   evaluators: { evaluator_id: string; query_filter: string | null }[];
   run_configuration: GenerationConfig | null;
 }
@@ -158,15 +161,32 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         progress(run.id),
       );
     }
-    const evaluators = await itemEvaluators(
-      o.evaluators,
-      limit,
-      run.account_id,
-      (run.options.evaluators ?? []) as RunEvaluator[],
-    );
+    const attached = (run.options.evaluators ?? []) as RunEvaluator[];
+    const evaluators = await itemEvaluators(o.evaluators, limit, run.account_id, attached);
     try {
+      // A task's evaluators are all of one shape: trace/session ones read whole units.
+      const traceShaped = attached.some((e) => e.query_mappings);
+      if (task.dataset_id && traceShaped)
+        return {
+          status: "FAILED",
+          reason:
+            "trace/session evaluators (query_mappings) run on a project's traces and sessions; a dataset task has none",
+        };
       if (task.dataset_id)
         return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
+      if (traceShaped)
+        return await evaluateUnits(
+          o.pool,
+          o.spans,
+          run,
+          {
+            project_id: task.project_id!,
+            sampling_rate: task.sampling_rate,
+            query_filters: task.query_filters,
+          },
+          evaluators,
+          progress(run.id),
+        );
       return await evaluateSpans(
         o.pool,
         o.spans,
@@ -194,7 +214,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           o.pool,
           "task of run",
           `select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
-                  evaluators, run_configuration
+                  query_filters, evaluators, run_configuration
              from tasks where id = $1`,
           [run.task_id],
         )

@@ -8,8 +8,11 @@ import type {
   RecordSpanEvaluationsResponse,
   SpansToEvaluateRequest,
   SpansToEvaluateResponse,
+  UnitsToEvaluateRequest,
+  UnitsToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
 import type { SpanPosition } from "../storage/spanStore.ts";
+import { positionOf, spanToEvaluate, unitsOf } from "./units.ts";
 import { predicate } from "./spans.ts";
 import { isUuid } from "@argus/spaces";
 import { invalid, windowOf } from "../domain/rules.ts";
@@ -19,8 +22,9 @@ const MAX_IDS = 5000;
 const DAY = 86_400_000;
 
 /**
- * SpanDirectory: served to the catalog only (service.ts), as itself: it has authorized its
- * caller on the annotation queue and checked that the project is in the queue's space.
+ * SpanDirectory: served to the catalog (records of annotation queues: it has authorized its
+ * caller on the queue and checked that the project is in the queue's space) and to the task
+ * runner (evaluations, on its own behalf in the run's account), each its own RPCs (service.ts).
  */
 export function spanDirectoryQueries(deps: TracingDeps) {
   return {
@@ -62,12 +66,7 @@ export function spanDirectoryQueries(deps: TracingDeps) {
       if (!project) throw new DomainError("resource-not-found", "project not found");
       const filter = predicate(req.filter);
       const limit = Math.min(Math.max(req.limit || 100, 1), 1000);
-      let after: SpanPosition | undefined;
-      try {
-        after = req.after ? (JSON.parse(req.after) as SpanPosition) : undefined;
-      } catch {
-        throw invalid("after is not a page position");
-      }
+      const after = positionOf(req.after);
       const rows = await deps.store.listSpans({
         projectId: project.id,
         window: { start: req.startTime, end: req.endTime, endExclusive: true },
@@ -78,17 +77,7 @@ export function spanDirectoryQueries(deps: TracingDeps) {
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        spans: page.map((r) => ({
-          spanId: r.span_id,
-          traceId: r.trace_id,
-          name: r.name,
-          kind: r.kind,
-          statusCode: r.status_code,
-          attributesJson: JSON.stringify(r.attributes),
-          evaluated: ((r.evaluations ?? []) as { name?: string }[]).flatMap((e) =>
-            typeof e.name === "string" ? [e.name] : [],
-          ),
-        })),
+        spans: page.map((r) => spanToEvaluate(r)),
         nextAfter:
           rows.length > limit && last
             ? JSON.stringify({
@@ -98,6 +87,13 @@ export function spanDirectoryQueries(deps: TracingDeps) {
               } satisfies SpanPosition)
             : "",
       };
+    },
+
+    /** The task runner's page of traces or sessions to evaluate (queries/units.ts). */
+    async unitsToEvaluate(req: UnitsToEvaluateRequest): Promise<UnitsToEvaluateResponse> {
+      const project = await projectOf(req.accountId, req.projectId);
+      if (!project) throw new DomainError("resource-not-found", "project not found");
+      return unitsOf(deps.store, project.id, req);
     },
 
     /** Upserts a task run's evaluations on spans of the project (one event a call). */

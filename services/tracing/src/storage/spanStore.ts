@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import type { QueryExpression } from "@argus/filter";
 import type { SpanRecord } from "../domain/span.ts";
 
 /** A time window of span start times: `start` inclusive; `end` inclusive unless said. */
@@ -39,6 +40,32 @@ export interface SpanRow {
   evaluations: unknown[] | null;
 }
 
+/** What admits a trace or session: the expression over named filters, each true when a span matches. */
+export interface UnitAdmission {
+  expression: QueryExpression;
+  filters: ReadonlyMap<string, SpanPredicate>;
+}
+
+/**
+ * A trace (its root span) or a session (its newest span carrying `session.id`) in a walk,
+ * newest first; the row's position is the page position.
+ */
+export interface UnitHead {
+  unit_id: string;
+  start_time: string;
+  trace_id: string;
+  span_id: string;
+  /** Names of the evaluations on the root span (TRACE; SESSION: see `sessions`). */
+  evaluated: string[];
+}
+
+/** A session's traces in a window, and the root span of its earliest one (null: none there). */
+export interface SessionTraces {
+  traceIds: string[];
+  rootSpanId: string | null;
+  evaluated: string[];
+}
+
 /**
  * Where spans live. Postgres is the embedded default (storage/postgres.ts); a columnar engine
  * can take over behind this interface. Writes take the transaction of the command that
@@ -72,6 +99,36 @@ export interface SpanStore {
     after?: SpanPosition;
     limit: number;
   }): Promise<SpanRow[]>;
+  /**
+   * Traces (one per root span) or sessions (`session.id`) with a span in the window, newest
+   * first, `limit` after `after`, those `admit` admits (over the unit's spans in the window).
+   */
+  listUnits(q: {
+    projectId: string;
+    granularity: "TRACE" | "SESSION";
+    window: Window;
+    admit?: UnitAdmission;
+    after?: SpanPosition;
+    limit: number;
+  }): Promise<UnitHead[]>;
+  /** Each session's traces in the window (at most `maxTraces`) and its earliest root span. */
+  sessions(
+    projectId: string,
+    sessionIds: readonly string[],
+    window: Window,
+    maxTraces: number,
+  ): Promise<Map<string, SessionTraces>>;
+  /**
+   * Up to `perUnit` spans of each unit's traces in the window, oldest first, each with the ids
+   * of the `filters` it matches.
+   */
+  unitSpans(
+    projectId: string,
+    units: readonly { id: string; traceIds: readonly string[] }[],
+    window: Window,
+    perUnit: number,
+    filters: ReadonlyMap<string, SpanPredicate>,
+  ): Promise<Map<string, (SpanRow & { matches: string[] })[]>>;
   /** Up to `perTrace` spans of each trace in the window, oldest first. */
   spansOfTraces(
     projectId: string,

@@ -138,10 +138,56 @@ export interface SpanToEvaluate {
   attributesJson: string;
   /** Names of the evaluations the span carries. */
   evaluated: string[];
+  /** UnitsToEvaluate: the ids of the named filters the span matches. */
+  matches: string[];
 }
 
 export interface SpansToEvaluateResponse {
   spans: SpanToEvaluate[];
+  /** Empty on the last page. */
+  nextAfter: string;
+}
+
+export interface UnitsToEvaluateRequest {
+  accountId: string;
+  projectId: string;
+  /** RFC 3339; start inclusive, end exclusive. */
+  startTime: string;
+  endTime: string;
+  /** TRACE or SESSION. */
+  granularity: string;
+  /** Named span filters (id `A`-`E` → the public filter language), at most 5. */
+  filters: { [key: string]: string };
+  /**
+   * AND, OR, NOT and parentheses over the filters' ids: a unit is admitted when it holds true,
+   * an id being true when a span of the unit matches its filter. Empty: the one filter's id, or
+   * every unit when there is none.
+   */
+  expression: string;
+  /** A page position from the last answer; empty: the first page. */
+  after: string;
+  limit: number;
+}
+
+export interface UnitsToEvaluateRequest_FiltersEntry {
+  key: string;
+  value: string;
+}
+
+export interface UnitToEvaluate {
+  /** The trace id (TRACE) or the session id (SESSION). */
+  id: string;
+  /** Where its evaluations go: the trace's root span; the root span of a session's earliest trace. */
+  rootSpanId: string;
+  /** Its spans in the window, oldest first, at most 1000. */
+  spans: SpanToEvaluate[];
+  spansTruncated: boolean;
+  /** Names of the evaluations the root span carries. */
+  evaluated: string[];
+}
+
+export interface UnitsToEvaluateResponse {
+  units: UnitToEvaluate[];
   /** Empty on the last page. */
   nextAfter: string;
 }
@@ -1048,6 +1094,7 @@ function createBaseSpanToEvaluate(): SpanToEvaluate {
     statusCode: "",
     attributesJson: "",
     evaluated: [],
+    matches: [],
   };
 }
 
@@ -1073,6 +1120,9 @@ export const SpanToEvaluate: MessageFns<SpanToEvaluate> = {
     }
     for (const v of message.evaluated) {
       writer.uint32(58).string(v!);
+    }
+    for (const v of message.matches) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -1146,6 +1196,14 @@ export const SpanToEvaluate: MessageFns<SpanToEvaluate> = {
             message.evaluated.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.matches.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1196,6 +1254,367 @@ export const SpansToEvaluateResponse: MessageFns<SpansToEvaluateResponse> = {
             }
 
             message.spans.push(SpanToEvaluate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextAfter = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUnitsToEvaluateRequest(): UnitsToEvaluateRequest {
+  return {
+    accountId: "",
+    projectId: "",
+    startTime: "",
+    endTime: "",
+    granularity: "",
+    filters: {},
+    expression: "",
+    after: "",
+    limit: 0,
+  };
+}
+
+export const UnitsToEvaluateRequest: MessageFns<UnitsToEvaluateRequest> = {
+  encode(message: UnitsToEvaluateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.projectId !== "") {
+      writer.uint32(18).string(message.projectId);
+    }
+    if (message.startTime !== "") {
+      writer.uint32(26).string(message.startTime);
+    }
+    if (message.endTime !== "") {
+      writer.uint32(34).string(message.endTime);
+    }
+    if (message.granularity !== "") {
+      writer.uint32(42).string(message.granularity);
+    }
+    globalThis.Object.entries(message.filters).forEach(([key, value]: [string, string]) => {
+      UnitsToEvaluateRequest_FiltersEntry.encode(
+        { key: key as any, value },
+        writer.uint32(50).fork(),
+      ).join();
+    });
+    if (message.expression !== "") {
+      writer.uint32(58).string(message.expression);
+    }
+    if (message.after !== "") {
+      writer.uint32(66).string(message.after);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(72).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnitsToEvaluateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnitsToEvaluateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startTime = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.endTime = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.granularity = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = UnitsToEvaluateRequest_FiltersEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.filters[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expression = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUnitsToEvaluateRequest_FiltersEntry(): UnitsToEvaluateRequest_FiltersEntry {
+  return { key: "", value: "" };
+}
+
+export const UnitsToEvaluateRequest_FiltersEntry: MessageFns<UnitsToEvaluateRequest_FiltersEntry> =
+  {
+    encode(
+      message: UnitsToEvaluateRequest_FiltersEntry,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.key !== "") {
+        writer.uint32(10).string(message.key);
+      }
+      if (message.value !== "") {
+        writer.uint32(18).string(message.value);
+      }
+      return writer;
+    },
+
+    decode(input: BinaryReader | Uint8Array, length?: number): UnitsToEvaluateRequest_FiltersEntry {
+      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseUnitsToEvaluateRequest_FiltersEntry();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.key = reader.string();
+              continue;
+            }
+            case 2: {
+              if (tag !== 18) {
+                break;
+              }
+
+              message.value = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+  };
+
+function createBaseUnitToEvaluate(): UnitToEvaluate {
+  return { id: "", rootSpanId: "", spans: [], spansTruncated: false, evaluated: [] };
+}
+
+export const UnitToEvaluate: MessageFns<UnitToEvaluate> = {
+  encode(message: UnitToEvaluate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.rootSpanId !== "") {
+      writer.uint32(18).string(message.rootSpanId);
+    }
+    for (const v of message.spans) {
+      SpanToEvaluate.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.spansTruncated !== false) {
+      writer.uint32(32).bool(message.spansTruncated);
+    }
+    for (const v of message.evaluated) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnitToEvaluate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnitToEvaluate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rootSpanId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spans.push(SpanToEvaluate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spansTruncated = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.evaluated.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseUnitsToEvaluateResponse(): UnitsToEvaluateResponse {
+  return { units: [], nextAfter: "" };
+}
+
+export const UnitsToEvaluateResponse: MessageFns<UnitsToEvaluateResponse> = {
+  encode(
+    message: UnitsToEvaluateResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.units) {
+      UnitToEvaluate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextAfter !== "") {
+      writer.uint32(18).string(message.nextAfter);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnitsToEvaluateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnitsToEvaluateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.units.push(UnitToEvaluate.decode(reader, reader.uint32()));
             continue;
           }
           case 2: {
@@ -1863,6 +2282,19 @@ export const SpanDirectoryDefinition = {
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
+    /**
+     * The task runner's: one page of a project's traces (TRACE: one per root span) or sessions
+     * (SESSION: the traces whose spans carry one `session.id`) in a window, newest first, those the
+     * named filters' expression admits, each with its spans.
+     */
+    unitsToEvaluate: {
+      name: "UnitsToEvaluate",
+      requestType: UnitsToEvaluateRequest as typeof UnitsToEvaluateRequest,
+      requestStream: false,
+      responseType: UnitsToEvaluateResponse as typeof UnitsToEvaluateResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
     /** The task runner's: upserts evaluations on spans of the project, by span and name. */
     recordSpanEvaluations: {
       name: "RecordSpanEvaluations",
@@ -1912,6 +2344,24 @@ export const SpanDirectoryService = {
     responseDeserialize: (value: Buffer): SpansToEvaluateResponse =>
       SpansToEvaluateResponse.decode(value),
   },
+  /**
+   * The task runner's: one page of a project's traces (TRACE: one per root span) or sessions
+   * (SESSION: the traces whose spans carry one `session.id`) in a window, newest first, those the
+   * named filters' expression admits, each with its spans.
+   */
+  unitsToEvaluate: {
+    path: "/argus.tracing.v1.SpanDirectory/UnitsToEvaluate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnitsToEvaluateRequest): Buffer =>
+      Buffer.from(UnitsToEvaluateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnitsToEvaluateRequest =>
+      UnitsToEvaluateRequest.decode(value),
+    responseSerialize: (value: UnitsToEvaluateResponse): Buffer =>
+      Buffer.from(UnitsToEvaluateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnitsToEvaluateResponse =>
+      UnitsToEvaluateResponse.decode(value),
+  },
   /** The task runner's: upserts evaluations on spans of the project, by span and name. */
   recordSpanEvaluations: {
     path: "/argus.tracing.v1.SpanDirectory/RecordSpanEvaluations" as const,
@@ -1936,6 +2386,12 @@ export interface SpanDirectoryServer extends UntypedServiceImplementation {
    * filter, with the evaluations they carry.
    */
   spansToEvaluate: handleUnaryCall<SpansToEvaluateRequest, SpansToEvaluateResponse>;
+  /**
+   * The task runner's: one page of a project's traces (TRACE: one per root span) or sessions
+   * (SESSION: the traces whose spans carry one `session.id`) in a window, newest first, those the
+   * named filters' expression admits, each with its spans.
+   */
+  unitsToEvaluate: handleUnaryCall<UnitsToEvaluateRequest, UnitsToEvaluateResponse>;
   /** The task runner's: upserts evaluations on spans of the project, by span and name. */
   recordSpanEvaluations: handleUnaryCall<
     RecordSpanEvaluationsRequest,
@@ -1978,6 +2434,26 @@ export interface SpanDirectoryClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SpansToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The task runner's: one page of a project's traces (TRACE: one per root span) or sessions
+   * (SESSION: the traces whose spans carry one `session.id`) in a window, newest first, those the
+   * named filters' expression admits, each with its spans.
+   */
+  unitsToEvaluate(
+    request: UnitsToEvaluateRequest,
+    callback: (error: ServiceError | null, response: UnitsToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  unitsToEvaluate(
+    request: UnitsToEvaluateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnitsToEvaluateResponse) => void,
+  ): ClientUnaryCall;
+  unitsToEvaluate(
+    request: UnitsToEvaluateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnitsToEvaluateResponse) => void,
   ): ClientUnaryCall;
   /** The task runner's: upserts evaluations on spans of the project, by span and name. */
   recordSpanEvaluations(

@@ -1,0 +1,145 @@
+import type { Pool } from "pg";
+import type { SpanToEvaluate, UnitToEvaluate } from "@argus/proto/tracing/v1/tracing";
+import type { ProjectSpans } from "../adapters/projectSpans.ts";
+import type { Verdict } from "../domain/managed.ts";
+import type { QueryFilters } from "../domain/task.ts";
+import type { Granularity, ItemEvaluator, QueryMapping } from "./evaluators.ts";
+import { columnOf, sampled } from "./evaluateSpans.ts";
+import {
+  doneItems,
+  evaluateOne,
+  workPage,
+  writePending,
+  type ItemOutcome,
+  type Outcome,
+  type PageJob,
+  type RunToWork,
+} from "./runItems.ts";
+
+const PAGE = 50;
+
+/** What a trace/session task's run needs of its task. */
+export interface UnitTask {
+  project_id: string;
+  sampling_rate: number | null;
+  query_filters: QueryFilters | null;
+}
+
+/** A verdict on a trace or session, with the span it is written on (its root). */
+type UnitVerdict = Verdict & { name: string; span_id: string };
+
+/**
+ * A variable's value in a unit: its attribute path read on the unit's spans (oldest first) that
+ * match one of its filters (none named: any declared one; none declared: every span), the
+ * spans without it passed over, the rest one per line. An evaluator's variable without a
+ * mapping reads the attribute of its own name on every span.
+ */
+export function unitValue(
+  variable: string,
+  mappings: readonly QueryMapping[],
+  declared: readonly string[],
+  spans: readonly SpanToEvaluate[],
+): string | undefined {
+  const m = mappings.find((q) => q.variable_name === variable);
+  const ids = m === undefined ? [] : m.query_ids.length > 0 ? m.query_ids : declared;
+  const values = spans.flatMap((s) => {
+    if (ids.length > 0 && !s.matches.some((id) => ids.includes(id))) return [];
+    const span = {
+      name: s.name,
+      kind: s.kind,
+      attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+    };
+    const v = columnOf(m?.attribute_path ?? variable, span);
+    return v === undefined ? [] : [v];
+  });
+  return values.length > 0 ? values.join("\n") : undefined;
+}
+
+/**
+ * A project task's evaluation run with trace/session evaluators: the whole traces (one per root
+ * span) or sessions of its window, newest first, those `query_filters` admits, sampled by their
+ * id, `max_spans` of them at most per granularity; each evaluator's variables read across the
+ * unit's spans through its query mappings, its verdict written on the unit's root span.
+ */
+export async function evaluateUnits(
+  pool: Pool,
+  spans: ProjectSpans,
+  run: RunToWork,
+  task: UnitTask,
+  evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
+  progress: () => Promise<boolean>,
+): Promise<Outcome> {
+  const options = run.options as { override_evaluations: boolean; max_spans: number };
+  const { runnable, reasons } = evaluators;
+  if (runnable.length === 0)
+    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
+  if (!run.data_start_time || !run.data_end_time)
+    return { status: "FAILED", reason: "the run has no data window" };
+  const filters = Object.fromEntries(
+    (task.query_filters?.filters ?? []).map((f) => [f.id, f.filter]),
+  );
+  const declared = Object.keys(filters);
+  const write = (projectId: string, evaluations: (UnitVerdict & { item_id: string })[]) =>
+    spans.record(
+      run.account_id,
+      projectId,
+      run.task_id,
+      evaluations.map(({ item_id: _, span_id, ...v }) => ({ spanId: span_id, ...v })),
+    );
+  await writePending<UnitVerdict>(pool, run.id, write);
+  const passes = new Map<Granularity, ItemEvaluator[]>();
+  for (const e of runnable) passes.set(e.granularity, [...(passes.get(e.granularity) ?? []), e]);
+  for (const [granularity, group] of passes) {
+    let after = "";
+    let taken = 0;
+    do {
+      const page = await spans.units({
+        accountId: run.account_id,
+        projectId: task.project_id,
+        startTime: run.data_start_time,
+        endTime: run.data_end_time,
+        granularity,
+        filters,
+        expression: task.query_filters?.expression ?? "",
+        after,
+        limit: PAGE,
+      });
+      const chosen: UnitToEvaluate[] = [];
+      for (const u of page.units) {
+        if (taken >= options.max_spans) break;
+        if (!sampled(u.id, task.sampling_rate)) continue;
+        taken++;
+        chosen.push(u);
+      }
+      // A trace is its root span (a trace with two is two); a session, its id.
+      const itemOf = (u: UnitToEvaluate) => (granularity === "TRACE" ? u.rootSpanId : u.id);
+      const seen = await doneItems(pool, run.id, chosen.map(itemOf));
+      const skipped: ItemOutcome[] = [];
+      const jobs: PageJob<UnitVerdict>[] = [];
+      for (const u of chosen)
+        for (const e of group) {
+          const item_id = itemOf(u);
+          if (seen.has(`${item_id}/${e.evaluatorId}`)) continue;
+          if (!options.override_evaluations && u.evaluated.includes(e.name))
+            skipped.push({ item_id, evaluator_id: e.evaluatorId, ok: null });
+          else
+            jobs.push({
+              item_id,
+              evaluator_id: e.evaluatorId,
+              target: task.project_id,
+              run: async () => ({
+                name: e.name,
+                span_id: u.rootSpanId,
+                ...(await evaluateOne(e, (v) =>
+                  unitValue(v, e.queryMappings ?? [], declared, u.spans),
+                )),
+              }),
+            });
+        }
+      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+        return { status: "STOPPED" };
+      after = taken >= options.max_spans ? "" : page.nextAfter;
+    } while (after !== "");
+  }
+  return { status: "COMPLETED" };
+}

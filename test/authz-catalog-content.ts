@@ -349,5 +349,26 @@ export function contentRecipes(
       method: "DELETE",
       path: `/v2/ai-integrations/${(await integration()).id}`,
     }),
+
+    // LLM integrations are the AI integrations: the same rules, under the same id.
+    list_integrations: async () => ({ method: "GET", path: "/v2/integrations" }),
+    create_integration: async () => ({
+      method: "POST",
+      path: "/v2/integrations",
+      body: { type: "LLM", name: h.unique(), config: { provider: "OPEN_AI", api_key: "sk-m" } },
+    }),
+    get_integration: async () => ({
+      method: "GET",
+      path: `/v2/integrations/${(await integration()).id}`,
+    }),
+    update_integration: async () => ({
+      method: "PATCH",
+      path: `/v2/integrations/${(await integration()).id}`,
+      body: { type: "LLM", config: { is_function_calling_enabled: false } },
+    }),
+    delete_integration: async () => ({
+      method: "DELETE",
+      path: `/v2/integrations/${(await integration()).id}`,
+    }),
   };
 }

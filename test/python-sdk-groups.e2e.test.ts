@@ -87,6 +87,15 @@ const GROUPS: Record<string, string> = {
   ai_integrations:
     "create get get_by_name list list_by_name update delete create_aws_bedrock " +
     "get_aws_bedrock create_vertex_ai get_vertex_ai update_scopings update_clear_scopings",
+  // LLM integrations of every provider, an AGENT with presets and an EVALUATOR (the generated
+  // client: the high-level one creates LLM and AGENT only), through client.integrations.
+  integrations:
+    "create_llm_open_ai create_llm_anthropic create_llm_gemini create_llm_aws_bedrock " +
+    "create_llm_custom create_llm_vertex_ai create_llm_nvidia_nim create_llm_litellm " +
+    "create_llm_fireworks create_llm_together_ai get_by_name update_llm update_llm_vertex " +
+    "update_llm_bedrock_auth create_agent get_agent_by_name update_agent " +
+    "create_evaluator_integration list list_by_type list_page list_next_page delete_agent " +
+    "delete_evaluator_integration list_after_delete",
   audit_logs: "list list_by_names list_by_user list_by_type list_window list_page list_next_page",
   datasets:
     "create get get_by_name list list_by_name list_examples list_examples_filter " +

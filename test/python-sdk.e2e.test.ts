@@ -146,6 +146,13 @@ it("issue 13: the SDK's values are accepted and read back through its own client
   });
   await api.req("POST", "/v2/projects", { body: { name: "py-typed", space_id: space.id } });
   const dashboard = Buffer.from(`Dashboard:${randomUUID()}`).toString("base64");
+  const remote = await api.req("POST", "/v2/integrations", {
+    body: {
+      type: "EVALUATOR",
+      name: "sdk values remote",
+      config: { endpoint: "https://eval.example.com/e", input_schema: { type: "object" } },
+    },
+  });
   const { stdout } = await run(
     python,
     [
@@ -156,12 +163,13 @@ it("issue 13: the SDK's values are accepted and read back through its own client
       org.id,
       ai.body.id,
       dashboard,
+      remote.body.id,
     ],
     { cwd: root, timeout: 120_000, env: { ...process.env, DISABLE_PRERELEASE_WARNING: "true" } },
   );
   const out = JSON.parse(stdout.trim().split("\n").at(-1)!);
   expect(out.template).toEqual({ use_function_calling: true, classification_choices: null });
-  expect(out.remote).toEqual({ type: "REMOTE", integration_id: "remote-integration" });
+  expect(out.remote).toEqual({ type: "REMOTE", integration_id: remote.body.id });
   expect(out.user_role).toEqual({ type: "PREDEFINED", name: "MEMBER_UI_ONLY" });
   expect(out.providers).toEqual(["FIREWORKS", "LITELLM", "TOGETHER_AI"]);
   expect(out.auth_types).toEqual(["OAUTH2_CLIENT_CREDENTIALS"]);

@@ -511,6 +511,111 @@ function recipes(): Record<string, Record<string, Recipe>> {
       path: "/v2/ai-integrations",
       body: { name: unique(), provider: "CUSTOM", auth_type, base_url: "https://llm.example.com" },
     }));
+  // LLM integrations in every provider's shape, AGENT and EVALUATOR ones: created, read,
+  // updated, and listed (EVALUATOR only on request).
+  const llmConfigs: [string, Json][] = [
+    ["OPEN_AI", { api_key: "k" }],
+    ["ANTHROPIC", { api_key: "k", base_url: "https://a.example.com/v1" }],
+    ["GEMINI", { api_key: "k" }],
+    [
+      "AWS_BEDROCK role",
+      { auth: { auth_type: "DEFAULT", role_arn: "arn:aws:iam::1:role/r" }, model_names: ["m"] },
+    ],
+    [
+      "AWS_BEDROCK bearer",
+      { auth: { auth_type: "BEARER_TOKEN", api_key: "t" }, model_names: ["m"] },
+    ],
+    [
+      "AWS_BEDROCK proxy",
+      {
+        auth: {
+          auth_type: "PROXY_WITH_HEADERS",
+          base_url: "https://p.example.com",
+          headers: { h: "v" },
+        },
+        model_names: ["m"],
+      },
+    ],
+    [
+      "CUSTOM",
+      { base_url: "https://c.example.com", api_key: "k", model_names: ["m"], headers: { h: "v" } },
+    ],
+    [
+      "CUSTOM oauth2",
+      {
+        base_url: "https://c.example.com",
+        model_names: ["m"],
+        auth: {
+          auth_type: "OAUTH2_CLIENT_CREDENTIALS",
+          token_url: "https://t.example.com",
+          client_id: "c",
+          client_secret: "s",
+        },
+      },
+    ],
+    ["VERTEX_AI", { project_id: "p", location: "l", project_access_label: "a" }],
+    ["NVIDIA_NIM", { is_default_models_enabled: true }],
+    ["LITELLM", { base_url: "https://l.example.com", api_key: "k" }],
+    ["FIREWORKS", { api_key: "k" }],
+    ["TOGETHER_AI", { api_key: "k", model_names: ["m"] }],
+  ];
+  const integrationBodies: [string, () => Json][] = [
+    ...llmConfigs.map(([variant, config]): [string, () => Json] => [
+      `LLM ${variant}`,
+      () => ({
+        type: "LLM",
+        name: unique(),
+        config: { provider: variant.split(" ")[0], ...config },
+      }),
+    ]),
+    [
+      "AGENT",
+      () => ({
+        type: "AGENT",
+        name: unique(),
+        description: "d",
+        config: {
+          endpoint: "https://agent.example.com",
+          headers: { h: "v" },
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          request_presets: [{ name: "p", config: { q: "x" } }],
+        },
+      }),
+    ],
+    [
+      "EVALUATOR",
+      () => ({
+        type: "EVALUATOR",
+        name: unique(),
+        config: { endpoint: "https://eval.example.com", input_schema: { type: "object" } },
+      }),
+    ],
+  ];
+  for (const [variant, body] of integrationBodies) {
+    add("create_integration", variant, async () => ({
+      method: "POST",
+      path: "/v2/integrations",
+      body: body(),
+    }));
+    const made = async () => (await asAdmin("POST", "/v2/integrations", body())) as Json;
+    add("get_integration", variant, async () => ({
+      method: "GET",
+      path: `/v2/integrations/${(await made()).id}`,
+    }));
+    add("update_integration", variant, async () => {
+      const m = await made();
+      return {
+        method: "PATCH",
+        path: `/v2/integrations/${m.id}`,
+        body: { type: m.type, name: unique() },
+      };
+    });
+  }
+  for (const type of ["LLM", "AGENT", "EVALUATOR"])
+    add("list_integrations", `type ${type}`, async () => ({
+      method: "GET",
+      path: `/v2/integrations?type=${type}`,
+    }));
   add("create_ai_integration", "scoped to a space", async () => ({
     method: "POST",
     path: "/v2/ai-integrations",
@@ -556,13 +661,27 @@ function recipes(): Record<string, Record<string, Recipe>> {
   for (const [variant, type, config] of [
     ["CODE MANAGED", "CODE", { code_config: managedCode }],
     ["CODE CUSTOM", "CODE", { code_config: customCode }],
-    ["REMOTE", "REMOTE", { remote_config: { integration_id: "remote-integration" } }],
+    ["REMOTE", "REMOTE", { remote_config: { integration_id: "" } }],
   ] as const) {
+    // A REMOTE evaluator names an EVALUATOR integration that applies to its space.
+    const evaluatorIntegration = async () =>
+      (
+        await asAdmin("POST", "/v2/integrations", {
+          type: "EVALUATOR",
+          name: unique(),
+          config: { endpoint: "https://eval.example.com/e", input_schema: { type: "object" } },
+        })
+      ).id as string;
     const create = async () => ({
       space_id: await freshSpace(),
       name: unique(),
       type,
-      version: { commit_message: "c", ...config },
+      version: {
+        commit_message: "c",
+        ...(type === "REMOTE"
+          ? { remote_config: { integration_id: await evaluatorIntegration() } }
+          : config),
+      },
     });
     add("create_evaluator", variant, async () => ({
       method: "POST",
@@ -901,6 +1020,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
       ["list_prompts", "/v2/prompts"],
       ["list_evaluators", "/v2/evaluators"],
       ["list_ai_integrations", "/v2/ai-integrations"],
+      ["list_integrations", "/v2/integrations"],
       ["list_annotation_configs", "/v2/annotation-configs"],
       ["list_annotation_queues", "/v2/annotation-queues"],
       ["list_resource_restrictions", "/v2/resource-restrictions"],

@@ -105,8 +105,19 @@ describe("template evaluators", () => {
     );
   });
 
-  it("REMOTE evaluators: remote_config stored and returned; without it 400", async () => {
-    const remoteId = fakeId("Integration");
+  it("REMOTE evaluators: remote_config names an EVALUATOR integration; without it 400", async () => {
+    const evaluatorIntegration = async (name: string) =>
+      (
+        await api.req("POST", "/v2/integrations", {
+          body: {
+            type: "EVALUATOR",
+            name,
+            config: { endpoint: "https://eval.example.com/e", input_schema: { type: "object" } },
+          },
+        })
+      ).body.id as string;
+    const remoteId = await evaluatorIntegration("remote-values-1");
+    const otherId = await evaluatorIntegration("remote-values-2");
     const res = await api.req("POST", "/v2/evaluators", {
       body: {
         space_id: spaceId,
@@ -122,11 +133,11 @@ describe("template evaluators", () => {
       remote_config: { integration_id: remoteId },
     });
     const v2 = await api.req("POST", `/v2/evaluators/${res.body.id}/versions`, {
-      body: { commit_message: "second", remote_config: { integration_id: "other" } },
+      body: { commit_message: "second", remote_config: { integration_id: otherId } },
     });
     expect(v2.status).toBe(201);
     const read = await api.req("GET", `/v2/evaluators/${res.body.id}`);
-    expect(read.body.version.remote_config).toEqual({ integration_id: "other" });
+    expect(read.body.version.remote_config).toEqual({ integration_id: otherId });
     expectProblem(
       await api.req("POST", `/v2/evaluators/${res.body.id}/versions`, {
         body: { commit_message: "x", remote_config: {} },

@@ -117,11 +117,17 @@ async function accountFixtures(call: Call, orgId: string, name: (w: string, i: n
   const keys = idsOf(
     await times(2, (i) => call("POST", "/v2/api-keys", { key_type: "USER", name: name("key", i) })),
   );
-  const integrations = idsOf(
-    await times(2, (i) =>
+  // AI integrations (the LLM integrations of /v2/integrations too) and an AGENT one.
+  const integrations = idsOf([
+    ...(await times(2, (i) =>
       call("POST", "/v2/ai-integrations", { name: name("integration", i), provider: "OPEN_AI" }),
-    ),
-  );
+    )),
+    await call("POST", "/v2/integrations", {
+      type: "AGENT",
+      name: name("agent", 0),
+      config: { endpoint: "https://agent.example.com/run", input_schema: { type: "object" } },
+    }),
+  ]);
   return { orgId, active, invited, roles, orgs, keys, integrations };
 }
 

@@ -1,6 +1,7 @@
 """The official Python SDK sends the values of issue 13 and reads them back.
 
-argv: base URL, admin key, space id, organization id, AI integration id, dashboard id.
+argv: base URL, admin key, space id, organization id, AI integration id, dashboard id,
+EVALUATOR integration id.
 Prints what the SDK parsed, as JSON (one object, keyed by case).
 """
 import json
@@ -13,7 +14,7 @@ from arize import ArizeClient
 from arize._generated import api_client as gen
 from arize.organizations.types import CustomOrgRole
 
-base, key, space_id, org_id, integration_id, dashboard_id = sys.argv[1:7]
+base, key, space_id, org_id, integration_id, dashboard_id, evaluator_integration_id = sys.argv[1:8]
 url = urlparse(base)
 client = ArizeClient(api_key=key, api_host=url.hostname, api_scheme=url.scheme, api_port=url.port)
 out = {}
@@ -45,7 +46,7 @@ out["template"] = {
 
 # REMOTE evaluators.
 remote = client.evaluators.create_remote_evaluator(
-    name="py-remote", space=space_id, integration_id="remote-integration", commit_message="r"
+    name="py-remote", space=space_id, integration_id=evaluator_integration_id, commit_message="r"
 )
 out["remote"] = {
     "type": str(client.evaluators.get(evaluator=remote.id).type.value),

@@ -432,6 +432,54 @@ export interface AiIntegrationDeleted {
 
 export type AiIntegrationEvent = AiIntegrationCreated | AiIntegrationUpdated | AiIntegrationDeleted;
 
+// ── integration (AGENT and EVALUATOR: remote endpoints; account-level) ──────────────────
+
+/** A named request body of an AGENT integration (the public API's request preset). */
+export interface IntegrationPreset {
+  id: string;
+  name: string;
+  description: string | null;
+  config: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a remote endpoint integration is, header values aside (never in an event). */
+export interface IntegrationSettings {
+  type: "AGENT" | "EVALUATOR";
+  name: string;
+  description: string | null;
+  endpoint: string;
+  input_schema: Record<string, unknown>;
+  /** Names of the configured headers; their values live beside the events. */
+  header_names: string[];
+  /** AGENT only (always [] for EVALUATOR). */
+  request_presets: IntegrationPreset[];
+  scopings: AiIntegrationScoping[];
+}
+
+export interface IntegrationCreated {
+  type: "IntegrationCreated";
+  data: IntegrationSettings & {
+    id: string;
+    account_id: string;
+    created_by_user_id: string;
+    created_at: string;
+  };
+}
+
+export interface IntegrationUpdated {
+  type: "IntegrationUpdated";
+  data: IntegrationSettings & { id: string; updated_at: string };
+}
+
+export interface IntegrationDeleted {
+  type: "IntegrationDeleted";
+  data: { id: string; deleted_at: string };
+}
+
+export type IntegrationEvent = IntegrationCreated | IntegrationUpdated | IntegrationDeleted;
+
 /** Every event the catalog publishes. */
 export type CatalogEvent =
   | TagEvent
@@ -441,4 +489,5 @@ export type CatalogEvent =
   | EvaluatorEvent
   | AnnotationConfigEvent
   | AnnotationQueueEvent
-  | AiIntegrationEvent;
+  | AiIntegrationEvent
+  | IntegrationEvent;

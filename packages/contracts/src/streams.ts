@@ -23,6 +23,7 @@ export const CATALOG_AGGREGATES = [
   "annotation_config",
   "annotation_queue",
   "ai_integration",
+  "integration",
 ] as const;
 
 /**

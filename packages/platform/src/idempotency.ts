@@ -2,6 +2,7 @@ import * as aiIntegrations from "@argus/proto/catalog/v1/ai_integrations";
 import * as annotations from "@argus/proto/catalog/v1/annotations";
 import * as configDirectory from "@argus/proto/catalog/v1/config_directory";
 import * as evaluators from "@argus/proto/catalog/v1/evaluators";
+import * as integrations from "@argus/proto/catalog/v1/integrations";
 import * as projectDirectory from "@argus/proto/catalog/v1/project_directory";
 import * as projects from "@argus/proto/catalog/v1/projects";
 import * as prompts from "@argus/proto/catalog/v1/prompts";
@@ -42,6 +43,7 @@ const MODULES = [
   annotations,
   configDirectory,
   evaluators,
+  integrations,
   projectDirectory,
   projects,
   prompts,

@@ -1,4 +1,4 @@
-import { bindService, type ServiceBinding } from "@argus/platform";
+import { bindService, oneOf, type OutboundPolicy, type ServiceBinding } from "@argus/platform";
 import {
   defineService,
   loadMigrations,
@@ -9,6 +9,7 @@ import {
   AiIntegrationDirectoryService,
   AiIntegrationServiceService,
 } from "@argus/proto/catalog/v1/ai_integrations";
+import { IntegrationServiceService } from "@argus/proto/catalog/v1/integrations";
 import {
   AnnotationConfigServiceService,
   AnnotationQueueServiceService,
@@ -32,6 +33,7 @@ import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces
 import { datasetDeletionsConsumer } from "./adapters/datasetDeletions.ts";
 import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
 import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
+import { integrationCommands } from "./commands/integrations.ts";
 import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
 import { annotationQueueRecordCommands } from "./commands/annotationQueueRecords.ts";
 import { annotationQueueCommands } from "./commands/annotationQueues.ts";
@@ -43,6 +45,7 @@ import { resourceTagCommands } from "./commands/resourceTags.ts";
 import { tagCommands } from "./commands/tags.ts";
 import { project } from "./projections/catalogProjection.ts";
 import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
+import { integrationQueries } from "./queries/integrations.ts";
 import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
 import { annotationQueueQueries } from "./queries/annotationQueues.ts";
 import { configDirectoryQueries, evaluatorDirectoryQueries } from "./queries/configDirectory.ts";
@@ -60,6 +63,8 @@ export interface CatalogDeps {
   datasets: DatasetPort;
   spans: SpanPort;
   users: QueueUsers;
+  /** Where AGENT and EVALUATOR endpoints may point (default: public addresses only). */
+  outbound?: OutboundPolicy;
 }
 
 /** One gRPC service per area: its commands (commands/) beside its queries (queries/). */
@@ -91,6 +96,10 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
       ...aiIntegrationCommands(d),
       ...aiIntegrationQueries(d),
     }),
+    bindService(IntegrationServiceService, {
+      ...integrationCommands(d),
+      ...integrationQueries(d),
+    }),
     // The lookup of services that store annotations (of examples, runs, spans), nobody else's.
     bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
       resolveAnnotationConfigs: ["dataset", "tracing"],
@@ -111,8 +120,17 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
   ];
 }
 
+const flag = (describe: string) => oneOf(describe, ["true", "false"], "false");
+
 export const catalog = defineService("catalog", {
-  config: {},
+  config: {
+    ARGUS_INTEGRATION_ALLOW_LOOPBACK: flag(
+      "AGENT and EVALUATOR endpoints on loopback (and plain http there): tests and local development only",
+    ),
+    ARGUS_INTEGRATION_ALLOW_PRIVATE: flag(
+      "AGENT and EVALUATOR endpoints at private, link-local, CGNAT and unique-local addresses",
+    ),
+  },
   migrations: loadMigrations(migrationsDirOf("catalog")),
   project,
   // Deleting a space deletes what it holds here (identity's SpaceDeleted events).
@@ -136,6 +154,10 @@ export const catalog = defineService("catalog", {
       datasets: dataset ? grpcDatasetPort(dataset) : noDatasets,
       // The tracing service, when deployed, confirms the spans and traces queue records name.
       spans: d.channels.tracing ? grpcSpanPort(d.channels.tracing, d.self) : uncheckedSpans,
+      outbound: {
+        allowLoopback: d.config.ARGUS_INTEGRATION_ALLOW_LOOPBACK === "true",
+        allowPrivate: d.config.ARGUS_INTEGRATION_ALLOW_PRIVATE === "true",
+      },
     });
   },
 });

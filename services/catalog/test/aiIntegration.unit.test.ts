@@ -62,10 +62,13 @@ describe("AI integration decider", () => {
     expect(keyHint("abcdefghij🎉")).toBe("…");
   });
 
-  it("provider rules: AWS_BEDROCK needs role_arn, VERTEX_AI its three fields, unknown providers are invalid", () => {
+  it("provider rules: AWS_BEDROCK with role auth needs role_arn, VERTEX_AI its three fields, unknown providers are invalid", () => {
     const c = (over: Partial<AiIntegrationConfig>) =>
       problem(() => given(nothing).when(create(over)));
     expect(c({ provider: "AWS_BEDROCK" })).toBe("invalid-request");
+    // A bearer token or a proxy needs no role.
+    expect(c({ provider: "AWS_BEDROCK", auth_type: "BEARER_TOKEN" })).toBe("none");
+    expect(c({ provider: "AWS_BEDROCK", auth_type: "PROXY_WITH_HEADERS" })).toBe("none");
     expect(
       c({ provider: "AWS_BEDROCK", provider_metadata: { kind: "AWS", role_arn: "arn" } }),
     ).toBe("none");

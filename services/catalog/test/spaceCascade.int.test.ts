@@ -124,8 +124,15 @@ const listed = async (): Promise<Set<string>> => {
     ...(await t.call(E.listEvaluators, list)).evaluators,
     ...(await t.call(C.listAnnotationConfigs, list)).annotationConfigs,
     ...(await t.call(Q.listAnnotationQueues, list)).annotationQueues,
-    ...(await t.call(AI.listAiIntegrations, { page, spaceId: "", name: "", spaceName: "" }))
-      .aiIntegrations,
+    ...(
+      await t.call(AI.listAiIntegrations, {
+        page,
+        spaceId: "",
+        name: "",
+        spaceName: "",
+        providers: [],
+      })
+    ).aiIntegrations,
   ];
   return new Set(all.map((r) => r.id));
 };

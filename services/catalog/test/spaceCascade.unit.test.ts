@@ -9,6 +9,7 @@ const none: SpaceHoldings = {
   annotationConfigs: [],
   annotationQueues: [],
   aiIntegrations: [],
+  integrations: [],
 };
 
 describe("spaceCascadePlan", () => {
@@ -25,6 +26,7 @@ describe("spaceCascadePlan", () => {
       annotationConfigs: ["c"],
       annotationQueues: ["q1", "q2"],
       aiIntegrations: ["ai"],
+      integrations: ["agent"],
     });
     expect(plan.map((s) => `${s.aggregate} ${s.id}`)).toEqual([
       "annotation_queue q1",
@@ -35,6 +37,7 @@ describe("spaceCascadePlan", () => {
       "project p",
       "tag t",
       "ai_integration ai",
+      "integration agent",
     ]);
   });
 });

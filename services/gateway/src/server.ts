@@ -16,6 +16,7 @@ import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts"
 import { tracingExport } from "./otlp/ingest.ts";
 import { startPrincipalCaching } from "./principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
+import { integrationHandlers } from "./routes/integrations.ts";
 import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";
 import { annotationQueueHandlers } from "./routes/annotationQueues.ts";
 import { apiKeyHandlers } from "./routes/apiKeys.ts";
@@ -90,6 +91,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...annotationConfigHandlers(catalog),
       ...annotationQueueHandlers(catalog),
       ...aiIntegrationHandlers(catalog),
+      ...integrationHandlers(catalog),
       ...datasetHandlers(dataset, config.cursorSecret),
       ...experimentHandlers(dataset, config.cursorSecret),
       ...tracingHandlers(tracing),

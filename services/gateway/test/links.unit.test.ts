@@ -55,6 +55,14 @@ function flatten(schema: JsonSchema | undefined): JsonSchema | undefined {
       properties: Object.assign({}, ...parts.map((p) => p?.properties ?? {})) as JsonSchema,
     };
   }
+  // A polymorphic answer (an integration of any type): only what every branch has is there.
+  if (Array.isArray(schema.oneOf)) {
+    const parts = (schema.oneOf as JsonSchema[]).map(
+      (p) => (flatten(p)?.properties ?? {}) as Record<string, JsonSchema>,
+    );
+    const shared = Object.keys(parts[0] ?? {}).filter((k) => parts.every((p) => k in p));
+    return { properties: Object.fromEntries(shared.map((k) => [k, parts[0]![k]!])) };
+  }
   return schema;
 }
 

@@ -173,3 +173,15 @@ def default_space(client: Any) -> Any:
 def default_org(client: Any) -> Any:
     """The stack's seeded organization, found by name as users do."""
     return client.organizations.get(organization="Default Organization")
+
+
+def evaluator_integration(client: Any, name: str) -> str:
+    """An EVALUATOR integration (the remote endpoint a REMOTE evaluator names), through the
+    generated IntegrationsApi: SDK 8.61.0's integrations client creates LLM and AGENT only."""
+    from arize._generated import api_client as gen
+
+    api = gen.IntegrationsApi(client.projects._api.api_client)
+    made = api.create_integration(gen.CreateIntegrationRequest(gen.CreateEvaluatorIntegrationRequest(
+        type="EVALUATOR", name=name, config=gen.CreateEvaluatorIntegrationConfigInput(
+            endpoint="https://eval.example.com/evaluate", input_schema={"type": "object"}))))
+    return made.actual_instance.id

@@ -1,6 +1,6 @@
 """evaluators through client.evaluators: create (template, code, remote), get (id, name,
 version), list (space, name), update, versions (create each kind, list, get, delete), delete."""
-from _common import Run, default_space, val
+from _common import Run, default_space, evaluator_integration, val
 
 from arize._generated import api_client as gen
 
@@ -151,20 +151,22 @@ if code:
                  ("CUSTOM", source))
     r.op("delete_code_evaluator", lambda: c.evaluators.delete(evaluator=code.id))
 
-# Remote evaluators, and a remote version.
+# Remote evaluators (on EVALUATOR integrations), and a remote version.
+remote_1 = evaluator_integration(c, r.name("py-remote-1"))
+remote_2 = evaluator_integration(c, r.name("py-remote-2"))
 remote = r.op("create_remote_evaluator", lambda: c.evaluators.create_remote_evaluator(
-    name=r.name("py-remote"), space=space.name, integration_id="remote-1", commit_message="r1",
+    name=r.name("py-remote"), space=space.name, integration_id=remote_1, commit_message="r1",
     description="remote"))
 if remote:
     r.eq("create_remote_evaluator", "fields",
          (val(remote.type), remote.description, remote.version.remote_config.integration_id),
-         ("REMOTE", "remote", "remote-1"))
+         ("REMOTE", "remote", remote_1))
     rv = r.op("create_remote_version", lambda: c.evaluators.create_remote_version(
-        evaluator=remote.name, space=space.id, integration_id="remote-2", commit_message="r2"))
+        evaluator=remote.name, space=space.id, integration_id=remote_2, commit_message="r2"))
     if rv:
-        r.eq("create_remote_version", "integration_id", rv.remote_config.integration_id, "remote-2")
+        r.eq("create_remote_version", "integration_id", rv.remote_config.integration_id, remote_2)
         got = r.op("get_remote", lambda: c.evaluators.get(evaluator=remote.id))
         r.eq("get_remote", "integration_id",
-             got and got.version.remote_config.integration_id, "remote-2")
+             got and got.version.remote_config.integration_id, remote_2)
     r.op("delete_remote_evaluator", lambda: c.evaluators.delete(evaluator=remote.id))
 r.done()

@@ -2,7 +2,7 @@
 tag operations are driven on the ArizeClient's own generated client (as a user reaches them):
 create, update, delete; attach, list and detach on projects, prompts, evaluators and annotation
 configs (annotation configs have no detach in the SDK)."""
-from _common import Run, default_space, val
+from _common import Run, default_space, evaluator_integration, val
 
 from arize._generated import api_client as gen
 
@@ -31,7 +31,8 @@ if t and other:
         input_variable_format="F_STRING", provider="OPEN_AI",
         messages=[gen.LLMMessageRequest(role="USER", content="{q}")])
     evaluator = c.evaluators.create_remote_evaluator(
-        name=r.name("py-tagged-evaluator"), space=space.id, integration_id="remote",
+        name=r.name("py-tagged-evaluator"), space=space.id,
+        integration_id=evaluator_integration(c, r.name("py-tag-remote")),
         commit_message="r")
     config = c.annotation_configs.create_freeform(name=r.name("py-tagged-config"), space=space.id)
     kinds = [

@@ -12,6 +12,7 @@ import { DomainError } from "@argus/platform";
 import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
 import { configInUse } from "../commands/annotationConfigFacts.ts";
 import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
+import { integrationDecider } from "../domain/integration.ts";
 import { annotationConfigDecider } from "../domain/annotationConfig.ts";
 import { annotationQueueDecider } from "../domain/annotationQueue.ts";
 import { evaluatorDecider } from "../domain/evaluator.ts";
@@ -80,6 +81,13 @@ const STEPS: Record<CascadeStep["aggregate"], Step> = {
       { type: "RemoveSpaceScopings", spaceId, now },
       m,
     ),
+  integration: (s, id, m, { spaceId, now }) =>
+    s.decide(
+      streamId("integration", id),
+      integrationDecider,
+      { type: "RemoveSpaceScopings", spaceId, now },
+      m,
+    ),
 };
 
 /**
@@ -137,5 +145,6 @@ async function holdingsOf(tx: PoolClient, spaceId: string): Promise<SpaceHolding
     annotationConfigs: await ids("annotation_configs"),
     annotationQueues: await ids("annotation_queues"),
     aiIntegrations: await ids("ai_integrations", "$1::uuid = any(scoped_space_ids)"),
+    integrations: await ids("integrations", "$1::uuid = any(scoped_space_ids)"),
   };
 }

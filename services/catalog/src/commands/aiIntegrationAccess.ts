@@ -8,6 +8,9 @@ import {
   type Permission,
 } from "@argus/platform";
 import { type Spaces } from "@argus/spaces";
+import type { CommandInput } from "@argus/eventstore";
+
+type Scopings = AiIntegrationConfig["scopings"];
 
 /**
  * Only account admins change account- or organization-wide integrations; others need
@@ -51,3 +54,21 @@ export async function checkScopings(
       });
   }
 }
+
+/**
+ * A command on a scoped integration, authorized on its scopings as its stream says, in the
+ * transaction (a concurrent change of scopings cannot slip past the check).
+ */
+export const authorizedOnScopings = <S extends { status: string }, C>(
+  spaces: Spaces,
+  ctx: CallContext,
+  permission: Permission,
+  scopingsOf: (live: S) => Scopings,
+  command: C,
+): CommandInput<S, C> => ({
+  build: async (state) => {
+    if (state.status === "live")
+      await requireChangeable(spaces, ctx, scopingsOf(state), permission);
+    return command;
+  },
+});

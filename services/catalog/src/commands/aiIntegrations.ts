@@ -19,7 +19,7 @@ import {
 import { toAiIntegration } from "../projections/aiIntegrationRows.ts";
 import { visibleIntegration } from "../queries/aiIntegrations.ts";
 import type { CatalogDeps } from "../service.ts";
-import { checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
+import { authorizedOnScopings, checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
 import { aiConfigOf } from "./requests.ts";
 
 const conflicts = {
@@ -46,19 +46,19 @@ async function writeKey(client: PoolClient, id: string, apiKey: string | null | 
     );
 }
 
-/** Who may change it is judged on its scopings as its stream says, in the transaction. */
 const authorizedBy = (
   spaces: Spaces,
   ctx: CallContext,
   permission: Permission,
   command: AiIntegrationCommand,
-): CommandInput<AiIntegrationState, AiIntegrationCommand> => ({
-  build: async (state) => {
-    if (state.status === "live")
-      await requireChangeable(spaces, ctx, state.config.scopings, permission);
-    return command;
-  },
-});
+) =>
+  authorizedOnScopings<AiIntegrationState, AiIntegrationCommand>(
+    spaces,
+    ctx,
+    permission,
+    (s) => (s.status === "live" ? s.config.scopings : []),
+    command,
+  );
 
 /** AI integrations are account-level: no space in their metadata, the key beside the events. */
 export function aiIntegrationCommands(deps: CatalogDeps) {

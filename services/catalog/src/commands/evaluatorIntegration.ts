@@ -4,16 +4,21 @@ import { DomainError, decodeId, type CallContext } from "@argus/platform";
 import { type Spaces } from "@argus/spaces";
 import { integrationIdOf, type EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
 
-const unusable = () =>
+const unusable = (remote: boolean) =>
   new DomainError(
     "unprocessable-entity",
-    "llm_config.ai_integration_id does not name an AI integration available in the evaluator's space",
+    remote
+      ? "remote_config.integration_id does not name an EVALUATOR integration available in the evaluator's space"
+      : "llm_config.ai_integration_id does not name an AI integration available in the evaluator's space",
   );
 
 /**
- * A TEMPLATE evaluator runs on the AI integration its `llm_config.ai_integration_id` names, so
- * that must be an integration of the account that applies to the evaluator's space: scoped to
- * it, to its organization, or account-wide (no scopings); anything else is 422. The id is the
+ * A TEMPLATE evaluator runs on the AI integration its `llm_config.ai_integration_id` names, a
+ * REMOTE one on the EVALUATOR integration its `remote_config.integration_id` names, so that
+ * must be an integration of the account that applies to the evaluator's space: scoped to it,
+ * to its organization, or account-wide (no scopings); anything else is 422. A REMOTE version
+ * holds a share lock on the integration's row, so it serializes with the integration's delete
+ * (which refuses while a REMOTE evaluator uses it). The id is the
  * public one: the config is stored and returned as the caller wrote it. Answers the check to
  * run in the command's transaction (the space's organization is identity's, asked first).
  */
@@ -25,22 +30,24 @@ export async function usableIntegrationCheck(
 ): Promise<(client: PoolClient) => Promise<void>> {
   const publicId = integrationIdOf(version);
   if (publicId === undefined) return async () => undefined;
-  const id = decodeId("AiIntegration", publicId);
+  const remote = version.config_kind === "REMOTE";
+  const id = decodeId(remote ? "Integration" : "AiIntegration", publicId);
   const { organizationId } = await spaces.get(ctx, spaceId);
   return async (client) => {
-    if (!id) throw unusable();
+    if (!id) throw unusable(remote);
     const res = await tracedQuery(
       client,
-      "evaluator AI integration",
-      `select 1 from ai_integrations
-        where id = $1 and account_id = $2
+      "evaluator integration",
+      `select 1 from ${remote ? "integrations" : "ai_integrations"}
+        where id = $1 and account_id = $2 ${remote ? "and type = 'EVALUATOR'" : ""}
           and (jsonb_array_length(scopings) = 0
             or $3::uuid = any(scoped_space_ids)
             or exists (select 1 from jsonb_array_elements(scopings) s
               where s ->> 'space_id' is null
-                and (s ->> 'organization_id' is null or s ->> 'organization_id' = $4)))`,
+                and (s ->> 'organization_id' is null or s ->> 'organization_id' = $4)))
+       ${remote ? "for share" : ""}`,
       [id, ctx.principal.accountId, spaceId, organizationId],
     );
-    if (res.rowCount === 0) throw unusable();
+    if (res.rowCount === 0) throw unusable(remote);
   };
 }

@@ -2,8 +2,10 @@ import type { AiIntegrationConfig, PromptVersionContent } from "@argus/contracts
 import { DomainError } from "@argus/platform";
 import type { AiIntegrationConfig as ProtoAiConfig } from "@argus/proto/catalog/v1/ai_integrations";
 import type { EvaluatorVersionContent as ProtoEvaluatorContent } from "@argus/proto/catalog/v1/evaluators";
+import type { IntegrationInput as ProtoIntegrationInput } from "@argus/proto/catalog/v1/integrations";
 import type { PromptVersionContent as ProtoPromptContent } from "@argus/proto/catalog/v1/prompts";
 import type { EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
+import type { IntegrationInput } from "../domain/integration.ts";
 
 /** Wire values (JSON text in proto strings) as the domain's, or a 400 naming the field. */
 const invalid = (detail: string) => new DomainError("invalid-request", detail);
@@ -65,6 +67,30 @@ function parseObject(field: string, json: string | undefined): Record<string, ne
   throw invalid(`${field} must be a JSON object`);
 }
 
+const scopingsOf = (scopings: ProtoAiConfig["scopings"]) =>
+  scopings.map((s) => ({ organization_id: s.organizationId || null, space_id: s.spaceId || null }));
+
+/** An AGENT or EVALUATOR integration as written; JSON fields must be objects. */
+export function integrationInputOf(i: ProtoIntegrationInput | undefined): IntegrationInput {
+  if (!i) throw invalid("the integration is required");
+  if (i.type !== "AGENT" && i.type !== "EVALUATOR")
+    throw invalid("type must be AGENT or EVALUATOR");
+  return {
+    type: i.type,
+    name: i.name,
+    description: i.description ?? null,
+    endpoint: i.endpoint,
+    input_schema: parseObject("config.input_schema", i.inputSchemaJson || "{}") ?? {},
+    headers: parseObject("config.headers", i.headersJson),
+    request_presets: i.requestPresets.map((p) => ({
+      name: p.name,
+      description: p.description ?? null,
+      config: parseObject("a preset's config", p.configJson) ?? {},
+    })),
+    scopings: scopingsOf(i.scopings),
+  };
+}
+
 /** An AI integration's config; defaults are the gateway's (it knows what was omitted). */
 export function aiConfigOf(c: ProtoAiConfig | undefined): AiIntegrationConfig {
   if (!c) throw invalid("config is required");
@@ -78,9 +104,6 @@ export function aiConfigOf(c: ProtoAiConfig | undefined): AiIntegrationConfig {
     function_calling_enabled: c.functionCallingEnabled,
     auth_type: c.authType,
     provider_metadata: parseObject("provider_metadata", c.providerMetadataJson),
-    scopings: c.scopings.map((s) => ({
-      organization_id: s.organizationId || null,
-      space_id: s.spaceId || null,
-    })),
+    scopings: scopingsOf(c.scopings),
   };
 }

@@ -51,8 +51,13 @@ export function checkConfig(c: AiIntegrationConfig): void {
   if (c.headers !== null && Buffer.byteLength(JSON.stringify(c.headers)) > HEADERS_MAX_BYTES)
     throw invalid(`headers must not exceed ${HEADERS_MAX_BYTES} bytes serialized`);
   const m = c.provider_metadata;
-  if (c.provider === "AWS_BEDROCK" && (typeof m?.role_arn !== "string" || m.role_arn === ""))
-    throw invalid("AWS_BEDROCK needs provider_metadata with role_arn");
+  // Role assumption (DEFAULT) needs the role; a bearer token or a proxy does not.
+  if (
+    c.provider === "AWS_BEDROCK" &&
+    c.auth_type === "DEFAULT" &&
+    (typeof m?.role_arn !== "string" || m.role_arn === "")
+  )
+    throw invalid("AWS_BEDROCK with auth_type DEFAULT needs provider_metadata with role_arn");
   if (
     c.provider === "VERTEX_AI" &&
     ["project_id", "location", "project_access_label"].some(

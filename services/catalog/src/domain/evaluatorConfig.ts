@@ -85,6 +85,8 @@ function functionCallingOf(c: Record<string, unknown>): boolean {
 
 /** The public id of the AI integration a TEMPLATE config runs on, when it names one. */
 export function integrationIdOf(v: EvaluatorVersionContent): string | undefined {
+  if (v.config_kind === "REMOTE")
+    return typeof v.config.integration_id === "string" ? v.config.integration_id : undefined;
   if (v.config_kind !== "TEMPLATE") return undefined;
   const llm = v.config.llm_config;
   if (typeof llm !== "object" || llm === null) return undefined;

@@ -10,6 +10,8 @@ export interface SpaceHoldings {
   annotationQueues: readonly string[];
   /** Integrations with at least one scoping naming the space. */
   aiIntegrations: readonly string[];
+  /** AGENT and EVALUATOR integrations likewise. */
+  integrations: readonly string[];
 }
 
 /** One command of the cascade: the aggregate's Delete (an integration: RemoveSpaceScopings). */
@@ -35,5 +37,6 @@ export function spaceCascadePlan(h: SpaceHoldings): CascadeStep[] {
     ...steps("project", h.projects),
     ...steps("tag", h.tags),
     ...steps("ai_integration", h.aiIntegrations),
+    ...steps("integration", h.integrations),
   ];
 }

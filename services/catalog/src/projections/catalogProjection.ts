@@ -4,6 +4,7 @@ import { aiIntegrationProjections } from "./aiIntegrationProjection.ts";
 import { annotationConfigProjections } from "./annotationConfigProjection.ts";
 import { annotationQueueProjections } from "./annotationQueueProjection.ts";
 import { evaluatorProjections } from "./evaluatorProjection.ts";
+import { integrationProjections } from "./integrationProjection.ts";
 import { projectProjections } from "./projectProjection.ts";
 import { promptProjections } from "./promptProjection.ts";
 import { tagProjections } from "./tagProjection.ts";
@@ -20,4 +21,5 @@ export const project = projector<CatalogEvent>("catalog", {
   ...annotationConfigProjections,
   ...annotationQueueProjections,
   ...aiIntegrationProjections,
+  ...integrationProjections,
 });

@@ -9,7 +9,7 @@ import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import type { ApiRequest, Handler } from "../http.ts";
 
-interface ScopingBody {
+export interface ScopingBody {
   organization_id?: string | null;
   space_id?: string | null;
 }
@@ -73,7 +73,7 @@ export function toPublicAiIntegration(a: AiIntegration) {
   };
 }
 
-function scopingOf(s: ScopingBody): AiIntegrationScoping {
+export function scopingOf(s: ScopingBody): AiIntegrationScoping {
   const decode = (type: string, id: string | null | undefined) => {
     if (id === null || id === undefined) return "";
     const uuid = decodeId(type, id);
@@ -117,7 +117,7 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
     async list_ai_integrations(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { ai_integrations: [] }, nextAfter: "" };
-      const res = await catalog.call(S.listAiIntegrations, query, req);
+      const res = await catalog.call(S.listAiIntegrations, { ...query, providers: [] }, req);
       return {
         status: 200,
         body: { ai_integrations: res.aiIntegrations.map(toPublicAiIntegration) },

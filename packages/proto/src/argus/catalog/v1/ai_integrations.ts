@@ -66,6 +66,8 @@ export interface ListAiIntegrationsRequest {
   spaceId: string;
   name: string;
   spaceName: string;
+  /** Only integrations of these providers; empty: every provider. */
+  providers: string[];
 }
 
 export interface ListAiIntegrationsResponse {
@@ -504,7 +506,7 @@ export const CreateAiIntegrationRequest: MessageFns<CreateAiIntegrationRequest> 
 };
 
 function createBaseListAiIntegrationsRequest(): ListAiIntegrationsRequest {
-  return { page: undefined, spaceId: "", name: "", spaceName: "" };
+  return { page: undefined, spaceId: "", name: "", spaceName: "", providers: [] };
 }
 
 export const ListAiIntegrationsRequest: MessageFns<ListAiIntegrationsRequest> = {
@@ -523,6 +525,9 @@ export const ListAiIntegrationsRequest: MessageFns<ListAiIntegrationsRequest> = 
     }
     if (message.spaceName !== "") {
       writer.uint32(34).string(message.spaceName);
+    }
+    for (const v of message.providers) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -570,6 +575,14 @@ export const ListAiIntegrationsRequest: MessageFns<ListAiIntegrationsRequest> = 
             }
 
             message.spaceName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.providers.push(reader.string());
             continue;
           }
         }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@argus/platform";
+import type { DomainError } from "@argus/platform";
 import type { AiIntegration, AiIntegrationConfig } from "@argus/proto/catalog/v1/ai_integrations";
 import { createLlm, toLlmIntegration, updateLlm } from "../src/routes/llmIntegrations.ts";
 

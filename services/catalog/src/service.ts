@@ -9,7 +9,10 @@ import {
   AiIntegrationDirectoryService,
   AiIntegrationServiceService,
 } from "@argus/proto/catalog/v1/ai_integrations";
-import { IntegrationServiceService } from "@argus/proto/catalog/v1/integrations";
+import {
+  IntegrationDirectoryService,
+  IntegrationServiceService,
+} from "@argus/proto/catalog/v1/integrations";
 import {
   AnnotationConfigServiceService,
   AnnotationQueueServiceService,
@@ -21,7 +24,10 @@ import {
 } from "@argus/proto/catalog/v1/config_directory";
 import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
-import { integrationDirectoryQueries } from "./queries/integrationDirectory.ts";
+import {
+  endpointDirectoryQueries,
+  integrationDirectoryQueries,
+} from "./queries/integrationDirectory.ts";
 import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
@@ -107,6 +113,10 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
     // The task runner's own: the provider, address and key a TEMPLATE evaluator's run calls.
     bindService(AiIntegrationDirectoryService, integrationDirectoryQueries(d), {
       resolveIntegration: ["task-runner"],
+    }),
+    // The task runner's own: the endpoint a REMOTE evaluator or an AGENT_CALL experiment calls.
+    bindService(IntegrationDirectoryService, endpointDirectoryQueries(d), {
+      resolveEndpoint: ["task-runner"],
     }),
     // The task runner's own: a continuous task's evaluators, for runs no caller triggered.
     bindService(EvaluatorDirectoryService, evaluatorDirectoryQueries(d), {

@@ -19,7 +19,7 @@ import {
 } from "@argus/spaces";
 import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
 import { catalogEvaluators } from "./adapters/evaluators.ts";
-import { catalogIntegrations } from "./adapters/integrations.ts";
+import { catalogEndpoints, catalogIntegrations } from "./adapters/integrations.ts";
 import { tracingProjectSpans } from "./adapters/projectSpans.ts";
 import { servicePlaces, type Places } from "./adapters/places.ts";
 import { runCommands } from "./commands/runs.ts";
@@ -164,6 +164,7 @@ export const taskRunner = defineService("task-runner", {
       spans,
       evaluators: {
         integrations: catalogIntegrations(d.channels.catalog!, d.self),
+        endpoints: catalogEndpoints(d.channels.catalog!, d.self),
         policy: {
           allowLoopback: d.config.ARGUS_TASK_ALLOW_LOOPBACK === "true",
           allowPrivate: d.config.ARGUS_TASK_ALLOW_PRIVATE === "true",

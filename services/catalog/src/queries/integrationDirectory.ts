@@ -4,6 +4,10 @@ import type {
   ResolveIntegrationRequest,
   ResolvedIntegration,
 } from "@argus/proto/catalog/v1/ai_integrations";
+import type {
+  ResolveEndpointRequest,
+  ResolvedEndpoint,
+} from "@argus/proto/catalog/v1/integrations";
 import { isUuid } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 
@@ -46,6 +50,43 @@ export function integrationDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">)
         authType: r.auth_type,
         ...(r.provider_metadata === null ? {} : { providerMetadataJson: r.provider_metadata }),
         modelNames: r.model_names,
+      };
+    },
+  };
+}
+
+/**
+ * The task runner's look-up of an AGENT or EVALUATOR endpoint, header values included
+ * (IntegrationDirectory), on its own behalf within the account of the task, as above.
+ */
+export function endpointDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
+  return {
+    async resolveEndpoint(req: ResolveEndpointRequest): Promise<ResolvedEndpoint> {
+      if (!isUuid(req.id)) throw notFound("integration");
+      const res = await tracedQuery<{
+        id: string;
+        type: string;
+        endpoint: string;
+        headers: string | null;
+        input_schema: string;
+      }>(
+        pool,
+        "resolve integration endpoint",
+        `select i.id, i.type, i.endpoint, s.headers::text as headers,
+                i.input_schema::text as input_schema
+           from integrations i
+           left join integration_secrets s on s.integration_id = i.id
+          where i.id = $1 and i.account_id = $2`,
+        [req.id, req.accountId],
+      );
+      const r = res.rows[0];
+      if (!r) throw notFound("integration");
+      return {
+        id: r.id,
+        type: r.type,
+        endpoint: r.endpoint,
+        ...(r.headers === null ? {} : { headersJson: r.headers }),
+        inputSchemaJson: r.input_schema,
       };
     },
   };

@@ -8,6 +8,7 @@ import {
   type ClientMethod,
 } from "@argus/platform";
 import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
+import { IntegrationServiceService } from "@argus/proto/catalog/v1/integrations";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 import { isUuid } from "@argus/spaces";
@@ -34,6 +35,8 @@ export interface Places {
   experiment(ctx: CallContext, id: string): Promise<{ id: string; datasetId: string }>;
   /** `versionId` empty: the latest version. */
   evaluator(ctx: CallContext, id: string, versionId: string): Promise<EvaluatorPlace>;
+  /** An AGENT or EVALUATOR integration: its type. */
+  integration(ctx: CallContext, id: string): Promise<{ id: string; type: string }>;
 }
 
 export function servicePlaces(catalog: Client, dataset: Client): Places {
@@ -104,6 +107,16 @@ export function servicePlaces(catalog: Client, dataset: Client): Places {
         versionId: v.id,
         config: JSON.parse(v.content?.configJson ?? "{}") as Record<string, unknown>,
       };
+    },
+    async integration(ctx, id) {
+      const i = await ask(
+        catalog,
+        IntegrationServiceService.getIntegration,
+        { id: uuid(id, "integration") },
+        ctx,
+        "integration",
+      );
+      return { id: i.id, type: i.type };
     },
   };
 }

@@ -30,6 +30,23 @@ const parseJson = <T>(text: string | undefined, what: string): T | null => {
   }
 };
 
+/**
+ * An AGENT_CALL run configuration names an AGENT integration the caller can read (422
+ * otherwise, as the public API rejects other types); the worker resolves it again per run.
+ */
+async function checkRunConfiguration(
+  deps: TasksDeps,
+  ctx: CallContext,
+  config: Record<string, unknown> | null | undefined,
+): Promise<void> {
+  if (config?.experiment_type !== "AGENT_CALL") return;
+  // The gateway decoded the public id (a task stores internal ids).
+  const id = String(config.integration_id ?? "");
+  const agent = await deps.places.integration(ctx, id).catch(() => undefined);
+  if (agent?.type !== "AGENT")
+    throw unprocessable("run_configuration.integration_id must name an AGENT integration");
+}
+
 /** The evaluator each attachment names must be in the task's space and of the task's kind. */
 async function evaluatorsOf(
   deps: TasksDeps,
@@ -38,14 +55,17 @@ async function evaluatorsOf(
   taskType: string,
   inputs: readonly TaskEvaluator[],
 ): Promise<TaskEvaluatorSettings[]> {
-  const wanted = taskType === "TEMPLATE_EVALUATION" ? "TEMPLATE" : "CODE";
+  // A REMOTE evaluator is code that runs elsewhere: CODE_EVALUATION tasks run it.
+  const wanted = taskType === "TEMPLATE_EVALUATION" ? ["TEMPLATE"] : ["CODE", "REMOTE"];
   const out: TaskEvaluatorSettings[] = [];
   for (const input of inputs) {
     const e = await deps.places.evaluator(ctx, input.evaluatorId, "");
     if (e.spaceId !== spaceId)
       throw unprocessable(`evaluator ${e.name} is not in the task's space`);
-    if (e.type !== wanted)
-      throw unprocessable(`a ${taskType} task runs ${wanted} evaluators; ${e.name} is ${e.type}`);
+    if (!wanted.includes(e.type))
+      throw unprocessable(
+        `a ${taskType} task runs ${wanted.join(" or ")} evaluators; ${e.name} is ${e.type}`,
+      );
     if (input.evaluatorVersionId) {
       const pinned = await deps.places
         .evaluator(ctx, input.evaluatorId, input.evaluatorVersionId)
@@ -126,6 +146,11 @@ export function taskCommands(deps: TasksDeps) {
         accessOf(kind),
         permissionOf(kind, "CREATE"),
       );
+      const runConfiguration = parseJson<Record<string, unknown>>(
+        req.runConfigurationJson,
+        "run_configuration",
+      );
+      await checkRunConfiguration(deps, ctx, runConfiguration);
       const settings: TaskSettings = {
         name: req.name,
         sampling_rate: req.samplingRate ?? null,
@@ -144,10 +169,7 @@ export function taskCommands(deps: TasksDeps) {
           type: req.type,
           target,
           settings,
-          runConfiguration: parseJson<Record<string, unknown>>(
-            req.runConfigurationJson,
-            "run_configuration",
-          ),
+          runConfiguration,
         },
         userId: ctx.principal.userId,
         now: new Date(),
@@ -180,6 +202,7 @@ export function taskCommands(deps: TasksDeps) {
         : undefined;
       if (fields.has("run_configuration") && runConfiguration === undefined)
         throw invalid("run_configuration must be an object");
+      await checkRunConfiguration(deps, ctx, runConfiguration);
       await run(ctx, row.id, {
         type: "UpdateTask",
         changes,

@@ -38,6 +38,23 @@ const MAX_TEXT = 100_000;
 
 export class ItemError extends Error {}
 
+/**
+ * A code evaluator's result as a verdict (CUSTOM code, a REMOTE endpoint): a label or a score
+ * at least; the label defaults to the score as text, the score to 0.
+ */
+export function verdictOf(result: unknown): Verdict {
+  const r = (result ?? {}) as { label?: unknown; score?: unknown; explanation?: unknown };
+  const score = typeof r.score === "number" && Number.isFinite(r.score) ? r.score : null;
+  const label = r.label === null || r.label === undefined ? null : String(r.label);
+  if (label === null && score === null)
+    throw new ItemError("the evaluator returned neither a label nor a score");
+  return {
+    label: label ?? String(score),
+    score: score ?? 0,
+    explanation: r.explanation === null || r.explanation === undefined ? "" : String(r.explanation),
+  };
+}
+
 const param = (c: ManagedConfig, ...names: string[]): string | string[] => {
   const p = c.static_params.find((s) => names.includes(s.name));
   if (!p) throw new ItemError(`${c.managed_evaluator} needs the static parameter ${names[0]}`);

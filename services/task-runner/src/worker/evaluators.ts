@@ -1,6 +1,6 @@
 import type { TaskEvaluatorSettings } from "@argus/contracts";
-import { decodeId, type OutboundPolicy } from "@argus/platform";
-import type { Integrations } from "../adapters/integrations.ts";
+import { decodeId, encodeId, type OutboundPolicy } from "@argus/platform";
+import type { Endpoints, Integrations } from "../adapters/integrations.ts";
 import {
   customConfigOf,
   evaluateManaged,
@@ -15,6 +15,7 @@ import {
   type Chat,
   type TemplateConfig,
 } from "./llm.ts";
+import { endpointOf, evaluateRemote, schemaVariables } from "./endpoints.ts";
 import { customSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
 
 /** A trace/session evaluator's variable: the attribute of the spans its named filters match. */
@@ -35,6 +36,8 @@ export interface ItemEvaluator {
   name: string;
   /** The variables it reads, resolved from each item through the column or query mappings. */
   variables: string[];
+  /** Variables it reads when the item has them (a REMOTE schema's optional fields). */
+  optionalVariables?: string[];
   columnMappings: Record<string, string> | null;
   granularity: Granularity;
   /** TRACE and SESSION evaluators' mappings (null for span evaluators). */
@@ -45,6 +48,8 @@ export interface ItemEvaluator {
 /** An evaluator as the run fixed it at trigger time. */
 export interface RunEvaluator {
   evaluator_id: string;
+  /** The evaluator's name when attached: a REMOTE evaluator's eval column. */
+  evaluator_name?: string;
   version_id?: string;
   type: string;
   config: Record<string, unknown>;
@@ -63,6 +68,7 @@ export const runEvaluatorOf = (
   version: { versionId: string; type: string; config: Record<string, unknown> },
 ): RunEvaluator => ({
   evaluator_id: attached.evaluator_id,
+  evaluator_name: attached.evaluator_name,
   version_id: version.versionId,
   type: version.type,
   config: version.config,
@@ -73,6 +79,8 @@ export const runEvaluatorOf = (
 
 export interface EvaluatorDeps {
   integrations: Integrations;
+  /** AGENT and EVALUATOR endpoints (REMOTE evaluators, AGENT_CALL experiments). */
+  endpoints: Endpoints;
   policy: OutboundPolicy;
   /** Calls to one AI integration at once, per replica. */
   perIntegration: number;
@@ -132,9 +140,10 @@ export function keyedLimiter(limit: number) {
 export async function itemEvaluators(
   d: EvaluatorDeps,
   limit: ReturnType<typeof keyedLimiter>,
-  accountId: string,
+  run: { id: string; task_id: string; account_id: string },
   evaluators: readonly RunEvaluator[],
 ): Promise<RunEvaluators> {
+  const accountId = run.account_id;
   const runnable: ItemEvaluator[] = [];
   const reasons: string[] = [];
   const clients = new Map<string, Chat>();
@@ -176,6 +185,39 @@ export async function itemEvaluators(
             managed,
             managed.variables.map((v) => values[v]!),
           ),
+      });
+      continue;
+    }
+    if (e.type === "REMOTE") {
+      const publicId = String(e.config.integration_id ?? "");
+      const id = decodeId("Integration", publicId) ?? publicId;
+      let endpoint;
+      try {
+        endpoint = endpointOf(await d.endpoints(accountId, id));
+      } catch (err) {
+        reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);
+        continue;
+      }
+      const target = endpoint;
+      const { required, optional } = schemaVariables(target);
+      const name = e.evaluator_name ?? "remote";
+      // Public ids, as the API shows them: the endpoint can look them up.
+      const metadata = {
+        task_id: encodeId("Task", run.task_id),
+        task_run_id: encodeId("TaskRun", run.id),
+        evaluator_id: encodeId("Evaluator", e.evaluator_id),
+        evaluator_name: name,
+      };
+      const options = { policy: d.policy, timeoutMs: d.providerTimeoutMs };
+      runnable.push({
+        evaluatorId: e.evaluator_id,
+        name,
+        variables: required,
+        optionalVariables: optional,
+        columnMappings: e.column_mappings,
+        ...shape,
+        evaluate: (values) =>
+          limit(target.id, () => evaluateRemote(target, values, metadata, options)),
       });
       continue;
     }

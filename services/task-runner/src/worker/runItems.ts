@@ -183,5 +183,9 @@ export async function evaluateOne(
     else values[v] = value;
   }
   if (missing.length > 0) throw new ItemError(`missing ${missing.join(", ")}`);
+  for (const v of e.optionalVariables ?? []) {
+    const value = column(e.columnMappings?.[v] ?? v);
+    if (value !== undefined) values[v] = value;
+  }
   return e.evaluate(values);
 }

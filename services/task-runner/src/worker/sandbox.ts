@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ItemError, type CustomCodeConfig, type Verdict } from "../domain/managed.ts";
+import { ItemError, verdictOf, type CustomCodeConfig, type Verdict } from "../domain/managed.ts";
 
 const RUNNER = fileURLToPath(new URL("../../sandbox/runner.py", import.meta.url));
 
@@ -211,19 +211,6 @@ class Host {
     const text = this.stderr.trim().split("\n").slice(-3).join(" | ");
     return text ? `: ${text}` : "";
   }
-}
-
-function verdictOf(result: unknown): Verdict {
-  const r = (result ?? {}) as { label?: unknown; score?: unknown; explanation?: unknown };
-  const score = typeof r.score === "number" && Number.isFinite(r.score) ? r.score : null;
-  const label = r.label === null || r.label === undefined ? null : String(r.label);
-  if (label === null && score === null)
-    throw new ItemError("the evaluator returned neither a label nor a score");
-  return {
-    label: label ?? String(score),
-    score: score ?? 0,
-    explanation: r.explanation === null || r.explanation === undefined ? "" : String(r.explanation),
-  };
 }
 
 /**

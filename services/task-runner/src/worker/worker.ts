@@ -13,9 +13,21 @@ import { createRun, RUNS_CHANNEL } from "./createRun.ts";
 import type { ChainedTask } from "../commands/runs.ts";
 import {
   generateExperiment,
+  generation,
+  judgement,
+  type AgentCallConfig,
+  type JudgementConfig,
   type ExperimentOptions,
   type GenerationConfig,
+  type Produce,
 } from "./runExperiment.ts";
+import {
+  agentOutput,
+  callEndpoint,
+  endpointOf,
+  renderAgentBody,
+  type Endpoint,
+} from "./endpoints.ts";
 import { providerChat, type Chat } from "./llm.ts";
 import type { Outcome, RunToWork } from "./runItems.ts";
 import type { ProjectSpans } from "../adapters/projectSpans.ts";
@@ -27,6 +39,9 @@ import {
 } from "./evaluators.ts";
 
 export type { Outcome, RunToWork } from "./runItems.ts";
+
+/** A RUN_EXPERIMENT task's run configuration: one of three shapes, by `experiment_type`. */
+type RunConfiguration = GenerationConfig & AgentCallConfig & JudgementConfig;
 
 export interface WorkerOptions {
   pool: Pool;
@@ -52,7 +67,7 @@ interface TaskFacts {
   query_filter: string | null;
   query_filters: QueryFilters | null;
   evaluators: { evaluator_id: string; query_filter: string | null }[];
-  run_configuration: GenerationConfig | null;
+  run_configuration: RunConfiguration | null;
 }
 
 const metadata = (r: RunToWork) => ({
@@ -139,30 +154,51 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return (request) => limit(integrationId, () => chat(request));
   }
 
+  /** What makes a RUN_EXPERIMENT run's outputs, or why it cannot run. */
+  async function producerOf(run: RunToWork, config: RunConfiguration): Promise<Produce | string> {
+    if (config.experiment_type === "LLM_GENERATION")
+      return generation(config, await generationChat(run, config));
+    if (config.experiment_type === "TEMPLATE_EVALUATION")
+      return judgement(config, await generationChat(run, config));
+    if (config.experiment_type === "AGENT_CALL") {
+      let agent: Endpoint;
+      try {
+        const resolved = await o.evaluators.endpoints(run.account_id, config.integration_id ?? "");
+        if (resolved.type !== "AGENT")
+          return `run_configuration.integration_id names a ${resolved.type} integration, not an AGENT`;
+        agent = endpointOf(resolved);
+      } catch (err) {
+        return `run_configuration.integration_id: ${(err as Error).message}`;
+      }
+      const template = config.input_template ?? {};
+      const options = { policy: o.evaluators.policy, timeoutMs: o.evaluators.providerTimeoutMs };
+      return async (fields) =>
+        limit(agent.id, async () =>
+          agentOutput(await callEndpoint(agent, renderAgentBody(agent, template, fields), options)),
+        );
+    }
+    return `${String(config.experiment_type)} runs are not executed by this version of Argus yet`;
+  }
+
   async function execute(
     run: RunToWork,
     task: TaskFacts,
     experimentId: string | null,
   ): Promise<Outcome> {
     if (task.task_type === "RUN_EXPERIMENT") {
-      const config = task.run_configuration ?? {};
-      if (config.experiment_type !== "LLM_GENERATION")
-        return {
-          status: "FAILED",
-          reason: `${String(config.experiment_type)} runs are not executed by this version of Argus yet`,
-        };
+      const produce = await producerOf(run, task.run_configuration ?? {});
+      if (typeof produce === "string") return { status: "FAILED", reason: produce };
       return generateExperiment(
         o.pool,
         o.runs,
         run,
         { datasetId: task.dataset_id!, experimentId: experimentId!, taskId: run.task_id },
-        config,
-        await generationChat(run, config),
+        produce,
         progress(run.id),
       );
     }
     const attached = (run.options.evaluators ?? []) as RunEvaluator[];
-    const evaluators = await itemEvaluators(o.evaluators, limit, run.account_id, attached);
+    const evaluators = await itemEvaluators(o.evaluators, limit, run, attached);
     try {
       // A task's evaluators are all of one shape: trace/session ones read whole units.
       const traceShaped = attached.some((e) => e.query_mappings);

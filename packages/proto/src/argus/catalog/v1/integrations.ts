@@ -107,6 +107,21 @@ export interface DeleteIntegrationRequest {
 
 export interface DeleteIntegrationResponse {}
 
+export interface ResolveEndpointRequest {
+  accountId: string;
+  id: string;
+}
+
+export interface ResolvedEndpoint {
+  id: string;
+  /** AGENT or EVALUATOR. */
+  type: string;
+  endpoint: string;
+  /** Absent: no headers. */
+  headersJson?: string | undefined;
+  inputSchemaJson: string;
+}
+
 function createBaseIntegrationPreset(): IntegrationPreset {
   return { id: "", name: "", description: undefined, configJson: "", createdAt: "", updatedAt: "" };
 }
@@ -991,6 +1006,153 @@ export const DeleteIntegrationResponse: MessageFns<DeleteIntegrationResponse> = 
   },
 };
 
+function createBaseResolveEndpointRequest(): ResolveEndpointRequest {
+  return { accountId: "", id: "" };
+}
+
+export const ResolveEndpointRequest: MessageFns<ResolveEndpointRequest> = {
+  encode(message: ResolveEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseResolvedEndpoint(): ResolvedEndpoint {
+  return { id: "", type: "", endpoint: "", headersJson: undefined, inputSchemaJson: "" };
+}
+
+export const ResolvedEndpoint: MessageFns<ResolvedEndpoint> = {
+  encode(message: ResolvedEndpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.endpoint !== "") {
+      writer.uint32(26).string(message.endpoint);
+    }
+    if (message.headersJson !== undefined) {
+      writer.uint32(34).string(message.headersJson);
+    }
+    if (message.inputSchemaJson !== "") {
+      writer.uint32(42).string(message.inputSchemaJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedEndpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedEndpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.headersJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.inputSchemaJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * AGENT and EVALUATOR integrations: customer-hosted endpoints Argus may call, account-level
  * with visibility scopings. Header values are write-only: accepted on create and update,
@@ -1213,6 +1375,83 @@ export const IntegrationServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): IntegrationServiceClient;
   service: typeof IntegrationServiceService;
+  serviceName: string;
+};
+
+/**
+ * What the task runner needs to call an AGENT or EVALUATOR endpoint, header values included:
+ * served to the task runner only, on its own behalf (a run has no caller), within the account
+ * it names.
+ */
+export type IntegrationDirectoryDefinition = typeof IntegrationDirectoryDefinition;
+export const IntegrationDirectoryDefinition = {
+  name: "IntegrationDirectory",
+  fullName: "argus.catalog.v1.IntegrationDirectory",
+  methods: {
+    resolveEndpoint: {
+      name: "ResolveEndpoint",
+      requestType: ResolveEndpointRequest as typeof ResolveEndpointRequest,
+      requestStream: false,
+      responseType: ResolvedEndpoint as typeof ResolvedEndpoint,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+  },
+} as const;
+
+/**
+ * What the task runner needs to call an AGENT or EVALUATOR endpoint, header values included:
+ * served to the task runner only, on its own behalf (a run has no caller), within the account
+ * it names.
+ */
+export type IntegrationDirectoryService = typeof IntegrationDirectoryService;
+export const IntegrationDirectoryService = {
+  resolveEndpoint: {
+    path: "/argus.catalog.v1.IntegrationDirectory/ResolveEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveEndpointRequest): Buffer =>
+      Buffer.from(ResolveEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveEndpointRequest =>
+      ResolveEndpointRequest.decode(value),
+    responseSerialize: (value: ResolvedEndpoint): Buffer =>
+      Buffer.from(ResolvedEndpoint.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolvedEndpoint => ResolvedEndpoint.decode(value),
+  },
+} as const;
+
+export interface IntegrationDirectoryServer extends UntypedServiceImplementation {
+  resolveEndpoint: handleUnaryCall<ResolveEndpointRequest, ResolvedEndpoint>;
+}
+
+export interface IntegrationDirectoryClient extends Client {
+  resolveEndpoint(
+    request: ResolveEndpointRequest,
+    callback: (error: ServiceError | null, response: ResolvedEndpoint) => void,
+  ): ClientUnaryCall;
+  resolveEndpoint(
+    request: ResolveEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolvedEndpoint) => void,
+  ): ClientUnaryCall;
+  resolveEndpoint(
+    request: ResolveEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolvedEndpoint) => void,
+  ): ClientUnaryCall;
+}
+
+export const IntegrationDirectoryClient = makeGenericClientConstructor(
+  IntegrationDirectoryService,
+  "argus.catalog.v1.IntegrationDirectory",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): IntegrationDirectoryClient;
+  service: typeof IntegrationDirectoryService;
   serviceName: string;
 };
 

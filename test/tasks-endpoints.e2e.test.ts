@@ -1,0 +1,345 @@
+/**
+ * Runs that call customer endpoints: REMOTE evaluators (EVALUATOR integrations) in a
+ * CODE_EVALUATION task, and AGENT_CALL experiments (AGENT integrations) in a RUN_EXPERIMENT
+ * task. The endpoints are a real HTTP server on loopback (the edge Argus does not own).
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { startFakeLlm } from "./fake-llm.ts";
+import { taskExperiment } from "./tasks-support.ts";
+
+interface Seen {
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Json;
+}
+
+let api: Api;
+let spaceId: string;
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+/** Per path: how many more times it answers 503 before it answers. */
+const failures = new Map<string, number>();
+let n = 0;
+const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
+
+async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await api.req(method, path, { body });
+  if (res.status >= 300)
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The endpoints: an evaluator comparing output to expected, an agent echoing, a refusal. */
+function answer(path: string, body: Json): [number, unknown] {
+  if (path.startsWith("/refuse")) return [400, { error: "no" }];
+  if (path.startsWith("/evaluate")) {
+    const match = body.output === body.expected;
+    return [
+      200,
+      {
+        label: match ? "correct" : "incorrect",
+        score: match ? 1 : 0,
+        explanation: `output ${String(body.output)}`,
+      },
+    ];
+  }
+  if (path.startsWith("/agent")) return [200, `answer to ${body.question} x${body.n}`];
+  return [404, {}];
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (c: Buffer) => (text += c.toString()));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      const body = (text ? JSON.parse(text) : {}) as Json;
+      seen.push({ path, headers: req.headers, body });
+      const left = failures.get(path) ?? 0;
+      if (left > 0) {
+        failures.set(path, left - 1);
+        res.writeHead(503, { "retry-after": "0" }).end();
+        return;
+      }
+      const [status, out] = answer(path, body);
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(out));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  api = await startApi({
+    env: { ARGUS_TASK_ALLOW_LOOPBACK: "true", ARGUS_INTEGRATION_ALLOW_LOOPBACK: "true" },
+  });
+  spaceId = (await api.req("GET", "/v2/spaces")).body.spaces[0].id;
+}, 120_000);
+afterAll(async () => {
+  await api?.stop();
+  await new Promise((r) => server?.close(r));
+});
+
+const integration = (type: "AGENT" | "EVALUATOR", path: string, inputSchema: Json) =>
+  asAdmin("POST", "/v2/integrations", {
+    type,
+    name: unique(type.toLowerCase()),
+    config: {
+      endpoint: `${base}${path}`,
+      headers: { authorization: "Bearer endpoint-secret" },
+      input_schema: inputSchema,
+    },
+  });
+
+async function until(runId: string, ms = 60_000): Promise<Json> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
+    if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run not finished: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const remoteEvaluator = async (integrationId: string) =>
+  asAdmin("POST", "/v2/evaluators", {
+    space_id: spaceId,
+    name: unique("remote"),
+    type: "REMOTE",
+    version: { commit_message: "v1", remote_config: { integration_id: integrationId } },
+  });
+
+describe("REMOTE evaluators", () => {
+  it("each run's values go to the EVALUATOR endpoint, its answer becomes the evaluation", async () => {
+    const schema = {
+      type: "object",
+      properties: { output: { type: "string" }, expected: { type: "string" } },
+      required: ["output"],
+    };
+    const path = `/evaluate/${unique("e")}`;
+    const endpoint = await integration("EVALUATOR", path, schema);
+    const evaluator = await remoteEvaluator(endpoint.id);
+    const e = await taskExperiment(asAdmin, spaceId, unique, 6);
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "CODE_EVALUATION",
+      name: unique("remote-task"),
+      dataset_id: e.datasetId,
+      experiment_ids: [e.experimentId],
+      evaluators: [{ evaluator_id: evaluator.id }],
+    });
+    failures.set(path, 2); // two 503s first: waited out
+    const run = await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, {});
+    const done = await until(run.id);
+    expect(done).toMatchObject({ status: "COMPLETED", num_successes: 6, num_errors: 0 });
+
+    const calls = seen.filter((s) => s.path === path);
+    expect(calls).toHaveLength(6 + 2);
+    for (const c of calls) {
+      expect(c.headers.authorization).toBe("Bearer endpoint-secret");
+      expect(c.body.arize_metadata).toMatchObject({
+        task_id: task.id,
+        evaluator_id: evaluator.id,
+        evaluator_name: evaluator.name,
+      });
+      expect(Object.keys(c.body).sort()).toEqual(["arize_metadata", "expected", "output"]);
+    }
+    const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+      .experiment_runs as Json[];
+    const labels = runs.map((r) => r[`eval.${evaluator.name}.label`]);
+    expect(labels.filter((l) => l === "correct")).toHaveLength(3);
+    expect(labels.filter((l) => l === "incorrect")).toHaveLength(3);
+    expect(runs.find((r) => r[`eval.${evaluator.name}.label`] === "correct")).toMatchObject({
+      [`eval.${evaluator.name}.score`]: 1,
+    });
+  });
+
+  it("a refusing endpoint, a value the schema refuses: item errors, never the run's failure", async () => {
+    const refusing = await remoteEvaluator(
+      (await integration("EVALUATOR", "/refuse", { type: "object" })).id,
+    );
+    // `output` must be a number here: "a0"… cannot be cast, so nothing is sent.
+    const typed = await remoteEvaluator(
+      (
+        await integration("EVALUATOR", `/evaluate/${unique("typed")}`, {
+          type: "object",
+          properties: { output: { type: "number" } },
+          required: ["output"],
+        })
+      ).id,
+    );
+    const e = await taskExperiment(asAdmin, spaceId, unique, 3);
+    for (const evaluator of [refusing, typed]) {
+      const task = await asAdmin("POST", "/v2/tasks", {
+        type: "CODE_EVALUATION",
+        name: unique("bad"),
+        dataset_id: e.datasetId,
+        experiment_ids: [e.experimentId],
+        evaluators: [{ evaluator_id: evaluator.id }],
+      });
+      const done = await until((await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, {})).id);
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 0, num_errors: 3 });
+    }
+    expect(seen.filter((s) => s.path.startsWith("/evaluate/typed"))).toHaveLength(0);
+  });
+
+  it("a TEMPLATE_EVALUATION task does not take a REMOTE evaluator (422)", async () => {
+    const evaluator = await remoteEvaluator(
+      (await integration("EVALUATOR", "/evaluate", { type: "object" })).id,
+    );
+    const e = await taskExperiment(asAdmin, spaceId, unique, 1);
+    expectProblem(
+      await api.req("POST", "/v2/tasks", {
+        body: {
+          type: "TEMPLATE_EVALUATION",
+          name: unique("t"),
+          dataset_id: e.datasetId,
+          experiment_ids: [e.experimentId],
+          evaluators: [{ evaluator_id: evaluator.id }],
+        },
+      }),
+      422,
+      "unprocessable-entity",
+    );
+  });
+});
+
+describe("AGENT_CALL experiments", () => {
+  it("each example fills the input template, typed by the agent's schema; answers are the outputs", async () => {
+    const path = `/agent/${unique("a")}`;
+    const agent = await integration("AGENT", path, {
+      type: "object",
+      properties: { question: { type: "string" }, n: { type: "integer" }, note: {} },
+      required: ["question"],
+    });
+    const dataset = await asAdmin("POST", "/v2/datasets", {
+      space_id: spaceId,
+      name: unique("agent-ds"),
+      examples: [
+        { input: "one", count: "1" },
+        { input: "two", count: 2 },
+        { input: "three", count: "three" },
+      ],
+    });
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "RUN_EXPERIMENT",
+      name: unique("agent-task"),
+      dataset_id: dataset.id,
+      run_configuration: {
+        experiment_type: "AGENT_CALL",
+        integration_id: agent.id,
+        input_template: { question: "{{input}}", n: "{{dataset.count}}", note: "q: {{input}}!" },
+      },
+    });
+    const done = await until(
+      (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, { experiment_name: unique("x") })).id,
+    );
+    // "three" is no integer: that example's run is an error; the others succeed.
+    expect(done).toMatchObject({ status: "COMPLETED", num_successes: 2, num_errors: 1 });
+    const calls = seen.filter((s) => s.path === path).map((s) => s.body);
+    expect(calls.sort((a, b) => a.n - b.n)).toEqual([
+      { question: "one", n: 1, note: "q: one!" },
+      { question: "two", n: 2, note: "q: two!" },
+    ]);
+    const runs = (await asAdmin("GET", `/v2/experiments/${done.experiment_id}/runs?limit=100`))
+      .experiment_runs as Json[];
+    expect(runs.map((r) => r.output).sort()).toEqual(["answer to one x1", "answer to two x2"]);
+  });
+
+  it("names an AGENT integration (422 otherwise); one deleted since fails the run with the reason", async () => {
+    const evaluatorIntegration = await integration("EVALUATOR", "/evaluate", { type: "object" });
+    const dataset = await asAdmin("POST", "/v2/datasets", {
+      space_id: spaceId,
+      name: unique("agent-ds"),
+      examples: [{ input: "one" }],
+    });
+    const agentTask = (integrationId: string) => ({
+      type: "RUN_EXPERIMENT",
+      name: unique("agent-task"),
+      dataset_id: dataset.id,
+      run_configuration: {
+        experiment_type: "AGENT_CALL",
+        integration_id: integrationId,
+        input_template: { question: "{{input}}" },
+      },
+    });
+    expectProblem(
+      await api.req("POST", "/v2/tasks", { body: agentTask(evaluatorIntegration.id) }),
+      422,
+      "unprocessable-entity",
+    );
+    const nothing = Buffer.from(`Integration:${randomUUID()}`).toString("base64");
+    expectProblem(
+      await api.req("POST", "/v2/tasks", { body: agentTask(nothing) }),
+      422,
+      "unprocessable-entity",
+    );
+    const agent = await integration("AGENT", "/agent/gone", { type: "object" });
+    const task = await asAdmin("POST", "/v2/tasks", agentTask(agent.id));
+    expectProblem(
+      await api.req("PATCH", `/v2/tasks/${task.id}`, {
+        body: { run_configuration: agentTask(evaluatorIntegration.id).run_configuration },
+      }),
+      422,
+      "unprocessable-entity",
+    );
+    await asAdmin("DELETE", `/v2/integrations/${agent.id}`);
+    const done = await until(
+      (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, { experiment_name: unique("x") })).id,
+    );
+    expect(done.status).toBe("FAILED");
+    expect(done.failure_reason).toMatch(/integration_id: integration not found/);
+  });
+});
+
+describe("TEMPLATE_EVALUATION experiments", () => {
+  it("each example's columns fill the template; the model's label (and explanation) is the output", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const judge = await asAdmin("POST", "/v2/ai-integrations", {
+        name: unique("judge"),
+        provider: "OPEN_AI",
+        api_key: "sk-judge",
+        base_url: llm.baseUrl,
+      });
+      const dataset = await asAdmin("POST", "/v2/datasets", {
+        space_id: spaceId,
+        name: unique("judge-ds"),
+        examples: [{ answer: { text: "OK fine" } }, { answer: { text: "bad" } }, { other: 1 }],
+      });
+      const task = await asAdmin("POST", "/v2/tasks", {
+        type: "RUN_EXPERIMENT",
+        name: unique("judge-task"),
+        dataset_id: dataset.id,
+        run_configuration: {
+          experiment_type: "TEMPLATE_EVALUATION",
+          ai_integration_id: judge.id,
+          model_name: "gpt-judge",
+          template: "Is this relevant? {{response}}",
+          provide_explanation: true,
+          classification_choices: { relevant: 1, irrelevant: 0 },
+          column_mapping: { response: "answer.text" },
+        },
+      });
+      const done = await until(
+        (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, { experiment_name: unique("j") }))
+          .id,
+      );
+      // The third example has no answer.text: its run is an error.
+      expect(done).toMatchObject({ status: "COMPLETED", num_successes: 2, num_errors: 1 });
+      expect(llm.requests.map((r) => r.body.messages.at(-1)!.content).sort()).toEqual([
+        "Is this relevant? OK fine",
+        "Is this relevant? bad",
+      ]);
+      const runs = (await asAdmin("GET", `/v2/experiments/${done.experiment_id}/runs?limit=100`))
+        .experiment_runs as Json[];
+      expect(runs.map((r) => r.output).sort()).toEqual([
+        "irrelevant\nthe answer does not fit.",
+        "relevant\nthe answer fits.",
+      ]);
+    } finally {
+      await llm.close();
+    }
+  });
+});

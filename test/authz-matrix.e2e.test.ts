@@ -81,12 +81,7 @@ const freshDatasetRef = (type: "dataset" | "experiment", space: string): Promise
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 const unique = () => `m-${randomUUID()}`;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 
 /**
  * A private space where the space admin, reader and annotator personas are bound (they are

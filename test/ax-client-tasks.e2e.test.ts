@@ -29,12 +29,7 @@ let n = 0;
 const unique = (p: string) => `${p}-${process.pid}-${++n}`;
 const ax = () => createClient({ baseUrl: api.stack.baseUrl, apiKey: api.stack.apiKey });
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 
 beforeAll(async () => {
   process.env.DISABLE_PRERELEASE_WARNING = "true";

@@ -25,12 +25,7 @@ const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).
 const typeOf = (id: string) => Buffer.from(id, "base64").toString().split(":")[0];
 const MiB = 1024 * 1024;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 const helpers = {
   asAdmin,
   unique,

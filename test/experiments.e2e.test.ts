@@ -15,12 +15,7 @@ const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).
 const NOWHERE = "0192f4a0-0000-7000-8000-0000000000ff";
 const MiB = 1024 * 1024;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 const helpers = { asAdmin, unique, freshSpace: async () => spaceId };
 
 /** Every run of an experiment, page after page of `limit`. */

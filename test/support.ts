@@ -15,6 +15,8 @@ export interface Api {
     path: string,
     opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
   ): Promise<{ status: number; headers: Headers; body: Json }>;
+  /** The same as the admin, throwing on anything but 2xx: for setting a test up. */
+  ok(method: string, path: string, body?: unknown): Promise<Json>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
     await db.drop();
     throw err;
   }
-  return {
+  const api: Api = {
     stack,
     async req(method, path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
@@ -57,11 +59,18 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
         body: text ? (JSON.parse(text) as Json) : {},
       };
     },
+    async ok(method, path, body) {
+      const res = await api.req(method, path, { body });
+      if (res.status >= 300)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
     async stop() {
       await stack.stop();
       await db.drop();
     },
   };
+  return api;
 }
 
 /** Checks the Problem contract of every error: content type, fields, status equal to the HTTP status. */

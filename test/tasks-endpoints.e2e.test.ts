@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { startFakeLlm } from "./fake-llm.ts";
-import { taskExperiment } from "./tasks-support.ts";
+import { taskExperiment, untilRun } from "./tasks-support.ts";
 
 interface Seen {
   path: string;
@@ -27,12 +27,7 @@ const failures = new Map<string, number>();
 let n = 0;
 const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 
 /** The endpoints: an evaluator comparing output to expected, an agent echoing, a refusal. */
 function answer(path: string, body: Json): [number, unknown] {
@@ -93,15 +88,7 @@ const integration = (type: "AGENT" | "EVALUATOR", path: string, inputSchema: Jso
     },
   });
 
-async function until(runId: string, ms = 60_000): Promise<Json> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
-    if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run not finished: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (runId: string) => untilRun(asAdmin, runId);
 
 const remoteEvaluator = async (integrationId: string) =>
   asAdmin("POST", "/v2/evaluators", {

@@ -3,6 +3,26 @@ import type { Json } from "./support.ts";
 /** The admin's JSON calls that throw on anything but 2xx (each suite has its own). */
 export type AsAdmin = (method: string, path: string, body?: unknown) => Promise<Json>;
 
+/** A run that has ended, whichever way. */
+export const terminal = (r: Json) => ["COMPLETED", "FAILED", "CANCELLED"].includes(r.status);
+
+/** The task run once `ok` holds of it (default: once it ended), polled through the API. */
+export async function untilRun(
+  asAdmin: AsAdmin,
+  runId: string,
+  ok: (run: Json) => boolean = terminal,
+  ms = 60_000,
+): Promise<Json> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
+    if (ok(run)) return run;
+    if (Date.now() > deadline)
+      throw new Error(`run not as wanted in ${ms} ms: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /**
  * A dataset of `size` examples (`{input: q<i>, expected: a<i>}`, written 1000 at a time) in
  * `spaceId` and an experiment on it with one run per example, `output(i)` its output (default:

@@ -25,12 +25,7 @@ let spaceId: string;
 let n = 0;
 const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 
 beforeAll(async () => {
   api = await startApi({ env: { ARGUS_TASK_RUN_LEASE_MS: "1500" } });

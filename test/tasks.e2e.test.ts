@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { addSpaceUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
 import { startFakeLlm } from "./fake-llm.ts";
-import { exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
+import { exactMatchEvaluator, taskExperiment, terminal, untilRun } from "./tasks-support.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
 
 let api: Api;
@@ -23,12 +23,7 @@ let spaceId: string;
 let n = 0;
 const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 
 beforeAll(async () => {
   // Short leases: a killed worker's run is taken over within seconds.
@@ -87,17 +82,8 @@ const keywordEvaluator = (name: string, column: string, variable: string, keywor
 const trigger = (taskId: string, body: Json = {}) =>
   asAdmin("POST", `/v2/tasks/${taskId}/trigger`, body);
 
-async function until(runId: string, ok: (run: Json) => boolean, ms = 60_000): Promise<Json> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
-    if (ok(run)) return run;
-    if (Date.now() > deadline)
-      throw new Error(`run not as wanted in ${ms} ms: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const terminal = (r: Json) => ["COMPLETED", "FAILED", "CANCELLED"].includes(r.status);
+const until = (runId: string, ok: (run: Json) => boolean, ms?: number) =>
+  untilRun(asAdmin, runId, ok, ms);
 
 describe("a CODE_EVALUATION task over an experiment", () => {
   let e: { datasetId: string; experimentId: string };

@@ -48,6 +48,13 @@ function publicProviderMetadata(provider: string, json: string | undefined) {
   return kind === null ? null : { kind, ...m };
 }
 
+/** Scopings as the public API shows them (null ids widen the scope). */
+export const publicScopings = (scopings: readonly AiIntegrationScoping[]) =>
+  scopings.map((s) => ({
+    organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
+    space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
+  }));
+
 export function toPublicAiIntegration(a: AiIntegration) {
   const c = a.config!;
   return {
@@ -63,10 +70,7 @@ export function toPublicAiIntegration(a: AiIntegration) {
     function_calling_enabled: c.functionCallingEnabled,
     auth_type: c.authType,
     provider_metadata: publicProviderMetadata(c.provider, c.providerMetadataJson),
-    scopings: c.scopings.map((s) => ({
-      organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
-      space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
-    })),
+    scopings: publicScopings(c.scopings),
     created_at: a.createdAt,
     updated_at: a.updatedAt,
     created_by_user_id: a.createdByUserId ? encodeId("User", a.createdByUserId) : "",

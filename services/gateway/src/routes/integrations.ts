@@ -11,7 +11,7 @@ import {
 } from "@argus/proto/catalog/v1/integrations";
 import type { Backend } from "../backend.ts";
 import type { ApiRequest, Handler } from "../http.ts";
-import { scopingOf, type ScopingBody } from "./aiIntegrations.ts";
+import { publicScopings, scopingOf, type ScopingBody } from "./aiIntegrations.ts";
 import {
   createLlm,
   isLlmProvider,
@@ -49,10 +49,7 @@ function toPublicRemote(i: Integration) {
     type: i.type,
     name: i.name,
     description: i.description ?? null,
-    scopings: i.scopings.map((s) => ({
-      organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
-      space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
-    })),
+    scopings: publicScopings(i.scopings),
     created_at: i.createdAt,
     updated_at: i.updatedAt,
     created_by_user_id: i.createdByUserId ? encodeId("User", i.createdByUserId) : null,

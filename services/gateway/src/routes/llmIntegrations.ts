@@ -4,6 +4,7 @@ import type {
   AiIntegrationConfig,
   AiIntegrationScoping,
 } from "@argus/proto/catalog/v1/ai_integrations";
+import { publicScopings } from "./aiIntegrations.ts";
 
 /**
  * An LLM integration of /v2/integrations is an AI integration seen through the public API's
@@ -134,10 +135,7 @@ export function toLlmIntegration(a: AiIntegration) {
     id: encodeId("AiIntegration", a.id),
     type: "LLM",
     name: c.name,
-    scopings: c.scopings.map((s) => ({
-      organization_id: s.organizationId ? encodeId("Organization", s.organizationId) : null,
-      space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
-    })),
+    scopings: publicScopings(c.scopings),
     created_at: a.createdAt,
     updated_at: a.updatedAt,
     created_by_user_id: a.createdByUserId ? encodeId("User", a.createdByUserId) : null,

@@ -4,6 +4,7 @@ import type { ItemEvaluator } from "./evaluators.ts";
 import type { Verdict } from "../domain/managed.ts";
 import {
   doneItems,
+  noEvaluators,
   evaluateOne,
   workPage,
   writePending,
@@ -46,9 +47,9 @@ export async function evaluateExperiments(
   progress: () => Promise<boolean>,
 ): Promise<Outcome> {
   const options = run.options as { experiment_ids: string[]; override_evaluations: boolean };
-  const { runnable, reasons } = evaluators;
-  if (runnable.length === 0)
-    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
+  const failed = noEvaluators(evaluators);
+  if (failed) return failed;
+  const { runnable } = evaluators;
   const write = (experimentId: string, evaluations: PendingEvaluation[]) =>
     runs.record(
       run.account_id,

@@ -5,6 +5,7 @@ import type { ItemEvaluator } from "./evaluators.ts";
 import type { Verdict } from "../domain/managed.ts";
 import {
   doneItems,
+  projectRun,
   evaluateOne,
   workPage,
   writePending,
@@ -73,13 +74,10 @@ export async function evaluateSpans(
   evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
   progress: () => Promise<boolean>,
 ): Promise<Outcome> {
-  const options = run.options as { override_evaluations: boolean; max_spans: number };
-  const { runnable, reasons } = evaluators;
-  if (runnable.length === 0)
-    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
-  if (!run.data_start_time || !run.data_end_time)
-    return { status: "FAILED", reason: "the run has no data window" };
-  const window = { start: run.data_start_time, end: run.data_end_time };
+  const started = projectRun(run, evaluators);
+  if ("status" in started) return started;
+  const { options, window } = started;
+  const { runnable } = evaluators;
   const passes = new Map<string, ItemEvaluator[]>();
   for (const e of runnable) {
     const filter = and(task.query_filter, task.evaluatorFilters.get(e.evaluatorId) ?? null);

@@ -7,6 +7,7 @@ import type { Granularity, ItemEvaluator, QueryMapping } from "./evaluators.ts";
 import { columnOf, sampled } from "./evaluateSpans.ts";
 import {
   doneItems,
+  projectRun,
   evaluateOne,
   workPage,
   writePending,
@@ -69,12 +70,10 @@ export async function evaluateUnits(
   evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
   progress: () => Promise<boolean>,
 ): Promise<Outcome> {
-  const options = run.options as { override_evaluations: boolean; max_spans: number };
-  const { runnable, reasons } = evaluators;
-  if (runnable.length === 0)
-    return { status: "FAILED", reason: reasons.join("; ") || "the task has no evaluators" };
-  if (!run.data_start_time || !run.data_end_time)
-    return { status: "FAILED", reason: "the run has no data window" };
+  const started = projectRun(run, evaluators);
+  if ("status" in started) return started;
+  const { options, window } = started;
+  const { runnable } = evaluators;
   const filters = Object.fromEntries(
     (task.query_filters?.filters ?? []).map((f) => [f.id, f.filter]),
   );
@@ -96,8 +95,8 @@ export async function evaluateUnits(
       const page = await spans.units({
         accountId: run.account_id,
         projectId: task.project_id,
-        startTime: run.data_start_time,
-        endTime: run.data_end_time,
+        startTime: window.start,
+        endTime: window.end,
         granularity,
         filters,
         expression: task.query_filters?.expression ?? "",

@@ -16,6 +16,39 @@ export interface RunToWork {
   data_end_time: string | null;
 }
 
+/**
+ * A project run's options and window, or why it cannot run: no evaluator of it runs (the
+ * reasons), or it has no window.
+ */
+export function projectRun(
+  run: RunToWork,
+  evaluators: { runnable: readonly unknown[]; reasons: readonly string[] },
+):
+  | {
+      options: { override_evaluations: boolean; max_spans: number };
+      window: { start: string; end: string };
+    }
+  | Outcome {
+  const failed = noEvaluators(evaluators);
+  if (failed) return failed;
+  if (!run.data_start_time || !run.data_end_time)
+    return { status: "FAILED", reason: "the run has no data window" };
+  return {
+    options: run.options as { override_evaluations: boolean; max_spans: number },
+    window: { start: run.data_start_time, end: run.data_end_time },
+  };
+}
+
+/** A run none of whose evaluators can run fails, with their reasons. */
+export function noEvaluators(e: {
+  runnable: readonly unknown[];
+  reasons: readonly string[];
+}): Outcome | undefined {
+  return e.runnable.length === 0
+    ? { status: "FAILED", reason: e.reasons.join("; ") || "the task has no evaluators" }
+    : undefined;
+}
+
 /** How a run's work ended; STOPPED: it was cancelled meanwhile (its end is already recorded). */
 export type Outcome =
   { status: "COMPLETED" } | { status: "FAILED"; reason: string } | { status: "STOPPED" };

@@ -25,21 +25,24 @@ async function race(
 ): Promise<void> {
   for (let round = 0; round < 5; round++) {
     const id = await make();
-    const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => [
-        problemOf(update(id, i)),
-        problemOf(remove(id)),
-      ]).flat(),
-    );
+    const [updates, removes] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, (_, i) => problemOf(update(id, i)))),
+      Promise.all(Array.from({ length: 10 }, () => problemOf(remove(id)))),
+    ]);
     const allowed = ["ok", "resource-not-found", "resource-conflict", ...also];
-    for (const r of results) expect(allowed).toContain(r);
+    for (const r of [...updates, ...removes]) expect(allowed).toContain(r);
     const history = await srv.sql.query<{ t: string }>(
       "select event_type as t from events where stream_id = $1 order by stream_version",
       [stream(id)],
     );
     const types = history.rows.map((r) => r.t);
-    expect(types.filter((t) => t === terminal)).toHaveLength(1);
-    expect(types.at(-1)).toBe(terminal);
+    // A delete that answered ok (a revoke is idempotent: several may) means one Deleted event,
+    // last. Under load every delete may lose its retries to the updates (409): then nothing
+    // is deleted, also a history a single writer could have made.
+    const deleted = removes.some((r) => r === "ok");
+    expect(types.filter((t) => t === terminal)).toHaveLength(deleted ? 1 : 0);
+    if (deleted) expect(types.at(-1)).toBe(terminal);
+    else expect(removes.every((r) => r === "resource-conflict")).toBe(true);
   }
 }
 

@@ -390,6 +390,102 @@ describe("SERVICE keys", () => {
   });
 });
 
+describe("SERVICE keys with the ADMIN account role or a custom space role", () => {
+  it("an account admin's ADMIN key is an account admin; a member cannot make one (403)", async () => {
+    const res = await create(
+      serviceBody([{ space_id: spaceId }], { account_role: { name: "ADMIN" } }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.bot_user.account_role).toEqual({ type: "PREDEFINED", name: "ADMIN" });
+    const plain = (await create(serviceBody([{ space_id: spaceId }]))).body.key as string;
+    // Audit logs and the private space it was not bound in are an account admin's.
+    expect((await api.req("GET", "/v2/audit-logs?limit=1", { key: res.body.key })).status).toBe(
+      200,
+    );
+    expect((await api.req("GET", "/v2/audit-logs?limit=1", { key: plain })).status).toBe(403);
+    expect(
+      (await api.req("GET", `/v2/spaces/${privateSpaceId}`, { key: res.body.key })).status,
+    ).toBe(200);
+    expect((await api.req("GET", `/v2/spaces/${privateSpaceId}`, { key: plain })).status).toBe(404);
+
+    const member = await seedUser("member", [{ spaceId, role: "ADMIN" }]);
+    expectProblem(
+      await create(
+        serviceBody([{ space_id: spaceId }], { account_role: { name: "ADMIN" } }),
+        member.key,
+      ),
+      403,
+      "access-forbidden",
+    );
+    expectProblem(
+      await create(
+        serviceBody([{ space_id: spaceId }], {
+          account_role: {
+            type: "CUSTOM",
+            id: Buffer.from(`Role:${randomUUID()}`).toString("base64"),
+          },
+        }),
+      ),
+      422,
+      "unprocessable-entity",
+    );
+  });
+
+  it("a custom space role binds that role: its permissions there, no more; above the caller's own is 422", async () => {
+    const role = (
+      await api.req("POST", "/v2/roles", {
+        body: { name: "key-reader", permissions: ["SPACE_READ", "PROJECT_READ"] },
+      })
+    ).body;
+    const res = await create(
+      serviceBody([{ space_id: spaceId, role: { type: "CUSTOM", id: role.id } }]),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.bot_user.organizations[0].spaces[0].role).toEqual({
+      type: "CUSTOM",
+      id: role.id,
+      name: "key-reader",
+    });
+    const key = res.body.key as string;
+    expect((await api.req("GET", `/v2/spaces/${spaceId}`, { key })).status).toBe(200);
+    expect(
+      (await api.req("GET", `/v2/projects?space_id=${encodeURIComponent(spaceId)}`, { key }))
+        .status,
+    ).toBe(200);
+    expectProblem(
+      await api.req("POST", "/v2/projects", { body: { name: "nope", space_id: spaceId }, key }),
+      403,
+      "access-forbidden",
+    );
+    // A role still bound (by the key's service account) cannot be deleted.
+    expect((await api.req("DELETE", `/v2/roles/${role.id}`)).status).toBe(409);
+
+    // A member with the MEMBER role may not hand out SPACE_DELETE, which they do not hold.
+    const strong = (
+      await api.req("POST", "/v2/roles", {
+        body: { name: "key-deleter", permissions: ["SPACE_READ", "SPACE_DELETE"] },
+      })
+    ).body;
+    const member = await seedUser("member", [{ spaceId, role: "MEMBER" }]);
+    expectProblem(
+      await create(
+        serviceBody([{ space_id: spaceId, role: { type: "CUSTOM", id: strong.id } }]),
+        member.key,
+      ),
+      422,
+      "unprocessable-entity",
+    );
+    expect(
+      (
+        await create(
+          serviceBody([{ space_id: spaceId, role: { type: "CUSTOM", id: role.id } }]),
+          member.key,
+        )
+      ).status,
+    ).toBe(201);
+  });
+});
+
 describe("authorization (spec endpoints 3 and 4)", () => {
   it("USER keys: the creator or an account admin revokes; others get 404; user_id is admin-only", async () => {
     const alice = await seedUser("member");

@@ -77,12 +77,7 @@ let orgId: string;
 const publicId = (type: string, uuid: string) => Buffer.from(`${type}:${uuid}`).toString("base64");
 const unique = () => `c-${randomUUID()}`;
 
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await api.req(method, path, { body });
-  if (res.status >= 300)
-    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const asAdmin = (method: string, path: string, body?: unknown) => api.ok(method, path, body);
 const freshSpace = async () =>
   (await asAdmin("POST", "/v2/spaces", { organization_id: orgId, name: unique() })).id as string;
 const freshDatasetRef = (type: "dataset" | "experiment", space: string): Promise<string> =>
@@ -959,6 +954,34 @@ function recipes(): Record<string, Record<string, Recipe>> {
         ],
       },
     }));
+  add("create_api_key", "SERVICE, ADMIN account role, a custom space role", async () => ({
+    method: "POST",
+    path: "/v2/api-keys",
+    body: {
+      key_type: "SERVICE",
+      name: unique(),
+      account_role: { type: "PREDEFINED", name: "ADMIN" },
+      organizations: [
+        {
+          org_id: orgId,
+          spaces: [
+            {
+              space_id: await freshSpace(),
+              role: {
+                type: "CUSTOM",
+                id: (
+                  await asAdmin("POST", "/v2/roles", {
+                    name: unique(),
+                    permissions: ["SPACE_READ"],
+                  })
+                ).id,
+              },
+            },
+          ],
+        },
+      ],
+    },
+  }));
   add("create_role", "every permission", async () => ({
     method: "POST",
     path: "/v2/roles",

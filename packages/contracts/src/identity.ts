@@ -232,6 +232,8 @@ export interface ServiceAccountCreated {
     name: string;
     created_by_user_id: string;
     created_at: string;
+    /** Absent in events written before it: MEMBER. */
+    account_role?: "ADMIN" | "MEMBER";
   };
 }
 

@@ -15,6 +15,7 @@ const create = (grants: RoleGrant[] = [space]): CreateServiceAccount => ({
   accountId: "a1",
   name: "bot",
   createdByUserId: "u1",
+  accountRole: "MEMBER",
   grants,
   now,
 });

@@ -130,20 +130,41 @@ if roled:
           {"type": "PREDEFINED", "name": "ADMIN"}))
     r.op("revoke_service_key_roles", lambda: c.api_keys.revoke(api_key_id=roled.id))
 
-# Roles the SDK offers that Argus does not take for service keys (its expected failures).
+# An ADMIN service key (only an account admin makes one): the account admin role itself.
 admin = r.op("create_service_key_admin", lambda: c.api_keys.create_service_key(
     name=r.name("py-admin-key"),
     account_role=gen.UserRoleAssignmentRequest(
         gen.PredefinedUserRoleAssignmentRequest(type="PREDEFINED", name="ADMIN")),
     orgs=[OrgBinding(org_id=org.id, spaces=[SpaceBinding(space=space.id)])]))
 if admin:
-    c.api_keys.revoke(api_key_id=admin.id)
-custom_role = c.roles.create(name=r.name("py-key-role"), permissions=["SPACE_READ"])
+    r.eq("create_service_key_admin", "account_role", admin.bot_user.account_role.to_dict(),
+         {"type": "PREDEFINED", "name": "ADMIN"})
+    as_admin = r.client_with(admin.key)
+    # Audit logs are for account admins alone.
+    logs = r.op("admin_key_reads_audit_logs", lambda: as_admin.audit_logs.list(limit=1))
+    r.eq("admin_key_reads_audit_logs", "answered", logs is not None, True)
+    r.op("revoke_service_key_admin", lambda: c.api_keys.revoke(api_key_id=admin.id))
+
+# A custom role in a space: the key holds that role's permissions there, and no more.
+custom_role = c.roles.create(name=r.name("py-key-role"), permissions=["SPACE_READ", "PROJECT_READ"])
 custom = r.op("create_service_key_custom_role", lambda: c.api_keys.create_service_key(
     name=r.name("py-custom-key"),
     orgs=[OrgBinding(org_id=org.id, spaces=[SpaceBinding(
         space=space.id, role=gen.SpaceRoleAssignmentRequest(
             gen.CustomRoleAssignmentRequest(type="CUSTOM", id=custom_role.id)))])]))
 if custom:
-    c.api_keys.revoke(api_key_id=custom.id)
+    # (the SDK's to_dict leaves the read-only name out: read the parsed attributes)
+    role = custom.bot_user.organizations[0].spaces[0].role.actual_instance
+    r.eq("create_service_key_custom_role", "space_role", (val(role.type), role.id, role.name),
+         ("CUSTOM", custom_role.id, custom_role.name))
+    as_custom = r.client_with(custom.key)
+    got = r.op("custom_key_reads_space", lambda: as_custom.spaces.get(space=space.id))
+    r.eq("custom_key_reads_space", "id", got and got.id, space.id)
+    try:
+        as_custom.projects.create(name=r.name("py-not-allowed"), space=space.id)
+        created = True
+    except Exception:  # noqa: BLE001
+        created = False
+    r.eq("custom_key_cannot_create_project", "created", created, False)
+    r.op("revoke_service_key_custom_role", lambda: c.api_keys.revoke(api_key_id=custom.id))
 r.done()

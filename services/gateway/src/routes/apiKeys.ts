@@ -56,21 +56,36 @@ function toPublicBotUser(b: BotUser) {
       role: predefined(o.role),
       spaces: o.spaces.map((s) => ({
         space_id: encodeId("Space", s.spaceId),
-        role: predefined(s.role),
+        role: s.customRoleId
+          ? {
+              type: "CUSTOM" as const,
+              id: encodeId("Role", s.customRoleId),
+              name: s.customRoleName,
+            }
+          : predefined(s.role),
       })),
     })),
   };
 }
 
-/** Only predefined roles, by name; a custom role is a 422 (not supported for service keys). */
-function roleOf(r: RoleBody | undefined): string {
+/**
+ * Predefined roles by name. A custom role is a 422 where the public API does not take one yet
+ * (a service key's account and organization roles); in a space it is the role's id.
+ */
+function roleOf(r: RoleBody | undefined, where: string): string {
   if (!r) return "";
   if (r.type === "CUSTOM" || r.id !== undefined)
     throw new DomainError(
       "unprocessable-entity",
-      "custom roles are not supported for service keys",
+      `custom roles are not supported as a service key's ${where} role`,
     );
   return r.name ?? "";
+}
+
+function spaceRoleOf(r: RoleBody | undefined): { role: string; customRoleId: string } {
+  if (r?.type === "CUSTOM" || r?.id !== undefined)
+    return { role: "", customRoleId: bodyId("Role", r?.id ?? "", "role.id") };
+  return { role: roleOf(r, "space"), customRoleId: "" };
 }
 
 /** Ids in the body that are not ids of the right type are 422 (the request is unprocessable). */
@@ -83,10 +98,11 @@ function bodyId(type: string, id: string, field: string): string {
 function assignments(body: CreateApiKeyBody): OrganizationAssignment[] {
   return (body.organizations ?? []).map((o) => ({
     organizationId: bodyId("Organization", o.org_id, "org_id"),
-    role: roleOf(o.role),
+    role: roleOf(o.role, "organization"),
     spaces: o.spaces.map((s) => ({
       spaceId: bodyId("Space", s.space_id, "space_id"),
-      role: roleOf(s.role),
+      ...spaceRoleOf(s.role),
+      customRoleName: "",
     })),
   }));
 }
@@ -138,7 +154,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
           name: body.name,
           description: body.description ?? "",
           expiresAt: body.expires_at ?? "",
-          accountRole: roleOf(body.account_role),
+          accountRole: roleOf(body.account_role, "account"),
           organizations: assignments(body),
         },
         req,

@@ -1,4 +1,10 @@
-import { DomainError, actorMetadata, uuidv7, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  actorMetadata,
+  isAccountAdmin,
+  uuidv7,
+  type CallContext,
+} from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { CreateApiKeyRequest, CreateApiKeyResponse } from "@argus/proto/identity/v1/api_keys";
 import { streamId } from "@argus/contracts";
@@ -35,10 +41,16 @@ function requireCreatable(req: CreateApiKeyRequest, ctx: CallContext): void {
       "invalid-request",
       `the ${req.accountRole} account role is not valid for service keys`,
     );
-  if (req.keyType === "SERVICE" && req.accountRole !== "" && req.accountRole !== "MEMBER")
+  if (req.keyType === "SERVICE" && !["", "MEMBER", "ADMIN"].includes(req.accountRole))
     throw new DomainError(
-      "unprocessable-entity",
-      "service accounts act only through their space and organization roles: account_role must be MEMBER",
+      "invalid-request",
+      "a service key's account_role is MEMBER or ADMIN (custom roles are not supported)",
+    );
+  // As the public API: the key's account role is at or below the caller's own.
+  if (req.keyType === "SERVICE" && req.accountRole === "ADMIN" && !isAccountAdmin(ctx.principal))
+    throw new DomainError(
+      "access-forbidden",
+      "only an account admin creates a service key with the ADMIN account role",
     );
 }
 
@@ -52,6 +64,7 @@ export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "command
       const serviceAccountId = uuidv7();
       const now = new Date();
       const metadata = actorMetadata(ctx);
+      const accountRole: "ADMIN" | "MEMBER" = req.accountRole === "ADMIN" ? "ADMIN" : "MEMBER";
       const result = await commands.transact(async (scope) => {
         const fields: KeyFields = {
           id,
@@ -83,6 +96,7 @@ export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "command
             accountId: p.accountId,
             name: req.name,
             createdByUserId: p.userId,
+            accountRole,
             grants: assigned.grants,
             now,
           };
@@ -110,7 +124,7 @@ export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "command
         botUser: result.assigned && {
           id: serviceAccountId,
           name: req.name,
-          accountRole: "MEMBER",
+          accountRole,
           organizations: result.assigned.organizations,
         },
       };

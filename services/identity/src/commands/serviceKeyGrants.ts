@@ -5,8 +5,9 @@ import {
   isAccountAdmin,
   predefinedRole,
   uuidv7,
+  type Permission,
 } from "@argus/platform";
-import type { Queryable } from "@argus/eventstore";
+import { tracedQuery, type Queryable } from "@argus/eventstore";
 import type { Principal } from "@argus/proto/common/v1";
 import type { OrganizationAssignment } from "@argus/proto/identity/v1/api_keys";
 import type { RoleGrant, ServiceRoleName } from "../domain/serviceAccount.ts";
@@ -17,7 +18,8 @@ import { RANK, holdTargets, orgRanks } from "./serviceKeyTargets.ts";
 /**
  * Turns a SERVICE key request's `organizations` into role grants for the new service account,
  * checking the public API's rules: at least one organization with at least one space, spaces
- * belong to the organization they are listed under, predefined roles only (not ANNOTATOR),
+ * belong to the organization they are listed under, predefined roles (not ANNOTATOR) or, in
+ * spaces, custom roles of the account,
  * SERVICE_KEY_CREATE in every space, and no role above the caller's own.
  */
 
@@ -30,6 +32,39 @@ function roleName(raw: string, fallback: ServiceRoleName, where: string): Servic
       `the ANNOTATOR role is not valid for service keys (${where})`,
     );
   throw new DomainError("unprocessable-entity", `unknown role ${JSON.stringify(name)} (${where})`);
+}
+
+/**
+ * A custom role of the account for a listed space, held until the key's transaction ends (a
+ * role being deleted waits): "at or below the caller's own" is every permission of it held by
+ * the caller in that space.
+ */
+async function customSpaceRole(
+  client: Queryable,
+  p: Principal,
+  roleId: string,
+  space: Parameters<typeof spaceFacts>[0],
+): Promise<{ id: string; name: string }> {
+  const res = await tracedQuery<{ id: string; name: string; permissions: string[] }>(
+    client,
+    "service key custom role",
+    `select id, name, permissions from roles
+      where id = $1 and account_id = $2 and not is_predefined for key share`,
+    [roleId, p.accountId],
+  );
+  const role = res.rows[0];
+  if (!role)
+    throw new DomainError("unprocessable-entity", "the custom role does not exist in the account");
+  const facts = spaceFacts(space);
+  const above = role.permissions.filter(
+    (perm) => !hasSpacePermission(p, facts, perm as Permission),
+  );
+  if (!isAccountAdmin(p) && above.length > 0)
+    throw new DomainError(
+      "unprocessable-entity",
+      `custom role ${role.name} is above your own in the space (${above.join(", ")})`,
+    );
+  return { id: role.id, name: role.name };
 }
 
 export interface ResolvedAssignments {
@@ -102,6 +137,22 @@ export async function resolveAssignments(
           "access-forbidden",
           "missing permission SERVICE_KEY_CREATE in a requested space",
         );
+      if (sa.customRoleId) {
+        const custom = await customSpaceRole(client, p, sa.customRoleId, spaces.get(sa.spaceId)!);
+        grants.push({
+          bindingId: uuidv7(),
+          roleId: custom.id,
+          resourceType: "SPACE",
+          resourceId: sa.spaceId,
+        });
+        resolvedSpaces.push({
+          spaceId: sa.spaceId,
+          role: "",
+          customRoleId: custom.id,
+          customRoleName: custom.name,
+        });
+        continue;
+      }
       const role = roleName(sa.role, "MEMBER", "space role");
       // Holding SERVICE_KEY_CREATE means at least MEMBER there; ADMIN needs the caller to be one.
       const callerRank = admin || callerAdminSpaces.has(sa.spaceId) ? 3 : 2;
@@ -114,7 +165,12 @@ export async function resolveAssignments(
         resourceType: "SPACE",
         resourceId: sa.spaceId,
       });
-      resolvedSpaces.push({ spaceId: sa.spaceId, role: bound });
+      resolvedSpaces.push({
+        spaceId: sa.spaceId,
+        role: bound,
+        customRoleId: "",
+        customRoleName: "",
+      });
     }
     resolved.push({ organizationId: o.organizationId, role: orgRole, spaces: resolvedSpaces });
   }

@@ -21,6 +21,8 @@ export interface CreateServiceAccount {
   accountId: string;
   name: string;
   createdByUserId: string;
+  /** ADMIN: the account admin role itself (only an account admin makes one). */
+  accountRole: "ADMIN" | "MEMBER";
   grants: readonly RoleGrant[];
   now: Date;
 }
@@ -42,6 +44,7 @@ function decide(c: ServiceAccountCommand, state: ServiceAccountState): ServiceAc
         name: c.name,
         created_by_user_id: c.createdByUserId,
         created_at: at,
+        account_role: c.accountRole,
       },
     },
     ...c.grants.map((g): ServiceAccountEvent => ({

@@ -6,9 +6,16 @@ import { sql } from "./sql.ts";
 export const apiKeyProjections: Projections<ApiKeyEvent | ServiceAccountEvent> = {
   ServiceAccountCreated: sql(
     "ServiceAccountCreated",
-    `insert into service_accounts (id, account_id, name, created_by_user_id, created_at)
-       values ($1, $2, $3, $4, $5)`,
-    (d) => [d.id, d.account_id, d.name, d.created_by_user_id, d.created_at],
+    `insert into service_accounts (id, account_id, name, created_by_user_id, created_at, account_role)
+       values ($1, $2, $3, $4, $5, $6)`,
+    (d) => [
+      d.id,
+      d.account_id,
+      d.name,
+      d.created_by_user_id,
+      d.created_at,
+      d.account_role ?? "MEMBER",
+    ],
   ),
   ServiceAccountRoleGranted: sql(
     "ServiceAccountRoleGranted",

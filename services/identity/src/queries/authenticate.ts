@@ -64,7 +64,10 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
       "authenticate",
       `select k.id, k.account_id, k.key_type, k.user_id, k.status,
               (k.expires_at is not null and k.expires_at <= now()) as expired,
-              u.account_role, u.is_developer, s.key_hash, k.service_account_id,
+              -- A service account acts through its bindings alone, unless it is an ADMIN one.
+              coalesce(u.account_role, case when sa.account_role = 'ADMIN' then 'admin' end)
+                as account_role, u.is_developer,
+              s.key_hash, k.service_account_id,
               (u.deleted_at is not null) as user_deleted, k.expires_at, s.grace_until
          from (select api_key_id, key_hash, null::timestamptz as grace_until
                  from api_key_secrets where key_hash = $1
@@ -72,7 +75,8 @@ export function authenticateHandler(deps: { pool: Pool; pepper: string }) {
                select api_key_id, key_hash, valid_until from api_key_grace_secrets
                 where key_hash = $1 and valid_until > now()) s
          join api_keys k on k.id = s.api_key_id
-         left join users u on u.id = k.user_id`,
+         left join users u on u.id = k.user_id
+         left join service_accounts sa on sa.id = k.service_account_id`,
       [hash],
     );
     const row = res.rows[0];

@@ -42,10 +42,15 @@ export interface ApiKey {
   serviceAccountId: string;
 }
 
-/** A predefined role by its public name (ADMIN, MEMBER, READ_ONLY); empty = the default. */
+/**
+ * A predefined role by its public name (ADMIN, MEMBER, READ_ONLY); empty = the default.
+ * Or a custom role of the account by its id (then `role` is empty); answers name it too.
+ */
 export interface SpaceAssignment {
   spaceId: string;
   role: string;
+  customRoleId: string;
+  customRoleName: string;
 }
 
 export interface OrganizationAssignment {
@@ -60,7 +65,10 @@ export interface CreateApiKeyRequest {
   description: string;
   /** RFC 3339; empty = never expires. */
   expiresAt: string;
-  /** SERVICE keys only: predefined account role name (ADMIN, MEMBER); empty = MEMBER. */
+  /**
+   * SERVICE keys only: predefined account role name (ADMIN, MEMBER); empty = MEMBER. ADMIN
+   * only by an account admin.
+   */
   accountRole: string;
   organizations: OrganizationAssignment[];
 }
@@ -282,7 +290,7 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseSpaceAssignment(): SpaceAssignment {
-  return { spaceId: "", role: "" };
+  return { spaceId: "", role: "", customRoleId: "", customRoleName: "" };
 }
 
 export const SpaceAssignment: MessageFns<SpaceAssignment> = {
@@ -292,6 +300,12 @@ export const SpaceAssignment: MessageFns<SpaceAssignment> = {
     }
     if (message.role !== "") {
       writer.uint32(18).string(message.role);
+    }
+    if (message.customRoleId !== "") {
+      writer.uint32(26).string(message.customRoleId);
+    }
+    if (message.customRoleName !== "") {
+      writer.uint32(34).string(message.customRoleName);
     }
     return writer;
   },
@@ -323,6 +337,22 @@ export const SpaceAssignment: MessageFns<SpaceAssignment> = {
             }
 
             message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.customRoleId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.customRoleName = reader.string();
             continue;
           }
         }

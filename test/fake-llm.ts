@@ -29,8 +29,10 @@ export interface FakeLlm {
 /**
  * A model provider on loopback, written for the tests (the edge we do not own): the OpenAI chat
  * completions API (`/v1/chat/completions`, and Azure OpenAI's
- * `/openai/deployments/<deployment>/chat/completions`) and Anthropic's Messages API
- * (`/v1/messages`). It answers "LABEL: relevant" when the prompt contains "OK", else "LABEL:
+ * `/openai/deployments/<deployment>/chat/completions`), Anthropic's Messages API
+ * (`/v1/messages`), AWS Bedrock's Converse API (`/model/<model>/converse`), Vertex AI's
+ * generateContent (`…/models/<model>:generateContent`), and the Google metadata server's access
+ * token (`/computeMetadata/…`, not recorded). It answers "LABEL: relevant" when the prompt contains "OK", else "LABEL:
  * irrelevant", each with an explanation; it can be scripted to be slow, to fail, to rate-limit
  * (429 with Retry-After) or to answer without a label.
  */
@@ -58,12 +60,51 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           JSON.stringify({ error: { message: `status ${reply.status}`, type: "test" } }),
         );
       }
-      const prompt = body.messages?.find((m) => m.role === "user")?.content ?? "";
+      // The metadata server a deployment on Google Cloud takes its access token from.
+      if (req.url?.startsWith("/computeMetadata/")) {
+        requests.pop();
+        const token = req.url.includes("/service-accounts/default/token");
+        res.writeHead(200, {
+          "metadata-flavor": "Google",
+          "content-type": token ? "application/json" : "text/plain",
+        });
+        return void res.end(
+          token
+            ? JSON.stringify({ access_token: "ya29.fake", expires_in: 3600, token_type: "Bearer" })
+            : "fake-project",
+        );
+      }
+      const raw = body as unknown as {
+        messages?: { role: string; content: string | { text: string }[] }[];
+        contents?: { role: string; parts: { text: string }[] }[];
+      };
+      const converse = /^\/model\/[^/]+\/converse$/.test(req.url ?? "");
+      const vertex = req.url?.includes(":generateContent") ?? false;
+      const userTurn = raw.messages?.find((m) => m.role === "user")?.content;
+      const prompt = vertex
+        ? (raw.contents?.find((c) => c.role === "user")?.parts[0]?.text ?? "")
+        : Array.isArray(userTurn)
+          ? (userTurn[0]?.text ?? "")
+          : (userTurn ?? "");
       const content =
         reply && "malformed" in reply
           ? "I would rather talk about bananas."
           : `EXPLANATION: the answer ${prompt.includes("OK") ? "fits" : "does not fit"}.\nLABEL: ${prompt.includes("OK") ? "relevant" : "irrelevant"}`;
       res.writeHead(200, { "content-type": "application/json" });
+      if (converse)
+        return void res.end(
+          JSON.stringify({
+            output: { message: { role: "assistant", content: [{ text: content }] } },
+            stopReason: "end_turn",
+            usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+          }),
+        );
+      if (vertex)
+        return void res.end(
+          JSON.stringify({
+            candidates: [{ content: { role: "model", parts: [{ text: content }] } }],
+          }),
+        );
       if (req.url?.startsWith("/v1/messages"))
         return void res.end(
           JSON.stringify({

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
-import { startFakeLlm } from "./fake-llm.ts";
+import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { taskExperiment, untilRun } from "./tasks-support.ts";
 
 interface Seen {
@@ -21,6 +21,7 @@ let api: Api;
 let spaceId: string;
 let server: Server;
 let base: string;
+let cloud: FakeLlm;
 const seen: Seen[] = [];
 /** Per path: how many more times it answers 503 before it answers. */
 const failures = new Map<string, number>();
@@ -67,13 +68,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The cloud providers' model (Bedrock, Vertex) and Google's metadata server, on loopback.
+  cloud = await startFakeLlm();
   api = await startApi({
-    env: { ARGUS_TASK_ALLOW_LOOPBACK: "true", ARGUS_INTEGRATION_ALLOW_LOOPBACK: "true" },
+    env: {
+      ARGUS_TASK_ALLOW_LOOPBACK: "true",
+      ARGUS_INTEGRATION_ALLOW_LOOPBACK: "true",
+      ARGUS_TASK_VERTEX_ENDPOINT: cloud.root,
+      GCE_METADATA_HOST: new URL(cloud.root).host,
+      METADATA_SERVER_DETECTION: "assume-present",
+    },
   });
   spaceId = (await api.req("GET", "/v2/spaces")).body.spaces[0].id;
 }, 120_000);
 afterAll(async () => {
   await api?.stop();
+  await cloud?.close();
   await new Promise((r) => server?.close(r));
 });
 
@@ -327,6 +337,84 @@ describe("TEMPLATE_EVALUATION experiments", () => {
       ]);
     } finally {
       await llm.close();
+    }
+  });
+});
+
+describe("TEMPLATE evaluators on AWS Bedrock and Vertex AI", () => {
+  it("LLM integrations of /v2/integrations judge through the Converse API and generateContent", async () => {
+    const bedrock = await asAdmin("POST", "/v2/integrations", {
+      type: "LLM",
+      name: unique("bedrock"),
+      config: {
+        provider: "AWS_BEDROCK",
+        auth: { auth_type: "BEARER_TOKEN", api_key: "bedrock-key", base_url: cloud.root },
+        model_names: ["anthropic.claude"],
+      },
+    });
+    const vertex = await asAdmin("POST", "/v2/integrations", {
+      type: "LLM",
+      name: unique("vertex"),
+      config: {
+        provider: "VERTEX_AI",
+        project_id: "customer-project",
+        location: "us-central1",
+        project_access_label: "granted",
+      },
+    });
+    const judge = async (name: string, integrationId: string, model: string) =>
+      (
+        await asAdmin("POST", "/v2/evaluators", {
+          space_id: spaceId,
+          name: unique(name),
+          type: "TEMPLATE",
+          version: {
+            commit_message: "c",
+            template_config: {
+              name,
+              template: "Answer: {output}. Relevant?",
+              include_explanations: false,
+              use_function_calling_if_available: false,
+              classification_choices: { relevant: 1, irrelevant: 0 },
+              llm_config: {
+                ai_integration_id: integrationId,
+                model_name: model,
+                invocation_parameters: { max_tokens: 64 },
+                provider_parameters: {},
+              },
+            },
+          },
+        })
+      ).id as string;
+    const e = await taskExperiment(asAdmin, spaceId, unique, 4, (i) =>
+      i < 2 ? `OK ${i}` : `no ${i}`,
+    );
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "TEMPLATE_EVALUATION",
+      name: unique("clouds"),
+      dataset_id: e.datasetId,
+      experiment_ids: [e.experimentId],
+      evaluators: [
+        { evaluator_id: await judge("bedrock_judge", bedrock.id, "anthropic.claude") },
+        { evaluator_id: await judge("vertex_judge", vertex.id, "gemini-pro") },
+      ],
+    });
+    const done = await until((await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, {})).id);
+    expect(done).toMatchObject({ status: "COMPLETED", num_successes: 8, num_errors: 0 });
+    const toBedrock = cloud.requests.filter((r) => r.url === "/model/anthropic.claude/converse");
+    const toVertex = cloud.requests.filter(
+      (r) =>
+        r.url ===
+        "/v1/projects/customer-project/locations/us-central1/publishers/google/models/gemini-pro:generateContent",
+    );
+    expect([toBedrock.length, toVertex.length]).toEqual([4, 4]);
+    for (const r of toBedrock) expect(r.headers.authorization).toBe("Bearer bedrock-key");
+    for (const r of toVertex) expect(r.headers.authorization).toBe("Bearer ya29.fake");
+    const runs = (await asAdmin("GET", `/v2/experiments/${e.experimentId}/runs?limit=100`))
+      .experiment_runs as Json[];
+    for (const r of runs) {
+      const want = String(r.output).startsWith("OK") ? "relevant" : "irrelevant";
+      expect([r["eval.bedrock_judge.label"], r["eval.vertex_judge.label"]]).toEqual([want, want]);
     }
   });
 });

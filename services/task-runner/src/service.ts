@@ -65,6 +65,18 @@ const config = {
     256,
   ),
   ARGUS_TASK_PROVIDER_TIMEOUT_MS: int("how long one provider call may take", 30_000, 100, 600_000),
+  ARGUS_TASK_AWS_REGION: str(
+    "the AWS region AWS_BEDROCK integrations are called in when they name none",
+    "us-east-1",
+  ),
+  ARGUS_TASK_AWS_STS_ENDPOINT: str(
+    "the STS endpoint AWS_BEDROCK role assumption calls (a VPC endpoint, tests); empty: AWS's",
+    "",
+  ),
+  ARGUS_TASK_VERTEX_ENDPOINT: str(
+    "the base URL VERTEX_AI integrations are called at (a private endpoint, tests); empty: Google's",
+    "",
+  ),
   ARGUS_TASK_PYTHON: str("the Python interpreter CUSTOM code evaluators run on", "python3"),
   ARGUS_TASK_SANDBOX_ISOLATION: oneOf(
     "how CUSTOM evaluator processes are kept apart: auto (a network namespace where the OS allows, else audit hooks), namespace (required), hooks, off (limits only; trusted code)",
@@ -171,6 +183,13 @@ export const taskRunner = defineService("task-runner", {
         },
         perIntegration: d.config.ARGUS_TASK_PROVIDER_CONCURRENCY,
         providerTimeoutMs: d.config.ARGUS_TASK_PROVIDER_TIMEOUT_MS,
+        clouds: {
+          aws: {
+            region: d.config.ARGUS_TASK_AWS_REGION,
+            stsEndpoint: d.config.ARGUS_TASK_AWS_STS_ENDPOINT,
+          },
+          gcp: { endpoint: d.config.ARGUS_TASK_VERTEX_ENDPOINT },
+        },
         sandbox: {
           python: d.config.ARGUS_TASK_PYTHON,
           isolation: resolveIsolation(

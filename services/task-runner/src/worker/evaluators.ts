@@ -15,6 +15,8 @@ import {
   type Chat,
   type TemplateConfig,
 } from "./llm.ts";
+import type { AwsOptions } from "./bedrock.ts";
+import type { GcpOptions } from "./vertex.ts";
 import { endpointOf, evaluateRemote, schemaVariables } from "./endpoints.ts";
 import { customSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
 
@@ -85,6 +87,8 @@ export interface EvaluatorDeps {
   /** Calls to one AI integration at once, per replica. */
   perIntegration: number;
   providerTimeoutMs: number;
+  /** AWS Bedrock's region and STS, Vertex AI's endpoint (both as the deployment's identity). */
+  clouds: { aws: AwsOptions; gcp: GcpOptions };
   /** Where and under which limits CUSTOM code runs. */
   sandbox: SandboxOptions;
 }
@@ -228,7 +232,7 @@ export async function itemEvaluators(
     if (!client) {
       try {
         const integration = await d.integrations(accountId, integrationId);
-        client = providerChat(integration, d.policy, d.providerTimeoutMs);
+        client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds);
         clients.set(integrationId, client);
       } catch (err) {
         reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);

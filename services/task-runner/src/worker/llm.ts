@@ -3,6 +3,8 @@ import OpenAI, { AzureOpenAI } from "openai";
 import { sendOutbound, type OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError, type Verdict } from "../domain/managed.ts";
+import { bedrockChat, type AwsOptions } from "./bedrock.ts";
+import { vertexChat, type GcpOptions } from "./vertex.ts";
 
 /** A TEMPLATE evaluator's template_config, as the catalog stores it. */
 export interface TemplateConfig {
@@ -122,6 +124,7 @@ const ANTHROPIC_MAX_TOKENS = 1024;
 
 /**
  * One client per integration and key, through the provider's maintained client library:
+ * AWS_BEDROCK (the Converse API, `bedrock.ts`), VERTEX_AI (generateContent, `vertex.ts`),
  * AZURE_OPEN_AI (`base_url` is the resource endpoint, the model name its deployment), ANTHROPIC
  * (the Messages API), and the OpenAI chat completions API for OPEN_AI and every other provider
  * with an OpenAI-compatible `base_url`. Each client retries 429 (honouring Retry-After), 5xx and
@@ -131,7 +134,15 @@ export function providerChat(
   integration: ResolvedIntegration,
   policy: OutboundPolicy,
   timeoutMs: number,
+  clouds: { aws: AwsOptions; gcp: GcpOptions } = {
+    aws: { region: "us-east-1", stsEndpoint: "" },
+    gcp: { endpoint: "" },
+  },
 ): Chat {
+  if (integration.provider === "AWS_BEDROCK")
+    return bedrockChat(integration, policy, timeoutMs, clouds.aws);
+  if (integration.provider === "VERTEX_AI")
+    return vertexChat(integration, policy, timeoutMs, clouds.gcp);
   const headers = integration.headersJson
     ? (JSON.parse(integration.headersJson) as Record<string, string>)
     : {};

@@ -150,7 +150,12 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   async function generationChat(run: RunToWork, config: GenerationConfig): Promise<Chat> {
     const integrationId = config.ai_integration_id ?? "";
     const integration = await o.evaluators.integrations(run.account_id, integrationId);
-    const chat = providerChat(integration, o.evaluators.policy, o.evaluators.providerTimeoutMs);
+    const chat = providerChat(
+      integration,
+      o.evaluators.policy,
+      o.evaluators.providerTimeoutMs,
+      o.evaluators.clouds,
+    );
     return (request) => limit(integrationId, () => chat(request));
   }
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
-import { taskExperiment, untilRun } from "./tasks-support.ts";
+import { relevanceJudge, taskExperiment, untilRun } from "./tasks-support.ts";
 
 interface Seen {
   path: string;
@@ -363,29 +363,13 @@ describe("TEMPLATE evaluators on AWS Bedrock and Vertex AI", () => {
       },
     });
     const judge = async (name: string, integrationId: string, model: string) =>
-      (
-        await asAdmin("POST", "/v2/evaluators", {
-          space_id: spaceId,
-          name: unique(name),
-          type: "TEMPLATE",
-          version: {
-            commit_message: "c",
-            template_config: {
-              name,
-              template: "Answer: {output}. Relevant?",
-              include_explanations: false,
-              use_function_calling_if_available: false,
-              classification_choices: { relevant: 1, irrelevant: 0 },
-              llm_config: {
-                ai_integration_id: integrationId,
-                model_name: model,
-                invocation_parameters: { max_tokens: 64 },
-                provider_parameters: {},
-              },
-            },
-          },
-        })
-      ).id as string;
+      relevanceJudge(asAdmin, spaceId, {
+        name: unique(name),
+        column: name,
+        integrationId,
+        model,
+        explain: false,
+      });
     const e = await taskExperiment(asAdmin, spaceId, unique, 4, (i) =>
       i < 2 ? `OK ${i}` : `no ${i}`,
     );

@@ -128,3 +128,36 @@ export async function bedrockTemplateEvaluator(
   });
   return created.id as string;
 }
+
+/**
+ * A TEMPLATE evaluator in `spaceId` judging `{output}` relevant or irrelevant on the AI
+ * integration's `model`; its id.
+ */
+export async function relevanceJudge(
+  asAdmin: AsAdmin,
+  spaceId: string,
+  o: { name: string; column: string; integrationId: string; model: string; explain?: boolean },
+): Promise<string> {
+  const created = await asAdmin("POST", "/v2/evaluators", {
+    space_id: spaceId,
+    name: o.name,
+    type: "TEMPLATE",
+    version: {
+      commit_message: "c",
+      template_config: {
+        name: o.column,
+        template: "Answer: {output}. Relevant?",
+        include_explanations: o.explain ?? true,
+        use_function_calling_if_available: false,
+        classification_choices: { relevant: 1, irrelevant: 0 },
+        llm_config: {
+          ai_integration_id: o.integrationId,
+          model_name: o.model,
+          invocation_parameters: {},
+          provider_parameters: {},
+        },
+      },
+    },
+  });
+  return created.id as string;
+}

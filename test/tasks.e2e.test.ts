@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { addSpaceUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
 import { startFakeLlm } from "./fake-llm.ts";
-import { exactMatchEvaluator, taskExperiment, terminal, untilRun } from "./tasks-support.ts";
+import {
+  exactMatchEvaluator,
+  relevanceJudge,
+  taskExperiment,
+  terminal,
+  untilRun,
+} from "./tasks-support.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
 
 let api: Api;
@@ -413,29 +419,12 @@ describe("TEMPLATE evaluators on Azure OpenAI and Anthropic", () => {
           })
         ).id as string;
       const evaluator = async (name: string, integrationId: string, model: string) =>
-        (
-          await asAdmin("POST", "/v2/evaluators", {
-            space_id: spaceId,
-            name: unique(name),
-            type: "TEMPLATE",
-            version: {
-              commit_message: "c",
-              template_config: {
-                name,
-                template: "Answer: {output}. Relevant?",
-                include_explanations: true,
-                use_function_calling_if_available: false,
-                classification_choices: { relevant: 1, irrelevant: 0 },
-                llm_config: {
-                  ai_integration_id: integrationId,
-                  model_name: model,
-                  invocation_parameters: {},
-                  provider_parameters: {},
-                },
-              },
-            },
-          })
-        ).id as string;
+        relevanceJudge(asAdmin, spaceId, {
+          name: unique(name),
+          column: name,
+          integrationId,
+          model,
+        });
       const azure = await evaluator(
         "azure_judge",
         await integration("AZURE_OPEN_AI", "az-key"),

@@ -59,24 +59,38 @@ function assumedRole(roleArn: string, externalId: string | undefined, aws: AwsOp
   };
 }
 
-/** The Converse API's request body: system prompts apart, turns as text blocks. */
-function converseBody(messages: ChatMessage[], parameters: Record<string, unknown>) {
-  const p = parameters;
+/**
+ * The invocation parameters a cloud provider's API names its own way (`max_tokens` is Bedrock's
+ * `maxTokens`, Vertex's `maxOutputTokens`), those not given left out; and the system prompts
+ * apart from the turns, as both APIs take them.
+ */
+export function cloudRequest(
+  messages: ChatMessage[],
+  p: Record<string, unknown>,
+  maxTokens: "maxTokens" | "maxOutputTokens",
+) {
   const inference = Object.fromEntries(
     Object.entries({
-      maxTokens: p.max_tokens ?? p.maxTokens,
+      [maxTokens]: p.max_tokens ?? p[maxTokens],
       temperature: p.temperature,
       topP: p.top_p ?? p.topP,
       stopSequences: p.stop ?? p.stopSequences,
     }).filter(([, v]) => v !== undefined),
   );
-  const system = messages.filter((m) => m.role === "system").map((m) => ({ text: m.content }));
   return {
-    messages: messages
-      .filter((m) => m.role !== "system")
-      .map((m) => ({ role: m.role, content: [{ text: m.content }] })),
+    system: messages.filter((m) => m.role === "system").map((m) => ({ text: m.content })),
+    turns: messages.filter((m) => m.role !== "system"),
+    inference: Object.keys(inference).length > 0 ? inference : undefined,
+  };
+}
+
+/** The Converse API's request body: system prompts apart, turns as text blocks. */
+function converseBody(messages: ChatMessage[], parameters: Record<string, unknown>) {
+  const { system, turns, inference } = cloudRequest(messages, parameters, "maxTokens");
+  return {
+    messages: turns.map((m) => ({ role: m.role, content: [{ text: m.content }] })),
     ...(system.length > 0 ? { system } : {}),
-    ...(Object.keys(inference).length > 0 ? { inferenceConfig: inference } : {}),
+    ...(inference ? { inferenceConfig: inference } : {}),
   };
 }
 

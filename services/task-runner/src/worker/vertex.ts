@@ -2,7 +2,7 @@ import { GoogleAuth } from "google-auth-library";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError } from "../domain/managed.ts";
-import { retried } from "./bedrock.ts";
+import { cloudRequest, retried } from "./bedrock.ts";
 import { guardedFetch, type Chat, type ChatMessage } from "./llm.ts";
 
 /** Where Vertex AI is reached from (tests and private endpoints name another base). */
@@ -18,25 +18,14 @@ const identity = () => (adc ??= new GoogleAuth({ scopes: [SCOPE] }));
 
 /** generateContent's body: the system prompt apart, turns as user/model contents. */
 function generateBody(messages: ChatMessage[], parameters: Record<string, unknown>) {
-  const p = parameters;
-  const generation = Object.fromEntries(
-    Object.entries({
-      maxOutputTokens: p.max_tokens ?? p.maxOutputTokens,
-      temperature: p.temperature,
-      topP: p.top_p ?? p.topP,
-      stopSequences: p.stop ?? p.stopSequences,
-    }).filter(([, v]) => v !== undefined),
-  );
-  const system = messages.filter((m) => m.role === "system").map((m) => ({ text: m.content }));
+  const { system, turns, inference } = cloudRequest(messages, parameters, "maxOutputTokens");
   return {
-    contents: messages
-      .filter((m) => m.role !== "system")
-      .map((m) => ({
-        role: m.role === "assistant" ? "model" : "user",
-        parts: [{ text: m.content }],
-      })),
+    contents: turns.map((m) => ({
+      role: m.role === "assistant" ? "model" : "user",
+      parts: [{ text: m.content }],
+    })),
     ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
-    ...(Object.keys(generation).length > 0 ? { generationConfig: generation } : {}),
+    ...(inference ? { generationConfig: inference } : {}),
   };
 }
 

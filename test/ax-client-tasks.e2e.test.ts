@@ -13,7 +13,11 @@ import {
   waitForTaskRun,
 } from "@arizeai/ax-client";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
-import { bedrockTemplateEvaluator, exactMatchEvaluator, taskExperiment } from "./tasks-support.ts";
+import {
+  unrunnableTemplateEvaluator,
+  exactMatchEvaluator,
+  taskExperiment,
+} from "./tasks-support.ts";
 
 // The tasks functions of @arizeai/ax-client 1.28.0 against the whole stack: a CODE_EVALUATION
 // task over an experiment's runs (a managed EXACT_MATCH code evaluator), made with
@@ -43,7 +47,6 @@ afterAll(() => api?.stop());
 const experiment = (size: number) => taskExperiment(asAdmin, spaceId, unique, size);
 const exactMatch = () => exactMatchEvaluator(asAdmin, spaceId, unique("exact"));
 
-/** A CUSTOM code evaluator: user Python, which this version does not run yet. */
 describe("tasks through @arizeai/ax-client", () => {
   it("createEvaluationTask, triggerTaskRun and waitForTaskRun to COMPLETED; runs listed and read; the evaluations on the runs", async () => {
     const client = ax();
@@ -157,7 +160,7 @@ describe("tasks through @arizeai/ax-client", () => {
     expect((await listTasks({ client, dataset: e.datasetId })).data).toEqual([]);
   }, 120_000);
 
-  it("an evaluator not run yet (a Bedrock TEMPLATE): the run ends FAILED, which waitForTaskRun returns", async () => {
+  it("an evaluator no run can call (a Bedrock proxy without its address): the run ends FAILED, which waitForTaskRun returns", async () => {
     const client = ax();
     const project = await asAdmin("POST", "/v2/projects", {
       space_id: spaceId,
@@ -169,7 +172,7 @@ describe("tasks through @arizeai/ax-client", () => {
       type: "TEMPLATE_EVALUATION",
       project: project.id,
       evaluators: [
-        { evaluatorId: await bedrockTemplateEvaluator(asAdmin, spaceId, unique("bedrock")) },
+        { evaluatorId: await unrunnableTemplateEvaluator(asAdmin, spaceId, unique("bedrock")) },
       ],
     });
     expect(task).toMatchObject({ projectId: project.id, datasetId: null });
@@ -181,7 +184,7 @@ describe("tasks through @arizeai/ax-client", () => {
     const done = await waitForTaskRun({ client, runId: run.id, pollInterval: 100 });
     expect(done.status).toBe("FAILED");
     expect((await asAdmin("GET", `/v2/task-runs/${run.id}`)).failure_reason).toMatch(
-      /AWS_BEDROCK\) has no base_url this version can call/,
+      /AWS_BEDROCK proxy\) has no base_url/,
     );
   }, 60_000);
 });

@@ -501,6 +501,52 @@ describe("listing integrations", () => {
     expect(llms.body.integrations).toHaveLength(3);
     expectProblem(await api.req("GET", "/v2/integrations?type=NOPE"), 400, "invalid-request");
   });
+
+  it("lists only the types the caller may read; none is 403", async () => {
+    const prefix = unique("perm");
+    await llm({ provider: "GEMINI", api_key: "k" }, { name: `${prefix}-llm` });
+    await agent({ name: `${prefix}-agent` });
+    // A service key whose only role in the space reads AGENT and EVALUATOR integrations.
+    const role = await api.req("POST", "/v2/roles", {
+      body: {
+        name: unique("remote-reader"),
+        permissions: ["SPACE_READ", "REMOTE_ENDPOINT_INTEGRATION_READ"],
+      },
+    });
+    const orgId = (await api.req("GET", `/v2/spaces/${spaceId}`)).body.organization_id;
+    const keyOf = async (roleId: string) =>
+      (
+        await api.req("POST", "/v2/api-keys", {
+          body: {
+            key_type: "SERVICE",
+            name: unique("lister"),
+            organizations: [
+              {
+                org_id: orgId,
+                spaces: [{ space_id: spaceId, role: { type: "CUSTOM", id: roleId } }],
+              },
+            ],
+          },
+        })
+      ).body.key as string;
+    const key = await keyOf(role.body.id);
+    const listed = await api.req("GET", `/v2/integrations?name=${prefix}`, { key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.integrations.map((i: Json) => i.type)).toEqual(["AGENT"]);
+    expectProblem(
+      await api.req("GET", "/v2/integrations?type=LLM", { key }),
+      403,
+      "access-forbidden",
+    );
+    const blind = await api.req("POST", "/v2/roles", {
+      body: { name: unique("blind"), permissions: ["SPACE_READ"] },
+    });
+    expectProblem(
+      await api.req("GET", "/v2/integrations", { key: await keyOf(blind.body.id) }),
+      403,
+      "access-forbidden",
+    );
+  });
 });
 
 describe("REMOTE evaluators run on EVALUATOR integrations", () => {

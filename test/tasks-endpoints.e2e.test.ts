@@ -135,6 +135,7 @@ describe("REMOTE evaluators", () => {
     expect(calls).toHaveLength(6 + 2);
     for (const c of calls) {
       expect(c.headers.authorization).toBe("Bearer endpoint-secret");
+      expect(c.headers["user-agent"]).toBe("Argus-Tasks/1");
       expect(c.body.arize_metadata).toMatchObject({
         task_id: task.id,
         evaluator_id: evaluator.id,

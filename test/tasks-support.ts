@@ -92,10 +92,11 @@ export async function exactMatchEvaluator(
 }
 
 /**
- * A TEMPLATE evaluator in `spaceId` on an AWS Bedrock integration, a provider Argus does not
- * call yet: every run of a task with it alone ends FAILED, for the same reason each time.
+ * A TEMPLATE evaluator in `spaceId` no run can call: its AI integration is an AWS Bedrock proxy
+ * without the proxy's address (`base_url`), so every run of it ends FAILED, with the reason
+ * `…(AWS_BEDROCK proxy) has no base_url`. Its id.
  */
-export async function bedrockTemplateEvaluator(
+export async function unrunnableTemplateEvaluator(
   asAdmin: AsAdmin,
   spaceId: string,
   name: string,
@@ -103,7 +104,7 @@ export async function bedrockTemplateEvaluator(
   const integration = await asAdmin("POST", "/v2/ai-integrations", {
     name: `${name}-bedrock`,
     provider: "AWS_BEDROCK",
-    provider_metadata: { kind: "AWS", role_arn: "arn:aws:iam::123456789012:role/argus-test" },
+    auth_type: "PROXY_WITH_HEADERS",
   });
   const created = await asAdmin("POST", "/v2/evaluators", {
     space_id: spaceId,

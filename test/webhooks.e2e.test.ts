@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { addOrganizationUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
 import { startReceiver, type Receiver } from "./webhook-receiver.ts";
-import { bedrockTemplateEvaluator } from "./tasks-support.ts";
+import { unrunnableTemplateEvaluator } from "./tasks-support.ts";
 
 let api: Api;
 let idb: pg.Pool;
@@ -693,8 +693,8 @@ describe("online task failures", () => {
     const project = (
       await api.req("POST", "/v2/projects", { body: { space_id: spaceId, name: unique("proj") } })
     ).body;
-    // A provider Argus does not call yet: each run FAILS, with one reason.
-    const evaluator = await bedrockTemplateEvaluator(
+    // An integration no run can call: each run FAILS, with one reason.
+    const evaluator = await unrunnableTemplateEvaluator(
       async (method, path, body) => (await api.req(method, path, { body })).body,
       spaceId,
       unique("bedrock"),

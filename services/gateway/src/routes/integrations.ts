@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, holdsAnywhere, notFound } from "@argus/platform";
 import {
   AiIntegrationServiceService as AI,
   type AiIntegration,
@@ -138,17 +138,25 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
      * (uuid v7) in both stores, so one keyset (the last id shown) pages both.
      */
     async list_integrations(req) {
+      // As the public API: only the types the caller may read somewhere; none is a 403.
+      const type = req.query.type as string | undefined;
+      const readsLlm = holdsAnywhere(req.principal, "AI_PROVIDER_READ");
+      const readsRemote = holdsAnywhere(req.principal, "REMOTE_ENDPOINT_INTEGRATION_READ");
+      const wantsLlm = (type === undefined || type === "LLM") && readsLlm;
+      const wantsRemote = (type === undefined || type !== "LLM") && readsRemote;
+      if (!wantsLlm && !wantsRemote)
+        throw new DomainError(
+          "access-forbidden",
+          `listing ${type ?? "LLM or AGENT"} integrations needs ${type === undefined || type === "LLM" ? "AI_PROVIDER_READ" : "REMOTE_ENDPOINT_INTEGRATION_READ"} somewhere`,
+        );
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { integrations: [] }, nextAfter: "" };
-      const type = req.query.type as string | undefined;
-      const llm =
-        type === undefined || type === "LLM"
-          ? await llmPage(req, query)
-          : { aiIntegrations: [], page: { nextAfter: "" } };
-      const remote =
-        type === undefined || type !== "LLM"
-          ? await remotePage(req, query, type ?? "AGENT")
-          : { integrations: [], page: { nextAfter: "" } };
+      const llm = wantsLlm
+        ? await llmPage(req, query)
+        : { aiIntegrations: [], page: { nextAfter: "" } };
+      const remote = wantsRemote
+        ? await remotePage(req, query, type ?? "AGENT")
+        : { integrations: [], page: { nextAfter: "" } };
       const items = [
         ...llm.aiIntegrations.map((a) => ({ id: a.id, body: toLlmIntegration(a) })),
         ...remote.integrations.map((i) => ({ id: i.id, body: toPublicRemote(i) })),

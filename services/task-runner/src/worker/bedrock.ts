@@ -5,7 +5,7 @@ import type { AwsCredentialIdentity, HttpRequest } from "@smithy/types";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError } from "../domain/managed.ts";
-import { guardedFetch, type Chat, type ChatMessage } from "./llm.ts";
+import { guardedFetch, USER_AGENT, type Chat, type ChatMessage } from "./llm.ts";
 
 /** Where the deployment's own AWS identity is used from (role assumption). */
 export interface AwsOptions {
@@ -139,7 +139,12 @@ export function bedrockChat(
 
   /** The request's headers: signed (DEFAULT), with the bearer token, or the proxy's. */
   async function authorized(url: URL, body: string): Promise<Record<string, string>> {
-    const plain = { ...headers, "content-type": "application/json", accept: "application/json" };
+    const plain = {
+      "user-agent": USER_AGENT,
+      ...headers,
+      "content-type": "application/json",
+      accept: "application/json",
+    };
     if (auth === "BEARER_TOKEN") return { ...plain, authorization: `Bearer ${integration.apiKey}` };
     if (!credentials) return plain;
     const signer = new SignatureV4({

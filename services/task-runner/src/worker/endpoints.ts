@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { sendOutbound, type OutboundPolicy } from "@argus/platform";
 import type { ResolvedEndpoint } from "@argus/proto/catalog/v1/integrations";
 import { ItemError, verdictOf, type Verdict } from "../domain/managed.ts";
+import { USER_AGENT } from "./llm.ts";
 
 /**
  * Customer endpoints a run calls: REMOTE evaluators (EVALUATOR integrations) and AGENT_CALL
@@ -56,7 +57,7 @@ export async function callEndpoint(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const res = await sendOutbound({
       url: e.url,
-      headers: { ...e.headers, "content-type": "application/json" },
+      headers: { "user-agent": USER_AGENT, ...e.headers, "content-type": "application/json" },
       body: JSON.stringify(body),
       timeoutMs: o.timeoutMs,
       policy: o.policy,

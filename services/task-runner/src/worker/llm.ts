@@ -6,6 +6,9 @@ import { ItemError, type Verdict } from "../domain/managed.ts";
 import { bedrockChat, type AwsOptions } from "./bedrock.ts";
 import { vertexChat, type GcpOptions } from "./vertex.ts";
 
+/** How the task runner names itself to the endpoints and providers it calls itself. */
+export const USER_AGENT = "Argus-Tasks/1";
+
 /** A TEMPLATE evaluator's template_config, as the catalog stores it. */
 export interface TemplateConfig {
   template: string;

@@ -3,7 +3,7 @@ import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError } from "../domain/managed.ts";
 import { cloudRequest, retried } from "./bedrock.ts";
-import { guardedFetch, type Chat, type ChatMessage } from "./llm.ts";
+import { guardedFetch, USER_AGENT, type Chat, type ChatMessage } from "./llm.ts";
 
 /** Where Vertex AI is reached from (tests and private endpoints name another base). */
 export interface GcpOptions {
@@ -65,7 +65,11 @@ export function vertexChat(
       if (!token) throw new Error("no Google access token for the deployment");
       return send(base + path, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        headers: {
+          "user-agent": USER_AGENT,
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+        },
         body,
       });
     });

@@ -9,6 +9,7 @@ import {
 } from "@argus/platform";
 import { type Spaces } from "@argus/spaces";
 import type { CommandInput } from "@argus/eventstore";
+import type { PoolClient } from "pg";
 
 type Scopings = AiIntegrationConfig["scopings"];
 
@@ -57,18 +58,21 @@ export async function checkScopings(
 
 /**
  * A command on a scoped integration, authorized on its scopings as its stream says, in the
- * transaction (a concurrent change of scopings cannot slip past the check).
+ * transaction (a concurrent change of scopings cannot slip past the check). `command` may be
+ * built there too, from facts read in the transaction.
  */
 export const authorizedOnScopings = <S extends { status: string }, C>(
   spaces: Spaces,
   ctx: CallContext,
   permission: Permission,
   scopingsOf: (live: S) => Scopings,
-  command: C,
+  command: C | ((client: PoolClient) => Promise<C>),
 ): CommandInput<S, C> => ({
-  build: async (state) => {
+  build: async (state, client) => {
     if (state.status === "live")
       await requireChangeable(spaces, ctx, scopingsOf(state), permission);
-    return command;
+    return typeof command === "function"
+      ? (command as (client: PoolClient) => Promise<C>)(client)
+      : command;
   },
 });

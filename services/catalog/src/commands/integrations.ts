@@ -116,7 +116,11 @@ export function integrationCommands(deps: CatalogDeps) {
       { conflicts },
     );
 
-  const authorizedBy = (ctx: CallContext, permission: Permission, command: IntegrationCommand) =>
+  const authorizedBy = (
+    ctx: CallContext,
+    permission: Permission,
+    command: IntegrationCommand | ((client: PoolClient) => Promise<IntegrationCommand>),
+  ) =>
     authorizedOnScopings<IntegrationState, IntegrationCommand>(
       spaces,
       ctx,
@@ -194,17 +198,11 @@ export function integrationCommands(deps: CatalogDeps) {
       await run(
         ctx,
         current.id,
-        {
-          build: async (state, client) => {
-            if (state.status === "live")
-              await requireChangeable(spaces, ctx, state.settings.scopings, PERMISSION.delete);
-            return {
-              type: "DeleteIntegration",
-              usedByEvaluators: await evaluatorsUsing(client, current.id),
-              now: new Date(),
-            };
-          },
-        },
+        authorizedBy(ctx, PERMISSION.delete, async (client) => ({
+          type: "DeleteIntegration",
+          usedByEvaluators: await evaluatorsUsing(client, current.id),
+          now: new Date(),
+        })),
         undefined,
       );
       return {};

@@ -1,4 +1,11 @@
-import { DomainError, decodeId, encodeId, holdsAnywhere, notFound } from "@argus/platform";
+import {
+  DomainError,
+  clampLimit,
+  decodeId,
+  encodeId,
+  holdsAnywhere,
+  notFound,
+} from "@argus/platform";
 import {
   AiIntegrationServiceService as AI,
   type AiIntegration,
@@ -161,7 +168,7 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
         ...llm.aiIntegrations.map((a) => ({ id: a.id, body: toLlmIntegration(a) })),
         ...remote.integrations.map((i) => ({ id: i.id, body: toPublicRemote(i) })),
       ].sort(newestFirst);
-      const limit = Math.min(Math.max(req.page.limit || 50, 1), 100);
+      const limit = clampLimit(req.page.limit);
       const shown = items.slice(0, limit);
       const more = items.length > limit || !!llm.page?.nextAfter || !!remote.page?.nextAfter;
       return {

@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential } from "@argus/platform";
+import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
 import {
   AiIntegrationDirectoryService,
   type ResolvedIntegration,
@@ -9,17 +9,22 @@ import {
   type ResolvedEndpoint,
 } from "@argus/proto/catalog/v1/integrations";
 
-/** The catalog's AI integrations, key included, asked on the task runner's own behalf. */
-export type Integrations = (accountId: string, id: string) => Promise<ResolvedIntegration>;
+type Lookup<T> = (accountId: string, id: string) => Promise<T>;
 
-export function catalogIntegrations(channel: Client, self: CallCredential): Integrations {
+/** One of the catalog's directory look-ups, asked on the task runner's own behalf. */
+function ownBehalf<T>(
+  channel: Client,
+  self: CallCredential,
+  method: ClientMethod<{ accountId: string; id: string }, T>,
+  what: string,
+): Lookup<T> {
   return async (accountId, id) => {
     try {
       return await callUnary(
         channel,
-        AiIntegrationDirectoryService.resolveIntegration,
+        method,
         { accountId, id },
-        { credential: self, requestId: `integration-${id}` },
+        { credential: self, requestId: `${what}-${id}` },
       );
     } catch (err) {
       throw fromGrpcError(err);
@@ -27,20 +32,14 @@ export function catalogIntegrations(channel: Client, self: CallCredential): Inte
   };
 }
 
-/** The catalog's AGENT and EVALUATOR endpoints, header values included, asked likewise. */
-export type Endpoints = (accountId: string, id: string) => Promise<ResolvedEndpoint>;
+/** The catalog's AI integrations, key included. */
+export type Integrations = Lookup<ResolvedIntegration>;
 
-export function catalogEndpoints(channel: Client, self: CallCredential): Endpoints {
-  return async (accountId, id) => {
-    try {
-      return await callUnary(
-        channel,
-        IntegrationDirectoryService.resolveEndpoint,
-        { accountId, id },
-        { credential: self, requestId: `endpoint-${id}` },
-      );
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
-  };
-}
+export const catalogIntegrations = (channel: Client, self: CallCredential): Integrations =>
+  ownBehalf(channel, self, AiIntegrationDirectoryService.resolveIntegration, "integration");
+
+/** The catalog's AGENT and EVALUATOR endpoints, header values included. */
+export type Endpoints = Lookup<ResolvedEndpoint>;
+
+export const catalogEndpoints = (channel: Client, self: CallCredential): Endpoints =>
+  ownBehalf(channel, self, IntegrationDirectoryService.resolveEndpoint, "endpoint");

@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential } from "@argus/platform";
+import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
 import {
   SpanDirectoryService,
   type SpanEvaluation,
@@ -23,47 +23,26 @@ export interface ProjectSpans {
 }
 
 export function tracingProjectSpans(channel: Client, self: CallCredential): ProjectSpans {
-  const options = (projectId: string) => ({
-    credential: self,
-    requestId: `task-spans-${projectId}`,
-    deadlineMs: 30_000,
-  });
+  async function ask<Req, Res>(method: ClientMethod<Req, Res>, req: Req, projectId: string) {
+    try {
+      return await callUnary(channel, method, req, {
+        credential: self,
+        requestId: `task-spans-${projectId}`,
+        deadlineMs: 30_000,
+      });
+    } catch (err) {
+      throw fromGrpcError(err);
+    }
+  }
   return {
-    async page(req) {
-      try {
-        return await callUnary(
-          channel,
-          SpanDirectoryService.spansToEvaluate,
-          req,
-          options(req.projectId),
-        );
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
-    },
-    async units(req) {
-      try {
-        return await callUnary(
-          channel,
-          SpanDirectoryService.unitsToEvaluate,
-          req,
-          options(req.projectId),
-        );
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
-    },
+    page: (req) => ask(SpanDirectoryService.spansToEvaluate, req, req.projectId),
+    units: (req) => ask(SpanDirectoryService.unitsToEvaluate, req, req.projectId),
     async record(accountId, projectId, taskId, evaluations) {
-      try {
-        await callUnary(
-          channel,
-          SpanDirectoryService.recordSpanEvaluations,
-          { accountId, projectId, taskId, evaluations },
-          options(projectId),
-        );
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      await ask(
+        SpanDirectoryService.recordSpanEvaluations,
+        { accountId, projectId, taskId, evaluations },
+        projectId,
+      );
     },
   };
 }

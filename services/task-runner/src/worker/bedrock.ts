@@ -5,7 +5,14 @@ import type { AwsCredentialIdentity, HttpRequest } from "@smithy/types";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError } from "../domain/managed.ts";
-import { guardedFetch, USER_AGENT, type Chat, type ChatMessage } from "./llm.ts";
+import {
+  cloudRequest,
+  guardedFetch,
+  retried,
+  USER_AGENT,
+  type Chat,
+  type ChatMessage,
+} from "./llm.ts";
 
 /** Where the deployment's own AWS identity is used from (role assumption). */
 export interface AwsOptions {
@@ -15,7 +22,6 @@ export interface AwsOptions {
   stsEndpoint: string;
 }
 
-const ATTEMPTS = 4;
 /** Temporary credentials are renewed this long before they expire. */
 const RENEW_MS = 5 * 60_000;
 const SESSION = "argus-task-runner";
@@ -56,31 +62,6 @@ function assumedRole(roleArn: string, externalId: string | undefined, aws: AwsOp
       return current;
     held = assume();
     return held;
-  };
-}
-
-/**
- * The invocation parameters a cloud provider's API names its own way (`max_tokens` is Bedrock's
- * `maxTokens`, Vertex's `maxOutputTokens`), those not given left out; and the system prompts
- * apart from the turns, as both APIs take them.
- */
-export function cloudRequest(
-  messages: ChatMessage[],
-  p: Record<string, unknown>,
-  maxTokens: "maxTokens" | "maxOutputTokens",
-) {
-  const inference = Object.fromEntries(
-    Object.entries({
-      [maxTokens]: p.max_tokens ?? p[maxTokens],
-      temperature: p.temperature,
-      topP: p.top_p ?? p.topP,
-      stopSequences: p.stop ?? p.stopSequences,
-    }).filter(([, v]) => v !== undefined),
-  );
-  return {
-    system: messages.filter((m) => m.role === "system").map((m) => ({ text: m.content })),
-    turns: messages.filter((m) => m.role !== "system"),
-    inference: Object.keys(inference).length > 0 ? inference : undefined,
   };
 }
 
@@ -180,30 +161,4 @@ export function bedrockChat(
     );
     return text.length > 0 ? text.join("") : undefined;
   };
-}
-
-/**
- * A provider call made again on 429, 5xx or no answer (3 more times, honouring Retry-After,
- * else backing off); answers the 2xx, else throws what the provider last said.
- */
-export async function retried(provider: string, call: () => Promise<Response>): Promise<Response> {
-  let last = "";
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    let res: Response | undefined;
-    try {
-      res = await call();
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (res?.ok) return res;
-    if (res) last = `${provider} answered ${res.status}: ${(await res.text()).slice(0, 200)}`;
-    if (res && res.status !== 429 && res.status < 500) break;
-    if (attempt < ATTEMPTS - 1) {
-      const after = Number(res?.headers.get("retry-after-ms") ?? NaN);
-      await new Promise((r) =>
-        setTimeout(r, Number.isFinite(after) ? Math.min(after, 10_000) : 250 * 2 ** attempt),
-      );
-    }
-  }
-  throw new Error(last);
 }

@@ -1,8 +1,8 @@
 import { Ajv, type ValidateFunction } from "ajv";
-import { sendOutbound, type OutboundPolicy } from "@argus/platform";
+import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedEndpoint } from "@argus/proto/catalog/v1/integrations";
 import { ItemError, verdictOf, type Verdict } from "../domain/managed.ts";
-import { USER_AGENT } from "./llm.ts";
+import { guardedFetch, retried, USER_AGENT } from "./llm.ts";
 
 /**
  * Customer endpoints a run calls: REMOTE evaluators (EVALUATOR integrations) and AGENT_CALL
@@ -17,9 +17,6 @@ export interface EndpointOptions {
 
 /** The reserved request field Argus adds to a REMOTE evaluator's body (the public API's). */
 export const METADATA_FIELD = "arize_metadata";
-const ATTEMPTS = 4;
-const MAX_ANSWER_BYTES = 256 * 1024;
-const MAX_BACKOFF_MS = 10_000;
 
 type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: unknown };
 const ajv = new Ajv({ strict: false, allErrors: false });
@@ -45,33 +42,28 @@ export function endpointOf(r: ResolvedEndpoint): Endpoint {
 }
 
 /**
- * POSTs one JSON body; 429, 5xx and no answer are tried again (honouring Retry-After), 3 times.
- * Answers the body of the 2xx; anything else is the item's error.
+ * POSTs one JSON body, with the providers' retry rule (429, 5xx and no answer tried again,
+ * honouring Retry-After, 3 times). Answers the body of the 2xx; anything else is the item's
+ * error.
  */
 export async function callEndpoint(
   e: Endpoint,
   body: unknown,
   o: EndpointOptions,
 ): Promise<string> {
-  let last = "";
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const res = await sendOutbound({
-      url: e.url,
-      headers: { "user-agent": USER_AGENT, ...e.headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
-      timeoutMs: o.timeoutMs,
-      policy: o.policy,
-      maxResponseBytes: MAX_ANSWER_BYTES,
-    });
-    if (res.error === undefined) return res.responseBody;
-    last = res.statusCode ? `the endpoint answered ${res.statusCode}: ${res.error}` : res.error;
-    const retriable =
-      res.statusCode === undefined || res.statusCode === 429 || res.statusCode >= 500;
-    if (!retriable || attempt === ATTEMPTS - 1) break;
-    const wait = Math.min(res.retryAfterMs ?? 250 * 2 ** attempt, MAX_BACKOFF_MS);
-    await new Promise((r) => setTimeout(r, wait));
+  const send = guardedFetch(o.policy, o.timeoutMs);
+  try {
+    const res = await retried("the endpoint", () =>
+      send(e.url, {
+        method: "POST",
+        headers: { "user-agent": USER_AGENT, ...e.headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
+    return await res.text();
+  } catch (err) {
+    throw new ItemError((err as Error).message);
   }
-  throw new ItemError(last);
 }
 
 /**

@@ -112,6 +112,59 @@ export interface ChatMessage {
   content: string;
 }
 
+/**
+ * The invocation parameters a cloud provider's API names its own way (`max_tokens` is Bedrock's
+ * `maxTokens`, Vertex's `maxOutputTokens`), those not given left out; and the system prompts
+ * apart from the turns, as both APIs take them.
+ */
+export function cloudRequest(
+  messages: ChatMessage[],
+  p: Record<string, unknown>,
+  maxTokens: "maxTokens" | "maxOutputTokens",
+) {
+  const inference = Object.fromEntries(
+    Object.entries({
+      [maxTokens]: p.max_tokens ?? p[maxTokens],
+      temperature: p.temperature,
+      topP: p.top_p ?? p.topP,
+      stopSequences: p.stop ?? p.stopSequences,
+    }).filter(([, v]) => v !== undefined),
+  );
+  return {
+    system: messages.filter((m) => m.role === "system").map((m) => ({ text: m.content })),
+    turns: messages.filter((m) => m.role !== "system"),
+    inference: Object.keys(inference).length > 0 ? inference : undefined,
+  };
+}
+
+const ATTEMPTS = 4;
+
+/**
+ * A provider call made again on 429, 5xx or no answer (3 more times, honouring Retry-After,
+ * else backing off); answers the 2xx, else throws what the provider last said.
+ */
+export async function retried(provider: string, call: () => Promise<Response>): Promise<Response> {
+  let last = "";
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    let res: Response | undefined;
+    try {
+      res = await call();
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (res?.ok) return res;
+    if (res) last = `${provider} answered ${res.status}: ${(await res.text()).slice(0, 200)}`;
+    if (res && res.status !== 429 && res.status < 500) break;
+    if (attempt < ATTEMPTS - 1) {
+      const after = Number(res?.headers.get("retry-after-ms") ?? NaN);
+      await new Promise((r) =>
+        setTimeout(r, Number.isFinite(after) ? Math.min(after, 10_000) : 250 * 2 ** attempt),
+      );
+    }
+  }
+  throw new Error(last);
+}
+
 /** One model call: messages in, the model's text out. */
 export type Chat = (request: {
   model: string;

@@ -2,8 +2,14 @@ import { GoogleAuth } from "google-auth-library";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError } from "../domain/managed.ts";
-import { cloudRequest, retried } from "./bedrock.ts";
-import { guardedFetch, USER_AGENT, type Chat, type ChatMessage } from "./llm.ts";
+import {
+  cloudRequest,
+  guardedFetch,
+  retried,
+  USER_AGENT,
+  type Chat,
+  type ChatMessage,
+} from "./llm.ts";
 
 /** Where Vertex AI is reached from (tests and private endpoints name another base). */
 export interface GcpOptions {

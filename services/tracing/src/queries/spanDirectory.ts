@@ -11,8 +11,7 @@ import type {
   UnitsToEvaluateRequest,
   UnitsToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import type { SpanPosition } from "../storage/spanStore.ts";
-import { positionOf, spanToEvaluate, unitsOf } from "./units.ts";
+import { positionAfter, positionOf, spanToEvaluate, unitsOf } from "./units.ts";
 import { predicate } from "./spans.ts";
 import { isUuid } from "@argus/spaces";
 import { invalid, windowOf } from "../domain/rules.ts";
@@ -78,14 +77,7 @@ export function spanDirectoryQueries(deps: TracingDeps) {
       const last = page[page.length - 1];
       return {
         spans: page.map((r) => spanToEvaluate(r)),
-        nextAfter:
-          rows.length > limit && last
-            ? JSON.stringify({
-                startTime: last.start_time,
-                traceId: last.trace_id,
-                spanId: last.span_id,
-              } satisfies SpanPosition)
-            : "",
+        nextAfter: positionAfter(last, rows.length > limit),
       };
     },
 

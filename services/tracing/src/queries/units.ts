@@ -34,6 +34,19 @@ export function positionOf(text: string): SpanPosition | undefined {
   throw invalid("after is not a page position");
 }
 
+/** The position after `row`, as the next page's `after` (empty when no page follows). */
+export const positionAfter = (
+  row: { start_time: string; trace_id: string; span_id: string } | undefined,
+  more: boolean,
+): string =>
+  more && row
+    ? JSON.stringify({
+        startTime: row.start_time,
+        traceId: row.trace_id,
+        spanId: row.span_id,
+      } satisfies SpanPosition)
+    : "";
+
 const FILTER_ID = /^[A-E]$/;
 const PAGE = { default: 50, max: 200 } as const;
 
@@ -119,13 +132,6 @@ export async function unitsOf(
         evaluated: u.evaluated,
       };
     }),
-    nextAfter:
-      heads.length > limit && last
-        ? JSON.stringify({
-            startTime: last.start_time,
-            traceId: last.trace_id,
-            spanId: last.span_id,
-          })
-        : "",
+    nextAfter: positionAfter(last, heads.length > limit),
   };
 }

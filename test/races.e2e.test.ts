@@ -107,3 +107,81 @@ describe("20 concurrent updates and deletes of one resource", () => {
     }
   });
 });
+
+describe("integrations under concurrent writes", () => {
+  it("an AGENT integration and an LLM one: updates and deletes race to valid histories", async () => {
+    for (let round = 0; round < 3; round++) {
+      const agent = await api.req("POST", "/v2/integrations", {
+        body: {
+          type: "AGENT",
+          name: `race-agent-${round}-${Date.now()}`,
+          config: { endpoint: "https://agent.example.com/run", input_schema: { type: "object" } },
+        },
+      });
+      expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+      const agentStatuses = await race(`/v2/integrations/${agent.body.id}`, (i) => ({
+        type: "AGENT",
+        description: `d${round}-${i}`,
+      }));
+      const agentUuid = decodeId("Integration", agent.body.id as string)!;
+      expectValid(
+        await history("catalog", `integration-${agentUuid}`),
+        agentStatuses,
+        "IntegrationDeleted",
+      );
+
+      const llm = await api.req("POST", "/v2/integrations", {
+        body: {
+          type: "LLM",
+          name: `race-llm-${round}-${Date.now()}`,
+          config: { provider: "OPEN_AI", api_key: "sk-race" },
+        },
+      });
+      expect(llm.status, JSON.stringify(llm.body)).toBe(201);
+      const llmStatuses = await race(`/v2/integrations/${llm.body.id}`, (i) => ({
+        type: "LLM",
+        config: { is_function_calling_enabled: i % 4 === 0 },
+      }));
+      const llmUuid = decodeId("AiIntegration", llm.body.id as string)!;
+      expectValid(
+        await history("catalog", `ai_integration-${llmUuid}`),
+        llmStatuses,
+        "AiIntegrationDeleted",
+      );
+    }
+  });
+
+  it("a REMOTE evaluator naming an EVALUATOR integration that is being deleted: one of them wins", async () => {
+    for (let round = 0; round < 10; round++) {
+      const integration = await api.req("POST", "/v2/integrations", {
+        body: {
+          type: "EVALUATOR",
+          name: `race-eval-${round}-${Date.now()}`,
+          config: { endpoint: "https://eval.example.com/e", input_schema: { type: "object" } },
+        },
+      });
+      expect(integration.status).toBe(201);
+      const [evaluator, deleted] = await Promise.all([
+        api.req("POST", "/v2/evaluators", {
+          body: {
+            space_id: spaceId,
+            name: `race-remote-${round}-${Date.now()}`,
+            type: "REMOTE",
+            version: {
+              commit_message: "r",
+              remote_config: { integration_id: integration.body.id },
+            },
+          },
+        }),
+        api.req("DELETE", `/v2/integrations/${integration.body.id}`),
+      ]);
+      // Never an evaluator naming an integration that is gone, never a 5xx.
+      expect([
+        [201, 409],
+        [422, 204],
+      ]).toContainEqual([evaluator.status, deleted.status]);
+      const still = await api.req("GET", `/v2/integrations/${integration.body.id}`);
+      expect(still.status).toBe(evaluator.status === 201 ? 200 : 404);
+    }
+  });
+});

@@ -17,8 +17,8 @@ const unusable = (remote: boolean) =>
  * REMOTE one on the EVALUATOR integration its `remote_config.integration_id` names, so that
  * must be an integration of the account that applies to the evaluator's space: scoped to it,
  * to its organization, or account-wide (no scopings); anything else is 422. A REMOTE version
- * holds a share lock on the integration's row, so it serializes with the integration's delete
- * (which refuses while a REMOTE evaluator uses it). The id is the
+ * holds a key-share lock on the integration's row until it commits: the integration's delete
+ * waits for it, then sees it and refuses (409); updates of the row do not wait. The id is the
  * public one: the config is stored and returned as the caller wrote it. Answers the check to
  * run in the command's transaction (the space's organization is identity's, asked first).
  */
@@ -45,7 +45,7 @@ export async function usableIntegrationCheck(
             or exists (select 1 from jsonb_array_elements(scopings) s
               where s ->> 'space_id' is null
                 and (s ->> 'organization_id' is null or s ->> 'organization_id' = $4)))
-       ${remote ? "for share" : ""}`,
+       ${remote ? "for key share" : ""}`,
       [id, ctx.principal.accountId, spaceId, organizationId],
     );
     if (res.rowCount === 0) throw unusable(remote);

@@ -2,6 +2,7 @@ import type { PoolClient } from "pg";
 import { streamId } from "@argus/contracts";
 import { tracedQuery, type CommandInput } from "@argus/eventstore";
 import {
+  DomainError,
   actorMetadata,
   checkDestinationUrl,
   encodeId,
@@ -58,17 +59,8 @@ async function writeHeaders(
     );
 }
 
-/**
- * REMOTE evaluators whose latest version names the integration (by its public id). The row is
- * locked first: an evaluator version naming it takes a share lock on it, so the two serialize.
- */
+/** REMOTE evaluators whose latest version names the integration (by its public id). */
 async function evaluatorsUsing(client: PoolClient, id: string): Promise<number> {
-  await tracedQuery(
-    client,
-    "lock integration",
-    "select 1 from integrations where id = $1 for update",
-    [id],
-  );
   const res = await tracedQuery<{ n: number }>(
     client,
     "evaluators using integration",
@@ -102,6 +94,8 @@ export function integrationCommands(deps: CatalogDeps) {
     id: string,
     command: CommandInput<IntegrationState, IntegrationCommand>,
     headers: Record<string, string> | null | undefined,
+    /** Checked last, in the transaction, once the projection has written. */
+    confirm?: (client: PoolClient) => Promise<void>,
   ) =>
     deps.commands.transact(
       async (scope) => {
@@ -112,6 +106,7 @@ export function integrationCommands(deps: CatalogDeps) {
           actorMetadata(ctx),
         );
         await writeHeaders(scope.client, id, headers);
+        await confirm?.(scope.client);
       },
       { conflicts },
     );
@@ -204,6 +199,18 @@ export function integrationCommands(deps: CatalogDeps) {
           now: new Date(),
         })),
         undefined,
+        // A REMOTE version naming the integration holds a key-share lock on its row until it
+        // commits, so the row's delete (the projection) waits for it; counted again after that,
+        // it is seen, and the delete is a 409. Locking the row before the append instead would
+        // take the locks in the other order than an update does (a deadlock under races).
+        async (client) => {
+          const used = await evaluatorsUsing(client, current.id);
+          if (used > 0)
+            throw new DomainError(
+              "resource-conflict",
+              `${used} REMOTE evaluator(s) still use this integration; delete or repoint them first`,
+            );
+        },
       );
       return {};
     },

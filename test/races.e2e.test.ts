@@ -108,6 +108,17 @@ describe("20 concurrent updates and deletes of one resource", () => {
   });
 });
 
+/**
+ * As `expectValid`, where every DELETE may also lose its retries to the PATCHes under load
+ * (all 409): then nothing is deleted, also a history a single writer could have made.
+ */
+function expectValidOrUndeleted(types: string[], statuses: number[], deleted: string): void {
+  if (types.includes(deleted)) return expectValid(types, statuses, deleted);
+  for (const s of statuses) expect([200, 409], `status ${s}`).toContain(s);
+  expect(statuses.filter((_, i) => i % 2 === 1).every((s) => s === 409)).toBe(true);
+  expect(types[0]).toMatch(/Created$/);
+}
+
 describe("integrations under concurrent writes", () => {
   it("an AGENT integration and an LLM one: updates and deletes race to valid histories", async () => {
     for (let round = 0; round < 3; round++) {
@@ -124,7 +135,7 @@ describe("integrations under concurrent writes", () => {
         description: `d${round}-${i}`,
       }));
       const agentUuid = decodeId("Integration", agent.body.id as string)!;
-      expectValid(
+      expectValidOrUndeleted(
         await history("catalog", `integration-${agentUuid}`),
         agentStatuses,
         "IntegrationDeleted",
@@ -143,7 +154,7 @@ describe("integrations under concurrent writes", () => {
         config: { is_function_calling_enabled: i % 4 === 0 },
       }));
       const llmUuid = decodeId("AiIntegration", llm.body.id as string)!;
-      expectValid(
+      expectValidOrUndeleted(
         await history("catalog", `ai_integration-${llmUuid}`),
         llmStatuses,
         "AiIntegrationDeleted",

@@ -36,7 +36,14 @@ export async function withBenchStack<T>(
     cleanups.push(db.drop);
     const stack = await startStack({
       databaseUrl: db.url,
-      env: { ...NO_RATE_LIMITS, LOG_LEVEL: "warn", ...env },
+      env: {
+        ...NO_RATE_LIMITS,
+        LOG_LEVEL: "warn",
+        ...(process.env.BENCH_CPU_PROF_DIR
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}` }
+          : {}),
+        ...env,
+      },
     });
     cleanups.push(stack.stop);
     return await set({

@@ -369,7 +369,7 @@ describe("GET /v2/evaluator-templates", () => {
     const res = await api.req("GET", "/v2/evaluator-templates");
     expect(res.status).toBe(200);
     const templates = res.body.evaluator_templates as Record<string, unknown>[];
-    expect(templates.length).toBeGreaterThan(10);
+    expect(templates).toHaveLength(28);
     const names = templates.map((t) => t.column_name);
     expect(new Set(names).size).toBe(names.length);
     for (const t of templates) {

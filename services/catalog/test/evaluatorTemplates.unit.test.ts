@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkedConfig } from "../src/domain/evaluatorConfig.ts";
 import { EVALUATOR_TEMPLATES } from "../src/domain/evaluatorTemplates.ts";
+import { evaluatorQueries } from "../src/queries/evaluators.ts";
+import type { CatalogDeps } from "../src/service.ts";
 
 describe("the built-in evaluator templates", () => {
   it("have unique column names, rails equal to their choices' labels, and a consistent direction", () => {
@@ -38,5 +40,39 @@ describe("the built-in evaluator templates", () => {
         checkedConfig("TEMPLATE", { commit_message: "c", config_kind: "TEMPLATE", config }),
       ).not.toThrow();
     }
+  });
+
+  it("are the 28 of the public catalog, at its granularities and about its size as served", async () => {
+    expect(EVALUATOR_TEMPLATES).toHaveLength(28);
+    const granularities = EVALUATOR_TEMPLATES.map((t) => t.data_granularity);
+    for (const g of granularities) expect([null, "TRACE", "SESSION"]).toContain(g);
+    expect(granularities.filter((g) => g === null).length).toBeGreaterThan(20);
+    expect(granularities).toContain("TRACE");
+    // Session evals come last, and are all session-wide, reading the whole conversation.
+    const firstSession = granularities.indexOf("SESSION");
+    expect(firstSession).toBeGreaterThan(0);
+    for (const t of EVALUATOR_TEMPLATES.slice(firstSession)) {
+      expect(t.data_granularity).toBe("SESSION");
+      expect(t.template).toContain("{conversation}");
+    }
+    // The body of GET /v2/evaluator-templates, shaped as the gateway shapes the catalog's answer.
+    const { templates } = await evaluatorQueries({} as CatalogDeps).listEvaluatorTemplates();
+    const body = {
+      evaluator_templates: templates.map((t) => ({
+        column_name: t.columnName,
+        display_name: t.displayName,
+        template: t.template,
+        rails: t.rails,
+        classification_choices: JSON.parse(t.classificationChoicesJson) as unknown,
+        direction: t.direction,
+        data_granularity: t.dataGranularity ?? null,
+      })),
+    };
+    expect(body.evaluator_templates.map((t) => t.column_name)).toEqual(
+      EVALUATOR_TEMPLATES.map((t) => t.column_name),
+    );
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    expect(bytes).toBeGreaterThan(24 * 1024);
+    expect(bytes).toBeLessThan(40 * 1024);
   });
 });

@@ -243,6 +243,12 @@ describe("AGENT_CALL experiments", () => {
     const runs = (await asAdmin("GET", `/v2/experiments/${done.experiment_id}/runs?limit=100`))
       .experiment_runs as Json[];
     expect(runs.map((r) => r.output).sort()).toEqual(["answer to one x1", "answer to two x2"]);
+    // The experiment names the agent that answered, in the list as in the get.
+    const experiment = await asAdmin("GET", `/v2/experiments/${done.experiment_id}`);
+    expect(experiment.integration_id).toBe(agent.id);
+    const listed = (await asAdmin("GET", `/v2/experiments?dataset_id=${dataset.id}`))
+      .experiments as Json[];
+    expect(listed.map((e) => [e.id, e.integration_id])).toEqual([[experiment.id, agent.id]]);
   });
 
   it("names an AGENT integration (422 otherwise); one deleted since fails the run with the reason", async () => {
@@ -336,6 +342,9 @@ describe("TEMPLATE_EVALUATION experiments", () => {
         "irrelevant\nthe answer does not fit.",
         "relevant\nthe answer fits.",
       ]);
+      // No agent made these outputs.
+      const experiment = await asAdmin("GET", `/v2/experiments/${done.experiment_id}`);
+      expect(experiment.integration_id).toBeNull();
     } finally {
       await llm.close();
     }

@@ -131,6 +131,8 @@ export interface ExperimentCreated {
     name: string;
     dataset_id: string | null;
     dataset_version_id: string | null;
+    /** The AGENT integration whose calls made its outputs (a task's AGENT_CALL run). */
+    integration_id?: string;
     created_at: string;
   };
 }

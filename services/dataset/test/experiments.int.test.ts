@@ -252,6 +252,7 @@ describe("a RUN_EXPERIMENT run's experiment, on the task runner's own behalf", (
           datasetVersionId: "",
           name,
           taskId,
+          integrationId: "",
         },
         "task-runner",
       );

@@ -48,6 +48,7 @@ const experiment = (over: Partial<Experiment> = {}): Experiment => ({
   datasetVersionId: VERSION,
   createdAt: AT,
   updatedAt: LATER,
+  integrationId: "",
   ...over,
 });
 const run = (n: number, fieldsJson: string, exampleId = uuid(100 + n)): ExperimentRun => ({

@@ -156,6 +156,7 @@ export function experimentCommands(deps: DatasetDeps) {
               datasetVersionId: on?.versionId ?? "",
               createdAt: at,
               updatedAt: at,
+              integrationId: "",
             },
             runIds,
           };

@@ -14,6 +14,7 @@ export type ExperimentCommand =
       spaceId: string;
       name: string;
       dataset: { id: string; versionId: string } | null;
+      integrationId?: string;
       now: Date;
     }
   | { type: "DeleteExperiment"; now: Date };
@@ -31,7 +32,7 @@ function decide(command: ExperimentCommand, state: ExperimentState): ExperimentE
       if (state.status !== "none")
         throw new DomainError("resource-conflict", "experiment already exists");
       requireExperimentName(command.name);
-      const { id, accountId, spaceId, name, dataset } = command;
+      const { id, accountId, spaceId, name, dataset, integrationId } = command;
       return [
         {
           type: "ExperimentCreated",
@@ -42,6 +43,7 @@ function decide(command: ExperimentCommand, state: ExperimentState): ExperimentE
             name,
             dataset_id: dataset?.id ?? null,
             dataset_version_id: dataset?.versionId ?? null,
+            ...(integrationId ? { integration_id: integrationId } : {}),
             created_at: at,
           },
         },

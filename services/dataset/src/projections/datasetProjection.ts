@@ -194,9 +194,19 @@ const projections: Projections<DatasetServiceEvent> = {
       client,
       "dataset ExperimentCreated",
       `insert into experiments
-         (id, account_id, space_id, dataset_id, dataset_version_id, name, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $7)`,
-      [d.id, d.account_id, d.space_id, d.dataset_id, d.dataset_version_id, d.name, d.created_at],
+         (id, account_id, space_id, dataset_id, dataset_version_id, name, integration_id,
+          created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $8, $7, $7)`,
+      [
+        d.id,
+        d.account_id,
+        d.space_id,
+        d.dataset_id,
+        d.dataset_version_id,
+        d.name,
+        d.created_at,
+        d.integration_id ?? null,
+      ],
     ),
   // Its runs go by their foreign key, their annotations by the experiment's id.
   async ExperimentDeleted(client, d) {

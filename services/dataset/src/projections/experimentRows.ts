@@ -11,12 +11,13 @@ export interface ExperimentRow {
   dataset_id: string | null;
   dataset_version_id: string | null;
   name: string;
+  integration_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const EXPERIMENT_COLUMNS =
-  "id, account_id, space_id, dataset_id, dataset_version_id, name, created_at, updated_at";
+  "id, account_id, space_id, dataset_id, dataset_version_id, name, integration_id, created_at, updated_at";
 
 export const toExperiment = (r: ExperimentRow): Experiment => ({
   id: r.id,
@@ -26,6 +27,7 @@ export const toExperiment = (r: ExperimentRow): Experiment => ({
   datasetVersionId: r.dataset_version_id ?? "",
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
+  integrationId: r.integration_id ?? "",
 });
 
 export const findExperiment = (db: Pool | PoolClient, id: string, lock = false) =>

@@ -174,6 +174,7 @@ export function runEvaluationQueries(deps: DatasetDeps) {
               spaceId: dataset.space_id,
               name: req.name,
               dataset: { id: dataset.id, versionId: version.id },
+              ...(isUuid(req.integrationId) ? { integrationId: req.integrationId } : {}),
               now: new Date(),
             },
             byTask(req, dataset.space_id, ctx),

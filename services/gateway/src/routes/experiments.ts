@@ -34,8 +34,7 @@ export function toPublicExperiment(e: Experiment) {
     dataset_version_id: e.datasetVersionId ? encodeId("DatasetVersion", e.datasetVersionId) : null,
     created_at: e.createdAt,
     updated_at: e.updatedAt,
-    // No agent integration backs an experiment (yet); the spec lists the field as Id or null.
-    integration_id: null,
+    integration_id: e.integrationId ? encodeId("Integration", e.integrationId) : null,
   };
 }
 

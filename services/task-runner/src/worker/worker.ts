@@ -323,6 +323,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       datasetVersionId: options.dataset_version_id ?? "",
       name: options.experiment_name,
       taskId: run.task_id,
+      // The experiment names the agent whose answers it records (its public integration_id).
+      integrationId:
+        task.run_configuration?.experiment_type === "AGENT_CALL"
+          ? (task.run_configuration.integration_id ?? "")
+          : "",
     });
   }
 

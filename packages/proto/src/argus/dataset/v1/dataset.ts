@@ -58,6 +58,8 @@ export interface StartTaskExperimentRequest {
   name: string;
   /** The task (internal uuid) whose run makes it. */
   taskId: string;
+  /** An AGENT_CALL run's AGENT integration (internal uuid); empty otherwise. */
+  integrationId: string;
 }
 
 export interface StartTaskExperimentResponse {
@@ -309,6 +311,8 @@ export interface Experiment {
   datasetVersionId: string;
   createdAt: string;
   updatedAt: string;
+  /** The AGENT integration (internal uuid) whose calls made its outputs; empty for none. */
+  integrationId: string;
 }
 
 export interface ExperimentWrite {
@@ -654,6 +658,7 @@ function createBaseStartTaskExperimentRequest(): StartTaskExperimentRequest {
     datasetVersionId: "",
     name: "",
     taskId: "",
+    integrationId: "",
   };
 }
 
@@ -679,6 +684,9 @@ export const StartTaskExperimentRequest: MessageFns<StartTaskExperimentRequest> 
     }
     if (message.taskId !== "") {
       writer.uint32(50).string(message.taskId);
+    }
+    if (message.integrationId !== "") {
+      writer.uint32(58).string(message.integrationId);
     }
     return writer;
   },
@@ -742,6 +750,14 @@ export const StartTaskExperimentRequest: MessageFns<StartTaskExperimentRequest> 
             }
 
             message.taskId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.integrationId = reader.string();
             continue;
           }
         }
@@ -3092,6 +3108,7 @@ function createBaseExperiment(): Experiment {
     datasetVersionId: "",
     createdAt: "",
     updatedAt: "",
+    integrationId: "",
   };
 }
 
@@ -3117,6 +3134,9 @@ export const Experiment: MessageFns<Experiment> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(58).string(message.updatedAt);
+    }
+    if (message.integrationId !== "") {
+      writer.uint32(66).string(message.integrationId);
     }
     return writer;
   },
@@ -3188,6 +3208,14 @@ export const Experiment: MessageFns<Experiment> = {
             }
 
             message.updatedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.integrationId = reader.string();
             continue;
           }
         }

@@ -26,7 +26,9 @@ interface AppendedRow {
 }
 
 /**
- * One INSERT ... SELECT FROM unnest for the whole batch. The expected version is checked in
+ * One INSERT ... SELECT FROM unnest for the whole batch; data and metadata go as one JSON
+ * array each, joined from the texts already made (as `jsonb[]` the driver would escape every
+ * quote of every event into an array literal: ~1 ms for a 73 KB event, ~85 ms for 8 MiB). The expected version is checked in
  * the same statement: a missing predecessor inserts nothing, and a taken version trips the
  * (stream_id, stream_version) unique constraint; both are a ConcurrencyError.
  *
@@ -80,7 +82,8 @@ export async function appendToStream(
        )
        INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
        SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
-       FROM base, unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[])
+       FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
+                             jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb))
          WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
        ORDER BY e.ordinal
        RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
@@ -89,8 +92,8 @@ export async function appendToStream(
         expectedVersion === "any" ? null : expectedVersion,
         ids,
         events.map((e) => e.type),
-        data,
-        meta,
+        `[${data.join(",")}]`,
+        `[${meta.join(",")}]`,
       ],
     ));
   } catch (err) {

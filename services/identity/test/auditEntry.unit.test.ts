@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "@argus/eventstore";
-import { auditEntryOf } from "../src/adapters/auditEntry.ts";
+import {
+  AUDIT_VARIABLES_MAX_CHARS,
+  auditEntryOf,
+  auditVariables,
+} from "../src/adapters/auditEntry.ts";
 import { auditWindow, DEFAULT_WINDOW_MS } from "../src/queries/auditLogs.ts";
 
 const A = "0192f4a0-0000-7000-8000-000000000001";
@@ -95,6 +99,40 @@ describe("auditWindow", () => {
     );
     expect(auditWindow("2026-06-01T00:00:00Z", "2026-06-01T00:00:00Z", now).start).toEqual(
       new Date("2026-06-01T00:00:00Z"),
+    );
+  });
+
+  it("keeps the data whole up to its bound, and a bulk write's records as their ids beyond it", () => {
+    const example = (n: number, size: number) => ({
+      id: `e${n}`,
+      fields: { input: "x".repeat(size) },
+    });
+    const small = { dataset_id: S, version_id: K, examples: [example(1, 10)] };
+    expect(JSON.parse(auditVariables(small))).toEqual(small);
+    // At the bound exactly the data is whole; one character more and the records are cut.
+    const pad = (extra: number) => {
+      const d = { dataset_id: S, examples: [example(1, 0)] };
+      const size = AUDIT_VARIABLES_MAX_CHARS - JSON.stringify(d).length + extra;
+      return { dataset_id: S, examples: [example(1, size)] };
+    };
+    expect(auditVariables(pad(0))).toBe(JSON.stringify(pad(0)));
+    expect(JSON.parse(auditVariables(pad(1)))).toEqual({ dataset_id: S, examples: [{ id: "e1" }] });
+    const bulk = {
+      experiment_id: S,
+      at: "2026-06-01T00:00:00Z",
+      runs: Array.from({ length: 1000 }, (_, n) => ({
+        id: `r${n}`,
+        example_id: `e${n}`,
+        output: "y".repeat(50),
+      })),
+      example_ids: ["e1"],
+    };
+    expect(JSON.parse(auditVariables(bulk))).toEqual({
+      ...bulk,
+      runs: bulk.runs.map((r) => ({ id: r.id, example_id: r.example_id })),
+    });
+    expect(auditEntryOf(event({ data: bulk, metadata: { account_id: A } }))?.variablesJson).toBe(
+      auditVariables(bulk),
     );
   });
 });

@@ -39,7 +39,7 @@ export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
           e.operationType,
           e.resourceType,
           e.resourceId,
-          JSON.stringify(e.variables),
+          e.variablesJson,
           e.occurredAt,
         ],
       );

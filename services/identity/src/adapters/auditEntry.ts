@@ -13,8 +13,36 @@ export interface AuditEntry {
   operationType: "MUTATION";
   resourceType: string;
   resourceId: string;
-  variables: unknown;
+  /** The event's data as JSON, its bulk records cut to their ids (`auditVariables`). */
+  variablesJson: string;
   occurredAt: Date;
+}
+
+/**
+ * Event data longer than this (in JSON characters) is a bulk write, such as 1000 examples of
+ * a dataset: the log keeps which records it touched, not a second copy of their contents
+ * (which would double every bulk write's storage and put dataset contents in the log).
+ */
+export const AUDIT_VARIABLES_MAX_CHARS = 16 * 1024;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A record's ids: its `id` and every `…_id` member. */
+const idsOf = (r: unknown): unknown =>
+  isRecord(r)
+    ? Object.fromEntries(Object.entries(r).filter(([k]) => k === "id" || k.endsWith("_id")))
+    : r;
+
+/** The data as JSON; over the bound, each top-level array of records keeps their ids only. */
+export function auditVariables(data: unknown): string {
+  const full = JSON.stringify(data ?? null);
+  if (full.length <= AUDIT_VARIABLES_MAX_CHARS || !isRecord(data)) return full;
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [k, Array.isArray(v) ? v.map(idsOf) : v]),
+    ),
+  );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,7 +89,7 @@ export function auditEntryOf(event: StoredEvent): AuditEntry | null {
     operationType: "MUTATION",
     resourceType: aggregate,
     resourceId: dash === -1 ? event.streamId : event.streamId.slice(dash + 1),
-    variables: event.data ?? null,
+    variablesJson: auditVariables(event.data),
     occurredAt: event.recordedAt,
   };
 }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
-import type { OperationBenchmark } from "./operations.ts";
+import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
 
 const SIZE = 1000;
@@ -12,7 +12,18 @@ const SIZE = 1000;
  * same 1000 rows on a pg pool. Each side sets one field, `flag`, of every example; the value
  * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
  */
-export async function datasetPatchBenchmark(): Promise<OperationBenchmark> {
+export const datasetPatchBenchmark = () => patchBenchmark("api");
+
+/**
+ * The same UPDATE versus the least an event-sourced PATCH must do in Postgres: in one
+ * transaction, append the update's event (the same 1000 `{id, fields}` as `jsonb`) to the
+ * dataset's event table and upsert the 1000 merged rows from it, as the projection does, from a
+ * pg pool with no service, presence check or lock in between. Its ratio is the floor under
+ * `dataset-patch-1000`'s.
+ */
+export const datasetPatchFloorBenchmark = () => patchBenchmark("floor");
+
+async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
     const spaceId = await api.defaultSpaceId();
@@ -24,6 +35,7 @@ export async function datasetPatchBenchmark(): Promise<OperationBenchmark> {
     const dataset = await createDataset(api, spaceId, `patch-${Date.now()}`, examples);
     const publicIds = await exampleIds(api, dataset.id);
     const uuids = publicIds.map((id) => uuidOf("DatasetExample", id));
+    const datasetUuid = uuidOf("Dataset", dataset.id);
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     onStop(() => pool.end());
@@ -33,24 +45,74 @@ export async function datasetPatchBenchmark(): Promise<OperationBenchmark> {
     const path = `/v2/datasets/${encodeURIComponent(dataset.id)}/examples`;
     let body = "";
     let patches: string[] = [];
+    let changesJson = "";
+    let appended = 0;
     const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    const viaApi: Operation = {
+      name: "PATCH",
+      prepare() {
+        const flag = flip();
+        body = JSON.stringify({ examples: publicIds.map((id) => ({ id, flag })) });
+      },
+      async run() {
+        const res = await api.call<{ example_ids: string[] }>("PATCH", path, 200, body);
+        if (res.example_ids.length !== SIZE) {
+          throw new Error(`PATCH updated ${res.example_ids.length} examples, not ${SIZE}`);
+        }
+      },
+      pids,
+    };
+    const floor: Operation = {
+      name: "event+upsert",
+      prepare() {
+        const flag = flip();
+        const at = new Date().toISOString();
+        const changes = uuids.map((id) => ({ id, fields: { flag } }));
+        body = JSON.stringify({
+          dataset_id: datasetUuid,
+          version_id: dataset.versionUuid,
+          at,
+          examples: changes,
+        });
+        changesJson = JSON.stringify(changes);
+      },
+      async run() {
+        const client = await pool.connect();
+        try {
+          await client.query("begin");
+          // Its own stream, under a type no projection or consumer knows.
+          await client.query(
+            `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+             values ($1, $2, gen_random_uuid(), 'BenchFloorUpdated', $3::jsonb, '{}')`,
+            [`bench_floor-${datasetUuid}`, ++appended, body],
+          );
+          const res = await client.query(
+            `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+             select $1, x.id, $2, e.fields || x.fields, e.created_at, now()
+               from jsonb_to_recordset($3::jsonb) as x(id uuid, fields jsonb)
+               join dataset.examples e on e.version_id = $1 and e.id = x.id
+             on conflict (version_id, id) do update
+               set fields = excluded.fields, updated_at = excluded.updated_at`,
+            [dataset.versionUuid, datasetUuid, changesJson],
+          );
+          if (res.rowCount !== SIZE) throw new Error(`the upsert changed ${res.rowCount} rows`);
+          await client.query("commit");
+        } catch (err) {
+          await client.query("rollback");
+          throw err;
+        } finally {
+          client.release();
+        }
+      },
+      pids: {},
+    };
     return {
       kind: "operations",
-      name: `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`,
-      subject: {
-        name: "PATCH",
-        prepare() {
-          const flag = flip();
-          body = JSON.stringify({ examples: publicIds.map((id) => ({ id, flag })) });
-        },
-        async run() {
-          const res = await api.call<{ example_ids: string[] }>("PATCH", path, 200, body);
-          if (res.example_ids.length !== SIZE) {
-            throw new Error(`PATCH updated ${res.example_ids.length} examples, not ${SIZE}`);
-          }
-        },
-        pids,
-      },
+      name:
+        subject === "api"
+          ? `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`
+          : `${SIZE}-example in-place update: event append + projection upsert vs one UPDATE`,
+      subject: subject === "api" ? viaApi : floor,
       baseline: {
         name: "UPDATE",
         prepare() {

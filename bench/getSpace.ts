@@ -4,6 +4,18 @@ import type { Benchmark } from "./benchmark.ts";
 import { expectSameBody, withBenchStack } from "./stack.ts";
 
 const baselineEntry = fileURLToPath(new URL("./baseline/server.ts", import.meta.url));
+const twoHopEntry = fileURLToPath(new URL("./baseline/twoHop.ts", import.meta.url));
+
+/** A bare baseline process on a port of its own, ready when its /readyz answers. */
+async function spawnBare(name: string, entry: string, env: Record<string, string>, port: number) {
+  return spawnProcess({
+    name,
+    command: process.execPath,
+    args: [entry],
+    env: { ...env, BASELINE_PORT: String(port) },
+    readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+  });
+}
 
 /**
  * GET /v2/spaces/{id} through the whole stack (gateway → identity over gRPC → Postgres) versus
@@ -15,13 +27,12 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     const spaceId = await firstSpaceId(stack.baseUrl, headers);
 
     const port = await freePort();
-    const baseline = await spawnProcess({
-      name: "baseline",
-      command: process.execPath,
-      args: [baselineEntry],
-      env: { DATABASE_URL: databaseUrl, BASELINE_PORT: String(port) },
-      readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
-    });
+    const baseline = await spawnBare(
+      "baseline",
+      baselineEntry,
+      { DATABASE_URL: databaseUrl },
+      port,
+    );
     onStop(() => baseline.stop());
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
@@ -48,4 +59,50 @@ async function firstSpaceId(baseUrl: string, headers: Record<string, string>): P
   const id = body.spaces?.[0]?.id;
   if (!res.ok || id === undefined) throw new Error(`GET /v2/spaces: ${res.status} without a space`);
   return id;
+}
+
+/**
+ * The floor of the shape itself: bare Express in front of one gRPC hop to a bare service
+ * running the same query (`baseline/twoHop.ts`: no authentication, validation or tracing,
+ * JSON on the wire) versus the bare one-process baseline. What the whole stack cannot beat.
+ */
+export async function getSpaceFloorBenchmark(): Promise<Benchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const headers = { authorization: `Bearer ${stack.apiKey}` };
+    const spaceId = await firstSpaceId(stack.baseUrl, headers);
+    const db = { DATABASE_URL: databaseUrl };
+    const barePort = await freePort();
+    const frontPort = await freePort();
+    const backProbe = await freePort();
+    const backPort = await freePort();
+    const bareProcess = await spawnBare("baseline", baselineEntry, db, barePort);
+    onStop(() => bareProcess.stop());
+    const hop = { ...db, BACK_PORT: String(backPort) };
+    const back = await spawnBare("back", twoHopEntry, { ...hop, TWO_HOP: "back" }, backProbe);
+    onStop(() => back.stop());
+    const front = await spawnBare("front", twoHopEntry, { ...hop, TWO_HOP: "front" }, frontPort);
+    onStop(() => front.stop());
+
+    const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
+    const subject = {
+      name: "two-hop",
+      url: `http://127.0.0.1:${frontPort}${path}`,
+      headers,
+      pids: { front: front.pid, back: back.pid },
+    };
+    const bare = {
+      name: "baseline",
+      url: `http://127.0.0.1:${barePort}${path}`,
+      headers,
+      pids: { baseline: bareProcess.pid },
+    };
+    await expectSameBody(subject, bare);
+    await expectSameBody(subject, { ...bare, url: stack.baseUrl + path });
+    return {
+      name: "GET /v2/spaces/{id}: the two-process shape's floor",
+      subject,
+      baseline: bare,
+      stop,
+    };
+  });
 }

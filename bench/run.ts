@@ -7,8 +7,8 @@ import type { Benchmark } from "./benchmark.ts";
 import { authOverheadBenchmark } from "./authOverhead.ts";
 import { datasetCreateBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
-import { datasetPatchBenchmark } from "./datasetPatch.ts";
-import { getSpaceBenchmark } from "./getSpace.ts";
+import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
+import { getSpaceBenchmark, getSpaceFloorBenchmark } from "./getSpace.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
@@ -141,10 +141,12 @@ console.info(
 const results = [];
 const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> = {
   "get-space": getSpaceBenchmark,
+  "get-space-floor": getSpaceFloorBenchmark,
   "auth-overhead": authOverheadBenchmark,
   "org-admin-scale": orgAdminScaleBenchmark,
   "dataset-paging": datasetPagingBenchmark,
   "dataset-patch-1000": datasetPatchBenchmark,
+  "dataset-patch-floor": datasetPatchFloorBenchmark,
   "dataset-create-8mib": datasetCreateBenchmark,
   "spans-ingest-100k": spansIngestBenchmark,
   "spans-list-10m": spansListBenchmark,

@@ -2,25 +2,7 @@
 // no authentication beyond "a bearer header is present", no gRPC. Same JSON as the gateway.
 import express from "express";
 import pg from "pg";
-
-interface SpaceRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string;
-  is_private: boolean;
-  created_at: Date;
-}
-
-const SELECT_SPACE =
-  "select id, organization_id, name, description, is_private, created_at from identity.spaces where id = $1";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function spaceUuid(id: string): string | null {
-  const text = Buffer.from(id, "base64").toString("utf8");
-  const uuid = text.startsWith("Space:") ? text.slice("Space:".length) : "";
-  return UUID.test(uuid) ? uuid : null;
-}
+import { SELECT_SPACE, spaceJson, spaceUuid, type SpaceRow } from "./space.ts";
 
 const port = Number(process.env.BASELINE_PORT ?? 0);
 // As many connections as identity's pool.
@@ -43,14 +25,7 @@ app.get("/v2/spaces/:id", async (req, res) => {
     res.status(404).json({ status: 404 });
     return;
   }
-  res.json({
-    id: Buffer.from(`Space:${row.id}`, "utf8").toString("base64"),
-    organization_id: Buffer.from(`Organization:${row.organization_id}`, "utf8").toString("base64"),
-    name: row.name,
-    description: row.description,
-    created_at: row.created_at.toISOString(),
-    is_private: row.is_private,
-  });
+  res.json(spaceJson(row));
 });
 
 const server = app.listen(port, "127.0.0.1");

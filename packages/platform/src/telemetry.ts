@@ -10,7 +10,12 @@ import {
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  BatchSpanProcessor,
+  TracerProvider,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace";
 import {
   MeterProvider,
   PeriodicExportingMetricReader,
@@ -44,7 +49,13 @@ export function initTelemetry(opts: TelemetryOptions): Telemetry {
       }),
     );
   }
-  const tracerProvider = new TracerProvider({ resource, spanProcessors: processors });
+  // With nothing to hand spans to, none is recorded: spans still carry ids (logs, events and
+  // onward calls keep their trace context), but attributes, events and timings cost nothing.
+  const tracerProvider = new TracerProvider({
+    resource,
+    spanProcessors: processors,
+    ...(processors.length === 0 ? { sampler: new AlwaysOffSampler() } : {}),
+  });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(tracerProvider);

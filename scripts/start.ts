@@ -29,6 +29,7 @@ mkdirSync(dataDir, { recursive: true, mode: 0o755 });
 
 interface Secrets {
   ARGUS_API_KEY_PEPPER: string;
+  ARGUS_SECRETS_KEY: string;
   ARGUS_CURSOR_SECRET: string;
   ARGUS_INIT_API_KEY: string;
   /** Passwords of the database roles (per service, and `migrate`). */
@@ -50,6 +51,7 @@ function loadSecrets(): Secrets {
   const secrets: Secrets = {
     ARGUS_API_KEY_PEPPER: process.env.ARGUS_API_KEY_PEPPER ?? kept.ARGUS_API_KEY_PEPPER ?? make(),
     ARGUS_CURSOR_SECRET: process.env.ARGUS_CURSOR_SECRET ?? kept.ARGUS_CURSOR_SECRET ?? make(),
+    ARGUS_SECRETS_KEY: process.env.ARGUS_SECRETS_KEY ?? kept.ARGUS_SECRETS_KEY ?? make(),
     ARGUS_INIT_API_KEY: process.env.ARGUS_INIT_API_KEY ?? kept.ARGUS_INIT_API_KEY ?? `ak-${make()}`,
     database: Object.fromEntries(
       [...SERVICE_REGISTRY.map((d) => d.name), "migrate"].map((n) => [
@@ -141,6 +143,10 @@ const stack = await startStack({
   env: {
     ARGUS_API_KEY_PEPPER: secrets.ARGUS_API_KEY_PEPPER,
     ARGUS_CURSOR_SECRET: secrets.ARGUS_CURSOR_SECRET,
+    ARGUS_SECRETS_KEY: secrets.ARGUS_SECRETS_KEY,
+    ...(process.env.ARGUS_SECRETS_KEY_PREVIOUS
+      ? { ARGUS_SECRETS_KEY_PREVIOUS: process.env.ARGUS_SECRETS_KEY_PREVIOUS }
+      : {}),
     ARGUS_INIT_API_KEY: secrets.ARGUS_INIT_API_KEY,
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: subjectRoot,

@@ -3,6 +3,7 @@
  * CODE_EVALUATION task, and AGENT_CALL experiments (AGENT integrations) in a RUN_EXPERIMENT
  * task. The endpoints are a real HTTP server on loopback (the edge Argus does not own).
  */
+import pg from "pg";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -133,6 +134,21 @@ describe("REMOTE evaluators", () => {
 
     const calls = seen.filter((s) => s.path === path);
     expect(calls).toHaveLength(6 + 2);
+    // The header value reached the endpoint from the catalog, where it is sealed at rest.
+    const db = new pg.Client({ connectionString: api.stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const stored = await db.query<{ headers: string }>(
+        "select headers::text from catalog.integration_secrets",
+      );
+      expect(stored.rows.length).toBeGreaterThan(0);
+      for (const r of stored.rows) {
+        expect(r.headers).toMatch(/^"v1\./);
+        expect(r.headers).not.toContain("endpoint-secret");
+      }
+    } finally {
+      await db.end();
+    }
     for (const c of calls) {
       expect(c.headers.authorization).toBe("Bearer endpoint-secret");
       expect(c.headers["user-agent"]).toBe("Argus-Tasks/1");

@@ -424,6 +424,7 @@ if (existing) {
       .filter((k) => callKeySecret(signerOf.get(k)) === existing),
     "ARGUS_API_KEY_PEPPER",
     "ARGUS_CURSOR_SECRET",
+    ...(enabledNames.includes("catalog") ? ["ARGUS_SECRETS_KEY"] : []),
   ];
   check(
     sameSet(fromExisting, documented),

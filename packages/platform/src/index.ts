@@ -17,6 +17,7 @@ export * from "./telemetry.ts";
 export * from "./permissions.ts";
 export * from "./registry.ts";
 export * from "./secretKey.ts";
+export * from "./sealedSecrets.ts";
 export * from "./natsIdentities.ts";
 export { blockedAddressReason, checkDestinationUrl, sendOutbound } from "./outbound.ts";
 export type { OutboundPolicy, OutboundRequest, OutboundResult, Resolve } from "./outbound.ts";

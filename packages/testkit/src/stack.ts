@@ -145,6 +145,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: nats.url,
     ARGUS_API_KEY_PEPPER: secret(),
+    ARGUS_SECRETS_KEY: secret(),
     ARGUS_CURSOR_SECRET: secret(),
     ARGUS_INIT_API_KEY: apiKey,
     ARGUS_HTTP_PORT: String(httpPort),

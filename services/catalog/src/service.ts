@@ -1,4 +1,13 @@
-import { bindService, oneOf, type OutboundPolicy, type ServiceBinding } from "@argus/platform";
+import {
+  bindService,
+  oneOf,
+  optionalSecret,
+  secret,
+  secretBox,
+  type OutboundPolicy,
+  type SecretBox,
+  type ServiceBinding,
+} from "@argus/platform";
 import {
   defineService,
   loadMigrations,
@@ -71,6 +80,8 @@ export interface CatalogDeps {
   users: QueueUsers;
   /** Where AGENT and EVALUATOR endpoints may point (default: public addresses only). */
   outbound?: OutboundPolicy;
+  /** Seals AI keys and endpoint header values at rest (ARGUS_SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
 /** One gRPC service per area: its commands (commands/) beside its queries (queries/). */
@@ -140,6 +151,14 @@ export const catalog = defineService("catalog", {
     ARGUS_INTEGRATION_ALLOW_PRIVATE: flag(
       "AGENT and EVALUATOR endpoints at private, link-local, CGNAT and unique-local addresses",
     ),
+    ARGUS_SECRETS_KEY: secret(
+      "key under which AI provider keys and endpoint header values are encrypted at rest",
+      32,
+    ),
+    ARGUS_SECRETS_KEY_PREVIOUS: optionalSecret(
+      "the key before the last rotation: what it sealed still opens, and is sealed anew when written",
+      32,
+    ),
   },
   migrations: loadMigrations(migrationsDirOf("catalog")),
   project,
@@ -168,6 +187,7 @@ export const catalog = defineService("catalog", {
         allowLoopback: d.config.ARGUS_INTEGRATION_ALLOW_LOOPBACK === "true",
         allowPrivate: d.config.ARGUS_INTEGRATION_ALLOW_PRIVATE === "true",
       },
+      secrets: secretBox(d.config.ARGUS_SECRETS_KEY, d.config.ARGUS_SECRETS_KEY_PREVIOUS),
     });
   },
 });

@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { secretBox } from "@argus/platform";
+import { apiKeyBinding } from "../src/commands/aiIntegrations.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AiIntegrationServiceService as S,
@@ -43,7 +46,14 @@ describe("AI integrations", () => {
       "select api_key from ai_integration_secrets where integration_id = $1",
       [created.id],
     );
-    expect(secret.rows).toEqual([{ api_key: KEY }]);
+    // Sealed at rest (ARGUS_SECRETS_KEY): nothing of the key in the row, and it opens only
+    // as this integration's.
+    const stored = secret.rows[0]!.api_key as string;
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain("0123456789");
+    const box = secretBox("s".repeat(32));
+    expect(box.open(stored, apiKeyBinding(created.id))).toBe(KEY);
+    expect(() => box.open(stored, apiKeyBinding(randomUUID()))).toThrow();
     const events = await db.query(
       "select data::text, metadata::text from events where stream_id = $1",
       [`ai_integration-${created.id}`],

@@ -151,6 +151,7 @@ beforeAll(async () => {
       CATALOG_GRPC_PORT: String(catalogPort),
       CATALOG_PROBE_PORT: "0",
       ...KEYS.env("catalog"),
+      ARGUS_SECRETS_KEY: "s".repeat(32),
     },
     createLogger({ service: "catalog-test", level: "warn" }),
   );

@@ -44,6 +44,7 @@ export async function startCatalogStack() {
       CATALOG_GRPC_PORT: String(await freePort()),
       CATALOG_PROBE_PORT: "0",
       ...keys.env("catalog"),
+      ARGUS_SECRETS_KEY: "s".repeat(32),
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       ARGUS_EVENTS_STREAM: stream,
       ARGUS_SUBJECT_ROOT: root,

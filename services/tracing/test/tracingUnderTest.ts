@@ -89,6 +89,7 @@ export async function startTracingUnderTest(
       CATALOG_GRPC_PORT: String(catalogPort),
       CATALOG_PROBE_PORT: "0",
       ...keys.env("catalog"),
+      ARGUS_SECRETS_KEY: "s".repeat(32),
       IDENTITY_GRPC_URL: identityUrl,
     },
     createLogger({ service: "catalog-test", level: "warn" }),

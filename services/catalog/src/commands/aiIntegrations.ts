@@ -2,7 +2,13 @@ import type { PoolClient } from "pg";
 import type { AiIntegrationConfig } from "@argus/contracts";
 import { streamId } from "@argus/contracts";
 import { tracedQuery, type CommandInput } from "@argus/eventstore";
-import { actorMetadata, uuidv7, type CallContext, type Permission } from "@argus/platform";
+import {
+  actorMetadata,
+  uuidv7,
+  type CallContext,
+  type Permission,
+  type SecretBox,
+} from "@argus/platform";
 import type {
   AiIntegration,
   CreateAiIntegrationRequest,
@@ -27,8 +33,16 @@ const conflicts = {
     "an AI integration with this name already exists in the account",
 };
 
-/** Writes (or, for null, removes) the key; `undefined` leaves it. Never in an event. */
-async function writeKey(client: PoolClient, id: string, apiKey: string | null | undefined) {
+/** Where an AI integration's key is sealed to (`SecretBox`): its own row only. */
+export const apiKeyBinding = (id: string) => `ai_integration_secrets.api_key:${id}`;
+
+/** Writes (or, for null, removes) the key, sealed; `undefined` leaves it. Never in an event. */
+async function writeKey(
+  client: PoolClient,
+  secrets: SecretBox,
+  id: string,
+  apiKey: string | null | undefined,
+) {
   if (apiKey === null)
     await tracedQuery(
       client,
@@ -42,7 +56,7 @@ async function writeKey(client: PoolClient, id: string, apiKey: string | null | 
       "store AI key",
       `insert into ai_integration_secrets (integration_id, api_key) values ($1, $2)
          on conflict (integration_id) do update set api_key = excluded.api_key`,
-      [id, apiKey],
+      [id, secrets.seal(apiKey, apiKeyBinding(id))],
     );
 }
 
@@ -74,7 +88,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
       async (scope) => {
         const stream = streamId("ai_integration", id);
         await scope.decide(stream, aiIntegrationDecider, command, actorMetadata(ctx));
-        await writeKey(scope.client, id, apiKey);
+        await writeKey(scope.client, deps.secrets, id, apiKey);
       },
       { conflicts },
     );

@@ -9,6 +9,7 @@ import {
   uuidv7,
   type CallContext,
   type Permission,
+  type SecretBox,
 } from "@argus/platform";
 import type {
   CreateIntegrationRequest,
@@ -35,9 +36,16 @@ const conflicts = {
     "an AGENT or EVALUATOR integration with this name already exists in the account",
 };
 
-/** Writes (or, for null, removes) the header values; `undefined` leaves them. Never in an event. */
+/** Where an integration's header values are sealed to (`SecretBox`): its own row only. */
+export const headersBinding = (id: string) => `integration_secrets.headers:${id}`;
+
+/**
+ * Writes (or, for null, removes) the header values, sealed (as a JSON string in the `jsonb`
+ * column); `undefined` leaves them. Never in an event.
+ */
 async function writeHeaders(
   client: PoolClient,
+  secrets: SecretBox,
   id: string,
   headers: Record<string, string> | null | undefined,
 ) {
@@ -55,7 +63,7 @@ async function writeHeaders(
       "store integration headers",
       `insert into integration_secrets (integration_id, headers) values ($1, $2)
          on conflict (integration_id) do update set headers = excluded.headers`,
-      [id, JSON.stringify(headers)],
+      [id, JSON.stringify(secrets.seal(JSON.stringify(headers), headersBinding(id)))],
     );
 }
 
@@ -105,7 +113,7 @@ export function integrationCommands(deps: CatalogDeps) {
           command,
           actorMetadata(ctx),
         );
-        await writeHeaders(scope.client, id, headers);
+        await writeHeaders(scope.client, deps.secrets, id, headers);
         await confirm?.(scope.client);
       },
       { conflicts },

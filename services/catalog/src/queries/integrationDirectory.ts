@@ -1,5 +1,5 @@
 import { tracedQuery } from "@argus/eventstore";
-import { notFound } from "@argus/platform";
+import { notFound, type SecretBox } from "@argus/platform";
 import type {
   ResolveIntegrationRequest,
   ResolvedIntegration,
@@ -10,13 +10,24 @@ import type {
 } from "@argus/proto/catalog/v1/integrations";
 import { isUuid } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
+import { apiKeyBinding } from "../commands/aiIntegrations.ts";
+import { headersBinding } from "../commands/integrations.ts";
+
+/** Header values as JSON text: sealed (a JSON string), or an object stored before sealing. */
+function openHeaders(secrets: SecretBox, id: string, stored: string): string {
+  const value = JSON.parse(stored) as unknown;
+  return typeof value === "string" ? secrets.open(value, headersBinding(id)) : stored;
+}
 
 /**
  * The task runner's look-up of an AI integration, key included (AiIntegrationDirectory): a run
  * has no caller, so the task runner asks on its own behalf, within the account of the task;
  * its creator was authorized when the evaluator named the integration.
  */
-export function integrationDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
+export function integrationDirectoryQueries({
+  pool,
+  secrets,
+}: Pick<CatalogDeps, "pool" | "secrets">) {
   return {
     async resolveIntegration(req: ResolveIntegrationRequest): Promise<ResolvedIntegration> {
       if (!isUuid(req.id)) throw notFound("AI integration");
@@ -45,7 +56,7 @@ export function integrationDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">)
         id: r.id,
         provider: r.provider,
         ...(r.base_url === null ? {} : { baseUrl: r.base_url }),
-        ...(r.api_key === null ? {} : { apiKey: r.api_key }),
+        ...(r.api_key === null ? {} : { apiKey: secrets.open(r.api_key, apiKeyBinding(r.id)) }),
         ...(r.headers === null ? {} : { headersJson: r.headers }),
         authType: r.auth_type,
         ...(r.provider_metadata === null ? {} : { providerMetadataJson: r.provider_metadata }),
@@ -59,7 +70,7 @@ export function integrationDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">)
  * The task runner's look-up of an AGENT or EVALUATOR endpoint, header values included
  * (IntegrationDirectory), on its own behalf within the account of the task, as above.
  */
-export function endpointDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
+export function endpointDirectoryQueries({ pool, secrets }: Pick<CatalogDeps, "pool" | "secrets">) {
   return {
     async resolveEndpoint(req: ResolveEndpointRequest): Promise<ResolvedEndpoint> {
       if (!isUuid(req.id)) throw notFound("integration");
@@ -85,7 +96,7 @@ export function endpointDirectoryQueries({ pool }: Pick<CatalogDeps, "pool">) {
         id: r.id,
         type: r.type,
         endpoint: r.endpoint,
-        ...(r.headers === null ? {} : { headersJson: r.headers }),
+        ...(r.headers === null ? {} : { headersJson: openHeaders(secrets, r.id, r.headers) }),
         inputSchemaJson: r.input_schema,
       };
     },

@@ -162,6 +162,68 @@ describe("integrations under concurrent writes", () => {
     }
   });
 
+  it("concurrent PATCHes of different Vertex fields both land; a model source is never raced away", async () => {
+    const vertex = await api.req("POST", "/v2/integrations", {
+      body: {
+        type: "LLM",
+        name: `race-vertex-${Date.now()}`,
+        config: {
+          provider: "VERTEX_AI",
+          project_id: "p",
+          location: "l",
+          project_access_label: "a",
+        },
+      },
+    });
+    expect(vertex.status, JSON.stringify(vertex.body)).toBe(201);
+    const path = `/v2/integrations/${vertex.body.id}`;
+    for (let round = 0; round < 10; round++) {
+      const sent = await Promise.all([
+        api.req("PATCH", path, { body: { type: "LLM", config: { project_id: `p${round}` } } }),
+        api.req("PATCH", path, { body: { type: "LLM", config: { location: `l${round}` } } }),
+        api.req("PATCH", path, {
+          body: { type: "LLM", config: { project_access_label: `a${round}` } },
+        }),
+      ]);
+      expect(sent.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect((await api.req("GET", path)).body.config).toEqual({
+        provider: "VERTEX_AI",
+        project_id: `p${round}`,
+        location: `l${round}`,
+        project_access_label: `a${round}`,
+      });
+    }
+    // Each of two updates alone keeps a model source; together they would leave none.
+    for (let round = 0; round < 5; round++) {
+      const nim = await api.req("POST", "/v2/integrations", {
+        body: {
+          type: "LLM",
+          name: `race-nim-${round}-${Date.now()}`,
+          config: {
+            provider: "NVIDIA_NIM",
+            base_url: "https://nim.example.com",
+            is_default_models_enabled: true,
+            model_names: ["m"],
+          },
+        },
+      });
+      expect(nim.status, JSON.stringify(nim.body)).toBe(201);
+      const at = `/v2/integrations/${nim.body.id}`;
+      const statuses = (
+        await Promise.all([
+          api.req("PATCH", at, {
+            body: { type: "LLM", config: { is_default_models_enabled: false } },
+          }),
+          api.req("PATCH", at, { body: { type: "LLM", config: { model_names: [] } } }),
+        ])
+      ).map((r) => r.status);
+      const config = (await api.req("GET", at)).body.config;
+      expect(config.is_default_models_enabled || config.model_names.length > 0).toBe(true);
+      // Whichever landed second saw the first and was refused.
+      expect(statuses.sort()).toEqual([200, 422]);
+    }
+  });
+
   it("a REMOTE evaluator naming an EVALUATOR integration that is being deleted: one of them wins", async () => {
     for (let round = 0; round < 10; round++) {
       const integration = await api.req("POST", "/v2/integrations", {

@@ -108,6 +108,38 @@ describe("AI integration decider", () => {
     expect(problem(() => upd({}, " "))).toBe("invalid-request");
   });
 
+  it("update: merges provider metadata key by key into the state it lands on; a required model source is judged there", () => {
+    const updating = (
+      extra: { metadataMerge?: Record<string, unknown>; requireModelSource?: boolean },
+      changes: Partial<AiIntegrationConfig> = {},
+    ): AiIntegrationCommand => ({
+      ...extra,
+      type: "UpdateAiIntegration",
+      changes,
+      apiKey: undefined,
+      now,
+    });
+    const vertex = { kind: "GCP", project_id: "p", location: "l", project_access_label: "a" };
+    const created = history(create({ provider: "VERTEX_AI", provider_metadata: vertex }));
+    // Two updates read the same state; each merges only its own key, so both land.
+    const moved = given(created).when(updating({ metadataMerge: { location: "eu" } }));
+    const both = given([...created, ...moved]).when(
+      updating({ metadataMerge: { project_id: "q" } }),
+    );
+    expect(both[0]!.data).toMatchObject({
+      provider_metadata: { ...vertex, location: "eu", project_id: "q" },
+    });
+
+    const nim = history(
+      create({ provider: "NVIDIA_NIM", base_url: "https://nim.example", model_names: ["m"] }),
+    );
+    const needing = (changes: Partial<AiIntegrationConfig>, requireModelSource: boolean) =>
+      problem(() => given(nim).when(updating({ requireModelSource }, changes)));
+    expect(needing({ model_names: [] }, true)).toBe("unprocessable-entity");
+    expect(needing({ model_names: [] }, false)).toBe("none");
+    expect(needing({ model_names: [], enable_default_models: true }, true)).toBe("none");
+  });
+
   it("given a deleted integration: update → 404, delete → 404", () => {
     const deleted = history(create(), del);
     expect(problem(() => given(deleted).when(update({ name: "x" }, undefined)))).toBe(

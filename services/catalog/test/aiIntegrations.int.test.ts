@@ -14,6 +14,7 @@ let t: CatalogStack;
 let db: pg.Pool;
 let spaceId: string;
 const KEY = "sk-live-0123456789abcdefghij-LAST";
+const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };
 
 const config = (over: Partial<AiIntegrationConfig> = {}): AiIntegrationConfig => ({
   name: uniqueName("ai"),
@@ -66,12 +67,14 @@ describe("AI integrations", () => {
       fields: ["api_key"],
       config: config(),
       apiKey: "sk-rotated-key-9999",
+      ...NO_MERGE,
     });
     expect(rotated.apiKeyHint).toBe("…9999");
     const removed = await t.call(S.updateAiIntegration, {
       id: created.id,
       fields: ["api_key"],
       config: config(),
+      ...NO_MERGE,
     });
     expect(removed).toMatchObject({ hasApiKey: false, apiKeyHint: "" });
     const gone = await db.query("select 1 from ai_integration_secrets where integration_id = $1", [
@@ -98,7 +101,11 @@ describe("AI integrations", () => {
       "resource-not-found",
     );
     const rename = (id: string, principal = editor) =>
-      t.call(S.updateAiIntegration, { id, fields: ["name"], config: config() }, principal);
+      t.call(
+        S.updateAiIntegration,
+        { id, fields: ["name"], config: config(), ...NO_MERGE },
+        principal,
+      );
     expect(await problemOf(rename(scoped.id, reader))).toBe("access-forbidden");
     expect(await problemOf(rename(scoped.id))).toBe("ok");
     // Account-wide integrations are the account admins' to change.

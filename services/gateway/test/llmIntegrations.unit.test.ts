@@ -97,13 +97,11 @@ describe("LLM integrations as AI integrations", () => {
         project_access_label: "a",
       }),
     });
+    // Only the sent field goes, merged by the catalog into what is stored when it lands.
     const moved = updateLlm(vertex, { config: { location: "eu" } });
-    expect(JSON.parse(moved.config.providerMetadataJson!)).toEqual({
-      kind: "GCP",
-      project_id: "p",
-      location: "eu",
-      project_access_label: "a",
-    });
+    expect(moved.metadataMerge).toEqual({ kind: "GCP", location: "eu" });
+    expect(moved.fields).not.toContain("provider_metadata");
+    expect(updateLlm(vertex, { name: "n" }).metadataMerge).toBeUndefined();
     const custom = stored({
       provider: "CUSTOM",
       authType: "OAUTH2_CLIENT_CREDENTIALS",

@@ -26,7 +26,7 @@ import { toAiIntegration } from "../projections/aiIntegrationRows.ts";
 import { visibleIntegration } from "../queries/aiIntegrations.ts";
 import type { CatalogDeps } from "../service.ts";
 import { authorizedOnScopings, checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
-import { aiConfigOf } from "./requests.ts";
+import { aiConfigOf, parseObject } from "./requests.ts";
 
 const conflicts = {
   ai_integrations_name_per_account:
@@ -138,7 +138,18 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
         await checkScopings(spaces, ctx, changes.scopings);
       }
       const apiKey = fields.has("api_key") ? (req.apiKey ?? null) : undefined;
-      const command = { type: "UpdateAiIntegration", changes, apiKey, now: new Date() } as const;
+      const command = {
+        type: "UpdateAiIntegration",
+        changes,
+        apiKey,
+        ...(req.providerMetadataMergeJson
+          ? {
+              metadataMerge: parseObject("provider_metadata_merge", req.providerMetadataMergeJson)!,
+            }
+          : {}),
+        requireModelSource: req.requireModelSource,
+        now: new Date(),
+      } as const;
       await run(
         ctx,
         current.id,

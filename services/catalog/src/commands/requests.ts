@@ -56,7 +56,7 @@ export function evaluatorContentOf(c: ProtoEvaluatorContent | undefined): Evalua
   return { commit_message: c.commitMessage, config_kind: c.configKind, config };
 }
 
-function parseObject(field: string, json: string | undefined): Record<string, never> | null {
+export function parseObject(field: string, json: string | undefined): Record<string, never> | null {
   if (json === undefined) return null;
   try {
     const v = JSON.parse(json) as unknown;

@@ -6,7 +6,7 @@ import type {
 } from "@argus/contracts";
 import { checkConfig, configOf, keyFacts } from "./aiIntegrationConfig.ts";
 import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { invalid } from "./rules.ts";
+import { invalid, unprocessable } from "./rules.ts";
 
 export type AiIntegrationState = Lifecycle<{
   id: string;
@@ -29,6 +29,10 @@ export type AiIntegrationCommand =
       changes: Partial<AiIntegrationConfig>;
       /** undefined: unchanged; null: removed. */
       apiKey: string | null | undefined;
+      /** Merged key by key into the stored provider_metadata (after `changes`). */
+      metadataMerge?: Record<string, unknown>;
+      /** The integration as updated must keep default models or model names (422). */
+      requireModelSource?: boolean;
       now: Date;
     }
   | { type: "DeleteAiIntegration"; now: Date }
@@ -64,9 +68,16 @@ function decide(command: AiIntegrationCommand, state: AiIntegrationState): AiInt
   };
   switch (command.type) {
     case "UpdateAiIntegration": {
-      if (Object.keys(command.changes).length === 0 && command.apiKey === undefined)
+      const { changes, metadataMerge } = command;
+      if (Object.keys(changes).length === 0 && command.apiKey === undefined && !metadataMerge)
         throw invalid("at least one field must be provided");
-      const config = { ...state.config, ...command.changes };
+      const config = { ...state.config, ...changes };
+      if (metadataMerge)
+        config.provider_metadata = { ...(config.provider_metadata ?? {}), ...metadataMerge };
+      if (command.requireModelSource && !config.enable_default_models && !config.model_names.length)
+        throw unprocessable(
+          `a ${config.provider} integration needs a model source: is_default_models_enabled or model_names`,
+        );
       checkConfig(config);
       const key = command.apiKey === undefined ? state.key : keyFacts(command.apiKey);
       const data = { id: state.id, ...config, ...key, updated_at: at };

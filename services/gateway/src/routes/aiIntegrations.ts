@@ -153,6 +153,9 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
           fields: Object.keys(b),
           config: configOf(b),
           ...(typeof b.api_key === "string" ? { apiKey: b.api_key } : {}),
+          // This group replaces provider_metadata whole and has no model-source rule.
+          providerMetadataMergeJson: "",
+          requireModelSource: false,
         },
         req,
       );

@@ -213,14 +213,21 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
       if ("llm" in id) {
         const current = asLlm(await catalog.call(AI.getAiIntegration, { id: id.llm }, req));
         if (b.type !== "LLM") throw typeMismatch("LLM");
-        const { fields, config, apiKey } = updateLlm(current, {
+        const { fields, config, apiKey, metadataMerge, requireModelSource } = updateLlm(current, {
           ...(b.name === undefined ? {} : { name: b.name }),
           ...(b.scopings === undefined ? {} : { scopings: b.scopings.map(scopingOf) }),
           ...(b.config === undefined ? {} : { config: b.config }),
         });
         const res = await catalog.call(
           AI.updateAiIntegration,
-          { id: id.llm, fields, config, ...(typeof apiKey === "string" ? { apiKey } : {}) },
+          {
+            id: id.llm,
+            fields,
+            config,
+            ...(typeof apiKey === "string" ? { apiKey } : {}),
+            providerMetadataMergeJson: metadataMerge ? JSON.stringify(metadataMerge) : "",
+            requireModelSource,
+          },
           req,
         );
         return { status: 200, body: toLlmIntegration(res) };

@@ -219,7 +219,15 @@ export function createLlm(
 export function updateLlm(
   current: AiIntegration,
   body: { name?: string; scopings?: AiIntegrationScoping[]; config?: LlmConfigBody },
-): { fields: string[]; config: AiIntegrationConfig; apiKey: string | null | undefined } {
+): {
+  fields: string[];
+  config: AiIntegrationConfig;
+  apiKey: string | null | undefined;
+  /** VERTEX_AI fields sent, merged into the stored ones by the catalog (race-free). */
+  metadataMerge: Record<string, unknown> | undefined;
+  /** The provider needs a model source: checked again on the state the update lands on. */
+  requireModelSource: boolean;
+} {
   const now = current.config!;
   const p = now.provider as Provider;
   const c = body.config ?? {};
@@ -271,12 +279,13 @@ export function updateLlm(
   if (typeof c.is_default_models_enabled === "boolean")
     set("enable_default_models", "enableDefaultModels", c.is_default_models_enabled);
   if (Array.isArray(c.model_names)) set("model_names", "modelNames", c.model_names as string[]);
+  let metadataMerge: Record<string, unknown> | undefined;
   if (p === "VERTEX_AI" && sent.length > 0) {
-    // Per-scalar deep merge: each omitted field keeps its stored value.
-    const meta: Record<string, unknown> = { ...(obj(now.providerMetadataJson) ?? {}), kind: "GCP" };
+    // Per-scalar deep merge: each omitted field keeps its stored value. The catalog merges
+    // the sent ones into what is stored when the update lands, not into what was read here.
+    metadataMerge = { kind: "GCP" };
     for (const k of ["project_id", "location", "project_access_label"])
-      if (typeof c[k] === "string") meta[k] = c[k];
-    setOptional("provider_metadata", "providerMetadataJson", JSON.stringify(meta));
+      if (typeof c[k] === "string") metadataMerge[k] = c[k];
   }
   if (c.auth) {
     const auth = authParts(p, c.auth as Auth);
@@ -300,5 +309,11 @@ export function updateLlm(
         );
   }
   requireModelSource(p, next);
-  return { fields: [...fields], config: next, apiKey };
+  return {
+    fields: [...fields],
+    config: next,
+    apiKey,
+    metadataMerge,
+    requireModelSource: NEEDS_MODEL_SOURCE.has(p),
+  };
 }

@@ -87,6 +87,17 @@ export interface UpdateAiIntegrationRequest {
   config?: AiIntegrationConfig | undefined;
   /** With "api_key" in fields: absent removes the key, present replaces it. */
   apiKey?: string | undefined;
+  /**
+   * A JSON object merged key by key into the stored provider_metadata (the public LLM
+   * integration's VERTEX_AI fields, each kept when not sent): merged in the command, so
+   * concurrent updates of different keys both land. Empty: no merge.
+   */
+  providerMetadataMergeJson: string;
+  /**
+   * The public LLM integration's rule for its provider: the integration as updated keeps a
+   * model source (default models or model names), judged on the state the update lands on.
+   */
+  requireModelSource: boolean;
 }
 
 export interface DeleteAiIntegrationRequest {
@@ -708,7 +719,14 @@ export const GetAiIntegrationRequest: MessageFns<GetAiIntegrationRequest> = {
 };
 
 function createBaseUpdateAiIntegrationRequest(): UpdateAiIntegrationRequest {
-  return { id: "", fields: [], config: undefined, apiKey: undefined };
+  return {
+    id: "",
+    fields: [],
+    config: undefined,
+    apiKey: undefined,
+    providerMetadataMergeJson: "",
+    requireModelSource: false,
+  };
 }
 
 export const UpdateAiIntegrationRequest: MessageFns<UpdateAiIntegrationRequest> = {
@@ -727,6 +745,12 @@ export const UpdateAiIntegrationRequest: MessageFns<UpdateAiIntegrationRequest> 
     }
     if (message.apiKey !== undefined) {
       writer.uint32(34).string(message.apiKey);
+    }
+    if (message.providerMetadataMergeJson !== "") {
+      writer.uint32(42).string(message.providerMetadataMergeJson);
+    }
+    if (message.requireModelSource !== false) {
+      writer.uint32(48).bool(message.requireModelSource);
     }
     return writer;
   },
@@ -774,6 +798,22 @@ export const UpdateAiIntegrationRequest: MessageFns<UpdateAiIntegrationRequest> 
             }
 
             message.apiKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.providerMetadataMergeJson = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.requireModelSource = reader.bool();
             continue;
           }
         }

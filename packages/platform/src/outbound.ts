@@ -39,6 +39,11 @@ export interface OutboundResult {
   statusCode: number | undefined;
   /** Undefined for a 2xx; else a short human message. */
   error: string | undefined;
+  /**
+   * The policy refused the destination (its URL, or an address its name resolved to): nothing
+   * was sent, and sending again cannot succeed until the destination or the policy changes.
+   */
+  refused: boolean;
   /** Parsed Retry-After (delta-seconds or HTTP-date) in ms, when the response carried one. */
   retryAfterMs: number | undefined;
   durationMs: number;
@@ -284,9 +289,10 @@ function withDefaultHeaders(
 export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = (error: string): OutboundResult => ({
+  const failed = (error: string, refused = false): OutboundResult => ({
     statusCode: undefined,
     error,
+    refused,
     retryAfterMs: undefined,
     durationMs: elapsed(),
     responseBody: "",
@@ -296,7 +302,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
   try {
     url = checkDestinationUrl(req.url, req.policy);
   } catch (err) {
-    if (err instanceof DomainError) return failed(err.message);
+    if (err instanceof DomainError) return failed(err.message, true);
     throw err;
   }
   const hostname = bareHost(url);
@@ -325,6 +331,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
     let response: http.IncomingMessage | undefined;
     const chunks: Buffer[] = [];
     let kept = 0;
+    let refused = false;
 
     const finish = (networkError?: string) => {
       if (done) return;
@@ -347,7 +354,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
         error = excerpt ? `HTTP ${statusCode}: ${excerpt}` : `HTTP ${statusCode}`;
       }
       const retryAfterMs = parseRetryAfter(response?.headers["retry-after"]);
-      settle({ statusCode, error, retryAfterMs, durationMs: elapsed(), responseBody });
+      settle({ statusCode, error, refused, retryAfterMs, durationMs: elapsed(), responseBody });
     };
 
     // One timer for DNS, connect, TLS, headers and body: per-phase timeouts let a slow-drip
@@ -355,7 +362,10 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
     // a body cut short by the timer is only truncated.
     const timer = setTimeout(() => finish(`timed out after ${req.timeoutMs} ms`), req.timeoutMs);
 
-    request.on("error", (err) => finish(describeNetworkError(err, hostname)));
+    request.on("error", (err) => {
+      refused = err instanceof BlockedDestinationError;
+      finish(describeNetworkError(err, hostname));
+    });
     request.on("response", (res) => {
       response = res;
       res.on("data", (chunk: Buffer) => {

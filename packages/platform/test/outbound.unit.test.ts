@@ -120,6 +120,7 @@ describe("SSRF: nothing reaches a loopback canary under the closed policy", () =
     const result = await send(target);
     expect(result.statusCode).toBeUndefined();
     expect(result.error).toMatch(why);
+    expect(result.refused).toBe(true);
   });
 
   const resolved: [string, string[]][] = [
@@ -143,6 +144,7 @@ describe("SSRF: nothing reaches a loopback canary under the closed policy", () =
     const result = await send(target, { resolve });
     expect(asked).toEqual(["hooks.example.test"]);
     expect(result.statusCode).toBeUndefined();
+    expect(result.refused).toBe(true);
     expect(result.error).toMatch(/^hooks\.example\.test resolves to destination .* not allowed$/);
   });
 
@@ -415,7 +417,12 @@ describe("sendOutbound against loopback receivers (allowLoopback)", () => {
     const gone = await listen(() => {});
     await gone.close();
     const result = await post(`http://127.0.0.1:${gone.port}/`);
-    expect(result).toMatchObject({ statusCode: undefined, error: "connection refused" });
+    // The destination was allowed: a failure there may pass, so it is no refusal.
+    expect(result).toMatchObject({
+      statusCode: undefined,
+      error: "connection refused",
+      refused: false,
+    });
   });
 
   it("reports a failed lookup", async () => {
@@ -427,6 +434,7 @@ describe("sendOutbound against loopback receivers (allowLoopback)", () => {
     expect(result).toMatchObject({
       statusCode: undefined,
       error: "could not resolve hooks.example.test",
+      refused: false,
     });
   });
 });

@@ -177,6 +177,7 @@ describe("AWS_BEDROCK through the Converse API", () => {
       5000,
       { region: "us-east-1", stsEndpoint: stsUrl },
     );
-    await expect(chat(request)).rejects.toThrow(/loopback/);
+    // Refused before any connection, and not asked again (a refusal is a 403, not retried).
+    await expect(chat(request)).rejects.toThrow(/answered 403: .*destination refused: .*loopback/);
   });
 });

@@ -99,6 +99,13 @@ export function guardedFetch(policy: OutboundPolicy, timeoutMs: number) {
       policy,
       maxResponseBytes: 4 * 1024 * 1024,
     });
+    // A refused destination is answered here as a 403 (what the SDKs and `retried` do not
+    // retry): it was never contacted, and asking again would be refused again.
+    if (result.refused)
+      return new Response(
+        JSON.stringify({ error: { message: `destination refused: ${result.error}` } }),
+        { status: 403, headers: { "content-type": "application/json" } },
+      );
     if (result.statusCode === undefined) throw new TypeError(result.error ?? "no response");
     const answerHeaders: Record<string, string> = { "content-type": "application/json" };
     if (result.retryAfterMs !== undefined)

@@ -157,16 +157,27 @@ const projections: Projections<DatasetServiceEvent> = {
   async DatasetExamplesUpdated(client, d) {
     const ids = d.examples.map((e) => e.id);
     await detachChildren(client, d, ids);
+    // The version's own live rows change in place (an UPDATE, the common case); an example it
+    // reads through from a parent gets a row of its own, merged from the parent's. Both parts
+    // see the rows as they were before the statement, so no example is written twice; a
+    // version without a parent skips the second part (a one-time filter) and its lookups.
     await tracedQuery(
       client,
       "dataset DatasetExamplesUpdated",
-      `with eff as (${effectiveRows("$1", "$2::uuid", "$5::uuid[]")})
+      `with x as materialized (
+         select * from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)
+       ), own as (
+         update examples e set fields = e.fields || x.fields, updated_at = $3
+           from x
+          where e.version_id = $2 and e.id = x.id and not e.deleted
+       )
        insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
        select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
-         from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)
-         join eff on eff.id = x.id and not eff.deleted
-       on conflict (version_id, id) do update
-         set fields = excluded.fields, updated_at = excluded.updated_at, deleted = false`,
+         from x
+         join (${effectiveRows("$1", "$2::uuid", "$5::uuid[]")}) eff
+           on eff.id = x.id and not eff.deleted
+        where (select parent_id from dataset_versions where id = $2) is not null
+          and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)`,
       [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples), ids],
     );
     await touch(client, d);

@@ -174,11 +174,11 @@ const projections: Projections<DatasetServiceEvent> = {
        insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
        select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
          from x
-         join (${effectiveRows("$1", "$2::uuid", "$5::uuid[]")}) eff
+         join (${effectiveRows("$1", "$2::uuid", "array(select id from x)")}) eff
            on eff.id = x.id and not eff.deleted
         where (select parent_id from dataset_versions where id = $2) is not null
           and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)`,
-      [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples), ids],
+      [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples)],
     );
     await touch(client, d);
   },

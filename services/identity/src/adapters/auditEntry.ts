@@ -29,10 +29,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A record's ids: its `id` and every `…_id` member. */
-const idsOf = (r: unknown): unknown =>
-  isRecord(r)
-    ? Object.fromEntries(Object.entries(r).filter(([k]) => k === "id" || k.endsWith("_id")))
-    : r;
+function idsOf(r: unknown): unknown {
+  if (!isRecord(r)) return r;
+  const ids: Record<string, unknown> = {};
+  for (const k in r) if (k === "id" || k.endsWith("_id")) ids[k] = r[k];
+  return ids;
+}
 
 /** The data as JSON; over the bound, each top-level array of records keeps their ids only. */
 export function auditVariables(data: unknown): string {

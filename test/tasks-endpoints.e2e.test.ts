@@ -298,6 +298,13 @@ describe("AGENT_CALL experiments", () => {
     const agent = await integration("AGENT", "/agent/gone", { type: "object" });
     const task = await asAdmin("POST", "/v2/tasks", agentTask(agent.id));
     expectProblem(
+      await api.req("POST", `/v2/tasks/${task.id}/trigger`, {
+        body: { experiment_name: unique("x"), query_filter: "input = " },
+      }),
+      400,
+      "invalid-request",
+    );
+    expectProblem(
       await api.req("PATCH", `/v2/tasks/${task.id}`, {
         body: { run_configuration: agentTask(evaluatorIntegration.id).run_configuration },
       }),

@@ -288,7 +288,21 @@ describe("the public API's rules", () => {
       "unprocessable-entity",
     );
     expectProblem(await post({ ...base, dataset_id: undefined }), 400, "invalid-request");
+    // A filter's syntax is judged when it is written, pointing at the error's position.
+    const badFilter = await post({ ...base, query_filter: "output = " });
+    expectProblem(badFilter, 400, "invalid-request");
+    expect(badFilter.body.detail).toMatch(/^query_filter: filter: .* at position 10/);
+    expectProblem(
+      await post({ ...base, evaluators: [{ evaluator_id: evaluator, query_filter: "(a = 1" }] }),
+      400,
+      "invalid-request",
+    );
     const created = (await post(base)).body;
+    expectProblem(
+      await api.req("PATCH", `/v2/tasks/${created.id}`, { body: { query_filter: "a = = 1" } }),
+      400,
+      "invalid-request",
+    );
     expectProblem(
       await api.req("POST", `/v2/tasks/${created.id}/trigger`, { body: { experiment_name: "x" } }),
       400,

@@ -118,6 +118,41 @@ describe("a task's shape (the public API's rules)", () => {
   });
 });
 
+describe("a task's filters are judged when written", () => {
+  const detail = (t: NewTask) => {
+    try {
+      checkTask(t);
+      return "ok";
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  it("in the search language, a syntax error pointing at its position (400)", () => {
+    expect(
+      detail(task({ target: projectTarget }, { query_filter: "name = 'root' and latency_ms > 5" })),
+    ).toBe("ok");
+    expect(detail(task({ target: projectTarget }, { query_filter: "name = " }))).toMatch(
+      /^query_filter: filter: .* at position 8/,
+    );
+    expect(problem(() => checkTask(task({}, { query_filter: "name = 'a' and" })))).toBe(
+      "invalid-request",
+    );
+    expect(detail(task({}, { evaluators: [evaluator("a", { query_filter: "(x = 1" })] }))).toMatch(
+      /^evaluators\[0\]\.query_filter: filter: /,
+    );
+    const trace = (filter: string) =>
+      task(
+        { target: projectTarget },
+        {
+          query_filters: { filters: [{ id: "A", filter }] },
+          evaluators: [evaluator("a", { query_mappings: [] })],
+        },
+      );
+    expect(detail(trace("span_kind = 'LLM'"))).toBe("ok");
+    expect(detail(trace("span_kind = = 'LLM'"))).toMatch(/^query_filters filter A: filter: /);
+  });
+});
+
 describe("a trace/session task's query_filters and query_mappings", () => {
   const mapping = (variable_name: string, query_ids: string[]) => ({
     variable_name,

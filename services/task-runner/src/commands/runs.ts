@@ -4,7 +4,7 @@ import type { CancelRunRequest, TaskRun, TriggerRunRequest } from "@argus/proto/
 import { requirePermissionAt } from "@argus/spaces";
 import { accessOf, kindOf, permissionOf, placeOf } from "../domain/access.ts";
 import { runDecider } from "../domain/run.ts";
-import { invalid, unprocessable } from "../domain/task.ts";
+import { checkFilterSyntax, invalid, unprocessable } from "../domain/task.ts";
 import { runRow, taskRow, toRun, type TaskRow } from "../queries/rows.ts";
 import type { TasksDeps } from "../service.ts";
 import { createRun } from "../worker/createRun.ts";
@@ -124,6 +124,7 @@ async function optionsOf(
       throw invalid("example_ids and max_examples are mutually exclusive");
     if (fields.has("max_examples") && req.maxExamples < 1)
       throw invalid("max_examples must be at least 1");
+    checkFilterSyntax("query_filter", req.queryFilter);
     return {
       options: {
         // Chosen now, so a run resumed by another worker finds the experiment it made.

@@ -6,7 +6,7 @@ import type {
   TaskSettings,
   TaskType,
 } from "@argus/contracts";
-import { parseQueryExpression } from "@argus/filter";
+import { FilterError, parseFilter, parseQueryExpression } from "@argus/filter";
 import { DomainError } from "@argus/platform";
 
 export const invalid = (detail: string): DomainError => new DomainError("invalid-request", detail);
@@ -86,6 +86,10 @@ export function checkSettings(target: Target, s: TaskSettings): TaskSettings {
     throw invalid("sampling_rate must be between 0 and 1");
   }
   if (s.evaluators.length === 0) throw invalid("at least one evaluator is required");
+  checkFilterSyntax("query_filter", s.query_filter);
+  s.evaluators.forEach((e, i) =>
+    checkFilterSyntax(`evaluators[${i}].query_filter`, e.query_filter),
+  );
   const seen = new Set<string>();
   for (const e of s.evaluators) {
     if (seen.has(e.evaluator_id)) throw invalid("an evaluator may be attached only once");
@@ -121,6 +125,21 @@ export function checkSettings(target: Target, s: TaskSettings): TaskSettings {
 }
 
 /**
+ * A filter in the language of example and span searches, judged when it is written (400 at its
+ * position) rather than when a run first uses it; which fields it names is the run's to judge,
+ * against the spans or runs it reads.
+ */
+export function checkFilterSyntax(field: string, filter: string | null | undefined): void {
+  if (filter === null || filter === undefined || filter.trim() === "") return;
+  try {
+    parseFilter(filter);
+  } catch (err) {
+    if (err instanceof FilterError) throw invalid(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
  * Named filters with unique ids, and an expression over them: optional with one filter (then
  * its id), required with more.
  */
@@ -128,8 +147,10 @@ function checkQueryFilters(q: QueryFilters | null): QueryFilters | null {
   if (q === null) return null;
   const ids = q.filters.map((f) => f.id);
   if (new Set(ids).size !== ids.length) throw invalid("query_filters ids must be unique");
-  for (const f of q.filters)
+  for (const f of q.filters) {
     if (f.filter.trim() === "") throw invalid(`query filter ${f.id} must not be empty`);
+    checkFilterSyntax(`query_filters filter ${f.id}`, f.filter);
+  }
   const expression = q.expression ?? (ids.length === 1 ? ids[0]! : null);
   if (expression === null)
     throw invalid("query_filters.expression is required with two or more filters");

@@ -288,3 +288,52 @@ describe("trace and session evaluators on a project task", () => {
     expect(run.failure_reason).toMatch(/data_granularity must be TRACE or SESSION/);
   });
 });
+
+describe("a worker killed mid trace run", () => {
+  it("another worker finishes it; no trace is evaluated twice", async () => {
+    const total = 4000;
+    const specs: TraceSpec[] = Array.from({ length: total }, (_, i) => ({
+      root: `r${i}`,
+      children: [{ kind: "LLM", output: i % 2 === 0 ? "refund" : "no" }],
+    }));
+    const { projectId } = await sendTraces(unique("killed"), specs);
+    const perTrace = await keywordEvaluator("killed_refund", "refund", "TRACE");
+    const task = await asAdmin("POST", "/v2/tasks", {
+      type: "CODE_EVALUATION",
+      name: unique("killed-task"),
+      project_id: projectId,
+      query_filters: { filters: [{ id: "A", filter: "span_kind = 'LLM'" }] },
+      evaluators: [{ evaluator_id: perTrace, query_mappings: outputsOf(["A"]) }],
+    });
+    const runId = (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, window())).id as string;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
+      if (run.status === "RUNNING" && run.num_successes > 0) break;
+      if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status) || Date.now() > deadline)
+        throw new Error(`the run was not caught mid-way: ${JSON.stringify(run)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await api.stack.processes["task-runner"]!.stop("SIGKILL");
+    const { rows } = await db.query<{ status: string }>(
+      "select status from task_runs where id = $1",
+      [uuidOf(runId)],
+    );
+    expect(rows[0]!.status).toBe("RUNNING");
+    await api.stack.restart("task-runner");
+    const after = Date.now() + 120_000;
+    let done: Json;
+    for (;;) {
+      done = await asAdmin("GET", `/v2/task-runs/${runId}`);
+      if (["COMPLETED", "FAILED", "CANCELLED"].includes(done.status)) break;
+      if (Date.now() > after) throw new Error(`run not finished: ${JSON.stringify(done)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(done).toMatchObject({ status: "COMPLETED", num_successes: total, num_errors: 0 });
+    const items = await db.query<{ n: number; distinct_items: number }>(
+      "select count(*)::int as n, count(distinct item_id)::int as distinct_items from task_run_items where run_id = $1",
+      [uuidOf(runId)],
+    );
+    expect(items.rows[0]).toEqual({ n: total, distinct_items: total });
+  });
+});

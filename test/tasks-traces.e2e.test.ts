@@ -120,15 +120,25 @@ const window = () => ({
   data_end_time: new Date(Date.now() + 60_000).toISOString(),
 });
 
-async function triggered(taskId: string, body: Json): Promise<Json> {
-  const runId = (await asAdmin("POST", `/v2/tasks/${taskId}/trigger`, body)).id as string;
-  const deadline = Date.now() + 60_000;
+const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED"];
+
+/** The run once `done` holds for it (a finished run that never met it throws). */
+async function pollRun(runId: string, done: (run: Json) => boolean, ms = 60_000): Promise<Json> {
+  const deadline = Date.now() + ms;
   for (;;) {
     const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
-    if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run not finished: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (done(run)) return run;
+    if (TERMINAL.includes(run.status) || Date.now() > deadline)
+      throw new Error(`run not as awaited: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+const finished = (run: Json) => TERMINAL.includes(run.status);
+
+async function triggered(taskId: string, body: Json): Promise<Json> {
+  const runId = (await asAdmin("POST", `/v2/tasks/${taskId}/trigger`, body)).id as string;
+  return pollRun(runId, finished);
 }
 
 /** Per root span (`root-<i>`), its evaluations by name: `name → label`. */
@@ -306,14 +316,7 @@ describe("a worker killed mid trace run", () => {
       evaluators: [{ evaluator_id: perTrace, query_mappings: outputsOf(["A"]) }],
     });
     const runId = (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, window())).id as string;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const run = await asAdmin("GET", `/v2/task-runs/${runId}`);
-      if (run.status === "RUNNING" && run.num_successes > 0) break;
-      if (["COMPLETED", "FAILED", "CANCELLED"].includes(run.status) || Date.now() > deadline)
-        throw new Error(`the run was not caught mid-way: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await pollRun(runId, (r) => r.status === "RUNNING" && r.num_successes > 0);
     await api.stack.processes["task-runner"]!.stop("SIGKILL");
     const { rows } = await db.query<{ status: string }>(
       "select status from task_runs where id = $1",
@@ -321,14 +324,7 @@ describe("a worker killed mid trace run", () => {
     );
     expect(rows[0]!.status).toBe("RUNNING");
     await api.stack.restart("task-runner");
-    const after = Date.now() + 120_000;
-    let done: Json;
-    for (;;) {
-      done = await asAdmin("GET", `/v2/task-runs/${runId}`);
-      if (["COMPLETED", "FAILED", "CANCELLED"].includes(done.status)) break;
-      if (Date.now() > after) throw new Error(`run not finished: ${JSON.stringify(done)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const done = await pollRun(runId, finished, 120_000);
     expect(done).toMatchObject({ status: "COMPLETED", num_successes: total, num_errors: 0 });
     const items = await db.query<{ n: number; distinct_items: number }>(
       "select count(*)::int as n, count(distinct item_id)::int as distinct_items from task_run_items where run_id = $1",

@@ -52,6 +52,26 @@ class Run:
             )
             return None
 
+    def refused(self, op: str, fn: Callable[[], Any], status: int, says: str) -> None:
+        """Runs one SDK call the public API documents as refused: it must raise the API's error
+        with `status` and a Problem body whose detail contains `says`; anything else is a
+        mismatch (a success included)."""
+        self.ops.append(op)
+        try:
+            got = fn()
+        except Exception as err:  # noqa: BLE001
+            body = getattr(err, "body", None) or ""
+            self.eq(op, "status", getattr(err, "status", None), status)
+            try:
+                problem = json.loads(body)
+            except ValueError:
+                problem = {}
+            self.eq(op, "problem.status", problem.get("status"), status)
+            self.eq(op, "detail says", says in str(problem.get("detail", "")), True)
+            return
+        self.mismatches.append(
+            {"op": op, "field": "refused", "got": _plain(got), "want": f"error {status}"})
+
     def eq(self, op: str, field: str, got: Any, want: Any) -> None:
         """Records a value read back that differs from the one written."""
         if got != want:

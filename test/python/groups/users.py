@@ -53,17 +53,18 @@ if u:
     gone = r.op("get_by_email_after_delete", lambda: c.users.get(user=email))
     r.eq("get_by_email_after_delete", "user", gone, None)
 
-# A user with a custom account role.
+# A user with a custom account role: the public API documents CUSTOM account role assignments
+# as not yet supported (UserRoleAssignment: "reserved for future use"), so it is refused with
+# 422 and no user is made.
 role = c.roles.create(name=r.name("py-user-role"), permissions=["SPACE_READ"])
-cu = r.op("create_custom_role", lambda: c.users.create(
-    name="py custom", email=f"py-custom-{uuid.uuid4()}@example.com",
-    role=CustomUserRole(id=role.id), invite_mode="NONE"))
-if cu:
-    r.eq("create_custom_role", "role", (val(cu.role.type), cu.role.id), ("CUSTOM", role.id))
-    got = r.op("get_custom_role", lambda: c.users.get(user=cu.id))
-    if got:
-        r.eq("get_custom_role", "role", (val(got.role.type), got.role.id), ("CUSTOM", role.id))
-    r.op("delete_custom_role", lambda: c.users.delete(user_id=cu.id))
+custom_email = f"py-custom-{uuid.uuid4()}@example.com"
+r.refused("create_custom_role", lambda: c.users.create(
+    name="py custom", email=custom_email, role=CustomUserRole(id=role.id), invite_mode="NONE"),
+    422, "custom account roles (role type CUSTOM) are not yet supported")
+none = r.op("list_after_custom_role", lambda: c.users.list(email=custom_email))
+if none:
+    r.eq("list_after_custom_role", "ids", [x.id for x in none.users], [])
+c.roles.delete(role=role.id)
 
 # A TEMPORARY_PASSWORD user (ACTIVE) has its password reset.
 pw_email = f"py-pw-{uuid.uuid4()}@example.com"

@@ -86,6 +86,8 @@ export function createChannel(address: string): grpc.Client {
     // A restarted service is found again within ~100 ms instead of the default 1 s backoff.
     "grpc.initial_reconnect_backoff_ms": 100,
     "grpc.max_reconnect_backoff_ms": 2_000,
+    // Channelz (grpc-js's introspection service, which Argus does not serve) counts every call.
+    "grpc.enable_channelz": 0,
     // With a dns:/// target every replica behind the name gets calls, not just the first.
     "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });

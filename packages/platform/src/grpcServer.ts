@@ -196,6 +196,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     "grpc.keepalive_permit_without_calls": 1,
     "grpc.max_connection_age_ms": 300_000,
     "grpc.max_connection_age_grace_ms": 30_000,
+    "grpc.enable_channelz": 0,
     "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
   });

@@ -12,12 +12,15 @@ export interface Paging {
 }
 
 const NO_PAGE: PageRequest = { limit: 0, after: "" };
+const unpaginated = (): never => {
+  throw new Error("an operation without a cursor parameter has no next page");
+};
 
 /** Verifies the cursor of a validated request; a tampered or foreign one is a 400. */
 export function readPaging(op: CompiledOperation, input: RawInput, secret: string): Paging {
+  if (!op.paginated) return { page: NO_PAGE, query: input.query, signNext: unpaginated };
   const binding = cursorBinding(op.operationId, input.params, input.query);
   const signNext = (after: string): string => signCursor(secret, binding, after);
-  if (!op.paginated) return { page: NO_PAGE, query: input.query, signNext };
   const { limit, cursor, ...filters } = input.query;
   const after = typeof cursor === "string" ? verifyCursor(secret, binding, cursor) : "";
   if (after === null) {

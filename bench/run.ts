@@ -9,6 +9,7 @@ import { datasetCreateBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
 import { getSpaceBenchmark, getSpaceFloorBenchmark } from "./getSpace.ts";
+import { longStreamBenchmark } from "./longStreams.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
@@ -153,6 +154,7 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> 
   "webhook-delivery": webhookDeliveryBenchmark,
   "webhook-dead-neighbour": webhookDeadNeighbourBenchmark,
   "task-run-1000": taskRunBenchmark,
+  "long-stream": longStreamBenchmark,
 };
 if (values.only && !(values.only in benchmarks)) {
   throw new Error(

@@ -230,11 +230,17 @@ describe("examples: list, insert, update (spec 7), delete (spec 8), search", () 
     expect(
       (await examplesOf(d.id, `&dataset_version_id=${next.dataset_version_id}`))[1]!.answer,
     ).toBe("Madrid!");
-    // The same version name again is a conflict.
+    // The same version name again is a conflict, and changes nothing.
     const again = await api.req("PATCH", `/v2/datasets/${d.id}/examples`, {
       body: { examples: [{ id: d.exampleIds[1], answer: "x" }], new_version: "v2" },
     });
     expectProblem(again, 409, "resource-conflict");
+    expect((again.body as { detail: string }).detail).toBe(
+      'the dataset already has a version named "v2"',
+    );
+    expect(
+      (await examplesOf(d.id, `&dataset_version_id=${next.dataset_version_id}`))[1]!.answer,
+    ).toBe("Madrid!");
     for (const bad of [[], [{ answer: "no id" }], [{ id: d.exampleIds[0], created_at: "x" }]])
       expectProblem(
         await api.req("PATCH", `/v2/datasets/${d.id}/examples`, { body: { examples: bad } }),

@@ -166,6 +166,17 @@ describe("prompts over plain HTTP: edges", () => {
       404,
       "resource-not-found",
     );
+    // Labels on a version that does not exist: the prompt's id is no version's.
+    for (const method of ["PUT", "DELETE"] as const)
+      expectProblem(
+        await api.req(
+          method,
+          `/v2/prompt-versions/${created.id}/labels${method === "DELETE" ? "/production" : ""}`,
+          method === "PUT" ? { body: { labels: ["production"] } } : {},
+        ),
+        404,
+        "resource-not-found",
+      );
     expectProblem(await api.req("GET", "/v2/prompts?limit=0"), 400, "invalid-request");
     expectProblem(await api.req("GET", "/v2/prompts?limit=101"), 400, "invalid-request");
     expect((await api.req("GET", "/v2/prompts?limit=1")).body.prompts).toHaveLength(1);
@@ -182,6 +193,43 @@ describe("prompts over plain HTTP: edges", () => {
       body: { labels: labels.slice(0, 100) },
     });
     expect(ok.body.labels).toHaveLength(100);
+  });
+
+  it("a prompt of 180 versions (past its stream's snapshots): labels move, delete and resolve; the prompt deletes", async () => {
+    const created = await api.ok("POST", "/v2/prompts", {
+      space_id: spaceId,
+      name: "long-history",
+      version,
+    });
+    const versions = `/v2/prompts/${created.id}/versions`;
+    const ids: string[] = [created.version.id];
+    for (let i = 1; i < 120; i++) ids.push((await api.ok("POST", versions, version)).id);
+    const label = (versionId: string, labels: string[]) =>
+      api.req("PUT", `/v2/prompt-versions/${versionId}/labels`, { body: { labels } });
+    const labelled = async (name: string) =>
+      (await api.ok("GET", `/v2/prompts/${created.id}/labels/${name}`)).id;
+    // Set on an early version (folded into the snapshots since), then moved to a late one.
+    expect((await label(ids[2]!, ["production", "staging"])).status).toBe(200);
+    for (let i = 0; i < 60; i++) await api.ok("POST", versions, version);
+    expect(await labelled("production")).toBe(ids[2]);
+    expect((await label(ids[110]!, ["production"])).status).toBe(200);
+    expect(await labelled("production")).toBe(ids[110]);
+    expect(await labelled("staging")).toBe(ids[2]);
+    expectProblem(
+      await api.req("DELETE", `/v2/prompt-versions/${ids[2]}/labels/production`),
+      404,
+      "resource-not-found",
+    );
+    expect((await api.req("DELETE", `/v2/prompt-versions/${ids[2]}/labels/staging`)).status).toBe(
+      204,
+    );
+    expectProblem(
+      await api.req("GET", `/v2/prompts/${created.id}/labels/staging`),
+      404,
+      "resource-not-found",
+    );
+    expect((await api.req("DELETE", `/v2/prompts/${created.id}`)).status).toBe(204);
+    expectProblem(await label(ids[110]!, ["x"]), 404, "resource-not-found");
   });
 
   it("tags attach to prompts and to evaluators (spec endpoint 1)", async () => {

@@ -12,12 +12,21 @@ export interface Decider<State, Command, Event extends DomainEvent> {
   initialState: State;
   evolve(state: State, event: Event): State;
   decide(command: Command, state: State): readonly Event[];
+  /**
+   * For a stream that grows without bound (a prompt's versions, a queue's records): the command
+   * handler keeps the state as a snapshot every `every` events and folds only what follows it,
+   * so a command's cost does not grow with the stream. The state must then be plain JSON (no
+   * Set, Map or Date), and `tag` must change whenever `evolve` or the state's shape does: a
+   * snapshot under another tag is not read.
+   */
+  snapshots?: { tag: string; every: number };
 }
 
-/** The state after `events`, from the decider's initial state. */
+/** The state after `events`, from the decider's initial state (or from `from`, a snapshot's). */
 export function fold<State, Event extends DomainEvent>(
   decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
   events: readonly Event[],
+  from: State = decider.initialState,
 ): State {
-  return events.reduce(decider.evolve, decider.initialState);
+  return events.reduce(decider.evolve, from);
 }

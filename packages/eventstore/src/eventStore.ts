@@ -6,6 +6,7 @@ import { ConcurrencyError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { readStream } from "./readStream.ts";
 import { quoteSchema } from "./schemaName.ts";
+import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "./tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "./types.ts";
 import { withTransaction } from "./withTransaction.ts";
@@ -36,7 +37,12 @@ export interface EventStoreTransaction {
     expectedVersion: ExpectedVersion,
     events: readonly NewEvent[],
   ): Promise<StoredEvent[]>;
-  readStream(streamId: string): Promise<StoredEvent[]>;
+  /** The stream from its snapshot under `snapshotTag` when there is one (snapshots.ts). */
+  loadStream(streamId: string, snapshotTag?: string): Promise<StreamRead>;
+  saveSnapshot(
+    streamId: string,
+    snapshot: { tag: string; version: number; state: unknown },
+  ): Promise<void>;
 }
 
 export interface EventStore {
@@ -60,7 +66,8 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     const result = await withTransaction(pool, (client) =>
       fn({
         client,
-        readStream: (streamId) => readStream(client, schema, streamId),
+        loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
+        saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
         async append(streamId, expectedVersion, events) {
           const stored = await appendToStream(
             client,

@@ -4,7 +4,7 @@ import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
 import { fold, type Decider, type DomainEvent } from "./decider.ts";
 import { ConcurrencyError } from "./errors.ts";
 import type { EventStore, EventStoreTransaction } from "./eventStore.ts";
-import { readStream } from "./readStream.ts";
+import { loadStream, saveSnapshot } from "./snapshots.ts";
 import type { EventMetadata } from "./types.ts";
 
 /** A service's inline projections: every event a command appends goes through them. */
@@ -64,7 +64,10 @@ const isBuilder = <S, C>(
 ): c is { build: (s: S, client: PoolClient) => Promise<C> } =>
   typeof c === "object" && c !== null && typeof (c as { build?: unknown }).build === "function";
 
-type StreamAccess = Pick<EventStoreTransaction, "client" | "append" | "readStream">;
+type StreamAccess = Pick<
+  EventStoreTransaction,
+  "client" | "append" | "loadStream" | "saveSnapshot"
+>;
 
 export function commandScope(tx: StreamAccess, project: Project): CommandScope {
   async function append(
@@ -84,23 +87,26 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
   return {
     client: tx.client,
     async decide(streamId, decider, command, metadata) {
-      const history = await tx.readStream(streamId);
+      type State = Parameters<typeof decider.evolve>[0];
+      const snapshots = decider.snapshots;
+      const read = await tx.loadStream(streamId, snapshots?.tag);
       const state = fold(
         decider,
-        history.map(
+        read.events.map(
           (e) => ({ type: e.type, data: e.data }) as Parameters<typeof decider.evolve>[1],
         ),
+        read.snapshot ? (read.snapshot.state as State) : decider.initialState,
       );
       const events = decider.decide(
         isBuilder(command) ? await command.build(state, tx.client) : command,
         state,
       );
-      await append(streamId, history.length, events, metadata);
-      return {
-        events,
-        state: events.reduce(decider.evolve, state),
-        version: history.length + events.length,
-      };
+      await append(streamId, read.version, events, metadata);
+      const after = events.reduce(decider.evolve, state);
+      const version = read.version + events.length;
+      if (snapshots && version - (read.snapshot?.version ?? 0) >= snapshots.every)
+        await tx.saveSnapshot(streamId, { tag: snapshots.tag, version, state: after });
+      return { events, state: after, version };
     },
     appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
     appendLocked: (streamId, events, metadata) => append(streamId, "any", events, metadata),
@@ -117,7 +123,8 @@ export function commandScopeIn(
   return commandScope(
     {
       client,
-      readStream: (streamId) => readStream(client, schema, streamId),
+      loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
+      saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
       append: (streamId, version, events) =>
         appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
     },

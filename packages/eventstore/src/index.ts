@@ -10,6 +10,7 @@ export type { ExpectedVersion } from "./appendToStream.ts";
 // For consumers that append in the transaction of their processed-event marker.
 export { appendToStream } from "./appendToStream.ts";
 export type { EventStore, EventStoreOptions, EventStoreTransaction } from "./eventStore.ts";
+export type { StreamRead } from "./snapshots.ts";
 export { createEventStore } from "./eventStore.ts";
 export type { Queryable } from "./tracedQuery.ts";
 export { tracedQuery } from "./tracedQuery.ts";

@@ -64,4 +64,18 @@ export const storeMigrations: readonly Migration[] = [
         UNIQUE (consumer, stream, stream_sequence)
       );`,
   },
+  {
+    id: "eventstore/0004_snapshots",
+    sql: `
+      -- A decider's state after a stream's first stream_version events (handleCommand.ts): a
+      -- cache, so a command on a long stream reads only what follows it. Deleting any row is
+      -- always safe; events stay the only truth.
+      CREATE TABLE snapshots (
+        stream_id      text PRIMARY KEY,
+        tag            text NOT NULL,
+        stream_version integer NOT NULL CHECK (stream_version > 0),
+        state          jsonb NOT NULL,
+        taken_at       timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];

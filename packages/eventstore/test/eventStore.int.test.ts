@@ -112,8 +112,8 @@ describe("createEventStore", () => {
       Array.from({ length: 8 }, (_, i) =>
         store.transaction(async (tx) => {
           attempts++;
-          const current = await tx.readStream(id);
-          return tx.append(id, current.length, [created(`w${i}`)]);
+          const current = await tx.loadStream(id);
+          return tx.append(id, current.version, [created(`w${i}`)]);
         }),
       ),
     );

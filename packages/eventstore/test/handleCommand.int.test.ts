@@ -193,3 +193,92 @@ describe("handleCommand with the call's signal", () => {
     expect(await history(id)).toEqual([]);
   });
 });
+
+describe("handleCommand on a snapshotted stream", () => {
+  const snapshotted = (tag: string): Decider<State, Command, Event> => ({
+    ...counter,
+    snapshots: { tag, every: 5 },
+  });
+  const snapshotOf = async (id: string) =>
+    (
+      await env.pool.query<{ tag: string; stream_version: number; state: State }>(
+        `select tag, stream_version, state from ${schema}.snapshots where stream_id = $1`,
+        [id],
+      )
+    ).rows[0];
+  const increments = async (decider: Decider<State, Command, Event>, id: string, n: number) => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    let last;
+    for (let i = 0; i < n; i++)
+      last = await commands.handle(id, decider, { type: "Increment" }, {});
+    return last!;
+  };
+
+  it("keeps the state every `every` events, in the command's transaction; none on a short stream", async () => {
+    const id = stream();
+    await increments(snapshotted("counter/1"), id, 4);
+    expect(await snapshotOf(id)).toBeUndefined();
+    await increments(snapshotted("counter/1"), id, 1);
+    expect(await snapshotOf(id)).toEqual({
+      tag: "counter/1",
+      stream_version: 5,
+      state: { n: 5, closed: false },
+    });
+    const last = await increments(snapshotted("counter/1"), id, 7);
+    expect(last).toMatchObject({ version: 12, state: { n: 12 } });
+    expect(await snapshotOf(id)).toMatchObject({ stream_version: 10, state: { n: 10 } });
+  });
+
+  it("folds only the events after the snapshot (a snapshot altered by hand shows through)", async () => {
+    const id = stream();
+    await increments(snapshotted("counter/1"), id, 6);
+    // Events 1..6 say the counter is open; the snapshot at version 5 now says it is closed.
+    await env.pool.query(
+      `update ${schema}.snapshots set state = '{"n": 5, "closed": true}' where stream_id = $1`,
+      [id],
+    );
+    const err = await increments(snapshotted("counter/1"), id, 1).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "resource-not-found" });
+    // The same stream folded whole is open.
+    expect(await increments(counter, id, 1)).toMatchObject({ version: 7, state: { n: 7 } });
+  });
+
+  it("reads no snapshot of another tag, and replaces it with its own", async () => {
+    const id = stream();
+    await increments(snapshotted("counter/1"), id, 5);
+    await env.pool.query(
+      `update ${schema}.snapshots set state = '{"n": 100, "closed": true}' where stream_id = $1`,
+      [id],
+    );
+    const next = await increments(snapshotted("counter/2"), id, 1);
+    expect(next).toMatchObject({ version: 6, state: { n: 6 } });
+    expect(await snapshotOf(id)).toEqual({
+      tag: "counter/2",
+      stream_version: 6,
+      state: { n: 6, closed: false },
+    });
+    // A decider without snapshots folds everything and leaves the snapshot alone.
+    expect(await increments(counter, id, 1)).toMatchObject({ version: 7, state: { n: 7 } });
+    expect(await snapshotOf(id)).toMatchObject({ stream_version: 6 });
+  });
+
+  it("writers racing on one stream leave a snapshot of a version some command committed", async () => {
+    const id = stream();
+    const store = createEventStore({
+      pool: env.pool,
+      schema,
+      retries: 50,
+      retryBackoff: { baseMs: 1, maxMs: 10 },
+    });
+    const commands = createCommandHandler(store, project);
+    await Promise.all(
+      Array.from({ length: 12 }, () =>
+        commands.handle(id, snapshotted("counter/1"), { type: "Increment" }, {}),
+      ),
+    );
+    const snapshot = await snapshotOf(id);
+    expect(snapshot?.stream_version).toBeGreaterThanOrEqual(10);
+    expect(snapshot?.state.n).toBe(snapshot?.stream_version);
+    expect(await history(id)).toHaveLength(12);
+  });
+});

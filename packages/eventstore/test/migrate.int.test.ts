@@ -22,6 +22,7 @@ describe("migrate", () => {
       "eventstore/0001_events",
       "eventstore/0002_relay_checkpoints",
       "eventstore/0003_consumers",
+      "eventstore/0004_snapshots",
       "0001_tags",
     ]);
     const { rows } = await env.pool.query<{ table_name: string }>(
@@ -35,6 +36,7 @@ describe("migrate", () => {
       "processed_events",
       "relay_checkpoints",
       "schema_migrations",
+      "snapshots",
       "tags",
     ]);
   });
@@ -104,10 +106,11 @@ describe("migrate", () => {
         "eventstore/0001_events",
         "eventstore/0002_relay_checkpoints",
         "eventstore/0003_consumers",
+        "eventstore/0004_snapshots",
       ].sort(),
     );
     const { rows } = await env.pool.query(`SELECT id FROM "${schema}".schema_migrations`);
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
   });
 
   it("refuses a migration whose text changed after it was applied", async () => {

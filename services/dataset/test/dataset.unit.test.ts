@@ -65,13 +65,6 @@ describe("dataset decider", () => {
     );
   });
 
-  it("a version name is taken once per dataset", () => {
-    const withV2 = [...created, ...given(created).when(version("v2", "edited"))];
-    expect(problem(() => given(withV2).when(version("v3", "edited")))).toBe("resource-conflict");
-    expect(problem(() => given(withV2).when(version("v3", "v1")))).toBe("resource-conflict");
-    expect(problem(() => given(withV2).when(version("v3", "other")))).toBe("none");
-  });
-
   it("a deleted or missing dataset is 404 for every change; a second create is 409", () => {
     const deleted = [...created, ...given(created).when(del)];
     for (const h of [nothing, deleted]) {

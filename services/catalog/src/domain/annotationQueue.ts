@@ -198,4 +198,6 @@ export const annotationQueueDecider: Decider<
   initialState: { status: "none" },
   evolve,
   decide,
+  // Its records are events of the stream (the state keeps none of them).
+  snapshots: { tag: "annotation-queue/1", every: 50 },
 };

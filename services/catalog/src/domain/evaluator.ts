@@ -206,4 +206,6 @@ export const evaluatorDecider: Decider<EvaluatorState, EvaluatorCommand, Evaluat
   initialState: { status: "none" },
   evolve,
   decide,
+  // Every version is an event of the stream.
+  snapshots: { tag: "evaluator/1", every: 50 },
 };

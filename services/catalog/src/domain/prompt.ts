@@ -1,14 +1,17 @@
 import type { Decider } from "@argus/eventstore";
 import type { PromptEvent, PromptVersionContent, PromptVersionCreated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireLive, requireNew, unreachable, type Lifecycle, type LiveOf } from "./lifecycle.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
 import { checkedContent, commitHash, labelMoves, requireLabels } from "./promptRules.ts";
 import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "./rules.ts";
 
+/**
+ * Versions are immutable and go only with their prompt, so the state keeps none: a label
+ * command names a version its handler found in the projection under this prompt.
+ */
 export type PromptState = Lifecycle<{
   id: string;
   spaceId: string;
-  versionIds: ReadonlySet<string>;
   /** label → version id; a label names at most one version of a prompt. */
   labels: Readonly<Record<string, string>>;
 }>;
@@ -56,15 +59,6 @@ function versionCreated(
   };
 }
 
-function requireVersion(
-  state: PromptState,
-  versionId: string,
-): asserts state is LiveOf<PromptState> {
-  requireLive(state, "prompt");
-  if (!state.versionIds.has(versionId))
-    throw new DomainError("resource-not-found", "prompt version not found");
-}
-
 function decide(command: PromptCommand, state: PromptState): PromptEvent[] {
   const at = command.now.toISOString();
   switch (command.type) {
@@ -105,13 +99,13 @@ function decide(command: PromptCommand, state: PromptState): PromptEvent[] {
       requireLive(state, "prompt");
       return [versionCreated(state, command.versionId, command.version, command)];
     case "SetPromptVersionLabels": {
-      requireVersion(state, command.versionId);
+      requireLive(state, "prompt");
       requireLabels(command.labels);
       const on = { prompt_id: state.id, space_id: state.spaceId, version_id: command.versionId };
       return labelMoves(state.labels, on, command.labels, at);
     }
     case "DeletePromptVersionLabel": {
-      requireVersion(state, command.versionId);
+      requireLive(state, "prompt");
       const { versionId: version_id, label } = command;
       if (state.labels[label] !== version_id)
         throw new DomainError("resource-not-found", "label not found on this prompt version");
@@ -126,13 +120,12 @@ function decide(command: PromptCommand, state: PromptState): PromptEvent[] {
 function evolve(state: PromptState, event: PromptEvent): PromptState {
   if (event.type === "PromptCreated") {
     const { id, space_id } = event.data;
-    return { status: "live", id, spaceId: space_id, versionIds: new Set(), labels: {} };
+    return { status: "live", id, spaceId: space_id, labels: {} };
   }
   if (event.type === "PromptDeleted") return { status: "deleted" };
   if (state.status !== "live") return state;
   switch (event.type) {
     case "PromptVersionCreated":
-      return { ...state, versionIds: new Set([...state.versionIds, event.data.id]) };
     case "PromptUpdated":
       return state;
     case "PromptLabelSet":
@@ -152,4 +145,6 @@ export const promptDecider: Decider<PromptState, PromptCommand, PromptEvent> = {
   initialState: { status: "none" },
   evolve,
   decide,
+  // Every version is an event of the stream.
+  snapshots: { tag: "prompt/1", every: 50 },
 };

@@ -1,7 +1,5 @@
-import { pipeline } from "node:stream/promises";
-import { Readable } from "node:stream";
 import pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { copyRowsInto, copyText } from "./copy.ts";
 import { isoOfNanos } from "../services/tracing/src/storage/time.ts";
 import { Api } from "./datasets.ts";
 import type { OperationBenchmark } from "./operations.ts";
@@ -12,10 +10,6 @@ const SPANS = 100_000;
 /** Spans per OTLP request (an exporter's batch); requests in flight at once. */
 const PER_REQUEST = 5_000;
 const IN_FLIGHT = 4;
-
-/** COPY text format: backslash, tab, newline and carriage return escaped. */
-const copyText = (v: string) =>
-  v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 
 /** The rows ingestion stores for these spans, as COPY text (attributes and events as jsonb). */
 function copyRows(projectUuid: string, spans: readonly BenchSpan[]): string {
@@ -94,21 +88,14 @@ export async function spansIngestBenchmark(): Promise<OperationBenchmark> {
         prepare() {
           rows = copyRows(uuid, benchSpans(SPANS));
         },
-        async run() {
-          const client = await pool.connect();
-          try {
-            const copy = client.query(
-              copyFrom(
-                `copy tracing.spans (project_id, start_time, trace_id, span_id, parent_id, name,
-                   kind, end_time, status_code, status_message, attributes, events) from stdin`,
-              ),
-            );
-            await pipeline(Readable.from([rows]), copy);
-            if (copy.rowCount !== SPANS) throw new Error(`COPY wrote ${copy.rowCount} rows`);
-          } finally {
-            client.release();
-          }
-        },
+        run: () =>
+          copyRowsInto(
+            pool,
+            `copy tracing.spans (project_id, start_time, trace_id, span_id, parent_id, name,
+               kind, end_time, status_code, status_message, attributes, events) from stdin`,
+            rows,
+            SPANS,
+          ),
         pids: {},
       },
       stop,

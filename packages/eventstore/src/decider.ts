@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /** An event as a decider produces it; the store adds ids, positions, time and metadata. */
 export interface DomainEvent {
   type: string;
@@ -17,9 +19,25 @@ export interface Decider<State, Command, Event extends DomainEvent> {
    * handler keeps the state as a snapshot every `every` events and folds only what follows it,
    * so a command's cost does not grow with the stream. The state must then be plain JSON (no
    * Set, Map or Date), and `tag` must change whenever `evolve` or the state's shape does: a
-   * snapshot under another tag is not read.
+   * snapshot under another tag is not read. (`snapshotTag` also adds a digest of `evolve`'s
+   * own source, so an edit of it is caught even when the tag was not changed.)
    */
   snapshots?: { tag: string; every: number };
+}
+
+const tags = new WeakMap<object, string>();
+
+/** The tag a decider's snapshots are kept under: its own, with a digest of `evolve`'s source. */
+export function snapshotTag<State, Event extends DomainEvent>(
+  decider: Pick<Decider<State, unknown, Event>, "evolve" | "snapshots">,
+): string | undefined {
+  if (!decider.snapshots) return undefined;
+  let tag = tags.get(decider);
+  if (!tag) {
+    const digest = createHash("sha256").update(decider.evolve.toString()).digest("hex");
+    tags.set(decider, (tag = `${decider.snapshots.tag}#${digest.slice(0, 12)}`));
+  }
+  return tag;
 }
 
 /** The state after `events`, from the decider's initial state (or from `from`, a snapshot's). */

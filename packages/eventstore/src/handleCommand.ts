@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { DomainError, currentCallSignal } from "@argus/platform";
 import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
-import { fold, type Decider, type DomainEvent } from "./decider.ts";
+import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { ConcurrencyError } from "./errors.ts";
 import type { EventStore, EventStoreTransaction } from "./eventStore.ts";
 import { loadStream, saveSnapshot } from "./snapshots.ts";
@@ -89,7 +89,8 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
     async decide(streamId, decider, command, metadata) {
       type State = Parameters<typeof decider.evolve>[0];
       const snapshots = decider.snapshots;
-      const read = await tx.loadStream(streamId, snapshots?.tag);
+      const tag = snapshotTag(decider);
+      const read = await tx.loadStream(streamId, tag);
       const state = fold(
         decider,
         read.events.map(
@@ -104,8 +105,8 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
       await append(streamId, read.version, events, metadata);
       const after = events.reduce(decider.evolve, state);
       const version = read.version + events.length;
-      if (snapshots && version - (read.snapshot?.version ?? 0) >= snapshots.every)
-        await tx.saveSnapshot(streamId, { tag: snapshots.tag, version, state: after });
+      if (snapshots && tag && version - (read.snapshot?.version ?? 0) >= snapshots.every)
+        await tx.saveSnapshot(streamId, { tag, version, state: after });
       return { events, state: after, version };
     },
     appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),

@@ -39,7 +39,7 @@ export type {
 } from "./serviceRuntime.ts";
 export { startServiceRuntime } from "./serviceRuntime.ts";
 export type { Decider, DomainEvent } from "./decider.ts";
-export { fold } from "./decider.ts";
+export { fold, snapshotTag } from "./decider.ts";
 export type {
   CommandHandler,
   CommandInput,

@@ -4,6 +4,7 @@ import {
   createCommandHandler,
   createEventStore,
   migrate,
+  snapshotTag,
   tracedQuery,
   type Decider,
   type Project,
@@ -220,7 +221,7 @@ describe("handleCommand on a snapshotted stream", () => {
     expect(await snapshotOf(id)).toBeUndefined();
     await increments(snapshotted("counter/1"), id, 1);
     expect(await snapshotOf(id)).toEqual({
-      tag: "counter/1",
+      tag: expect.stringMatching(/^counter\/1#[0-9a-f]{12}$/),
       stream_version: 5,
       state: { n: 5, closed: false },
     });
@@ -253,13 +254,21 @@ describe("handleCommand on a snapshotted stream", () => {
     const next = await increments(snapshotted("counter/2"), id, 1);
     expect(next).toMatchObject({ version: 6, state: { n: 6 } });
     expect(await snapshotOf(id)).toEqual({
-      tag: "counter/2",
+      tag: expect.stringMatching(/^counter\/2#/),
       stream_version: 6,
       state: { n: 6, closed: false },
     });
+    // The same tag over another `evolve` is another tag too.
+    const edited = {
+      ...snapshotted("counter/2"),
+      evolve: (s: State, e: Event) => counter.evolve(s, e),
+    };
+    expect(await increments(edited, id, 1)).toMatchObject({ version: 7, state: { n: 7 } });
+    expect(await snapshotOf(id)).toMatchObject({ stream_version: 7 });
+    expect((await snapshotOf(id))?.tag).not.toBe(snapshotTag(snapshotted("counter/2")));
     // A decider without snapshots folds everything and leaves the snapshot alone.
-    expect(await increments(counter, id, 1)).toMatchObject({ version: 7, state: { n: 7 } });
-    expect(await snapshotOf(id)).toMatchObject({ stream_version: 6 });
+    expect(await increments(counter, id, 1)).toMatchObject({ version: 8, state: { n: 8 } });
+    expect(await snapshotOf(id)).toMatchObject({ stream_version: 7 });
   });
 
   it("writers racing on one stream leave a snapshot of a version some command committed", async () => {

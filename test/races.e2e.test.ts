@@ -108,6 +108,69 @@ describe("20 concurrent updates and deletes of one resource", () => {
   });
 });
 
+describe("a long stream under concurrent writes (folded from its snapshots)", () => {
+  it("a prompt of 48 versions: 10 new versions, 5 label moves and 5 deletes at once", async () => {
+    const version = {
+      commit_message: "v",
+      provider: "OPEN_AI",
+      model: "gpt-4o",
+      messages: [{ role: "USER", content: "Hi {name}" }],
+    };
+    for (let round = 0; round < 3; round++) {
+      const created = await api.ok("POST", "/v2/prompts", {
+        space_id: spaceId,
+        name: `long-race-${round}-${Date.now()}`,
+        version,
+      });
+      const versions = `/v2/prompts/${created.id}/versions`;
+      const ids: string[] = [created.version.id];
+      // 49 events: the race crosses the 50th, where the first snapshot is kept.
+      for (let i = 1; i < 48; i++) ids.push((await api.ok("POST", versions, version)).id);
+      const calls = Array.from({ length: 20 }, (_, i) =>
+        i < 10
+          ? api.req("POST", versions, { body: version })
+          : i < 15
+            ? api.req("PUT", `/v2/prompt-versions/${ids[i]}/labels`, {
+                body: { labels: ["production"] },
+              })
+            : api.req("DELETE", `/v2/prompts/${created.id}`),
+      );
+      const statuses = (await Promise.all(calls)).map((r) => r.status);
+      for (const st of statuses) expect([200, 201, 204, 404, 409], `status ${st}`).toContain(st);
+      const uuid = decodeId("Prompt", created.id as string)!;
+      const types = await history("catalog", `prompt-${uuid}`);
+      const deletes = types.filter((t) => t === "PromptDeleted").length;
+      expect(deletes).toBe(statuses.filter((st) => st === 204).length);
+      expect(deletes).toBeLessThanOrEqual(1);
+      if (deletes === 1) expect(types.at(-1)).toBe("PromptDeleted");
+      // Every version answered 201 is in the history: 48 made first, then the race's.
+      expect(types.filter((t) => t === "PromptVersionCreated")).toHaveLength(
+        48 + statuses.slice(0, 10).filter((st) => st === 201).length,
+      );
+      const { rows } = await db.query<{ stream_version: number; state: Json }>(
+        "select stream_version, state from catalog.snapshots where stream_id = $1",
+        [`prompt-${uuid}`],
+      );
+      // The command that appended the 50th event kept the first snapshot (none before it).
+      expect(rows).toHaveLength(types.length >= 50 ? 1 : 0);
+      if (rows[0]) {
+        expect(rows[0].stream_version).toBeGreaterThanOrEqual(50);
+        expect(rows[0].stream_version).toBeLessThanOrEqual(types.length);
+      }
+      if (deletes === 0) {
+        // Whatever the race left, the prompt still decides from its snapshot.
+        const next = await api.ok("POST", versions, version);
+        const labelled = await api.req("PUT", `/v2/prompt-versions/${next.id}/labels`, {
+          body: { labels: ["production"] },
+        });
+        expect(labelled.status).toBe(200);
+        const got = await api.ok("GET", `/v2/prompts/${created.id}/labels/production`);
+        expect(got.id).toBe(next.id);
+      }
+    }
+  });
+});
+
 /**
  * As `expectValid`, where every DELETE may also lose its retries to the PATCHes under load
  * (all 409): then nothing is deleted, also a history a single writer could have made.

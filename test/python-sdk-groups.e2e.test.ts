@@ -104,7 +104,7 @@ const GROUPS: Record<string, string> = {
     "delete_examples annotate_examples update create_from_dataframe delete list_after_delete",
   experiments:
     "create get list list_all list_runs annotate_runs append_runs delete create_in_space " +
-    "list_by_space",
+    "list_by_space run run_runs run_traces",
   // Webhooks delivering to a receiver the script runs on loopback (hence
   // ARGUS_WEBHOOK_ALLOW_LOOPBACK): test deliveries, the delivery log, and a prompt's new
   // version delivered through subscriptions, the HMAC_SHA256 one's signature verified.

@@ -1,5 +1,11 @@
 """experiments through client.experiments: create with runs on a dataset and in a space, get,
-list (dataset, space, name), list runs, append runs, delete."""
+list (dataset, space, name), list runs, append runs, delete; and run: a task and an evaluator
+run by the SDK on the dataset's examples (REST, force_http), the task's spans exported over
+OTLP/gRPC to the stack (argv[3]), the runs uploaded with their evaluations."""
+from datetime import datetime, timedelta, timezone
+from urllib.parse import urlparse
+
+from arize import ArizeClient
 from arize._generated import api_client as gen
 from arize.experiments.types import ExperimentTaskFieldNames
 
@@ -47,6 +53,45 @@ if e:
     if more:
         r.eq("append_runs", "count", len(getattr(more, "run_ids", None) or []), 1)
     r.op("delete", lambda: c.experiments.delete(experiment=e.id))
+
+# experiments.run: the SDK's own loop over the examples, traced to the stack's OTLP/gRPC.
+otlp_host, otlp_port = r.args[0].rsplit(":", 1)
+api = urlparse(r.base)
+runner = ArizeClient(api_key=r.key, api_host=api.hostname, api_scheme=api.scheme,
+                     api_port=api.port, otlp_host=otlp_host, otlp_scheme="http",
+                     otlp_port=int(otlp_port))
+
+
+def shout(dataset_row):
+    return dataset_row["question"].upper()
+
+
+def exact(output, dataset_row):
+    return 1.0 if output == dataset_row["question"].upper() else 0.0
+
+
+started = datetime.now(timezone.utc) - timedelta(minutes=1)
+ran = r.op("run", lambda: runner.experiments.run(
+    name=r.name("py-run"), dataset=d.id, task=shout, evaluators={"exact": exact},
+    force_http=True, concurrency=1))
+if ran:
+    exp, table = ran
+    r.eq("run", "dataset_id", exp and exp.dataset_id, d.id)
+    r.eq("run", "statuses", sorted(table["execution_status"]), ["COMPLETED"] * 3)
+    ran_runs = r.op("run_runs", lambda: c.experiments.list_runs(experiment=exp.id, limit=10))
+    if ran_runs:
+        rows = [x.to_dict() for x in ran_runs.experiment_runs]
+        r.eq("run_runs", "outputs", sorted(x["output"] for x in rows), ["Q0", "Q1", "Q2"])
+        r.eq("run_runs", "scores", [float(x.get("eval.exact.score")) for x in rows], [1.0] * 3)
+        traced = {x.get("result.trace.id") for x in rows}
+        spans = r.op("run_traces", lambda: c.spans.list(
+            project="traces_for_http_run", space=space.id, start_time=started,
+            end_time=datetime.now(timezone.utc) + timedelta(minutes=1), limit=100))
+        if spans:
+            r.eq("run_traces", "task traces stored",
+                 sorted(traced & {s.context.trace_id for s in spans.spans or []}),
+                 sorted(traced))
+    c.experiments.delete(experiment=exp.id)
 
 free_name = r.name("py-free-experiment")
 free = r.op("create_in_space", lambda: c.experiments.create(

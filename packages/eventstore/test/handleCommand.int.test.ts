@@ -207,6 +207,12 @@ describe("handleCommand on a snapshotted stream", () => {
         [id],
       )
     ).rows[0];
+  /** Rewrites a stream's snapshot state behind the handler's back. */
+  const alterSnapshot = (id: string, state: State) =>
+    env.pool.query(`update ${schema}.snapshots set state = $2 where stream_id = $1`, [
+      id,
+      JSON.stringify(state),
+    ]);
   const increments = async (decider: Decider<State, Command, Event>, id: string, n: number) => {
     const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
     let last;
@@ -234,10 +240,7 @@ describe("handleCommand on a snapshotted stream", () => {
     const id = stream();
     await increments(snapshotted("counter/1"), id, 6);
     // Events 1..6 say the counter is open; the snapshot at version 5 now says it is closed.
-    await env.pool.query(
-      `update ${schema}.snapshots set state = '{"n": 5, "closed": true}' where stream_id = $1`,
-      [id],
-    );
+    await alterSnapshot(id, { n: 5, closed: true });
     const err = await increments(snapshotted("counter/1"), id, 1).catch((e: unknown) => e);
     expect(err).toMatchObject({ type: "resource-not-found" });
     // The same stream folded whole is open.
@@ -247,10 +250,7 @@ describe("handleCommand on a snapshotted stream", () => {
   it("reads no snapshot of another tag, and replaces it with its own", async () => {
     const id = stream();
     await increments(snapshotted("counter/1"), id, 5);
-    await env.pool.query(
-      `update ${schema}.snapshots set state = '{"n": 100, "closed": true}' where stream_id = $1`,
-      [id],
-    );
+    await alterSnapshot(id, { n: 100, closed: true });
     const next = await increments(snapshotted("counter/2"), id, 1);
     expect(next).toMatchObject({ version: 6, state: { n: 6 } });
     expect(await snapshotOf(id)).toEqual({

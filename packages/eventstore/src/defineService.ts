@@ -4,6 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { Pool } from "pg";
 import {
   type CallCredential,
+  type Clock,
   type ConfigOf,
   type EnvVar,
   type Level,
@@ -29,6 +30,7 @@ import {
   serviceNamed,
   startGrpcServer,
   str,
+  systemClock,
   url,
 } from "@argus/platform";
 import { createCommandHandler, type CommandHandler, type Project } from "./handleCommand.ts";
@@ -68,6 +70,8 @@ export interface ServiceDeps<S extends Spec> {
   /** Its NATS connection, as its own identity: for core request/reply beside the relay. */
   nc: NatsConnection;
   logger: Logger;
+  /** The one source of "now" for handlers and loops; tests pin it (StartOptions.clock). */
+  clock: Clock;
   /** One channel per service it calls (registry `calls`, and `optionalCalls` that are set). */
   channels: Readonly<Record<string, Client | undefined>>;
   /**
@@ -196,6 +200,8 @@ export interface StartOptions {
    * authorization (tests); with one, the manager's step made them and the service may not.
    */
   provisionMessaging?: boolean;
+  /** The service's clock (default: the system's); tests pass `fixedClock` to pin time. */
+  clock?: Clock;
 }
 
 /** Migrate, run consumers and start-up work, then serve gRPC. Used by main and by tests. */
@@ -234,6 +240,7 @@ export async function startService<S extends Spec>(
       commands: createCommandHandler(runtime.store, def.project),
       nc: runtime.nc,
       logger,
+      clock: options.clock ?? systemClock,
       channels,
       self: config.privateKey
         ? serviceCredential(def.description.name, config.privateKey)

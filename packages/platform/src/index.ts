@@ -1,5 +1,7 @@
 export * from "./authorization.ts";
 export * from "./callCredentials.ts";
+export type { Clock } from "./clock.ts";
+export { fixedClock, systemClock } from "./clock.ts";
 export * from "./config.ts";
 export * from "./context.ts";
 export * from "./database.ts";

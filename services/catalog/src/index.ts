@@ -3,7 +3,7 @@ import type { Logger } from "@argus/platform";
 import { catalog } from "./service.ts";
 
 export { catalog };
-export { registerResource, unregisterResource, findResource } from "./projections/resources.ts";
+export { registerResource, unregisterResource, findResource } from "./shared/resourceRegistry.ts";
 export const SCHEMA = catalog.description.schema;
 export type RunningCatalog = RunningService;
 

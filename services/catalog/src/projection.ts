@@ -1,13 +1,13 @@
 import { projector } from "@argus/eventstore";
 import type { CatalogEvent } from "@argus/contracts";
-import { aiIntegrationProjections } from "./aiIntegrationProjection.ts";
-import { annotationConfigProjections } from "./annotationConfigProjection.ts";
-import { annotationQueueProjections } from "./annotationQueueProjection.ts";
-import { evaluatorProjections } from "./evaluatorProjection.ts";
-import { integrationProjections } from "./integrationProjection.ts";
-import { projectProjections } from "./projectProjection.ts";
-import { promptProjections } from "./promptProjection.ts";
-import { tagProjections } from "./tagProjection.ts";
+import { aiIntegrationProjections } from "./aiIntegrations/aiIntegrationProjection.ts";
+import { annotationConfigProjections } from "./annotationConfigs/annotationConfigProjection.ts";
+import { annotationQueueProjections } from "./annotationQueues/annotationQueueProjection.ts";
+import { evaluatorProjections } from "./evaluators/evaluatorProjection.ts";
+import { integrationProjections } from "./integrations/integrationProjection.ts";
+import { projectProjections } from "./projects/projectProjection.ts";
+import { promptProjections } from "./prompts/promptProjection.ts";
+import { tagProjections } from "./tags/tagProjection.ts";
 
 /**
  * The catalog's inline projections, written in the transaction of their events: each area

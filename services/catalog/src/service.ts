@@ -31,44 +31,47 @@ import {
   AnnotationConfigDirectoryService,
   EvaluatorDirectoryService,
 } from "@argus/proto/catalog/v1/config_directory";
-import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
+import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./annotationQueues/spanPort.ts";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
 import {
   endpointDirectoryQueries,
   integrationDirectoryQueries,
-} from "./queries/integrationDirectory.ts";
-import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
+} from "./aiIntegrations/aiIntegrationDirectory.ts";
+import { projectDirectoryQueries } from "./projects/projectDirectory.ts";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import type { Pool } from "pg";
-import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
-import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
+import { grpcDatasetPort, noDatasets, type DatasetPort } from "./peers/datasetPort.ts";
+import { identityQueueUsers, type QueueUsers } from "./annotationQueues/queueUsers.ts";
 import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces";
-import { datasetDeletionsConsumer } from "./adapters/datasetDeletions.ts";
-import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
-import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
-import { integrationCommands } from "./commands/integrations.ts";
-import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
-import { annotationQueueRecordCommands } from "./commands/annotationQueueRecords.ts";
-import { annotationQueueCommands } from "./commands/annotationQueues.ts";
-import { evaluatorCommands } from "./commands/evaluators.ts";
-import { projectCommands } from "./commands/projects.ts";
-import { promptLabelCommands } from "./commands/promptLabels.ts";
-import { promptCommands } from "./commands/prompts.ts";
-import { resourceTagCommands } from "./commands/resourceTags.ts";
-import { tagCommands } from "./commands/tags.ts";
-import { project } from "./projections/catalogProjection.ts";
-import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
-import { integrationQueries } from "./queries/integrations.ts";
-import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
-import { annotationQueueQueries } from "./queries/annotationQueues.ts";
-import { configDirectoryQueries, evaluatorDirectoryQueries } from "./queries/configDirectory.ts";
-import { evaluatorQueries } from "./queries/evaluators.ts";
-import { projectQueries } from "./queries/projects.ts";
-import { promptQueries } from "./queries/prompts.ts";
-import { resourceTagQueries } from "./queries/resourceTags.ts";
-import { tagQueries } from "./queries/tags.ts";
+import { datasetDeletionsConsumer } from "./cascades/datasetDeletions.ts";
+import { spaceCascadeConsumer } from "./cascades/spaceCascade.ts";
+import { aiIntegrationCommands } from "./aiIntegrations/aiIntegrationCommands.ts";
+import { integrationCommands } from "./integrations/integrationCommands.ts";
+import { annotationConfigCommands } from "./annotationConfigs/annotationConfigCommands.ts";
+import { annotationQueueRecordCommands } from "./annotationQueues/annotationQueueRecordCommands.ts";
+import { annotationQueueCommands } from "./annotationQueues/annotationQueueCommands.ts";
+import { evaluatorCommands } from "./evaluators/evaluatorCommands.ts";
+import { projectCommands } from "./projects/projectCommands.ts";
+import { promptLabelCommands } from "./prompts/promptLabelCommands.ts";
+import { promptCommands } from "./prompts/promptCommands.ts";
+import { resourceTagCommands } from "./tags/resourceTagCommands.ts";
+import { tagCommands } from "./tags/tagCommands.ts";
+import { project } from "./projection.ts";
+import { aiIntegrationQueries } from "./aiIntegrations/aiIntegrationQueries.ts";
+import { integrationQueries } from "./integrations/integrationQueries.ts";
+import { annotationConfigQueries } from "./annotationConfigs/annotationConfigQueries.ts";
+import { annotationQueueQueries } from "./annotationQueues/annotationQueueQueries.ts";
+import {
+  configDirectoryQueries,
+  evaluatorDirectoryQueries,
+} from "./annotationConfigs/annotationConfigDirectory.ts";
+import { evaluatorQueries } from "./evaluators/evaluatorQueries.ts";
+import { projectQueries } from "./projects/projectQueries.ts";
+import { promptQueries } from "./prompts/promptQueries.ts";
+import { resourceTagQueries } from "./tags/resourceTagQueries.ts";
+import { tagQueries } from "./tags/tagQueries.ts";
 
 /** What every catalog area's handlers may use. */
 export interface CatalogDeps {

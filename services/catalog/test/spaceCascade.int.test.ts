@@ -13,7 +13,7 @@ import { PromptServiceService as PR } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService as T } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { decodeEvent } from "@argus/eventstore";
-import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/adapters/spaceCascade.ts";
+import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/cascades/spaceCascade.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 import { uniqueName } from "@argus/testkit";
 

@@ -21,12 +21,12 @@ import {
   aiIntegrationDecider,
   type AiIntegrationCommand,
   type AiIntegrationState,
-} from "../domain/aiIntegration.ts";
-import { toAiIntegration } from "../projections/aiIntegrationRows.ts";
-import { visibleIntegration } from "../queries/aiIntegrations.ts";
+} from "./aiIntegrationDecider.ts";
+import { toAiIntegration } from "./aiIntegrationRows.ts";
+import { visibleIntegration } from "./aiIntegrationQueries.ts";
 import type { CatalogDeps } from "../service.ts";
-import { authorizedOnScopings, checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
-import { aiConfigOf, parseObject } from "./requests.ts";
+import { authorizedOnScopings, checkScopings, requireChangeable } from "../shared/scopedAccess.ts";
+import { aiConfigOf, parseObject } from "../shared/requestJson.ts";
 
 const conflicts = {
   ai_integrations_name_per_account:

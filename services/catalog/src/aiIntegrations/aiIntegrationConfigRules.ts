@@ -1,5 +1,5 @@
 import type { AiIntegrationConfig, AiIntegrationKeyFacts } from "@argus/contracts";
-import { invalid, requireCatalogName, requireMaxLength } from "./rules.ts";
+import { invalid, requireCatalogName, requireMaxLength } from "../shared/catalogRules.ts";
 
 export const PROVIDERS = [
   "OPEN_AI",

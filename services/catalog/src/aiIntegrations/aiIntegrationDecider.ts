@@ -4,9 +4,9 @@ import type {
   AiIntegrationEvent,
   AiIntegrationKeyFacts,
 } from "@argus/contracts";
-import { checkConfig, configOf, keyFacts } from "./aiIntegrationConfig.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { invalid, unprocessable } from "./rules.ts";
+import { checkConfig, configOf, keyFacts } from "./aiIntegrationConfigRules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
 export type AiIntegrationState = Lifecycle<{
   id: string;

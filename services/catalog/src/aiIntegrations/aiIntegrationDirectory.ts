@@ -10,8 +10,8 @@ import type {
 } from "@argus/proto/catalog/v1/integrations";
 import { isUuid } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
-import { apiKeyBinding } from "../commands/aiIntegrations.ts";
-import { headersBinding } from "../commands/integrations.ts";
+import { apiKeyBinding } from "./aiIntegrationCommands.ts";
+import { headersBinding } from "../integrations/integrationCommands.ts";
 
 /** Header values as JSON text: sealed (a JSON string), or an object stored before sealing. */
 function openHeaders(secrets: SecretBox, id: string, stored: string): string {

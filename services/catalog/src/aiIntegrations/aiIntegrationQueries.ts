@@ -10,9 +10,9 @@ import {
   AI_INTEGRATION_COLUMNS,
   toAiIntegration,
   type AiIntegrationRow,
-} from "../projections/aiIntegrationRows.ts";
+} from "./aiIntegrationRows.ts";
 import type { CatalogDeps } from "../service.ts";
-import { listScoped, visibleScoped, type ScopedTable } from "./scopedVisibility.ts";
+import { listScoped, visibleScoped, type ScopedTable } from "../shared/scopedVisibility.ts";
 
 const AI_INTEGRATIONS: ScopedTable = {
   table: "ai_integrations",

@@ -8,12 +8,12 @@ import type {
   UpdateAnnotationConfigRequest,
 } from "@argus/proto/catalog/v1/annotations";
 import type { CategoricalValue } from "@argus/contracts";
-import { ACCESS } from "../domain/access.ts";
-import { CONFIG_IN_USE, annotationConfigDecider } from "../domain/annotationConfig.ts";
-import { findAnnotationConfig, toAnnotationConfig } from "../projections/annotationConfigRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { CONFIG_IN_USE, annotationConfigDecider } from "./annotationConfigDecider.ts";
+import { findAnnotationConfig, toAnnotationConfig } from "./annotationConfigRows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { configInUse } from "./annotationConfigFacts.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 const valuesOf = (values: ProtoValue[]): CategoricalValue[] =>
   values.map((v) => ({ label: v.label, score: v.score ?? null }));

@@ -1,9 +1,9 @@
 import type { Decider } from "@argus/eventstore";
 import type { AnnotationConfigEvent, AnnotationConfigShape } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { given, shapeOf } from "./annotationConfigShape.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { invalid, requireCatalogName } from "./rules.ts";
+import { given, shapeOf } from "./annotationConfigRules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import { invalid, requireCatalogName } from "../shared/catalogRules.ts";
 
 export type AnnotationConfigState = Lifecycle<
   AnnotationConfigShape & { id: string; spaceId: string; type: string; name: string }

@@ -7,10 +7,7 @@ import type {
   ResolveEvaluatorsRequest,
   ResolveEvaluatorsResponse,
 } from "@argus/proto/catalog/v1/config_directory";
-import {
-  ANNOTATION_CONFIG_COLUMNS,
-  type AnnotationConfigRow,
-} from "../projections/annotationConfigRows.ts";
+import { ANNOTATION_CONFIG_COLUMNS, type AnnotationConfigRow } from "./annotationConfigRows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 const MAX_NAMES = 100;

@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { AnnotationConfigEvent } from "@argus/contracts";
-import { registerResource, unregisterResource } from "./resources.ts";
+import { registerResource, unregisterResource } from "../shared/resourceRegistry.ts";
 
 /** Annotation configs as their events leave them; they register for tagging. */
 export const annotationConfigProjections: Projections<AnnotationConfigEvent> = {

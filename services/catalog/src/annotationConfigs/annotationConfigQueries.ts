@@ -5,16 +5,16 @@ import type {
   ListAnnotationConfigsRequest,
   ListAnnotationConfigsResponse,
 } from "@argus/proto/catalog/v1/annotations";
-import { ACCESS } from "../domain/access.ts";
+import { ACCESS } from "../shared/access.ts";
 import {
   ANNOTATION_CONFIG_COLUMNS,
   findAnnotationConfig,
   toAnnotationConfig,
   type AnnotationConfigRow,
-} from "../projections/annotationConfigRows.ts";
+} from "./annotationConfigRows.ts";
 import { authorized } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
-import { listInSpaces } from "./listInSpaces.ts";
+import { listInSpaces } from "../shared/listInSpaces.ts";
 
 export function annotationConfigQueries(deps: CatalogDeps) {
   const { pool } = deps;

@@ -1,5 +1,5 @@
 import type { AnnotationConfigShape } from "@argus/contracts";
-import { invalid, requireMaxLength } from "./rules.ts";
+import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
 export const ANNOTATION_CONFIG_TYPES = ["CONTINUOUS", "CATEGORICAL", "FREEFORM"] as const;
 export const OPTIMIZATION_DIRECTIONS = ["MAXIMIZE", "MINIMIZE", "NONE"] as const;

@@ -7,12 +7,12 @@ import type {
   DeleteAnnotationQueueResponse,
   UpdateAnnotationQueueRequest,
 } from "@argus/proto/catalog/v1/annotations";
-import { resolveRecordSources } from "../adapters/recordSources.ts";
-import { presentQueue } from "../queries/annotationQueues.ts";
+import { resolveRecordSources } from "./annotationQueueRecordSources.ts";
+import { presentQueue } from "./annotationQueueQueries.ts";
 import type { CatalogDeps } from "../service.ts";
-import { configsInSpace } from "./annotationConfigFacts.ts";
+import { configsInSpace } from "../annotationConfigs/annotationConfigFacts.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 /** A column allowlist as the gateway passes it: a JSON array of names, or null (unrestricted). */
 function allowlistOf(json: string | undefined): string[] | null | undefined {

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { AnnotationQueueEvent, Annotator } from "@argus/contracts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import {
   checkSources,
   decideRecords,
@@ -8,8 +8,13 @@ import {
   type RecordCommand,
   type RecordDraft,
   type RecordSourceInput,
-} from "./queueRecords.ts";
-import { invalid, requireCatalogName, requireMaxLength, unprocessable } from "./rules.ts";
+} from "./annotationQueueRecordRules.ts";
+import {
+  invalid,
+  requireCatalogName,
+  requireMaxLength,
+  unprocessable,
+} from "../shared/catalogRules.ts";
 
 export const INSTRUCTIONS_MAX = 10_000;
 /** The public API's bounds on column_allowlist: 1000 names of at most 512 characters. */

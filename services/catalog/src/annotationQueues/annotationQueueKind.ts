@@ -1,6 +1,6 @@
-import { ACCESS } from "../domain/access.ts";
-import { annotationQueueDecider } from "../domain/annotationQueue.ts";
-import { findQueue } from "../projections/annotationQueueRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { annotationQueueDecider } from "./annotationQueueDecider.ts";
+import { findQueue } from "./annotationQueueRows.ts";
 
 /** Annotation queues: one stream each, for the queue and its records. */
 export const annotationQueueKind = {

@@ -1,8 +1,8 @@
 import type { PoolClient } from "pg";
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { AnnotationQueueEvent, Annotator } from "@argus/contracts";
-import { registerResource, unregisterResource } from "./resources.ts";
-import { annotationRecordProjections } from "./annotationRecordProjection.ts";
+import { registerResource, unregisterResource } from "../shared/resourceRegistry.ts";
+import { annotationRecordProjections } from "./annotationQueueRecordProjection.ts";
 
 /** The queue's rows in annotation_queue_configs: their foreign key guards config deletes. */
 async function useConfigs(client: PoolClient, queueId: string, configIds: string[]) {

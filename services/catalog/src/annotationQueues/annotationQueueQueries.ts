@@ -8,8 +8,8 @@ import type {
   ListAnnotationQueuesRequest,
   ListAnnotationQueuesResponse,
 } from "@argus/proto/catalog/v1/annotations";
-import { ACCESS } from "../domain/access.ts";
-import { annotationConfigsById } from "../projections/annotationConfigRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { annotationConfigsById } from "../annotationConfigs/annotationConfigRows.ts";
 import {
   QUEUE_COLUMNS,
   findQueue,
@@ -17,10 +17,10 @@ import {
   toQueue,
   toRecord,
   type QueueRow,
-} from "../projections/annotationQueueRows.ts";
+} from "./annotationQueueRows.ts";
 import { authorized, type Spaces } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
-import { listInSpaces } from "./listInSpaces.ts";
+import { listInSpaces } from "../shared/listInSpaces.ts";
 
 /** The public API lists up to 500 records of a queue per page (other lists: 100). */
 const RECORDS_PAGE_MAX = 500;

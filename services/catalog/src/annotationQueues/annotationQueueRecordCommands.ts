@@ -10,14 +10,14 @@ import type {
   DeleteAnnotationQueueRecordsRequest,
   DeleteAnnotationQueueRecordsResponse,
 } from "@argus/proto/catalog/v1/annotations";
-import { resolveRecordSources } from "../adapters/recordSources.ts";
-import type { AnnotationQueueCommand, AnnotationQueueState } from "../domain/annotationQueue.ts";
-import { annotationConfigsById } from "../projections/annotationConfigRows.ts";
-import { queueRecords, toRecord } from "../projections/annotationQueueRows.ts";
+import { resolveRecordSources } from "./annotationQueueRecordSources.ts";
+import type { AnnotationQueueCommand, AnnotationQueueState } from "./annotationQueueDecider.ts";
+import { annotationConfigsById } from "../annotationConfigs/annotationConfigRows.ts";
+import { queueRecords, toRecord } from "./annotationQueueRows.ts";
 import { isUuid } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 /** Which of `ids` are records of the queue, read in the command's transaction. */
 async function recordsOfQueue(client: PoolClient, queueId: string, ids: string[]) {

@@ -5,9 +5,9 @@ import type {
   QueueRecordData,
 } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { AnnotationQueueState } from "./annotationQueue.ts";
-import { unreachable, type LiveOf } from "./lifecycle.ts";
-import { invalid, unprocessable } from "./rules.ts";
+import type { AnnotationQueueState } from "./annotationQueueDecider.ts";
+import { unreachable, type LiveOf } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
 export const RECORD_SOURCES_MAX = 2;
 export const RECORDS_PER_REQUEST_MAX = 500;

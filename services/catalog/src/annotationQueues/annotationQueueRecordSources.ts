@@ -2,9 +2,13 @@ import { randomInt } from "node:crypto";
 import type { Pool } from "pg";
 import { DomainError, uuidv7, type CallContext } from "@argus/platform";
 import type { RecordSource } from "@argus/proto/catalog/v1/annotations";
-import { checkSources, type RecordDraft, type RecordSourceInput } from "../domain/queueRecords.ts";
-import { findResource } from "../projections/resources.ts";
-import type { DatasetPort } from "./datasetPort.ts";
+import {
+  checkSources,
+  type RecordDraft,
+  type RecordSourceInput,
+} from "./annotationQueueRecordRules.ts";
+import { findResource } from "../shared/resourceRegistry.ts";
+import type { DatasetPort } from "../peers/datasetPort.ts";
 import type { SpanPort } from "./spanPort.ts";
 
 export interface RecordPorts {

@@ -2,7 +2,10 @@ import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { Annotator } from "@argus/contracts";
 import type { AnnotationQueue, AnnotationQueueRecord } from "@argus/proto/catalog/v1/annotations";
-import { toAnnotationConfig, type AnnotationConfigRow } from "./annotationConfigRows.ts";
+import {
+  toAnnotationConfig,
+  type AnnotationConfigRow,
+} from "../annotationConfigs/annotationConfigRows.ts";
 import { rowById } from "@argus/spaces";
 
 export interface QueueRow {

@@ -10,17 +10,17 @@ import {
 import { streamId, type SpaceDeleted } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
-import { configInUse } from "../commands/annotationConfigFacts.ts";
-import { aiIntegrationDecider } from "../domain/aiIntegration.ts";
-import { integrationDecider } from "../domain/integration.ts";
-import { annotationConfigDecider } from "../domain/annotationConfig.ts";
-import { annotationQueueDecider } from "../domain/annotationQueue.ts";
-import { evaluatorDecider } from "../domain/evaluator.ts";
-import { projectDecider } from "../domain/project.ts";
-import { promptDecider } from "../domain/prompt.ts";
-import { spaceCascadePlan, type CascadeStep, type SpaceHoldings } from "../domain/spaceCascade.ts";
-import { tagDecider } from "../domain/tag.ts";
-import { project } from "../projections/catalogProjection.ts";
+import { configInUse } from "../annotationConfigs/annotationConfigFacts.ts";
+import { aiIntegrationDecider } from "../aiIntegrations/aiIntegrationDecider.ts";
+import { integrationDecider } from "../integrations/integrationDecider.ts";
+import { annotationConfigDecider } from "../annotationConfigs/annotationConfigDecider.ts";
+import { annotationQueueDecider } from "../annotationQueues/annotationQueueDecider.ts";
+import { evaluatorDecider } from "../evaluators/evaluatorDecider.ts";
+import { projectDecider } from "../projects/projectDecider.ts";
+import { promptDecider } from "../prompts/promptDecider.ts";
+import { spaceCascadePlan, type CascadeStep, type SpaceHoldings } from "./spaceCascadePlan.ts";
+import { tagDecider } from "../tags/tagDecider.ts";
+import { project } from "../projection.ts";
 
 export const SPACE_CASCADE_CONSUMER = "catalog-space-cascade";
 

@@ -14,19 +14,19 @@ import type {
   UpdateEvaluatorRequest,
 } from "@argus/proto/catalog/v1/evaluators";
 import { actorId } from "@argus/spaces";
-import { ACCESS } from "../domain/access.ts";
+import { ACCESS } from "../shared/access.ts";
 import {
   evaluatorDecider,
   type EvaluatorCommand,
   type EvaluatorState,
-} from "../domain/evaluator.ts";
-import type { EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
-import { findEvaluator, toEvaluator } from "../projections/evaluatorRows.ts";
-import { evaluatorViews } from "../queries/evaluatorViews.ts";
+} from "./evaluatorDecider.ts";
+import type { EvaluatorVersionContent } from "./evaluatorConfigRules.ts";
+import { findEvaluator, toEvaluator } from "./evaluatorRows.ts";
+import { evaluatorViews } from "./evaluatorViews.ts";
 import type { CatalogDeps } from "../service.ts";
-import { usableIntegrationCheck } from "./evaluatorIntegration.ts";
-import { evaluatorContentOf } from "./requests.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { usableIntegrationCheck } from "./evaluatorIntegrationCheck.ts";
+import { evaluatorContentOf } from "../shared/requestJson.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 const nameConflict = (name: string) => ({
   evaluators_name_per_space: `an evaluator named ${JSON.stringify(name)} already exists in this space`,

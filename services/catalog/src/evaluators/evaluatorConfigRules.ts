@@ -1,4 +1,4 @@
-import { invalid, requireMaxLength } from "./rules.ts";
+import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
 /** REMOTE versions are stored and returned as sent: Argus runs no evaluator (README). */
 export const EVALUATOR_TYPES_CREATABLE = ["TEMPLATE", "CODE", "REMOTE"] as const;

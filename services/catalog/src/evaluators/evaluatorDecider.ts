@@ -6,9 +6,14 @@ import {
   checkedConfig,
   requireCreatableType,
   type EvaluatorVersionContent,
-} from "./evaluatorConfig.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { DESCRIPTION_MAX, invalid, requireCatalogName, requireMaxLength } from "./rules.ts";
+} from "./evaluatorConfigRules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import {
+  DESCRIPTION_MAX,
+  invalid,
+  requireCatalogName,
+  requireMaxLength,
+} from "../shared/catalogRules.ts";
 
 export type EvaluatorState = Lifecycle<{
   id: string;

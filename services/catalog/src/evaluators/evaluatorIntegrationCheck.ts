@@ -2,7 +2,7 @@ import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { DomainError, decodeId, type CallContext } from "@argus/platform";
 import { type Spaces } from "@argus/spaces";
-import { integrationIdOf, type EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
+import { integrationIdOf, type EvaluatorVersionContent } from "./evaluatorConfigRules.ts";
 
 const unusable = (remote: boolean) =>
   new DomainError(

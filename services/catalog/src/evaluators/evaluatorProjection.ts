@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { EvaluatorEvent } from "@argus/contracts";
-import { registerResource, unregisterResource } from "./resources.ts";
+import { registerResource, unregisterResource } from "../shared/resourceRegistry.ts";
 
 /** Evaluators and their versions as their events leave them; evaluators register for tagging. */
 export const evaluatorProjections: Projections<EvaluatorEvent> = {

@@ -11,7 +11,7 @@ import type {
   ListEvaluatorsResponse,
   ListEvaluatorTemplatesResponse,
 } from "@argus/proto/catalog/v1/evaluators";
-import { EVALUATOR_TEMPLATES } from "../domain/evaluatorTemplates.ts";
+import { EVALUATOR_TEMPLATES } from "./evaluatorTemplates.ts";
 import {
   EVALUATOR_COLUMNS,
   EVALUATOR_VERSION_SELECT,
@@ -19,10 +19,10 @@ import {
   toEvaluatorVersion,
   type EvaluatorRow,
   type EvaluatorVersionRow,
-} from "../projections/evaluatorRows.ts";
+} from "./evaluatorRows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { evaluatorViews } from "./evaluatorViews.ts";
-import { listInSpaces } from "./listInSpaces.ts";
+import { listInSpaces } from "../shared/listInSpaces.ts";
 
 export function evaluatorQueries(deps: CatalogDeps) {
   const { pool } = deps;

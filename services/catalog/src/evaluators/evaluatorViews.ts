@@ -1,13 +1,13 @@
 import type { Pool } from "pg";
 import type { CallContext } from "@argus/platform";
-import { ACCESS } from "../domain/access.ts";
+import { ACCESS } from "../shared/access.ts";
 import {
   findEvaluator,
   findEvaluatorVersion,
   toEvaluatorVersion,
   type EvaluatorRow,
   type EvaluatorVersionRow,
-} from "../projections/evaluatorRows.ts";
+} from "./evaluatorRows.ts";
 import { authorized, isUuid, type Spaces } from "@argus/spaces";
 
 /** Evaluators and versions as the caller may read them (404 otherwise). */

@@ -24,12 +24,12 @@ import {
   type IntegrationCommand,
   type IntegrationInput,
   type IntegrationState,
-} from "../domain/integration.ts";
-import { toIntegration } from "../projections/integrationRows.ts";
-import { visibleRemoteIntegration } from "../queries/integrations.ts";
+} from "./integrationDecider.ts";
+import { toIntegration } from "./integrationRows.ts";
+import { visibleRemoteIntegration } from "./integrationQueries.ts";
 import type { CatalogDeps } from "../service.ts";
-import { authorizedOnScopings, checkScopings, requireChangeable } from "./aiIntegrationAccess.ts";
-import { integrationInputOf } from "./requests.ts";
+import { authorizedOnScopings, checkScopings, requireChangeable } from "../shared/scopedAccess.ts";
+import { integrationInputOf } from "../shared/requestJson.ts";
 
 const conflicts = {
   integrations_name_per_account:

@@ -3,8 +3,13 @@ import type { Decider } from "@argus/eventstore";
 import type { IntegrationEvent, IntegrationPreset, IntegrationSettings } from "@argus/contracts";
 import { textLength } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { invalid, requireCatalogName, requireMaxLength, unprocessable } from "./rules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import {
+  invalid,
+  requireCatalogName,
+  requireMaxLength,
+  unprocessable,
+} from "../shared/catalogRules.ts";
 
 export const ENDPOINT_MAX = 2048;
 export const INTEGRATION_DESCRIPTION_MAX = 1024;

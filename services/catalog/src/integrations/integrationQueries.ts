@@ -6,13 +6,9 @@ import type {
   ListIntegrationsRequest,
   ListIntegrationsResponse,
 } from "@argus/proto/catalog/v1/integrations";
-import {
-  INTEGRATION_COLUMNS,
-  toIntegration,
-  type IntegrationRow,
-} from "../projections/integrationRows.ts";
+import { INTEGRATION_COLUMNS, toIntegration, type IntegrationRow } from "./integrationRows.ts";
 import type { CatalogDeps } from "../service.ts";
-import { listScoped, visibleScoped, type ScopedTable } from "./scopedVisibility.ts";
+import { listScoped, visibleScoped, type ScopedTable } from "../shared/scopedVisibility.ts";
 
 const INTEGRATIONS: ScopedTable = {
   table: "integrations",

@@ -6,12 +6,12 @@ import type {
   Project,
   UpdateProjectRequest,
 } from "@argus/proto/catalog/v1/projects";
-import { ACCESS } from "../domain/access.ts";
-import { projectDecider } from "../domain/project.ts";
-import { findProject, toProject } from "../projections/projectRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { projectDecider } from "./projectDecider.ts";
+import { findProject, toProject } from "./projectRows.ts";
 import { projectPlaceOf } from "@argus/spaces";
 import type { CatalogDeps } from "../service.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 const nameConflict = (name: string) => ({
   projects_name_per_space: `a project named ${JSON.stringify(name)} already exists in this space`,

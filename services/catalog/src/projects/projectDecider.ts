@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { ProjectEvent } from "@argus/contracts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
-import { requireCatalogName } from "./rules.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import { requireCatalogName } from "../shared/catalogRules.ts";
 
 export type ProjectState = Lifecycle<{ id: string; spaceId: string }>;
 

@@ -8,7 +8,7 @@ import type {
   ResolveProjectsRequest,
   ResolveProjectsResponse,
 } from "@argus/proto/catalog/v1/project_directory";
-import { projectDecider } from "../domain/project.ts";
+import { projectDecider } from "./projectDecider.ts";
 import type { CatalogDeps } from "../service.ts";
 
 const MAX_IDS = 100;

@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { ProjectEvent } from "@argus/contracts";
-import { registerResource, unregisterResource } from "./resources.ts";
+import { registerResource, unregisterResource } from "../shared/resourceRegistry.ts";
 
 /** Projects, registered in the resource registry so they can carry tags. */
 export const projectProjections: Projections<ProjectEvent> = {

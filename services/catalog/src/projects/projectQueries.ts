@@ -14,13 +14,8 @@ import type {
   ListProjectsResponse,
   Project,
 } from "@argus/proto/catalog/v1/projects";
-import { ACCESS } from "../domain/access.ts";
-import {
-  PROJECT_COLUMNS,
-  findProject,
-  toProject,
-  type ProjectRow,
-} from "../projections/projectRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { PROJECT_COLUMNS, findProject, toProject, type ProjectRow } from "./projectRows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 export function projectQueries({ pool, spaces }: CatalogDeps) {

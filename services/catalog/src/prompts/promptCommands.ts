@@ -10,13 +10,13 @@ import type {
   UpdatePromptRequest,
 } from "@argus/proto/catalog/v1/prompts";
 import { actorId } from "@argus/spaces";
-import { ACCESS } from "../domain/access.ts";
-import { promptDecider } from "../domain/prompt.ts";
-import { findPrompt, toPrompt } from "../projections/promptRows.ts";
-import { promptViews } from "../queries/promptViews.ts";
+import { ACCESS } from "../shared/access.ts";
+import { promptDecider } from "./promptDecider.ts";
+import { findPrompt, toPrompt } from "./promptRows.ts";
+import { promptViews } from "./promptViews.ts";
 import type { CatalogDeps } from "../service.ts";
-import { promptContentOf } from "./requests.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { promptContentOf } from "../shared/requestJson.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 export const promptKind = {
   aggregate: "prompt",

@@ -1,9 +1,9 @@
 import type { Decider } from "@argus/eventstore";
 import type { PromptEvent, PromptVersionContent, PromptVersionCreated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "./lifecycle.ts";
+import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import { checkedContent, commitHash, labelMoves, requireLabels } from "./promptRules.ts";
-import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "./rules.ts";
+import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "../shared/catalogRules.ts";
 
 /**
  * Versions are immutable and go only with their prompt, so the state keeps none: a label

@@ -5,12 +5,12 @@ import type {
   PromptVersion,
   SetPromptVersionLabelsRequest,
 } from "@argus/proto/catalog/v1/prompts";
-import type { PromptCommand } from "../domain/prompt.ts";
+import type { PromptCommand } from "./promptDecider.ts";
 import { authorized } from "@argus/spaces";
-import { promptViews } from "../queries/promptViews.ts";
+import { promptViews } from "./promptViews.ts";
 import type { CatalogDeps } from "../service.ts";
-import { promptKind } from "./prompts.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { promptKind } from "./promptCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 /**
  * A version's labels. The request names the version: it is found (and authorized) through the

@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { PromptEvent } from "@argus/contracts";
-import { registerResource, unregisterResource } from "./resources.ts";
+import { registerResource, unregisterResource } from "../shared/resourceRegistry.ts";
 import { json } from "@argus/spaces";
 
 /** Prompts, versions and labels as their events leave them; prompts register for tagging. */

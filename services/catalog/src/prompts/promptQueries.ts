@@ -18,9 +18,9 @@ import {
   toPromptVersion,
   type PromptRow,
   type PromptVersionRow,
-} from "../projections/promptRows.ts";
+} from "./promptRows.ts";
 import type { CatalogDeps } from "../service.ts";
-import { listInSpaces } from "./listInSpaces.ts";
+import { listInSpaces } from "../shared/listInSpaces.ts";
 import { promptViews } from "./promptViews.ts";
 
 export function promptQueries(deps: CatalogDeps) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PromptLabelDeleted, PromptLabelSet, PromptVersionContent } from "@argus/contracts";
-import { invalid, requireMaxLength } from "./rules.ts";
+import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
 export const LABEL_MAX = 255;
 export const LABELS_PER_VERSION_MAX = 100;

@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { CallContext, ResourceAccess } from "@argus/platform";
 import type { PromptVersion, PromptWithVersion } from "@argus/proto/catalog/v1/prompts";
-import { ACCESS } from "../domain/access.ts";
+import { ACCESS } from "../shared/access.ts";
 import {
   findPrompt,
   findPromptVersion,
@@ -9,7 +9,7 @@ import {
   toPromptVersion,
   type PromptRow,
   type PromptVersionRow,
-} from "../projections/promptRows.ts";
+} from "./promptRows.ts";
 import { authorized, isUuid, type Spaces } from "@argus/spaces";
 
 /** Prompts and versions as the caller may read them (404 otherwise). */

@@ -3,7 +3,7 @@ import { tracedQuery } from "@argus/eventstore";
 import { fetchSize, pageOf, type CallContext, type Permission } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
 import { confirmListed, listableSpaces, type Spaces } from "@argus/spaces";
-import { updatedAfter, updatedKey } from "../projections/updatedPaging.ts";
+import { updatedAfter, updatedKey } from "./updatedPaging.ts";
 
 export interface SpaceListRequest {
   spaceId: string;

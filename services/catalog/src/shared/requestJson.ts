@@ -4,8 +4,8 @@ import type { AiIntegrationConfig as ProtoAiConfig } from "@argus/proto/catalog/
 import type { EvaluatorVersionContent as ProtoEvaluatorContent } from "@argus/proto/catalog/v1/evaluators";
 import type { IntegrationInput as ProtoIntegrationInput } from "@argus/proto/catalog/v1/integrations";
 import type { PromptVersionContent as ProtoPromptContent } from "@argus/proto/catalog/v1/prompts";
-import type { EvaluatorVersionContent } from "../domain/evaluatorConfig.ts";
-import type { IntegrationInput } from "../domain/integration.ts";
+import type { EvaluatorVersionContent } from "../evaluators/evaluatorConfigRules.ts";
+import type { IntegrationInput } from "../integrations/integrationDecider.ts";
 
 /** Wire values (JSON text in proto strings) as the domain's, or a 400 naming the field. */
 const invalid = (detail: string) => new DomainError("invalid-request", detail);

@@ -8,10 +8,10 @@ import type {
   DetachTagsResponse,
   ResourceTags,
 } from "@argus/proto/catalog/v1/tags";
-import { resolveTaggable, type TaggableRef } from "../adapters/resourceRefs.ts";
-import { decideTagging, type TaggingCommand, type TaggingState } from "../domain/tagging.ts";
+import { resolveTaggable, type TaggableRef } from "./taggableRefs.ts";
+import { decideTagging, type TaggingCommand, type TaggingState } from "./resourceTagDecider.ts";
 import { isUuid } from "@argus/spaces";
-import { tagsOf, toTag } from "../projections/tagRows.ts";
+import { tagsOf, toTag } from "./tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
 import { spaceMetadata } from "@argus/spaces";
 

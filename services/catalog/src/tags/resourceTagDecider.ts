@@ -1,6 +1,6 @@
 import { LIMITS, type ResourceTagsEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { unreachable } from "./lifecycle.ts";
+import { unreachable } from "../shared/lifecycleRules.ts";
 
 /**
  * What a decision on one resource's tags needs, read in the command's transaction: the

@@ -1,7 +1,7 @@
 import type { CallContext } from "@argus/platform";
 import type { ListResourceTagsRequest, ResourceTags } from "@argus/proto/catalog/v1/tags";
-import { resolveTaggable } from "../adapters/resourceRefs.ts";
-import { tagsOf, toTag } from "../projections/tagRows.ts";
+import { resolveTaggable } from "./taggableRefs.ts";
+import { tagsOf, toTag } from "./tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 /** The tags of one resource, most recently updated first; needs the resource's READ. */

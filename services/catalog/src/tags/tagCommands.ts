@@ -6,11 +6,11 @@ import type {
   UpdateTagRequest,
 } from "@argus/proto/catalog/v1/tags";
 import type { CallContext } from "@argus/platform";
-import { ACCESS } from "../domain/access.ts";
-import { tagDecider } from "../domain/tag.ts";
-import { findTag, toTag } from "../projections/tagRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { tagDecider } from "./tagDecider.ts";
+import { findTag, toTag } from "./tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
-import { resourceCommands } from "./resourceCommands.ts";
+import { resourceCommands } from "../shared/resourceCommands.ts";
 
 export const TAG_NAME_CONFLICT = "A tag with this name already exists in the space";
 const conflicts = { tags_name_per_space: TAG_NAME_CONFLICT };

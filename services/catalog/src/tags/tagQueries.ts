@@ -7,8 +7,8 @@ import type {
   ListTagsResponse,
   Tag,
 } from "@argus/proto/catalog/v1/tags";
-import { ACCESS } from "../domain/access.ts";
-import { TAG_COLUMNS, findTag, toTag, type TagRow } from "../projections/tagRows.ts";
+import { ACCESS } from "../shared/access.ts";
+import { TAG_COLUMNS, findTag, toTag, type TagRow } from "./tagRows.ts";
 import type { CatalogDeps } from "../service.ts";
 
 export function tagQueries({ pool, spaces }: CatalogDeps) {

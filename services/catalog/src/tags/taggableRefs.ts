@@ -1,8 +1,8 @@
 import type { Pool } from "pg";
 import { DomainError, type CallContext } from "@argus/platform";
-import { TAGGABLE, isTaggableType, type TaggableType } from "../domain/access.ts";
-import { findResource } from "../projections/resources.ts";
-import type { DatasetPort } from "./datasetPort.ts";
+import { TAGGABLE, isTaggableType, type TaggableType } from "../shared/access.ts";
+import { findResource } from "../shared/resourceRegistry.ts";
+import type { DatasetPort } from "../peers/datasetPort.ts";
 import { requirePermissionAt, type Spaces } from "@argus/spaces";
 
 export interface TaggableRef {

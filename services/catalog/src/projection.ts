@@ -10,7 +10,7 @@ import { promptProjections } from "./prompts/promptProjection.ts";
 import { tagProjections } from "./tags/tagProjection.ts";
 
 /**
- * The catalog's inline projections, written in the transaction of their events: each area
+ * The catalog's inline projections, written in the transaction of their events: each resource
  * brings the projections of its own events, and the compiler checks none is missing.
  */
 export const project = projector<CatalogEvent>("catalog", {

@@ -4,90 +4,65 @@ import {
   optionalSecret,
   secret,
   secretBox,
-  type OutboundPolicy,
-  type SecretBox,
   type ServiceBinding,
 } from "@argus/platform";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { identitySpaces, restrictionsConsumer } from "@argus/spaces";
 import {
   AiIntegrationDirectoryService,
   AiIntegrationServiceService,
 } from "@argus/proto/catalog/v1/ai_integrations";
 import {
-  IntegrationDirectoryService,
-  IntegrationServiceService,
-} from "@argus/proto/catalog/v1/integrations";
-import {
   AnnotationConfigServiceService,
   AnnotationQueueServiceService,
 } from "@argus/proto/catalog/v1/annotations";
-import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import {
   AnnotationConfigDirectoryService,
   EvaluatorDirectoryService,
 } from "@argus/proto/catalog/v1/config_directory";
-import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./annotationQueues/spanPort.ts";
-import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
+import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import {
-  endpointDirectoryQueries,
-  integrationDirectoryQueries,
-} from "./aiIntegrations/aiIntegrationDirectory.ts";
-import { projectDirectoryQueries } from "./projects/projectDirectory.ts";
+  IntegrationDirectoryService,
+  IntegrationServiceService,
+} from "@argus/proto/catalog/v1/integrations";
+import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
-import type { Pool } from "pg";
-import { grpcDatasetPort, noDatasets, type DatasetPort } from "./peers/datasetPort.ts";
-import { identityQueueUsers, type QueueUsers } from "./annotationQueues/queueUsers.ts";
-import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces";
+import { aiIntegrationCommands } from "./aiIntegrations/aiIntegrationCommands.ts";
+import { aiIntegrationDirectoryQueries } from "./aiIntegrations/aiIntegrationDirectory.ts";
+import { aiIntegrationQueries } from "./aiIntegrations/aiIntegrationQueries.ts";
+import { annotationConfigCommands } from "./annotationConfigs/annotationConfigCommands.ts";
+import { annotationConfigDirectoryQueries } from "./annotationConfigs/annotationConfigDirectory.ts";
+import { annotationConfigQueries } from "./annotationConfigs/annotationConfigQueries.ts";
+import { annotationQueueCommands } from "./annotationQueues/annotationQueueCommands.ts";
+import { annotationQueueQueries } from "./annotationQueues/annotationQueueQueries.ts";
+import { annotationQueueRecordCommands } from "./annotationQueues/annotationQueueRecordCommands.ts";
+import { identityQueueUsers } from "./annotationQueues/queueUsers.ts";
+import { grpcSpanPort, uncheckedSpans } from "./annotationQueues/spanPort.ts";
 import { datasetDeletionsConsumer } from "./cascades/datasetDeletions.ts";
 import { spaceCascadeConsumer } from "./cascades/spaceCascade.ts";
-import { aiIntegrationCommands } from "./aiIntegrations/aiIntegrationCommands.ts";
-import { integrationCommands } from "./integrations/integrationCommands.ts";
-import { annotationConfigCommands } from "./annotationConfigs/annotationConfigCommands.ts";
-import { annotationQueueRecordCommands } from "./annotationQueues/annotationQueueRecordCommands.ts";
-import { annotationQueueCommands } from "./annotationQueues/annotationQueueCommands.ts";
+import type { CatalogDeps } from "./deps.ts";
 import { evaluatorCommands } from "./evaluators/evaluatorCommands.ts";
-import { projectCommands } from "./projects/projectCommands.ts";
-import { promptLabelCommands } from "./prompts/promptLabelCommands.ts";
-import { promptCommands } from "./prompts/promptCommands.ts";
-import { resourceTagCommands } from "./tags/resourceTagCommands.ts";
-import { tagCommands } from "./tags/tagCommands.ts";
-import { project } from "./projection.ts";
-import { aiIntegrationQueries } from "./aiIntegrations/aiIntegrationQueries.ts";
-import { integrationQueries } from "./integrations/integrationQueries.ts";
-import { annotationConfigQueries } from "./annotationConfigs/annotationConfigQueries.ts";
-import { annotationQueueQueries } from "./annotationQueues/annotationQueueQueries.ts";
-import {
-  configDirectoryQueries,
-  evaluatorDirectoryQueries,
-} from "./annotationConfigs/annotationConfigDirectory.ts";
+import { evaluatorDirectoryQueries } from "./evaluators/evaluatorDirectory.ts";
 import { evaluatorQueries } from "./evaluators/evaluatorQueries.ts";
+import { integrationCommands } from "./integrations/integrationCommands.ts";
+import { integrationDirectoryQueries } from "./integrations/integrationDirectory.ts";
+import { integrationQueries } from "./integrations/integrationQueries.ts";
+import { grpcDatasetPort, noDatasets } from "./peers/datasetPort.ts";
+import { project } from "./projection.ts";
+import { projectCommands } from "./projects/projectCommands.ts";
+import { projectDirectoryQueries } from "./projects/projectDirectory.ts";
 import { projectQueries } from "./projects/projectQueries.ts";
+import { promptCommands } from "./prompts/promptCommands.ts";
+import { promptLabelCommands } from "./prompts/promptLabelCommands.ts";
 import { promptQueries } from "./prompts/promptQueries.ts";
+import { resourceTagCommands } from "./tags/resourceTagCommands.ts";
 import { resourceTagQueries } from "./tags/resourceTagQueries.ts";
+import { tagCommands } from "./tags/tagCommands.ts";
 import { tagQueries } from "./tags/tagQueries.ts";
 
-/** What every catalog area's handlers may use. */
-export interface CatalogDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  datasets: DatasetPort;
-  spans: SpanPort;
-  users: QueueUsers;
-  /** Where AGENT and EVALUATOR endpoints may point (default: public addresses only). */
-  outbound?: OutboundPolicy;
-  /** Seals AI keys and endpoint header values at rest (ARGUS_SECRETS_KEY). */
-  secrets: SecretBox;
-}
-
-/** One gRPC service per area: its commands (commands/) beside its queries (queries/). */
+/** One gRPC service per resource: its commands beside its queries (both in its folder). */
 export function catalogServices(d: CatalogDeps): ServiceBinding[] {
   return [
     bindService(TagServiceService, {
@@ -121,15 +96,15 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
       ...integrationQueries(d),
     }),
     // The lookup of services that store annotations (of examples, runs, spans), nobody else's.
-    bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
+    bindService(AnnotationConfigDirectoryService, annotationConfigDirectoryQueries(d), {
       resolveAnnotationConfigs: ["dataset", "tracing"],
     }),
     // The task runner's own: the provider, address and key a TEMPLATE evaluator's run calls.
-    bindService(AiIntegrationDirectoryService, integrationDirectoryQueries(d), {
+    bindService(AiIntegrationDirectoryService, aiIntegrationDirectoryQueries(d), {
       resolveIntegration: ["task-runner"],
     }),
     // The task runner's own: the endpoint a REMOTE evaluator or an AGENT_CALL experiment calls.
-    bindService(IntegrationDirectoryService, endpointDirectoryQueries(d), {
+    bindService(IntegrationDirectoryService, integrationDirectoryQueries(d), {
       resolveEndpoint: ["task-runner"],
     }),
     // The task runner's own: a continuous task's evaluators, for runs no caller triggered.

@@ -22,19 +22,17 @@ import {
   type AiIntegrationCommand,
   type AiIntegrationState,
 } from "./aiIntegrationDecider.ts";
-import { toAiIntegration } from "./aiIntegrationRows.ts";
+import { apiKeyBinding, toAiIntegration } from "./aiIntegrationRows.ts";
 import { visibleIntegration } from "./aiIntegrationQueries.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { authorizedOnScopings, checkScopings, requireChangeable } from "../shared/scopedAccess.ts";
-import { aiConfigOf, parseObject } from "../shared/requestJson.ts";
+import { parseObject } from "../shared/requestJson.ts";
+import { aiConfigOf } from "./aiIntegrationRequests.ts";
 
 const conflicts = {
   ai_integrations_name_per_account:
     "an AI integration with this name already exists in the account",
 };
-
-/** Where an AI integration's key is sealed to (`SecretBox`): its own row only. */
-export const apiKeyBinding = (id: string) => `ai_integration_secrets.api_key:${id}`;
 
 /** Writes (or, for null, removes) the key, sealed; `undefined` leaves it. Never in an event. */
 async function writeKey(

@@ -11,7 +11,7 @@ import {
   toAiIntegration,
   type AiIntegrationRow,
 } from "./aiIntegrationRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { listScoped, visibleScoped, type ScopedTable } from "../shared/scopedVisibility.ts";
 
 const AI_INTEGRATIONS: ScopedTable = {

@@ -42,3 +42,6 @@ export function toAiIntegration(r: AiIntegrationRow): AiIntegration {
     updatedAt: r.updated_at.toISOString(),
   };
 }
+
+/** Where an AI integration's key is sealed to (`SecretBox`): its own row only. */
+export const apiKeyBinding = (id: string) => `ai_integration_secrets.api_key:${id}`;

@@ -11,7 +11,7 @@ import type { CategoricalValue } from "@argus/contracts";
 import { ACCESS } from "../shared/access.ts";
 import { CONFIG_IN_USE, annotationConfigDecider } from "./annotationConfigDecider.ts";
 import { findAnnotationConfig, toAnnotationConfig } from "./annotationConfigRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { configInUse } from "./annotationConfigFacts.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
@@ -22,7 +22,7 @@ const nameConflict = (name: string) => ({
   annotation_configs_name_per_space: `an annotation config named ${JSON.stringify(name)} already exists in this space`,
 });
 
-/** Create, update and delete of annotation configs (reads are in queries/). */
+/** Create, update and delete of annotation configs (reads: annotationConfigQueries.ts). */
 export function annotationConfigCommands(deps: CatalogDeps) {
   const configs = resourceCommands(deps, {
     aggregate: "annotation_config",

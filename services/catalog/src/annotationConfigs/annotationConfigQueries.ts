@@ -13,7 +13,7 @@ import {
   type AnnotationConfigRow,
 } from "./annotationConfigRows.ts";
 import { authorized } from "@argus/spaces";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { listInSpaces } from "../shared/listInSpaces.ts";
 
 export function annotationConfigQueries(deps: CatalogDeps) {

@@ -9,7 +9,7 @@ import type {
 } from "@argus/proto/catalog/v1/annotations";
 import { resolveRecordSources } from "./annotationQueueRecordSources.ts";
 import { presentQueue } from "./annotationQueueQueries.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { configsInSpace } from "../annotationConfigs/annotationConfigFacts.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
@@ -30,7 +30,7 @@ const nameConflict = (name: string) => ({
   annotation_queue_configs_config_fk: "an annotation config of the queue was deleted concurrently",
 });
 
-/** Create, update and delete of annotation queues (their records: annotationQueueRecords.ts). */
+/** Create, update and delete of annotation queues (their records: annotationQueueRecordCommands.ts). */
 export function annotationQueueCommands(deps: CatalogDeps) {
   const queues = resourceCommands(deps, annotationQueueKind);
 

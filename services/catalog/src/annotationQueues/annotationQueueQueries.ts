@@ -19,7 +19,7 @@ import {
   type QueueRow,
 } from "./annotationQueueRows.ts";
 import { authorized, type Spaces } from "@argus/spaces";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { listInSpaces } from "../shared/listInSpaces.ts";
 
 /** The public API lists up to 500 records of a queue per page (other lists: 100). */

@@ -15,7 +15,7 @@ import type { AnnotationQueueCommand, AnnotationQueueState } from "./annotationQ
 import { annotationConfigsById } from "../annotationConfigs/annotationConfigRows.ts";
 import { queueRecords, toRecord } from "./annotationQueueRows.ts";
 import { isUuid } from "@argus/spaces";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { annotationQueueKind } from "./annotationQueueKind.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 

@@ -5,8 +5,7 @@ import type {
   QueueRecordData,
 } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { AnnotationQueueState } from "./annotationQueueDecider.ts";
-import { unreachable, type LiveOf } from "../shared/lifecycleRules.ts";
+import { unreachable } from "../shared/lifecycleRules.ts";
 import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
 export const RECORD_SOURCES_MAX = 2;
@@ -106,10 +105,18 @@ export type RecordCommand =
       now: Date;
     };
 
+/** What the record commands read of a live queue (the decider's state has all of it). */
+export interface QueueOfRecords {
+  id: string;
+  spaceId: string;
+  annotators: Annotator[];
+  assignmentMethod: string;
+}
+
 /** The record commands of a live queue (its decider checked that it is live). */
 export function decideRecords(
   command: RecordCommand,
-  state: LiveOf<AnnotationQueueState>,
+  state: QueueOfRecords,
   at: string,
 ): AnnotationQueueEvent[] {
   const on = { queue_id: state.id, space_id: state.spaceId };

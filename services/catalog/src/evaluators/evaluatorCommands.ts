@@ -23,9 +23,9 @@ import {
 import type { EvaluatorVersionContent } from "./evaluatorConfigRules.ts";
 import { findEvaluator, toEvaluator } from "./evaluatorRows.ts";
 import { evaluatorViews } from "./evaluatorViews.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { usableIntegrationCheck } from "./evaluatorIntegrationCheck.ts";
-import { evaluatorContentOf } from "../shared/requestJson.ts";
+import { evaluatorContentOf } from "./evaluatorRequests.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
 const nameConflict = (name: string) => ({

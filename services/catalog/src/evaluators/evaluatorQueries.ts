@@ -20,7 +20,7 @@ import {
   type EvaluatorRow,
   type EvaluatorVersionRow,
 } from "./evaluatorRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { evaluatorViews } from "./evaluatorViews.ts";
 import { listInSpaces } from "../shared/listInSpaces.ts";
 

@@ -25,19 +25,16 @@ import {
   type IntegrationInput,
   type IntegrationState,
 } from "./integrationDecider.ts";
-import { toIntegration } from "./integrationRows.ts";
+import { headersBinding, toIntegration } from "./integrationRows.ts";
 import { visibleRemoteIntegration } from "./integrationQueries.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { authorizedOnScopings, checkScopings, requireChangeable } from "../shared/scopedAccess.ts";
-import { integrationInputOf } from "../shared/requestJson.ts";
+import { integrationInputOf } from "./integrationRequests.ts";
 
 const conflicts = {
   integrations_name_per_account:
     "an AGENT or EVALUATOR integration with this name already exists in the account",
 };
-
-/** Where an integration's header values are sealed to (`SecretBox`): its own row only. */
-export const headersBinding = (id: string) => `integration_secrets.headers:${id}`;
 
 /**
  * Writes (or, for null, removes) the header values, sealed (as a JSON string in the `jsonb`

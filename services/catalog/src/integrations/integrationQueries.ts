@@ -7,7 +7,7 @@ import type {
   ListIntegrationsResponse,
 } from "@argus/proto/catalog/v1/integrations";
 import { INTEGRATION_COLUMNS, toIntegration, type IntegrationRow } from "./integrationRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { listScoped, visibleScoped, type ScopedTable } from "../shared/scopedVisibility.ts";
 
 const INTEGRATIONS: ScopedTable = {

@@ -40,3 +40,6 @@ export function toIntegration(r: IntegrationRow): Integration {
     updatedAt: r.updated_at.toISOString(),
   };
 }
+
+/** Where an integration's header values are sealed to (`SecretBox`): its own row only. */
+export const headersBinding = (id: string) => `integration_secrets.headers:${id}`;

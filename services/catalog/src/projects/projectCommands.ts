@@ -10,14 +10,14 @@ import { ACCESS } from "../shared/access.ts";
 import { projectDecider } from "./projectDecider.ts";
 import { findProject, toProject } from "./projectRows.ts";
 import { projectPlaceOf } from "@argus/spaces";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
 const nameConflict = (name: string) => ({
   projects_name_per_space: `a project named ${JSON.stringify(name)} already exists in this space`,
 });
 
-/** Create, rename and delete of projects (reads are in queries/projects.ts). */
+/** Create, rename and delete of projects (reads: projectQueries.ts). */
 export function projectCommands(deps: CatalogDeps) {
   const projects = resourceCommands(deps, {
     aggregate: "project",

@@ -9,7 +9,7 @@ import type {
   ResolveProjectsResponse,
 } from "@argus/proto/catalog/v1/project_directory";
 import { projectDecider } from "./projectDecider.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 
 const MAX_IDS = 100;
 

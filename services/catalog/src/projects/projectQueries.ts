@@ -16,7 +16,7 @@ import type {
 } from "@argus/proto/catalog/v1/projects";
 import { ACCESS } from "../shared/access.ts";
 import { PROJECT_COLUMNS, findProject, toProject, type ProjectRow } from "./projectRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 
 export function projectQueries({ pool, spaces }: CatalogDeps) {
   return {

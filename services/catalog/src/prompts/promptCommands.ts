@@ -14,8 +14,8 @@ import { ACCESS } from "../shared/access.ts";
 import { promptDecider } from "./promptDecider.ts";
 import { findPrompt, toPrompt } from "./promptRows.ts";
 import { promptViews } from "./promptViews.ts";
-import type { CatalogDeps } from "../service.ts";
-import { promptContentOf } from "../shared/requestJson.ts";
+import type { CatalogDeps } from "../deps.ts";
+import { promptContentOf } from "./promptRequests.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
 export const promptKind = {

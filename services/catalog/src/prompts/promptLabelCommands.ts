@@ -8,7 +8,7 @@ import type {
 import type { PromptCommand } from "./promptDecider.ts";
 import { authorized } from "@argus/spaces";
 import { promptViews } from "./promptViews.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { promptKind } from "./promptCommands.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 

@@ -19,7 +19,7 @@ import {
   type PromptRow,
   type PromptVersionRow,
 } from "./promptRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { listInSpaces } from "../shared/listInSpaces.ts";
 import { promptViews } from "./promptViews.ts";
 

@@ -12,7 +12,7 @@ import { resolveTaggable, type TaggableRef } from "./taggableRefs.ts";
 import { decideTagging, type TaggingCommand, type TaggingState } from "./resourceTagDecider.ts";
 import { isUuid } from "@argus/spaces";
 import { tagsOf, toTag } from "./tagRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { spaceMetadata } from "@argus/spaces";
 
 /** The resource's attachments and the named tags, read in the command's transaction. */

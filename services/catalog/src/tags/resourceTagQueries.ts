@@ -2,7 +2,7 @@ import type { CallContext } from "@argus/platform";
 import type { ListResourceTagsRequest, ResourceTags } from "@argus/proto/catalog/v1/tags";
 import { resolveTaggable } from "./taggableRefs.ts";
 import { tagsOf, toTag } from "./tagRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 
 /** The tags of one resource, most recently updated first; needs the resource's READ. */
 export function resourceTagQueries(deps: CatalogDeps) {

@@ -9,13 +9,13 @@ import type { CallContext } from "@argus/platform";
 import { ACCESS } from "../shared/access.ts";
 import { tagDecider } from "./tagDecider.ts";
 import { findTag, toTag } from "./tagRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
 export const TAG_NAME_CONFLICT = "A tag with this name already exists in the space";
 const conflicts = { tags_name_per_space: TAG_NAME_CONFLICT };
 
-/** Create, update and delete of tags (reads are in queries/tags.ts). */
+/** Create, update and delete of tags (reads: tagQueries.ts). */
 export function tagCommands(deps: CatalogDeps) {
   const tags = resourceCommands(deps, {
     aggregate: "tag",

@@ -9,7 +9,7 @@ import type {
 } from "@argus/proto/catalog/v1/tags";
 import { ACCESS } from "../shared/access.ts";
 import { TAG_COLUMNS, findTag, toTag, type TagRow } from "./tagRows.ts";
-import type { CatalogDeps } from "../service.ts";
+import type { CatalogDeps } from "../deps.ts";
 
 export function tagQueries({ pool, spaces }: CatalogDeps) {
   return {

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { CommandHandler } from "@argus/eventstore";
-import type { OutboundPolicy, SecretBox } from "@argus/platform";
+import type { Clock, OutboundPolicy, SecretBox } from "@argus/platform";
 import type { Spaces } from "@argus/spaces";
 import type { QueueUsers } from "./annotationQueues/queueUsers.ts";
 import type { SpanPort } from "./annotationQueues/spanPort.ts";
@@ -18,4 +18,6 @@ export interface CatalogDeps {
   outbound?: OutboundPolicy;
   /** Seals AI keys and endpoint header values at rest (ARGUS_SECRETS_KEY). */
   secrets: SecretBox;
+  /** The one source of "now" for commands (the service's clock: tests pin it). */
+  clock: Clock;
 }

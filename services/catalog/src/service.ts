@@ -144,7 +144,11 @@ export const catalog = defineService("catalog", {
   // Identity's space and restriction events keep the facts lists read (@argus/spaces; the
   // tables are migration 0027). The durable names are the catalog's, as the registry has them.
   consumers: (d) => [
-    spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot }),
+    spaceCascadeConsumer({
+      schema: d.schema,
+      subjectRoot: d.config.subjectRoot,
+      clock: d.clock,
+    }),
     restrictionsConsumer({ durable: "catalog-restrictions", subjectRoot: d.config.subjectRoot }),
     // A deleted dataset's tag attachments go with it (the dataset service's DatasetDeleted).
     datasetDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
@@ -166,6 +170,7 @@ export const catalog = defineService("catalog", {
         allowPrivate: d.config.ARGUS_INTEGRATION_ALLOW_PRIVATE === "true",
       },
       secrets: secretBox(d.config.ARGUS_SECRETS_KEY, d.config.ARGUS_SECRETS_KEY_PREVIOUS),
+      clock: d.clock,
     });
   },
 });

@@ -115,7 +115,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
         config,
         apiKey,
         userId: actorId(ctx),
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       await run(ctx, id, command, apiKey ?? undefined);
       return toAiIntegration(await visibleIntegration(pool, ctx, id));
@@ -146,7 +146,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
             }
           : {}),
         requireModelSource: req.requireModelSource,
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       await run(
         ctx,
@@ -162,7 +162,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
       ctx: CallContext,
     ): Promise<DeleteAiIntegrationResponse> {
       const current = await changeable(ctx, req.id, "LLM_INTEGRATION_DELETE");
-      const command = { type: "DeleteAiIntegration", now: new Date() } as const;
+      const command = { type: "DeleteAiIntegration", now: deps.clock.now() } as const;
       await run(
         ctx,
         current.id,

@@ -53,7 +53,7 @@ export function annotationConfigCommands(deps: CatalogDeps) {
           maximum_score: req.maximumScore ?? null,
           values: valuesOf(req.values),
           optimization_direction: req.optimizationDirection || null,
-          now: new Date(),
+          now: deps.clock.now(),
         }),
         nameConflict(req.name),
       );
@@ -72,7 +72,7 @@ export function annotationConfigCommands(deps: CatalogDeps) {
         maximum_score: req.maximumScore,
         values: req.setValues ? valuesOf(req.values) : undefined,
         optimization_direction: req.optimizationDirection,
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       const conflicts = nameConflict(req.name ?? "");
       const row = await configs.change(ctx, req.id, "ANNOTATION_CONFIG_UPDATE", command, conflicts);
@@ -83,7 +83,7 @@ export function annotationConfigCommands(deps: CatalogDeps) {
       req: DeleteAnnotationConfigRequest,
       ctx: CallContext,
     ): Promise<DeleteAnnotationConfigResponse> {
-      const now = new Date();
+      const now = deps.clock.now();
       await configs.change(
         ctx,
         req.id,

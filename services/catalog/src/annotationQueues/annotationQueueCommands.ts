@@ -61,7 +61,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
             assignmentMethod: req.assignmentMethod || "ALL",
             columnAllowlist: allowlistOf(req.columnAllowlistJson) ?? null,
             ...resolved,
-            now: new Date(),
+            now: deps.clock.now(),
           } as const;
           return {
             build: async (_, client) => ({
@@ -93,7 +93,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
         ...(req.columnAllowlistJson === undefined
           ? {}
           : { columnAllowlist: allowlistOf(req.columnAllowlistJson) ?? null }),
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       await queues.run(
         ctx,
@@ -114,7 +114,7 @@ export function annotationQueueCommands(deps: CatalogDeps) {
       req: DeleteAnnotationQueueRequest,
       ctx: CallContext,
     ): Promise<DeleteAnnotationQueueResponse> {
-      const command = { type: "DeleteAnnotationQueue", now: new Date() } as const;
+      const command = { type: "DeleteAnnotationQueue", now: deps.clock.now() } as const;
       await queues.change(ctx, req.id, "QUEUE_DELETE", command);
       return {};
     },

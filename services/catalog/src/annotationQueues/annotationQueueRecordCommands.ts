@@ -63,7 +63,7 @@ export function annotationQueueRecordCommands(deps: CatalogDeps) {
     ): Promise<AddAnnotationQueueRecordsResponse> {
       const queue = await queues.load(ctx, req.annotationQueueId, "QUEUE_RECORD_CREATE");
       const resolved = await resolveRecordSources(deps, ctx, queue.space_id, req.recordSources);
-      const command = { type: "AddRecords", ...resolved, now: new Date() } as const;
+      const command = { type: "AddRecords", ...resolved, now: deps.clock.now() } as const;
       await queues.run(ctx, queue.id, queue.space_id, command);
       const ids = resolved.records.map((r) => r.id);
       const rows = await queueRecords(deps.pool, "where r.id = any($1::uuid[]) order by r.id", [
@@ -81,7 +81,7 @@ export function annotationQueueRecordCommands(deps: CatalogDeps) {
         type: "DeleteRecords",
         recordIds,
         existing: await recordsOfQueue(client, queueId, recordIds),
-        now: new Date(),
+        now: deps.clock.now(),
       }));
       return {};
     },
@@ -98,7 +98,7 @@ export function annotationQueueRecordCommands(deps: CatalogDeps) {
           recordId,
           exists: (await recordsOfQueue(client, queueId, [recordId])).length > 0,
           assignees,
-          now: new Date(),
+          now: deps.clock.now(),
         });
       });
       return recordOf(recordId);
@@ -127,7 +127,7 @@ export function annotationQueueRecordCommands(deps: CatalogDeps) {
             annotator,
             annotations,
             configNames: (await annotationConfigsById(client, configIds)).map((c) => c.name),
-            now: new Date(),
+            now: deps.clock.now(),
           };
         };
       });

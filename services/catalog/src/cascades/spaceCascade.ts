@@ -8,7 +8,7 @@ import {
   type StoredEvent,
 } from "@argus/eventstore";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Clock } from "@argus/platform";
 import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
 import { configInUse } from "../annotationConfigs/annotationConfigFacts.ts";
 import { aiIntegrationDecider } from "../aiIntegrations/aiIntegrationDecider.ts";
@@ -33,11 +33,13 @@ export const SPACE_CASCADE_CONSUMER = "catalog-space-cascade";
 export function spaceCascadeConsumer(o: {
   schema: string;
   subjectRoot: string;
+  clock: Clock;
 }): DurableConsumerOptions {
   return spaceEventsConsumer({
     durable: SPACE_CASCADE_CONSUMER,
     subjectRoot: o.subjectRoot,
-    onSpaceDeleted: (tx, deleted, event) => cascadeDeletedSpace(tx, o.schema, deleted, event),
+    onSpaceDeleted: (tx, deleted, event) =>
+      cascadeDeletedSpace(tx, o.schema, deleted, event, o.clock),
   });
 }
 
@@ -101,9 +103,10 @@ export async function cascadeSpaceDeleted(
   tx: PoolClient,
   schema: string,
   event: StoredEvent,
+  clock: Clock,
 ): Promise<void> {
   const deleted = spaceDeletedOf(event);
-  if (deleted) await cascadeDeletedSpace(tx, schema, deleted, event);
+  if (deleted) await cascadeDeletedSpace(tx, schema, deleted, event, clock);
 }
 
 /** The cascade of one checked SpaceDeleted; `event` is its cause in the cascade's metadata. */
@@ -112,11 +115,12 @@ async function cascadeDeletedSpace(
   schema: string,
   deleted: SpaceDeleted,
   event: StoredEvent,
+  clock: Clock,
 ): Promise<void> {
   const spaceId = deleted.data.id;
   const scope = commandScopeIn(tx, schema, project);
   const metadata = cascadeMetadata(deleted, event);
-  const cause = { spaceId, now: new Date() };
+  const cause = { spaceId, now: clock.now() };
   for (const step of spaceCascadePlan(await holdingsOf(tx, spaceId))) {
     try {
       await STEPS[step.aggregate](scope, step.id, metadata, cause);

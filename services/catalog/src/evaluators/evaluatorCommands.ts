@@ -70,7 +70,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
         evaluatorType: req.type,
         version,
         userId: actorId(ctx),
-        now: new Date(),
+        now: deps.clock.now(),
       });
       const { id } = await evaluators.create(
         ctx,
@@ -92,7 +92,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
         type: "UpdateEvaluator",
         name: req.name,
         description: req.setDescription ? (req.description ?? null) : undefined,
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       const conflicts = nameConflict(req.name ?? "");
       const row = await evaluators.change(ctx, req.id, "EVALUATOR_UPDATE", command, conflicts);
@@ -103,7 +103,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
       req: DeleteEvaluatorRequest,
       ctx: CallContext,
     ): Promise<DeleteEvaluatorResponse> {
-      const command = { type: "DeleteEvaluator", now: new Date() } as const;
+      const command = { type: "DeleteEvaluator", now: deps.clock.now() } as const;
       await evaluators.change(ctx, req.id, "EVALUATOR_DELETE", command);
       return {};
     },
@@ -121,7 +121,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
       const command: EvaluatorCommand = {
         type: "DeleteEvaluatorVersions",
         versionIds: req.versionIds,
-        now: new Date(),
+        now: deps.clock.now(),
       };
       const { events } = await evaluators.run(ctx, row.id, row.space_id, command);
       const deleted = new Set(
@@ -147,7 +147,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
         versionId,
         version,
         userId: actorId(ctx),
-        now: new Date(),
+        now: deps.clock.now(),
       };
       await evaluators.run(ctx, row.id, row.space_id, checkedThen(command, check));
       return views.present(await views.version(ctx, versionId));

@@ -158,7 +158,7 @@ export function integrationCommands(deps: CatalogDeps) {
         input: { ...input, endpoint: endpointOf(input.endpoint) },
         userId: actorId(ctx),
         presetIds: input.request_presets.map(() => uuidv7()),
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       await run(ctx, id, command, input.headers);
       return toIntegration(await visibleRemoteIntegration(pool, ctx, id));
@@ -184,7 +184,7 @@ export function integrationCommands(deps: CatalogDeps) {
         type: "UpdateIntegration",
         changes,
         presetIds: (changes.request_presets ?? []).map(() => uuidv7()),
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       await run(ctx, current.id, authorizedBy(ctx, PERMISSION.update, command), changes.headers);
       return toIntegration(await visibleRemoteIntegration(pool, ctx, current.id));
@@ -201,7 +201,7 @@ export function integrationCommands(deps: CatalogDeps) {
         authorizedBy(ctx, PERMISSION.delete, async (client) => ({
           type: "DeleteIntegration",
           usedByEvaluators: await evaluatorsUsing(client, current.id),
-          now: new Date(),
+          now: deps.clock.now(),
         })),
         undefined,
         // A REMOTE version naming the integration holds a key-share lock on its row until it

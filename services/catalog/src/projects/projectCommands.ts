@@ -29,7 +29,7 @@ export function projectCommands(deps: CatalogDeps) {
 
   return {
     async createProject(req: CreateProjectRequest, ctx: CallContext): Promise<Project> {
-      const now = new Date();
+      const now = deps.clock.now();
       const { id } = await projects.create(
         ctx,
         req.spaceId,
@@ -49,7 +49,7 @@ export function projectCommands(deps: CatalogDeps) {
     },
 
     async updateProject(req: UpdateProjectRequest, ctx: CallContext): Promise<Project> {
-      const command = { type: "UpdateProject", name: req.name, now: new Date() } as const;
+      const command = { type: "UpdateProject", name: req.name, now: deps.clock.now() } as const;
       const row = await projects.change(
         ctx,
         req.id,
@@ -66,7 +66,7 @@ export function projectCommands(deps: CatalogDeps) {
     ): Promise<DeleteProjectResponse> {
       await projects.change(ctx, req.id, "PROJECT_DELETE", {
         type: "DeleteProject",
-        now: new Date(),
+        now: deps.clock.now(),
       });
       return {};
     },

@@ -36,7 +36,8 @@ const toDirectoryProject = (r: DirectoryRow): DirectoryProject => ({
 export function projectDirectoryQueries({
   pool,
   commands,
-}: Pick<CatalogDeps, "pool" | "commands">) {
+  clock,
+}: Pick<CatalogDeps, "pool" | "commands" | "clock">) {
   const named = async (accountId: string, spaceId: string, name: string) =>
     (
       await tracedQuery<DirectoryRow>(
@@ -92,7 +93,7 @@ export function projectDirectoryQueries({
             accountId: req.accountId,
             spaceId: req.spaceId,
             name: req.name,
-            now: new Date(),
+            now: clock.now(),
           },
           metadata,
         );

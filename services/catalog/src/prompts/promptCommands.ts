@@ -47,7 +47,7 @@ export function promptCommands(deps: CatalogDeps) {
           description: req.description ?? null,
           version: promptContentOf(req.version),
           userId: actorId(ctx),
-          now: new Date(),
+          now: deps.clock.now(),
         }),
         {
           prompts_name_per_space: `a prompt named ${JSON.stringify(req.name)} already exists in this space`,
@@ -61,14 +61,17 @@ export function promptCommands(deps: CatalogDeps) {
         ? await prompts.change(ctx, req.id, "PROMPT_UPDATE", {
             type: "UpdatePrompt",
             description: req.description ?? null,
-            now: new Date(),
+            now: deps.clock.now(),
           })
         : await prompts.load(ctx, req.id, "PROMPT_UPDATE");
       return toPrompt(await views.prompt(ctx, row.id));
     },
 
     async deletePrompt(req: DeletePromptRequest, ctx: CallContext): Promise<DeletePromptResponse> {
-      await prompts.change(ctx, req.id, "PROMPT_DELETE", { type: "DeletePrompt", now: new Date() });
+      await prompts.change(ctx, req.id, "PROMPT_DELETE", {
+        type: "DeletePrompt",
+        now: deps.clock.now(),
+      });
       return {};
     },
 
@@ -82,7 +85,7 @@ export function promptCommands(deps: CatalogDeps) {
         versionId,
         version: promptContentOf(req.content),
         userId: actorId(ctx),
-        now: new Date(),
+        now: deps.clock.now(),
       });
       return views.present(ctx, versionId);
     },

@@ -37,7 +37,7 @@ export function promptLabelCommands(deps: CatalogDeps) {
       req: SetPromptVersionLabelsRequest,
       ctx: CallContext,
     ): Promise<PromptVersion> {
-      const command = { versionId: req.versionId, labels: req.labels, now: new Date() };
+      const command = { versionId: req.versionId, labels: req.labels, now: deps.clock.now() };
       const v = await onVersion(ctx, req.versionId, { type: "SetPromptVersionLabels", ...command });
       return views.present(ctx, v.id);
     },
@@ -46,7 +46,7 @@ export function promptLabelCommands(deps: CatalogDeps) {
       req: DeletePromptVersionLabelRequest,
       ctx: CallContext,
     ): Promise<DeletePromptVersionLabelResponse> {
-      const command = { versionId: req.versionId, label: req.label, now: new Date() };
+      const command = { versionId: req.versionId, label: req.label, now: deps.clock.now() };
       await onVersion(ctx, req.versionId, { type: "DeletePromptVersionLabel", ...command });
       return {};
     },

@@ -79,7 +79,7 @@ export function resourceTagCommands(deps: CatalogDeps) {
   return {
     async attachTags(req: AttachTagsRequest, ctx: CallContext): Promise<ResourceTags> {
       const ref = await resourceOf(ctx, req);
-      await change(ctx, ref, { type: "AttachTags", tagIds: req.tagIds, now: new Date() });
+      await change(ctx, ref, { type: "AttachTags", tagIds: req.tagIds, now: deps.clock.now() });
       return { tags: (await tagsOf(deps.pool, ref.type, ref.id)).map(toTag) };
     },
 
@@ -88,7 +88,7 @@ export function resourceTagCommands(deps: CatalogDeps) {
       const events = await change(ctx, ref, {
         type: "DetachTags",
         tagIds: req.tagIds,
-        now: new Date(),
+        now: deps.clock.now(),
       });
       const detached = new Set(events.flatMap((e) => e.data.tag_ids));
       return {

@@ -40,7 +40,7 @@ export function tagCommands(deps: CatalogDeps) {
           name: req.name,
           description: req.description ?? null,
           color: req.color ?? null,
-          now: new Date(),
+          now: deps.clock.now(),
         }),
         conflicts,
       );
@@ -60,14 +60,14 @@ export function tagCommands(deps: CatalogDeps) {
         name: req.name,
         description: req.clearDescription ? null : req.description,
         color: req.clearColor ? null : req.color,
-        now: new Date(),
+        now: deps.clock.now(),
       } as const;
       const row = await tags.change(ctx, req.id, "TAG_UPDATE", command, conflicts);
       return present(ctx, row.id);
     },
 
     async deleteTag(req: DeleteTagRequest, ctx: CallContext): Promise<DeleteTagResponse> {
-      await tags.change(ctx, req.id, "TAG_DELETE", { type: "DeleteTag", now: new Date() });
+      await tags.change(ctx, req.id, "TAG_DELETE", { type: "DeleteTag", now: deps.clock.now() });
       return {};
     },
   };

@@ -1,12 +1,15 @@
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService, type StartOptions } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { catalog } from "./service.ts";
 
 export { catalog };
-export { registerResource, unregisterResource, findResource } from "./projections/resources.ts";
+export { registerResource, unregisterResource, findResource } from "./shared/resourceRegistry.ts";
 export const SCHEMA = catalog.description.schema;
 export type RunningCatalog = RunningService;
 
-/** The catalog as a process runs it, configured from `env`. Used by main and by tests. */
-export const startCatalog = (env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> =>
-  startService(catalog, env, logger);
+/** The catalog as a process runs it, configured from `env`; tests may pin its clock. */
+export const startCatalog = (
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options?: StartOptions,
+): Promise<RunningService> => startService(catalog, env, logger, options);

@@ -4,87 +4,65 @@ import {
   optionalSecret,
   secret,
   secretBox,
-  type OutboundPolicy,
-  type SecretBox,
   type ServiceBinding,
 } from "@argus/platform";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { identitySpaces, restrictionsConsumer } from "@argus/spaces";
 import {
   AiIntegrationDirectoryService,
   AiIntegrationServiceService,
 } from "@argus/proto/catalog/v1/ai_integrations";
 import {
-  IntegrationDirectoryService,
-  IntegrationServiceService,
-} from "@argus/proto/catalog/v1/integrations";
-import {
   AnnotationConfigServiceService,
   AnnotationQueueServiceService,
 } from "@argus/proto/catalog/v1/annotations";
-import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import {
   AnnotationConfigDirectoryService,
   EvaluatorDirectoryService,
 } from "@argus/proto/catalog/v1/config_directory";
-import { grpcSpanPort, uncheckedSpans, type SpanPort } from "./adapters/spanPort.ts";
-import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
+import { EvaluatorServiceService } from "@argus/proto/catalog/v1/evaluators";
 import {
-  endpointDirectoryQueries,
-  integrationDirectoryQueries,
-} from "./queries/integrationDirectory.ts";
-import { projectDirectoryQueries } from "./queries/projectDirectory.ts";
+  IntegrationDirectoryService,
+  IntegrationServiceService,
+} from "@argus/proto/catalog/v1/integrations";
+import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
-import type { Pool } from "pg";
-import { grpcDatasetPort, noDatasets, type DatasetPort } from "./adapters/datasetPort.ts";
-import { identityQueueUsers, type QueueUsers } from "./adapters/queueUsers.ts";
-import { identitySpaces, restrictionsConsumer, type Spaces } from "@argus/spaces";
-import { datasetDeletionsConsumer } from "./adapters/datasetDeletions.ts";
-import { spaceCascadeConsumer } from "./adapters/spaceCascade.ts";
-import { aiIntegrationCommands } from "./commands/aiIntegrations.ts";
-import { integrationCommands } from "./commands/integrations.ts";
-import { annotationConfigCommands } from "./commands/annotationConfigs.ts";
-import { annotationQueueRecordCommands } from "./commands/annotationQueueRecords.ts";
-import { annotationQueueCommands } from "./commands/annotationQueues.ts";
-import { evaluatorCommands } from "./commands/evaluators.ts";
-import { projectCommands } from "./commands/projects.ts";
-import { promptLabelCommands } from "./commands/promptLabels.ts";
-import { promptCommands } from "./commands/prompts.ts";
-import { resourceTagCommands } from "./commands/resourceTags.ts";
-import { tagCommands } from "./commands/tags.ts";
-import { project } from "./projections/catalogProjection.ts";
-import { aiIntegrationQueries } from "./queries/aiIntegrations.ts";
-import { integrationQueries } from "./queries/integrations.ts";
-import { annotationConfigQueries } from "./queries/annotationConfigs.ts";
-import { annotationQueueQueries } from "./queries/annotationQueues.ts";
-import { configDirectoryQueries, evaluatorDirectoryQueries } from "./queries/configDirectory.ts";
-import { evaluatorQueries } from "./queries/evaluators.ts";
-import { projectQueries } from "./queries/projects.ts";
-import { promptQueries } from "./queries/prompts.ts";
-import { resourceTagQueries } from "./queries/resourceTags.ts";
-import { tagQueries } from "./queries/tags.ts";
+import { aiIntegrationCommands } from "./aiIntegrations/aiIntegrationCommands.ts";
+import { aiIntegrationDirectoryQueries } from "./aiIntegrations/aiIntegrationDirectory.ts";
+import { aiIntegrationQueries } from "./aiIntegrations/aiIntegrationQueries.ts";
+import { annotationConfigCommands } from "./annotationConfigs/annotationConfigCommands.ts";
+import { annotationConfigDirectoryQueries } from "./annotationConfigs/annotationConfigDirectory.ts";
+import { annotationConfigQueries } from "./annotationConfigs/annotationConfigQueries.ts";
+import { annotationQueueCommands } from "./annotationQueues/annotationQueueCommands.ts";
+import { annotationQueueQueries } from "./annotationQueues/annotationQueueQueries.ts";
+import { annotationQueueRecordCommands } from "./annotationQueues/annotationQueueRecordCommands.ts";
+import { identityQueueUsers } from "./annotationQueues/queueUsers.ts";
+import { grpcSpanPort, uncheckedSpans } from "./annotationQueues/spanPort.ts";
+import { datasetDeletionsConsumer } from "./cascades/datasetDeletions.ts";
+import { spaceCascadeConsumer } from "./cascades/spaceCascade.ts";
+import type { CatalogDeps } from "./deps.ts";
+import { evaluatorCommands } from "./evaluators/evaluatorCommands.ts";
+import { evaluatorDirectoryQueries } from "./evaluators/evaluatorDirectory.ts";
+import { evaluatorQueries } from "./evaluators/evaluatorQueries.ts";
+import { integrationCommands } from "./integrations/integrationCommands.ts";
+import { integrationDirectoryQueries } from "./integrations/integrationDirectory.ts";
+import { integrationQueries } from "./integrations/integrationQueries.ts";
+import { grpcDatasetPort, noDatasets } from "./peers/datasetPort.ts";
+import { project } from "./projection.ts";
+import { projectCommands } from "./projects/projectCommands.ts";
+import { projectDirectoryQueries } from "./projects/projectDirectory.ts";
+import { projectQueries } from "./projects/projectQueries.ts";
+import { promptCommands } from "./prompts/promptCommands.ts";
+import { promptLabelCommands } from "./prompts/promptLabelCommands.ts";
+import { promptQueries } from "./prompts/promptQueries.ts";
+import { resourceTagCommands } from "./tags/resourceTagCommands.ts";
+import { resourceTagQueries } from "./tags/resourceTagQueries.ts";
+import { tagCommands } from "./tags/tagCommands.ts";
+import { tagQueries } from "./tags/tagQueries.ts";
 
-/** What every catalog area's handlers may use. */
-export interface CatalogDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  datasets: DatasetPort;
-  spans: SpanPort;
-  users: QueueUsers;
-  /** Where AGENT and EVALUATOR endpoints may point (default: public addresses only). */
-  outbound?: OutboundPolicy;
-  /** Seals AI keys and endpoint header values at rest (ARGUS_SECRETS_KEY). */
-  secrets: SecretBox;
-}
-
-/** One gRPC service per area: its commands (commands/) beside its queries (queries/). */
+/** One gRPC service per resource: its commands beside its queries (both in its folder). */
 export function catalogServices(d: CatalogDeps): ServiceBinding[] {
   return [
     bindService(TagServiceService, {
@@ -118,15 +96,15 @@ export function catalogServices(d: CatalogDeps): ServiceBinding[] {
       ...integrationQueries(d),
     }),
     // The lookup of services that store annotations (of examples, runs, spans), nobody else's.
-    bindService(AnnotationConfigDirectoryService, configDirectoryQueries(d), {
+    bindService(AnnotationConfigDirectoryService, annotationConfigDirectoryQueries(d), {
       resolveAnnotationConfigs: ["dataset", "tracing"],
     }),
     // The task runner's own: the provider, address and key a TEMPLATE evaluator's run calls.
-    bindService(AiIntegrationDirectoryService, integrationDirectoryQueries(d), {
+    bindService(AiIntegrationDirectoryService, aiIntegrationDirectoryQueries(d), {
       resolveIntegration: ["task-runner"],
     }),
     // The task runner's own: the endpoint a REMOTE evaluator or an AGENT_CALL experiment calls.
-    bindService(IntegrationDirectoryService, endpointDirectoryQueries(d), {
+    bindService(IntegrationDirectoryService, integrationDirectoryQueries(d), {
       resolveEndpoint: ["task-runner"],
     }),
     // The task runner's own: a continuous task's evaluators, for runs no caller triggered.
@@ -166,7 +144,11 @@ export const catalog = defineService("catalog", {
   // Identity's space and restriction events keep the facts lists read (@argus/spaces; the
   // tables are migration 0027). The durable names are the catalog's, as the registry has them.
   consumers: (d) => [
-    spaceCascadeConsumer({ schema: d.schema, subjectRoot: d.config.subjectRoot }),
+    spaceCascadeConsumer({
+      schema: d.schema,
+      subjectRoot: d.config.subjectRoot,
+      clock: d.clock,
+    }),
     restrictionsConsumer({ durable: "catalog-restrictions", subjectRoot: d.config.subjectRoot }),
     // A deleted dataset's tag attachments go with it (the dataset service's DatasetDeleted).
     datasetDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
@@ -188,6 +170,7 @@ export const catalog = defineService("catalog", {
         allowPrivate: d.config.ARGUS_INTEGRATION_ALLOW_PRIVATE === "true",
       },
       secrets: secretBox(d.config.ARGUS_SECRETS_KEY, d.config.ARGUS_SECRETS_KEY_PREVIOUS),
+      clock: d.clock,
     });
   },
 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { AiIntegrationConfig, AiIntegrationEvent } from "@argus/contracts";
-import { aiIntegrationDecider, type AiIntegrationCommand } from "../src/domain/aiIntegration.ts";
-import { keyHint } from "../src/domain/aiIntegrationConfig.ts";
+import {
+  aiIntegrationDecider,
+  type AiIntegrationCommand,
+} from "../src/aiIntegrations/aiIntegrationDecider.ts";
+import { keyHint } from "../src/aiIntegrations/aiIntegrationConfigRules.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { secretBox } from "@argus/platform";
-import { apiKeyBinding } from "../src/commands/aiIntegrations.ts";
+import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AiIntegrationServiceService as S,

@@ -3,7 +3,7 @@ import type { AnnotationConfigEvent, CategoricalValue } from "@argus/contracts";
 import {
   annotationConfigDecider,
   type AnnotationConfigCommand,
-} from "../src/domain/annotationConfig.ts";
+} from "../src/annotationConfigs/annotationConfigDecider.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -3,8 +3,11 @@ import type { AnnotationQueueEvent } from "@argus/contracts";
 import {
   annotationQueueDecider,
   type AnnotationQueueCommand,
-} from "../src/domain/annotationQueue.ts";
-import type { RecordDraft, RecordSourceInput } from "../src/domain/queueRecords.ts";
+} from "../src/annotationQueues/annotationQueueDecider.ts";
+import type {
+  RecordDraft,
+  RecordSourceInput,
+} from "../src/annotationQueues/annotationQueueRecordRules.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EvaluatorEvent } from "@argus/contracts";
-import { evaluatorDecider, type EvaluatorCommand } from "../src/domain/evaluator.ts";
-import type { EvaluatorVersionContent } from "../src/domain/evaluatorConfig.ts";
+import { evaluatorDecider, type EvaluatorCommand } from "../src/evaluators/evaluatorDecider.ts";
+import type { EvaluatorVersionContent } from "../src/evaluators/evaluatorConfigRules.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

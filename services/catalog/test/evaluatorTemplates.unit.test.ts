@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkedConfig } from "../src/domain/evaluatorConfig.ts";
-import { EVALUATOR_TEMPLATES } from "../src/domain/evaluatorTemplates.ts";
+import { checkedConfig } from "../src/evaluators/evaluatorConfigRules.ts";
+import { EVALUATOR_TEMPLATES } from "../src/evaluators/evaluatorTemplates.ts";
 
 describe("the built-in evaluator templates", () => {
   it("have unique column names, rails equal to their choices' labels, and a consistent direction", () => {

@@ -4,7 +4,7 @@ import {
   integrationDecider,
   type IntegrationCommand,
   type IntegrationInput,
-} from "../src/domain/integration.ts";
+} from "../src/integrations/integrationDecider.ts";
 import { problem, problemDetail, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

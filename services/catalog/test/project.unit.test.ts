@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProjectEvent } from "@argus/contracts";
-import { projectDecider, type ProjectCommand } from "../src/domain/project.ts";
+import { projectDecider, type ProjectCommand } from "../src/projects/projectDecider.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PromptEvent, PromptVersionContent } from "@argus/contracts";
-import { promptDecider, type PromptCommand } from "../src/domain/prompt.ts";
+import { promptDecider, type PromptCommand } from "../src/prompts/promptDecider.ts";
 import { problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

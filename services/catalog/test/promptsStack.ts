@@ -8,14 +8,18 @@ import {
   createChannel,
   createLogger,
   fromGrpcError,
+  type Clock,
   type Principal,
 } from "@argus/platform";
 import { createTestDatabase, freePort, testCallKeys, testInfra, uniqueName } from "@argus/testkit";
 import { startIdentity } from "@argus/identity";
 import { startCatalog } from "../src/index.ts";
 
-/** Identity and catalog in-process on one fresh database, as the catalog's resource tests need. */
-export async function startCatalogStack() {
+/**
+ * Identity and catalog in-process on one fresh database, as the catalog's resource tests need;
+ * `clock` pins the catalog's time.
+ */
+export async function startCatalogStack(options: { clock?: Clock } = {}) {
   const infra = testInfra();
   const db = await createTestDatabase(infra);
   const stream = uniqueName("CAT");
@@ -50,6 +54,7 @@ export async function startCatalogStack() {
       ARGUS_SUBJECT_ROOT: root,
     },
     logger,
+    { clock: options.clock },
   );
   const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
   const channel: grpc.Client = createChannel(`127.0.0.1:${catalog.grpcPort}`);

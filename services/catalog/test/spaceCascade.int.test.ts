@@ -13,7 +13,8 @@ import { PromptServiceService as PR } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService as T } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { decodeEvent } from "@argus/eventstore";
-import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/adapters/spaceCascade.ts";
+import { systemClock } from "@argus/platform";
+import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/cascades/spaceCascade.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 import { uniqueName } from "@argus/testkit";
 
@@ -308,7 +309,7 @@ describe("deleting a space cascades to what it holds in the catalog", () => {
     const tx = await db.connect();
     try {
       await tx.query("begin");
-      await cascadeSpaceDeleted(tx, "catalog", decodeEvent(raw));
+      await cascadeSpaceDeleted(tx, "catalog", decodeEvent(raw), systemClock);
       await tx.query("commit");
     } finally {
       tx.release();

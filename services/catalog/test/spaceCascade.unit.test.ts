@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { spaceCascadePlan, type SpaceHoldings } from "../src/domain/spaceCascade.ts";
+import { spaceCascadePlan, type SpaceHoldings } from "../src/cascades/spaceCascadePlan.ts";
 
 const none: SpaceHoldings = {
   tags: [],

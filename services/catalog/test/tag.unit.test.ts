@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TagEvent } from "@argus/contracts";
-import { TAG_COLORS, tagDecider, type TagCommand } from "../src/domain/tag.ts";
+import { TAG_COLORS, tagDecider, type TagCommand } from "../src/tags/tagDecider.ts";
 import { problemDetail as problem, scenario } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideTagging, type TaggingState } from "../src/domain/tagging.ts";
+import { decideTagging, type TaggingState } from "../src/tags/resourceTagDecider.ts";
 import { problemDetail as problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -8,8 +8,8 @@
 import { createCommandHandler, createEventStore, tracedQuery } from "@argus/eventstore";
 import { createLogger, createPool, type CallContext } from "@argus/platform";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
-import { apiKeyCreation } from "./commands/apiKeys.ts";
-import { project } from "./projections/index.ts";
+import { apiKeyCreation } from "./apiKeys/apiKeyCommands.ts";
+import { project } from "./projection.ts";
 
 const [email, name = "break-glass"] = process.argv.slice(2);
 const { DATABASE_URL, ARGUS_API_KEY_PEPPER, ARGUS_DB_ROLE_PREFIX } = process.env;

@@ -7,16 +7,16 @@ import type {
   RevokeApiKeyResponse,
 } from "@argus/proto/identity/v1/api_keys";
 import { streamId } from "@argus/contracts";
-import { apiKeyDecider } from "../domain/apiKey.ts";
-import { canReadKey, canRefreshKey, canRevokeKey } from "../domain/apiKeyAccess.ts";
-import { redactArgusKey } from "../domain/apiKeyFormat.ts";
-import { hashApiKey } from "../domain/secretHash.ts";
-import { toApiKey } from "../projections/apiKeyRows.ts";
-import { adminSpaces, loadKey } from "../queries/apiKeyReads.ts";
+import { apiKeyDecider } from "./apiKeyDecider.ts";
+import { canReadKey, canRefreshKey, canRevokeKey } from "./apiKeyAccess.ts";
+import { redactArgusKey } from "./apiKeyFormat.ts";
+import { hashApiKey } from "../shared/secretHash.ts";
+import { toApiKey } from "./apiKeyRows.ts";
+import { adminSpaces, loadKey } from "./apiKeyReads.ts";
 import type { IdentityDeps } from "../service.ts";
-import { parseTime } from "./apiKeys.ts";
-import { dataOf } from "./decided.ts";
-import { generateArgusKey } from "./newSecrets.ts";
+import { parseTime } from "./apiKeyCommands.ts";
+import { dataOf } from "../shared/decided.ts";
+import { generateArgusKey } from "../shared/newSecrets.ts";
 
 export function apiKeyChanges({
   pool,

@@ -8,15 +8,15 @@ import {
 import { tracedQuery } from "@argus/eventstore";
 import type { CreateApiKeyRequest, CreateApiKeyResponse } from "@argus/proto/identity/v1/api_keys";
 import { streamId } from "@argus/contracts";
-import { apiKeyDecider, type KeyFields } from "../domain/apiKey.ts";
-import { redactArgusKey } from "../domain/apiKeyFormat.ts";
-import { hashApiKey } from "../domain/secretHash.ts";
-import { serviceAccountDecider } from "../domain/serviceAccount.ts";
-import { toApiKey } from "../projections/apiKeyRows.ts";
-import { loadKey } from "../queries/apiKeyReads.ts";
+import { apiKeyDecider, type KeyFields } from "./apiKeyDecider.ts";
+import { redactArgusKey } from "./apiKeyFormat.ts";
+import { hashApiKey } from "../shared/secretHash.ts";
+import { serviceAccountDecider } from "./serviceAccountDecider.ts";
+import { toApiKey } from "./apiKeyRows.ts";
+import { loadKey } from "./apiKeyReads.ts";
 import type { IdentityDeps } from "../service.ts";
-import { hold } from "./holds.ts";
-import { generateArgusKey } from "./newSecrets.ts";
+import { hold } from "../shared/holds.ts";
+import { generateArgusKey } from "../shared/newSecrets.ts";
 import { resolveAssignments, type ResolvedAssignments } from "./serviceKeyGrants.ts";
 
 export function parseTime(value: string, field: string): Date | null {

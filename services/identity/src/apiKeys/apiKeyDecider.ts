@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { ApiKeyCreated, ApiKeyEvent } from "@argus/contracts";
 import { DomainError, notFound } from "@argus/platform";
-import { refreshedKey } from "./apiKeyRefresh.ts";
+import { refreshedKey } from "./apiKeyRefreshRules.ts";
 
 /** API key lifecycle as a pure decider: ids, `now` and the redacted key come in the command. */
 

@@ -1,6 +1,6 @@
 import type { Projections } from "@argus/eventstore";
 import type { ApiKeyEvent, ServiceAccountEvent } from "@argus/contracts";
-import { sql } from "./sql.ts";
+import { sql } from "../shared/projectionSql.ts";
 
 /** API keys and service accounts (secrets live in their own tables, written by commands). */
 export const apiKeyProjections: Projections<ApiKeyEvent | ServiceAccountEvent> = {

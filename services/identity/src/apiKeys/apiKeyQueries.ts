@@ -12,10 +12,10 @@ import {
 import { tracedQuery } from "@argus/eventstore";
 import type { ListApiKeysRequest, ListApiKeysResponse } from "@argus/proto/identity/v1/api_keys";
 import type { Pool } from "pg";
-import { KEY_COLUMNS, toApiKey, type KeyRow } from "../projections/apiKeyRows.ts";
+import { KEY_COLUMNS, toApiKey, type KeyRow } from "./apiKeyRows.ts";
 import { adminSpaces } from "./apiKeyReads.ts";
-import { spaceFacts } from "../projections/tenancyRows.ts";
-import { findSpace } from "./spaceAccess.ts";
+import { spaceFacts } from "../spaces/spaceRows.ts";
+import { findSpace } from "../spaces/spaceAccess.ts";
 
 const NOBODY = "00000000-0000-0000-0000-000000000000";
 

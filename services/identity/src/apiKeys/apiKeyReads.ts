@@ -1,7 +1,7 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { predefinedRole, type SpaceFacts } from "@argus/platform";
 import type { Principal } from "@argus/proto/common/v1";
-import { KEY_COLUMNS, type KeyRow } from "../projections/apiKeyRows.ts";
+import { KEY_COLUMNS, type KeyRow } from "./apiKeyRows.ts";
 
 /** Reads of identity's API key tables (never the secrets). */
 

@@ -1,6 +1,6 @@
 import type { ApiKeyRefreshed } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { ApiKeyCommand } from "./apiKey.ts";
+import type { ApiKeyCommand } from "./apiKeyDecider.ts";
 
 export const GRACE_PERIOD_MAX_SECONDS = 86_400;
 

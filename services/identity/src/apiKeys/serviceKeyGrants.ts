@@ -10,9 +10,9 @@ import {
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import type { Principal } from "@argus/proto/common/v1";
 import type { OrganizationAssignment } from "@argus/proto/identity/v1/api_keys";
-import type { RoleGrant, ServiceRoleName } from "../domain/serviceAccount.ts";
-import { spaceFacts } from "../projections/tenancyRows.ts";
-import { adminSpaces } from "../queries/apiKeyReads.ts";
+import type { RoleGrant, ServiceRoleName } from "./serviceAccountDecider.ts";
+import { spaceFacts } from "../spaces/spaceRows.ts";
+import { adminSpaces } from "./apiKeyReads.ts";
 import { RANK, holdTargets, orgRanks } from "./serviceKeyTargets.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { predefinedRole } from "@argus/platform";
 import type { Principal } from "@argus/proto/common/v1";
-import type { ServiceRoleName } from "../domain/serviceAccount.ts";
-import { callerSubject } from "../queries/apiKeyReads.ts";
+import type { ServiceRoleName } from "./serviceAccountDecider.ts";
+import { callerSubject } from "./apiKeyReads.ts";
 
 export const RANK: Record<ServiceRoleName, number> = { READ_ONLY: 1, MEMBER: 2, ADMIN: 3 };
 const ROLE_BY_ID = new Map(

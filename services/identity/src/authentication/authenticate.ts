@@ -4,7 +4,7 @@ import { tracedQuery } from "@argus/eventstore";
 import { AccountRole, KeyType, type Principal } from "@argus/proto/common/v1";
 import type { AuthenticateRequest, AuthenticateResponse } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { hashApiKey, sameHash } from "../domain/secretHash.ts";
+import { hashApiKey, sameHash } from "../shared/secretHash.ts";
 import { subjectGrants } from "./subjectGrants.ts";
 
 interface KeyRow {

@@ -1,6 +1,6 @@
 import type { CommandHandler, CommandScope, DomainEvent, EventMetadata } from "@argus/eventstore";
 import type { IdentityEvent } from "@argus/contracts";
-import type { PrincipalInvalidator } from "../adapters/principalInvalidation.ts";
+import type { PrincipalInvalidator } from "./principalInvalidation.ts";
 
 /**
  * Whether an event may change what an existing key may do (its principal, or whether it

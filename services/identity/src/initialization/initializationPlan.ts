@@ -1,8 +1,8 @@
-import type { AccountCommand } from "./account.ts";
-import type { ApiKeyCommand } from "./apiKey.ts";
-import type { OrganizationCommand } from "./organization.ts";
-import type { SpaceCommand } from "./space.ts";
-import type { UserCommand } from "./user.ts";
+import type { AccountCommand } from "./accountDecider.ts";
+import type { ApiKeyCommand } from "../apiKeys/apiKeyDecider.ts";
+import type { OrganizationCommand } from "../organizations/organizationDecider.ts";
+import type { SpaceCommand } from "../spaces/spaceDecider.ts";
+import type { UserCommand } from "../users/userDecider.ts";
 
 /**
  * Headless initialization (ARCHITECTURE §8): the first account, organization, space, admin

@@ -6,14 +6,14 @@ import {
   type Queryable,
 } from "@argus/eventstore";
 import { streamId } from "@argus/contracts";
-import { accountDecider } from "../domain/account.ts";
-import { apiKeyDecider } from "../domain/apiKey.ts";
-import { redactApiKey } from "../domain/apiKeyFormat.ts";
-import { planInitialization, type InitState, type InitStep } from "../domain/installation.ts";
-import { organizationDecider } from "../domain/organization.ts";
-import { hashApiKey } from "../domain/secretHash.ts";
-import { spaceDecider } from "../domain/space.ts";
-import { userDecider } from "../domain/user.ts";
+import { accountDecider } from "./accountDecider.ts";
+import { apiKeyDecider } from "../apiKeys/apiKeyDecider.ts";
+import { redactApiKey } from "../apiKeys/apiKeyFormat.ts";
+import { planInitialization, type InitState, type InitStep } from "./initializationPlan.ts";
+import { organizationDecider } from "../organizations/organizationDecider.ts";
+import { hashApiKey } from "../shared/secretHash.ts";
+import { spaceDecider } from "../spaces/spaceDecider.ts";
+import { userDecider } from "../users/userDecider.ts";
 import type { IdentityDeps } from "../service.ts";
 
 export interface InitEnv {

@@ -8,12 +8,12 @@ import type {
   UpdateOrganizationRequest,
 } from "@argus/proto/identity/v1";
 import { streamId } from "@argus/contracts";
-import { organizationDecider } from "../domain/organization.ts";
-import { spaceDecider } from "../domain/space.ts";
-import { toOrganization } from "../projections/tenancyRows.ts";
-import { loadOrganization, loadOrganizationFor } from "../queries/organizations.ts";
+import { organizationDecider } from "./organizationDecider.ts";
+import { spaceDecider } from "../spaces/spaceDecider.ts";
+import { toOrganization } from "../spaces/spaceRows.ts";
+import { loadOrganization, loadOrganizationFor } from "./organizationQueries.ts";
 import type { IdentityDeps } from "../service.ts";
-import { dataOf } from "./decided.ts";
+import { dataOf } from "../shared/decided.ts";
 
 const nameConflict = (name: string | undefined) => ({
   organizations_name_per_account: `an organization named ${JSON.stringify(name)} already exists`,

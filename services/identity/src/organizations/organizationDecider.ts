@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { OrganizationEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireDescription, requireName } from "./rules.ts";
+import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 export const ORGANIZATION_NAME_MAX = 255;
 export const ORGANIZATION_DESCRIPTION_MAX = 1000;

@@ -17,7 +17,7 @@ import {
   ORGANIZATION_COLUMNS,
   toOrganization,
   type OrganizationRow,
-} from "../projections/tenancyRows.ts";
+} from "../spaces/spaceRows.ts";
 
 /** The organization if it is in the caller's account; 404 otherwise. */
 export async function loadOrganization(

@@ -6,7 +6,7 @@ import type {
   ResourceRestriction,
 } from "@argus/proto/identity/v1";
 import { streamId, type RestrictionType } from "@argus/contracts";
-import { RESTRICTION_TYPES, restrictionDecider } from "../domain/restriction.ts";
+import { RESTRICTION_TYPES, restrictionDecider } from "./restrictionDecider.ts";
 import type { IdentityDeps } from "../service.ts";
 
 /**

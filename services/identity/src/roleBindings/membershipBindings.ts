@@ -1,11 +1,11 @@
 import { notFound, uuidv7, type CallContext } from "@argus/platform";
 import type { CommandHandler, CommandScope } from "@argus/eventstore";
 import { streamId, type BindingResourceType } from "@argus/contracts";
-import { roleBindingDecider } from "../domain/roleBinding.ts";
-import { bindingTargets } from "./bindingTargets.ts";
-import { hold } from "./holds.ts";
-import { findMembership } from "./membershipRules.ts";
-import { BINDING_CONFLICT, bindingMetadata } from "./roleBindings.ts";
+import { roleBindingDecider } from "./roleBindingDecider.ts";
+import { bindingTargets } from "./roleBindingTargets.ts";
+import { hold } from "../shared/holds.ts";
+import { findMembership } from "./membershipChecks.ts";
+import { BINDING_CONFLICT, bindingMetadata } from "./roleBindingCommands.ts";
 
 export interface Place {
   type: BindingResourceType;

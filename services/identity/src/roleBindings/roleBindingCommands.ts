@@ -19,13 +19,13 @@ import {
   roleBindingDecider,
   type BoundBinding,
   type RoleBindingCommand,
-} from "../domain/roleBinding.ts";
-import { toRoleBinding, type BindingRow } from "../projections/accessRows.ts";
-import { loadReadableBinding, mayManage } from "../queries/roleBindings.ts";
-import { loadVisibleSpace } from "../queries/spaceAccess.ts";
+} from "./roleBindingDecider.ts";
+import { toRoleBinding, type BindingRow } from "./roleBindingRows.ts";
+import { loadReadableBinding, mayManage } from "./roleBindingQueries.ts";
+import { loadVisibleSpace } from "../spaces/spaceAccess.ts";
 import type { IdentityDeps } from "../service.ts";
-import { bindingTargets, grantedBinding } from "./bindingTargets.ts";
-import { hold } from "./holds.ts";
+import { bindingTargets, grantedBinding } from "./roleBindingTargets.ts";
+import { hold } from "../shared/holds.ts";
 
 export const BINDING_CONFLICT = {
   role_bindings_one_per_resource: "the subject already has a role binding on this resource",

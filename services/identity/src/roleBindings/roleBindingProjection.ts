@@ -1,6 +1,6 @@
 import type { Projections } from "@argus/eventstore";
 import type { RestrictionEvent, RoleBindingEvent, RoleEvent } from "@argus/contracts";
-import { sql } from "./sql.ts";
+import { sql } from "../shared/projectionSql.ts";
 
 /** Custom roles, role bindings and project restrictions. */
 export const accessProjections: Projections<RoleEvent | RoleBindingEvent | RestrictionEvent> = {

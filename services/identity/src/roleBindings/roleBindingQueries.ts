@@ -17,9 +17,9 @@ import type {
   RoleBinding,
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { BINDING_COLUMNS, toRoleBinding, type BindingRow } from "../projections/accessRows.ts";
-import { spaceFacts } from "../projections/tenancyRows.ts";
-import { findSpace } from "./spaceAccess.ts";
+import { BINDING_COLUMNS, toRoleBinding, type BindingRow } from "./roleBindingRows.ts";
+import { spaceFacts } from "../spaces/spaceRows.ts";
+import { findSpace } from "../spaces/spaceAccess.ts";
 
 /**
  * Who may act on bindings of a resource: SPACE bindings by holders of ROLE_BINDING_* in that

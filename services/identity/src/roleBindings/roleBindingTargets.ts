@@ -1,7 +1,7 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import type { BindingResourceType, SubjectType } from "@argus/contracts";
-import type { BindingTargets, BoundBinding } from "../domain/roleBinding.ts";
-import { hold } from "./holds.ts";
+import type { BindingTargets, BoundBinding } from "./roleBindingDecider.ts";
+import { hold } from "../shared/holds.ts";
 
 export interface BindingTarget {
   roleId: string;

@@ -8,9 +8,9 @@ import type {
   UpdateRoleRequest,
 } from "@argus/proto/identity/v1";
 import { streamId } from "@argus/contracts";
-import { roleDecider } from "../domain/role.ts";
-import { toRole } from "../projections/accessRows.ts";
-import { loadRole } from "../queries/roles.ts";
+import { roleDecider } from "./roleDecider.ts";
+import { toRole } from "../roleBindings/roleBindingRows.ts";
+import { loadRole } from "./roleQueries.ts";
 import type { IdentityDeps } from "../service.ts";
 
 const NAME_CONFLICT = { roles_name_per_account: "a role with this name already exists" };

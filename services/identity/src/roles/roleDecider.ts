@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { RoleEvent } from "@argus/contracts";
 import { DomainError, PREDEFINED_ROLES, isPermission } from "@argus/platform";
-import { requireDescription, requireName } from "./rules.ts";
+import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 export const ROLE_NAME_MAX = 255;
 export const ROLE_DESCRIPTION_MAX = 1000;

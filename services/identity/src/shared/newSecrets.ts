@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BASE62, RANDOM_CHARS, argusKeyOf } from "../domain/apiKeyFormat.ts";
+import { BASE62, RANDOM_CHARS, argusKeyOf } from "../apiKeys/apiKeyFormat.ts";
 
 function randomBase62(length: number): string {
   let out = "";

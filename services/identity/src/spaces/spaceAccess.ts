@@ -6,7 +6,7 @@ import {
   type Permission,
 } from "@argus/platform";
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "../projections/tenancyRows.ts";
+import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "./spaceRows.ts";
 
 /** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
 export const visibleTo = (

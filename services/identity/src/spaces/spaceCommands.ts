@@ -14,13 +14,13 @@ import type {
   UpdateSpaceRequest,
 } from "@argus/proto/identity/v1";
 import { streamId, type SpaceSettings } from "@argus/contracts";
-import { spaceDecider, type SpaceCommand } from "../domain/space.ts";
-import { toSpace } from "../projections/tenancyRows.ts";
-import { loadOrganization } from "../queries/organizations.ts";
-import { loadSpaceFor, loadVisibleSpace } from "../queries/spaceAccess.ts";
+import { spaceDecider, type SpaceCommand } from "./spaceDecider.ts";
+import { toSpace } from "./spaceRows.ts";
+import { loadOrganization } from "../organizations/organizationQueries.ts";
+import { loadSpaceFor, loadVisibleSpace } from "./spaceAccess.ts";
 import type { IdentityDeps } from "../service.ts";
-import { dataOf } from "./decided.ts";
-import { hold } from "./holds.ts";
+import { dataOf } from "../shared/decided.ts";
+import { hold } from "../shared/holds.ts";
 
 export const spaceNameConflict = (name: string | undefined) => ({
   spaces_name_per_org: `a space named ${JSON.stringify(name)} already exists in this organization`,

@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { SpaceEvent, SpaceSettings, SpaceUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireDescription, requireName } from "./rules.ts";
+import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 export const SPACE_NAME_MAX = 255;
 export const SPACE_DESCRIPTION_MAX = 1000;

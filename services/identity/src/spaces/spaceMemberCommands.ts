@@ -8,17 +8,17 @@ import type {
   RemoveSpaceUserRequest,
   SpaceMembership,
 } from "@argus/proto/identity/v1";
-import { loadOrganizationFor } from "../queries/organizations.ts";
-import { loadSpaceFor } from "../queries/spaceAccess.ts";
+import { loadOrganizationFor } from "../organizations/organizationQueries.ts";
+import { loadSpaceFor } from "./spaceAccess.ts";
 import type { IdentityDeps } from "../service.ts";
-import { hold } from "./holds.ts";
-import { bindUser, unbindUser } from "./membershipBindings.ts";
+import { hold } from "../shared/holds.ts";
+import { bindUser, unbindUser } from "../roleBindings/membershipBindings.ts";
 import {
   membershipRole,
   predefinedRoleId,
   requireOrganizationMember,
   requireRoleFitsAccountRole,
-} from "./membershipRules.ts";
+} from "../roleBindings/membershipChecks.ts";
 
 /** Space and organization users: role bindings of a USER on the resource. */
 export function membershipCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {

@@ -1,6 +1,6 @@
 import type { Projections } from "@argus/eventstore";
 import type { AccountEvent, OrganizationEvent, SpaceEvent } from "@argus/contracts";
-import { sql, steps } from "./sql.ts";
+import { sql, steps } from "../shared/projectionSql.ts";
 
 /**
  * Accounts, organizations and spaces. A deletion removes the row before the bindings on it: a

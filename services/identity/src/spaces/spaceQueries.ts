@@ -18,7 +18,7 @@ import type {
   Space,
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { SPACE_COLUMNS, toSpace, type SpaceRow } from "../projections/tenancyRows.ts";
+import { SPACE_COLUMNS, toSpace, type SpaceRow } from "./spaceRows.ts";
 import { loadVisibleSpace } from "./spaceAccess.ts";
 
 // One list page's worth, with room: the catalog asks for the spaces of at most 1000 rows.

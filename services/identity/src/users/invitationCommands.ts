@@ -16,12 +16,12 @@ import type {
   User,
 } from "@argus/proto/identity/v1";
 import { streamId } from "@argus/contracts";
-import { userDecider, type UserCommand, type UserState } from "../domain/user.ts";
-import { toUser } from "../projections/userRows.ts";
-import { findUser, loadReadableUser } from "../queries/users.ts";
+import { userDecider, type UserCommand, type UserState } from "./userDecider.ts";
+import { toUser } from "./userRows.ts";
+import { findUser, loadReadableUser } from "./userQueries.ts";
 import type { IdentityDeps } from "../service.ts";
 import { findInvitation, issueInvitationToken } from "./invitationTokens.ts";
-import { hasPassword, issuePasswordResetToken } from "./passwords.ts";
+import { hasPassword, issuePasswordResetToken } from "./userPasswords.ts";
 
 /**
  * Renews the user's invitation when the decider says so (resend, or create_user again after

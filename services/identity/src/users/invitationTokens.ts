@@ -1,6 +1,6 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { hashApiKey } from "../domain/secretHash.ts";
-import { newInvitationToken } from "./newSecrets.ts";
+import { hashApiKey } from "../shared/secretHash.ts";
+import { newInvitationToken } from "../shared/newSecrets.ts";
 
 /**
  * Writes (or, on resend, replaces) the user's verification token, in the transaction of the

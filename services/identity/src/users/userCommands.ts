@@ -16,16 +16,16 @@ import type {
   User,
 } from "@argus/proto/identity/v1";
 import { streamId, type AccountRoleName } from "@argus/contracts";
-import { apiKeyDecider } from "../domain/apiKey.ts";
-import { INVITE_MODES, userDecider, type InviteMode } from "../domain/user.ts";
-import { toUser } from "../projections/userRows.ts";
-import { findUser, findUserByEmail, loadReadableUser } from "../queries/users.ts";
+import { apiKeyDecider } from "../apiKeys/apiKeyDecider.ts";
+import { INVITE_MODES, userDecider, type InviteMode } from "./userDecider.ts";
+import { toUser } from "./userRows.ts";
+import { findUser, findUserByEmail, loadReadableUser } from "./userQueries.ts";
 import type { IdentityDeps } from "../service.ts";
-import { dataOf } from "./decided.ts";
+import { dataOf } from "../shared/decided.ts";
 import { invitationExpiry, issueInvitationToken } from "./invitationTokens.ts";
-import { newTemporaryPassword } from "./newSecrets.ts";
-import { storeTemporaryPassword } from "./passwords.ts";
-import { renewInvitation } from "./invitations.ts";
+import { newTemporaryPassword } from "../shared/newSecrets.ts";
+import { storeTemporaryPassword } from "./userPasswords.ts";
+import { renewInvitation } from "./invitationCommands.ts";
 
 export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
   const { pool, commands, pepper } = deps;

@@ -2,8 +2,8 @@ import { DomainError, type CallContext } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { ResolveUsersRequest, ResolveUsersResponse } from "@argus/proto/identity/v1/directory";
 import type { Pool } from "pg";
-import { userStatus } from "../domain/userRules.ts";
-import { USER_FROM } from "../projections/userRows.ts";
+import { userStatus } from "./userRules.ts";
+import { USER_FROM } from "./userRows.ts";
 
 const MAX_PER_KIND = 100;
 // Ids are uuids in the table: anything else matches no user rather than failing the query.

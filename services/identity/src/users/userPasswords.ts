@@ -1,6 +1,6 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { hashApiKey } from "../domain/secretHash.ts";
-import { newInvitationToken } from "./newSecrets.ts";
+import { hashApiKey } from "../shared/secretHash.ts";
+import { newInvitationToken } from "../shared/newSecrets.ts";
 
 /**
  * Stores a user's temporary password (create_user with invite_mode TEMPORARY_PASSWORD) in the

@@ -1,6 +1,6 @@
 import type { Projections } from "@argus/eventstore";
 import type { UserEvent } from "@argus/contracts";
-import { sql, steps } from "./sql.ts";
+import { sql, steps } from "../shared/projectionSql.ts";
 
 /** Users. The invitation token is not projected (never in an event): commands write it. */
 export const userProjections: Projections<UserEvent> = {

@@ -14,7 +14,7 @@ import type {
   User,
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { USER_COLUMNS, USER_FROM, toUser, type UserRow } from "../projections/userRows.ts";
+import { USER_COLUMNS, USER_FROM, toUser, type UserRow } from "./userRows.ts";
 
 /** A user of the account by id (deleted ones too, when `deleted`), or undefined. */
 export async function findUser(

@@ -1,6 +1,6 @@
 import type { AccountRoleName } from "@argus/contracts";
 import type { User } from "@argus/proto/identity/v1";
-import { userStatus } from "../domain/userRules.ts";
+import { userStatus } from "./userRules.ts";
 
 export interface UserRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { UserCreated, UserUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { UserCommand, UserState } from "./user.ts";
+import type { UserCommand, UserState } from "./userDecider.ts";
 
 export const USER_NAME_MAX = 255;
 /** How long an invitation's verification token stays valid. */

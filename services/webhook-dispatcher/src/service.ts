@@ -8,18 +8,18 @@ import {
 import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
 import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
-import { serviceSources, type Sources } from "./adapters/sources.ts";
-import { subscriptionHandlers } from "./commands/subscriptions.ts";
-import { webhookCommands } from "./commands/webhooks.ts";
+import { serviceSources, type Sources } from "./webhookSubscriptions/subscriptionSources.ts";
+import { subscriptionHandlers } from "./webhookSubscriptions/subscriptionHandlers.ts";
+import { webhookCommands } from "./webhooks/webhookCommands.ts";
 import {
   catalogEventsConsumer,
   spaceCascadeConsumer,
   taskEventsConsumer,
-} from "./delivery/consumers.ts";
-import type { Outbound } from "./delivery/send.ts";
-import { startDeliveryWorker } from "./delivery/worker.ts";
-import { project } from "./projections/webhooksProjection.ts";
-import { webhookQueries } from "./queries/webhooks.ts";
+} from "./deliveries/deliveryConsumers.ts";
+import type { Outbound } from "./deliveries/deliverySend.ts";
+import { startDeliveryWorker } from "./deliveries/deliveryWorker.ts";
+import { project } from "./webhooks/webhookProjection.ts";
+import { webhookQueries } from "./webhooks/webhookQueries.ts";
 
 /** What every webhook handler may use. */
 export interface WebhooksDeps {

@@ -1,6 +1,6 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import type { OutboundResult } from "@argus/platform";
-import type { Message } from "./payloads.ts";
+import type { Message } from "./deliveryPayloads.ts";
 
 /** Postgres's foreign_key_violation. */
 const FOREIGN_KEY_VIOLATION = "23503";

@@ -9,8 +9,8 @@ import {
 } from "@argus/eventstore";
 import { streamId } from "@argus/contracts";
 import { CASCADE_ACTOR, cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
-import { subscriptionDecider } from "../domain/subscription.ts";
-import { deliverableOf, taskRunFailedOf, type Deliverable } from "./payloads.ts";
+import { subscriptionDecider } from "../webhookSubscriptions/subscriptionDecider.ts";
+import { deliverableOf, taskRunFailedOf, type Deliverable } from "./deliveryPayloads.ts";
 
 /** Postgres channel a committed delivery is announced on, so an idle worker starts at once. */
 export const DELIVERIES_CHANNEL = "argus_webhook_deliveries";

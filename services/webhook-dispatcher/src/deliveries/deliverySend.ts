@@ -4,7 +4,7 @@ import {
   type OutboundResult,
   type Resolve,
 } from "@argus/platform";
-import { deliveryHeaders, signatureHeaders } from "./signing.ts";
+import { deliveryHeaders, signatureHeaders } from "./deliverySigning.ts";
 
 /** What one attempt needs of a webhook, its credentials included. */
 export interface Destination {

@@ -1,10 +1,10 @@
 import type { Pool } from "pg";
 import { startWorkLoop, tracedQuery } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
-import { recordAttempt } from "./attempts.ts";
-import { DELIVERIES_CHANNEL } from "./consumers.ts";
-import { nextDelayMs, outcomeOf, type RetrySchedule } from "./schedule.ts";
-import { attempt, type Outbound } from "./send.ts";
+import { recordAttempt } from "./deliveryAttempts.ts";
+import { DELIVERIES_CHANNEL } from "./deliveryConsumers.ts";
+import { nextDelayMs, outcomeOf, type RetrySchedule } from "./deliverySchedule.ts";
+import { attempt, type Outbound } from "./deliverySend.ts";
 
 export interface WorkerOptions {
   pool: Pool;

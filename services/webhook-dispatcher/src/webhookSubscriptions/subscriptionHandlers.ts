@@ -21,16 +21,16 @@ import type {
   ListSubscriptionsResponse,
   Subscription,
 } from "@argus/proto/webhooks/v1/webhooks";
-import { readsOrganization } from "../adapters/access.ts";
-import { readsSource, requireChange } from "../adapters/sources.ts";
-import { isSourceType, requireEventOfSource, subscriptionDecider } from "../domain/subscription.ts";
+import { readsOrganization } from "../webhooks/webhookAccess.ts";
+import { readsSource, requireChange } from "./subscriptionSources.ts";
+import { isSourceType, requireEventOfSource, subscriptionDecider } from "./subscriptionDecider.ts";
 import {
   SUBSCRIPTION_COLUMNS,
   subscriptionRow,
   toSubscription,
   webhookRow,
   type SubscriptionRow,
-} from "../queries/rows.ts";
+} from "../webhooks/webhookRows.ts";
 import type { WebhooksDeps } from "../service.ts";
 
 export function subscriptionHandlers(deps: WebhooksDeps) {

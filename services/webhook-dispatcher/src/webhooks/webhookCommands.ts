@@ -20,19 +20,19 @@ import type {
 } from "@argus/proto/webhooks/v1/webhooks";
 import { LIMITS } from "@argus/contracts";
 import { isUuid } from "@argus/spaces";
-import { requireManager, readsOrganization } from "../adapters/access.ts";
+import { requireManager, readsOrganization } from "./webhookAccess.ts";
 import {
   AUTH_TYPES,
   checkAuthToken,
   invalid,
   webhookDecider,
   type WebhookCommand,
-} from "../domain/webhook.ts";
-import { attempt } from "../delivery/send.ts";
-import { recordAttempt } from "../delivery/attempts.ts";
-import { testMessage } from "../delivery/payloads.ts";
-import { newSigningSecret, secretHint } from "../delivery/signing.ts";
-import { toWebhook, webhookRow } from "../queries/rows.ts";
+} from "./webhookDecider.ts";
+import { attempt } from "../deliveries/deliverySend.ts";
+import { recordAttempt } from "../deliveries/deliveryAttempts.ts";
+import { testMessage } from "../deliveries/deliveryPayloads.ts";
+import { newSigningSecret, secretHint } from "../deliveries/deliverySigning.ts";
+import { toWebhook, webhookRow } from "./webhookRows.ts";
 import type { WebhooksDeps } from "../service.ts";
 
 const conflicts = {

@@ -16,9 +16,9 @@ import type {
   Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import { isUuid } from "@argus/spaces";
-import { readableOrganizations, readsOrganization, requireManager } from "../adapters/access.ts";
+import { readableOrganizations, readsOrganization, requireManager } from "./webhookAccess.ts";
 import type { WebhooksDeps } from "../service.ts";
-import { WEBHOOK_COLUMNS, toWebhook, webhookRow, type WebhookRow } from "./rows.ts";
+import { WEBHOOK_COLUMNS, toWebhook, webhookRow, type WebhookRow } from "./webhookRows.ts";
 
 /** Delivery attempts list up to 500 a page (the public API's limit). */
 const ATTEMPTS_PAGE_MAX = 500;

@@ -2,7 +2,6 @@ import {
   defineService,
   loadMigrations,
   migrationsDirOf,
-  type CommandHandler,
   type ServiceDeps,
 } from "@argus/eventstore";
 import { bindService, inboxPrefixOf, principalInvalidationSubject } from "@argus/platform";
@@ -10,7 +9,6 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";
 import { AuditServiceService } from "@argus/proto/identity/v1/audit";
 import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
-import type { Pool } from "pg";
 import { auditConsumer } from "./auditLogs/auditConsumer.ts";
 import { gatewayLeaseHandler } from "./authentication/gatewayLeases.ts";
 import { natsPrincipalInvalidator } from "./authentication/principalInvalidation.ts";
@@ -19,14 +17,16 @@ import { apiKeyCreation } from "./apiKeys/apiKeyCommands.ts";
 import { invalidatingCommands } from "./authentication/authorizationChanges.ts";
 import { initialize } from "./initialization/initialize.ts";
 import { invitationCommands } from "./users/invitationCommands.ts";
-import { membershipCommands } from "./spaces/spaceMemberCommands.ts";
 import { organizationCommands } from "./organizations/organizationCommands.ts";
+import { organizationMemberCommands } from "./organizations/organizationMemberCommands.ts";
 import { restrictionCommands } from "./resourceRestrictions/restrictionCommands.ts";
 import { roleBindingCommands } from "./roleBindings/roleBindingCommands.ts";
 import { roleCommands } from "./roles/roleCommands.ts";
 import { spaceCommands } from "./spaces/spaceCommands.ts";
+import { spaceMemberCommands } from "./spaces/spaceMemberCommands.ts";
 import { userCommands } from "./users/userCommands.ts";
 import { identityConfigSpec } from "./config.ts";
+import type { IdentityDeps } from "./deps.ts";
 import { project } from "./projection.ts";
 import { syncPredefinedRoles } from "./roles/predefinedRoles.ts";
 import { apiKeyQueries } from "./apiKeys/apiKeyQueries.ts";
@@ -39,16 +39,6 @@ import { roleBindingQueries } from "./roleBindings/roleBindingQueries.ts";
 import { roleQueries } from "./roles/roleQueries.ts";
 import { spaceQueries } from "./spaces/spaceQueries.ts";
 import { userQueries } from "./users/userQueries.ts";
-
-/**
- * What identity's handlers are built from: commands change state only through `commands`,
- * which returns once every gateway dropped the principals a command changed.
- */
-export interface IdentityDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  pepper: string;
-}
 
 const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps => ({
   pool: d.pool,
@@ -99,9 +89,10 @@ export const identity = defineService("identity", {
           }),
           ...organizationQueries(deps),
           ...organizationCommands(deps),
+          ...organizationMemberCommands(deps),
           ...spaceQueries(deps),
           ...spaceCommands(deps),
-          ...membershipCommands(deps),
+          ...spaceMemberCommands(deps),
           ...userQueries(deps),
           ...userCommands(deps),
           ...invitationCommands(deps),

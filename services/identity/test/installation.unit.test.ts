@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { IdentityEvent } from "@argus/contracts";
 import { accountDecider } from "../src/initialization/accountDecider.ts";
 import { apiKeyDecider } from "../src/apiKeys/apiKeyDecider.ts";
-import { planInitialization, type InitState, type InitStep } from "../src/initialization/initializationPlan.ts";
+import {
+  planInitialization,
+  type InitState,
+  type InitStep,
+} from "../src/initialization/initializationPlan.ts";
 import { organizationDecider } from "../src/organizations/organizationDecider.ts";
 import { spaceDecider } from "../src/spaces/spaceDecider.ts";
 import { userDecider } from "../src/users/userDecider.ts";

@@ -13,7 +13,7 @@ import { redactArgusKey } from "./apiKeyFormat.ts";
 import { hashApiKey } from "../shared/secretHash.ts";
 import { toApiKey } from "./apiKeyRows.ts";
 import { adminSpaces, loadKey } from "./apiKeyReads.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { parseTime } from "./apiKeyCommands.ts";
 import { dataOf } from "../shared/decided.ts";
 import { generateArgusKey } from "../shared/newSecrets.ts";

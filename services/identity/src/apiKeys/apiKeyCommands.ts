@@ -14,7 +14,7 @@ import { hashApiKey } from "../shared/secretHash.ts";
 import { serviceAccountDecider } from "./serviceAccountDecider.ts";
 import { toApiKey } from "./apiKeyRows.ts";
 import { loadKey } from "./apiKeyReads.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { hold } from "../shared/holds.ts";
 import { generateArgusKey } from "../shared/newSecrets.ts";
 import { resolveAssignments, type ResolvedAssignments } from "./serviceKeyGrants.ts";

@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { ApiKeyCreated, ApiKeyEvent } from "@argus/contracts";
 import { DomainError, notFound } from "@argus/platform";
-import { refreshedKey } from "./apiKeyRefreshRules.ts";
+import { refreshedKey, type RefreshKey } from "./apiKeyRefreshRules.ts";
 
 /** API key lifecycle as a pure decider: ids, `now` and the redacted key come in the command. */
 
@@ -29,14 +29,8 @@ export type ApiKeyCommand =
   /** Its service account (ServiceAccountCreated and grants) is decided first, on its own stream. */
   | ({ type: "CreateServiceKey"; serviceAccountId: string } & KeyFields)
   | { type: "RevokeKey"; now: Date }
-  | {
-      type: "RefreshKey";
-      /** null: keep the key unbounded. */
-      expiresAt: Date | null;
-      gracePeriodSeconds: number;
-      redactedKey: string;
-      now: Date;
-    };
+  /** Its rules are apiKeyRefreshRules.ts's. */
+  | RefreshKey;
 
 const chars = (s: string): number => [...s].length;
 const invalid = (detail: string) => new DomainError("unprocessable-entity", detail);

@@ -1,14 +1,23 @@
 import type { ApiKeyRefreshed } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { ApiKeyCommand } from "./apiKeyDecider.ts";
 
 export const GRACE_PERIOD_MAX_SECONDS = 86_400;
+
+/** The API key decider's refresh command: `refreshedKey` makes its event. */
+export interface RefreshKey {
+  type: "RefreshKey";
+  /** null: keep the key unbounded. */
+  expiresAt: Date | null;
+  gracePeriodSeconds: number;
+  redactedKey: string;
+  now: Date;
+}
 
 const invalid = (detail: string) => new DomainError("unprocessable-entity", detail);
 
 /** The rules of a refresh (the public API's), for an ACTIVE key expiring at `key.expiresAt`. */
 export function refreshedKey(
-  c: Extract<ApiKeyCommand, { type: "RefreshKey" }>,
+  c: RefreshKey,
   key: { id: string; expiresAt: Date | null },
 ): ApiKeyRefreshed {
   const now = c.now.getTime();

@@ -14,7 +14,7 @@ import { organizationDecider } from "../organizations/organizationDecider.ts";
 import { hashApiKey } from "../shared/secretHash.ts";
 import { spaceDecider } from "../spaces/spaceDecider.ts";
 import { userDecider } from "../users/userDecider.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 
 export interface InitEnv {
   orgName: string;

@@ -10,9 +10,9 @@ import type {
 import { streamId } from "@argus/contracts";
 import { organizationDecider } from "./organizationDecider.ts";
 import { spaceDecider } from "../spaces/spaceDecider.ts";
-import { toOrganization } from "../spaces/spaceRows.ts";
+import { toOrganization } from "./organizationRows.ts";
 import { loadOrganization, loadOrganizationFor } from "./organizationQueries.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { dataOf } from "../shared/decided.ts";
 
 const nameConflict = (name: string | undefined) => ({

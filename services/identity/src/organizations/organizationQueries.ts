@@ -13,11 +13,7 @@ import type {
   Organization,
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import {
-  ORGANIZATION_COLUMNS,
-  toOrganization,
-  type OrganizationRow,
-} from "../spaces/spaceRows.ts";
+import { ORGANIZATION_COLUMNS, toOrganization, type OrganizationRow } from "./organizationRows.ts";
 
 /** The organization if it is in the caller's account; 404 otherwise. */
 export async function loadOrganization(

@@ -7,7 +7,7 @@ import type {
 } from "@argus/proto/identity/v1";
 import { streamId, type RestrictionType } from "@argus/contracts";
 import { RESTRICTION_TYPES, restrictionDecider } from "./restrictionDecider.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 
 /**
  * A restricted project is reachable only through explicit PROJECT role bindings. Identity

@@ -23,7 +23,7 @@ import {
 import { toRoleBinding, type BindingRow } from "./roleBindingRows.ts";
 import { loadReadableBinding, mayManage } from "./roleBindingQueries.ts";
 import { loadVisibleSpace } from "../spaces/spaceAccess.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { bindingTargets, grantedBinding } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
 

@@ -9,9 +9,9 @@ import type {
 } from "@argus/proto/identity/v1";
 import { streamId } from "@argus/contracts";
 import { roleDecider } from "./roleDecider.ts";
-import { toRole } from "../roleBindings/roleBindingRows.ts";
+import { toRole } from "./roleRows.ts";
 import { loadRole } from "./roleQueries.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 
 const NAME_CONFLICT = { roles_name_per_account: "a role with this name already exists" };
 // A binding made after the count (it holds the role's row until it commits): still bound.

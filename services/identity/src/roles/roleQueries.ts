@@ -7,7 +7,7 @@ import type {
   Role,
 } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { ROLE_COLUMNS, toRole, type RoleRow } from "../roleBindings/roleBindingRows.ts";
+import { ROLE_COLUMNS, toRole, type RoleRow } from "./roleRows.ts";
 
 /** Predefined roles are everyone's; a custom role of another account does not exist (404). */
 export async function loadRole(db: Queryable, ctx: CallContext, id: string): Promise<RoleRow> {

@@ -18,7 +18,7 @@ import { spaceDecider, type SpaceCommand } from "./spaceDecider.ts";
 import { toSpace } from "./spaceRows.ts";
 import { loadOrganization } from "../organizations/organizationQueries.ts";
 import { loadSpaceFor, loadVisibleSpace } from "./spaceAccess.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { dataOf } from "../shared/decided.ts";
 import { hold } from "../shared/holds.ts";
 

@@ -1,17 +1,11 @@
 import { notFound, type CallContext } from "@argus/platform";
 import type {
-  AddOrganizationUserRequest,
   AddSpaceUserRequest,
   Done,
-  OrganizationMembership,
-  RemoveOrganizationUserRequest,
   RemoveSpaceUserRequest,
   SpaceMembership,
 } from "@argus/proto/identity/v1";
-import { loadOrganizationFor } from "../organizations/organizationQueries.ts";
-import { loadSpaceFor } from "./spaceAccess.ts";
-import type { IdentityDeps } from "../service.ts";
-import { hold } from "../shared/holds.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { bindUser, unbindUser } from "../roleBindings/membershipBindings.ts";
 import {
   membershipRole,
@@ -19,9 +13,11 @@ import {
   requireOrganizationMember,
   requireRoleFitsAccountRole,
 } from "../roleBindings/membershipChecks.ts";
+import { hold } from "../shared/holds.ts";
+import { loadSpaceFor } from "./spaceAccess.ts";
 
-/** Space and organization users: role bindings of a USER on the resource. */
-export function membershipCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+/** Space users: role bindings of a USER on the space. */
+export function spaceMemberCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
   return {
     async addSpaceUser(req: AddSpaceUserRequest, ctx: CallContext): Promise<SpaceMembership> {
       const accountId = ctx.principal.accountId;
@@ -49,40 +45,6 @@ export function membershipCommands({ pool, commands }: Pick<IdentityDeps, "pool"
       const what = "removing space users";
       await loadSpaceFor(pool, ctx, req.spaceId, "ROLE_BINDING_DELETE", what);
       await unbindUser(commands, ctx, { type: "SPACE", id: req.spaceId }, req.userId);
-      return {};
-    },
-
-    async addOrganizationUser(
-      req: AddOrganizationUserRequest,
-      ctx: CallContext,
-    ): Promise<OrganizationMembership> {
-      const accountId = ctx.principal.accountId;
-      await loadOrganizationFor(pool, ctx, req.organizationId, "adding organization users");
-      const on = { type: "ORGANIZATION" as const, id: req.organizationId };
-      // A custom role makes the user a member, as any role below ADMIN (README).
-      const roleId = req.customRoleId || predefinedRoleId(req.roleName);
-      const id = await bindUser(commands, ctx, on, req.userId, roleId, async ({ client }) => {
-        if (!req.customRoleId)
-          await requireRoleFitsAccountRole(
-            client,
-            accountId,
-            req.userId,
-            req.roleName,
-            "organization",
-          );
-        else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
-        else if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
-      });
-      const role = await membershipRole(pool, roleId);
-      return { id, userId: req.userId, organizationId: req.organizationId, ...role };
-    },
-
-    async removeOrganizationUser(
-      req: RemoveOrganizationUserRequest,
-      ctx: CallContext,
-    ): Promise<Done> {
-      await loadOrganizationFor(pool, ctx, req.organizationId, "removing organization users");
-      await unbindUser(commands, ctx, { type: "ORGANIZATION", id: req.organizationId }, req.userId);
       return {};
     },
   };

@@ -1,37 +1,13 @@
 import type { Projections } from "@argus/eventstore";
-import type { AccountEvent, OrganizationEvent, SpaceEvent } from "@argus/contracts";
+import type { SpaceEvent } from "@argus/contracts";
 import { sql, steps } from "../shared/projectionSql.ts";
 
 /**
- * Accounts, organizations and spaces. A deletion removes the row before the bindings on it: a
- * command that depends on the row holds it (commands/holds.ts), so the delete waits for that
- * command and the bindings' delete then sees what it bound.
+ * Spaces. A deletion removes the row before the bindings on it: a command that depends on the
+ * row holds it (shared/holds.ts), so the delete waits for that command and the bindings'
+ * delete then sees what it bound.
  */
-export const tenancyProjections: Projections<AccountEvent | OrganizationEvent | SpaceEvent> = {
-  AccountCreated: sql(
-    "AccountCreated",
-    "insert into accounts (id, name, created_at) values ($1, $2, $3)",
-    (d) => [d.id, d.name, d.created_at],
-  ),
-  OrganizationCreated: sql(
-    "OrganizationCreated",
-    `insert into organizations (id, account_id, name, description, created_at)
-       values ($1, $2, $3, $4, $5)`,
-    (d) => [d.id, d.account_id, d.name, d.description, d.created_at],
-  ),
-  OrganizationUpdated: sql(
-    "OrganizationUpdated",
-    "update organizations set name = $2, description = $3 where id = $1",
-    (d) => [d.id, d.name, d.description],
-  ),
-  OrganizationDeleted: steps(
-    sql("OrganizationDeleted", "delete from organizations where id = $1", (d) => [d.id]),
-    sql(
-      "OrganizationDeleted bindings",
-      "delete from role_bindings where resource_type = 'ORGANIZATION' and resource_id = $1",
-      (d) => [d.id],
-    ),
-  ),
+export const spaceProjections: Projections<SpaceEvent> = {
   SpaceCreated: sql(
     "SpaceCreated",
     `insert into spaces (id, account_id, organization_id, name, description, is_private, created_at)

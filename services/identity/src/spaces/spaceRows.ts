@@ -1,24 +1,8 @@
 import type { SpaceSettings } from "@argus/contracts";
 import type { SpaceFacts } from "@argus/platform";
-import type { Organization, Space } from "@argus/proto/identity/v1";
+import type { Space } from "@argus/proto/identity/v1";
 
-/** Row types of the tenancy tables and their gRPC shapes. */
-
-export interface OrganizationRow {
-  id: string;
-  name: string;
-  description: string;
-  created_at: Date;
-}
-
-export const ORGANIZATION_COLUMNS = "id, name, description, created_at";
-
-export const toOrganization = (r: OrganizationRow): Organization => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  createdAt: r.created_at.toISOString(),
-});
+/** The spaces table's row, its gRPC shape and what authorization reads of it. */
 
 export interface SpaceRow {
   id: string;

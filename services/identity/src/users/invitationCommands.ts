@@ -19,7 +19,7 @@ import { streamId } from "@argus/contracts";
 import { userDecider, type UserCommand, type UserState } from "./userDecider.ts";
 import { toUser } from "./userRows.ts";
 import { findUser, loadReadableUser } from "./userQueries.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { findInvitation, issueInvitationToken } from "./invitationTokens.ts";
 import { hasPassword, issuePasswordResetToken } from "./userPasswords.ts";
 

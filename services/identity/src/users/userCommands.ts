@@ -17,10 +17,11 @@ import type {
 } from "@argus/proto/identity/v1";
 import { streamId, type AccountRoleName } from "@argus/contracts";
 import { apiKeyDecider } from "../apiKeys/apiKeyDecider.ts";
-import { INVITE_MODES, userDecider, type InviteMode } from "./userDecider.ts";
+import { userDecider } from "./userDecider.ts";
+import { INVITE_MODES, type InviteMode } from "./userRules.ts";
 import { toUser } from "./userRows.ts";
 import { findUser, findUserByEmail, loadReadableUser } from "./userQueries.ts";
-import type { IdentityDeps } from "../service.ts";
+import type { IdentityDeps } from "../deps.ts";
 import { dataOf } from "../shared/decided.ts";
 import { invitationExpiry, issueInvitationToken } from "./invitationTokens.ts";
 import { newTemporaryPassword } from "../shared/newSecrets.ts";

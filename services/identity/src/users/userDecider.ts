@@ -1,5 +1,5 @@
 import type { Decider } from "@argus/eventstore";
-import type { AccountRoleName, UserEvent } from "@argus/contracts";
+import type { UserEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import {
   INVITATION_TTL_MS,
@@ -7,6 +7,9 @@ import {
   newUserEvent,
   updatedUser,
   userStatus,
+  type InviteMode,
+  type InviteUser,
+  type UpdateUser,
 } from "./userRules.ts";
 
 export type UserState =
@@ -21,26 +24,9 @@ export type UserState =
       invitation: "INVITED" | "ACTIVE";
     };
 
-export const INVITE_MODES = ["NONE", "EMAIL_LINK", "TEMPORARY_PASSWORD"] as const;
-export type InviteMode = (typeof INVITE_MODES)[number];
-
+// InviteUser and UpdateUser are userRules.ts's, whose rules make their events.
 export type UserCommand =
-  | {
-      type: "InviteUser";
-      id: string;
-      accountId: string;
-      name: string;
-      email: string;
-      accountRole: AccountRoleName;
-      isDeveloper: boolean | undefined;
-      /**
-       * NONE: active at once, no invitation (SSO accounts); EMAIL_LINK: an expiring invitation;
-       * TEMPORARY_PASSWORD: active at once, with a generated password (stored by the command).
-       */
-      inviteMode: InviteMode;
-      callerIsAdmin: boolean;
-      now: Date;
-    }
+  | InviteUser
   /**
    * create_user for an e-mail that is already a user's (the e-mail is the idempotency key);
    * `tokenExpiresAt`: the expiry of the user's invitation token, null when there is none.
@@ -51,14 +37,7 @@ export type UserCommand =
       tokenExpiresAt: Date | null;
       now: Date;
     }
-  | {
-      type: "UpdateUser";
-      name: string | undefined;
-      isDeveloper: boolean | undefined;
-      callerIsAdmin: boolean;
-      callerMayUpdateUsers: boolean;
-      now: Date;
-    }
+  | UpdateUser
   | { type: "DeleteUser"; callerUserId: string; now: Date }
   | { type: "ResendInvitation"; now: Date }
   /** `hasPassword`: whether the user signs in with a password (read in the transaction). */

@@ -1,12 +1,42 @@
-import type { UserCreated, UserUpdated } from "@argus/contracts";
+import type { AccountRoleName, UserCreated, UserUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import type { UserCommand, UserState } from "./userDecider.ts";
 
 export const USER_NAME_MAX = 255;
 /** How long an invitation's verification token stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** How long a password-reset token stays valid (the public API's 30-minute link). */
 export const PASSWORD_RESET_TTL_MS = 30 * 60 * 1000;
+
+export const INVITE_MODES = ["NONE", "EMAIL_LINK", "TEMPORARY_PASSWORD"] as const;
+export type InviteMode = (typeof INVITE_MODES)[number];
+
+/** The user decider's command that invites (or adds) a user: `newUserEvent` makes its event. */
+export interface InviteUser {
+  type: "InviteUser";
+  id: string;
+  accountId: string;
+  name: string;
+  email: string;
+  accountRole: AccountRoleName;
+  isDeveloper: boolean | undefined;
+  /**
+   * NONE: active at once, no invitation (SSO accounts); EMAIL_LINK: an expiring invitation;
+   * TEMPORARY_PASSWORD: active at once, with a generated password (stored by the command).
+   */
+  inviteMode: InviteMode;
+  callerIsAdmin: boolean;
+  now: Date;
+}
+
+/** The user decider's command that updates a user: `updatedUser` makes its event. */
+export interface UpdateUser {
+  type: "UpdateUser";
+  name: string | undefined;
+  isDeveloper: boolean | undefined;
+  callerIsAdmin: boolean;
+  callerMayUpdateUsers: boolean;
+  now: Date;
+}
 
 const ACCOUNT_ROLES: readonly string[] = ["admin", "member", "member_ui_only", "annotator"];
 
@@ -30,7 +60,7 @@ export function userStatus(
   return "EXPIRED";
 }
 
-export function newUserEvent(c: Extract<UserCommand, { type: "InviteUser" }>): UserCreated {
+export function newUserEvent(c: InviteUser): UserCreated {
   if (!c.callerIsAdmin)
     throw new DomainError("access-forbidden", "inviting users requires the account admin role");
   // As the public API: CUSTOM account roles are reserved, not yet supported (422).
@@ -62,8 +92,8 @@ export function newUserEvent(c: Extract<UserCommand, { type: "InviteUser" }>): U
 
 /** Spec endpoint 11: only what changes; the same values are a no-op (no event). */
 export function updatedUser(
-  c: Extract<UserCommand, { type: "UpdateUser" }>,
-  user: Extract<UserState, { status: "live" }>,
+  c: UpdateUser,
+  user: { id: string; name: string; isDeveloper: boolean },
 ): UserUpdated[] {
   if (c.name === undefined && c.isDeveloper === undefined)
     throw new DomainError("invalid-request", "at least one of name and is_developer is required");

@@ -1,35 +1,17 @@
-import type { Pool } from "pg";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
 import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
-import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
-import { serviceSources, type Sources } from "./webhookSubscriptions/subscriptionSources.ts";
+import { accessFactsMigration, identitySpaces } from "@argus/spaces";
+import { serviceSources } from "./webhookSubscriptions/subscriptionSources.ts";
 import { subscriptionHandlers } from "./webhookSubscriptions/subscriptionHandlers.ts";
 import { webhookCommands } from "./webhooks/webhookCommands.ts";
-import {
-  catalogEventsConsumer,
-  spaceCascadeConsumer,
-  taskEventsConsumer,
-} from "./deliveries/deliveryConsumers.ts";
+import { spaceCascadeConsumer } from "./cascades/subscriptionCascades.ts";
+import { catalogEventsConsumer, taskEventsConsumer } from "./deliveries/deliveryConsumers.ts";
 import type { Outbound } from "./deliveries/deliverySend.ts";
 import { startDeliveryWorker } from "./deliveries/deliveryWorker.ts";
-import { project } from "./webhooks/webhookProjection.ts";
+import type { WebhooksDeps } from "./deps.ts";
+import { project } from "./projection.ts";
 import { webhookQueries } from "./webhooks/webhookQueries.ts";
-
-/** What every webhook handler may use. */
-export interface WebhooksDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  sources: Sources;
-  /** Where deliveries may go, and how names resolve. */
-  outbound: Outbound;
-}
 
 export function webhookServices(d: WebhooksDeps): ServiceBinding[] {
   return [

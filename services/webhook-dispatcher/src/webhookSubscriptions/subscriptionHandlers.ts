@@ -24,14 +24,14 @@ import type {
 import { readsOrganization } from "../webhooks/webhookAccess.ts";
 import { readsSource, requireChange } from "./subscriptionSources.ts";
 import { isSourceType, requireEventOfSource, subscriptionDecider } from "./subscriptionDecider.ts";
+import { webhookRow } from "../webhooks/webhookRows.ts";
 import {
   SUBSCRIPTION_COLUMNS,
   subscriptionRow,
   toSubscription,
-  webhookRow,
   type SubscriptionRow,
-} from "../webhooks/webhookRows.ts";
-import type { WebhooksDeps } from "../service.ts";
+} from "./subscriptionRows.ts";
+import type { WebhooksDeps } from "../deps.ts";
 
 export function subscriptionHandlers(deps: WebhooksDeps) {
   const { pool, spaces, sources } = deps;

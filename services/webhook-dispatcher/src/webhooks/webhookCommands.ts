@@ -33,7 +33,7 @@ import { recordAttempt } from "../deliveries/deliveryAttempts.ts";
 import { testMessage } from "../deliveries/deliveryPayloads.ts";
 import { newSigningSecret, secretHint } from "../deliveries/deliverySigning.ts";
 import { toWebhook, webhookRow } from "./webhookRows.ts";
-import type { WebhooksDeps } from "../service.ts";
+import type { WebhooksDeps } from "../deps.ts";
 
 const conflicts = {
   webhooks_name_per_organization: "a webhook with this name already exists in the organization",

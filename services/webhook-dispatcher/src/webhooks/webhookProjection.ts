@@ -1,9 +1,9 @@
-import { projector, tracedQuery, type Projections } from "@argus/eventstore";
-import type { WebhookDispatcherEvent } from "@argus/contracts";
+import { tracedQuery, type Projections } from "@argus/eventstore";
+import type { WebhookEvent } from "@argus/contracts";
 
-// Webhook and subscription rows, in the command's transaction. A deleted webhook takes its
-// credentials, subscriptions, deliveries and attempts with it (foreign keys, on delete cascade).
-const projections: Projections<WebhookDispatcherEvent> = {
+// Webhook rows, in the command's transaction. A deleted webhook takes its credentials,
+// subscriptions, deliveries and attempts with it (foreign keys, on delete cascade).
+export const webhookProjections: Projections<WebhookEvent> = {
   WebhookCreated: (client, d) =>
     tracedQuery(
       client,
@@ -48,29 +48,4 @@ const projections: Projections<WebhookDispatcherEvent> = {
     ),
   WebhookDeleted: (client, d) =>
     tracedQuery(client, "webhook deleted", "delete from webhooks where id = $1", [d.id]),
-  WebhookSubscriptionCreated: (client, d) =>
-    tracedQuery(
-      client,
-      "subscription created",
-      `insert into webhook_subscriptions (id, account_id, organization_id, webhook_id,
-         source_type, source_id, space_id, event, created_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        d.id,
-        d.account_id,
-        d.organization_id,
-        d.webhook_id,
-        d.source_type,
-        d.source_id,
-        d.space_id,
-        d.event,
-        d.created_at,
-      ],
-    ),
-  WebhookSubscriptionDeleted: (client, d) =>
-    tracedQuery(client, "subscription deleted", "delete from webhook_subscriptions where id = $1", [
-      d.id,
-    ]),
 };
-
-export const project = projector<WebhookDispatcherEvent>("webhook-dispatcher", projections);

@@ -17,7 +17,7 @@ import type {
 } from "@argus/proto/webhooks/v1/webhooks";
 import { isUuid } from "@argus/spaces";
 import { readableOrganizations, readsOrganization, requireManager } from "./webhookAccess.ts";
-import type { WebhooksDeps } from "../service.ts";
+import type { WebhooksDeps } from "../deps.ts";
 import { WEBHOOK_COLUMNS, toWebhook, webhookRow, type WebhookRow } from "./webhookRows.ts";
 
 /** Delivery attempts list up to 500 a page (the public API's limit). */

@@ -1,4 +1,5 @@
 import type { CommandHandler } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import type { Pool } from "pg";
 
 /**
@@ -9,4 +10,6 @@ export interface IdentityDeps {
   pool: Pool;
   commands: CommandHandler;
   pepper: string;
+  /** The one source of "now" of every handler (tests pin it). */
+  clock: Clock;
 }

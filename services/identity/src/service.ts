@@ -54,6 +54,7 @@ const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps =>
     }),
   ),
   pepper: d.config.ARGUS_API_KEY_PEPPER,
+  clock: d.clock,
 });
 
 export const identity = defineService("identity", {

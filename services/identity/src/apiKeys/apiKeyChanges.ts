@@ -22,7 +22,8 @@ export function apiKeyChanges({
   pool,
   commands,
   pepper,
-}: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "pepper" | "clock">) {
   /** Who may change the key (read from the projection); the key's state is its stream's. */
   async function authorize(ctx: CallContext, id: string, allowed: typeof canRevokeKey) {
     const p = ctx.principal;
@@ -46,7 +47,7 @@ export function apiKeyChanges({
   return {
     async revokeApiKey(req: RevokeApiKeyRequest, ctx: CallContext): Promise<RevokeApiKeyResponse> {
       const metadata = await authorize(ctx, req.id, canRevokeKey);
-      const revoke = { type: "RevokeKey" as const, now: new Date() };
+      const revoke = { type: "RevokeKey" as const, now: clock.now() };
       await commands.handle(streamId("api_key", req.id), apiKeyDecider, revoke, metadata);
       return {};
     },
@@ -62,7 +63,7 @@ export function apiKeyChanges({
         expiresAt: parseTime(req.expiresAt, "expires_at"),
         gracePeriodSeconds: req.gracePeriodSeconds,
         redactedKey: redactArgusKey(secret),
-        now: new Date(),
+        now: clock.now(),
       };
       const row = await commands.transact(async (scope) => {
         const { events } = await scope.decide(

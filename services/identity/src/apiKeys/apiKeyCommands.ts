@@ -54,7 +54,11 @@ function requireCreatable(req: CreateApiKeyRequest, ctx: CallContext): void {
     );
 }
 
-export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "commands" | "pepper">) {
+export function apiKeyCreation({
+  commands,
+  pepper,
+  clock,
+}: Pick<IdentityDeps, "commands" | "pepper" | "clock">) {
   return {
     async createApiKey(req: CreateApiKeyRequest, ctx: CallContext): Promise<CreateApiKeyResponse> {
       requireCreatable(req, ctx);
@@ -62,7 +66,7 @@ export function apiKeyCreation({ commands, pepper }: Pick<IdentityDeps, "command
       const secret = generateArgusKey();
       const id = uuidv7();
       const serviceAccountId = uuidv7();
-      const now = new Date();
+      const now = clock.now();
       const metadata = actorMetadata(ctx);
       const accountRole: "ADMIN" | "MEMBER" = req.accountRole === "ADMIN" ? "ADMIN" : "MEMBER";
       const result = await commands.transact(async (scope) => {

@@ -11,7 +11,7 @@ import type {
   ListAuditLogsRequest,
   ListAuditLogsResponse,
 } from "@argus/proto/identity/v1/audit";
-import type { Pool } from "pg";
+import type { IdentityDeps } from "../deps.ts";
 
 /** The public API's default window: the 30 days before `end_time`. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -69,14 +69,14 @@ export function auditWindow(
   return { start, end };
 }
 
-export function auditQueries(deps: { pool: Pool }) {
+export function auditQueries(deps: Pick<IdentityDeps, "pool" | "clock">) {
   return {
     async listAuditLogs(
       req: ListAuditLogsRequest,
       ctx: CallContext,
     ): Promise<ListAuditLogsResponse> {
       requireAccountAdmin(ctx.principal, "reading the audit log");
-      const { start, end } = auditWindow(req.startTime, req.endTime, new Date());
+      const { start, end } = auditWindow(req.startTime, req.endTime, deps.clock.now());
       const res = await tracedQuery<AuditRow>(
         deps.pool,
         "list audit logs",

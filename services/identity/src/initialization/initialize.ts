@@ -30,7 +30,7 @@ const SYSTEM: EventMetadata = { actor: "system:init" };
 
 /** Creates what headless initialization asks for and is missing; a no-op on restart. */
 export async function initialize(
-  deps: Pick<IdentityDeps, "commands" | "pepper"> & { logger: Logger },
+  deps: Pick<IdentityDeps, "commands" | "pepper" | "clock"> & { logger: Logger },
   env: InitEnv,
 ): Promise<void> {
   const keyHash = hashApiKey(env.apiKey, deps.pepper);
@@ -45,7 +45,7 @@ export async function initialize(
   const decided = await deps.commands.transact(async (scope) => {
     await tracedQuery(scope.client, "init lock", "select pg_advisory_xact_lock($1)", [INIT_LOCK]);
     const state = await loadInitState(scope.client, env, keyHash);
-    const steps = planInitialization(settings, state, ids, new Date());
+    const steps = planInitialization(settings, state, ids, deps.clock.now());
     for (const step of steps) await decide(scope, step);
     if (!state.accountId)
       await tracedQuery(

@@ -23,7 +23,11 @@ const SPACE_CREATED = {
   spaces_organization_id_fkey: "a space was created in the organization meanwhile; retry",
 };
 
-export function organizationCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+export function organizationCommands({
+  pool,
+  commands,
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   return {
     async createOrganization(
       req: CreateOrganizationRequest,
@@ -40,7 +44,7 @@ export function organizationCommands({ pool, commands }: Pick<IdentityDeps, "poo
           accountId: ctx.principal.accountId,
           name: req.name,
           description: req.description,
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), organization_id: id },
         { conflicts: nameConflict(req.name) },
@@ -61,7 +65,7 @@ export function organizationCommands({ pool, commands }: Pick<IdentityDeps, "poo
           type: "UpdateOrganization",
           name: req.name,
           description: req.description,
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), organization_id: row.id },
         { conflicts: nameConflict(req.name) },
@@ -72,7 +76,7 @@ export function organizationCommands({ pool, commands }: Pick<IdentityDeps, "poo
     /** Each space's SpaceDeleted goes on the space's own stream, in the same transaction. */
     async deleteOrganization(req: DeleteOrganizationRequest, ctx: CallContext): Promise<Done> {
       const row = await loadOrganizationFor(pool, ctx, req.id, "deleting organizations");
-      const now = new Date();
+      const now = clock.now();
       const metadata = { ...actorMetadata(ctx), organization_id: row.id };
       // A space created meanwhile was listed (committed before) or keeps the organization's
       // row until it commits, and the row's delete then fails on it: 409, retry.

@@ -19,7 +19,8 @@ import { loadOrganizationFor } from "./organizationQueries.ts";
 export function organizationMemberCommands({
   pool,
   commands,
-}: Pick<IdentityDeps, "pool" | "commands">) {
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   return {
     async addOrganizationUser(
       req: AddOrganizationUserRequest,
@@ -30,18 +31,25 @@ export function organizationMemberCommands({
       const on = { type: "ORGANIZATION" as const, id: req.organizationId };
       // A custom role makes the user a member, as any role below ADMIN (README).
       const roleId = req.customRoleId || predefinedRoleId(req.roleName);
-      const id = await bindUser(commands, ctx, on, req.userId, roleId, async ({ client }) => {
-        if (!req.customRoleId)
-          await requireRoleFitsAccountRole(
-            client,
-            accountId,
-            req.userId,
-            req.roleName,
-            "organization",
-          );
-        else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
-        else if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
-      });
+      const id = await bindUser(
+        { commands, clock },
+        ctx,
+        on,
+        req.userId,
+        roleId,
+        async ({ client }) => {
+          if (!req.customRoleId)
+            await requireRoleFitsAccountRole(
+              client,
+              accountId,
+              req.userId,
+              req.roleName,
+              "organization",
+            );
+          else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+          else if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
+        },
+      );
       const role = await membershipRole(pool, roleId);
       return { id, userId: req.userId, organizationId: req.organizationId, ...role };
     },

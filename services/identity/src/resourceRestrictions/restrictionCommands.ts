@@ -14,7 +14,7 @@ import type { IdentityDeps } from "../deps.ts";
  * does not know which space a project is in, so restrictions are managed by account admins;
  * the service owning projects enforces them (ARCHITECTURE §8).
  */
-export function restrictionCommands({ commands }: Pick<IdentityDeps, "commands">) {
+export function restrictionCommands({ commands, clock }: Pick<IdentityDeps, "commands" | "clock">) {
   return {
     /** Restricting an already restricted project is a no-op (the public API answers 200). */
     async createResourceRestriction(
@@ -36,7 +36,7 @@ export function restrictionCommands({ commands }: Pick<IdentityDeps, "commands">
           projectId: req.resourceId,
           resourceType,
           accountId: ctx.principal.accountId,
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), project_id: req.resourceId },
       );

@@ -1,6 +1,7 @@
 import { notFound, uuidv7, type CallContext } from "@argus/platform";
 import type { CommandHandler, CommandScope } from "@argus/eventstore";
 import { streamId, type BindingResourceType } from "@argus/contracts";
+import type { IdentityDeps } from "../deps.ts";
 import { roleBindingDecider } from "./roleBindingDecider.ts";
 import { bindingTargets } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
@@ -17,7 +18,7 @@ export interface Place {
  * per user and resource, so adding a user already bound changes the role. The binding's id.
  */
 export const bindUser = (
-  commands: CommandHandler,
+  { commands, clock }: Pick<IdentityDeps, "commands" | "clock">,
   ctx: CallContext,
   on: Place,
   userId: string,
@@ -31,7 +32,7 @@ export const bindUser = (
       const found = await findMembership(scope.client, accountId, on.type, on.id, userId);
       const id = found?.id ?? uuidv7();
       const target = { roleId, subjectType: "USER" as const, subjectId: userId };
-      const now = new Date();
+      const now = clock.now();
       await scope.decide(
         streamId("role_binding", id),
         roleBindingDecider,

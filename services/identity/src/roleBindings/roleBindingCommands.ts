@@ -53,7 +53,11 @@ async function requireManage(
     throw new DomainError("access-forbidden", `${what} requires ${perm}`);
 }
 
-export function roleBindingCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+export function roleBindingCommands({
+  pool,
+  commands,
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   /** A change of a binding the caller may read, by whoever may manage its resource. */
   async function change(
     ctx: CallContext,
@@ -108,7 +112,7 @@ export function roleBindingCommands({ pool, commands }: Pick<IdentityDeps, "pool
             accountId,
             ...target,
             found: await bindingTargets(client, accountId, target),
-            now: new Date(),
+            now: clock.now(),
           }),
         },
         bindingMetadata(ctx, id, target.resourceType, target.resourceId),
@@ -129,7 +133,7 @@ export function roleBindingCommands({ pool, commands }: Pick<IdentityDeps, "pool
           roleId: req.roleId,
           roleFound: await hold(client, "role", req.roleId, accountId),
           granted,
-          now: new Date(),
+          now: clock.now(),
         }),
       );
       return toRoleBinding(await loadReadableBinding(pool, ctx, row.id));

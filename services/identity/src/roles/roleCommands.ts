@@ -17,7 +17,11 @@ const NAME_CONFLICT = { roles_name_per_account: "a role with this name already e
 // A binding made after the count (it holds the role's row until it commits): still bound.
 const BOUND_CONFLICT = { role_bindings_role_id_fkey: "the role is still bound" };
 
-export function roleCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+export function roleCommands({
+  pool,
+  commands,
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   return {
     async createRole(req: CreateRoleRequest, ctx: CallContext): Promise<Role> {
       requireAnywhere(ctx.principal, "ROLE_CREATE", "creating roles");
@@ -32,7 +36,7 @@ export function roleCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "co
           name: req.name,
           description: req.description,
           permissions: req.permissions,
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), role_id: id },
         { conflicts: NAME_CONFLICT },
@@ -52,7 +56,7 @@ export function roleCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "co
           name: req.name,
           description: req.description,
           permissions: req.setPermissions ? req.permissions : undefined,
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), role_id: row.id },
         { conflicts: NAME_CONFLICT },

@@ -26,7 +26,11 @@ export const spaceNameConflict = (name: string | undefined) => ({
   spaces_name_per_org: `a space named ${JSON.stringify(name)} already exists in this organization`,
 });
 
-export function spaceCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+export function spaceCommands({
+  pool,
+  commands,
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   return {
     async createSpace(req: CreateSpaceRequest, ctx: CallContext): Promise<Space> {
       const p = ctx.principal;
@@ -45,7 +49,7 @@ export function spaceCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "c
         name: req.name,
         description: req.description,
         isPrivate: req.isPrivate,
-        now: new Date(),
+        now: clock.now(),
       };
       const { events } = await commands.handle(
         streamId("space", id),
@@ -78,7 +82,7 @@ export function spaceCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "c
           ...(req.settingsJson === undefined
             ? {}
             : { settings: JSON.parse(req.settingsJson) as SpaceSettings }),
-          now: new Date(),
+          now: clock.now(),
         },
         { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },
         { conflicts: spaceNameConflict(req.name) },
@@ -91,7 +95,7 @@ export function spaceCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "c
       await commands.handle(
         streamId("space", row.id),
         spaceDecider,
-        { type: "DeleteSpace", now: new Date() },
+        { type: "DeleteSpace", now: clock.now() },
         { ...actorMetadata(ctx), organization_id: row.organization_id, space_id: row.id },
       );
       return {};

@@ -17,7 +17,11 @@ import { hold } from "../shared/holds.ts";
 import { loadSpaceFor } from "./spaceAccess.ts";
 
 /** Space users: role bindings of a USER on the space. */
-export function spaceMemberCommands({ pool, commands }: Pick<IdentityDeps, "pool" | "commands">) {
+export function spaceMemberCommands({
+  pool,
+  commands,
+  clock,
+}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
   return {
     async addSpaceUser(req: AddSpaceUserRequest, ctx: CallContext): Promise<SpaceMembership> {
       const accountId = ctx.principal.accountId;
@@ -30,13 +34,20 @@ export function spaceMemberCommands({ pool, commands }: Pick<IdentityDeps, "pool
       );
       const roleId = req.customRoleId || predefinedRoleId(req.roleName);
       const on = { type: "SPACE" as const, id: space.id };
-      const id = await bindUser(commands, ctx, on, req.userId, roleId, async ({ client }) => {
-        if (!req.customRoleId)
-          await requireRoleFitsAccountRole(client, accountId, req.userId, req.roleName, "space");
-        else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
-        if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
-        await requireOrganizationMember(client, accountId, space.organization_id, req.userId);
-      });
+      const id = await bindUser(
+        { commands, clock },
+        ctx,
+        on,
+        req.userId,
+        roleId,
+        async ({ client }) => {
+          if (!req.customRoleId)
+            await requireRoleFitsAccountRole(client, accountId, req.userId, req.roleName, "space");
+          else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+          if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
+          await requireOrganizationMember(client, accountId, space.organization_id, req.userId);
+        },
+      );
       const role = await membershipRole(pool, roleId);
       return { id, userId: req.userId, spaceId: req.spaceId, ...role };
     },

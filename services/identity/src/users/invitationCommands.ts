@@ -44,8 +44,10 @@ export async function renewInvitation(
   });
 }
 
-export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
-  const { pool, commands, pepper } = deps;
+export function invitationCommands(
+  deps: Pick<IdentityDeps, "pool" | "commands" | "pepper" | "clock">,
+) {
+  const { pool, commands, pepper, clock } = deps;
   return {
     async resendUserInvitation(req: ResendUserInvitationRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id);
@@ -54,7 +56,7 @@ export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" 
         commands,
         pepper,
         row.id,
-        { type: "ResendInvitation", now: new Date() },
+        { type: "ResendInvitation", now: clock.now() },
         { ...actorMetadata(ctx), user_id: row.id },
       );
       return {};
@@ -72,7 +74,7 @@ export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" 
           "access-forbidden",
           "resetting a user's password requires the account admin role or USER_UPDATE",
         );
-      const now = new Date();
+      const now = clock.now();
       await commands.transact(async (scope) => {
         const { events } = await scope.decide(
           streamId("user", row.id),
@@ -96,7 +98,7 @@ export function invitationCommands(deps: Pick<IdentityDeps, "pool" | "commands" 
     /** The caller is the gateway (nobody yet): the token alone identifies the invitee. */
     async acceptInvitation(req: AcceptInvitationRequest, ctx: CallContext): Promise<User> {
       if (!req.token) throw new DomainError("invalid-request", "token is required");
-      const now = new Date();
+      const now = clock.now();
       const invitee = await commands.transact(async (scope) => {
         // Row-locked: a resend replacing the token meanwhile makes this one unknown (404).
         const inv = await findInvitation(scope.client, pepper, req.token);

@@ -28,8 +28,8 @@ import { newTemporaryPassword } from "../shared/newSecrets.ts";
 import { storeTemporaryPassword } from "./userPasswords.ts";
 import { renewInvitation } from "./invitationCommands.ts";
 
-export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper">) {
-  const { pool, commands, pepper } = deps;
+export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper" | "clock">) {
+  const { pool, commands, pepper, clock } = deps;
   return {
     /**
      * As the public API: the e-mail is the idempotency key of an invitation. A still valid
@@ -38,7 +38,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
      */
     async createUser(req: CreateUserRequest, ctx: CallContext): Promise<CreateUserResponse> {
       const p = ctx.principal;
-      const now = new Date();
+      const now = clock.now();
       const inviteMode: InviteMode = (INVITE_MODES as readonly string[]).includes(req.inviteMode)
         ? (req.inviteMode as InviteMode)
         : "EMAIL_LINK";
@@ -110,7 +110,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
 
     async updateUser(req: UpdateUserRequest, ctx: CallContext): Promise<User> {
       const row = await loadReadableUser(pool, ctx, req.id);
-      const now = new Date();
+      const now = clock.now();
       await commands.handle(
         streamId("user", row.id),
         userDecider,
@@ -134,7 +134,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id);
       requireAccountAdmin(ctx.principal, "deleting users");
-      const now = new Date();
+      const now = clock.now();
       const metadata = { ...actorMetadata(ctx), user_id: row.id };
       await commands.transact(async (scope) => {
         const deletion = { type: "DeleteUser" as const, callerUserId: ctx.principal.userId, now };

@@ -1,7 +1,7 @@
 import { DomainError, type CallContext } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { ResolveUsersRequest, ResolveUsersResponse } from "@argus/proto/identity/v1/directory";
-import type { Pool } from "pg";
+import type { IdentityDeps } from "../deps.ts";
 import { userStatus } from "./userRules.ts";
 import { USER_FROM } from "./userRows.ts";
 
@@ -10,7 +10,7 @@ const MAX_PER_KIND = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** DirectoryService: lookups other services make on their own behalf (no caller's rights). */
-export function directoryQueries({ pool }: { pool: Pool }) {
+export function directoryQueries({ pool, clock }: Pick<IdentityDeps, "pool" | "clock">) {
   return {
     /** Served to the catalog only (service.ts): it answers id, e-mail and status, no more. */
     async resolveUsers(req: ResolveUsersRequest, _ctx: CallContext): Promise<ResolveUsersResponse> {
@@ -33,7 +33,7 @@ export function directoryQueries({ pool }: { pool: Pool }) {
             and (lower(u.email) = any($2::text[]) or u.id = any($3::uuid[]))`,
         [req.accountId, emails, ids],
       );
-      const now = new Date();
+      const now = clock.now();
       return {
         users: res.rows.map((r) => ({
           id: r.id,

@@ -13,7 +13,7 @@ import type {
   ListUsersResponse,
   User,
 } from "@argus/proto/identity/v1";
-import type { Pool } from "pg";
+import type { IdentityDeps } from "../deps.ts";
 import { USER_COLUMNS, USER_FROM, toUser, type UserRow } from "./userRows.ts";
 
 /** A user of the account by id (deleted ones too, when `deleted`), or undefined. */
@@ -61,7 +61,7 @@ export async function loadReadableUser(
   return row;
 }
 
-export function userQueries({ pool }: { pool: Pool }) {
+export function userQueries({ pool, clock }: Pick<IdentityDeps, "pool" | "clock">) {
   return {
     async listUsers(req: ListUsersRequest, ctx: CallContext): Promise<ListUsersResponse> {
       const p = ctx.principal;
@@ -70,7 +70,7 @@ export function userQueries({ pool }: { pool: Pool }) {
           "access-forbidden",
           "listing users requires the account admin role or USER_READ",
         );
-      const now = new Date();
+      const now = clock.now();
       // Status is computed: INVITED while the invitation is valid, EXPIRED after.
       const res = await tracedQuery<UserRow>(
         pool,
@@ -99,7 +99,7 @@ export function userQueries({ pool }: { pool: Pool }) {
     },
 
     async getUser(req: GetUserRequest, ctx: CallContext): Promise<User> {
-      return toUser(await loadReadableUser(pool, ctx, req.id), new Date());
+      return toUser(await loadReadableUser(pool, ctx, req.id), clock.now());
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { CommandHandler } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import type { Spaces } from "@argus/spaces";
 import type { Pool } from "pg";
 import type { Outbound } from "./deliveries/deliverySend.ts";
@@ -12,4 +13,6 @@ export interface WebhooksDeps {
   sources: Sources;
   /** Where deliveries may go, and how names resolve. */
   outbound: Outbound;
+  /** The one source of "now" of every handler (tests pin it). */
+  clock: Clock;
 }

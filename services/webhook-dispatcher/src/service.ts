@@ -64,7 +64,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
   ].sort((a, b) => a.id.localeCompare(b.id)),
   project,
   consumers: (d) => {
-    const cascade = { schema: d.schema, project };
+    const cascade = { schema: d.schema, project, clock: d.clock };
     return [
       catalogEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
       taskEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
@@ -75,6 +75,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
     return startDeliveryWorker({
       pool: d.pool,
       outbound: outboundOf(d.config),
+      clock: d.clock,
       schedule: {
         maxAttempts: d.config.ARGUS_WEBHOOK_MAX_ATTEMPTS,
         baseDelayMs: d.config.ARGUS_WEBHOOK_RETRY_BASE_MS,
@@ -95,6 +96,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
       spaces,
       sources: serviceSources(d.channels.catalog!, d.channels["task-runner"]!, spaces),
       outbound: outboundOf(d.config),
+      clock: d.clock,
     });
   },
 });

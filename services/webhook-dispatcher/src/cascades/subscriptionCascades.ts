@@ -7,13 +7,15 @@ import {
   type StoredEvent,
 } from "@argus/eventstore";
 import { streamId } from "@argus/contracts";
+import type { Clock } from "@argus/platform";
 import { CASCADE_ACTOR, cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { subscriptionDecider } from "../webhookSubscriptions/subscriptionDecider.ts";
 
-/** Where a consumer decides the subscriptions it ends: the service's schema and projection. */
+/** Where a consumer decides the subscriptions it ends (the service's schema and projection), and when. */
 export interface Cascade {
   schema: string;
   project: Project;
+  clock: Clock;
 }
 
 /** Ends the subscriptions `where` selects, each by its own event, in the consumer's transaction. */
@@ -35,7 +37,7 @@ async function endSubscriptions(
     await scope.decide(
       streamId("webhook_subscription", id),
       subscriptionDecider,
-      { type: "DeleteSubscription", now: new Date() },
+      { type: "DeleteSubscription", now: c.clock.now() },
       metadata,
     );
 }

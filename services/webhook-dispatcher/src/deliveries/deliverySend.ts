@@ -31,7 +31,7 @@ export function attempt(
   to: Destination,
   message: { eventId: string; event: string; body: string },
   outbound: Outbound,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<OutboundResult> {
   const signed = { ...message, timestamp: Math.floor(now.getTime() / 1000) };
   const headers: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import { startWorkLoop, tracedQuery } from "@argus/eventstore";
-import type { Logger } from "@argus/platform";
+import type { Clock, Logger } from "@argus/platform";
 import { recordAttempt } from "./deliveryAttempts.ts";
 import { DELIVERIES_CHANNEL } from "./deliveryConsumers.ts";
 import { nextDelayMs, outcomeOf, type RetrySchedule } from "./deliverySchedule.ts";
@@ -9,6 +9,8 @@ import { attempt, type Outbound } from "./deliverySend.ts";
 export interface WorkerOptions {
   pool: Pool;
   outbound: Outbound;
+  /** The "now" of each attempt (its timestamp headers and signatures). */
+  clock: Clock;
   schedule: RetrySchedule;
   logger: Logger;
   /** Attempts in flight in this process. */
@@ -95,6 +97,7 @@ export function startDeliveryWorker(o: WorkerOptions): () => Promise<void> {
       },
       message,
       o.outbound,
+      o.clock.now(),
     );
     const delay = nextDelayMs(o.schedule, d.attempts, result.retryAfterMs);
     const outcome = outcomeOf(result.statusCode, delay);

@@ -106,7 +106,7 @@ export function subscriptionHandlers(deps: WebhooksDeps) {
               source_id: place.sourceId,
               space_id: place.space.id,
               event,
-              created_at: new Date().toISOString(),
+              created_at: deps.clock.now().toISOString(),
             },
           },
           actorMetadata(ctx),
@@ -132,7 +132,7 @@ export function subscriptionHandlers(deps: WebhooksDeps) {
       await deps.commands.handle(
         streamId("webhook_subscription", row.id),
         subscriptionDecider,
-        { type: "DeleteSubscription", now: new Date() },
+        { type: "DeleteSubscription", now: deps.clock.now() },
         actorMetadata(ctx),
       );
       return {};

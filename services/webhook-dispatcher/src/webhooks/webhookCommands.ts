@@ -58,7 +58,7 @@ async function writeCredentials(
 }
 
 export function webhookCommands(deps: WebhooksDeps) {
-  const { pool, spaces, outbound } = deps;
+  const { pool, spaces, outbound, clock } = deps;
 
   const run = (
     ctx: CallContext,
@@ -112,7 +112,7 @@ export function webhookCommands(deps: WebhooksDeps) {
           signingSecretHint: signingSecret ? secretHint(signingSecret) : "",
           settings,
           userId: ctx.principal.userId,
-          now: new Date(),
+          now: clock.now(),
         },
         { authToken, signingSecret },
       );
@@ -141,7 +141,7 @@ export function webhookCommands(deps: WebhooksDeps) {
       await run(
         ctx,
         current.id,
-        { type: "UpdateWebhook", changes, now: new Date() },
+        { type: "UpdateWebhook", changes, now: clock.now() },
         { authToken },
       );
       return toWebhook(await webhookRow(pool, ctx, current.id));
@@ -153,7 +153,7 @@ export function webhookCommands(deps: WebhooksDeps) {
     ): Promise<DeleteWebhookResponse> {
       const current = await webhookRow(pool, ctx, req.id);
       requireManager(ctx, current.organization_id, "deleting a webhook");
-      await run(ctx, current.id, { type: "DeleteWebhook", now: new Date() }, {});
+      await run(ctx, current.id, { type: "DeleteWebhook", now: clock.now() }, {});
       return {};
     },
 
@@ -169,7 +169,7 @@ export function webhookCommands(deps: WebhooksDeps) {
         "select auth_token from webhook_credentials where webhook_id = $1",
         [current.id],
       );
-      const message = testMessage(current.id, new Date());
+      const message = testMessage(current.id, clock.now());
       const result = await attempt(
         {
           url: current.url,
@@ -181,6 +181,7 @@ export function webhookCommands(deps: WebhooksDeps) {
         },
         message,
         outbound,
+        clock.now(),
       );
       await recordAttempt(pool, current.id, message, 1, result);
       return {

@@ -9,7 +9,7 @@ import {
   revokeApiKey,
 } from "@arizeai/ax-client";
 import { predefinedRole } from "@argus/platform";
-import { isWellFormedArgusKey } from "../services/identity/src/domain/apiKeyFormat.ts";
+import { isWellFormedArgusKey } from "../services/identity/src/apiKeys/apiKeyFormat.ts";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 let api: Api;

@@ -3,7 +3,7 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { argusKeyOf } from "../services/identity/src/domain/apiKeyFormat.ts";
+import { argusKeyOf } from "../services/identity/src/apiKeys/apiKeyFormat.ts";
 import { expectProblem, startApi, type Api } from "./support.ts";
 
 // Issue 8, item 3: malformed `ak-argus-` keys are refused by the gateway itself, and an address

@@ -6,10 +6,10 @@
 // `break-glass`) and printed once; only its hash is stored.
 //   DATABASE_URL, ARGUS_API_KEY_PEPPER (as identity's), ARGUS_DB_ROLE_PREFIX (optional)
 import { createCommandHandler, createEventStore, tracedQuery } from "@argus/eventstore";
-import { createLogger, createPool, type CallContext } from "@argus/platform";
+import { createLogger, createPool, systemClock, type CallContext } from "@argus/platform";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
-import { apiKeyCreation } from "./commands/apiKeys.ts";
-import { project } from "./projections/index.ts";
+import { apiKeyCreation } from "./apiKeys/apiKeyCommands.ts";
+import { project } from "./projection.ts";
 
 const [email, name = "break-glass"] = process.argv.slice(2);
 const { DATABASE_URL, ARGUS_API_KEY_PEPPER, ARGUS_DB_ROLE_PREFIX } = process.env;
@@ -54,7 +54,7 @@ try {
       spaceGrants: [],
       projectGrants: [],
       customRoles: {},
-      issuedAtMs: BigInt(Date.now()),
+      issuedAtMs: BigInt(systemClock.now().getTime()),
       keyExpiresAtMs: 0n,
     },
     requestId: "break-glass",
@@ -63,7 +63,11 @@ try {
     deadline: undefined,
     signal: new AbortController().signal,
   };
-  const created = await apiKeyCreation({ commands, pepper: ARGUS_API_KEY_PEPPER }).createApiKey(
+  const created = await apiKeyCreation({
+    commands,
+    pepper: ARGUS_API_KEY_PEPPER,
+    clock: systemClock,
+  }).createApiKey(
     {
       name,
       description: "minted by the break-glass command",

@@ -1,4 +1,9 @@
-import { loadServiceConfig, startService, type RunningService } from "@argus/eventstore";
+import {
+  loadServiceConfig,
+  startService,
+  type RunningService,
+  type StartOptions,
+} from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { identity } from "./service.ts";
 
@@ -6,9 +11,12 @@ export { identity };
 export const SCHEMA = identity.description.schema;
 export type RunningIdentity = RunningService;
 
-/** Identity as a process runs it, configured from `env`. Used by main and by tests. */
-export const startIdentity = (env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> =>
-  startService(identity, env, logger);
+/** Identity as a process runs it, configured from `env`; tests may pin its clock in `options`. */
+export const startIdentity = (
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options?: StartOptions,
+): Promise<RunningService> => startService(identity, env, logger, options);
 
 export const loadIdentityConfig = (env: NodeJS.ProcessEnv = process.env) =>
   loadServiceConfig(identity, env).config;

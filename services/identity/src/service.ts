@@ -2,7 +2,6 @@ import {
   defineService,
   loadMigrations,
   migrationsDirOf,
-  type CommandHandler,
   type ServiceDeps,
 } from "@argus/eventstore";
 import { bindService, inboxPrefixOf, principalInvalidationSubject } from "@argus/platform";
@@ -10,45 +9,36 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";
 import { AuditServiceService } from "@argus/proto/identity/v1/audit";
 import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
-import type { Pool } from "pg";
-import { auditConsumer } from "./adapters/auditConsumer.ts";
-import { gatewayLeaseHandler } from "./adapters/gatewayLeases.ts";
-import { natsPrincipalInvalidator } from "./adapters/principalInvalidation.ts";
-import { apiKeyChanges } from "./commands/apiKeyChanges.ts";
-import { apiKeyCreation } from "./commands/apiKeys.ts";
-import { invalidatingCommands } from "./commands/authorizationChanges.ts";
-import { initialize } from "./commands/initialize.ts";
-import { invitationCommands } from "./commands/invitations.ts";
-import { membershipCommands } from "./commands/memberships.ts";
-import { organizationCommands } from "./commands/organizations.ts";
-import { restrictionCommands } from "./commands/restrictions.ts";
-import { roleBindingCommands } from "./commands/roleBindings.ts";
-import { roleCommands } from "./commands/roles.ts";
-import { spaceCommands } from "./commands/spaces.ts";
-import { userCommands } from "./commands/users.ts";
+import { auditConsumer } from "./auditLogs/auditConsumer.ts";
+import { gatewayLeaseHandler } from "./authentication/gatewayLeases.ts";
+import { natsPrincipalInvalidator } from "./authentication/principalInvalidation.ts";
+import { apiKeyChanges } from "./apiKeys/apiKeyChanges.ts";
+import { apiKeyCreation } from "./apiKeys/apiKeyCommands.ts";
+import { invalidatingCommands } from "./authentication/authorizationChanges.ts";
+import { initialize } from "./initialization/initialize.ts";
+import { invitationCommands } from "./users/invitationCommands.ts";
+import { organizationCommands } from "./organizations/organizationCommands.ts";
+import { organizationMemberCommands } from "./organizations/organizationMemberCommands.ts";
+import { restrictionCommands } from "./resourceRestrictions/restrictionCommands.ts";
+import { roleBindingCommands } from "./roleBindings/roleBindingCommands.ts";
+import { roleCommands } from "./roles/roleCommands.ts";
+import { spaceCommands } from "./spaces/spaceCommands.ts";
+import { spaceMemberCommands } from "./spaces/spaceMemberCommands.ts";
+import { userCommands } from "./users/userCommands.ts";
 import { identityConfigSpec } from "./config.ts";
-import { project } from "./projections/index.ts";
-import { syncPredefinedRoles } from "./projections/predefinedRoles.ts";
-import { apiKeyQueries } from "./queries/apiKeys.ts";
-import { auditQueries } from "./queries/auditLogs.ts";
-import { authenticateHandler } from "./queries/authenticate.ts";
-import { directoryQueries } from "./queries/directory.ts";
-import { organizationQueries } from "./queries/organizations.ts";
-import { restrictionQueries } from "./queries/restrictions.ts";
-import { roleBindingQueries } from "./queries/roleBindings.ts";
-import { roleQueries } from "./queries/roles.ts";
-import { spaceQueries } from "./queries/spaces.ts";
-import { userQueries } from "./queries/users.ts";
-
-/**
- * What identity's handlers are built from: commands change state only through `commands`,
- * which returns once every gateway dropped the principals a command changed.
- */
-export interface IdentityDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  pepper: string;
-}
+import type { IdentityDeps } from "./deps.ts";
+import { project } from "./projection.ts";
+import { syncPredefinedRoles } from "./roles/predefinedRoles.ts";
+import { apiKeyQueries } from "./apiKeys/apiKeyQueries.ts";
+import { auditQueries } from "./auditLogs/auditLogQueries.ts";
+import { authenticateHandler } from "./authentication/authenticate.ts";
+import { directoryQueries } from "./users/userDirectory.ts";
+import { organizationQueries } from "./organizations/organizationQueries.ts";
+import { restrictionQueries } from "./resourceRestrictions/restrictionQueries.ts";
+import { roleBindingQueries } from "./roleBindings/roleBindingQueries.ts";
+import { roleQueries } from "./roles/roleQueries.ts";
+import { spaceQueries } from "./spaces/spaceQueries.ts";
+import { userQueries } from "./users/userQueries.ts";
 
 const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps => ({
   pool: d.pool,
@@ -64,6 +54,7 @@ const handlerDeps = (d: ServiceDeps<typeof identityConfigSpec>): IdentityDeps =>
     }),
   ),
   pepper: d.config.ARGUS_API_KEY_PEPPER,
+  clock: d.clock,
 });
 
 export const identity = defineService("identity", {
@@ -99,9 +90,10 @@ export const identity = defineService("identity", {
           }),
           ...organizationQueries(deps),
           ...organizationCommands(deps),
+          ...organizationMemberCommands(deps),
           ...spaceQueries(deps),
           ...spaceCommands(deps),
-          ...membershipCommands(deps),
+          ...spaceMemberCommands(deps),
           ...userQueries(deps),
           ...userCommands(deps),
           ...invitationCommands(deps),

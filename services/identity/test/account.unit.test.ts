@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountDecider } from "../src/domain/account.ts";
+import { accountDecider } from "../src/initialization/accountDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-01T00:00:00.000Z");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiKeyEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { apiKeyDecider, type ApiKeyCommand } from "../src/domain/apiKey.ts";
+import { apiKeyDecider, type ApiKeyCommand } from "../src/apiKeys/apiKeyDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-06-01T00:00:00Z");

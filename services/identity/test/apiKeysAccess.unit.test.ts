@@ -6,7 +6,7 @@ import {
   canRefreshKey,
   canRevokeKey,
   type KeyFacts,
-} from "../src/domain/apiKeyAccess.ts";
+} from "../src/apiKeys/apiKeyAccess.ts";
 
 const principal = testPrincipal;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generateArgusKey } from "../src/commands/newSecrets.ts";
-import { ARGUS_KEY_PREFIX, isWellFormedArgusKey } from "../src/domain/apiKeyFormat.ts";
+import { generateArgusKey } from "../src/shared/newSecrets.ts";
+import { ARGUS_KEY_PREFIX, isWellFormedArgusKey } from "../src/apiKeys/apiKeyFormat.ts";
 
 describe("Argus key format", () => {
   it("generates keys with the prefix that pass their own checksum", () => {

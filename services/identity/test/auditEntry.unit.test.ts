@@ -4,8 +4,8 @@ import {
   AUDIT_VARIABLES_MAX_CHARS,
   auditEntryOf,
   auditVariables,
-} from "../src/adapters/auditEntry.ts";
-import { auditWindow, DEFAULT_WINDOW_MS } from "../src/queries/auditLogs.ts";
+} from "../src/auditLogs/auditEntry.ts";
+import { auditWindow, DEFAULT_WINDOW_MS } from "../src/auditLogs/auditLogQueries.ts";
 
 const A = "0192f4a0-0000-7000-8000-000000000001";
 const U = "0192f4a0-0000-7000-8000-000000000002";

@@ -13,6 +13,7 @@ import {
   type PrincipalSigner,
   type Principal,
 } from "@argus/platform";
+import type { StartOptions } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   createTestDatabase,
@@ -58,6 +59,7 @@ export interface IdentityUnderTest {
 export async function startIdentityUnderTest(
   name: string,
   apiKey: string,
+  options?: StartOptions,
 ): Promise<IdentityUnderTest> {
   const infra = testInfra();
   const db = await createTestDatabase(infra);
@@ -73,7 +75,7 @@ export async function startIdentityUnderTest(
     ARGUS_SUBJECT_ROOT: uniqueName(name),
   };
   const logger = createLogger({ service: `${name}-test`, level: "warn" });
-  let identity: RunningIdentity = await startIdentity(env, logger);
+  let identity: RunningIdentity = await startIdentity(env, logger, options);
   let channel: grpc.Client = createChannel(`127.0.0.1:${identity.grpcPort}`);
   const sql = new pg.Pool({ connectionString: db.url, options: "-c search_path=identity", max: 2 });
   const t: IdentityUnderTest = {
@@ -99,7 +101,7 @@ export async function startIdentityUnderTest(
     },
     async restart() {
       await identity.stop();
-      identity = await startIdentity(env, logger);
+      identity = await startIdentity(env, logger, options);
       channel.close();
       channel = createChannel(`127.0.0.1:${identity.grpcPort}`);
     },

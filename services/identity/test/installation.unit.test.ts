@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { IdentityEvent } from "@argus/contracts";
-import { accountDecider } from "../src/domain/account.ts";
-import { apiKeyDecider } from "../src/domain/apiKey.ts";
-import { planInitialization, type InitState, type InitStep } from "../src/domain/installation.ts";
-import { organizationDecider } from "../src/domain/organization.ts";
-import { spaceDecider } from "../src/domain/space.ts";
-import { userDecider } from "../src/domain/user.ts";
+import { accountDecider } from "../src/initialization/accountDecider.ts";
+import { apiKeyDecider } from "../src/apiKeys/apiKeyDecider.ts";
+import {
+  planInitialization,
+  type InitState,
+  type InitStep,
+} from "../src/initialization/initializationPlan.ts";
+import { organizationDecider } from "../src/organizations/organizationDecider.ts";
+import { spaceDecider } from "../src/spaces/spaceDecider.ts";
+import { userDecider } from "../src/users/userDecider.ts";
 
 const settings = {
   orgName: "Org",

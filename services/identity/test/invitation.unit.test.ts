@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AccountRoleName } from "@argus/contracts";
-import { userDecider, type UserCommand } from "../src/domain/user.ts";
+import { userDecider, type UserCommand } from "../src/users/userDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-01T00:00:00.000Z");

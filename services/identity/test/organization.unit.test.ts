@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { organizationDecider, type OrganizationCommand } from "../src/domain/organization.ts";
+import {
+  organizationDecider,
+  type OrganizationCommand,
+} from "../src/organizations/organizationDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { stillWaiting } from "../src/adapters/principalInvalidation.ts";
-import { accountToInvalidate } from "../src/commands/authorizationChanges.ts";
-import { secretExpiry } from "../src/queries/authenticate.ts";
+import { stillWaiting } from "../src/authentication/principalInvalidation.ts";
+import { accountToInvalidate } from "../src/authentication/authorizationChanges.ts";
+import { secretExpiry } from "../src/authentication/authenticate.ts";
 
 const appended = (type: string, account_id?: unknown) => ({
   events: [{ type, data: {} }],

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { restrictionDecider, type RestrictionCommand } from "../src/domain/restriction.ts";
+import {
+  restrictionDecider,
+  type RestrictionCommand,
+} from "../src/resourceRestrictions/restrictionDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-01T00:00:00.000Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PERMISSIONS, predefinedRole } from "@argus/platform";
-import { roleDecider, type RoleCommand } from "../src/domain/role.ts";
+import { roleDecider, type RoleCommand } from "../src/roles/roleDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

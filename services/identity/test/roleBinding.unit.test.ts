@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { roleBindingDecider, type RoleBindingCommand } from "../src/domain/roleBinding.ts";
+import {
+  roleBindingDecider,
+  type RoleBindingCommand,
+} from "../src/roleBindings/roleBindingDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

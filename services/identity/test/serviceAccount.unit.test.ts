@@ -3,7 +3,7 @@ import {
   serviceAccountDecider,
   type CreateServiceAccount,
   type RoleGrant,
-} from "../src/domain/serviceAccount.ts";
+} from "../src/apiKeys/serviceAccountDecider.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-06-01T00:00:00Z");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fold } from "@argus/eventstore";
 import type { SpaceEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { spaceDecider, type SpaceCommand } from "../src/domain/space.ts";
+import { spaceDecider, type SpaceCommand } from "../src/spaces/spaceDecider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 type Create = Extract<SpaceCommand, { type: "CreateSpace" }>;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { UserEvent } from "@argus/contracts";
-import { userDecider, type UserCommand } from "../src/domain/user.ts";
+import { userDecider, type UserCommand } from "../src/users/userDecider.ts";
 import {
   INVITATION_TTL_MS,
   PASSWORD_RESET_TTL_MS,
   normalizeUserName,
   userStatus,
-} from "../src/domain/userRules.ts";
+} from "../src/users/userRules.ts";
 import { givenOf, problem } from "./decider.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");

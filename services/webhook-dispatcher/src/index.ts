@@ -1,1 +1,2 @@
-export { webhookDispatcher, webhookServices, type WebhooksDeps } from "./service.ts";
+export type { WebhooksDeps } from "./deps.ts";
+export { webhookDispatcher, webhookServices } from "./service.ts";

@@ -1,35 +1,17 @@
-import type { Pool } from "pg";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
 import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
-import { accessFactsMigration, identitySpaces, type Spaces } from "@argus/spaces";
-import { serviceSources, type Sources } from "./adapters/sources.ts";
-import { subscriptionHandlers } from "./commands/subscriptions.ts";
-import { webhookCommands } from "./commands/webhooks.ts";
-import {
-  catalogEventsConsumer,
-  spaceCascadeConsumer,
-  taskEventsConsumer,
-} from "./delivery/consumers.ts";
-import type { Outbound } from "./delivery/send.ts";
-import { startDeliveryWorker } from "./delivery/worker.ts";
-import { project } from "./projections/webhooksProjection.ts";
-import { webhookQueries } from "./queries/webhooks.ts";
-
-/** What every webhook handler may use. */
-export interface WebhooksDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  sources: Sources;
-  /** Where deliveries may go, and how names resolve. */
-  outbound: Outbound;
-}
+import { accessFactsMigration, identitySpaces } from "@argus/spaces";
+import { serviceSources } from "./webhookSubscriptions/subscriptionSources.ts";
+import { subscriptionHandlers } from "./webhookSubscriptions/subscriptionHandlers.ts";
+import { webhookCommands } from "./webhooks/webhookCommands.ts";
+import { spaceCascadeConsumer } from "./cascades/subscriptionCascades.ts";
+import { catalogEventsConsumer, taskEventsConsumer } from "./deliveries/deliveryConsumers.ts";
+import type { Outbound } from "./deliveries/deliverySend.ts";
+import { startDeliveryWorker } from "./deliveries/deliveryWorker.ts";
+import type { WebhooksDeps } from "./deps.ts";
+import { project } from "./projection.ts";
+import { webhookQueries } from "./webhooks/webhookQueries.ts";
 
 export function webhookServices(d: WebhooksDeps): ServiceBinding[] {
   return [
@@ -82,7 +64,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
   ].sort((a, b) => a.id.localeCompare(b.id)),
   project,
   consumers: (d) => {
-    const cascade = { schema: d.schema, project };
+    const cascade = { schema: d.schema, project, clock: d.clock };
     return [
       catalogEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
       taskEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
@@ -93,6 +75,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
     return startDeliveryWorker({
       pool: d.pool,
       outbound: outboundOf(d.config),
+      clock: d.clock,
       schedule: {
         maxAttempts: d.config.ARGUS_WEBHOOK_MAX_ATTEMPTS,
         baseDelayMs: d.config.ARGUS_WEBHOOK_RETRY_BASE_MS,
@@ -113,6 +96,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
       spaces,
       sources: serviceSources(d.channels.catalog!, d.channels["task-runner"]!, spaces),
       outbound: outboundOf(d.config),
+      clock: d.clock,
     });
   },
 });

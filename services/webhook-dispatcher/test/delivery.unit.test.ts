@@ -3,14 +3,14 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "@argus/eventstore";
 import { decodeId } from "@argus/platform";
-import { deliverableOf, taskRunFailedOf, testMessage } from "../src/delivery/payloads.ts";
-import { nextDelayMs, outcomeOf } from "../src/delivery/schedule.ts";
+import { deliverableOf, taskRunFailedOf, testMessage } from "../src/deliveries/deliveryPayloads.ts";
+import { nextDelayMs, outcomeOf } from "../src/deliveries/deliverySchedule.ts";
 import {
   deliveryHeaders,
   newSigningSecret,
   secretHint,
   signatureHeaders,
-} from "../src/delivery/signing.ts";
+} from "../src/deliveries/deliverySigning.ts";
 
 const signed = (secret: string, i: number) => {
   const d = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@argus/platform";
-import { webhookDecider, type WebhookCommand } from "../src/domain/webhook.ts";
-import { requireEventOfSource } from "../src/domain/subscription.ts";
+import { webhookDecider, type WebhookCommand } from "../src/webhooks/webhookDecider.ts";
+import { requireEventOfSource } from "../src/webhookSubscriptions/subscriptionDecider.ts";
 
 const settings = {
   name: "hook",

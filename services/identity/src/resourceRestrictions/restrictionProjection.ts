@@ -1,0 +1,18 @@
+import type { Projections } from "@argus/eventstore";
+import type { RestrictionEvent } from "@argus/contracts";
+import { sql } from "../shared/projectionSql.ts";
+
+/** Restricted resources (projects, and the public API's dashboards and prompts). */
+export const restrictionProjections: Projections<RestrictionEvent> = {
+  ResourceRestrictionCreated: sql(
+    "ResourceRestrictionCreated",
+    `insert into resource_restrictions (resource_id, account_id, resource_type, created_at)
+       values ($1, $2, $3, $4)`,
+    (d) => [d.resource_id, d.account_id, d.resource_type, d.created_at],
+  ),
+  ResourceRestrictionDeleted: sql(
+    "ResourceRestrictionDeleted",
+    "delete from resource_restrictions where resource_id = $1",
+    (d) => [d.resource_id],
+  ),
+};

@@ -8,10 +8,10 @@ import {
 } from "@argus/eventstore";
 import { DomainError } from "@argus/platform";
 import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
-import { deleteDatasetIn } from "../commands/datasets.ts";
-import { experimentDecider } from "../domain/experiment.ts";
-import { experimentIdsOf } from "../projections/experimentRows.ts";
-import { project } from "../projections/datasetProjection.ts";
+import { deleteDatasetIn } from "../datasets/datasetCommands.ts";
+import { experimentDecider } from "../experiments/experimentDecider.ts";
+import { experimentIdsOf } from "../experiments/experimentRows.ts";
+import { project } from "../projection.ts";
 
 export const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
 

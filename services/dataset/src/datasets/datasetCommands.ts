@@ -1,6 +1,6 @@
 import { streamId } from "@argus/contracts";
-import { uuidv7, type CallContext, type Permission } from "@argus/platform";
-import { authorized, requireCreatable, spaceMetadata } from "@argus/spaces";
+import { uuidv7, type CallContext } from "@argus/platform";
+import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
   CreateDatasetRequest,
   Dataset,
@@ -10,15 +10,15 @@ import type {
   UpdateDatasetRequest,
 } from "@argus/proto/dataset/v1/dataset";
 import type { CommandScope, EventMetadata } from "@argus/eventstore";
-import { ACCESS, FIRST_VERSION_NAME } from "../domain/access.ts";
-import { experimentDecider } from "../domain/experiment.ts";
-import { notFound } from "../domain/lifecycle.ts";
-import { experimentIdsOf } from "../projections/experimentRows.ts";
-import { datasetDecider, type DatasetCommand } from "../domain/dataset.ts";
-import { parseExamples } from "../domain/examples.ts";
-import { findDataset, toDataset, type DatasetRow } from "../projections/rows.ts";
-import type { DatasetDeps } from "../service.ts";
-import { insertedEvents, orderedIds } from "./exampleEvents.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { insertedEvents, orderedIds } from "../examples/exampleEvents.ts";
+import { parseExamples } from "../examples/exampleRules.ts";
+import { experimentDecider } from "../experiments/experimentDecider.ts";
+import { experimentIdsOf } from "../experiments/experimentRows.ts";
+import { FIRST_VERSION_NAME } from "../shared/access.ts";
+import { notFound } from "../shared/lifecycleRules.ts";
+import { datasetDecider, type DatasetCommand } from "./datasetDecider.ts";
+import { findDataset, loadDataset, toDataset, type DatasetRow } from "./datasetRows.ts";
 
 const nameConflict = (name: string) => ({
   datasets_name_per_space: `a dataset named ${JSON.stringify(name)} already exists in this space`,
@@ -48,16 +48,6 @@ export async function deleteDatasetIn(
     { type: "DeleteDataset", now },
     metadata,
   );
-}
-
-/** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
-export async function loadDataset(
-  deps: DatasetDeps,
-  ctx: CallContext,
-  id: string,
-  permission?: Permission,
-): Promise<DatasetRow> {
-  return authorized(deps.spaces, ctx, await findDataset(deps.pool, id), ACCESS.dataset, permission);
 }
 
 /** Create (with its first version and examples), rename and delete of datasets. */

@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, textLength, type DatasetEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { invalid, notFound, unreachable, type Lifecycle } from "./lifecycle.ts";
+import { invalid, notFound, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 
 /** What decisions on a dataset need: where it lives and its versions' names. */
 export type DatasetState = Lifecycle<{
@@ -129,7 +129,7 @@ function evolve(state: DatasetState, event: DatasetEvent): DatasetState {
 
 /**
  * A dataset: created once with its first version, renamed and given versions while live,
- * deleted once. Its examples are not folded here (see examples.ts).
+ * deleted once. Its examples are not folded here (examples/exampleCommands.ts).
  */
 export const datasetDecider: Decider<DatasetState, DatasetCommand, DatasetEvent> = {
   initialState: { status: "none" },

@@ -9,11 +9,16 @@ import type {
   ListDatasetsResponse,
   ResourceRef,
 } from "@argus/proto/dataset/v1/dataset";
-import { notFound } from "../domain/lifecycle.ts";
-import { loadDataset } from "../commands/datasets.ts";
-import { loadExperiment } from "../commands/experiments.ts";
-import { DATASET_COLUMNS, toDataset, versionsOf, type DatasetRow } from "../projections/rows.ts";
-import type { DatasetDeps } from "../service.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { loadExperiment } from "../experiments/experimentRows.ts";
+import { notFound } from "../shared/lifecycleRules.ts";
+import {
+  DATASET_COLUMNS,
+  loadDataset,
+  toDataset,
+  versionsOf,
+  type DatasetRow,
+} from "./datasetRows.ts";
 
 export function datasetQueries(deps: DatasetDeps) {
   const { pool, spaces } = deps;

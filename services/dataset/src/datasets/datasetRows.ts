@@ -1,7 +1,11 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { isUuid } from "@argus/spaces";
+import { notFound, type CallContext, type Permission } from "@argus/platform";
+import { authorized, isUuid } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
+import type { DatasetDeps } from "../deps.ts";
+import { ACCESS } from "../shared/access.ts";
+import { rowOf } from "../shared/rowOf.ts";
 
 export interface DatasetRow {
   id: string;
@@ -42,29 +46,30 @@ export const toVersion = (v: VersionRow): DatasetVersion => ({
   updatedAt: v.updated_at.toISOString(),
 });
 
-/**
- * The row of `table` with this id, row-locked when `lock` (the lock every writer of the
- * resource's records takes first); none for an id that is no uuid.
- */
-export async function rowOf<T extends object>(
-  db: Pool | PoolClient,
-  table: string,
-  columns: string,
-  id: string,
-  lock: boolean,
-): Promise<T | undefined> {
-  if (!isUuid(id)) return undefined;
-  const res = await tracedQuery<T>(
-    db,
-    `${lock ? "lock" : "get"} ${table}`,
-    `select ${columns} from ${table} where id = $1${lock ? " for update" : ""}`,
-    [id],
-  );
-  return res.rows[0];
-}
-
 export const findDataset = (db: Pool | PoolClient, id: string, lock = false) =>
   rowOf<DatasetRow>(db, "datasets", DATASET_COLUMNS, id, lock);
+
+/** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
+export async function loadDataset(
+  deps: Pick<DatasetDeps, "pool" | "spaces">,
+  ctx: CallContext,
+  id: string,
+  permission?: Permission,
+): Promise<DatasetRow> {
+  return authorized(deps.spaces, ctx, await findDataset(deps.pool, id), ACCESS.dataset, permission);
+}
+
+/** The dataset when it is in the account the task runner names; else 404. */
+export async function datasetInAccount(
+  db: Pool | PoolClient,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<DatasetRow> {
+  const row = isUuid(id) ? await findDataset(db, id, lock) : undefined;
+  if (!row || row.account_id !== accountId) throw notFound("dataset");
+  return row;
+}
 
 /** The named version of the dataset, or its latest (newest id: ids are uuid v7) when none is. */
 export async function findVersion(

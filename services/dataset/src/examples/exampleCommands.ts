@@ -1,7 +1,7 @@
 import { streamId } from "@argus/contracts";
 import type { CommandScope, EventMetadata } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission } from "@argus/platform";
-import { isUuid } from "@argus/spaces";
+import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
   DatasetWrite,
   DeleteExamplesRequest,
@@ -9,20 +9,19 @@ import type {
   InsertExamplesRequest,
   UpdateExamplesRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { datasetDecider } from "../domain/dataset.ts";
-import { invalid, notFound } from "../domain/lifecycle.ts";
-import { parseExamples, requireDeletableIds, type ParsedExample } from "../domain/examples.ts";
-import { presentIds } from "../projections/exampleRows.ts";
+import { datasetDecider } from "../datasets/datasetDecider.ts";
 import {
   findDataset,
   findVersion,
+  loadDataset,
   toDataset,
   type DatasetRow,
   type VersionRow,
-} from "../projections/rows.ts";
-import type { DatasetDeps } from "../service.ts";
-import { loadDataset } from "./datasets.ts";
-import { spaceMetadata } from "@argus/spaces";
+} from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { invalid, notFound } from "../shared/lifecycleRules.ts";
+import { presentIds } from "./exampleRows.ts";
+import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {
   deletedEvents,
   insertedEvents,

@@ -1,7 +1,10 @@
-import { chunkBySize } from "@argus/eventstore";
+import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
 import { uuidv7 } from "@argus/platform";
-import { EVENT_EXAMPLE_BYTES, type ParsedExample } from "../domain/examples.ts";
+import type { ParsedExample } from "./exampleRules.ts";
+
+/** One event carries at most this much example text (a write of 1000 large examples is several). */
+export const EVENT_EXAMPLE_BYTES = EVENT_PAYLOAD_BYTES;
 
 /** Room for an example's id and punctuation in an event beside its fields. */
 const PER_EXAMPLE_OVERHEAD = 64;

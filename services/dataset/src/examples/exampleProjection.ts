@@ -1,18 +1,8 @@
 import type { PoolClient } from "pg";
-import { projector, tracedQuery, type Projections } from "@argus/eventstore";
-import type { DatasetServiceEvent } from "@argus/contracts";
-
-/**
- * The example rows a version sees for `ids`: from the first version of its lineage holding a
- * row (hidden ones included, `deleted`), as SQL over placeholders of the dataset, the version
- * and the ids.
- */
-export const effectiveRows = (dataset: string, version: string, ids: string) => `
-  select distinct on (x.id) x.id, x.fields, x.created_at, x.updated_at, x.deleted
-    from dataset_versions v
-    join examples x on x.dataset_id = ${dataset} and x.version_id = any(v.lineage)
-   where v.id = ${version} and x.id = any(${ids})
-   order by x.id, array_position(v.lineage, x.version_id)`;
+import { tracedQuery, type Projections } from "@argus/eventstore";
+import type { DatasetExamplesEvent } from "@argus/contracts";
+import { upsertAnnotations } from "../shared/annotationRows.ts";
+import { effectiveRows } from "./exampleRows.ts";
 
 /**
  * Before a version changes `ids` in place, each of its children that reads through to it gets
@@ -60,84 +50,11 @@ async function touch(
   );
 }
 
-/** Upserts by record and name: a field an annotation leaves out keeps its value. */
-const upsertAnnotations = (
-  client: PoolClient,
-  kind: "example" | "run",
-  parentId: string,
-  d: { annotator_id: string; annotator_email?: string; annotations: unknown[]; at: string },
-) =>
-  tracedQuery(
-    client,
-    `annotate ${kind}s`,
-    `insert into annotations
-       (record_kind, record_id, parent_id, name, score, label, text, annotator_id, annotator_email,
-        updated_at)
-     select $1, x.record_id, $2, x.name, x.score, x.label, x.text, $3, $6, $4
-       from jsonb_to_recordset($5::jsonb)
-         as x(record_id uuid, name text, score double precision, label text, text text)
-     on conflict (record_kind, record_id, name) do update
-       set score = coalesce(excluded.score, annotations.score),
-           label = coalesce(excluded.label, annotations.label),
-           text = coalesce(excluded.text, annotations.text),
-           annotator_id = excluded.annotator_id,
-           annotator_email = excluded.annotator_email,
-           updated_at = excluded.updated_at`,
-    [
-      kind,
-      parentId,
-      d.annotator_id || null,
-      d.at,
-      JSON.stringify(d.annotations),
-      d.annotator_email || null,
-    ],
-  );
-
-const dropAnnotations = (client: PoolClient, parentId: string) =>
-  tracedQuery(client, "annotations dropped", "delete from annotations where parent_id = $1", [
-    parentId,
-  ]);
-
-const projections: Projections<DatasetServiceEvent> = {
-  DatasetCreated: (client, d) =>
-    tracedQuery(
-      client,
-      "dataset DatasetCreated",
-      `insert into datasets (id, account_id, space_id, name, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $5)`,
-      [d.id, d.account_id, d.space_id, d.name, d.created_at],
-    ),
-  DatasetRenamed: (client, d) =>
-    tracedQuery(
-      client,
-      "dataset DatasetRenamed",
-      "update datasets set name = $2, updated_at = $3 where id = $1",
-      [d.id, d.name, d.updated_at],
-    ),
-  // Versions go by their foreign key; examples have none (they are many), so by dataset.
-  // The dataset's row first: its lock is the one every example write takes first.
-  async DatasetDeleted(client, d) {
-    await tracedQuery(client, "dataset DatasetDeleted", "delete from datasets where id = $1", [
-      d.id,
-    ]);
-    await tracedQuery(
-      client,
-      "dataset examples deleted",
-      "delete from examples where dataset_id = $1",
-      [d.id],
-    );
-    await dropAnnotations(client, d.id);
-  },
-  DatasetVersionCreated: (client, d) =>
-    tracedQuery(
-      client,
-      "dataset DatasetVersionCreated",
-      `insert into dataset_versions (id, dataset_id, name, parent_id, lineage, created_at, updated_at)
-       select $1, $2, $3, $4,
-              array[$1::uuid] || coalesce((select lineage from dataset_versions where id = $4), '{}'),
-              $5, $5`,
-      [d.id, d.dataset_id, d.name, d.parent_version_id, d.created_at],
-    ),
+/**
+ * A version's examples: each write detaches the version's children first (they keep what they
+ * saw), then changes the version's own rows and stamps the dataset and version.
+ */
+export const exampleProjections: Projections<DatasetExamplesEvent> = {
   async DatasetExamplesInserted(client, d) {
     await detachChildren(
       client,
@@ -203,71 +120,5 @@ const projections: Projections<DatasetServiceEvent> = {
     );
     await touch(client, { ...d, at: d.at });
   },
-  ExperimentCreated: (client, d) =>
-    tracedQuery(
-      client,
-      "dataset ExperimentCreated",
-      `insert into experiments
-         (id, account_id, space_id, dataset_id, dataset_version_id, name, integration_id,
-          created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $8, $7, $7)`,
-      [
-        d.id,
-        d.account_id,
-        d.space_id,
-        d.dataset_id,
-        d.dataset_version_id,
-        d.name,
-        d.created_at,
-        d.integration_id ?? null,
-      ],
-    ),
-  // Its runs go by their foreign key, their annotations by the experiment's id.
-  async ExperimentDeleted(client, d) {
-    await tracedQuery(
-      client,
-      "dataset ExperimentDeleted",
-      "delete from experiments where id = $1",
-      [d.id],
-    );
-    await dropAnnotations(client, d.id);
-  },
   DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
-  ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
-  /** Each evaluation sets its three eval.<name>.* fields of the run (null when left out). */
-  ExperimentRunsEvaluated: (client, d) =>
-    tracedQuery(
-      client,
-      "dataset ExperimentRunsEvaluated",
-      `update experiment_runs r set fields = r.fields || x.patch
-         from (select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
-                 from jsonb_to_recordset($2::jsonb)
-                   as e(run_id uuid, name text, label text, score double precision, explanation text)
-                 cross join lateral (values
-                   ('eval.' || e.name || '.label', to_jsonb(e.label)),
-                   ('eval.' || e.name || '.score', to_jsonb(e.score)),
-                   ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
-                group by e.run_id) x
-        where r.experiment_id = $1 and r.id = x.run_id`,
-      [d.experiment_id, JSON.stringify(d.evaluations)],
-    ),
-  async ExperimentRunsInserted(client, d) {
-    await tracedQuery(
-      client,
-      "dataset ExperimentRunsInserted",
-      `insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
-       select $1, x.id, x.example_id, x.output, x.fields, $2
-         from jsonb_to_recordset($3::jsonb) as x(id uuid, example_id uuid, output text, fields jsonb)`,
-      [d.experiment_id, d.at, JSON.stringify(d.runs)],
-    );
-    await tracedQuery(
-      client,
-      "experiment touched",
-      "update experiments set updated_at = $2 where id = $1",
-      [d.experiment_id, d.at],
-    );
-  },
 };
-
-/** The dataset service's inline projections, in the transaction of their events. */
-export const project = projector<DatasetServiceEvent>("dataset", projections);

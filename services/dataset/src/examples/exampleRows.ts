@@ -1,8 +1,20 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { Example } from "@argus/proto/dataset/v1/dataset";
-import { effectiveRows } from "./datasetProjection.ts";
-import type { VersionRow } from "./rows.ts";
+import type { VersionRow } from "../datasets/datasetRows.ts";
+import { annotationsOf } from "../shared/annotationRows.ts";
+
+/**
+ * The example rows a version sees for `ids`: from the first version of its lineage holding a
+ * row (hidden ones included, `deleted`), as SQL over placeholders of the dataset, the version
+ * and the ids.
+ */
+export const effectiveRows = (dataset: string, version: string, ids: string) => `
+  select distinct on (x.id) x.id, x.fields, x.created_at, x.updated_at, x.deleted
+    from dataset_versions v
+    join examples x on x.dataset_id = ${dataset} and x.version_id = any(v.lineage)
+   where v.id = ${version} and x.id = any(${ids})
+   order by x.id, array_position(v.lineage, x.version_id)`;
 
 /** Which of `ids` the version holds (live, not hidden): the examples a write may touch. */
 export async function presentIds(
@@ -19,21 +31,6 @@ export async function presentIds(
   );
   return new Set(res.rows.map((r) => r.id));
 }
-
-/**
- * A record's annotations as one JSON array text (null when it has none), in the public API's
- * Annotation shape; the annotator's public id is encodeId("User", id), written here in SQL
- * (standard base64, one line: "User:" and a uuid are 41 bytes).
- */
-export const annotationsOf = (kind: "example" | "run", recordId: string) => `
-  (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
-            'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
-            'updated_at', a.updated_at,
-            'annotator', case when a.annotator_id is null then null else jsonb_strip_nulls(jsonb_build_object(
-              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64'),
-              'email', a.annotator_email)) end))
-          order by a.name)::text
-     from annotations a where a.record_kind = '${kind}' and a.record_id = ${recordId})`;
 
 export interface ExampleRow {
   id: string;

@@ -1,7 +1,6 @@
 import { LIMITS, type ExampleFields } from "@argus/contracts";
-import { EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import { DomainError } from "@argus/platform";
-import { invalid, unprocessable } from "./lifecycle.ts";
+import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
 
 /**
  * Fields only the service sets; an example written with them is refused (spec 7). The public
@@ -9,8 +8,6 @@ import { invalid, unprocessable } from "./lifecycle.ts";
  */
 const SYSTEM_FIELDS = ["created_at", "updated_at", "annotations"] as const;
 
-/** One event carries at most this much example text (a write of 1000 large examples is several). */
-export const EVENT_EXAMPLE_BYTES = EVENT_PAYLOAD_BYTES;
 /** One example must fit one event; a larger one is a 413, never a stuck relay. */
 export const EXAMPLE_MAX_BYTES = 900 * 1024;
 

@@ -1,8 +1,8 @@
 import type { PoolClient } from "pg";
 import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
 import { chunkBySize, type CommandScope } from "@argus/eventstore";
-import { uuidv7, type CallContext, type Permission } from "@argus/platform";
-import { authorized, requireCreatable } from "@argus/spaces";
+import { uuidv7, type CallContext } from "@argus/platform";
+import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
   CreateExperimentRequest,
   DeleteExperimentRequest,
@@ -10,34 +10,14 @@ import type {
   ExperimentWrite,
   InsertExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { ACCESS } from "../domain/access.ts";
-import { EVENT_EXAMPLE_BYTES } from "../domain/examples.ts";
-import { experimentDecider } from "../domain/experiment.ts";
-import { invalid, notFound, unprocessable } from "../domain/lifecycle.ts";
-import { parseRuns, type ParsedRun } from "../domain/runs.ts";
-import { presentIds } from "../projections/exampleRows.ts";
-import { findExperiment, toExperiment, type ExperimentRow } from "../projections/experimentRows.ts";
-import { findDataset, findVersion } from "../projections/rows.ts";
-import type { DatasetDeps } from "../service.ts";
-import { loadDataset } from "./datasets.ts";
-import { spaceMetadata } from "@argus/spaces";
-import { orderedIds } from "./exampleEvents.ts";
-
-/** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */
-export async function loadExperiment(
-  deps: DatasetDeps,
-  ctx: CallContext,
-  id: string,
-  permission?: Permission,
-): Promise<ExperimentRow> {
-  return authorized(
-    deps.spaces,
-    ctx,
-    await findExperiment(deps.pool, id),
-    ACCESS.experiment,
-    permission,
-  );
-}
+import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
+import { presentIds } from "../examples/exampleRows.ts";
+import { invalid, notFound, unprocessable } from "../shared/lifecycleRules.ts";
+import { experimentDecider } from "./experimentDecider.ts";
+import { findExperiment, loadExperiment, toExperiment } from "./experimentRows.ts";
+import { parseRuns, type ParsedRun } from "./experimentRunRules.ts";
 
 /** Runs as events that each fit one NATS message. */
 export function runEvents(

@@ -1,8 +1,8 @@
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, type ExperimentEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { requireName } from "./dataset.ts";
-import { invalid, notFound, unreachable, type Lifecycle } from "./lifecycle.ts";
+import { requireName } from "../datasets/datasetDecider.ts";
+import { invalid, notFound, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 
 export type ExperimentState = Lifecycle<{ id: string; accountId: string; spaceId: string }>;
 
@@ -83,7 +83,7 @@ function evolve(state: ExperimentState, event: ExperimentEvent): ExperimentState
   }
 }
 
-/** An experiment: created once (with a dataset or in a space), deleted once. Runs: runs.ts. */
+/** An experiment: created once (with a dataset or in a space), deleted once. Runs: experimentRunRules.ts. */
 export const experimentDecider: Decider<ExperimentState, ExperimentCommand, ExperimentEvent> = {
   initialState: { status: "none" },
   evolve,

@@ -13,20 +13,20 @@ import type {
   ListExperimentsResponse,
   SearchExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { loadDataset } from "../commands/datasets.ts";
-import { loadExperiment } from "../commands/experiments.ts";
-import { invalid } from "../domain/lifecycle.ts";
+import { loadDataset } from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { cutPage } from "../shared/cutPage.ts";
+import { fieldColumns } from "../shared/filterColumns.ts";
+import { invalid } from "../shared/lifecycleRules.ts";
 import {
   EXPERIMENT_COLUMNS,
+  loadExperiment,
   runPage,
   toExperiment,
   toRun,
   type ExperimentRow,
   type RunRow,
-} from "../projections/experimentRows.ts";
-import type { DatasetDeps } from "../service.ts";
-import { fieldColumns } from "./filterColumns.ts";
-import { cutPage } from "./examples.ts";
+} from "./experimentRows.ts";
 
 /**
  * What a run search may name: `id`, `example_id` (public ids, as the gateway encodes them),

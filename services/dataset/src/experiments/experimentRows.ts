@@ -1,8 +1,12 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
+import { notFound, type CallContext, type Permission } from "@argus/platform";
+import { authorized, isUuid } from "@argus/spaces";
 import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
-import { annotationsOf } from "./exampleRows.ts";
-import { rowOf } from "./rows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { ACCESS } from "../shared/access.ts";
+import { annotationsOf } from "../shared/annotationRows.ts";
+import { rowOf } from "../shared/rowOf.ts";
 
 export interface ExperimentRow {
   id: string;
@@ -32,6 +36,34 @@ export const toExperiment = (r: ExperimentRow): Experiment => ({
 
 export const findExperiment = (db: Pool | PoolClient, id: string, lock = false) =>
   rowOf<ExperimentRow>(db, "experiments", EXPERIMENT_COLUMNS, id, lock);
+
+/** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */
+export async function loadExperiment(
+  deps: Pick<DatasetDeps, "pool" | "spaces">,
+  ctx: CallContext,
+  id: string,
+  permission?: Permission,
+): Promise<ExperimentRow> {
+  return authorized(
+    deps.spaces,
+    ctx,
+    await findExperiment(deps.pool, id),
+    ACCESS.experiment,
+    permission,
+  );
+}
+
+/** The experiment when it is in the account the task runner names; else 404. */
+export async function experimentInAccount(
+  db: Pool | PoolClient,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<ExperimentRow> {
+  const row = isUuid(id) ? await findExperiment(db, id, lock) : undefined;
+  if (!row || row.account_id !== accountId) throw notFound("experiment");
+  return row;
+}
 
 export async function experimentIdsOf(
   db: Pool | PoolClient,

@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { CommandHandler } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import type { AnnotationConfigs, Annotators, Spaces } from "@argus/spaces";
 
 /** What every dataset handler may use. */
@@ -11,4 +12,6 @@ export interface DatasetDeps {
   configs: AnnotationConfigs;
   /** Who annotates, with the e-mail annotations show. */
   annotators: Annotators;
+  /** The one source of "now" for writes (tests pin it). */
+  clock: Clock;
 }

@@ -58,7 +58,9 @@ export const dataset = defineService("dataset", {
     (a, b) => a.id.localeCompare(b.id),
   ),
   project,
-  consumers: (d) => [datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  consumers: (d) => [
+    datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
+  ],
   grpc: (d) =>
     datasetServices({
       pool: d.pool,
@@ -67,5 +69,6 @@ export const dataset = defineService("dataset", {
       // Annotation configs are named by the dataset service itself, not with the caller's rights.
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
       annotators: identityAnnotators(d.channels.identity!, d.self),
+      clock: d.clock,
     }),
 });

@@ -6,7 +6,7 @@ import {
   type DurableConsumerOptions,
   type StoredEvent,
 } from "@argus/eventstore";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Clock } from "@argus/platform";
 import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { deleteDatasetIn } from "../datasets/datasetCommands.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
@@ -23,11 +23,13 @@ export const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
 export function datasetSpaceCascade(o: {
   schema: string;
   subjectRoot: string;
+  clock: Clock;
 }): DurableConsumerOptions {
   return spaceEventsConsumer({
     durable: SPACE_CASCADE_CONSUMER,
     subjectRoot: o.subjectRoot,
-    onSpaceDeleted: (tx, deleted, event) => deleteDatasetsOf(tx, o.schema, deleted, event),
+    onSpaceDeleted: (tx, deleted, event) =>
+      deleteDatasetsOf(tx, o.schema, deleted, event, o.clock.now()),
   });
 }
 
@@ -36,6 +38,7 @@ async function deleteDatasetsOf(
   schema: string,
   deleted: SpaceDeleted,
   cause: StoredEvent,
+  now: Date,
 ): Promise<void> {
   const spaceId = deleted.data.id;
   const scope = commandScopeIn(tx, schema, project);
@@ -46,7 +49,6 @@ async function deleteDatasetsOf(
     "select id from datasets where space_id = $1 order by id",
     [spaceId],
   );
-  const now = new Date();
   const skipGone = (err: unknown) => {
     if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
   };

@@ -77,7 +77,7 @@ export function datasetCommands(deps: DatasetDeps) {
         "insert",
       );
       await requireCreatable(deps.spaces, ctx, req.spaceId, "DATASET_CREATE");
-      const now = new Date();
+      const now = deps.clock.now();
       const id = uuidv7(now.getTime());
       const version = { id: uuidv7(now.getTime()), name: FIRST_VERSION_NAME };
       const ids = orderedIds(examples.length, now);
@@ -131,7 +131,7 @@ export function datasetCommands(deps: DatasetDeps) {
       await run(
         ctx,
         row,
-        { type: "RenameDataset", name: req.name, now: new Date() },
+        { type: "RenameDataset", name: req.name, now: deps.clock.now() },
         nameConflict(req.name),
       );
       return toDataset((await findDataset(deps.pool, row.id)) ?? row);
@@ -143,7 +143,7 @@ export function datasetCommands(deps: DatasetDeps) {
     ): Promise<DeleteDatasetResponse> {
       const row = await loadDataset(deps, ctx, req.id, "DATASET_DELETE");
       await deps.commands.transact((scope) =>
-        deleteDatasetIn(scope, row.id, spaceMetadata(ctx, row.space_id), new Date()),
+        deleteDatasetIn(scope, row.id, spaceMetadata(ctx, row.space_id), deps.clock.now()),
       );
       return {};
     },

@@ -78,7 +78,7 @@ export function exampleCommands(deps: DatasetDeps) {
         if (!row) throw notFound("dataset");
         const version = await findVersion(scope.client, row.id, versionId);
         if (!version) throw notFound("dataset version");
-        const now = new Date();
+        const now = deps.clock.now();
         return fn(scope, {
           row,
           version,

@@ -99,7 +99,7 @@ export function experimentCommands(deps: DatasetDeps) {
       const taken = `an experiment named ${JSON.stringify(req.name)} already exists ${dataset ? "on this dataset" : "in this space"}`;
       return deps.commands.transact(
         async (scope) => {
-          const now = new Date();
+          const now = deps.clock.now();
           let on: { id: string; versionId: string } | null = null;
           if (dataset) {
             // The dataset's lock: it is not deleted under the new experiment.
@@ -153,7 +153,7 @@ export function experimentCommands(deps: DatasetDeps) {
       await deps.commands.handle(
         streamId("experiment", row.id),
         experimentDecider,
-        { type: "DeleteExperiment", now: new Date() },
+        { type: "DeleteExperiment", now: deps.clock.now() },
         spaceMetadata(ctx, row.space_id),
       );
       return {};
@@ -170,7 +170,7 @@ export function experimentCommands(deps: DatasetDeps) {
         if (!row) throw notFound("experiment");
         if (row.dataset_id && row.dataset_version_id)
           await requireExamples(scope.client, row.dataset_id, row.dataset_version_id, runs);
-        const now = new Date();
+        const now = deps.clock.now();
         const runIds = await appendRuns(
           scope,
           ctx,

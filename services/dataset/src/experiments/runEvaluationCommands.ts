@@ -63,7 +63,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
               name: req.name,
               dataset: { id: dataset.id, versionId: version.id },
               ...(isUuid(req.integrationId) ? { integrationId: req.integrationId } : {}),
-              now: new Date(),
+              now: deps.clock.now(),
             },
             byTask(req, dataset.space_id, ctx),
           );
@@ -100,7 +100,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
         const had = new Set(present.rows.map((r) => r.example_id));
         const fresh = parsed.filter((r) => !had.has(r.exampleId!));
         if (fresh.length === 0) return;
-        const now = new Date();
+        const now = deps.clock.now();
         await scope.appendLocked(
           streamId("experiment_runs", experiment.id),
           runEvents(
@@ -144,7 +144,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
                   score: e.score ?? null,
                   explanation: e.explanation ?? null,
                 })),
-                at: new Date().toISOString(),
+                at: deps.clock.now().toISOString(),
               },
             },
           ],

@@ -58,7 +58,7 @@ export async function annotateRecords(
     const ids = records.map((r) => r.recordId);
     const present = await k.present(scope.client, parent.id, ids);
     const annotations = decideAnnotations(records, configs, present);
-    const at = new Date().toISOString();
+    const at = deps.clock.now().toISOString();
     const written = annotationChunks(annotations).map((chunk) =>
       k.event(parent, {
         annotator_id: annotator.user_id,

@@ -1,6 +1,6 @@
 import { streamId, type TaskRunCreated } from "@argus/contracts";
 import { tracedQuery, type CommandHandler, type EventMetadata } from "@argus/eventstore";
-import { runDecider } from "../domain/run.ts";
+import { runDecider } from "./taskRunDecider.ts";
 
 /** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
 export const RUNS_CHANNEL = "argus_task_runs";

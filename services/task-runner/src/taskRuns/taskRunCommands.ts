@@ -2,13 +2,14 @@ import { streamId, type TaskRunCreated } from "@argus/contracts";
 import { actorMetadata, uuidv7, type CallContext } from "@argus/platform";
 import type { CancelRunRequest, TaskRun, TriggerRunRequest } from "@argus/proto/tasks/v1/tasks";
 import { requirePermissionAt } from "@argus/spaces";
-import { accessOf, kindOf, permissionOf, placeOf } from "../domain/access.ts";
-import { runDecider } from "../domain/run.ts";
-import { checkFilterSyntax, invalid, unprocessable } from "../domain/task.ts";
-import { runRow, taskRow, toRun, type TaskRow } from "../queries/rows.ts";
-import type { TasksDeps } from "../service.ts";
-import { createRun } from "../worker/createRun.ts";
+import type { TasksDeps } from "../deps.ts";
+import { accessOf, kindOf, permissionOf, placeOf } from "../shared/access.ts";
+import { checkFilterSyntax, invalid, unprocessable } from "../tasks/taskDecider.ts";
+import { taskRow, type TaskRow } from "../tasks/taskRows.ts";
 import { runEvaluatorOf, type RunEvaluator } from "../worker/evaluators.ts";
+import { createRun } from "./createTaskRun.ts";
+import { runDecider } from "./taskRunDecider.ts";
+import { runRow, toRun } from "./taskRunRows.ts";
 
 const EVALUATION_FIELDS = new Set([
   "data_start_time",
@@ -176,7 +177,7 @@ async function optionsOf(
   };
 }
 
-export function runCommands(deps: TasksDeps) {
+export function taskRunCommands(deps: TasksDeps) {
   const { pool, spaces } = deps;
 
   async function permitted(ctx: CallContext, task: TaskRow) {

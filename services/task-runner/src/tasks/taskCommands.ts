@@ -9,6 +9,8 @@ import type {
   UpdateTaskRequest,
 } from "@argus/proto/tasks/v1/tasks";
 import { requirePermissionAt } from "@argus/spaces";
+import type { TasksDeps } from "../deps.ts";
+import { accessOf, permissionOf, placeOf, type TaskKind } from "../shared/access.ts";
 import {
   invalid,
   isTaskType,
@@ -16,10 +18,8 @@ import {
   unprocessable,
   type Target,
   type TaskCommand,
-} from "../domain/task.ts";
-import { accessOf, permissionOf, placeOf, type TaskKind } from "../domain/access.ts";
-import { taskRow, toTask } from "../queries/rows.ts";
-import type { TasksDeps } from "../service.ts";
+} from "./taskDecider.ts";
+import { taskRow, toTask } from "./taskRows.ts";
 
 const parseJson = <T>(text: string | undefined, what: string): T | null => {
   if (text === undefined) return null;

@@ -12,31 +12,16 @@ import {
   type CallContext,
 } from "@argus/platform";
 import type {
-  GetRunRequest,
   GetTaskRequest,
-  ListRunsRequest,
-  ListRunsResponse,
   ListTasksRequest,
   ListTasksResponse,
   Task,
-  TaskRun,
 } from "@argus/proto/tasks/v1/tasks";
 import { isUuid, requirePermissionAt, SPACE_FACTS } from "@argus/spaces";
-import { accessOf, kindOf, placeOf } from "../domain/access.ts";
-import { invalid, isTaskType } from "../domain/task.ts";
-import {
-  RUN_COLUMNS,
-  TASK_COLUMNS,
-  runRow,
-  taskRow,
-  toRun,
-  toTask,
-  type RunRow,
-  type TaskRow,
-} from "./rows.ts";
-import type { TasksDeps } from "../service.ts";
-
-const RUN_STATUSES = new Set(["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"]);
+import type { TasksDeps } from "../deps.ts";
+import { accessOf, kindOf, placeOf } from "../shared/access.ts";
+import { invalid, isTaskType } from "./taskDecider.ts";
+import { TASK_COLUMNS, taskRow, toTask, type TaskRow } from "./taskRows.ts";
 
 export function taskQueries(deps: TasksDeps) {
   const { pool, spaces } = deps;
@@ -133,32 +118,6 @@ export function taskQueries(deps: TasksDeps) {
           : hasSpacePermission(p, space, read);
       });
       return { tasks: visible.map(toTask), page: { nextAfter } };
-    },
-
-    async getRun(req: GetRunRequest, ctx: CallContext): Promise<TaskRun> {
-      const run = await runRow(pool, ctx, req.id);
-      await readable(ctx, await taskRow(pool, ctx, run.task_id));
-      return toRun(run);
-    },
-
-    async listRuns(req: ListRunsRequest, ctx: CallContext): Promise<ListRunsResponse> {
-      if (req.status && !RUN_STATUSES.has(req.status))
-        throw invalid("status must be PENDING, RUNNING, COMPLETED, FAILED or CANCELLED");
-      const task = await taskRow(pool, ctx, req.taskId);
-      await readable(ctx, task);
-      const [afterAt, afterId] = newestAfter(req.page?.after);
-      const res = await tracedQuery<RunRow>(
-        pool,
-        "list task runs",
-        `select ${RUN_COLUMNS} from task_runs
-          where task_id = $1 and ($2::text is null or status = $2)
-            and ($3::timestamptz is null or (created_at, id) < ($3, $4::uuid))
-          order by created_at desc, id desc
-          limit $5`,
-        [task.id, req.status || null, afterAt, afterId, fetchSize(req.page)],
-      );
-      const { items, nextAfter } = pageOf(res.rows, req.page, newestKeyOf);
-      return { taskRuns: items.map(toRun), page: { nextAfter } };
     },
   };
 }

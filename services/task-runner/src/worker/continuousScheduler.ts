@@ -2,9 +2,9 @@ import type { Pool } from "pg";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
 import { uuidv7, type Logger } from "@argus/platform";
 import type { TaskEvaluatorSettings } from "@argus/contracts";
-import type { EvaluatorResolver } from "../adapters/evaluators.ts";
-import type { ProjectSpans } from "../adapters/projectSpans.ts";
-import { createRun } from "./createRun.ts";
+import type { EvaluatorResolver } from "../peers/catalogEvaluators.ts";
+import type { ProjectSpans } from "../peers/projectSpans.ts";
+import { createRun } from "../taskRuns/createTaskRun.ts";
 import { runEvaluatorOf } from "./evaluators.ts";
 
 /** Spans a continuous run evaluates at most, as a triggered run's default. */

@@ -3,14 +3,14 @@ import type { Pool } from "pg";
 import { streamId } from "@argus/contracts";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
 import { DomainError, type Logger } from "@argus/platform";
-import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
-import { runDecider, type Counts } from "../domain/run.ts";
+import type { ExperimentRuns } from "../peers/experimentRuns.ts";
+import { runDecider, type Counts } from "../taskRuns/taskRunDecider.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
 import { evaluateSpans } from "./evaluateSpans.ts";
 import { evaluateUnits } from "./evaluateUnits.ts";
-import type { QueryFilters } from "../domain/task.ts";
-import { createRun, RUNS_CHANNEL } from "./createRun.ts";
-import type { ChainedTask } from "../commands/runs.ts";
+import type { QueryFilters } from "../tasks/taskDecider.ts";
+import { createRun, RUNS_CHANNEL } from "../taskRuns/createTaskRun.ts";
+import type { ChainedTask } from "../taskRuns/taskRunCommands.ts";
 import {
   generateExperiment,
   generation,
@@ -28,9 +28,10 @@ import {
   renderAgentBody,
   type Endpoint,
 } from "./endpoints.ts";
-import { providerChat, type Chat } from "./llm.ts";
+import { providerChat } from "./llm.ts";
+import type { Chat } from "./providerHttp.ts";
 import type { Outcome, RunToWork } from "./runItems.ts";
-import type { ProjectSpans } from "../adapters/projectSpans.ts";
+import type { ProjectSpans } from "../peers/projectSpans.ts";
 import {
   itemEvaluators,
   keyedLimiter,

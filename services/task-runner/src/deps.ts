@@ -1,0 +1,12 @@
+import type { Pool } from "pg";
+import type { CommandHandler } from "@argus/eventstore";
+import type { Spaces } from "@argus/spaces";
+import type { Places } from "./peers/places.ts";
+
+/** What every task handler may use. */
+export interface TasksDeps {
+  pool: Pool;
+  commands: CommandHandler;
+  spaces: Spaces;
+  places: Places;
+}

@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { CommandHandler } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import type { Spaces } from "@argus/spaces";
 import type { Places } from "./peers/places.ts";
 
@@ -9,4 +10,6 @@ export interface TasksDeps {
   commands: CommandHandler;
   spaces: Spaces;
   places: Places;
+  /** The one source of "now" for writes and a run's default window end (tests pin it). */
+  clock: Clock;
 }

@@ -116,7 +116,9 @@ export const taskRunner = defineService("task-runner", {
   ),
   project,
   // A deleted space's tasks go with it (and their runs).
-  consumers: (d) => [tasksSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  consumers: (d) => [
+    tasksSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
+  ],
   async init(d) {
     const spans = tracingProjectSpans(d.channels.tracing!, d.self);
     const stopScheduler = startContinuousScheduler({
@@ -125,6 +127,7 @@ export const taskRunner = defineService("task-runner", {
       spans,
       evaluators: catalogEvaluators(d.channels.catalog!, d.self),
       logger: d.logger,
+      clock: d.clock,
       intervalMs: d.config.ARGUS_TASK_CONTINUOUS_INTERVAL_MS,
       lagMs: d.config.ARGUS_TASK_CONTINUOUS_LAG_MS,
     });
@@ -162,6 +165,7 @@ export const taskRunner = defineService("task-runner", {
         },
       },
       logger: d.logger,
+      clock: d.clock,
       concurrency: d.config.ARGUS_TASK_RUNS_PER_REPLICA,
       leaseMs: d.config.ARGUS_TASK_RUN_LEASE_MS,
       pollMs: 1000,
@@ -177,5 +181,6 @@ export const taskRunner = defineService("task-runner", {
       commands: d.commands,
       spaces: identitySpaces(d.channels.identity!, d.pool),
       places: servicePlaces(d.channels.catalog!, d.channels.dataset!),
+      clock: d.clock,
     }),
 });

@@ -1,5 +1,6 @@
 import { streamId } from "@argus/contracts";
 import { commandScopeIn, tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { project } from "../projection.ts";
 import { taskDecider } from "../tasks/taskDecider.ts";
@@ -8,6 +9,7 @@ import { taskDecider } from "../tasks/taskDecider.ts";
 export function tasksSpaceCascade(o: {
   schema: string;
   subjectRoot: string;
+  clock: Clock;
 }): DurableConsumerOptions {
   return spaceEventsConsumer({
     durable: "tasks-space-cascade",
@@ -24,7 +26,7 @@ export function tasksSpaceCascade(o: {
         await scope.decide(
           streamId("task", id),
           taskDecider,
-          { type: "DeleteTask", now: new Date() },
+          { type: "DeleteTask", now: o.clock.now() },
           cascadeMetadata(deleted, event),
         );
     },

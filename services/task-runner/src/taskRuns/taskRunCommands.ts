@@ -167,7 +167,7 @@ async function optionsOf(
   const startRaw = req.dataStartTime || task.last_run_at?.toISOString();
   if (!startRaw) throw invalid("data_start_time is required on a project task's first run");
   const start = time(startRaw, "data_start_time");
-  const end = req.dataEndTime ? time(req.dataEndTime, "data_end_time") : new Date();
+  const end = req.dataEndTime ? time(req.dataEndTime, "data_end_time") : deps.clock.now();
   if (end <= start) throw invalid("data_end_time must be after data_start_time");
   if (fields.has("max_spans") && req.maxSpans < 1) throw invalid("max_spans must be at least 1");
   return {
@@ -206,7 +206,7 @@ export function taskRunCommands(deps: TasksDeps) {
         data_start_time: start?.toISOString() ?? null,
         data_end_time: end?.toISOString() ?? null,
         created_by_user_id: ctx.principal.userId,
-        created_at: new Date().toISOString(),
+        created_at: deps.clock.now().toISOString(),
       };
       await createRun(deps.commands, data, actorMetadata(ctx));
       return toRun(await runRow(pool, ctx, id));
@@ -231,7 +231,7 @@ export function taskRunCommands(deps: TasksDeps) {
                 num_skipped: now.num_skipped,
               },
               isContinuous: task.is_continuous,
-              now: new Date(),
+              now: deps.clock.now(),
             } as const;
           },
         },

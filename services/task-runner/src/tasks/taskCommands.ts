@@ -172,7 +172,7 @@ export function taskCommands(deps: TasksDeps) {
           runConfiguration,
         },
         userId: ctx.principal.userId,
-        now: new Date(),
+        now: deps.clock.now(),
       });
       return toTask(await taskRow(pool, ctx, id));
     },
@@ -207,14 +207,14 @@ export function taskCommands(deps: TasksDeps) {
         type: "UpdateTask",
         changes,
         ...(runConfiguration === undefined ? {} : { runConfiguration }),
-        now: new Date(),
+        now: deps.clock.now(),
       });
       return toTask(await taskRow(pool, ctx, row.id));
     },
 
     async deleteTask(req: DeleteTaskRequest, ctx: CallContext): Promise<DeleteTaskResponse> {
       const row = await changeable(ctx, req.id, "DELETE");
-      await run(ctx, row.id, { type: "DeleteTask", now: new Date() });
+      await run(ctx, row.id, { type: "DeleteTask", now: deps.clock.now() });
       return {};
     },
   };

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
-import { uuidv7, type Logger } from "@argus/platform";
+import { uuidv7, type Clock, type Logger } from "@argus/platform";
 import type { TaskEvaluatorSettings } from "@argus/contracts";
 import type { EvaluatorResolver } from "../peers/catalogEvaluators.ts";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
@@ -16,10 +16,21 @@ export interface ContinuousOptions {
   spans: ProjectSpans;
   evaluators: EvaluatorResolver;
   logger: Logger;
+  /** Where "now" comes from: a window ends `lagMs` before it. */
+  clock: Clock;
   /** How often each continuous task is looked at. */
   intervalMs: number;
   /** How far behind now a window ends: spans exported late still fall in the next one. */
   lagMs: number;
+}
+
+/**
+ * Where a continuous task's next window ends: `lagMs` before `now`, when that is past where
+ * its last window ended; none yet otherwise (the window grows until it is).
+ */
+export function nextWindowEnd(lastEnd: Date, now: Date, lagMs: number): Date | undefined {
+  const end = new Date(now.getTime() - lagMs);
+  return end > lastEnd ? end : undefined;
 }
 
 interface Due {
@@ -95,8 +106,8 @@ export function startContinuousScheduler(o: ContinuousOptions): () => Promise<vo
       )
     ).rows[0];
     if (!task || task.active) return;
-    const end = new Date(Date.now() - o.lagMs);
-    if (end <= due.window_end) return;
+    const end = nextWindowEnd(due.window_end, o.clock.now(), o.lagMs);
+    if (!end) return;
     const window = { startTime: due.window_end.toISOString(), endTime: end.toISOString() };
     const any = await o.spans.page({
       accountId: task.account_id,
@@ -136,7 +147,7 @@ export function startContinuousScheduler(o: ContinuousOptions): () => Promise<vo
           data_start_time: window.startTime,
           data_end_time: window.endTime,
           created_by_user_id: task.created_by_user_id,
-          created_at: new Date().toISOString(),
+          created_at: o.clock.now().toISOString(),
         },
         { account_id: task.account_id, space_id: task.space_id, actor: "system:task-runner" },
       );

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import { streamId } from "@argus/contracts";
 import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
-import { DomainError, type Logger } from "@argus/platform";
+import { DomainError, type Clock, type Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import { runDecider, type Counts } from "../taskRuns/taskRunDecider.ts";
 import { evaluateExperiments } from "./evaluateExperiments.ts";
@@ -52,6 +52,8 @@ export interface WorkerOptions {
   /** What evaluators need: AI integrations, the outbound guard's policy, provider limits. */
   evaluators: EvaluatorDeps;
   logger: Logger;
+  /** A run's start and end, and a chained run's creation, are stamped with its time. */
+  clock: Clock;
   /** Runs worked on at once per replica. */
   concurrency: number;
   /** How long a claim lasts without a heartbeat; a dead worker's run is taken over after it. */
@@ -275,7 +277,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         await o.commands.handle(
           stream,
           runDecider,
-          { type: "StartRun", now: new Date(), experimentId },
+          { type: "StartRun", now: o.clock.now(), experimentId },
           metadata(run),
         );
         try {
@@ -305,7 +307,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           experimentId,
           failureReason: reason,
           isContinuous: task.is_continuous,
-          now: new Date(),
+          now: o.clock.now(),
         },
         metadata(run),
       );
@@ -356,7 +358,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           data_start_time: null,
           data_end_time: null,
           created_by_user_id: t.created_by_user_id,
-          created_at: new Date().toISOString(),
+          created_at: o.clock.now().toISOString(),
         },
         { ...metadata(run), space_id: t.space_id },
       ).catch((err: unknown) => {

@@ -1,8 +1,8 @@
 import type { CallContext, Permission } from "@argus/platform";
 import { requirePermissionAt } from "@argus/spaces";
-import type { ProjectPlace } from "../adapters/projects.ts";
-import { PROJECT_ACCESS } from "../domain/rules.ts";
-import type { TracingDeps } from "../service.ts";
+import type { ProjectPlace } from "./tracingProjects.ts";
+import { PROJECT_ACCESS } from "../shared/tracingRules.ts";
+import type { TracingDeps } from "../deps.ts";
 
 /** The project whose spans the caller acts on with `permission` (404 unseen, 403 without it). */
 export async function loadProject(

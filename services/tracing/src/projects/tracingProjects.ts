@@ -1,7 +1,6 @@
 import type { Client } from "@grpc/grpc-js";
 import type { Pool, PoolClient } from "pg";
-import { aggregateSubjects } from "@argus/contracts";
-import { tracedQuery, type DurableConsumerOptions, type StoredEvent } from "@argus/eventstore";
+import { tracedQuery } from "@argus/eventstore";
 import {
   callUnary,
   fromGrpcError,
@@ -14,7 +13,6 @@ import {
   type DirectoryProject,
 } from "@argus/proto/catalog/v1/project_directory";
 import { isUuid } from "@argus/spaces";
-import type { SpanStore } from "../storage/spanStore.ts";
 
 /** Where a project lives: what authorizing its spans needs. */
 export interface ProjectPlace {
@@ -53,7 +51,7 @@ const fromDirectory = (p: DirectoryProject): ProjectRow => ({
   name: p.name,
 });
 
-async function remember(pool: Pool | PoolClient, r: ProjectRow): Promise<void> {
+export async function remember(pool: Pool | PoolClient, r: ProjectRow): Promise<void> {
   await tracedQuery(
     pool,
     "remember project",
@@ -131,36 +129,21 @@ export function catalogProjects(channel: Client, self: CallCredential, pool: Poo
   };
 }
 
-const field = (event: StoredEvent, key: string): string => {
-  const v = ((event.data ?? {}) as Record<string, unknown>)[key];
-  if (typeof v !== "string")
-    throw new Error(`${event.type} ${event.eventId} does not have the contract's shape (${key})`);
-  return v;
-};
-
-/** The catalog's project events keep the copy; a deleted project's spans go with it. */
-export function projectsConsumer(o: {
-  subjectRoot: string;
-  store: SpanStore;
-}): DurableConsumerOptions {
-  return {
-    durable: "tracing-projects",
-    filterSubject: aggregateSubjects(o.subjectRoot, "catalog", "project"),
-    concurrency: 4,
-    handler: async (tx, event) => {
-      if (event.type === "ProjectCreated")
-        await remember(tx, {
-          id: field(event, "id"),
-          account_id: field(event, "account_id"),
-          space_id: field(event, "space_id"),
-          name: field(event, "name"),
-        });
-      else if (event.type === "ProjectUpdated")
-        await tracedQuery(tx, "project renamed", "update projects set name = $2 where id = $1", [
-          field(event, "id"),
-          field(event, "name"),
-        ]);
-      else if (event.type === "ProjectDeleted") await o.store.dropProject(tx, field(event, "id"));
-    },
-  };
+/**
+ * The project of the account, from the copy: the task runner's and the catalog's look-ups on
+ * their own behalf name the account themselves.
+ */
+export async function projectOfAccount(
+  pool: Pool,
+  accountId: string,
+  projectId: string,
+): Promise<{ id: string; space_id: string } | undefined> {
+  if (!isUuid(accountId) || !isUuid(projectId)) return undefined;
+  const res = await tracedQuery<{ id: string; space_id: string }>(
+    pool,
+    "project of the account",
+    "select id, space_id from projects where id = $1 and account_id = $2",
+    [projectId, accountId],
+  );
+  return res.rows[0];
 }

@@ -8,9 +8,9 @@ import {
   spaceMetadata,
   type AnnotationInput,
 } from "@argus/spaces";
-import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
-import type { TracingDeps } from "../service.ts";
-import { loadProject } from "../queries/project.ts";
+import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
+import type { TracingDeps } from "../deps.ts";
+import { loadProject } from "../projects/projectAccess.ts";
 
 function recordsOf(text: string): AnnotationInput[] {
   let parsed: unknown;

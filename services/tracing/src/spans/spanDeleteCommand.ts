@@ -2,9 +2,9 @@ import { streamId } from "@argus/contracts";
 import type { CallContext } from "@argus/platform";
 import type { DeleteSpansRequest, DeleteSpansResponse } from "@argus/proto/tracing/v1/tracing";
 import { spaceMetadata } from "@argus/spaces";
-import { WINDOW_DEFAULTS, invalid, windowOf } from "../domain/rules.ts";
-import type { TracingDeps } from "../service.ts";
-import { loadProject } from "../queries/project.ts";
+import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
+import type { TracingDeps } from "../deps.ts";
+import { loadProject } from "../projects/projectAccess.ts";
 
 export const MAX_DELETED_SPANS = 5000;
 

@@ -1,29 +1,67 @@
 import { tracedQuery } from "@argus/eventstore";
 import { DomainError, type CallContext } from "@argus/platform";
-import { streamId } from "@argus/contracts";
 import type {
   PresentRecordsRequest,
   PresentRecordsResponse,
-  RecordSpanEvaluationsRequest,
-  RecordSpanEvaluationsResponse,
+  SpanToEvaluate,
   SpansToEvaluateRequest,
   SpansToEvaluateResponse,
-  UnitsToEvaluateRequest,
-  UnitsToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { positionAfter, positionOf, spanToEvaluate, unitsOf } from "./units.ts";
-import { predicate } from "./spans.ts";
 import { isUuid } from "@argus/spaces";
-import { invalid, windowOf } from "../domain/rules.ts";
-import type { TracingDeps } from "../service.ts";
+import type { TracingDeps } from "../deps.ts";
+import { projectOfAccount } from "../projects/tracingProjects.ts";
+import { invalid, windowOf } from "../shared/tracingRules.ts";
+import type { SpanPosition, SpanRow } from "../storage/spanStore.ts";
+import { predicate } from "./spanQueries.ts";
 
 const MAX_IDS = 5000;
 const DAY = 86_400_000;
+
+/** A span as an evaluation reads it: its fields, attributes as JSON, the evaluations on it. */
+export const spanToEvaluate = (r: SpanRow, matches: string[] = []): SpanToEvaluate => ({
+  spanId: r.span_id,
+  traceId: r.trace_id,
+  name: r.name,
+  kind: r.kind,
+  statusCode: r.status_code,
+  attributesJson: JSON.stringify(r.attributes),
+  evaluated: ((r.evaluations ?? []) as { name?: string }[]).flatMap((e) =>
+    typeof e.name === "string" ? [e.name] : [],
+  ),
+  matches,
+});
+
+/** A page position of the task runner's walks (not the public cursors). */
+export function positionOf(text: string): SpanPosition | undefined {
+  if (!text) return undefined;
+  try {
+    const p = JSON.parse(text) as SpanPosition;
+    if ([p.startTime, p.traceId, p.spanId].every((v) => typeof v === "string")) return p;
+  } catch {
+    // Refused below.
+  }
+  throw invalid("after is not a page position");
+}
+
+/** The position after `row`, as the next page's `after` (empty when no page follows). */
+export const positionAfter = (
+  row: { start_time: string; trace_id: string; span_id: string } | undefined,
+  more: boolean,
+): string =>
+  more && row
+    ? JSON.stringify({
+        startTime: row.start_time,
+        traceId: row.trace_id,
+        spanId: row.span_id,
+      } satisfies SpanPosition)
+    : "";
 
 /**
  * SpanDirectory: served to the catalog (records of annotation queues: it has authorized its
  * caller on the queue and checked that the project is in the queue's space) and to the task
  * runner (evaluations, on its own behalf in the run's account), each its own RPCs (service.ts).
+ * Its walk of traces and sessions: traces/traceDirectory.ts; the evaluations the task runner
+ * records: spanEvaluationCommands.ts.
  */
 export function spanDirectoryQueries(deps: TracingDeps) {
   return {
@@ -61,7 +99,7 @@ export function spanDirectoryQueries(deps: TracingDeps) {
 
     /** The task runner's page of spans to evaluate (on its own behalf, in the run's account). */
     async spansToEvaluate(req: SpansToEvaluateRequest): Promise<SpansToEvaluateResponse> {
-      const project = await projectOf(req.accountId, req.projectId);
+      const project = await projectOfAccount(deps.pool, req.accountId, req.projectId);
       if (!project) throw new DomainError("resource-not-found", "project not found");
       const filter = predicate(req.filter);
       const limit = Math.min(Math.max(req.limit || 100, 1), 1000);
@@ -80,63 +118,5 @@ export function spanDirectoryQueries(deps: TracingDeps) {
         nextAfter: positionAfter(last, rows.length > limit),
       };
     },
-
-    /** The task runner's page of traces or sessions to evaluate (queries/units.ts). */
-    async unitsToEvaluate(req: UnitsToEvaluateRequest): Promise<UnitsToEvaluateResponse> {
-      const project = await projectOf(req.accountId, req.projectId);
-      if (!project) throw new DomainError("resource-not-found", "project not found");
-      return unitsOf(deps.store, project.id, req);
-    },
-
-    /** Upserts a task run's evaluations on spans of the project (one event a call). */
-    async recordSpanEvaluations(
-      req: RecordSpanEvaluationsRequest,
-      ctx: CallContext,
-    ): Promise<RecordSpanEvaluationsResponse> {
-      if (req.evaluations.length === 0) return {};
-      const project = await projectOf(req.accountId, req.projectId);
-      if (!project) throw new DomainError("resource-not-found", "project not found");
-      await deps.commands.transact((scope) =>
-        scope.appendToSet(
-          streamId("project_spans", project.id),
-          [
-            {
-              type: "SpansEvaluated",
-              data: {
-                project_id: project.id,
-                space_id: project.space_id,
-                task_id: req.taskId,
-                evaluations: req.evaluations.map((e) => ({
-                  span_id: e.spanId,
-                  name: e.name,
-                  label: e.label ?? null,
-                  score: e.score ?? null,
-                  explanation: e.explanation ?? null,
-                })),
-                at: new Date().toISOString(),
-              },
-            },
-          ],
-          {
-            account_id: req.accountId,
-            space_id: project.space_id,
-            actor: `task:${req.taskId}`,
-            request_id: ctx.requestId,
-          },
-        ),
-      );
-      return {};
-    },
   };
-
-  async function projectOf(accountId: string, projectId: string) {
-    if (!isUuid(accountId) || !isUuid(projectId)) return undefined;
-    const res = await tracedQuery<{ id: string; space_id: string }>(
-      deps.pool,
-      "project of the account",
-      "select id, space_id from projects where id = $1 and account_id = $2",
-      [projectId, accountId],
-    );
-    return res.rows[0];
-  }
 }

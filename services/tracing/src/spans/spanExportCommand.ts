@@ -2,12 +2,12 @@ import { streamId } from "@argus/contracts";
 import { DomainError, notFound, type CallContext } from "@argus/platform";
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
 import { isUuid, requireCreatable, requirePermissionAt, spaceMetadata } from "@argus/spaces";
-import type { SpanRecord } from "../domain/span.ts";
-import { PROJECT_ACCESS, invalid } from "../domain/rules.ts";
+import type { SpanRecord } from "./spanRecord.ts";
+import { PROJECT_ACCESS, invalid } from "../shared/tracingRules.ts";
 import { decodeExport, OtlpDecodeError } from "../otlp/decode.ts";
 import { dayOfMs, dayOfNanos } from "../storage/time.ts";
-import type { TracingDeps } from "../service.ts";
-import type { ProjectPlace } from "../adapters/projects.ts";
+import type { TracingDeps } from "../deps.ts";
+import type { ProjectPlace } from "../projects/tracingProjects.ts";
 
 // Postgres: "no partition of relation found for row".
 const NO_PARTITION = "23514";

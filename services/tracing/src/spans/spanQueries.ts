@@ -1,22 +1,20 @@
 import { compileFilter } from "@argus/filter";
 import type { CallContext } from "@argus/platform";
-import type {
-  ListSpansRequest,
-  ListSpansResponse,
-  ListTracesRequest,
-  ListTracesResponse,
-} from "@argus/proto/tracing/v1/tracing";
-import { WINDOW_DEFAULTS, invalid, unprocessable, isRfc3339, windowOf } from "../domain/rules.ts";
-import type { TracingDeps } from "../service.ts";
+import type { ListSpansRequest, ListSpansResponse } from "@argus/proto/tracing/v1/tracing";
+import type { TracingDeps } from "../deps.ts";
+import { loadProject } from "../projects/projectAccess.ts";
+import {
+  WINDOW_DEFAULTS,
+  invalid,
+  unprocessable,
+  isRfc3339,
+  windowOf,
+} from "../shared/tracingRules.ts";
 import type { SpanPosition, SpanPredicate, SpanRow, Window } from "../storage/spanStore.ts";
-import { loadProject } from "./project.ts";
-import { renderSpan, type ColumnChoice } from "./render.ts";
 import { spanColumns } from "./spanColumns.ts";
+import { renderSpan, type ColumnChoice } from "./spanRender.ts";
 
 export const SPANS_PAGE = { default: 50, max: 500 } as const;
-export const TRACES_PAGE = { default: 50, max: 50 } as const;
-/** Spans returned per trace entry; more are cut and flagged `spans_truncated`. */
-export const SPANS_PER_TRACE = 1000;
 
 export function predicate(filter: string): SpanPredicate | undefined {
   if (filter === "") return undefined;
@@ -30,10 +28,10 @@ export function predicate(filter: string): SpanPredicate | undefined {
  * The last row of a page, and the window the walk resolved on its first page: a window left
  * to its defaults ends "now", and now moves on between pages; the walk keeps the first one.
  */
-const positionOf = (r: SpanRow, w: Window): string =>
+export const cursorOf = (r: SpanRow, w: Window): string =>
   JSON.stringify([r.start_time, r.trace_id, r.span_id, w.start, w.end]);
 
-function afterOf(text: string): { after: SpanPosition; window: Window } | undefined {
+export function afterOf(text: string): { after: SpanPosition; window: Window } | undefined {
   if (!text) return undefined;
   const foreign = () => invalid("the cursor does not belong to this list");
   let parsed: unknown;
@@ -61,7 +59,7 @@ function afterOf(text: string): { after: SpanPosition; window: Window } | undefi
   return { after: { startTime, traceId, spanId }, window: { start, end } };
 }
 
-const limitOf = (asked: number, page: { default: number; max: number }) => {
+export const limitOf = (asked: number, page: { default: number; max: number }) => {
   const limit = asked || page.default;
   if (limit < 1 || limit > page.max) throw invalid(`limit must be 1 to ${page.max}`);
   return limit;
@@ -78,7 +76,7 @@ function columnsOf(req: ListSpansRequest): ColumnChoice {
   };
 }
 
-/** `POST /v2/spans` and `POST /v2/traces`: one project, one window, newest first. */
+/** `POST /v2/spans`: one project, one window, newest first (traces: traces/traceQueries.ts). */
 export function spanQueries(deps: TracingDeps) {
   return {
     async listSpans(req: ListSpansRequest, ctx: CallContext): Promise<ListSpansResponse> {
@@ -100,47 +98,7 @@ export function spanQueries(deps: TracingDeps) {
       const page = rows.slice(0, limit);
       return {
         spans: page.map((r) => JSON.stringify(renderSpan(r, columns))),
-        page: { nextAfter: rows.length > limit ? positionOf(page[page.length - 1]!, window) : "" },
-      };
-    },
-
-    async listTraces(req: ListTracesRequest, ctx: CallContext): Promise<ListTracesResponse> {
-      const asked = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
-      const filter = predicate(req.filter);
-      const limit = limitOf(req.page?.limit ?? 0, TRACES_PAGE);
-      const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");
-      const cursor = afterOf(req.page?.after ?? "");
-      const after = cursor?.after;
-      const window = cursor?.window ?? asked;
-      const roots = await deps.store.listRoots({
-        projectId: project.id,
-        window,
-        limit: limit + 1,
-        ...(filter ? { filter } : {}),
-        ...(after ? { after } : {}),
-      });
-      const page = roots.slice(0, limit);
-      const spans = await deps.store.spansOfTraces(
-        project.id,
-        page.map((r) => r.trace_id),
-        window,
-        SPANS_PER_TRACE + 1,
-      );
-      return {
-        traces: page.map((root) => {
-          const all = spans.get(root.trace_id) ?? [root];
-          const kept = all.slice(0, SPANS_PER_TRACE);
-          const ends = kept.map((s) => s.end_time).sort();
-          return JSON.stringify({
-            trace_id: root.trace_id,
-            root_span_id: root.span_id,
-            start_time: kept.map((s) => s.start_time).sort()[0] ?? root.start_time,
-            end_time: ends[ends.length - 1] ?? root.end_time,
-            spans_truncated: all.length > SPANS_PER_TRACE,
-            spans: kept.map((s) => renderSpan(s)),
-          });
-        }),
-        page: { nextAfter: roots.length > limit ? positionOf(page[page.length - 1]!, window) : "" },
+        page: { nextAfter: rows.length > limit ? cursorOf(page[page.length - 1]!, window) : "" },
       };
     },
   };

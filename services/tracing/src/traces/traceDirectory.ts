@@ -1,51 +1,16 @@
+import { DomainError } from "@argus/platform";
 import { parseQueryExpression } from "@argus/filter";
 import type {
-  SpanToEvaluate,
   UnitsToEvaluateRequest,
   UnitsToEvaluateResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { invalid, isRfc3339 } from "../domain/rules.ts";
-import type { SpanPosition, SpanPredicate, SpanRow, SpanStore } from "../storage/spanStore.ts";
-import { predicate, SPANS_PER_TRACE } from "./spans.ts";
-
-/** A span as an evaluation reads it: its fields, attributes as JSON, the evaluations on it. */
-export const spanToEvaluate = (r: SpanRow, matches: string[] = []): SpanToEvaluate => ({
-  spanId: r.span_id,
-  traceId: r.trace_id,
-  name: r.name,
-  kind: r.kind,
-  statusCode: r.status_code,
-  attributesJson: JSON.stringify(r.attributes),
-  evaluated: ((r.evaluations ?? []) as { name?: string }[]).flatMap((e) =>
-    typeof e.name === "string" ? [e.name] : [],
-  ),
-  matches,
-});
-
-/** A page position of the task runner's walks (not the public cursors). */
-export function positionOf(text: string): SpanPosition | undefined {
-  if (!text) return undefined;
-  try {
-    const p = JSON.parse(text) as SpanPosition;
-    if ([p.startTime, p.traceId, p.spanId].every((v) => typeof v === "string")) return p;
-  } catch {
-    // Refused below.
-  }
-  throw invalid("after is not a page position");
-}
-
-/** The position after `row`, as the next page's `after` (empty when no page follows). */
-export const positionAfter = (
-  row: { start_time: string; trace_id: string; span_id: string } | undefined,
-  more: boolean,
-): string =>
-  more && row
-    ? JSON.stringify({
-        startTime: row.start_time,
-        traceId: row.trace_id,
-        spanId: row.span_id,
-      } satisfies SpanPosition)
-    : "";
+import type { TracingDeps } from "../deps.ts";
+import { projectOfAccount } from "../projects/tracingProjects.ts";
+import { invalid, isRfc3339 } from "../shared/tracingRules.ts";
+import { positionAfter, positionOf, spanToEvaluate } from "../spans/spanDirectory.ts";
+import { predicate } from "../spans/spanQueries.ts";
+import type { SpanPredicate, SpanStore } from "../storage/spanStore.ts";
+import { SPANS_PER_TRACE } from "./traceQueries.ts";
 
 const FILTER_ID = /^[A-E]$/;
 const PAGE = { default: 50, max: 200 } as const;
@@ -133,5 +98,17 @@ export async function unitsOf(
       };
     }),
     nextAfter: positionAfter(last, heads.length > limit),
+  };
+}
+
+/** SpanDirectory's walk of whole traces and sessions, served to the task runner alone. */
+export function traceDirectoryQueries(deps: TracingDeps) {
+  return {
+    /** The task runner's page of traces or sessions to evaluate (unitsOf). */
+    async unitsToEvaluate(req: UnitsToEvaluateRequest): Promise<UnitsToEvaluateResponse> {
+      const project = await projectOfAccount(deps.pool, req.accountId, req.projectId);
+      if (!project) throw new DomainError("resource-not-found", "project not found");
+      return unitsOf(deps.store, project.id, req);
+    },
   };
 }

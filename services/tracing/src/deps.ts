@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { CommandHandler } from "@argus/eventstore";
+import type { Clock } from "@argus/platform";
 import type { AnnotationConfigs, Annotators, Spaces } from "@argus/spaces";
 import type { Projects } from "./projects/tracingProjects.ts";
 import type { SpanStore } from "./storage/spanStore.ts";
@@ -17,4 +18,6 @@ export interface TracingDeps {
   annotators: Annotators;
   /** Days of spans kept (by start time); older days are dropped whole. */
   retentionDays: number;
+  /** The one source of "now": writes' times and the windows' defaults (tests pin it). */
+  clock: Clock;
 }

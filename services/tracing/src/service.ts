@@ -76,7 +76,7 @@ export const tracing = defineService("tracing", {
     projectsConsumer({ subjectRoot: d.config.subjectRoot, store: storeOf(d.pool) }),
   ],
   async init(d) {
-    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger);
+    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger, d.clock);
   },
   grpc: (d) =>
     tracingServices({
@@ -88,5 +88,6 @@ export const tracing = defineService("tracing", {
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
       annotators: identityAnnotators(d.channels.identity!, d.self),
       retentionDays: d.config.ARGUS_SPAN_RETENTION_DAYS,
+      clock: d.clock,
     }),
 });

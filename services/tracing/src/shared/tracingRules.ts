@@ -48,14 +48,14 @@ function instant(value: string, field: string): number {
 
 /**
  * A request's window as RFC 3339 text: empty bounds take the operation's defaults (the end
- * now; the start `before` the end, or `before` now when the start is independent of it). A
- * start after the end is a 400.
+ * `now`, the caller's clock; the start `before` the end, or `before` now when the start is
+ * independent of it). A start after the end is a 400.
  */
 export function windowOf(
   start: string,
   end: string,
   before: number,
-  now = Date.now(),
+  now: number,
   independent = false,
 ): { start: string; end: string } {
   const endMs = end ? instant(end, "end_time") : now;

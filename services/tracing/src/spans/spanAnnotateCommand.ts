@@ -70,7 +70,8 @@ export function annotateCommand(deps: TracingDeps) {
     const granularity = req.granularity || "SPAN";
     if (granularity !== "SPAN" && granularity !== "TRACE")
       throw invalid(`granularity ${granularity} is not supported (SPAN or TRACE)`);
-    const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate);
+    const now = deps.clock.now();
+    const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate, now.getTime());
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
     const records = recordsOf(req.annotations);
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
@@ -91,7 +92,7 @@ export function annotateCommand(deps: TracingDeps) {
         ...a,
         record_id: keyOf.get(a.record_id)!,
       }));
-      const at = new Date().toISOString();
+      const at = now.toISOString();
 
       const events = annotationChunks(annotations).map((chunk) => ({
         type: "SpansAnnotated" as const,

@@ -20,7 +20,8 @@ export function deleteCommand(deps: TracingDeps) {
   ): Promise<DeleteSpansResponse> {
     if (req.spanIds.length < 1 || req.spanIds.length > MAX_DELETED_SPANS)
       throw invalid(`span_ids must hold 1 to ${MAX_DELETED_SPANS} ids`);
-    const w = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.delete, Date.now(), true);
+    const now = deps.clock.now();
+    const w = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.delete, now.getTime(), true);
     const window = { ...w, endExclusive: true };
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_DELETE");
     const ids = [...new Set(req.spanIds)];
@@ -37,7 +38,7 @@ export function deleteCommand(deps: TracingDeps) {
                 project_id: project.id,
                 space_id: project.spaceId,
                 span_ids: gone,
-                deleted_at: new Date().toISOString(),
+                deleted_at: now.toISOString(),
               },
             },
           ],

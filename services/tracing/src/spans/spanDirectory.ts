@@ -82,10 +82,12 @@ export function spanDirectoryQueries(deps: TracingDeps) {
       );
       if (res.rows.length === 0 || req.ids.length === 0) return { ids: [] };
       // Every kept day by default, and the day after (clocks ahead of ours).
+      const now = deps.clock.now().getTime();
       const window = windowOf(
         req.startTime,
-        req.endTime || new Date(Date.now() + DAY).toISOString(),
+        req.endTime || new Date(now + DAY).toISOString(),
         (deps.retentionDays + 1) * DAY,
+        now,
       );
       const present = await deps.store.present(
         deps.pool,

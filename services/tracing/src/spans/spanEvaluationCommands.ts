@@ -35,7 +35,7 @@ export function spanEvaluationCommands(deps: TracingDeps) {
                   score: e.score ?? null,
                   explanation: e.explanation ?? null,
                 })),
-                at: new Date().toISOString(),
+                at: deps.clock.now().toISOString(),
               },
             },
           ],

@@ -17,6 +17,7 @@ function store(
   deps: TracingDeps,
   ctx: CallContext,
   writable: readonly { project: ProjectPlace; spans: SpanRecord[] }[],
+  now: Date,
 ): Promise<void> {
   return deps.commands.transact(async (scope) => {
     for (const { project, spans } of writable) {
@@ -33,7 +34,7 @@ function store(
               span_count: added.count,
               start_time: added.minStart,
               end_time: added.maxStart,
-              received_at: new Date().toISOString(),
+              received_at: now.toISOString(),
             },
           },
         ],
@@ -47,10 +48,7 @@ function store(
 export const DEFAULT_PROJECT = "default";
 
 /** The days a span may start on: within retention (a day of slack before the drop), and not past tomorrow. */
-export function acceptedDays(
-  retentionDays: number,
-  now = Date.now(),
-): { first: number; last: number } {
+export function acceptedDays(retentionDays: number, now: number): { first: number; last: number } {
   const today = dayOfMs(now);
   return { first: today - retentionDays + 1, last: today + 1 };
 }
@@ -99,7 +97,8 @@ export function exportCommand(deps: TracingDeps) {
       refusals.push({ count: decoded.rejectedSpans, reason: decoded.errorMessage });
 
     // One group per project name, spans outside the days storage keeps refused.
-    const days = acceptedDays(deps.retentionDays);
+    const now = deps.clock.now();
+    const days = acceptedDays(deps.retentionDays, now.getTime());
     const groups = new Map<string, SpanRecord[]>();
     let outside = 0;
     for (const batch of decoded.batches) {
@@ -145,13 +144,13 @@ export function exportCommand(deps: TracingDeps) {
       const days = writable.flatMap((w) => w.spans.map((s) => dayOfNanos(s.startTimeUnixNano)));
       await deps.store.prepare(days);
       try {
-        await store(deps, ctx, writable);
+        await store(deps, ctx, writable, now);
       } catch (err) {
         // Another replica dropped a day this one still took for ready (a retention change
         // during a rollout): make sure of the days again, once.
         if ((err as { code?: string }).code !== NO_PARTITION) throw err;
         await deps.store.prepare(days, true);
-        await store(deps, ctx, writable);
+        await store(deps, ctx, writable, now);
       }
     }
     const rejected = refusals.reduce((n, r) => n + r.count, 0);

@@ -80,7 +80,12 @@ function columnsOf(req: ListSpansRequest): ColumnChoice {
 export function spanQueries(deps: TracingDeps) {
   return {
     async listSpans(req: ListSpansRequest, ctx: CallContext): Promise<ListSpansResponse> {
-      const asked = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const asked = windowOf(
+        req.startTime,
+        req.endTime,
+        WINDOW_DEFAULTS.list,
+        deps.clock.now().getTime(),
+      );
       const columns = columnsOf(req);
       const filter = predicate(req.filter);
       const limit = limitOf(req.page?.limit ?? 0, SPANS_PAGE);

@@ -17,7 +17,12 @@ export const SPANS_PER_TRACE = 1000;
 export function traceQueries(deps: TracingDeps) {
   return {
     async listTraces(req: ListTracesRequest, ctx: CallContext): Promise<ListTracesResponse> {
-      const asked = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.list);
+      const asked = windowOf(
+        req.startTime,
+        req.endTime,
+        WINDOW_DEFAULTS.list,
+        deps.clock.now().getTime(),
+      );
       const filter = predicate(req.filter);
       const limit = limitOf(req.page?.limit ?? 0, TRACES_PAGE);
       const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_READ");

@@ -1,10 +1,16 @@
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService, type StartOptions } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { dataset } from "./service.ts";
 
 export { dataset };
 export const SCHEMA = dataset.description.schema;
 
-/** The dataset service as a process runs it, configured from `env`. Used by main and by tests. */
-export const startDataset = (env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> =>
-  startService(dataset, env, logger);
+/**
+ * The dataset service as a process runs it, configured from `env`. Used by main and by tests
+ * (which may pin its clock through `options`).
+ */
+export const startDataset = (
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options?: StartOptions,
+): Promise<RunningService> => startService(dataset, env, logger, options);

@@ -1,45 +1,28 @@
-import type { Pool } from "pg";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
 import { bindService, type ServiceBinding } from "@argus/platform";
 import {
   accessFactsMigration,
   catalogAnnotationConfigs,
   identityAnnotators,
   identitySpaces,
-  type AnnotationConfigs,
-  type Annotators,
-  type Spaces,
 } from "@argus/spaces";
 import {
   DatasetServiceService,
   RunEvaluationDirectoryService,
 } from "@argus/proto/dataset/v1/dataset";
-import { datasetSpaceCascade } from "./adapters/spaceCascade.ts";
-import { annotationCommands } from "./commands/annotations.ts";
-import { datasetCommands } from "./commands/datasets.ts";
-import { exampleCommands } from "./commands/examples.ts";
-import { project } from "./projections/datasetProjection.ts";
-import { datasetQueries } from "./queries/datasets.ts";
-import { exampleQueries } from "./queries/examples.ts";
-import { experimentCommands } from "./commands/experiments.ts";
-import { experimentQueries } from "./queries/experiments.ts";
-import { runEvaluationQueries } from "./queries/runEvaluations.ts";
-
-/** What every dataset handler may use. */
-export interface DatasetDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  /** The catalog's annotation configs, which annotations name. */
-  configs: AnnotationConfigs;
-  /** Who annotates, with the e-mail annotations show. */
-  annotators: Annotators;
-}
+import { datasetSpaceCascade } from "./cascades/spaceCascade.ts";
+import { datasetCommands } from "./datasets/datasetCommands.ts";
+import { datasetQueries } from "./datasets/datasetQueries.ts";
+import type { DatasetDeps } from "./deps.ts";
+import { exampleAnnotationCommands } from "./examples/exampleAnnotationCommands.ts";
+import { exampleCommands } from "./examples/exampleCommands.ts";
+import { exampleQueries } from "./examples/exampleQueries.ts";
+import { experimentCommands } from "./experiments/experimentCommands.ts";
+import { experimentQueries } from "./experiments/experimentQueries.ts";
+import { runAnnotationCommands } from "./experiments/runAnnotationCommands.ts";
+import { runEvaluationCommands } from "./experiments/runEvaluationCommands.ts";
+import { runEvaluationQueries } from "./experiments/runEvaluationQueries.ts";
+import { project } from "./projection.ts";
 
 export function datasetServices(d: DatasetDeps): ServiceBinding[] {
   return [
@@ -48,18 +31,23 @@ export function datasetServices(d: DatasetDeps): ServiceBinding[] {
       ...datasetQueries(d),
       ...exampleCommands(d),
       ...exampleQueries(d),
+      ...exampleAnnotationCommands(d),
       ...experimentCommands(d),
       ...experimentQueries(d),
-      ...annotationCommands(d),
+      ...runAnnotationCommands(d),
     }),
     // The task runner's own reads and writes of experiment runs, nobody else's.
-    bindService(RunEvaluationDirectoryService, runEvaluationQueries(d), {
-      runsToEvaluate: ["task-runner"],
-      recordRunEvaluations: ["task-runner"],
-      examplesToRun: ["task-runner"],
-      startTaskExperiment: ["task-runner"],
-      recordTaskExperimentRuns: ["task-runner"],
-    }),
+    bindService(
+      RunEvaluationDirectoryService,
+      { ...runEvaluationQueries(d), ...runEvaluationCommands(d) },
+      {
+        runsToEvaluate: ["task-runner"],
+        recordRunEvaluations: ["task-runner"],
+        examplesToRun: ["task-runner"],
+        startTaskExperiment: ["task-runner"],
+        recordTaskExperimentRuns: ["task-runner"],
+      },
+    ),
   ];
 }
 
@@ -70,7 +58,9 @@ export const dataset = defineService("dataset", {
     (a, b) => a.id.localeCompare(b.id),
   ),
   project,
-  consumers: (d) => [datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot })],
+  consumers: (d) => [
+    datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
+  ],
   grpc: (d) =>
     datasetServices({
       pool: d.pool,
@@ -79,5 +69,6 @@ export const dataset = defineService("dataset", {
       // Annotation configs are named by the dataset service itself, not with the caller's rights.
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
       annotators: identityAnnotators(d.channels.identity!, d.self),
+      clock: d.clock,
     }),
 });

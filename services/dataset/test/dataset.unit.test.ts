@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { DatasetEvent } from "@argus/contracts";
 import { chunkBySize } from "@argus/eventstore";
 import { problem, scenario } from "@argus/eventstore/testing";
-import { datasetDecider, type DatasetCommand } from "../src/domain/dataset.ts";
+import { datasetDecider, type DatasetCommand } from "../src/datasets/datasetDecider.ts";
+import { mergeRepeats } from "../src/examples/exampleCommands.ts";
+import { EVENT_EXAMPLE_BYTES } from "../src/examples/exampleEvents.ts";
 import {
-  EVENT_EXAMPLE_BYTES,
   EXAMPLE_MAX_BYTES,
   parseExamples,
   requireDeletableIds,
-} from "../src/domain/examples.ts";
-import { mergeRepeats } from "../src/commands/examples.ts";
+} from "../src/examples/exampleRules.ts";
 
 const now = new Date("2026-01-02T03:04:05.000Z");
 const at = now.toISOString();

@@ -1,5 +1,11 @@
 import type * as grpc from "@grpc/grpc-js";
-import { callUnary, createChannel, createLogger, type Principal } from "@argus/platform";
+import {
+  callUnary,
+  createChannel,
+  createLogger,
+  type Clock,
+  type Principal,
+} from "@argus/platform";
 import {
   createTestDatabase,
   freePort,
@@ -33,7 +39,10 @@ export interface DatasetUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
+/** `clock` pins the dataset service's time (default: the system's). */
+export async function startDatasetUnderTest(
+  options: { clock?: Clock } = {},
+): Promise<DatasetUnderTest> {
   const keys = testCallKeys();
   const root = uniqueName("ds");
   const stream = uniqueName("DS");
@@ -56,6 +65,7 @@ export async function startDatasetUnderTest(): Promise<DatasetUnderTest> {
       IDENTITY_GRPC_URL: identity.url,
     },
     createLogger({ service: "dataset-test", level: "warn" }),
+    options,
   );
   const channel = createChannel(`127.0.0.1:${dataset.grpcPort}`);
   return {

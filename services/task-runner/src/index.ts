@@ -1,1 +1,2 @@
-export { taskRunner, taskServices, type TasksDeps } from "./service.ts";
+export type { TasksDeps } from "./deps.ts";
+export { taskRunner, taskServices } from "./service.ts";

@@ -1,50 +1,30 @@
-import type { Pool } from "pg";
-import { streamId } from "@argus/contracts";
-import {
-  commandScopeIn,
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  tracedQuery,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
 import { bindService, int, oneOf, str, type ServiceBinding } from "@argus/platform";
 import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
-import {
-  accessFactsMigration,
-  cascadeMetadata,
-  identitySpaces,
-  spaceEventsConsumer,
-  type Spaces,
-} from "@argus/spaces";
-import { datasetExperimentRuns } from "./adapters/experimentRuns.ts";
-import { catalogEvaluators } from "./adapters/evaluators.ts";
-import { catalogEndpoints, catalogIntegrations } from "./adapters/integrations.ts";
-import { tracingProjectSpans } from "./adapters/projectSpans.ts";
-import { servicePlaces, type Places } from "./adapters/places.ts";
-import { runCommands } from "./commands/runs.ts";
-import { taskCommands } from "./commands/tasks.ts";
-import { taskDecider } from "./domain/task.ts";
-import { project } from "./projections/tasksProjection.ts";
-import { taskQueries } from "./queries/tasks.ts";
+import { accessFactsMigration, identitySpaces } from "@argus/spaces";
+import { tasksSpaceCascade } from "./cascades/spaceCascade.ts";
+import type { TasksDeps } from "./deps.ts";
+import { catalogEvaluators } from "./peers/catalogEvaluators.ts";
+import { catalogEndpoints, catalogIntegrations } from "./peers/catalogIntegrations.ts";
+import { datasetExperimentRuns } from "./peers/experimentRuns.ts";
+import { servicePlaces } from "./peers/places.ts";
+import { tracingProjectSpans } from "./peers/projectSpans.ts";
+import { project } from "./projection.ts";
+import { taskRunCommands } from "./taskRuns/taskRunCommands.ts";
+import { taskRunQueries } from "./taskRuns/taskRunQueries.ts";
+import { taskCommands } from "./tasks/taskCommands.ts";
+import { taskQueries } from "./tasks/taskQueries.ts";
+import { startContinuousScheduler } from "./worker/continuousScheduler.ts";
+import { startRunWorker } from "./worker/runWorker.ts";
 import { resolveIsolation } from "./worker/sandbox.ts";
-import { startContinuousScheduler } from "./worker/continuous.ts";
-import { startRunWorker } from "./worker/worker.ts";
-
-/** What every task handler may use. */
-export interface TasksDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  places: Places;
-}
 
 export function taskServices(d: TasksDeps): ServiceBinding[] {
   return [
     bindService(TaskServiceService, {
       ...taskCommands(d),
-      ...runCommands(d),
       ...taskQueries(d),
+      ...taskRunCommands(d),
+      ...taskRunQueries(d),
     }),
   ];
 }
@@ -135,28 +115,9 @@ export const taskRunner = defineService("task-runner", {
     (a, b) => a.id.localeCompare(b.id),
   ),
   project,
+  // A deleted space's tasks go with it (and their runs).
   consumers: (d) => [
-    // A deleted space's tasks go with it (and their runs).
-    spaceEventsConsumer({
-      durable: "tasks-space-cascade",
-      subjectRoot: d.config.subjectRoot,
-      onSpaceDeleted: async (tx, deleted, event) => {
-        const res = await tracedQuery<{ id: string }>(
-          tx,
-          "tasks of deleted space",
-          "select id from tasks where space_id = $1 order by id",
-          [deleted.data.id],
-        );
-        const scope = commandScopeIn(tx, d.schema, project);
-        for (const { id } of res.rows)
-          await scope.decide(
-            streamId("task", id),
-            taskDecider,
-            { type: "DeleteTask", now: new Date() },
-            cascadeMetadata(deleted, event),
-          );
-      },
-    }),
+    tasksSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
   ],
   async init(d) {
     const spans = tracingProjectSpans(d.channels.tracing!, d.self);
@@ -166,6 +127,7 @@ export const taskRunner = defineService("task-runner", {
       spans,
       evaluators: catalogEvaluators(d.channels.catalog!, d.self),
       logger: d.logger,
+      clock: d.clock,
       intervalMs: d.config.ARGUS_TASK_CONTINUOUS_INTERVAL_MS,
       lagMs: d.config.ARGUS_TASK_CONTINUOUS_LAG_MS,
     });
@@ -203,6 +165,7 @@ export const taskRunner = defineService("task-runner", {
         },
       },
       logger: d.logger,
+      clock: d.clock,
       concurrency: d.config.ARGUS_TASK_RUNS_PER_REPLICA,
       leaseMs: d.config.ARGUS_TASK_RUN_LEASE_MS,
       pollMs: 1000,
@@ -218,5 +181,6 @@ export const taskRunner = defineService("task-runner", {
       commands: d.commands,
       spaces: identitySpaces(d.channels.identity!, d.pool),
       places: servicePlaces(d.channels.catalog!, d.channels.dataset!),
+      clock: d.clock,
     }),
 });

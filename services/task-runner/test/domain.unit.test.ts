@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { TaskSettings } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { evaluateManaged, managedConfigOf, type ManagedConfig } from "../src/domain/managed.ts";
-import { runDecider, type RunCommand, type RunState } from "../src/domain/run.ts";
+import {
+  evaluateManaged,
+  managedConfigOf,
+  type ManagedConfig,
+} from "../src/worker/managedEvaluators.ts";
+import { runDecider, type RunCommand, type RunState } from "../src/taskRuns/taskRunDecider.ts";
 import {
   checkTask,
   taskDecider,
@@ -10,7 +14,7 @@ import {
   type Target,
   type TaskCommand,
   type TaskState,
-} from "../src/domain/task.ts";
+} from "../src/tasks/taskDecider.ts";
 
 const problem = (f: () => unknown): string => {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ItemError } from "../src/domain/managed.ts";
+import { ItemError } from "../src/worker/managedEvaluators.ts";
 import {
   agentOutput,
   castTo,

@@ -7,7 +7,7 @@ import {
   templateVariables,
 } from "../src/worker/llm.ts";
 import { messagesFor } from "../src/worker/runExperiment.ts";
-import { chainedRunId } from "../src/worker/worker.ts";
+import { chainedRunId } from "../src/worker/runWorker.ts";
 
 const choices = { relevant: 1, "not relevant": 0 };
 

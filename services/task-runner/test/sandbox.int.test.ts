@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ItemError, type CustomCodeConfig } from "../src/domain/managed.ts";
+import { ItemError, type CustomCodeConfig } from "../src/worker/managedEvaluators.ts";
 import {
   customSandbox,
   resolveIsolation,

@@ -1,10 +1,16 @@
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService, type StartOptions } from "@argus/eventstore";
 import type { Logger } from "@argus/platform";
 import { tracing } from "./service.ts";
 
 export { tracing };
 export const SCHEMA = tracing.description.schema;
 
-/** The tracing service as a process runs it, configured from `env`. Used by main and by tests. */
-export const startTracing = (env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> =>
-  startService(tracing, env, logger);
+/**
+ * The tracing service as a process runs it, configured from `env`. Used by main and by tests
+ * (which may pin its clock through `options`).
+ */
+export const startTracing = (
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options?: StartOptions,
+): Promise<RunningService> => startService(tracing, env, logger, options);

@@ -1,63 +1,50 @@
 import type { Pool } from "pg";
-import {
-  defineService,
-  loadMigrations,
-  migrationsDirOf,
-  type CommandHandler,
-} from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
 import { bindService, int, type ServiceBinding } from "@argus/platform";
 import { SpanDirectoryService, TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import {
   accessFactsMigration,
   catalogAnnotationConfigs,
-  identitySpaces,
-  type AnnotationConfigs,
-  type Annotators,
   identityAnnotators,
-  type Spaces,
+  identitySpaces,
 } from "@argus/spaces";
-import { catalogProjects, projectsConsumer, type Projects } from "./adapters/projects.ts";
-import { annotateCommand } from "./commands/annotate.ts";
-import { deleteCommand } from "./commands/delete.ts";
-import { exportCommand } from "./commands/export.ts";
-import { project } from "./projections/tracingProjection.ts";
-import { spanDirectoryQueries } from "./queries/spanDirectory.ts";
-import { spanQueries } from "./queries/spans.ts";
+import { projectsConsumer } from "./cascades/projectsConsumer.ts";
+import type { TracingDeps } from "./deps.ts";
+import { catalogProjects } from "./projects/tracingProjects.ts";
+import { annotateCommand } from "./spans/spanAnnotateCommand.ts";
+import { deleteCommand } from "./spans/spanDeleteCommand.ts";
+import { spanDirectoryQueries } from "./spans/spanDirectory.ts";
+import { spanEvaluationCommands } from "./spans/spanEvaluationCommands.ts";
+import { exportCommand } from "./spans/spanExportCommand.ts";
+import { project } from "./spans/spanProjection.ts";
+import { spanQueries } from "./spans/spanQueries.ts";
 import { postgresSpanStore } from "./storage/postgres.ts";
-import type { SpanStore } from "./storage/spanStore.ts";
 import { startRetention } from "./storage/retention.ts";
-
-/** What every tracing handler may use. */
-export interface TracingDeps {
-  pool: Pool;
-  commands: CommandHandler;
-  spaces: Spaces;
-  projects: Projects;
-  store: SpanStore;
-  /** The catalog's annotation configs, which span annotations name. */
-  configs: AnnotationConfigs;
-  /** Who annotates, with the e-mail annotations show. */
-  annotators: Annotators;
-  /** Days of spans kept (by start time); older days are dropped whole. */
-  retentionDays: number;
-}
+import type { SpanStore } from "./storage/spanStore.ts";
+import { traceDirectoryQueries } from "./traces/traceDirectory.ts";
+import { traceQueries } from "./traces/traceQueries.ts";
 
 export function tracingServices(d: TracingDeps): ServiceBinding[] {
   return [
     bindService(TracingServiceService, {
       export: exportCommand(d),
       ...spanQueries(d),
+      ...traceQueries(d),
       annotateSpans: annotateCommand(d),
       deleteSpans: deleteCommand(d),
     }),
     // Own-behalf look-ups: the catalog's (annotation-queue records of spans and traces) and
     // the task runner's (what evaluation tasks read and write), each nobody else's.
-    bindService(SpanDirectoryService, spanDirectoryQueries(d), {
-      presentRecords: ["catalog"],
-      spansToEvaluate: ["task-runner"],
-      unitsToEvaluate: ["task-runner"],
-      recordSpanEvaluations: ["task-runner"],
-    }),
+    bindService(
+      SpanDirectoryService,
+      { ...spanDirectoryQueries(d), ...traceDirectoryQueries(d), ...spanEvaluationCommands(d) },
+      {
+        presentRecords: ["catalog"],
+        spansToEvaluate: ["task-runner"],
+        unitsToEvaluate: ["task-runner"],
+        recordSpanEvaluations: ["task-runner"],
+      },
+    ),
   ];
 }
 
@@ -89,7 +76,7 @@ export const tracing = defineService("tracing", {
     projectsConsumer({ subjectRoot: d.config.subjectRoot, store: storeOf(d.pool) }),
   ],
   async init(d) {
-    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger);
+    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger, d.clock);
   },
   grpc: (d) =>
     tracingServices({
@@ -101,5 +88,6 @@ export const tracing = defineService("tracing", {
       configs: catalogAnnotationConfigs(d.channels.catalog!, d.self),
       annotators: identityAnnotators(d.channels.identity!, d.self),
       retentionDays: d.config.ARGUS_SPAN_RETENTION_DAYS,
+      clock: d.clock,
     }),
 });

@@ -13,7 +13,7 @@ import {
   ExportTraceServiceResponse,
 } from "@argus/proto/otlp/collector/trace/v1/trace_service";
 import type { Span } from "@argus/proto/otlp/trace/v1/trace";
-import type { DecodedExport, SpanRecord } from "../src/domain/span.ts";
+import type { DecodedExport, SpanRecord } from "../src/spans/spanRecord.ts";
 import {
   MAX_ATTRIBUTES_PER_SPAN,
   MAX_ATTRIBUTE_STRING_LENGTH,

@@ -5,6 +5,7 @@ import {
   createChannel,
   createLogger,
   predefinedRole,
+  type Clock,
   type Principal,
 } from "@argus/platform";
 import { grantsFor } from "@argus/platform/testing";
@@ -66,8 +67,10 @@ export interface TracingUnderTest {
   stop(): Promise<void>;
 }
 
+/** `env` adds to the tracing service's environment; `clock` pins its time. */
 export async function startTracingUnderTest(
   env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
 ): Promise<TracingUnderTest> {
   const keys = testCallKeys();
   const infra = testInfra();
@@ -104,6 +107,7 @@ export async function startTracingUnderTest(
       ...env,
     },
     createLogger({ service: "tracing-test", level: "warn" }),
+    options,
   );
   const catalogChannel = createChannel(`127.0.0.1:${catalogPort}`);
   const channel = createChannel(`127.0.0.1:${tracingPort}`);

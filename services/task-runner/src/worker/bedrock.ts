@@ -4,7 +4,7 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import type { AwsCredentialIdentity, HttpRequest } from "@smithy/types";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
-import { ItemError } from "../domain/managed.ts";
+import { ItemError } from "./managedEvaluators.ts";
 import {
   cloudRequest,
   guardedFetch,
@@ -12,7 +12,7 @@ import {
   USER_AGENT,
   type Chat,
   type ChatMessage,
-} from "./llm.ts";
+} from "./providerHttp.ts";
 
 /** Where the deployment's own AWS identity is used from (role assumption). */
 export interface AwsOptions {

@@ -1,8 +1,8 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedEndpoint } from "@argus/proto/catalog/v1/integrations";
-import { ItemError, verdictOf, type Verdict } from "../domain/managed.ts";
-import { guardedFetch, retried, USER_AGENT } from "./llm.ts";
+import { ItemError, verdictOf, type Verdict } from "./managedEvaluators.ts";
+import { guardedFetch, retried, USER_AGENT } from "./providerHttp.ts";
 
 /**
  * Customer endpoints a run calls: REMOTE evaluators (EVALUATOR integrations) and AGENT_CALL

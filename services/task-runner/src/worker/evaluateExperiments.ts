@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
-import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
+import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "../domain/managed.ts";
+import type { Verdict } from "./managedEvaluators.ts";
 import {
   doneItems,
   noEvaluators,

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Pool } from "pg";
-import type { ProjectSpans } from "../adapters/projectSpans.ts";
+import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "../domain/managed.ts";
+import type { Verdict } from "./managedEvaluators.ts";
 import {
   doneItems,
   projectRun,

@@ -1,8 +1,8 @@
 import type { Pool } from "pg";
 import type { SpanToEvaluate, UnitToEvaluate } from "@argus/proto/tracing/v1/tracing";
-import type { ProjectSpans } from "../adapters/projectSpans.ts";
-import type { Verdict } from "../domain/managed.ts";
-import type { QueryFilters } from "../domain/task.ts";
+import type { ProjectSpans } from "../peers/projectSpans.ts";
+import type { Verdict } from "./managedEvaluators.ts";
+import type { QueryFilters } from "../tasks/taskDecider.ts";
 import type { Granularity, ItemEvaluator, QueryMapping } from "./evaluators.ts";
 import { columnOf, sampled } from "./evaluateSpans.ts";
 import {

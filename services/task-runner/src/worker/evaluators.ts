@@ -1,20 +1,14 @@
 import type { TaskEvaluatorSettings } from "@argus/contracts";
 import { decodeId, encodeId, type OutboundPolicy } from "@argus/platform";
-import type { Endpoints, Integrations } from "../adapters/integrations.ts";
+import type { Endpoints, Integrations } from "../peers/catalogIntegrations.ts";
 import {
   customConfigOf,
   evaluateManaged,
   managedConfigOf,
   type Verdict,
-} from "../domain/managed.ts";
-import {
-  judge,
-  providerChat,
-  render,
-  templateVariables,
-  type Chat,
-  type TemplateConfig,
-} from "./llm.ts";
+} from "./managedEvaluators.ts";
+import { judge, providerChat, render, templateVariables, type TemplateConfig } from "./llm.ts";
+import type { Chat } from "./providerHttp.ts";
 import type { AwsOptions } from "./bedrock.ts";
 import type { GcpOptions } from "./vertex.ts";
 import { endpointOf, evaluateRemote, schemaVariables } from "./endpoints.ts";

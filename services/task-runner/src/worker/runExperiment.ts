@@ -1,7 +1,8 @@
 import type { Pool } from "pg";
-import type { ExperimentRuns } from "../adapters/experimentRuns.ts";
-import { ItemError } from "../domain/managed.ts";
-import { ask, judge, renderAs, type Chat, type ChatMessage, type VariableFormat } from "./llm.ts";
+import type { ExperimentRuns } from "../peers/experimentRuns.ts";
+import { ItemError } from "./managedEvaluators.ts";
+import { ask, judge, renderAs, type VariableFormat } from "./llm.ts";
+import type { Chat, ChatMessage } from "./providerHttp.ts";
 import {
   doneItems,
   workPage,
@@ -32,7 +33,7 @@ export interface AgentCallConfig {
   input_template?: Record<string, unknown>;
 }
 
-/** What a RUN_EXPERIMENT run was triggered with (runs.ts). */
+/** What a RUN_EXPERIMENT run was triggered with (taskRuns/taskRunCommands.ts). */
 export interface ExperimentOptions {
   experiment_id: string;
   experiment_name: string;

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { ItemError, type Verdict } from "../domain/managed.ts";
+import { ItemError, type Verdict } from "./managedEvaluators.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
 
 /** A run as a worker claimed it. */

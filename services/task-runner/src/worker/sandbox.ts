@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ItemError, verdictOf, type CustomCodeConfig, type Verdict } from "../domain/managed.ts";
+import { ItemError, verdictOf, type CustomCodeConfig, type Verdict } from "./managedEvaluators.ts";
 
 const RUNNER = fileURLToPath(new URL("../../sandbox/runner.py", import.meta.url));
 

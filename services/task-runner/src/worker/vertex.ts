@@ -1,7 +1,7 @@
 import { GoogleAuth } from "google-auth-library";
 import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
-import { ItemError } from "../domain/managed.ts";
+import { ItemError } from "./managedEvaluators.ts";
 import {
   cloudRequest,
   guardedFetch,
@@ -9,7 +9,7 @@ import {
   USER_AGENT,
   type Chat,
   type ChatMessage,
-} from "./llm.ts";
+} from "./providerHttp.ts";
 
 /** Where Vertex AI is reached from (tests and private endpoints name another base). */
 export interface GcpOptions {

@@ -7,7 +7,7 @@ import {
   type SpanKind,
   type SpanRecord,
   type SpanStatusCode,
-} from "../domain/span.ts";
+} from "../spans/spanRecord.ts";
 import { OtlpDecodeError } from "./errors.ts";
 import { readJsonExport } from "./json.ts";
 import {

@@ -1,5 +1,5 @@
 import type { AnyValue, KeyValue } from "@argus/proto/otlp/common/v1/common";
-import type { JsonValue } from "../domain/span.ts";
+import type { JsonValue } from "../spans/spanRecord.ts";
 import { MAX_ATTRIBUTE_STRING_LENGTH } from "./limits.ts";
 
 // Postgres text and jsonb cannot hold U+0000 or unpaired surrogates, so both become U+FFFD.

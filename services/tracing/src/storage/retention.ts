@@ -1,4 +1,4 @@
-import type { Logger } from "@argus/platform";
+import type { Clock, Logger } from "@argus/platform";
 import type { SpanStore } from "./spanStore.ts";
 import { dayOfMs } from "./time.ts";
 
@@ -13,10 +13,11 @@ export function startRetention(
   store: SpanStore,
   retentionDays: number,
   logger: Logger,
+  clock: Clock,
 ): () => void {
   const sweep = () =>
     store
-      .dropDaysBefore(dayOfMs(Date.now()) - retentionDays)
+      .dropDaysBefore(dayOfMs(clock.now().getTime()) - retentionDays)
       .then((n) => {
         if (n > 0) logger.info("dropped span partitions past retention", { partitions: n });
       })

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import type { QueryExpression } from "@argus/filter";
-import type { SpanRecord } from "../domain/span.ts";
+import type { SpanRecord } from "../spans/spanRecord.ts";
 
 /** A time window of span start times: `start` inclusive; `end` inclusive unless said. */
 export interface Window {

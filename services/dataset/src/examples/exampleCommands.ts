@@ -1,0 +1,199 @@
+import { streamId } from "@argus/contracts";
+import type { CommandScope, EventMetadata } from "@argus/eventstore";
+import { uuidv7, type CallContext, type Permission } from "@argus/platform";
+import { isUuid, spaceMetadata } from "@argus/spaces";
+import type {
+  DatasetWrite,
+  DeleteExamplesRequest,
+  DeleteExamplesResponse,
+  InsertExamplesRequest,
+  UpdateExamplesRequest,
+} from "@argus/proto/dataset/v1/dataset";
+import { datasetDecider } from "../datasets/datasetDecider.ts";
+import {
+  findDataset,
+  findVersion,
+  loadDataset,
+  toDataset,
+  type DatasetRow,
+  type VersionRow,
+} from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { invalid, notFound } from "../shared/lifecycleRules.ts";
+import { presentIds } from "./exampleRows.ts";
+import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
+import {
+  deletedEvents,
+  insertedEvents,
+  orderedIds,
+  updatedEvents,
+  type Target,
+} from "./exampleEvents.ts";
+
+/**
+ * The same id twice in one update is one update: its fields merged in request order (a later
+ * value wins), at the place of its first appearance.
+ */
+export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[] {
+  const byId = new Map<string, ParsedExample>();
+  for (const e of examples) {
+    const seen = byId.get(e.id);
+    byId.set(
+      e.id,
+      seen ? { id: e.id, fields: { ...seen.fields, ...e.fields }, bytes: seen.bytes + e.bytes } : e,
+    );
+  }
+  return [...byId.values()];
+}
+
+/** Where an example write lands, as read under the dataset's lock. */
+interface WriteAt {
+  row: DatasetRow;
+  version: VersionRow;
+  now: Date;
+  /** The events' dataset, space and version (an update into a new version names its own). */
+  target: Target;
+  meta: EventMetadata;
+}
+
+/**
+ * Inserts, updates and deletes of one version's examples. Each runs in one transaction that
+ * first locks the dataset's row: writes to one dataset take turns (none is lost, none is
+ * refused for a race), a dataset deleted meanwhile is a 404, and the examples' stream, never
+ * folded, is appended in that order (`appendLocked`).
+ */
+export function exampleCommands(deps: DatasetDeps) {
+  async function write<T>(
+    ctx: CallContext,
+    datasetId: string,
+    permission: Permission,
+    versionId: string,
+    fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
+    conflicts: Readonly<Record<string, string>> = {},
+  ): Promise<T> {
+    const checked = await loadDataset(deps, ctx, datasetId, permission);
+    return deps.commands.transact(
+      async (scope) => {
+        const row = await findDataset(scope.client, checked.id, true);
+        if (!row) throw notFound("dataset");
+        const version = await findVersion(scope.client, row.id, versionId);
+        if (!version) throw notFound("dataset version");
+        const now = deps.clock.now();
+        return fn(scope, {
+          row,
+          version,
+          now,
+          target: { datasetId: row.id, spaceId: row.space_id, versionId: version.id, now },
+          meta: spaceMetadata(ctx, row.space_id),
+        });
+      },
+      { conflicts },
+    );
+  }
+
+  // The dataset as the write left it: its projection stamped it with the write's time.
+  const written = (at: WriteAt, versionId: string, ids: string[]): DatasetWrite => ({
+    dataset: toDataset({ ...at.row, updated_at: at.now }),
+    versionId,
+    exampleIds: ids,
+  });
+
+  return {
+    async insertExamples(req: InsertExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
+      const examples = parseExamples(req.examples, "insert");
+      return write(
+        ctx,
+        req.datasetId,
+        "DATASET_EXAMPLE_CREATE",
+        req.versionId,
+        async (scope, at) => {
+          const ids = orderedIds(examples.length, at.now);
+          await scope.appendLocked(
+            streamId("dataset_examples", at.row.id),
+            insertedEvents(at.target, examples, ids),
+            at.meta,
+          );
+          return written(at, at.version.id, ids);
+        },
+      );
+    },
+
+    async updateExamples(req: UpdateExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
+      // Ids that are no example id match nothing and are ignored (spec 7), as are unknown ones.
+      const examples = mergeRepeats(parseExamples(req.examples, "update")).filter((e) =>
+        isUuid(e.id),
+      );
+      return write(
+        ctx,
+        req.datasetId,
+        "DATASET_EXAMPLE_UPDATE",
+        req.versionId,
+        async (scope, at) => {
+          const present = await presentIds(
+            scope.client,
+            at.version,
+            examples.map((e) => e.id),
+          );
+          let versionId = at.version.id;
+          if (req.newVersion !== "") {
+            versionId = uuidv7(at.now.getTime());
+            await scope.decide(
+              streamId("dataset", at.row.id),
+              datasetDecider,
+              {
+                type: "CreateVersion",
+                id: versionId,
+                name: req.newVersion,
+                parentId: at.version.id,
+                now: at.now,
+              },
+              at.meta,
+            );
+          }
+          const changed = examples.filter((e) => present.has(e.id));
+          await scope.appendLocked(
+            streamId("dataset_examples", at.row.id),
+            updatedEvents({ ...at.target, versionId }, changed),
+            at.meta,
+          );
+          return written(
+            at,
+            versionId,
+            changed.map((e) => e.id),
+          );
+        },
+        {
+          dataset_versions_name_per_dataset: `the dataset already has a version named ${JSON.stringify(req.newVersion)}`,
+        },
+      );
+    },
+
+    async deleteExamples(
+      req: DeleteExamplesRequest,
+      ctx: CallContext,
+    ): Promise<DeleteExamplesResponse> {
+      if (req.versionId === "") throw invalid("dataset_version_id is required");
+      requireDeletableIds(req.exampleIds);
+      return write(
+        ctx,
+        req.datasetId,
+        "DATASET_EXAMPLE_DELETE",
+        req.versionId,
+        async (scope, at) => {
+          const present = await presentIds(scope.client, at.version, req.exampleIds.filter(isUuid));
+          const deleted = req.exampleIds.filter((id) => present.has(id));
+          await scope.appendLocked(
+            streamId("dataset_examples", at.row.id),
+            deletedEvents(at.target, deleted),
+            at.meta,
+          );
+          return {
+            completed: true,
+            deletedExampleIds: deleted,
+            notDeletedExampleIds: req.exampleIds.filter((id) => !present.has(id)),
+          };
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
+import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
+import { uuidv7 } from "@argus/platform";
+import type { ParsedExample } from "./exampleRules.ts";
+
+/** One event carries at most this much example text (a write of 1000 large examples is several). */
+export const EVENT_EXAMPLE_BYTES = EVENT_PAYLOAD_BYTES;
+
+/** Room for an example's id and punctuation in an event beside its fields. */
+const PER_EXAMPLE_OVERHEAD = 64;
+
+/** `n` fresh ids in ascending order: examples list in id order, so in the order they came. */
+export const orderedIds = (n: number, now: Date): string[] =>
+  Array.from({ length: n }, () => uuidv7(now.getTime())).sort();
+
+export interface Target {
+  datasetId: string;
+  spaceId: string;
+  versionId: string;
+  now: Date;
+}
+
+const chunks = (examples: readonly { id: string; fields: ExampleFields; bytes: number }[]) =>
+  chunkBySize(examples, (e) => e.bytes + PER_EXAMPLE_OVERHEAD, EVENT_EXAMPLE_BYTES);
+
+const base = (t: Target) => ({
+  dataset_id: t.datasetId,
+  space_id: t.spaceId,
+  version_id: t.versionId,
+  at: t.now.toISOString(),
+});
+
+/** New examples as events that each fit one NATS message. */
+export function insertedEvents(
+  t: Target,
+  examples: readonly ParsedExample[],
+  ids: readonly string[],
+): DatasetExamplesEvent[] {
+  const withIds = examples.map((e, i) => ({ id: ids[i]!, fields: e.fields, bytes: e.bytes }));
+  return chunks(withIds).map((chunk) => ({
+    type: "DatasetExamplesInserted",
+    data: { ...base(t), examples: chunk.map(({ id, fields }) => ({ id, fields })) },
+  }));
+}
+
+/** Field merges into existing examples, as events that each fit one NATS message. */
+export function updatedEvents(
+  t: Target,
+  examples: readonly ParsedExample[],
+): DatasetExamplesEvent[] {
+  return chunks(examples).map((chunk) => ({
+    type: "DatasetExamplesUpdated",
+    data: { ...base(t), examples: chunk.map(({ id, fields }) => ({ id, fields })) },
+  }));
+}
+
+/** Removals from one version (ids are small: 1000 fit one event). */
+export function deletedEvents(t: Target, ids: readonly string[]): DatasetExamplesEvent[] {
+  return ids.length === 0
+    ? []
+    : [{ type: "DatasetExamplesDeleted", data: { ...base(t), example_ids: [...ids] } }];
+}

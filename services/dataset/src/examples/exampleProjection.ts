@@ -1,0 +1,124 @@
+import type { PoolClient } from "pg";
+import { tracedQuery, type Projections } from "@argus/eventstore";
+import type { DatasetExamplesEvent } from "@argus/contracts";
+import { upsertAnnotations } from "../shared/annotationRows.ts";
+import { effectiveRows } from "./exampleRows.ts";
+
+/**
+ * Before a version changes `ids` in place, each of its children that reads through to it gets
+ * its own copy of those examples as they are (or, for ids the version does not have yet, a
+ * hidden row): a child never sees its parent change after it was made.
+ */
+async function detachChildren(
+  client: PoolClient,
+  d: { dataset_id: string; version_id: string },
+  ids: readonly string[],
+): Promise<void> {
+  // A version without children, the usual case, costs this one index probe: in a single
+  // statement the planner looked the examples up before it found no child to copy them to.
+  const children = await tracedQuery<{ id: string }>(
+    client,
+    "dataset version children",
+    "select id from dataset_versions where parent_id = $1",
+    [d.version_id],
+  );
+  if (children.rows.length === 0) return;
+  await tracedQuery(
+    client,
+    "dataset examples detach children",
+    `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
+     select c.id, i.id, $1, coalesce(eff.fields, '{}'), coalesce(eff.created_at, now()),
+            coalesce(eff.updated_at, now()), coalesce(eff.deleted, true)
+       from unnest($4::uuid[]) as c(id)
+       cross join unnest($3::uuid[]) as i(id)
+       left join (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) eff on eff.id = i.id
+     on conflict (version_id, id) do nothing`,
+    [d.dataset_id, d.version_id, ids, children.rows.map((c) => c.id)],
+  );
+}
+
+async function touch(
+  client: PoolClient,
+  d: { dataset_id: string; version_id: string; at: string },
+) {
+  await tracedQuery(
+    client,
+    "dataset touched",
+    `with v as (update dataset_versions set updated_at = $3 where id = $2)
+     update datasets set updated_at = $3 where id = $1`,
+    [d.dataset_id, d.version_id, d.at],
+  );
+}
+
+/**
+ * A version's examples: each write detaches the version's children first (they keep what they
+ * saw), then changes the version's own rows and stamps the dataset and version.
+ */
+export const exampleProjections: Projections<DatasetExamplesEvent> = {
+  async DatasetExamplesInserted(client, d) {
+    await detachChildren(
+      client,
+      d,
+      d.examples.map((e) => e.id),
+    );
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesInserted",
+      `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+       select $1, x.id, $2, x.fields, $3, $3
+         from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)`,
+      [d.version_id, d.dataset_id, d.at, JSON.stringify(d.examples)],
+    );
+    await touch(client, d);
+  },
+  async DatasetExamplesUpdated(client, d) {
+    const ids = d.examples.map((e) => e.id);
+    await detachChildren(client, d, ids);
+    // The version's own live rows change in place (an UPDATE, the common case); an example it
+    // reads through from a parent gets a row of its own, merged from the parent's. Both parts
+    // see the rows as they were before the statement, so no example is written twice; a
+    // version without a parent skips the second part (a one-time filter) and its lookups.
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesUpdated",
+      `with x as materialized (
+         select * from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)
+       ), own as (
+         update examples e set fields = e.fields || x.fields, updated_at = $3
+           from x
+          where e.version_id = $2 and e.id = x.id and not e.deleted
+       )
+       insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+       select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
+         from x
+         join (${effectiveRows("$1", "$2::uuid", "array(select id from x)")}) eff
+           on eff.id = x.id and not eff.deleted
+        where (select parent_id from dataset_versions where id = $2) is not null
+          and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)`,
+      [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples)],
+    );
+    await touch(client, d);
+  },
+  async DatasetExamplesDeleted(client, d) {
+    await detachChildren(client, d, d.example_ids);
+    // A first version has no parent to read through to: its rows simply go.
+    await tracedQuery(
+      client,
+      "dataset DatasetExamplesDeleted",
+      `with v as (select parent_id from dataset_versions where id = $2),
+            gone as (
+              delete from examples
+               where version_id = $2 and id = any($3::uuid[])
+                 and (select parent_id from v) is null)
+       insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
+       select $2, i.id, $1, '{}', $4, $4, true
+         from unnest($3::uuid[]) as i(id)
+        where (select parent_id from v) is not null
+       on conflict (version_id, id) do update
+         set fields = '{}', updated_at = excluded.updated_at, deleted = true`,
+      [d.dataset_id, d.version_id, d.example_ids, d.at],
+    );
+    await touch(client, { ...d, at: d.at });
+  },
+  DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
+};

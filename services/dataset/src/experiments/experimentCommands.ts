@@ -1,0 +1,188 @@
+import type { PoolClient } from "pg";
+import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
+import { chunkBySize, type CommandScope } from "@argus/eventstore";
+import { uuidv7, type CallContext } from "@argus/platform";
+import { requireCreatable, spaceMetadata } from "@argus/spaces";
+import type {
+  CreateExperimentRequest,
+  DeleteExperimentRequest,
+  DeleteExperimentResponse,
+  ExperimentWrite,
+  InsertExperimentRunsRequest,
+} from "@argus/proto/dataset/v1/dataset";
+import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
+import { presentIds } from "../examples/exampleRows.ts";
+import { invalid, notFound, unprocessable } from "../shared/lifecycleRules.ts";
+import { experimentDecider } from "./experimentDecider.ts";
+import { findExperiment, loadExperiment, toExperiment } from "./experimentRows.ts";
+import { parseRuns, type ParsedRun } from "./experimentRunRules.ts";
+
+/** Runs as events that each fit one NATS message. */
+export function runEvents(
+  experiment: { id: string; spaceId: string },
+  runs: readonly ParsedRun[],
+  ids: readonly string[],
+  now: Date,
+): ExperimentRunsEvent[] {
+  const withIds = runs.map((r, i) => ({ ...r, id: ids[i]! }));
+  return chunkBySize(withIds, (r) => r.bytes + 128, EVENT_EXAMPLE_BYTES).map((chunk) => ({
+    type: "ExperimentRunsInserted",
+    data: {
+      experiment_id: experiment.id,
+      space_id: experiment.spaceId,
+      runs: chunk.map((r) => ({
+        id: r.id,
+        example_id: r.exampleId,
+        output: r.output,
+        fields: r.fields,
+      })),
+      at: now.toISOString(),
+    },
+  }));
+}
+
+/** Every example a run names must be in the dataset version the experiment ran against. */
+async function requireExamples(
+  client: PoolClient,
+  datasetId: string,
+  versionId: string,
+  runs: readonly ParsedRun[],
+): Promise<void> {
+  const version = await findVersion(client, datasetId, versionId);
+  if (!version) throw notFound("dataset version");
+  const named = [...new Set(runs.flatMap((r) => (r.exampleId ? [r.exampleId] : [])))];
+  const present = await presentIds(client, version, named);
+  const missing = runs.findIndex((r) => r.exampleId !== null && !present.has(r.exampleId));
+  if (missing !== -1)
+    throw unprocessable(
+      `experiment_runs[${missing}].example_id is not an example of the experiment's dataset version`,
+    );
+}
+
+/**
+ * Create, delete and run inserts of experiments. Runs, like examples, are unbounded: their
+ * stream is never folded, and writes take the experiment's row lock first (`appendLocked`).
+ */
+export function experimentCommands(deps: DatasetDeps) {
+  async function appendRuns(
+    scope: CommandScope,
+    ctx: CallContext,
+    experiment: { id: string; spaceId: string },
+    runs: readonly ParsedRun[],
+    now: Date,
+  ): Promise<string[]> {
+    const ids = orderedIds(runs.length, now);
+    await scope.appendLocked(
+      streamId("experiment_runs", experiment.id),
+      runEvents(experiment, runs, ids, now),
+      spaceMetadata(ctx, experiment.spaceId),
+    );
+    return ids;
+  }
+
+  return {
+    async createExperiment(
+      req: CreateExperimentRequest,
+      ctx: CallContext,
+    ): Promise<ExperimentWrite> {
+      if ((req.datasetId === "") === (req.spaceId === ""))
+        throw invalid("give exactly one of dataset_id and space_id");
+      const runs = parseRuns(req.runs, req.datasetId !== "");
+      const dataset = req.datasetId
+        ? await loadDataset(deps, ctx, req.datasetId, "EXPERIMENT_CREATE")
+        : undefined;
+      if (!dataset) await requireCreatable(deps.spaces, ctx, req.spaceId, "EXPERIMENT_CREATE");
+      const spaceId = dataset?.space_id ?? req.spaceId;
+      const id = uuidv7();
+      const taken = `an experiment named ${JSON.stringify(req.name)} already exists ${dataset ? "on this dataset" : "in this space"}`;
+      return deps.commands.transact(
+        async (scope) => {
+          const now = deps.clock.now();
+          let on: { id: string; versionId: string } | null = null;
+          if (dataset) {
+            // The dataset's lock: it is not deleted under the new experiment.
+            const row = await findDataset(scope.client, dataset.id, true);
+            if (!row) throw notFound("dataset");
+            const version = await findVersion(scope.client, row.id, "");
+            if (!version) throw notFound("dataset version");
+            on = { id: row.id, versionId: version.id };
+            await requireExamples(scope.client, row.id, version.id, runs);
+          }
+          const { state } = await scope.decide(
+            streamId("experiment", id),
+            experimentDecider,
+            {
+              type: "CreateExperiment",
+              id,
+              accountId: ctx.principal.accountId,
+              spaceId,
+              name: req.name,
+              dataset: on,
+              now,
+            },
+            spaceMetadata(ctx, spaceId),
+          );
+          if (state.status !== "live") throw new Error("experiment not created");
+          const runIds = await appendRuns(scope, ctx, { id, spaceId }, runs, now);
+          const at = now.toISOString();
+          return {
+            experiment: {
+              id,
+              spaceId,
+              name: req.name,
+              datasetId: on?.id ?? "",
+              datasetVersionId: on?.versionId ?? "",
+              createdAt: at,
+              updatedAt: at,
+              integrationId: "",
+            },
+            runIds,
+          };
+        },
+        { conflicts: { experiments_name_per_dataset: taken, experiments_name_per_space: taken } },
+      );
+    },
+
+    async deleteExperiment(
+      req: DeleteExperimentRequest,
+      ctx: CallContext,
+    ): Promise<DeleteExperimentResponse> {
+      const row = await loadExperiment(deps, ctx, req.id, "EXPERIMENT_DELETE");
+      await deps.commands.handle(
+        streamId("experiment", row.id),
+        experimentDecider,
+        { type: "DeleteExperiment", now: deps.clock.now() },
+        spaceMetadata(ctx, row.space_id),
+      );
+      return {};
+    },
+
+    async insertExperimentRuns(
+      req: InsertExperimentRunsRequest,
+      ctx: CallContext,
+    ): Promise<ExperimentWrite> {
+      const checked = await loadExperiment(deps, ctx, req.experimentId, "EXPERIMENT_UPDATE");
+      const runs = parseRuns(req.runs, checked.dataset_id !== null);
+      return deps.commands.transact(async (scope) => {
+        const row = await findExperiment(scope.client, checked.id, true);
+        if (!row) throw notFound("experiment");
+        if (row.dataset_id && row.dataset_version_id)
+          await requireExamples(scope.client, row.dataset_id, row.dataset_version_id, runs);
+        const now = deps.clock.now();
+        const runIds = await appendRuns(
+          scope,
+          ctx,
+          { id: row.id, spaceId: row.space_id },
+          runs,
+          now,
+        );
+        return {
+          experiment: toExperiment({ ...row, updated_at: now }),
+          runIds,
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { tracedQuery, type Projections } from "@argus/eventstore";
+import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
+import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
+
+/** Experiments and their runs, with the runs' annotations and a task's evaluations of them. */
+export const experimentProjections: Projections<ExperimentEvent | ExperimentRunsEvent> = {
+  ExperimentCreated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset ExperimentCreated",
+      `insert into experiments
+         (id, account_id, space_id, dataset_id, dataset_version_id, name, integration_id,
+          created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $8, $7, $7)`,
+      [
+        d.id,
+        d.account_id,
+        d.space_id,
+        d.dataset_id,
+        d.dataset_version_id,
+        d.name,
+        d.created_at,
+        d.integration_id ?? null,
+      ],
+    ),
+  // Its runs go by their foreign key, their annotations by the experiment's id.
+  async ExperimentDeleted(client, d) {
+    await tracedQuery(
+      client,
+      "dataset ExperimentDeleted",
+      "delete from experiments where id = $1",
+      [d.id],
+    );
+    await dropAnnotations(client, d.id);
+  },
+  ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
+  /** Each evaluation sets its three eval.<name>.* fields of the run (null when left out). */
+  ExperimentRunsEvaluated: (client, d) =>
+    tracedQuery(
+      client,
+      "dataset ExperimentRunsEvaluated",
+      `update experiment_runs r set fields = r.fields || x.patch
+         from (select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
+                 from jsonb_to_recordset($2::jsonb)
+                   as e(run_id uuid, name text, label text, score double precision, explanation text)
+                 cross join lateral (values
+                   ('eval.' || e.name || '.label', to_jsonb(e.label)),
+                   ('eval.' || e.name || '.score', to_jsonb(e.score)),
+                   ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
+                group by e.run_id) x
+        where r.experiment_id = $1 and r.id = x.run_id`,
+      [d.experiment_id, JSON.stringify(d.evaluations)],
+    ),
+  async ExperimentRunsInserted(client, d) {
+    await tracedQuery(
+      client,
+      "dataset ExperimentRunsInserted",
+      `insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
+       select $1, x.id, x.example_id, x.output, x.fields, $2
+         from jsonb_to_recordset($3::jsonb) as x(id uuid, example_id uuid, output text, fields jsonb)`,
+      [d.experiment_id, d.at, JSON.stringify(d.runs)],
+    );
+    await tracedQuery(
+      client,
+      "experiment touched",
+      "update experiments set updated_at = $2 where id = $1",
+      [d.experiment_id, d.at],
+    );
+  },
+};

@@ -1,0 +1,105 @@
+import { tracedQuery } from "@argus/eventstore";
+import { LIMITS } from "@argus/contracts";
+import { compileFilter } from "@argus/filter";
+import { clampLimit, fetchSize, notFound, pageOf } from "@argus/platform";
+import type {
+  ExamplesToRunRequest,
+  ExamplesToRunResponse,
+  RunsToEvaluateRequest,
+  RunsToEvaluateResponse,
+} from "@argus/proto/dataset/v1/dataset";
+import { isUuid } from "@argus/spaces";
+import { datasetInAccount, findVersion } from "../datasets/datasetRows.ts";
+import type { DatasetDeps } from "../deps.ts";
+import { exampleColumns } from "../examples/exampleQueries.ts";
+import { examplePage } from "../examples/exampleRows.ts";
+import { cutPage } from "../shared/cutPage.ts";
+import { experimentInAccount } from "./experimentRows.ts";
+
+/** Runs a page may hold (a task's worker reads them in batches). */
+const RUNS_PAGE_MAX = 500;
+
+/**
+ * The task runner's reads of experiment runs and dataset examples (RunEvaluationDirectory), on
+ * its own behalf, for the account of the task (see runEvaluationCommands.ts for its writes).
+ */
+export function runEvaluationQueries(deps: DatasetDeps) {
+  return {
+    async runsToEvaluate(req: RunsToEvaluateRequest): Promise<RunsToEvaluateResponse> {
+      const experiment = await experimentInAccount(deps.pool, req.accountId, req.experimentId);
+      const res = await tracedQuery<{
+        id: string;
+        example_id: string | null;
+        output: string;
+        fields_json: string;
+        example_fields_json: string | null;
+      }>(
+        deps.pool,
+        "runs to evaluate",
+        `select r.id, r.example_id, r.output, r.fields::text as fields_json,
+                (select e.fields::text from examples e
+                  where e.dataset_id = $4 and e.id = r.example_id
+                  order by (e.version_id = $5) desc, e.version_id desc limit 1)
+                  as example_fields_json
+           from experiment_runs r
+          where r.experiment_id = $1 and ($2::uuid is null or r.id > $2)
+          order by r.id
+          limit $3`,
+        [
+          experiment.id,
+          isUuid(req.page?.after ?? "") ? req.page!.after : null,
+          fetchSize(req.page, RUNS_PAGE_MAX),
+          experiment.dataset_id,
+          experiment.dataset_version_id,
+        ],
+      );
+      const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id, RUNS_PAGE_MAX);
+      return {
+        experimentId: experiment.id,
+        datasetId: experiment.dataset_id ?? "",
+        spaceId: experiment.space_id,
+        runs: items.map((r) => ({
+          id: r.id,
+          exampleId: r.example_id ?? "",
+          output: r.output,
+          fieldsJson: r.fields_json,
+          exampleFieldsJson: r.example_fields_json ?? "{}",
+        })),
+        page: { nextAfter },
+      };
+    },
+
+    async examplesToRun(req: ExamplesToRunRequest): Promise<ExamplesToRunResponse> {
+      const dataset = await datasetInAccount(deps.pool, req.accountId, req.datasetId);
+      const version = await findVersion(deps.pool, dataset.id, req.datasetVersionId);
+      if (!version) throw notFound("dataset version");
+      // Parameters $1–$4 are the page's own.
+      const clauses: string[] = [];
+      const params: unknown[] = [];
+      if (req.exampleIds.length > 0) {
+        params.push(req.exampleIds.filter(isUuid));
+        clauses.push("x.id = any($5::uuid[])");
+      }
+      if (req.filter.trim() !== "") {
+        const compiled = compileFilter(req.filter, exampleColumns, 5 + params.length);
+        clauses.push(`(${compiled.sql})`);
+        params.push(...compiled.params);
+      }
+      const rows = await examplePage(
+        deps.pool,
+        version,
+        isUuid(req.page?.after ?? "") ? req.page!.after : "",
+        clampLimit(req.page?.limit, LIMITS.EXAMPLES_PAGE_MAX) + 1,
+        clauses.length > 0 ? { sql: clauses.join(" and "), params } : undefined,
+      );
+      const { items, nextAfter } = cutPage(rows, req.page, (r) => r.fields_json.length);
+      return {
+        datasetId: dataset.id,
+        datasetVersionId: version.id,
+        spaceId: dataset.space_id,
+        examples: items.map((r) => ({ id: r.id, fieldsJson: r.fields_json })),
+        page: { nextAfter },
+      };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { streamId } from "@argus/contracts";
+import type { CallContext } from "@argus/platform";
+import type { AnnotateSpansRequest, AnnotateSpansResponse } from "@argus/proto/tracing/v1/tracing";
+import {
+  annotationChunks,
+  decideAnnotations,
+  namesOf,
+  spaceMetadata,
+  type AnnotationInput,
+} from "@argus/spaces";
+import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
+import type { TracingDeps } from "../deps.ts";
+import { loadProject } from "../projects/projectAccess.ts";
+
+function recordsOf(text: string): AnnotationInput[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid("annotations must be a JSON array");
+  }
+  if (!Array.isArray(parsed)) throw invalid("annotations must be a JSON array");
+  return parsed.map((r: { record_id?: unknown; values?: unknown }, i) => {
+    if (typeof r?.record_id !== "string" || !Array.isArray(r.values))
+      throw invalid(`annotations[${i}] must have a record_id and values`);
+    return {
+      recordId: r.record_id,
+      values: (r.values as unknown[]).map((v, j) => valueOf(v, `annotations[${i}].values[${j}]`)),
+    };
+  });
+}
+
+/**
+ * One value, its fields of the types the public API gives them (null counts as left out): a
+ * mistyped field is a 400, not silently dropped, which would store an annotation without it.
+ */
+function valueOf(v: unknown, at: string): AnnotationInput["values"][number] {
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw invalid(`${at} must be an object`);
+  const { name, score, label, text } = v as Record<string, unknown>;
+  if (typeof name !== "string") throw invalid(`${at}.name must be a string`);
+  if (score != null && (typeof score !== "number" || !Number.isFinite(score)))
+    throw invalid(`${at}.score must be a number`);
+  for (const [field, value] of [
+    ["label", label],
+    ["text", text],
+  ] as const)
+    if (value != null && typeof value !== "string")
+      throw invalid(`${at}.${field} must be a string`);
+  return {
+    name,
+    ...(typeof score === "number" ? { score } : {}),
+    ...(typeof label === "string" ? { label } : {}),
+    ...(typeof text === "string" ? { text } : {}),
+  };
+}
+
+/**
+ * `POST /v2/spans/annotate` (202): SPAN records are span ids; TRACE records are the root span
+ * ids of traces (a non-root span is refused), and their annotations belong to the trace (its
+ * spans show them as `trace_annotations`). Records are looked up in the project within the
+ * window; each value upserts by annotation config name and keeps to the configs of the
+ * project's space. A record that names nothing there is a 422.
+ */
+export function annotateCommand(deps: TracingDeps) {
+  return async function annotateSpans(
+    req: AnnotateSpansRequest,
+    ctx: CallContext,
+  ): Promise<AnnotateSpansResponse> {
+    const granularity = req.granularity || "SPAN";
+    if (granularity !== "SPAN" && granularity !== "TRACE")
+      throw invalid(`granularity ${granularity} is not supported (SPAN or TRACE)`);
+    const now = deps.clock.now();
+    const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate, now.getTime());
+    const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
+    const records = recordsOf(req.annotations);
+    const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
+    const annotator = await deps.annotators.caller(ctx);
+    await deps.commands.transact(async (scope) => {
+      await deps.store.lockProject(scope.client, project.id);
+      const ids = [...new Set(records.map((r) => r.recordId))];
+      // SPAN: the span itself; TRACE: the trace whose root the record names.
+      const keyOf =
+        granularity === "SPAN"
+          ? new Map(
+              [...(await deps.store.present(scope.client, project.id, "span", ids, window))].map(
+                (id) => [id, id],
+              ),
+            )
+          : await deps.store.tracesOfRoots(scope.client, project.id, ids, window);
+      const annotations = decideAnnotations(records, configs, new Set(keyOf.keys())).map((a) => ({
+        ...a,
+        record_id: keyOf.get(a.record_id)!,
+      }));
+      const at = now.toISOString();
+
+      const events = annotationChunks(annotations).map((chunk) => ({
+        type: "SpansAnnotated" as const,
+        data: {
+          project_id: project.id,
+          space_id: project.spaceId,
+          granularity,
+          annotator_id: annotator.user_id,
+          annotator_email: annotator.email,
+          annotations: chunk,
+          at,
+        },
+      }));
+      await scope.appendToSet(
+        streamId("project_spans", project.id),
+        events,
+        spaceMetadata(ctx, project.spaceId),
+      );
+    });
+    return {};
+  };
+}

@@ -1,0 +1,53 @@
+import { streamId } from "@argus/contracts";
+import { DomainError, type CallContext } from "@argus/platform";
+import type {
+  RecordSpanEvaluationsRequest,
+  RecordSpanEvaluationsResponse,
+} from "@argus/proto/tracing/v1/tracing";
+import type { TracingDeps } from "../deps.ts";
+import { projectOfAccount } from "../projects/tracingProjects.ts";
+
+/** SpanDirectory's one write, served to the task runner alone: a run's evaluations of spans. */
+export function spanEvaluationCommands(deps: TracingDeps) {
+  return {
+    /** Upserts a task run's evaluations on spans of the project (one event a call). */
+    async recordSpanEvaluations(
+      req: RecordSpanEvaluationsRequest,
+      ctx: CallContext,
+    ): Promise<RecordSpanEvaluationsResponse> {
+      if (req.evaluations.length === 0) return {};
+      const project = await projectOfAccount(deps.pool, req.accountId, req.projectId);
+      if (!project) throw new DomainError("resource-not-found", "project not found");
+      await deps.commands.transact((scope) =>
+        scope.appendToSet(
+          streamId("project_spans", project.id),
+          [
+            {
+              type: "SpansEvaluated",
+              data: {
+                project_id: project.id,
+                space_id: project.space_id,
+                task_id: req.taskId,
+                evaluations: req.evaluations.map((e) => ({
+                  span_id: e.spanId,
+                  name: e.name,
+                  label: e.label ?? null,
+                  score: e.score ?? null,
+                  explanation: e.explanation ?? null,
+                })),
+                at: deps.clock.now().toISOString(),
+              },
+            },
+          ],
+          {
+            account_id: req.accountId,
+            space_id: project.space_id,
+            actor: `task:${req.taskId}`,
+            request_id: ctx.requestId,
+          },
+        ),
+      );
+      return {};
+    },
+  };
+}

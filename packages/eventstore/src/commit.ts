@@ -1,8 +1,8 @@
 import type { PoolClient } from "pg";
 import { DomainError } from "@argus/platform";
-import type { EventStore } from "./eventStore.ts";
+import type { EventStore } from "./streams/eventStore.ts";
 
-import type { DomainEvent } from "./decider.ts";
+import type { DomainEvent } from "./commands/decider.ts";
 
 export interface CommitOptions<E extends DomainEvent> {
   streamId: string;

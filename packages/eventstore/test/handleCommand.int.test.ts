@@ -3,13 +3,12 @@ import { DomainError, createLogger, runInCall, type CallContext } from "@argus/p
 import {
   createCommandHandler,
   createEventStore,
-  migrate,
-  snapshotTag,
   tracedQuery,
   type Decider,
   type Project,
 } from "../src/index.ts";
-import { schemaName, testEnv, type TestEnv } from "./support.ts";
+import { snapshotTag } from "../src/commands/decider.ts";
+import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 /** A counter that may be closed: increments after the close are refused. */
 type Event = { type: "Incremented"; data: { n: number } } | { type: "Closed"; data: object };
@@ -36,10 +35,7 @@ let schema: string;
 beforeAll(async () => {
   env = await testEnv();
   schema = schemaName("cmd");
-  await migrate(env.pool, {
-    schema,
-    migrations: [{ id: "0001_names", sql: "CREATE TABLE names (name text PRIMARY KEY)" }],
-  });
+  await createSchema(env.pool, schema, "CREATE TABLE names (name text PRIMARY KEY)");
 });
 afterAll(() => env.close());
 

@@ -33,10 +33,14 @@ import {
   systemClock,
   url,
 } from "@argus/platform";
-import { createCommandHandler, type CommandHandler, type Project } from "./handleCommand.ts";
-import type { EventStore } from "./eventStore.ts";
-import type { Migration } from "./migrate.ts";
-import { provisionMessaging } from "./provisionMessaging.ts";
+import {
+  createCommandHandler,
+  type CommandHandler,
+  type EventStore,
+  type Migration,
+  type Project,
+} from "@argus/eventstore";
+import { provisionMessaging } from "./provisioning/provisionMessaging.ts";
 import { startServiceRuntime, type DurableConsumerOptions } from "./serviceRuntime.ts";
 
 type Spec = Record<string, EnvVar<unknown>>;

@@ -2,15 +2,19 @@ import type { Pool } from "pg";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createPool, inboxPrefixOf } from "@argus/platform";
-import { MAX_DELIVER } from "./provisionMessaging.ts";
-import { createEventStore, type EventStore } from "./eventStore.ts";
-import type { Logger } from "./logger.ts";
-import { runConsumer, type ConsumerRunner } from "./consumer.ts";
-import type { Migration } from "./migrate.ts";
-import { migrate } from "./migrate.ts";
-import type { EventHandler } from "./processOnce.ts";
-import { createRelay } from "./relay.ts";
-import { defaultSubject } from "./subject.ts";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  runConsumer,
+  type ConsumerRunner,
+  type EventHandler,
+  type EventStore,
+  type Logger,
+  type Migration,
+} from "@argus/eventstore";
+import { migrate } from "./migrations/migrate.ts";
+import { MAX_DELIVER } from "./provisioning/provisionMessaging.ts";
 
 export interface ServiceRuntimeOptions {
   /** Subject token of the service: events go out as `<root>.<service>.<aggregate>.<Type>`. */

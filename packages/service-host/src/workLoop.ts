@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "pg";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@argus/eventstore";
 
 export interface WorkLoopOptions<T> {
   pool: Pool;

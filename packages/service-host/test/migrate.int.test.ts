@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MigrationError, migrate } from "../src/index.ts";
+import { MigrationError, migrate } from "../src/migrations/migrate.ts";
 import { schemaName, testEnv, type TestEnv } from "./support.ts";
 
 let env: TestEnv;

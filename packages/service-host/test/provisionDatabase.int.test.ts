@@ -2,14 +2,14 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICE_REGISTRY } from "@argus/platform";
 import { createTestDatabase, testInfra, uniqueName, type TestDatabase } from "@argus/testkit";
+import { migrate } from "../src/migrations/migrate.ts";
 import {
   databaseRoleNames,
   dropDatabaseRoles,
-  migrate,
   provisionDatabase,
   urlAs,
   type DatabaseRoles,
-} from "../src/index.ts";
+} from "../src/provisioning/provisionDatabase.ts";
 
 let db: TestDatabase;
 let roles: DatabaseRoles;

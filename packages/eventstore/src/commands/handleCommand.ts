@@ -1,11 +1,11 @@
 import type { PoolClient } from "pg";
 import { DomainError, currentCallSignal } from "@argus/platform";
-import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
+import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.ts";
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
-import { ConcurrencyError } from "./errors.ts";
-import type { EventStore, EventStoreTransaction } from "./eventStore.ts";
-import { loadStream, saveSnapshot } from "./snapshots.ts";
-import type { EventMetadata } from "./types.ts";
+import { ConcurrencyError } from "../errors.ts";
+import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
+import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
+import type { EventMetadata } from "../types.ts";
 
 /** A service's inline projections: every event a command appends goes through them. */
 export type Project = (client: PoolClient, events: readonly DomainEvent[]) => Promise<void>;

@@ -2,16 +2,16 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from "
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import { millis, type NatsConnection } from "@nats-io/nats-core";
 import type { Pool } from "pg";
-import { backoffDelay, type BackoffOptions } from "./backoff.ts";
+import { backoffDelay, type BackoffOptions } from "../backoff.ts";
 import { recordDeadLetter } from "./deadLetter.ts";
-import { decodeEvent } from "./eventCodec.ts";
+import { decodeEvent } from "../messages/eventCodec.ts";
 import { createKeyedQueue } from "./keyedQueue.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../logger.ts";
 import { processOnce, type EventHandler } from "./processOnce.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { natsHeaderGetter } from "./traceCarriers.ts";
-import { tracer } from "./tracedQuery.ts";
-import type { StoredEvent } from "./types.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { natsHeaderGetter } from "../messages/traceCarriers.ts";
+import { tracer } from "../schema/tracedQuery.ts";
+import type { StoredEvent } from "../types.ts";
 
 export interface ConsumerOptions {
   nc: NatsConnection;

@@ -1,7 +1,7 @@
 import type { ClientBase } from "pg";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
-import type { Checkpoint } from "./types.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { Checkpoint } from "../types.ts";
 
 /**
  * Compare-and-set in the handler's transaction: moves the checkpoint from `expected` to `next`,

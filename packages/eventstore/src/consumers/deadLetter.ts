@@ -1,7 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { Pool } from "pg";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -7,7 +7,7 @@ import {
   type ConsumerInfo,
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/nats-core";
-import { isNotFound } from "./ensureStream.ts";
+import { isNotFound } from "../relay/ensureStream.ts";
 
 export interface EnsureConsumerOptions {
   stream: string;

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import { markProcessed } from "./processedEvents.ts";
-import type { StoredEvent } from "./types.ts";
-import { withTransaction } from "./withTransaction.ts";
+import type { StoredEvent } from "../types.ts";
+import { withTransaction } from "../schema/withTransaction.ts";
 
 /** A projection or reaction: its writes go through `tx`, the transaction of its checkpoint. */
 export type EventHandler = (tx: PoolClient, event: StoredEvent) => Promise<void>;

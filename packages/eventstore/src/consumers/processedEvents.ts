@@ -1,6 +1,6 @@
 import type { ClientBase } from "pg";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
 
 /**
  * Records that `consumer` handled these events, inside the handler's transaction. Returns the

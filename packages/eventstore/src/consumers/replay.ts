@@ -1,14 +1,14 @@
 import type { Pool, PoolClient } from "pg";
-import { checkpointOf, initialCheckpoint } from "./checkpoint.ts";
+import { checkpointOf, initialCheckpoint } from "../streams/checkpoint.ts";
 import { storeConsumerCheckpoint } from "./consumerCheckpoint.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../logger.ts";
 import type { EventHandler } from "./processOnce.ts";
 import { markProcessed } from "./processedEvents.ts";
-import { readBatch } from "./readBatch.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
-import type { Checkpoint, StoredEvent } from "./types.ts";
-import { withTransaction } from "./withTransaction.ts";
+import { readBatch } from "../streams/readBatch.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { Checkpoint, StoredEvent } from "../types.ts";
+import { withTransaction } from "../schema/withTransaction.ts";
 
 export interface ResetConsumerOptions {
   pool: Pool;

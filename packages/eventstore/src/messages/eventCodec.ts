@@ -1,4 +1,4 @@
-import type { StoredEvent } from "./types.ts";
+import type { StoredEvent } from "../types.ts";
 
 /** The JSON body of a published event; 64-bit positions travel as decimal strings. */
 export interface WireEvent {

@@ -1,4 +1,4 @@
-import type { StoredEvent } from "./types.ts";
+import type { StoredEvent } from "../types.ts";
 
 /** Maps an event to its NATS subject. */
 export type SubjectOf = (event: StoredEvent) => string;

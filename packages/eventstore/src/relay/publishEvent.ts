@@ -1,10 +1,10 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation } from "@opentelemetry/api";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
-import { encodeEvent } from "./eventCodec.ts";
-import { metadataGetter, natsHeaderSetter } from "./traceCarriers.ts";
-import { tracer } from "./tracedQuery.ts";
-import type { StoredEvent } from "./types.ts";
+import { encodeEvent } from "../messages/eventCodec.ts";
+import { metadataGetter, natsHeaderSetter } from "../messages/traceCarriers.ts";
+import { tracer } from "../schema/tracedQuery.ts";
+import type { StoredEvent } from "../types.ts";
 
 /**
  * Publishes one event and resolves with its PubAck. The msgID is the event id, so the stream's

@@ -1,16 +1,16 @@
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Pool, PoolClient } from "pg";
-import { backoffDelay } from "./backoff.ts";
-import { checkpointOf, compareCheckpoints } from "./checkpoint.ts";
-import type { Logger } from "./logger.ts";
+import { backoffDelay } from "../backoff.ts";
+import { checkpointOf, compareCheckpoints } from "../streams/checkpoint.ts";
+import type { Logger } from "../logger.ts";
 import { publishEvent } from "./publishEvent.ts";
-import { readBatch } from "./readBatch.ts";
+import { readBatch } from "../streams/readBatch.ts";
 import { createSleeper } from "./sleeper.ts";
 import { loadRelayCheckpoint, storeRelayCheckpoint } from "./relayCheckpoint.ts";
-import { quoteSchema } from "./schemaName.ts";
-import type { SubjectOf } from "./subject.ts";
-import { tracedQuery } from "./tracedQuery.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import type { SubjectOf } from "../messages/subject.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
 
 export interface RelayOptions {
   pool: Pool;

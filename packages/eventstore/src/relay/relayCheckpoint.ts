@@ -1,8 +1,8 @@
 import type { ClientBase } from "pg";
-import { initialCheckpoint } from "./checkpoint.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
-import type { Checkpoint } from "./types.ts";
+import { initialCheckpoint } from "../streams/checkpoint.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { Checkpoint } from "../types.ts";
 
 export async function loadRelayCheckpoint(
   client: ClientBase,

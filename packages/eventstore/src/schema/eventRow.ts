@@ -1,4 +1,4 @@
-import type { StoredEvent } from "./types.ts";
+import type { StoredEvent } from "../types.ts";
 
 /** Columns every event query selects, with 64-bit values as text so no precision is lost. */
 export const eventColumns = `global_position::text AS global_position, transaction_id::text AS transaction_id,

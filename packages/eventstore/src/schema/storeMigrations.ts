@@ -1,4 +1,4 @@
-import type { Migration } from "./migrate.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * The store's own tables, applied before a service's migrations in the same schema. They

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { context, propagation } from "@opentelemetry/api";
 import type { ClientBase } from "pg";
-import { ConcurrencyError, EventTooLargeError } from "./errors.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
-import type { NewEvent, StoredEvent } from "./types.ts";
+import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { NewEvent, StoredEvent } from "../types.ts";
 
 /** 0 = the stream must not exist yet; "any" = append after whatever is there. */
 export type ExpectedVersion = number | "any";

@@ -1,4 +1,4 @@
-import type { Checkpoint } from "./types.ts";
+import type { Checkpoint } from "../types.ts";
 
 export const initialCheckpoint: Checkpoint = { transactionId: 0n, globalPosition: 0n };
 

@@ -1,15 +1,15 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { Pool, PoolClient } from "pg";
 import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
-import { backoffDelay, sleep, type BackoffOptions } from "./backoff.ts";
-import { ConcurrencyError } from "./errors.ts";
-import type { Logger } from "./logger.ts";
+import { backoffDelay, sleep, type BackoffOptions } from "../backoff.ts";
+import { ConcurrencyError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { readStream } from "./readStream.ts";
-import { quoteSchema } from "./schemaName.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
 import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
-import { tracer } from "./tracedQuery.ts";
-import type { NewEvent, StoredEvent } from "./types.ts";
-import { withTransaction } from "./withTransaction.ts";
+import { tracer } from "../schema/tracedQuery.ts";
+import type { NewEvent, StoredEvent } from "../types.ts";
+import { withTransaction } from "../schema/withTransaction.ts";
 
 export interface EventStoreOptions {
   pool: Pool;

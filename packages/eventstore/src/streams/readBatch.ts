@@ -1,8 +1,8 @@
 import type { ClientBase } from "pg";
-import { eventColumns, toStoredEvent, type EventRow } from "./eventRow.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery } from "./tracedQuery.ts";
-import type { Checkpoint, StoredEvent } from "./types.ts";
+import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { Checkpoint, StoredEvent } from "../types.ts";
 
 /**
  * The next events after `after` in commit order. Identity values are taken at insert time but

@@ -1,6 +1,6 @@
 import { loadStream } from "./snapshots.ts";
-import type { Queryable } from "./tracedQuery.ts";
-import type { StoredEvent } from "./types.ts";
+import type { Queryable } from "../schema/tracedQuery.ts";
+import type { StoredEvent } from "../types.ts";
 
 /** Every event of a stream, in order. */
 export async function readStream(

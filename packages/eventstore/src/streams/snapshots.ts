@@ -1,7 +1,7 @@
-import { eventColumns, toStoredEvent, type EventRow } from "./eventRow.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { tracedQuery, type Queryable } from "./tracedQuery.ts";
-import type { StoredEvent } from "./types.ts";
+import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery, type Queryable } from "../schema/tracedQuery.ts";
+import type { StoredEvent } from "../types.ts";
 
 /**
  * A stream as a command reads it: the events after its snapshot, or all of them without one.

@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from "node:fs";
-import type { Migration } from "./migrate.ts";
+import type { Migration } from "@argus/eventstore";
 
 /**
  * A service's migrations: one `NNNN_name.sql` file each in `dir`, applied in file-name order.
@@ -14,4 +14,4 @@ export function loadMigrations(dir: URL): Migration[] {
 
 /** `services/<name>/migrations/` of the repository this package lives in. */
 export const migrationsDirOf = (service: string): URL =>
-  new URL(`../../../services/${service}/migrations/`, import.meta.url);
+  new URL(`../../../../services/${service}/migrations/`, import.meta.url);

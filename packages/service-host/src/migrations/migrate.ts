@@ -1,14 +1,16 @@
 import { createHash } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
-import { MigrationError } from "./errors.ts";
-import type { Logger } from "./logger.ts";
-import { quoteSchema } from "./schemaName.ts";
-import { storeMigrations } from "./storeMigrations.ts";
-import { tracedQuery } from "./tracedQuery.ts";
+import {
+  quoteSchema,
+  storeMigrations,
+  tracedQuery,
+  type Logger,
+  type Migration,
+} from "@argus/eventstore";
 
-export interface Migration {
-  id: string;
-  sql: string;
+export class MigrationError extends Error {
+  override readonly name = "MigrationError";
+  readonly code = "MIGRATION_FAILED";
 }
 
 export interface MigrateOptions {

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { SERVICE_REGISTRY } from "@argus/platform";
-import { quoteSchema } from "./schemaName.ts";
+import { quoteSchema } from "@argus/eventstore";
 
 export interface DatabaseRoles {
   /** A login role per registry service, owning its schema and nothing else. */

@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { SERVICE_REGISTRY } from "@argus/platform";
-import { ensureConsumer } from "./ensureConsumer.ts";
-import { ensureStream } from "./ensureStream.ts";
+import { ensureConsumer, ensureStream } from "@argus/eventstore";
 
 /** Deliveries of one message before it is dead-lettered (the consumer runner agrees). */
 export const MAX_DELIVER = 10;

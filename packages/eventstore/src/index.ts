@@ -23,6 +23,7 @@ export type {
   CommandScope,
   Decision,
   Project,
+  RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
 export type { Projections } from "./commands/projector.ts";

@@ -4,6 +4,7 @@ import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata } from "../types.ts";
 
@@ -15,6 +16,20 @@ export interface Decision<State, Event extends DomainEvent> {
   events: readonly Event[];
   state: State;
   version: number;
+}
+
+declare const rowLocked: unique symbol;
+
+/**
+ * Proof that the command's transaction holds the row lock of `table`'s row `id` (taken by
+ * `lockRow`, with `SELECT … FOR UPDATE`), and the row as it read it. Nothing else makes one,
+ * and it is good only in the scope that took it.
+ */
+export interface RowLock<Row = unknown> {
+  readonly table: string;
+  readonly id: string;
+  readonly row: Row;
+  readonly [rowLocked]: true;
 }
 
 /** The transaction of one command, which may decide on several streams atomically. */
@@ -43,12 +58,23 @@ export interface CommandScope {
     metadata: EventMetadata,
   ): Promise<void>;
   /**
+   * Locks the row of `table` whose `id` it is until the transaction ends, and reads `columns`
+   * of it; undefined when there is no such row. Table and columns are SQL text of the caller's
+   * code (never input), as in its own queries.
+   */
+  lockRow<Row extends object>(
+    table: string,
+    id: string,
+    columns?: string,
+  ): Promise<RowLock<Row> | undefined>;
+  /**
    * Appends after whatever the stream holds, for a stream that is never folded: its commands
    * decide on this service's tables under a row lock every writer of the stream takes first
    * (a dataset's examples, behind the dataset's row), so the lock orders them, not a version
-   * read, and no command reads an unbounded history.
+   * read, and no command reads an unbounded history. `lock` is that lock, taken in this scope.
    */
   appendLocked(
+    lock: RowLock,
     streamId: string,
     events: readonly DomainEvent[],
     metadata: EventMetadata,
@@ -70,6 +96,8 @@ type StreamAccess = Pick<
 >;
 
 export function commandScope(tx: StreamAccess, project: Project): CommandScope {
+  // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
+  const locks = new WeakSet<RowLock>();
   async function append(
     streamId: string,
     version: ExpectedVersion,
@@ -110,7 +138,24 @@ export function commandScope(tx: StreamAccess, project: Project): CommandScope {
       return { events, state: after, version };
     },
     appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
-    appendLocked: (streamId, events, metadata) => append(streamId, "any", events, metadata),
+    async lockRow<Row extends object>(table: string, id: string, columns = "*") {
+      const { rows } = await tracedQuery<Row>(
+        tx.client,
+        `lock ${table}`,
+        `SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const lock = { table, id, row } as RowLock<Row>;
+      locks.add(lock);
+      return lock;
+    },
+    async appendLocked(lock, streamId, events, metadata) {
+      if (!locks.has(lock))
+        throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
+      await append(streamId, "any", events, metadata);
+    },
   };
 }
 

@@ -14,7 +14,7 @@ import {
   migrate,
   migrationsDirOf,
   provisionMessaging,
-} from "../packages/eventstore/src/index.ts";
+} from "../packages/service-host/src/index.ts";
 import { NATS_MANAGER, SERVICE_REGISTRY, inboxPrefixOf } from "../packages/platform/src/index.ts";
 
 const services = Object.fromEntries(

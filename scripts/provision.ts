@@ -5,7 +5,7 @@
 //   ARGUS_DB_ROLE_PREFIX            role names <prefix>_<service>, <prefix>_migrate (default argus)
 //   ARGUS_DB_PASSWORD_<SERVICE>     one per registry service, e.g. ARGUS_DB_PASSWORD_IDENTITY
 //   ARGUS_DB_PASSWORD_MIGRATE       the migration role's
-import { databaseRoleNames, provisionDatabase } from "../packages/eventstore/src/index.ts";
+import { databaseRoleNames, provisionDatabase } from "../packages/service-host/src/index.ts";
 import { envPrefix } from "../packages/platform/src/index.ts";
 
 const url = process.env.DATABASE_URL;

@@ -25,8 +25,3 @@ export class EventTooLargeError extends Error {
     this.maxBytes = maxBytes;
   }
 }
-
-export class MigrationError extends Error {
-  override readonly name = "MigrationError";
-  readonly code = "MIGRATION_FAILED";
-}

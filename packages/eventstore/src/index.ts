@@ -1,79 +1,42 @@
+// Shared shapes: events as the store keeps them, and the logger every part writes to.
+export type { EventMetadata, StoredEvent } from "./types.ts";
 export type { Logger } from "./logger.ts";
-export type { Checkpoint, EventMetadata, NewEvent, StoredEvent } from "./types.ts";
-export { ConcurrencyError, EventTooLargeError, MigrationError } from "./errors.ts";
-export { UndecodableEventError, decodeEvent } from "./eventCodec.ts";
 
-export type { Migration, MigrateOptions } from "./migrate.ts";
-export { migrate } from "./migrate.ts";
+// Schema: the store's own tables (applied by a migration runner) and the SQL plumbing.
+export type { Migration } from "./schema/migration.ts";
+export { storeMigrations } from "./schema/storeMigrations.ts";
+export { quoteSchema } from "./schema/schemaName.ts";
+export type { Queryable } from "./schema/tracedQuery.ts";
+export { tracedQuery } from "./schema/tracedQuery.ts";
 
-export type { ExpectedVersion } from "./appendToStream.ts";
-// For consumers that append in the transaction of their processed-event marker.
-export { appendToStream } from "./appendToStream.ts";
-export type { EventStore, EventStoreOptions, EventStoreTransaction } from "./eventStore.ts";
-export type { StreamRead } from "./snapshots.ts";
-export { createEventStore } from "./eventStore.ts";
-export type { Queryable } from "./tracedQuery.ts";
-export { tracedQuery } from "./tracedQuery.ts";
+// Streams: append and read with optimistic concurrency, in one transaction per command.
+export type { EventStore } from "./streams/eventStore.ts";
+export { createEventStore } from "./streams/eventStore.ts";
+export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./streams/eventChunks.ts";
 
-export type { SubjectOf } from "./subject.ts";
-export { defaultSubject } from "./subject.ts";
-export type { Relay, RelayOptions } from "./relay.ts";
-export { createRelay } from "./relay.ts";
-
-export type { EnsureStreamOptions } from "./ensureStream.ts";
-export { ensureStream } from "./ensureStream.ts";
-export type { EnsureConsumerOptions } from "./ensureConsumer.ts";
-export { ensureConsumer } from "./ensureConsumer.ts";
-
-export type { EventHandler } from "./processOnce.ts";
-export type { ConsumerOptions, ConsumerRunner } from "./consumer.ts";
-export { runConsumer } from "./consumer.ts";
-export type { ReplayOptions, ResetConsumerOptions } from "./replay.ts";
-export { replay, resetConsumer } from "./replay.ts";
-export type { CommitOptions } from "./commit.ts";
-export { commit } from "./commit.ts";
-export type {
-  DurableConsumerOptions,
-  ServiceRuntime,
-  ServiceRuntimeOptions,
-} from "./serviceRuntime.ts";
-export { startServiceRuntime } from "./serviceRuntime.ts";
-export type { Decider, DomainEvent } from "./decider.ts";
-export { fold, snapshotTag } from "./decider.ts";
+// Commands: pure deciders, the one command handler, inline projections.
+export type { Decider, DomainEvent } from "./commands/decider.ts";
+export { fold } from "./commands/decider.ts";
 export type {
   CommandHandler,
   CommandInput,
-  CommandOptions,
   CommandScope,
   Decision,
   Project,
-} from "./handleCommand.ts";
-export { commandScope, commandScopeIn, createCommandHandler } from "./handleCommand.ts";
-export type {
-  CommonConfig,
-  RunningService,
-  ServiceDefinition,
-  StartOptions,
-  ServiceDeps,
-} from "./defineService.ts";
-export {
-  defineService,
-  loadServiceConfig,
-  serviceConfigSpec,
-  serviceMain,
-  startService,
-} from "./defineService.ts";
-export { loadMigrations, migrationsDirOf } from "./loadMigrations.ts";
-export type { Projections } from "./projector.ts";
-export { projector } from "./projector.ts";
-export { MAX_DELIVER, provisionMessaging } from "./provisionMessaging.ts";
-export type { DatabaseRoles } from "./provisionDatabase.ts";
-export {
-  databaseRoleNames,
-  dropDatabaseRoles,
-  provisionDatabase,
-  urlAs,
-} from "./provisionDatabase.ts";
-export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./eventChunks.ts";
-export type { WorkLoopOptions } from "./workLoop.ts";
-export { startWorkLoop } from "./workLoop.ts";
+  RowLock,
+} from "./commands/handleCommand.ts";
+export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
+export type { Projections } from "./commands/projector.ts";
+export { projector } from "./commands/projector.ts";
+
+// Relay and messages: committed events to the JetStream stream in commit order, and back.
+export { createRelay } from "./relay/relay.ts";
+export { ensureStream } from "./relay/ensureStream.ts";
+export { defaultSubject } from "./messages/subject.ts";
+export { decodeEvent } from "./messages/eventCodec.ts";
+
+// Consumers: each event processed once, in stream order, dead-lettered when poison.
+export type { EventHandler } from "./consumers/processOnce.ts";
+export type { ConsumerRunner } from "./consumers/consumer.ts";
+export { runConsumer } from "./consumers/consumer.ts";
+export { ensureConsumer } from "./consumers/ensureConsumer.ts";

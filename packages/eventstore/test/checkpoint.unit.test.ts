@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkpointOf, compareCheckpoints, initialCheckpoint } from "../src/checkpoint.ts";
+import { checkpointOf, compareCheckpoints, initialCheckpoint } from "../src/streams/checkpoint.ts";
 
 describe("compareCheckpoints", () => {
   it("orders by transaction id before position", () => {

@@ -9,13 +9,13 @@ import {
   defaultSubject,
   ensureConsumer,
   ensureStream,
-  migrate,
   runConsumer,
   type ConsumerRunner,
-  type Relay,
   type StoredEvent,
 } from "../src/index.ts";
+import type { Relay } from "../src/relay/relay.ts";
 import {
+  createSchema,
   eventually,
   quietLogger,
   recordingLogger,
@@ -37,10 +37,8 @@ afterAll(async () => {
   await env.close();
 });
 
-const effects = {
-  id: "0001_effects",
-  sql: "CREATE TABLE effects (seq bigserial PRIMARY KEY, event_id uuid NOT NULL, stream_id text NOT NULL, version int NOT NULL)",
-};
+const effects =
+  "CREATE TABLE effects (seq bigserial PRIMARY KEY, event_id uuid NOT NULL, stream_id text NOT NULL, version int NOT NULL)";
 
 /** A producing service (store + relay into a fresh stream) and a consuming service schema. */
 async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {}) {
@@ -49,8 +47,8 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
   const root = uniqueName("t");
   const stream = uniqueName("CONSUME");
   const durable = uniqueName("projection");
-  await migrate(env.pool, { schema: source, migrations: [] });
-  await migrate(env.pool, { schema, migrations: [effects] });
+  await createSchema(env.pool, source);
+  await createSchema(env.pool, schema, effects);
   await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
   const maxDeliver = consumer.maxDeliver ?? 5;
   await ensureConsumer(nc, {

@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createEventStore, ensureConsumer, ensureStream, migrate } from "../src/index.ts";
-import { encodeEvent } from "../src/eventCodec.ts";
-import { eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createEventStore, ensureConsumer, ensureStream } from "../src/index.ts";
+import { encodeEvent } from "../src/messages/eventCodec.ts";
+import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/consumerProcess.ts", import.meta.url));
 let env: TestEnv;
@@ -25,10 +25,7 @@ it("has no second effect when the consumer process dies between its commit and i
   const root = uniqueName("t");
   const stream = uniqueName("CRASH");
   const durable = uniqueName("projection");
-  await migrate(env.pool, {
-    schema,
-    migrations: [{ id: "0001_effects", sql: "CREATE TABLE effects (event_id uuid NOT NULL)" }],
-  });
+  await createSchema(env.pool, schema, "CREATE TABLE effects (event_id uuid NOT NULL)");
   const nc = await env.nats();
   await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
   await ensureConsumer(nc, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UndecodableEventError, decodeEvent, encodeEvent } from "../src/eventCodec.ts";
+import { UndecodableEventError, decodeEvent, encodeEvent } from "../src/messages/eventCodec.ts";
 import type { StoredEvent } from "../src/types.ts";
 
 const event: StoredEvent = {

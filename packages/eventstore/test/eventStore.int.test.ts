@@ -1,27 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ConcurrencyError,
-  EventTooLargeError,
-  createEventStore,
-  migrate,
-  type StoredEvent,
-} from "../src/index.ts";
-import { schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createEventStore, type StoredEvent } from "../src/index.ts";
+import { ConcurrencyError, EventTooLargeError } from "../src/errors.ts";
+import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 let env: TestEnv;
 let schema: string;
 beforeAll(async () => {
   env = await testEnv();
   schema = schemaName("store");
-  await migrate(env.pool, {
+  await createSchema(
+    env.pool,
     schema,
-    migrations: [
-      {
-        id: "0001_tags",
-        sql: "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)",
-      },
-    ],
-  });
+    "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)",
+  );
 });
 afterAll(() => env.close());
 

@@ -3,13 +3,14 @@ import { DomainError, createLogger, runInCall, type CallContext } from "@argus/p
 import {
   createCommandHandler,
   createEventStore,
-  migrate,
-  snapshotTag,
   tracedQuery,
+  type CommandScope,
   type Decider,
   type Project,
+  type RowLock,
 } from "../src/index.ts";
-import { schemaName, testEnv, type TestEnv } from "./support.ts";
+import { snapshotTag } from "../src/commands/decider.ts";
+import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 /** A counter that may be closed: increments after the close are refused. */
 type Event = { type: "Incremented"; data: { n: number } } | { type: "Closed"; data: object };
@@ -36,10 +37,12 @@ let schema: string;
 beforeAll(async () => {
   env = await testEnv();
   schema = schemaName("cmd");
-  await migrate(env.pool, {
+  await createSchema(
+    env.pool,
     schema,
-    migrations: [{ id: "0001_names", sql: "CREATE TABLE names (name text PRIMARY KEY)" }],
-  });
+    "CREATE TABLE names (name text PRIMARY KEY)",
+    "CREATE TABLE items (id text PRIMARY KEY, label text NOT NULL)",
+  );
 });
 afterAll(() => env.close());
 
@@ -289,5 +292,92 @@ describe("handleCommand on a snapshotted stream", () => {
     expect(snapshot?.stream_version).toBeGreaterThanOrEqual(10);
     expect(snapshot?.state.n).toBe(snapshot?.stream_version);
     expect(await history(id)).toHaveLength(12);
+  });
+});
+
+describe("appendLocked", () => {
+  const items = () => `${schema}.items`;
+  const item = async () => {
+    const id = crypto.randomUUID();
+    await env.pool.query(`insert into ${items()} values ($1, 'an item')`, [id]);
+    return id;
+  };
+  const noted = (by: string) => [{ type: "Noted", data: { by } }];
+  const notes = async (id: string) =>
+    (await createEventStore({ pool: env.pool, schema }).readStream(id)).map(
+      (e) => (e.data as { by: string }).by,
+    );
+
+  it("appends after whatever the stream holds, under the lock of a row it read", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const [id, s] = [await item(), stream()];
+    const row = await commands.transact(async (scope) => {
+      const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
+      if (!lock) throw new Error("no row");
+      await scope.appendLocked(lock, s, noted("one"), {});
+      await scope.appendLocked(lock, s, noted("two"), {});
+      return lock.row;
+    });
+    expect(row).toEqual({ label: "an item" });
+    expect(await notes(s)).toEqual(["one", "two"]);
+  });
+
+  it("gives no lock for a row that is not there", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const lock = await commands.transact((scope) => scope.lockRow(items(), "none"));
+    expect(lock).toBeUndefined();
+  });
+
+  it("holds the row until the transaction ends: a second writer waits, then appends after", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const [id, s] = [await item(), stream()];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = () => {};
+    const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+    const first = commands.transact(async (scope) => {
+      const lock = await scope.lockRow(items(), id);
+      taken();
+      await held;
+      await scope.appendLocked(lock!, s, noted("first"), {});
+    });
+    await lockTaken;
+    let secondLocked = false;
+    const second = commands.transact(async (scope) => {
+      const lock = await scope.lockRow(items(), id);
+      secondLocked = true;
+      await scope.appendLocked(lock!, s, noted("second"), {});
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const waited = !secondLocked;
+    release();
+    await Promise.all([first, second]);
+    expect(waited).toBe(true);
+    expect(await notes(s)).toEqual(["first", "second"]);
+  });
+
+  it("refuses a lock this transaction did not take, appending nothing", async () => {
+    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const [id, s] = [await item(), stream()];
+    // An earlier transaction's lock: it ended with that transaction.
+    const stale = await commands.transact((scope) => scope.lockRow(items(), id));
+    const forged = { table: items(), id, row: {} } as unknown as RowLock;
+    for (const lock of [stale!, forged]) {
+      const err = await commands
+        .transact((scope) => scope.appendLocked(lock, s, noted("x"), {}))
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ message: expect.stringMatching(/not taken in this scope/) });
+    }
+    expect(await notes(s)).toEqual([]);
+  });
+
+  // Checked by the type-checker (pnpm typecheck), never run: an append that relies on a lock
+  // needs the lock's token, and only lockRow makes one.
+  void ((scope: CommandScope): RowLock => {
+    // @ts-expect-error: no lock, no appendLocked.
+    void scope.appendLocked(stream(), noted("x"), {});
+    // @ts-expect-error: a RowLock is not made by hand.
+    const made: RowLock = { table: "items", id: "x", row: {} };
+    return made;
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createKeyedQueue } from "../src/keyedQueue.ts";
+import { createKeyedQueue } from "../src/consumers/keyedQueue.ts";
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,17 +1,17 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendToStream } from "../src/appendToStream.ts";
-import { initialCheckpoint } from "../src/checkpoint.ts";
-import { ConcurrencyError, migrate } from "../src/index.ts";
-import { readBatch } from "../src/readBatch.ts";
-import { eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { appendToStream } from "../src/streams/appendToStream.ts";
+import { initialCheckpoint } from "../src/streams/checkpoint.ts";
+import { ConcurrencyError } from "../src/errors.ts";
+import { readBatch } from "../src/streams/readBatch.ts";
+import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 let env: TestEnv;
 let schema: string;
 beforeAll(async () => {
   env = await testEnv();
   schema = schemaName("gap");
-  await migrate(env.pool, { schema, migrations: [] });
+  await createSchema(env.pool, schema);
 });
 afterAll(() => env.close());
 
@@ -73,7 +73,7 @@ describe("reading the global log", () => {
 
   it("refuses to append on top of a younger transaction's event, which would read out of stream order", async () => {
     const s = schemaName("order");
-    await migrate(env.pool, { schema: s, migrations: [] });
+    await createSchema(env.pool, s);
     const older = await connection();
     const younger = await connection();
     try {
@@ -106,7 +106,7 @@ describe("reading the global log", () => {
 
   it("orders positions as numbers, across a change in digit count", async () => {
     const s = schemaName("digits");
-    await migrate(env.pool, { schema: s, migrations: [] });
+    await createSchema(env.pool, s);
     const client = await connection();
     try {
       await client.query("BEGIN");
@@ -132,7 +132,7 @@ describe("reading the global log", () => {
 
   it("pages by (transaction_id, global_position) and skips rolled-back events", async () => {
     const s = schemaName("page");
-    await migrate(env.pool, { schema: s, migrations: [] });
+    await createSchema(env.pool, s);
     const client = await connection();
     try {
       await client.query("BEGIN");

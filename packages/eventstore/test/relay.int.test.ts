@@ -3,16 +3,11 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { uniqueName } from "@argus/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEventStore, createRelay, defaultSubject, ensureStream } from "../src/index.ts";
+import type { Relay } from "../src/relay/relay.ts";
+import { loadRelayCheckpoint } from "../src/relay/relayCheckpoint.ts";
 import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureStream,
-  migrate,
-  type Relay,
-} from "../src/index.ts";
-import { loadRelayCheckpoint } from "../src/relayCheckpoint.ts";
-import {
+  createSchema,
   eventually,
   quietLogger,
   recordingLogger,
@@ -37,7 +32,7 @@ async function setup() {
   const schema = schemaName("relay");
   const root = uniqueName("t");
   const stream = uniqueName("RELAY");
-  await migrate(env.pool, { schema, migrations: [] });
+  await createSchema(env.pool, schema);
   const store = createEventStore({ pool: env.pool, schema });
   const subject = defaultSubject("svc", root);
   const relay = (

@@ -5,8 +5,9 @@ import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ConcurrencyError, createEventStore, ensureStream, migrate } from "../src/index.ts";
-import { eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createEventStore, ensureStream } from "../src/index.ts";
+import { ConcurrencyError } from "../src/errors.ts";
+import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
 
 const TOTAL = 10_000;
 const WRITERS = 16;
@@ -33,7 +34,7 @@ it(
     const schema = schemaName("complete");
     const root = uniqueName("t");
     const streamName = uniqueName("COMPLETE");
-    await migrate(env.pool, { schema, migrations: [] });
+    await createSchema(env.pool, schema);
     const nc = await env.nats();
     await ensureStream(nc, { name: streamName, subjects: [`${root}.>`] });
 

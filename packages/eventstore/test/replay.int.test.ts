@@ -9,14 +9,20 @@ import {
   defaultSubject,
   ensureConsumer,
   ensureStream,
-  migrate,
-  replay,
   runConsumer,
   type ConsumerRunner,
-  type Relay,
   type StoredEvent,
 } from "../src/index.ts";
-import { eventually, quietLogger, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { replay } from "../src/consumers/replay.ts";
+import type { Relay } from "../src/relay/relay.ts";
+import {
+  createSchema,
+  eventually,
+  quietLogger,
+  schemaName,
+  testEnv,
+  type TestEnv,
+} from "./support.ts";
 
 let env: TestEnv;
 let nc: NatsConnection;
@@ -37,16 +43,12 @@ describe("replay", () => {
     const root = uniqueName("t");
     const stream = uniqueName("REPLAY");
     const durable = uniqueName("counts");
-    await migrate(env.pool, { schema: source, migrations: [] });
-    await migrate(env.pool, {
+    await createSchema(env.pool, source);
+    await createSchema(
+      env.pool,
       schema,
-      migrations: [
-        {
-          id: "0001_counts",
-          sql: "CREATE TABLE counts (stream_id text PRIMARY KEY, n int NOT NULL, last_version int NOT NULL)",
-        },
-      ],
-    });
+      "CREATE TABLE counts (stream_id text PRIMARY KEY, n int NOT NULL, last_version int NOT NULL)",
+    );
     const project = async (tx: PoolClient, event: StoredEvent) => {
       await tx.query(
         `INSERT INTO "${schema}".counts (stream_id, n, last_version) VALUES ($1, 1, $2)

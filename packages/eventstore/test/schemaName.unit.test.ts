@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quoteSchema } from "../src/schemaName.ts";
+import { quoteSchema } from "../src/schema/schemaName.ts";
 
 describe("quoteSchema", () => {
   it("quotes plain lower-case identifiers", () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSleeper } from "../src/sleeper.ts";
+import { createSleeper } from "../src/relay/sleeper.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregateOf, defaultSubject } from "../src/subject.ts";
+import { aggregateOf, defaultSubject } from "../src/messages/subject.ts";
 import type { StoredEvent } from "../src/types.ts";
 
 const event = (streamId: string, type: string): StoredEvent => ({

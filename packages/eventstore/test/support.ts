@@ -3,6 +3,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { createTestDatabase, testInfra, uniqueName } from "@argus/testkit";
 import pg from "pg";
 import type { Logger } from "../src/logger.ts";
+import { quoteSchema } from "../src/schema/schemaName.ts";
+import { storeMigrations } from "../src/schema/storeMigrations.ts";
 
 export const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -46,6 +48,26 @@ export async function testEnv(poolSize = 20): Promise<TestEnv> {
       await db.drop();
     },
   };
+}
+
+/**
+ * A new schema with the store's tables, then `sql` (a test's own tables), in one transaction:
+ * what the service host's migrate applies, without its bookkeeping, so these tests need no host.
+ */
+export async function createSchema(pool: pg.Pool, schema: string, ...sql: string[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(`CREATE SCHEMA ${quoteSchema(schema)}`);
+    await client.query(`SET LOCAL search_path TO ${quoteSchema(schema)}, public`);
+    for (const text of [...storeMigrations.map((m) => m.sql), ...sql]) await client.query(text);
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 export function schemaName(prefix: string): string {

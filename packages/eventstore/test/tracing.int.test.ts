@@ -16,13 +16,19 @@ import {
   defaultSubject,
   ensureConsumer,
   ensureStream,
-  migrate,
   runConsumer,
   tracedQuery,
   type ConsumerRunner,
-  type Relay,
 } from "../src/index.ts";
-import { eventually, quietLogger, schemaName, testEnv, type TestEnv } from "./support.ts";
+import type { Relay } from "../src/relay/relay.ts";
+import {
+  createSchema,
+  eventually,
+  quietLogger,
+  schemaName,
+  testEnv,
+  type TestEnv,
+} from "./support.ts";
 
 const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
@@ -50,7 +56,7 @@ it("carries one trace from the request through the append, the publish and the c
   const root = uniqueName("t");
   const stream = uniqueName("TRACED");
   const durable = uniqueName("audit");
-  await migrate(env.pool, { schema, migrations: [] });
+  await createSchema(env.pool, schema);
   await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
   await ensureConsumer(nc, {
     stream,

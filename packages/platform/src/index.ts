@@ -1,25 +1,118 @@
-export * from "./authorization.ts";
-export * from "./callCredentials.ts";
+// Configuration read from the environment, and the service registry it is named by.
+export type { ConfigOf, EnvVar } from "./config.ts";
+export {
+  ConfigError,
+  grpcTarget,
+  int,
+  loadConfig,
+  oneOf,
+  optionalSecret,
+  optionalStr,
+  secret,
+  str,
+  url,
+} from "./config.ts";
+export type { ServiceDescription } from "./registry.ts";
+export {
+  GATEWAY,
+  SERVICE_REGISTRY,
+  callKeysOf,
+  callSigners,
+  callersOf,
+  entryOf,
+  envPrefix,
+  keyEnv,
+  serviceEnv,
+  serviceNamed,
+} from "./registry.ts";
+
+// NATS: each process's identity and rights, derived from the registry.
+export {
+  NATS_MANAGER,
+  inboxPrefixOf,
+  natsAuthorizationConfig,
+  natsIdentities,
+  principalInvalidationSubject,
+} from "./natsIdentities.ts";
+
+// Logs, traces and metrics.
+export type { Level, Logger } from "./logger.ts";
+export { createLogger } from "./logger.ts";
+export type { Telemetry } from "./telemetry.ts";
+export { extractContext, initTelemetry } from "./telemetry.ts";
+export { recordDuration } from "./metrics.ts";
+
+// Time: the one clock handlers read; fixedClock pins it in tests (StartOptions.clock).
 export type { Clock } from "./clock.ts";
 export { fixedClock, systemClock } from "./clock.ts";
-export * from "./config.ts";
-export * from "./context.ts";
-export * from "./database.ts";
-export * from "./errors.ts";
-export * from "./grpcClient.ts";
-export * from "./grpcServer.ts";
-export * from "./idempotency.ts";
-export { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
-export * from "./ids.ts";
-export * from "./logger.ts";
-export * from "./metrics.ts";
-export * from "./paging.ts";
-export * from "./principal.ts";
-export * from "./telemetry.ts";
-export * from "./permissions.ts";
-export * from "./registry.ts";
-export * from "./secretKey.ts";
-export * from "./sealedSecrets.ts";
-export * from "./natsIdentities.ts";
-export { blockedAddressReason, checkDestinationUrl, sendOutbound } from "./outbound.ts";
-export type { OutboundPolicy, OutboundRequest, OutboundResult, Resolve } from "./outbound.ts";
+
+// Postgres: a service's pool on its own schema.
+export { createPool } from "./database.ts";
+
+// gRPC: serving, calling with deadlines and retries, and the call's context.
+export type { RunningGrpcServer, ServiceBinding } from "./grpcServer.ts";
+export { bindService, startGrpcServer } from "./grpcServer.ts";
+export type { ClientMethod } from "./grpcClient.ts";
+export {
+  DEFAULT_DEADLINE_MS,
+  MAX_GRPC_MESSAGE_BYTES,
+  callUnary,
+  createChannel,
+  onwardCall,
+  ownCall,
+} from "./grpcClient.ts";
+export type { CallContext } from "./context.ts";
+export { actorMetadata, currentCallSignal, runInCall } from "./context.ts";
+
+// Signed calls between services: keys and credentials.
+export type { CallCredential, CallKeyPair, PrincipalSigner } from "./callCredentials.ts";
+export {
+  callKeyEnv,
+  generateCallKeyPair,
+  generateCallKeys,
+  noCredential,
+  parsePrivateKey,
+  parsePublicKey,
+  principalSigner,
+  privateKeyVar,
+  publicKeyVar,
+  serviceCredential,
+} from "./callCredentials.ts";
+
+// Errors: domain problems and their gRPC status.
+export type { ProblemType } from "./errors.ts";
+export { DomainError, PROBLEM_TYPES, fromGrpcError, notFound, toGrpcError } from "./errors.ts";
+
+// Principals, permissions and the authorization rules over them.
+export { NOBODY, Principal } from "./principal.ts";
+export type { Permission } from "./permissions.ts";
+export { PERMISSIONS, PREDEFINED_ROLES, isPermission, predefinedRole } from "./permissions.ts";
+export type { ResourceAccess, SpaceFacts } from "./authorization.ts";
+export {
+  canSeeSpace,
+  decideInSpace,
+  grantedProjectIds,
+  hasProjectPermission,
+  hasSpacePermission,
+  holdsAnywhere,
+  isAccountAdmin,
+  requireAccountAdmin,
+  requireAnywhere,
+  requireResourcePermission,
+  requireSpacePermission,
+  requireSpacePermissionTo,
+  spaceRuleSql,
+} from "./authorization.ts";
+
+// Ids and pages.
+export { decodeId, encodeId, uuidv7 } from "./ids.ts";
+export { clampLimit, fetchSize, newestAfter, newestKeyOf, pageOf } from "./paging.ts";
+
+// Secrets: HMAC keys made once per secret, and secrets sealed at rest.
+export { secretKeyOf } from "./secretKey.ts";
+export type { SecretBox } from "./sealedSecrets.ts";
+export { secretBox } from "./sealedSecrets.ts";
+
+// Outbound HTTP: every request to a user-given address goes through one guard.
+export type { OutboundPolicy, OutboundResult, Resolve } from "./outbound.ts";
+export { checkDestinationUrl, sendOutbound } from "./outbound.ts";

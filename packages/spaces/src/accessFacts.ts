@@ -2,7 +2,8 @@
 // identity's access facts (`space_facts`, `restricted_projects`; sql/access_facts.sql) so its
 // lists can apply the rules in SQL, fed from identity's events the same way in every service.
 import type { PoolClient } from "pg";
-import { tracedQuery, type DurableConsumerOptions, type StoredEvent } from "@argus/eventstore";
+import { tracedQuery, type StoredEvent } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { aggregateSubjects } from "@argus/contracts";
 
 // Identity's events, checked at runtime: the bus is not trusted to hold the contract.

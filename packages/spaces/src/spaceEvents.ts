@@ -2,7 +2,8 @@
 // events the same way, keeping its copy of the space facts and deleting what a deleted space
 // held. Only what is deleted (the cascade) is the service's own.
 import type { PoolClient } from "pg";
-import type { DurableConsumerOptions, StoredEvent } from "@argus/eventstore";
+import type { StoredEvent } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { aggregateSubjects, type SpaceDeleted } from "@argus/contracts";
 import { projectSpaceFacts } from "./accessFacts.ts";
 

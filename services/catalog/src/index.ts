@@ -1,4 +1,4 @@
-import { startService, type RunningService, type StartOptions } from "@argus/eventstore";
+import { startService, type RunningService, type StartOptions } from "@argus/service-host";
 import type { Logger } from "@argus/platform";
 import { catalog } from "./service.ts";
 

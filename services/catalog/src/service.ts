@@ -6,7 +6,7 @@ import {
   secretBox,
   type ServiceBinding,
 } from "@argus/platform";
-import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { identitySpaces, restrictionsConsumer } from "@argus/spaces";
 import {
   AiIntegrationDirectoryService,

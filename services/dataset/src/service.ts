@@ -1,4 +1,4 @@
-import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { bindService, type ServiceBinding } from "@argus/platform";
 import {
   accessFactsMigration,

@@ -3,7 +3,7 @@ import {
   startService,
   type RunningService,
   type StartOptions,
-} from "@argus/eventstore";
+} from "@argus/service-host";
 import type { Logger } from "@argus/platform";
 import { identity } from "./service.ts";
 

@@ -1,4 +1,4 @@
-import { serviceMain } from "@argus/eventstore";
+import { serviceMain } from "@argus/service-host";
 import { identity } from "./service.ts";
 
 await serviceMain(identity);

@@ -3,7 +3,7 @@ import {
   loadMigrations,
   migrationsDirOf,
   type ServiceDeps,
-} from "@argus/eventstore";
+} from "@argus/service-host";
 import { bindService, inboxPrefixOf, principalInvalidationSubject } from "@argus/platform";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";

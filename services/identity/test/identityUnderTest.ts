@@ -13,7 +13,7 @@ import {
   type PrincipalSigner,
   type Principal,
 } from "@argus/platform";
-import type { StartOptions } from "@argus/eventstore";
+import type { StartOptions } from "@argus/service-host";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   createTestDatabase,

@@ -1,4 +1,4 @@
-import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { bindService, int, oneOf, str, type ServiceBinding } from "@argus/platform";
 import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
 import { accessFactsMigration, identitySpaces } from "@argus/spaces";

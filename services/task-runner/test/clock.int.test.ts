@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService } from "@argus/service-host";
 import {
   callUnary,
   createChannel,

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { bindService, int, type ServiceBinding } from "@argus/platform";
 import { SpanDirectoryService, TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import {

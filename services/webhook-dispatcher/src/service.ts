@@ -1,4 +1,4 @@
-import { defineService, loadMigrations, migrationsDirOf } from "@argus/eventstore";
+import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { bindService, int, oneOf, type ServiceBinding } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
 import { accessFactsMigration, identitySpaces } from "@argus/spaces";

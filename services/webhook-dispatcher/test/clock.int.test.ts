@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService } from "@argus/service-host";
 import { createLogger, fixedClock, uuidv7 } from "@argus/platform";
 import {
   createTestDatabase,

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startService, type RunningService } from "@argus/eventstore";
+import { startService, type RunningService } from "@argus/service-host";
 import { createLogger, uuidv7 } from "@argus/platform";
 import {
   createTestDatabase,

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { DomainError } from "@argus/platform";
-import { fold, type Decider, type DomainEvent } from "../decider.ts";
+import { fold, type Decider, type DomainEvent } from "../commands/decider.ts";
 
 /**
  * The state `history` folds to; for a decider with snapshots, as a snapshot of it would read

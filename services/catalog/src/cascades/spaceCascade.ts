@@ -3,10 +3,10 @@ import {
   commandScopeIn,
   tracedQuery,
   type CommandScope,
-  type DurableConsumerOptions,
   type EventMetadata,
   type StoredEvent,
 } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
 import { DomainError, type Clock } from "@argus/platform";
 import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";

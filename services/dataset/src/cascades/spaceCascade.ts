@@ -1,11 +1,7 @@
 import type { PoolClient } from "pg";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
-import {
-  commandScopeIn,
-  tracedQuery,
-  type DurableConsumerOptions,
-  type StoredEvent,
-} from "@argus/eventstore";
+import { commandScopeIn, tracedQuery, type StoredEvent } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { DomainError, type Clock } from "@argus/platform";
 import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { deleteDatasetIn } from "../datasets/datasetCommands.ts";

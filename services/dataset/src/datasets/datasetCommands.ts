@@ -18,7 +18,13 @@ import { experimentIdsOf } from "../experiments/experimentRows.ts";
 import { FIRST_VERSION_NAME } from "../shared/access.ts";
 import { notFound } from "../shared/lifecycleRules.ts";
 import { datasetDecider, type DatasetCommand } from "./datasetDecider.ts";
-import { findDataset, loadDataset, toDataset, type DatasetRow } from "./datasetRows.ts";
+import {
+  findDataset,
+  loadDataset,
+  lockDataset,
+  toDataset,
+  type DatasetRow,
+} from "./datasetRows.ts";
 
 const nameConflict = (name: string) => ({
   datasets_name_per_space: `a dataset named ${JSON.stringify(name)} already exists in this space`,
@@ -98,8 +104,11 @@ export function datasetCommands(deps: DatasetDeps) {
             },
             meta,
           );
-          // Nobody else knows the new dataset yet: its examples need no lock.
+          // Nobody else knows the new dataset yet: its lock, free, is the examples' all the same.
+          const lock = await lockDataset(scope, id);
+          if (!lock) throw new Error(`dataset ${id} was not projected`);
           await scope.appendLocked(
+            lock,
             streamId("dataset_examples", id),
             insertedEvents(
               { datasetId: id, spaceId: req.spaceId, versionId: version.id, now },

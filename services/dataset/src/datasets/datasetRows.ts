@@ -1,11 +1,11 @@
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery } from "@argus/eventstore";
+import { tracedQuery, type CommandScope } from "@argus/eventstore";
 import { notFound, type CallContext, type Permission } from "@argus/platform";
 import { authorized, isUuid } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
 import type { DatasetDeps } from "../deps.ts";
 import { ACCESS } from "../shared/access.ts";
-import { rowOf } from "../shared/rowOf.ts";
+import { lockRowOf, rowOf } from "../shared/rowOf.ts";
 
 export interface DatasetRow {
   id: string;
@@ -48,6 +48,10 @@ export const toVersion = (v: VersionRow): DatasetVersion => ({
 
 export const findDataset = (db: Pool | PoolClient, id: string, lock = false) =>
   rowOf<DatasetRow>(db, "datasets", DATASET_COLUMNS, id, lock);
+
+/** The dataset's row, locked: every writer of its examples takes that lock first. */
+export const lockDataset = (scope: CommandScope, id: string) =>
+  lockRowOf<DatasetRow>(scope, "datasets", DATASET_COLUMNS, id);
 
 /** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
 export async function loadDataset(

@@ -3,7 +3,7 @@ import { tracedQuery } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type { AnnotateRequest } from "@argus/proto/dataset/v1/dataset";
 import { isUuid } from "@argus/spaces";
-import { findDataset, loadDataset } from "../datasets/datasetRows.ts";
+import { loadDataset, lockDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { annotateRecords, type RecordKind } from "../shared/annotationCommands.ts";
 
@@ -11,7 +11,7 @@ import { annotateRecords, type RecordKind } from "../shared/annotationCommands.t
 const EXAMPLES: RecordKind = {
   kind: "example",
   load: (deps, ctx, id) => loadDataset(deps, ctx, id, "DATASET_EXAMPLE_ANNOTATE"),
-  lock: (client, id) => findDataset(client, id, true),
+  lock: lockDataset,
   // Live in any version of the dataset.
   present: async (client, parentId, ids) =>
     new Set(

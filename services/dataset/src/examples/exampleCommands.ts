@@ -1,5 +1,5 @@
 import { streamId } from "@argus/contracts";
-import type { CommandScope, EventMetadata } from "@argus/eventstore";
+import type { CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
@@ -11,8 +11,8 @@ import type {
 } from "@argus/proto/dataset/v1/dataset";
 import { datasetDecider } from "../datasets/datasetDecider.ts";
 import {
-  findDataset,
   findVersion,
+  lockDataset,
   loadDataset,
   toDataset,
   type DatasetRow,
@@ -48,6 +48,7 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
 
 /** Where an example write lands, as read under the dataset's lock. */
 interface WriteAt {
+  lock: RowLock<DatasetRow>;
   row: DatasetRow;
   version: VersionRow;
   now: Date;
@@ -74,12 +75,14 @@ export function exampleCommands(deps: DatasetDeps) {
     const checked = await loadDataset(deps, ctx, datasetId, permission);
     return deps.commands.transact(
       async (scope) => {
-        const row = await findDataset(scope.client, checked.id, true);
-        if (!row) throw notFound("dataset");
+        const lock = await lockDataset(scope, checked.id);
+        if (!lock) throw notFound("dataset");
+        const row = lock.row;
         const version = await findVersion(scope.client, row.id, versionId);
         if (!version) throw notFound("dataset version");
         const now = deps.clock.now();
         return fn(scope, {
+          lock,
           row,
           version,
           now,
@@ -109,6 +112,7 @@ export function exampleCommands(deps: DatasetDeps) {
         async (scope, at) => {
           const ids = orderedIds(examples.length, at.now);
           await scope.appendLocked(
+            at.lock,
             streamId("dataset_examples", at.row.id),
             insertedEvents(at.target, examples, ids),
             at.meta,
@@ -152,6 +156,7 @@ export function exampleCommands(deps: DatasetDeps) {
           }
           const changed = examples.filter((e) => present.has(e.id));
           await scope.appendLocked(
+            at.lock,
             streamId("dataset_examples", at.row.id),
             updatedEvents({ ...at.target, versionId }, changed),
             at.meta,
@@ -183,6 +188,7 @@ export function exampleCommands(deps: DatasetDeps) {
           const present = await presentIds(scope.client, at.version, req.exampleIds.filter(isUuid));
           const deleted = req.exampleIds.filter((id) => present.has(id));
           await scope.appendLocked(
+            at.lock,
             streamId("dataset_examples", at.row.id),
             deletedEvents(at.target, deleted),
             at.meta,

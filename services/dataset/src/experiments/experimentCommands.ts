@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
-import { chunkBySize, type CommandScope } from "@argus/eventstore";
+import { chunkBySize, type CommandScope, type RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext } from "@argus/platform";
 import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
@@ -16,7 +16,12 @@ import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
 import { presentIds } from "../examples/exampleRows.ts";
 import { invalid, notFound, unprocessable } from "../shared/lifecycleRules.ts";
 import { experimentDecider } from "./experimentDecider.ts";
-import { findExperiment, loadExperiment, toExperiment } from "./experimentRows.ts";
+import {
+  loadExperiment,
+  lockExperiment,
+  toExperiment,
+  type ExperimentRow,
+} from "./experimentRows.ts";
 import { parseRuns, type ParsedRun } from "./experimentRunRules.ts";
 
 /** Runs as events that each fit one NATS message. */
@@ -69,12 +74,14 @@ export function experimentCommands(deps: DatasetDeps) {
   async function appendRuns(
     scope: CommandScope,
     ctx: CallContext,
-    experiment: { id: string; spaceId: string },
+    lock: RowLock<ExperimentRow>,
     runs: readonly ParsedRun[],
     now: Date,
   ): Promise<string[]> {
+    const experiment = { id: lock.row.id, spaceId: lock.row.space_id };
     const ids = orderedIds(runs.length, now);
     await scope.appendLocked(
+      lock,
       streamId("experiment_runs", experiment.id),
       runEvents(experiment, runs, ids, now),
       spaceMetadata(ctx, experiment.spaceId),
@@ -125,7 +132,10 @@ export function experimentCommands(deps: DatasetDeps) {
             spaceMetadata(ctx, spaceId),
           );
           if (state.status !== "live") throw new Error("experiment not created");
-          const runIds = await appendRuns(scope, ctx, { id, spaceId }, runs, now);
+          // Nobody else knows the new experiment yet: its lock, free, is the runs' all the same.
+          const lock = await lockExperiment(scope, id);
+          if (!lock) throw new Error(`experiment ${id} was not projected`);
+          const runIds = await appendRuns(scope, ctx, lock, runs, now);
           const at = now.toISOString();
           return {
             experiment: {
@@ -166,18 +176,13 @@ export function experimentCommands(deps: DatasetDeps) {
       const checked = await loadExperiment(deps, ctx, req.experimentId, "EXPERIMENT_UPDATE");
       const runs = parseRuns(req.runs, checked.dataset_id !== null);
       return deps.commands.transact(async (scope) => {
-        const row = await findExperiment(scope.client, checked.id, true);
-        if (!row) throw notFound("experiment");
+        const lock = await lockExperiment(scope, checked.id);
+        if (!lock) throw notFound("experiment");
+        const row = lock.row;
         if (row.dataset_id && row.dataset_version_id)
           await requireExamples(scope.client, row.dataset_id, row.dataset_version_id, runs);
         const now = deps.clock.now();
-        const runIds = await appendRuns(
-          scope,
-          ctx,
-          { id: row.id, spaceId: row.space_id },
-          runs,
-          now,
-        );
+        const runIds = await appendRuns(scope, ctx, lock, runs, now);
         return {
           experiment: toExperiment({ ...row, updated_at: now }),
           runIds,

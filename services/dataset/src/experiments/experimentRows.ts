@@ -1,12 +1,12 @@
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery } from "@argus/eventstore";
+import { tracedQuery, type CommandScope, type RowLock } from "@argus/eventstore";
 import { notFound, type CallContext, type Permission } from "@argus/platform";
 import { authorized, isUuid } from "@argus/spaces";
 import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
 import type { DatasetDeps } from "../deps.ts";
 import { ACCESS } from "../shared/access.ts";
 import { annotationsOf } from "../shared/annotationRows.ts";
-import { rowOf } from "../shared/rowOf.ts";
+import { lockRowOf, rowOf } from "../shared/rowOf.ts";
 
 export interface ExperimentRow {
   id: string;
@@ -37,6 +37,10 @@ export const toExperiment = (r: ExperimentRow): Experiment => ({
 export const findExperiment = (db: Pool | PoolClient, id: string, lock = false) =>
   rowOf<ExperimentRow>(db, "experiments", EXPERIMENT_COLUMNS, id, lock);
 
+/** The experiment's row, locked: every writer of its runs takes that lock first. */
+export const lockExperiment = (scope: CommandScope, id: string) =>
+  lockRowOf<ExperimentRow>(scope, "experiments", EXPERIMENT_COLUMNS, id);
+
 /** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */
 export async function loadExperiment(
   deps: Pick<DatasetDeps, "pool" | "spaces">,
@@ -58,11 +62,21 @@ export async function experimentInAccount(
   db: Pool | PoolClient,
   accountId: string,
   id: string,
-  lock = false,
 ): Promise<ExperimentRow> {
-  const row = isUuid(id) ? await findExperiment(db, id, lock) : undefined;
+  const row = isUuid(id) ? await findExperiment(db, id) : undefined;
   if (!row || row.account_id !== accountId) throw notFound("experiment");
   return row;
+}
+
+/** `experimentInAccount` under the experiment's row lock, which every writer of its runs takes. */
+export async function lockExperimentInAccount(
+  scope: CommandScope,
+  accountId: string,
+  id: string,
+): Promise<RowLock<ExperimentRow>> {
+  const lock = await lockExperiment(scope, id);
+  if (!lock || lock.row.account_id !== accountId) throw notFound("experiment");
+  return lock;
 }
 
 export async function experimentIdsOf(

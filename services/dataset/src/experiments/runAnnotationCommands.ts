@@ -5,13 +5,13 @@ import type { AnnotateRequest } from "@argus/proto/dataset/v1/dataset";
 import { isUuid } from "@argus/spaces";
 import type { DatasetDeps } from "../deps.ts";
 import { annotateRecords, type RecordKind } from "../shared/annotationCommands.ts";
-import { findExperiment, loadExperiment } from "./experimentRows.ts";
+import { loadExperiment, lockExperiment } from "./experimentRows.ts";
 
 /** Runs are annotated under their experiment's row lock, on its runs' stream. */
 const RUNS: RecordKind = {
   kind: "run",
   load: (deps, ctx, id) => loadExperiment(deps, ctx, id, "EXPERIMENT_RUN_ANNOTATE"),
-  lock: (client, id) => findExperiment(client, id, true),
+  lock: lockExperiment,
   present: async (client, parentId, ids) =>
     new Set(
       (

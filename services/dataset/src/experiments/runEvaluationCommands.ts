@@ -16,7 +16,7 @@ import { orderedIds } from "../examples/exampleEvents.ts";
 import { invalid } from "../shared/lifecycleRules.ts";
 import { runEvents } from "./experimentCommands.ts";
 import { experimentDecider } from "./experimentDecider.ts";
-import { experimentInAccount, findExperiment } from "./experimentRows.ts";
+import { findExperiment, lockExperimentInAccount } from "./experimentRows.ts";
 import { parseRuns } from "./experimentRunRules.ts";
 
 /** Events written for a task's run: in the task's account and space, by the task. */
@@ -84,12 +84,8 @@ export function runEvaluationCommands(deps: DatasetDeps) {
         true,
       );
       await deps.commands.transact(async (scope) => {
-        const experiment = await experimentInAccount(
-          scope.client,
-          req.accountId,
-          req.experimentId,
-          true,
-        );
+        const lock = await lockExperimentInAccount(scope, req.accountId, req.experimentId);
+        const experiment = lock.row;
         const present = await tracedQuery<{ example_id: string }>(
           scope.client,
           "experiment runs present",
@@ -102,6 +98,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
         if (fresh.length === 0) return;
         const now = deps.clock.now();
         await scope.appendLocked(
+          lock,
           streamId("experiment_runs", experiment.id),
           runEvents(
             { id: experiment.id, spaceId: experiment.space_id },
@@ -122,13 +119,10 @@ export function runEvaluationCommands(deps: DatasetDeps) {
     ): Promise<RecordRunEvaluationsResponse> {
       if (req.evaluations.length === 0) return {};
       await deps.commands.transact(async (scope) => {
-        const experiment = await experimentInAccount(
-          scope.client,
-          req.accountId,
-          req.experimentId,
-          true,
-        );
+        const lock = await lockExperimentInAccount(scope, req.accountId, req.experimentId);
+        const experiment = lock.row;
         await scope.appendLocked(
+          lock,
           streamId("experiment_runs", experiment.id),
           [
             {

@@ -1,5 +1,6 @@
 import type { PoolClient } from "pg";
 import type { AnnotationWrite, DatasetServiceEvent } from "@argus/contracts";
+import type { CommandScope, RowLock } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type { AnnotateRequest, AnnotateResponse } from "@argus/proto/dataset/v1/dataset";
 import {
@@ -23,7 +24,10 @@ const inputs = (req: AnnotateRequest): AnnotationInput[] =>
 export interface RecordKind {
   kind: "example" | "run";
   load(deps: DatasetDeps, ctx: CallContext, id: string): Promise<{ id: string; space_id: string }>;
-  lock(client: PoolClient, id: string): Promise<{ id: string; space_id: string } | undefined>;
+  lock(
+    scope: CommandScope,
+    id: string,
+  ): Promise<RowLock<{ id: string; space_id: string }> | undefined>;
   /** Which of `ids` are live records of the parent. */
   present(client: PoolClient, parentId: string, ids: readonly string[]): Promise<Set<string>>;
   event(
@@ -53,8 +57,9 @@ export async function annotateRecords(
   const configs = await deps.configs.named(ctx, checked.space_id, namesOf(records));
   const annotator = await deps.annotators.caller(ctx);
   await deps.commands.transact(async (scope) => {
-    const parent = await k.lock(scope.client, checked.id);
-    if (!parent) throw notFound(k.kind === "example" ? "dataset" : "experiment");
+    const lock = await k.lock(scope, checked.id);
+    if (!lock) throw notFound(k.kind === "example" ? "dataset" : "experiment");
+    const parent = lock.row;
     const ids = records.map((r) => r.recordId);
     const present = await k.present(scope.client, parent.id, ids);
     const annotations = decideAnnotations(records, configs, present);
@@ -69,6 +74,7 @@ export async function annotateRecords(
     );
     if (written.length === 0) return;
     await scope.appendLocked(
+      lock,
       written[0]!.stream,
       written.map((w) => w.event),
       spaceMetadata(ctx, parent.space_id),

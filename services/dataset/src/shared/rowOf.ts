@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery } from "@argus/eventstore";
+import { tracedQuery, type CommandScope, type RowLock } from "@argus/eventstore";
 import { isUuid } from "@argus/spaces";
 
 /**
@@ -22,3 +22,16 @@ export async function rowOf<T extends object>(
   );
   return res.rows[0];
 }
+
+/**
+ * The row of `table` with this id, locked in the command's transaction: the lock every writer
+ * of the resource's records takes first, and `appendLocked` asks for. None for an id that is
+ * no uuid.
+ */
+export const lockRowOf = <T extends object>(
+  scope: CommandScope,
+  table: string,
+  columns: string,
+  id: string,
+): Promise<RowLock<T> | undefined> =>
+  isUuid(id) ? scope.lockRow<T>(table, id, columns) : Promise.resolve(undefined);

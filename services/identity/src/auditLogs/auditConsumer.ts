@@ -1,4 +1,5 @@
-import { tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { tracedQuery } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { uuidv7 } from "@argus/platform";
 import { auditEntryOf } from "./auditEntry.ts";
 

@@ -83,8 +83,9 @@ function noting(
       await scope.appendToSet(streamId, events, metadata);
       note(events, metadata);
     },
-    async appendLocked(streamId, events, metadata) {
-      await scope.appendLocked(streamId, events, metadata);
+    lockRow: (table, id, columns) => scope.lockRow(table, id, columns),
+    async appendLocked(lock, streamId, events, metadata) {
+      await scope.appendLocked(lock, streamId, events, metadata);
       note(events, metadata);
     },
   };

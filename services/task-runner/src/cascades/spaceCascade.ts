@@ -1,5 +1,6 @@
 import { streamId } from "@argus/contracts";
-import { commandScopeIn, tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { commandScopeIn, tracedQuery } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import type { Clock } from "@argus/platform";
 import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
 import { project } from "../projection.ts";

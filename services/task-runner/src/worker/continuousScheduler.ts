@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
-import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { startWorkLoop } from "@argus/service-host";
 import { uuidv7, type Clock, type Logger } from "@argus/platform";
 import type { TaskEvaluatorSettings } from "@argus/contracts";
 import type { EvaluatorResolver } from "../peers/catalogEvaluators.ts";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import { streamId } from "@argus/contracts";
-import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { startWorkLoop } from "@argus/service-host";
 import { DomainError, type Clock, type Logger } from "@argus/platform";
 import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import { runDecider, type Counts } from "../taskRuns/taskRunDecider.ts";

@@ -1,5 +1,6 @@
 import { aggregateSubjects } from "@argus/contracts";
-import { tracedQuery, type DurableConsumerOptions, type StoredEvent } from "@argus/eventstore";
+import { tracedQuery, type StoredEvent } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { remember } from "../projects/tracingProjects.ts";
 import type { SpanStore } from "../storage/spanStore.ts";
 

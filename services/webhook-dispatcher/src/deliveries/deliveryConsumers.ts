@@ -1,5 +1,6 @@
 import type { PoolClient } from "pg";
-import { tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { tracedQuery } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { endForSource, type Cascade } from "../cascades/subscriptionCascades.ts";
 import { deliverableOf, taskRunFailedOf, type Deliverable } from "./deliveryPayloads.ts";
 

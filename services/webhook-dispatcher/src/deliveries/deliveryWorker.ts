@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
-import { startWorkLoop, tracedQuery } from "@argus/eventstore";
+import { tracedQuery } from "@argus/eventstore";
+import { startWorkLoop } from "@argus/service-host";
 import type { Clock, Logger } from "@argus/platform";
 import { recordAttempt } from "./deliveryAttempts.ts";
 import { DELIVERIES_CHANNEL } from "./deliveryConsumers.ts";

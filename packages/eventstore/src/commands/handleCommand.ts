@@ -1,0 +1,247 @@
+import type { PoolClient } from "pg";
+import { DomainError, currentCallSignal } from "@argus/platform";
+import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.ts";
+import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
+import { ConcurrencyError } from "../errors.ts";
+import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
+import type { EventMetadata } from "../types.ts";
+
+/** A service's inline projections: every event a command appends goes through them. */
+export type Project = (client: PoolClient, events: readonly DomainEvent[]) => Promise<void>;
+
+/** What a decision left behind: its events, the state after them and the stream's version. */
+export interface Decision<State, Event extends DomainEvent> {
+  events: readonly Event[];
+  state: State;
+  version: number;
+}
+
+declare const rowLocked: unique symbol;
+
+/**
+ * Proof that the command's transaction holds the row lock of `table`'s row `id` (taken by
+ * `lockRow`, with `SELECT … FOR UPDATE`), and the row as it read it. Nothing else makes one,
+ * and it is good only in the scope that took it.
+ */
+export interface RowLock<Row = unknown> {
+  readonly table: string;
+  readonly id: string;
+  readonly row: Row;
+  readonly [rowLocked]: true;
+}
+
+/** The transaction of one command, which may decide on several streams atomically. */
+export interface CommandScope {
+  readonly client: PoolClient;
+  /**
+   * Reads the stream, folds it, decides, appends at exactly the version read and projects.
+   * A stream that moves on meanwhile fails the append, and the whole command runs again.
+   * `command` may be built from facts read after the stream (rows of this service's own
+   * tables, e.g. a queue's records): any commit to the stream after that read fails the
+   * append, so the decision never rests on facts older than the version it appends at.
+   */
+  decide<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: CommandInput<State, Command>,
+    metadata: EventMetadata,
+  ): Promise<Decision<State, Event>>;
+  /**
+   * Appends to a stream that is a set by nature (its events commute, e.g. a resource's tag
+   * attachments), at whatever version it has: no decision depends on its order.
+   */
+  appendToSet(
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void>;
+  /**
+   * Locks the row of `table` whose `id` it is until the transaction ends, and reads `columns`
+   * of it; undefined when there is no such row. Table and columns are SQL text of the caller's
+   * code (never input), as in its own queries.
+   */
+  lockRow<Row extends object>(
+    table: string,
+    id: string,
+    columns?: string,
+  ): Promise<RowLock<Row> | undefined>;
+  /**
+   * Appends after whatever the stream holds, for a stream that is never folded: its commands
+   * decide on this service's tables under a row lock every writer of the stream takes first
+   * (a dataset's examples, behind the dataset's row), so the lock orders them, not a version
+   * read, and no command reads an unbounded history. `lock` is that lock, taken in this scope.
+   */
+  appendLocked(
+    lock: RowLock,
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void>;
+}
+
+/** A command, or how to build it from the folded state and facts read in the transaction. */
+export type CommandInput<State, Command> =
+  Command | { build: (state: State, client: PoolClient) => Promise<Command> };
+
+const isBuilder = <S, C>(
+  c: CommandInput<S, C>,
+): c is { build: (s: S, client: PoolClient) => Promise<C> } =>
+  typeof c === "object" && c !== null && typeof (c as { build?: unknown }).build === "function";
+
+type StreamAccess = Pick<
+  EventStoreTransaction,
+  "client" | "append" | "loadStream" | "saveSnapshot"
+>;
+
+export function commandScope(tx: StreamAccess, project: Project): CommandScope {
+  // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
+  const locks = new WeakSet<RowLock>();
+  async function append(
+    streamId: string,
+    version: ExpectedVersion,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void> {
+    if (events.length === 0) return;
+    await tx.append(
+      streamId,
+      version,
+      events.map((e) => ({ type: e.type, data: e.data, metadata })),
+    );
+    await project(tx.client, events);
+  }
+  return {
+    client: tx.client,
+    async decide(streamId, decider, command, metadata) {
+      type State = Parameters<typeof decider.evolve>[0];
+      const snapshots = decider.snapshots;
+      const tag = snapshotTag(decider);
+      const read = await tx.loadStream(streamId, tag);
+      const state = fold(
+        decider,
+        read.events.map(
+          (e) => ({ type: e.type, data: e.data }) as Parameters<typeof decider.evolve>[1],
+        ),
+        read.snapshot ? (read.snapshot.state as State) : decider.initialState,
+      );
+      const events = decider.decide(
+        isBuilder(command) ? await command.build(state, tx.client) : command,
+        state,
+      );
+      await append(streamId, read.version, events, metadata);
+      const after = events.reduce(decider.evolve, state);
+      const version = read.version + events.length;
+      if (snapshots && tag && version - (read.snapshot?.version ?? 0) >= snapshots.every)
+        await tx.saveSnapshot(streamId, { tag, version, state: after });
+      return { events, state: after, version };
+    },
+    appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
+    async lockRow<Row extends object>(table: string, id: string, columns = "*") {
+      const { rows } = await tracedQuery<Row>(
+        tx.client,
+        `lock ${table}`,
+        `SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const lock = { table, id, row } as RowLock<Row>;
+      locks.add(lock);
+      return lock;
+    },
+    async appendLocked(lock, streamId, events, metadata) {
+      if (!locks.has(lock))
+        throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
+      await append(streamId, "any", events, metadata);
+    },
+  };
+}
+
+/** A command scope over a transaction someone else holds: a consumer's, with its checkpoint. */
+export function commandScopeIn(
+  client: PoolClient,
+  schema: string,
+  project: Project,
+  maxEventBytes = 1024 * 1024,
+): CommandScope {
+  return commandScope(
+    {
+      client,
+      loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
+      saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
+      append: (streamId, version, events) =>
+        appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
+    },
+    project,
+  );
+}
+
+export interface CommandOptions {
+  /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
+  conflicts?: Readonly<Record<string, string>>;
+  /**
+   * Once the caller is gone or its deadline passed, no attempt starts. Default: the signal of
+   * the gRPC call being served.
+   */
+  signal?: AbortSignal;
+}
+
+export interface CommandHandler {
+  /** One stream's command: read, fold, decide, append and project in one transaction. */
+  handle<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: CommandInput<State, Command>,
+    metadata: EventMetadata,
+    options?: CommandOptions,
+  ): Promise<Decision<State, Event>>;
+  /** A command over several streams (or one that reads other tables first), atomically. */
+  transact<T>(fn: (scope: CommandScope) => Promise<T>, options?: CommandOptions): Promise<T>;
+}
+
+/**
+ * The one way a service runs a command. The store retries the whole transaction, reading the
+ * stream afresh, when another command moved it on; after its last retry the caller gets a
+ * 409, as it does when a projection's unique index or foreign key says the command conflicts.
+ */
+export function createCommandHandler(store: EventStore, project: Project): CommandHandler {
+  async function transact<T>(
+    fn: (scope: CommandScope) => Promise<T>,
+    options: CommandOptions = {},
+  ): Promise<T> {
+    try {
+      const signal = options.signal ?? currentCallSignal();
+      return await store.transaction((tx) => {
+        if (signal?.aborted)
+          throw new DomainError("gateway-timeout", "the call was cancelled or its deadline passed");
+        return fn(commandScope(tx, project));
+      });
+    } catch (err) {
+      throw asConflict(err, options.conflicts ?? {}) ?? err;
+    }
+  }
+  return {
+    transact,
+    handle: (streamId, decider, command, metadata, options) =>
+      transact((scope) => scope.decide(streamId, decider, command, metadata), options),
+  };
+}
+
+function asConflict(
+  err: unknown,
+  conflicts: Readonly<Record<string, string>>,
+): DomainError | undefined {
+  if (err instanceof ConcurrencyError)
+    return new DomainError(
+      "resource-conflict",
+      "the resource was changed by a concurrent request; retry with its current state",
+    );
+  const e = err as { code?: string; constraint?: string } | null;
+  const detail =
+    e && (e.code === "23505" || e.code === "23503" || e.code === "23P01") && e.constraint
+      ? conflicts[e.constraint]
+      : undefined;
+  return detail === undefined ? undefined : new DomainError("resource-conflict", detail);
+}

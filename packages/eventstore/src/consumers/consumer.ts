@@ -1,0 +1,157 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from "@opentelemetry/api";
+import { jetstream, type JsMsg } from "@nats-io/jetstream";
+import { millis, type NatsConnection } from "@nats-io/nats-core";
+import type { Pool } from "pg";
+import { backoffDelay, type BackoffOptions } from "../backoff.ts";
+import { recordDeadLetter } from "./deadLetter.ts";
+import { decodeEvent } from "../messages/eventCodec.ts";
+import { createKeyedQueue } from "./keyedQueue.ts";
+import type { Logger } from "../logger.ts";
+import { processOnce, type EventHandler } from "./processOnce.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { natsHeaderGetter } from "../messages/traceCarriers.ts";
+import { tracer } from "../schema/tracedQuery.ts";
+import type { StoredEvent } from "../types.ts";
+
+export interface ConsumerOptions {
+  nc: NatsConnection;
+  pool: Pool;
+  /** The consumer's own schema, holding its processed events and dead letters. */
+  schema: string;
+  stream: string;
+  /** A durable made beforehand by ensureConsumer; also the consumer's name in Postgres. */
+  durable: string;
+  /** Messages handled at once; events of one stream are still handled one after another. */
+  concurrency: number;
+  /** The consumer's max_deliver: the delivery that fails at this count is dead-lettered. */
+  maxDeliver: number;
+  handler: EventHandler;
+  logger: Logger;
+  /** Redelivery delay after a failed attempt; default 1 s doubling to 60 s, jittered. */
+  nakBackoff?: BackoffOptions;
+}
+
+export interface ConsumerRunner {
+  /** Stops pulling, finishes (and acks) the messages in hand, flushes the acks. */
+  stop(): Promise<void>;
+}
+
+export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRunner> {
+  const { nc, pool, schema, durable, concurrency, maxDeliver, handler, logger } = options;
+  quoteSchema(schema);
+  const nakBackoff = options.nakBackoff ?? { baseMs: 1000, maxMs: 60_000 };
+  const consumer = await jetstream(nc).consumers.get(options.stream, durable);
+  const { config } = await consumer.info(true);
+  const ackWaitMs = millis(config.ack_wait ?? 30e9);
+  if (config.max_deliver !== maxDeliver) {
+    logger.warn("maxDeliver differs from the consumer's max_deliver", {
+      consumer: durable,
+      maxDeliver,
+      serverMaxDeliver: config.max_deliver,
+    });
+  }
+  const messages = await consumer.consume({ max_messages: concurrency });
+  const inFlight = new Set<Promise<void>>();
+  const inStreamOrder = createKeyedQueue();
+
+  async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
+    let outcome: "processed" | "duplicate";
+    try {
+      outcome = await processOnce(pool, schema, durable, event, handler);
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      await fail(msg, err as Error, event.eventId);
+      return;
+    }
+    if (outcome === "duplicate") {
+      span.setAttribute("argus.redelivery_ignored", true);
+      logger.debug("redelivered event was already processed", {
+        consumer: durable,
+        eventId: event.eventId,
+      });
+    }
+    // Outside the try: an ack that cannot be sent is not a failed delivery; the redelivery
+    // it causes finds the processed marker.
+    msg.ack();
+  }
+
+  async function fail(msg: JsMsg, err: Error, eventId: string | undefined): Promise<void> {
+    const deliveries = msg.info.deliveryCount;
+    const fields = {
+      consumer: durable,
+      eventId,
+      subject: msg.subject,
+      deliveries,
+      err: err.message,
+    };
+    if (deliveries < maxDeliver && eventId !== undefined) {
+      logger.warn("event handler failed; will retry", fields);
+      msg.nak(backoffDelay(deliveries, nakBackoff));
+      return;
+    }
+    logger.error("event dead-lettered", fields);
+    await recordDeadLetter(pool, schema, durable, msg, err.message);
+    // No reason text: nats-server 2.9 only recognises a bare +TERM and ignores "+TERM <reason>".
+    msg.term();
+  }
+
+  function handle(msg: JsMsg): Promise<void> {
+    const parent = propagation.extract(ROOT_CONTEXT, msg.headers, natsHeaderGetter);
+    const attributes = {
+      "messaging.system": "nats",
+      "messaging.operation.type": "process",
+      "messaging.destination.name": msg.subject,
+      "messaging.consumer.group.name": durable,
+    };
+    return tracer.startActiveSpan(
+      `process ${msg.subject}`,
+      { kind: SpanKind.CONSUMER, attributes },
+      parent,
+      async (span) => {
+        // Tells the server a slow handler is still at work, so it does not redeliver meanwhile.
+        const heartbeat = setInterval(() => msg.working(), Math.max(500, ackWaitMs / 2));
+        try {
+          let event: StoredEvent;
+          try {
+            event = decodeEvent(msg.data);
+          } catch (err) {
+            await fail(msg, err as Error, undefined);
+            return;
+          }
+          span.setAttribute("messaging.message.id", event.eventId);
+          await inStreamOrder(event.streamId, () => settle(msg, event, span));
+        } catch (err) {
+          // Only the NATS or Postgres calls around the handler land here (e.g. a closed connection).
+          logger.error("could not settle message", {
+            consumer: durable,
+            subject: msg.subject,
+            err: (err as Error).message,
+          });
+        } finally {
+          clearInterval(heartbeat);
+          span.end();
+        }
+      },
+    );
+  }
+
+  const pulling = (async () => {
+    for await (const msg of messages) {
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const task = handle(msg).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    }
+  })().catch((err: Error) =>
+    logger.error("consumer stopped pulling", { consumer: durable, err: err.message }),
+  );
+
+  return {
+    async stop() {
+      await messages.close().catch(() => {});
+      await pulling;
+      await Promise.allSettled(inFlight);
+      if (!nc.isClosed()) await nc.flush().catch(() => {});
+    },
+  };
+}

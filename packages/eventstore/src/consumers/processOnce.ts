@@ -1,0 +1,26 @@
+import type { Pool, PoolClient } from "pg";
+import { markProcessed } from "./processedEvents.ts";
+import type { StoredEvent } from "../types.ts";
+import { withTransaction } from "../schema/withTransaction.ts";
+
+/** A projection or reaction: its writes go through `tx`, the transaction of its checkpoint. */
+export type EventHandler = (tx: PoolClient, event: StoredEvent) => Promise<void>;
+
+/**
+ * Effect and processed marker commit together, so a delivery is either fully applied or not
+ * at all, and a redelivery of an applied event finds the marker and does nothing.
+ */
+export function processOnce(
+  pool: Pool,
+  schema: string,
+  consumer: string,
+  event: StoredEvent,
+  handler: EventHandler,
+): Promise<"processed" | "duplicate"> {
+  return withTransaction(pool, async (client) => {
+    const fresh = await markProcessed(client, schema, consumer, [event.eventId]);
+    if (fresh.size === 0) return "duplicate";
+    await handler(client, event);
+    return "processed";
+  });
+}

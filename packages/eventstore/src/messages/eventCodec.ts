@@ -1,0 +1,89 @@
+import type { StoredEvent } from "../types.ts";
+
+/** The JSON body of a published event; 64-bit positions travel as decimal strings. */
+export interface WireEvent {
+  eventId: string;
+  streamId: string;
+  streamVersion: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  globalPosition: string;
+  transactionId: string;
+  recordedAt: string;
+}
+
+export class UndecodableEventError extends Error {
+  override readonly name = "UndecodableEventError";
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+export function encodeEvent(event: StoredEvent): Uint8Array {
+  const wire: WireEvent = {
+    eventId: event.eventId,
+    streamId: event.streamId,
+    streamVersion: event.streamVersion,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+    globalPosition: event.globalPosition.toString(),
+    transactionId: event.transactionId.toString(),
+    recordedAt: event.recordedAt.toISOString(),
+  };
+  return encoder.encode(JSON.stringify(wire));
+}
+
+export function decodeEvent(payload: Uint8Array): StoredEvent {
+  let wire: Partial<Record<keyof WireEvent, unknown>>;
+  try {
+    wire = JSON.parse(decoder.decode(payload)) as typeof wire;
+  } catch (err) {
+    throw new UndecodableEventError(`payload is not UTF-8 JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (typeof wire !== "object" || wire === null)
+    throw new UndecodableEventError("payload is not an object");
+  const {
+    eventId,
+    streamId,
+    streamVersion,
+    type,
+    metadata,
+    globalPosition,
+    transactionId,
+    recordedAt,
+  } = wire;
+  const recorded = new Date(typeof recordedAt === "string" ? recordedAt : Number.NaN);
+  if (
+    typeof eventId !== "string" ||
+    typeof streamId !== "string" ||
+    !Number.isInteger(streamVersion) ||
+    typeof type !== "string" ||
+    typeof metadata !== "object" ||
+    metadata === null ||
+    !isDecimal(globalPosition) ||
+    !isDecimal(transactionId) ||
+    Number.isNaN(recorded.getTime()) ||
+    !("data" in wire)
+  ) {
+    throw new UndecodableEventError("payload is not an argus event");
+  }
+  return {
+    eventId,
+    streamId,
+    streamVersion: streamVersion as number,
+    type,
+    data: wire.data,
+    metadata: metadata as Record<string, unknown>,
+    globalPosition: BigInt(globalPosition),
+    transactionId: BigInt(transactionId),
+    recordedAt: recorded,
+  };
+}
+
+function isDecimal(value: unknown): value is string {
+  return typeof value === "string" && /^\d{1,20}$/.test(value);
+}

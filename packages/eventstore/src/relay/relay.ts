@@ -1,0 +1,150 @@
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { Pool, PoolClient } from "pg";
+import { backoffDelay } from "../backoff.ts";
+import { checkpointOf, compareCheckpoints } from "../streams/checkpoint.ts";
+import type { Logger } from "../logger.ts";
+import { publishEvent } from "./publishEvent.ts";
+import { readBatch } from "../streams/readBatch.ts";
+import { createSleeper } from "./sleeper.ts";
+import { loadRelayCheckpoint, storeRelayCheckpoint } from "./relayCheckpoint.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import type { SubjectOf } from "../messages/subject.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+
+export interface RelayOptions {
+  pool: Pool;
+  schema: string;
+  nc: NatsConnection;
+  subject: SubjectOf;
+  logger: Logger;
+  batchSize?: number;
+  /** Fallback poll for commits made by other replicas; default 200 ms. */
+  pollIntervalMs?: number;
+  /** How often a standby relay tries to become the active one; default 1000 ms. */
+  lockRetryMs?: number;
+  publishTimeoutMs?: number;
+  /** Checkpoint and lock name, for more than one relay per schema; default "default". */
+  name?: string;
+}
+
+export interface Relay {
+  start(): Promise<void>;
+  /** A commit happened in this process: read now instead of at the next poll. */
+  wake(): void;
+  /** Finishes the publish in flight, stores the checkpoint, releases the lock. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The outbox relay: publishes committed events to JetStream in commit order, and advances
+ * its checkpoint only after the PubAcks. One relay per schema is active: it holds a session
+ * advisory lock on the connection it reads and checkpoints with, so losing that connection
+ * loses the lock, and a standby takes over from the stored checkpoint.
+ */
+export function createRelay(options: RelayOptions): Relay {
+  const { pool, schema, logger, subject } = options;
+  quoteSchema(schema);
+  const name = options.name ?? "default";
+  const batchSize = options.batchSize ?? 100;
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const lockRetryMs = options.lockRetryMs ?? 1000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 5000;
+  const lockKey = `argus.relay:${schema}:${name}`;
+  const js = jetstream(options.nc);
+
+  let running: Promise<void> | undefined;
+  let stopping = false;
+  let sleeper = createSleeper();
+  let failures = 0;
+
+  async function lead(client: PoolClient, lost: () => Error | undefined): Promise<void> {
+    let checkpoint = await loadRelayCheckpoint(client, schema, name);
+    logger.info("relay is active", { schema, relay: name, checkpoint });
+    while (!stopping) {
+      sleeper.clearWake();
+      const batch = await readBatch(client, schema, checkpoint, batchSize);
+      let published = checkpoint;
+      try {
+        for (const event of batch) {
+          const failure = lost();
+          if (failure) throw failure;
+          if (stopping) break;
+          await publishEvent(js, subject(event), event, publishTimeoutMs);
+          published = checkpointOf(event);
+        }
+      } finally {
+        if (compareCheckpoints(published, checkpoint) > 0) {
+          await storeRelayCheckpoint(client, schema, name, published);
+          checkpoint = published;
+          failures = 0;
+        }
+      }
+      if (batch.length < batchSize) await sleeper.sleep(pollIntervalMs, true);
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      let client: PoolClient | undefined;
+      let failure: Error | undefined;
+      const onError = (err: Error) => {
+        failure ??= err;
+        sleeper.wake();
+      };
+      try {
+        client = await pool.connect();
+        // A checked-out client that loses its connection emits 'error'; unhandled, it kills the process.
+        client.on("error", onError);
+        const { rows } = await tracedQuery<{ locked: boolean }>(
+          client,
+          "relay.tryLock",
+          "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked",
+          [lockKey],
+        );
+        if (rows[0]?.locked) {
+          await lead(client, () => failure);
+          await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockKey]);
+        }
+      } catch (err) {
+        failure ??= err as Error;
+      }
+      if (client && failure) {
+        // Destroying a failed client ends its session, and with it the lock. The listener
+        // stays: a dying connection may still report errors.
+        client.release(failure);
+      } else if (client) {
+        client.off("error", onError);
+        client.release();
+      }
+      if (stopping) break;
+      if (failure) {
+        failures++;
+        logger.warn("relay failed; retrying", { schema, relay: name, err: failure.message });
+        await sleeper.sleep(
+          Math.max(100, backoffDelay(failures, { baseMs: 500, maxMs: 5000 })),
+          false,
+        );
+      } else {
+        // Another relay holds the lock: stand by.
+        await sleeper.sleep(lockRetryMs, false);
+      }
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      stopping = false;
+      sleeper = createSleeper();
+      running = run();
+    },
+    wake: () => sleeper.wake(),
+    async stop() {
+      stopping = true;
+      sleeper.close();
+      await running;
+      running = undefined;
+    },
+  };
+}

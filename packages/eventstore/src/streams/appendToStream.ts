@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { context, propagation } from "@opentelemetry/api";
+import type { ClientBase } from "pg";
+import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { NewEvent, StoredEvent } from "../types.ts";
+
+/** 0 = the stream must not exist yet; "any" = append after whatever is there. */
+export type ExpectedVersion = number | "any";
+
+export interface AppendOptions {
+  /** Upper bound for one event's encoded size, so the relay never meets a message NATS refuses. */
+  maxEventBytes: number;
+}
+
+// Room for the envelope around data and metadata: ids, positions, type, stream id, headers.
+const envelopeBytes = 1024;
+
+interface AppendedRow {
+  global_position: string;
+  transaction_id: string;
+  stream_version: number;
+  event_id: string;
+  recorded_at: Date;
+}
+
+/**
+ * One INSERT ... SELECT FROM unnest for the whole batch; data and metadata go as one JSON
+ * array each, joined from the texts already made (as `jsonb[]` the driver would escape every
+ * quote of every event into an array literal: ~1 ms for a 73 KB event, ~85 ms for 8 MiB). The expected version is checked in
+ * the same statement: a missing predecessor inserts nothing, and a taken version trips the
+ * (stream_id, stream_version) unique constraint; both are a ConcurrencyError.
+ *
+ * The predecessor must also come from this transaction or an older one. Readers go in
+ * (transaction_id, global_position) order, and a transaction id is taken at the first write,
+ * not at commit: a transaction that wrote elsewhere first and then appends on top of a younger
+ * transaction's event would be read before it, out of stream order. That case is a conflict
+ * too, and the retry runs under a new, younger transaction id.
+ */
+export async function appendToStream(
+  client: ClientBase,
+  schema: string,
+  streamId: string,
+  expectedVersion: ExpectedVersion,
+  events: readonly NewEvent[],
+  options: AppendOptions,
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  if (expectedVersion !== "any" && !(Number.isInteger(expectedVersion) && expectedVersion >= 0)) {
+    throw new TypeError(
+      `expectedVersion must be a non-negative integer or "any": ${expectedVersion}`,
+    );
+  }
+  const trace: Record<string, string> = {};
+  propagation.inject(context.active(), trace);
+  const metadata = events.map((event) => ({ ...trace, ...event.metadata }));
+  const ids = events.map(() => randomUUID());
+  const data = events.map((event) => JSON.stringify(event.data ?? null));
+  const meta = metadata.map((m) => JSON.stringify(m));
+  events.forEach((event, i) => {
+    const bytes =
+      Buffer.byteLength(data[i] ?? "") + Buffer.byteLength(meta[i] ?? "") + envelopeBytes;
+    if (bytes > options.maxEventBytes)
+      throw new EventTooLargeError(event.type, bytes, options.maxEventBytes);
+  });
+
+  const s = quoteSchema(schema);
+  let rows: AppendedRow[];
+  try {
+    ({ rows } = await tracedQuery<AppendedRow>(
+      client,
+      "appendToStream",
+      `WITH expected AS (
+         SELECT CASE WHEN $2::int IS NULL
+           THEN (SELECT coalesce(max(stream_version), 0) FROM ${s}.events WHERE stream_id = $1)
+           ELSE $2::int END AS version
+       ), base AS (
+         SELECT x.version FROM expected x
+         LEFT JOIN ${s}.events p ON p.stream_id = $1 AND p.stream_version = x.version
+         WHERE x.version = 0 OR p.transaction_id <= pg_current_xact_id()
+       )
+       INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
+       SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
+       FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
+                             jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb))
+         WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
+       ORDER BY e.ordinal
+       RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
+      [
+        streamId,
+        expectedVersion === "any" ? null : expectedVersion,
+        ids,
+        events.map((e) => e.type),
+        `[${data.join(",")}]`,
+        `[${meta.join(",")}]`,
+      ],
+    ));
+  } catch (err) {
+    if (isVersionConflict(err, schema))
+      throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
+    throw err;
+  }
+  if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);
+
+  const byId = new Map(rows.map((row) => [row.event_id, row]));
+  return events.map((event, i) => {
+    const row = byId.get(ids[i] ?? "") as AppendedRow;
+    return {
+      globalPosition: BigInt(row.global_position),
+      transactionId: BigInt(row.transaction_id),
+      streamId,
+      streamVersion: row.stream_version,
+      eventId: row.event_id,
+      type: event.type,
+      data: event.data,
+      metadata: metadata[i] ?? {},
+      recordedAt: row.recorded_at,
+    };
+  });
+}
+
+/** Only the stream-version constraint is a conflict; a projection's unique index is not. */
+function isVersionConflict(err: unknown, schema: string): boolean {
+  const e = err as { code?: string; constraint?: string; schema?: string };
+  return e.code === "23505" && e.constraint === "events_stream_version_key" && e.schema === schema;
+}

@@ -1,0 +1,32 @@
+import type { ClientBase } from "pg";
+import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
+import { quoteSchema } from "../schema/schemaName.ts";
+import { tracedQuery } from "../schema/tracedQuery.ts";
+import type { Checkpoint, StoredEvent } from "../types.ts";
+
+/**
+ * The next events after `after` in commit order. Identity values are taken at insert time but
+ * become visible at commit, so positions commit out of order; a transaction id below the
+ * snapshot's xmin, however, belongs to a transaction that has finished. Reading only those,
+ * ordered by (transaction_id, global_position), never passes over an event that could still
+ * appear behind the cursor.
+ */
+export async function readBatch(
+  client: ClientBase,
+  schema: string,
+  after: Checkpoint,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const { rows } = await tracedQuery<EventRow>(
+    client,
+    "readBatch",
+    // ORDER BY is qualified: bare names would sort by the ::text output columns of the same name.
+    `SELECT ${eventColumns} FROM ${quoteSchema(schema)}.events e
+     WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+       AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY e.transaction_id, e.global_position
+     LIMIT $3`,
+    [after.transactionId.toString(), after.globalPosition.toString(), limit],
+  );
+  return rows.map(toStoredEvent);
+}

@@ -1,0 +1,29 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { SERVICE_REGISTRY } from "@argus/platform";
+import { ensureConsumer, ensureStream } from "@argus/eventstore";
+
+/** Deliveries of one message before it is dead-lettered (the consumer runner agrees). */
+export const MAX_DELIVER = 10;
+
+/**
+ * The management step for messaging: the events stream and every durable consumer the service
+ * registry declares. Runs with the manager's NATS identity (the migration job, `./argus up`,
+ * the test stack) — services themselves may only use what it made. Idempotent.
+ */
+export async function provisionMessaging(
+  nc: NatsConnection,
+  o: { stream: string; subjectRoot: string; services?: readonly string[] },
+): Promise<void> {
+  await ensureStream(nc, { name: o.stream, subjects: [`${o.subjectRoot}.>`] });
+  for (const d of SERVICE_REGISTRY) {
+    if (o.services && !o.services.includes(d.name)) continue;
+    for (const c of d.consumes ?? [])
+      await ensureConsumer(nc, {
+        stream: o.stream,
+        durable: c.durable,
+        filterSubjects: [`${o.subjectRoot}.${c.subjects}`],
+        maxDeliver: MAX_DELIVER,
+        ackWaitMs: 30_000,
+      });
+  }
+}

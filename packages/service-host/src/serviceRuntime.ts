@@ -1,0 +1,110 @@
+import type { Pool } from "pg";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createPool, inboxPrefixOf } from "@argus/platform";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  runConsumer,
+  type ConsumerRunner,
+  type EventHandler,
+  type EventStore,
+  type Logger,
+  type Migration,
+} from "@argus/eventstore";
+import { migrate } from "./migrations/migrate.ts";
+import { MAX_DELIVER } from "./provisioning/provisionMessaging.ts";
+
+export interface ServiceRuntimeOptions {
+  /** Subject token of the service: events go out as `<root>.<service>.<aggregate>.<Type>`. */
+  service: string;
+  schema: string;
+  migrations: readonly Migration[];
+  databaseUrl: string;
+  natsUrl: string;
+  /** The service's own NATS identity; absent on a server without authorization (tests). */
+  natsUser?: { user: string; pass: string } | undefined;
+  stream: string;
+  subjectRoot: string;
+  logger: Logger & Parameters<typeof createPool>[0]["logger"];
+}
+
+export interface ServiceRuntime {
+  pool: Pool;
+  nc: NatsConnection;
+  store: EventStore;
+  /** Readiness: the database answers and NATS is connected. */
+  ready(): Promise<boolean>;
+  /** A durable consumer of this stream (made by the management step), run in this process. */
+  consume(o: DurableConsumerOptions): Promise<ConsumerRunner>;
+  /** Stops consumers and the relay, drains NATS, closes the pool. */
+  stop(): Promise<void>;
+}
+
+export interface DurableConsumerOptions {
+  durable: string;
+  /** One subject: nats-server 2.9 takes one filter subject per consumer. */
+  filterSubject: string;
+  concurrency: number;
+  handler: EventHandler;
+  nakBackoff?: { baseMs: number; maxMs: number };
+}
+
+/**
+ * What every event-sourced service runs on: its pool and schema migrations, the events stream,
+ * an event store whose commits wake the outbox relay at once, and the relay itself.
+ */
+export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<ServiceRuntime> {
+  const pool = createPool({ url: o.databaseUrl, schema: o.schema, logger: o.logger });
+  await migrate(pool, { schema: o.schema, migrations: o.migrations });
+  const nc = await connect({
+    servers: o.natsUrl,
+    name: `argus-${o.service}`,
+    inboxPrefix: inboxPrefixOf(o.service),
+    ...(o.natsUser ?? {}),
+  });
+  let wake = (): void => undefined;
+  const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });
+  const relay = createRelay({
+    pool,
+    schema: o.schema,
+    nc,
+    subject: defaultSubject(o.service, o.subjectRoot),
+    logger: o.logger,
+  });
+  wake = () => relay.wake();
+  relay.start();
+  const consumers: ConsumerRunner[] = [];
+  return {
+    pool,
+    nc,
+    store,
+    async ready() {
+      await pool.query("select 1");
+      return !nc.isClosed();
+    },
+    async consume(c) {
+      const runner = await runConsumer({
+        nc,
+        pool,
+        schema: o.schema,
+        stream: o.stream,
+        durable: c.durable,
+        concurrency: c.concurrency,
+        maxDeliver: MAX_DELIVER,
+        logger: o.logger,
+        handler: c.handler,
+        ...(c.nakBackoff ? { nakBackoff: c.nakBackoff } : {}),
+      });
+      consumers.push(runner);
+      return runner;
+    },
+    async stop() {
+      await relay.stop();
+      for (const c of consumers) await c.stop();
+      await nc.drain();
+      await pool.end();
+    },
+  };
+}

@@ -1,6 +1,57 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// Deciders and the pure rules they use decide from the command and the state alone: no
+// database, no rows or projections, no store at run time, no clock or randomness of their own
+// (time and ids come in the command).
+const pureDomain = {
+  files: ["services/*/src/**/*Decider.ts", "services/*/src/**/*Rules.ts"],
+  rules: {
+    "@typescript-eslint/no-restricted-imports": [
+      "error",
+      {
+        paths: [
+          { name: "pg", message: "a decider is pure: no database" },
+          {
+            name: "@argus/eventstore",
+            allowTypeImports: true,
+            message: "a decider imports only the store's types",
+          },
+          { name: "@argus/service-host", message: "a decider knows no service host" },
+          { name: "@grpc/grpc-js", message: "a decider knows no transport" },
+        ],
+        patterns: [
+          {
+            regex: "(Rows|Projection|Queries|Query|Commands|Command|Directory|Consumer|Port)\\.ts$",
+            message: "a decider reads no rows, projections, queries or other services",
+          },
+          { regex: "/(deps|service|projection)\\.ts$", message: "a decider knows no wiring" },
+          { regex: "^@nats-io/", message: "a decider knows no messaging" },
+        ],
+      },
+    ],
+    "no-restricted-syntax": [
+      "error",
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: "a decider takes time from its command",
+      },
+      {
+        selector: "MemberExpression[object.name='Date'][property.name='now']",
+        message: "a decider takes time from its command",
+      },
+      {
+        selector: "MemberExpression[object.name='Math'][property.name='random']",
+        message: "a decider takes ids and chances from its command",
+      },
+      {
+        selector: "CallExpression[callee.name=/^(randomUUID|randomBytes|uuidv7)$/]",
+        message: "a decider takes ids from its command",
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ["**/node_modules/**", ".tools/**", "packages/proto/src/**", "**/dist/**"] },
   js.configs.recommended,
@@ -15,4 +66,5 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  pureDomain,
 );

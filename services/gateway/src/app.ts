@@ -1,18 +1,18 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
 import { DomainError } from "@argus/platform";
-import { createBodyReader } from "./body.ts";
+import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
-import type { GatewayDeps, GatewayLimiters } from "./http.ts";
-import { refuseLongUri } from "./httpLimits.ts";
+import type { GatewayDeps, GatewayLimiters } from "./http/handler.ts";
+import { refuseLongUri } from "./http/httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
-import { operationalRoutes } from "./operationalRoutes.ts";
+import { operationalRoutes } from "./http/operationalRoutes.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
-import { operationRoute, type PipelineDeps } from "./pipeline.ts";
-import { GatewayError, sendProblem, toDomainError } from "./problem.ts";
-import { createRateLimiter } from "./rateLimit.ts";
-import { beginRequest, requestContext } from "./requestContext.ts";
+import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
+import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
+import { createRateLimiter } from "./http/rateLimit.ts";
+import { beginRequest, requestContext } from "./http/requestContext.ts";
 
 function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
   const ids = new Set(ops.map((o) => o.operationId));

@@ -7,7 +7,7 @@ import {
   type ClientMethod,
   type PrincipalSigner,
 } from "@argus/platform";
-import type { ApiRequest } from "./http.ts";
+import type { ApiRequest } from "./http/handler.ts";
 
 /** What the gateway signs with: callers' principals, and its own calls (Authenticate). */
 export interface GatewaySigning {

@@ -8,6 +8,6 @@ export type {
   GatewayDeps,
   Handler,
   PageRequest,
-} from "./http.ts";
+} from "./http/handler.ts";
 export { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 export { createResponseChecker } from "./openapi/responses.ts";

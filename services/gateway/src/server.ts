@@ -9,12 +9,12 @@ import {
 } from "@argus/platform";
 import { createApp, createLimiters } from "./app.ts";
 import { createBackend } from "./backend.ts";
-import { createGatewayServer } from "./httpLimits.ts";
+import { createGatewayServer } from "./http/httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
-import { identityAuthentication, identityLeaseRenewal } from "./identityAuthenticator.ts";
+import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
 import { tracingExport } from "./otlp/ingest.ts";
-import { startPrincipalCaching } from "./principalCaching.ts";
+import { startPrincipalCaching } from "./auth/principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
 import { integrationHandlers } from "./routes/integrations.ts";
 import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";

@@ -1,6 +1,6 @@
 import { DomainError, encodeId, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiRequest, Handler } from "../src/http.ts";
+import type { ApiRequest, Handler } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 interface SpaceRow {

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARGUS_KEY_PREFIX, argusKeyOf } from "@argus/contracts/apiKeyFormat";
-import type { Handler } from "../src/http.ts";
+import type { Handler } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 // The test gateway listens on 127.0.0.1; a client bound to another loopback address is, to

@@ -29,8 +29,8 @@ import {
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
 import { createApp, createLimiters } from "../src/app.ts";
 import { loadGatewayConfig, type GatewayConfig } from "../src/config.ts";
-import type { ApiRequest, GatewayDeps, Handler } from "../src/http.ts";
-import { createGatewayServer } from "../src/httpLimits.ts";
+import type { ApiRequest, GatewayDeps, Handler } from "../src/http/handler.ts";
+import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "../src/otlp/grpcServer.ts";

@@ -1,8 +1,8 @@
 import { NOBODY, type Principal } from "@argus/platform";
 import { describe, expect, it } from "vitest";
-import { LeaseState, leaseMarginMs } from "../src/gatewayLease.ts";
-import { applyInvalidation, applyRenewal } from "../src/principalCaching.ts";
-import { PrincipalCache, type Authenticated, type Clock } from "../src/principalCache.ts";
+import { LeaseState, leaseMarginMs } from "../src/auth/gatewayLease.ts";
+import { applyInvalidation, applyRenewal } from "../src/auth/principalCaching.ts";
+import { PrincipalCache, type Authenticated, type Clock } from "../src/auth/principalCache.ts";
 
 /** A clock the test moves by hand; the wall clock starts at a fixed date. */
 function manualClock(): Clock & { advance(ms: number): void; stepWall(ms: number): void } {

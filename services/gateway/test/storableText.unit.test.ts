@@ -1,7 +1,7 @@
 import { DomainError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiRequest, Handler } from "../src/http.ts";
-import { storableRequest, unstorableReason } from "../src/storableText.ts";
+import type { ApiRequest, Handler } from "../src/http/handler.ts";
+import { storableRequest, unstorableReason } from "../src/http/storableText.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 const detailOf = async (res: Response): Promise<string> =>

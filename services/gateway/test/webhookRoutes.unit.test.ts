@@ -28,7 +28,7 @@ import {
 } from "@argus/proto/webhooks/v1/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend, type CallOverrides } from "../src/backend.ts";
-import type { ApiRequest } from "../src/http.ts";
+import type { ApiRequest } from "../src/http/handler.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
 import { createResponseChecker } from "../src/openapi/responses.ts";

@@ -1,10 +1,10 @@
 import type { Request } from "express";
 import { isPlausibleApiKey } from "@argus/contracts/apiKeyFormat";
 import { DomainError, type Principal } from "@argus/platform";
-import type { Authenticator } from "./http.ts";
-import { GatewayError, toDomainError } from "./problem.ts";
-import type { RateDecision, RateLimiter } from "./rateLimit.ts";
-import type { AuthOutcome, RequestContext } from "./requestContext.ts";
+import type { Authenticator } from "../http/handler.ts";
+import { GatewayError, toDomainError } from "../http/problem.ts";
+import type { RateDecision, RateLimiter } from "../http/rateLimit.ts";
+import type { AuthOutcome, RequestContext } from "../http/requestContext.ts";
 
 // Any printable ASCII secret (operators choose the initial key freely), bounded so an absurd
 // header never reaches identity. Keys Argus generates are a subset of RFC 6750's b64token.

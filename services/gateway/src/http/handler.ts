@@ -1,7 +1,7 @@
 import type { Logger, Principal } from "@argus/platform";
-import type { GatewayConfig } from "./config.ts";
-import type { TraceExport } from "./otlp/ingest.ts";
-import type { CacheOutcome } from "./principalCache.ts";
+import type { GatewayConfig } from "../config.ts";
+import type { TraceExport } from "../otlp/ingest.ts";
+import type { CacheOutcome } from "../auth/principalCache.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 
 /** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from "express";
-import { authenticate, chargeKey } from "./authenticate.ts";
-import type { Authenticator, Handler } from "./http.ts";
-import type { CompiledOperation } from "./openapi/operations.ts";
+import { authenticate, chargeKey } from "../auth/authenticate.ts";
+import type { Authenticator, Handler } from "./handler.ts";
+import type { CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute } from "./requestContext.ts";

@@ -83,7 +83,4 @@ const ast = await openapiTS(document as unknown as OpenAPI3, {
   defaultNonNullable: false,
   silent: true,
 });
-writeFileSync(
-  OUTPUT,
-  `${HEADER}\n${astToString(ast)}\n${queryDefaults(document)}\n${resources()}`,
-);
+writeFileSync(OUTPUT, `${HEADER}\n${astToString(ast)}\n${queryDefaults(document)}\n${resources()}`);

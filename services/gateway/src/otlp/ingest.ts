@@ -6,10 +6,10 @@ import {
   type ExportRequest,
   type ExportResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { authenticate, chargeKey } from "../authenticate.ts";
+import { authenticate, chargeKey } from "../auth/authenticate.ts";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Authenticator, GatewayLimiters } from "../http.ts";
-import type { RequestContext } from "../requestContext.ts";
+import type { ApiRequest, Authenticator, GatewayLimiters } from "../http/handler.ts";
+import type { RequestContext } from "../http/requestContext.ts";
 import type { OtlpEncoding } from "./wire.ts";
 
 /** The tracing service's Export, on behalf of an authenticated request. */

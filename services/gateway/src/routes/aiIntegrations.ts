@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/catalog/v1/ai_integrations";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 
 export interface ScopingBody {
   organization_id?: string | null;

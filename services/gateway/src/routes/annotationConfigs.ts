@@ -5,7 +5,7 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 
 interface ConfigBody {
   annotation_config_type: string;

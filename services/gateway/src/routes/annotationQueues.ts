@@ -8,7 +8,7 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
 import { spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
 
 interface SourceBody {

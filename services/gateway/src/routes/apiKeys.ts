@@ -6,7 +6,7 @@ import {
   type OrganizationAssignment,
 } from "@argus/proto/identity/v1/api_keys";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 interface RoleBody {

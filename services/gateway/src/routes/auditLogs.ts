@@ -1,7 +1,7 @@
 import { decodeId, encodeId, notFound } from "@argus/platform";
 import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 
 // Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
 const ID_TYPES: Record<string, string> = {

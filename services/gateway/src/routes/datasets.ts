@@ -8,8 +8,8 @@ import {
   type ExampleInput,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
-import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
+import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http/handler.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 
 /** Examples per page when a search names no `limit` (the list's default comes from the document). */

@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/catalog/v1/evaluators";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 
 type VersionBody = { commit_message: string } & (
   | { template_config: Record<string, unknown> }

@@ -7,8 +7,8 @@ import {
   type ExperimentWrite,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
-import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
+import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http/handler.ts";
 import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
 import { pathId } from "./params.ts";
 

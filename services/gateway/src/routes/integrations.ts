@@ -17,7 +17,7 @@ import {
   type IntegrationInput,
 } from "@argus/proto/catalog/v1/integrations";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 import { publicScopings, scopingOf, type ScopingBody } from "./aiIntegrations.ts";
 import {
   createLlm,

@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 export const toPublicOrganization = (o: Organization) => ({

@@ -1,6 +1,6 @@
 import { decodeId, notFound } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
-import type { ApiRequest } from "../http.ts";
+import type { ApiRequest } from "../http/handler.ts";
 
 export interface SpaceListQuery {
   page: PageRequest;

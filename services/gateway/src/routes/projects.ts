@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/projects";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 
 /**
  * Argus projects hold an LLM application's traces: the public API's APPLICATION type. It has

@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/catalog/v1/prompts";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 
 interface VersionBody {
   commit_message: string;

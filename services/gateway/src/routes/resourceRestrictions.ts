@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 
 /**
  * The public id type of each restricted resource type. The public API's create request names

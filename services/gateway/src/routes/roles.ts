@@ -1,7 +1,7 @@
 import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 /** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */

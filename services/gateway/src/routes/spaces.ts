@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 interface CreateSpaceBody {

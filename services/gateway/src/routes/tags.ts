@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 
 export function toPublicTag(t: Tag) {
   return {

@@ -6,7 +6,7 @@ import {
   type TaskRun,
 } from "@argus/proto/tasks/v1/tasks";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 
 type Json = Record<string, unknown>;

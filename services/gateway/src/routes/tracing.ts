@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { DomainError } from "@argus/platform";
 import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import type { Backend } from "../backend.ts";
-import { cursorBinding } from "../cursor.ts";
-import { JsonObjectText, type Handler } from "../http.ts";
+import { cursorBinding } from "../http/cursor.ts";
+import { JsonObjectText, type Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 /** The body fields every span and trace operation shares. */

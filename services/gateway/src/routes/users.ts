@@ -1,7 +1,7 @@
 import { DomainError, encodeId } from "@argus/platform";
 import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 const ROLE_TO_PUBLIC = {

@@ -8,7 +8,7 @@ import {
   type Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { ApiRequest, Handler } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 interface CreateWebhookBody {

@@ -1,18 +1,39 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
-import type { GatewayDeps, GatewayLimiters } from "./http/handler.ts";
+import type { Authenticator } from "./auth/authenticate.ts";
+import type { Handler } from "./http/handler.ts";
 import { refuseLongUri } from "./http/httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./http/operationalRoutes.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
+import type { TraceExport } from "./otlp/ingest.ts";
 import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
-import { createRateLimiter } from "./http/rateLimit.ts";
+import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
 import { beginRequest, requestContext } from "./http/requestContext.ts";
+
+export interface GatewayDeps {
+  authenticator: Authenticator;
+  /** One handler per operationId of the OpenAPI document, no more, no less. */
+  handlers: Record<string, Handler>;
+  config: GatewayConfig;
+  logger: Logger;
+  /** Readiness beyond "the process is alive", e.g. identity answers. */
+  ready: () => Promise<boolean>;
+  /** Milliseconds clock for rate limiting; tests inject one. */
+  clock?: () => number;
+  /**
+   * Given when another listener (OTLP/gRPC) shares them, so a key has one budget whatever it
+   * calls; absent: the app makes its own from `config` and `clock`.
+   */
+  limiters?: GatewayLimiters;
+  /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
+  traceExport?: TraceExport;
+}
 
 function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
   const ids = new Set(ops.map((o) => o.operationId));

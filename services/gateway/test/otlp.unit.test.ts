@@ -29,7 +29,9 @@ import {
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
 import { createApp, createLimiters } from "../src/app.ts";
 import { loadGatewayConfig, type GatewayConfig } from "../src/config.ts";
-import type { ApiRequest, GatewayDeps, Handler } from "../src/http/handler.ts";
+import type { GatewayDeps } from "../src/app.ts";
+import type { Caller } from "../src/backend.ts";
+import type { Handler } from "../src/http/handler.ts";
 import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
@@ -46,7 +48,7 @@ const BODY = Buffer.from("not even OTLP: tracing decodes, the gateway forwards")
 
 interface Exported {
   request: ExportRequest;
-  from: ApiRequest;
+  from: Caller;
 }
 
 /** A gateway whose tracing service is `answer`, with OTLP/HTTP and OTLP/gRPC listeners. */

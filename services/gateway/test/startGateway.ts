@@ -12,7 +12,8 @@ import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import type { GatewayConfig } from "../src/config.ts";
-import type { GatewayDeps, Handler } from "../src/http/handler.ts";
+import type { GatewayDeps } from "../src/app.ts";
+import type { Handler } from "../src/http/handler.ts";
 
 /** A gateway on a free loopback port with the caller's handlers; no backing services. */
 export interface TestGateway {

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { PrincipalInvalidation } from "@argus/contracts/principalInvalidation";
 import { secretKeyOf, type Logger } from "@argus/platform";
 import { LeaseState, startLeaseRenewal, type Instant } from "./gatewayLease.ts";
-import type { Authenticator, AuthenticationMeta } from "../http/handler.ts";
+import type { Authenticator, AuthenticationMeta } from "./authenticate.ts";
 import { PrincipalCache, systemClock, type Authenticated, type Clock } from "./principalCache.ts";
 import { listenForInvalidations, type InvalidationListener } from "./principalInvalidations.ts";
 

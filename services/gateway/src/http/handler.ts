@@ -1,20 +1,5 @@
-import type { Logger, Principal } from "@argus/platform";
-import type { GatewayConfig } from "../config.ts";
-import type { TraceExport } from "../otlp/ingest.ts";
-import type { CacheOutcome } from "../auth/principalCache.ts";
-import type { RateLimiter } from "./rateLimit.ts";
-
-/** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */
-export interface Authenticator {
-  authenticate(rawKey: string, meta: AuthenticationMeta): Promise<Principal>;
-}
-
-export interface AuthenticationMeta {
-  requestId: string;
-  clientIp: string;
-  /** Told where a principal came from (a caching authenticator), for the request log. */
-  cacheOutcome?: (outcome: CacheOutcome) => void;
-}
+import type { Logger } from "@argus/platform";
+import type { Caller } from "../backend.ts";
 
 /** One keyset page: `after` comes from a verified cursor and is "" on the first page. */
 export interface PageRequest {
@@ -23,16 +8,13 @@ export interface PageRequest {
 }
 
 /** A request that has passed authentication, rate limiting, validation and cursor checks. */
-export interface ApiRequest {
-  principal: Principal;
+export interface ApiRequest extends Caller {
   /** The JSON body, valid against the operation's schema; undefined when the operation has none. */
   body: unknown;
   /** Validated query with defaults applied and types coerced; `limit` and `cursor` live in `page`. */
   query: Record<string, unknown>;
   /** Validated path parameters. */
   params: Record<string, string>;
-  requestId: string;
-  clientIp: string;
   /** On paginated operations (those with a `cursor` parameter); `{ limit: 0, after: "" }` elsewhere. */
   page: PageRequest;
   /** Bound to this request's id. */
@@ -83,30 +65,3 @@ export interface ApiResponse {
 }
 
 export type Handler = (req: ApiRequest) => Promise<ApiResponse>;
-
-/** The gateway's token buckets (app.ts `createLimiters`), one set per process. */
-export interface GatewayLimiters {
-  /** Requests per API key. */
-  perKey: RateLimiter;
-  /** Failed authentications per client address (authenticate.ts). */
-  failures: RateLimiter;
-}
-
-export interface GatewayDeps {
-  authenticator: Authenticator;
-  /** One handler per operationId of the OpenAPI document, no more, no less. */
-  handlers: Record<string, Handler>;
-  config: GatewayConfig;
-  logger: Logger;
-  /** Readiness beyond "the process is alive", e.g. identity answers. */
-  ready: () => Promise<boolean>;
-  /** Milliseconds clock for rate limiting; tests inject one. */
-  clock?: () => number;
-  /**
-   * Given when another listener (OTLP/gRPC) shares them, so a key has one budget whatever it
-   * calls; absent: the app makes its own from `config` and `clock`.
-   */
-  limiters?: GatewayLimiters;
-  /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
-  traceExport?: TraceExport;
-}

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
-import { authenticate, chargeKey } from "../auth/authenticate.ts";
-import type { Authenticator, Handler } from "./handler.ts";
+import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
+import type { Handler } from "./handler.ts";
 import type { CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
 import type { RateLimiter } from "./rateLimit.ts";

@@ -64,3 +64,11 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     },
   };
 }
+
+/** The gateway's token buckets (app.ts `createLimiters`), one set per process. */
+export interface GatewayLimiters {
+  /** Requests per API key. */
+  perKey: RateLimiter;
+  /** Failed authentications per client address (authenticate.ts). */
+  failures: RateLimiter;
+}

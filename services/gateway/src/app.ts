@@ -4,7 +4,7 @@ import { DomainError, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
-import type { Handler } from "./http/handler.ts";
+import { handlerOf, type Handlers } from "./http/handler.ts";
 import { refuseLongUri } from "./http/httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
@@ -19,7 +19,7 @@ import { beginRequest, requestContext } from "./http/requestContext.ts";
 export interface GatewayDeps {
   authenticator: Authenticator;
   /** One handler per operationId of the OpenAPI document, no more, no less. */
-  handlers: Record<string, Handler>;
+  handlers: Handlers;
   config: GatewayConfig;
   logger: Logger;
   /** Readiness beyond "the process is alive", e.g. identity answers. */
@@ -37,7 +37,7 @@ export interface GatewayDeps {
 
 function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
   const ids = new Set(ops.map((o) => o.operationId));
-  const missing = [...ids].filter((id) => !handlers[id]);
+  const missing = [...ids].filter((id) => !handlerOf(handlers, id));
   const unknown = Object.keys(handlers).filter((id) => !ids.has(id));
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(", ")}`);
   if (unknown.length)
@@ -131,7 +131,10 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   for (const o of ops) {
     const route = app.route(o.expressPath);
     route[o.method](
-      operationRoute(o, deps.handlers[o.operationId]!, { ...pipelineDeps, readBody: readerFor(o) }),
+      operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
+        ...pipelineDeps,
+        readBody: readerFor(o),
+      }),
     );
   }
   for (const expressPath of new Set(ops.map((o) => o.expressPath))) {

@@ -1,6 +1,6 @@
 import { DomainError, encodeId, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiRequest, Handler } from "../src/http/handler.ts";
+import type { Handler } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 interface SpaceRow {
@@ -23,7 +23,7 @@ const SPACES: SpaceRow[] = Array.from({ length: 120 }, (_, i) => ({
 // The keyset position is the zero-padded index, as a service would use its sort key.
 const position = (s: SpaceRow): string => String(SPACES.indexOf(s)).padStart(3, "0");
 
-const listSpaces: Handler = async ({ query, page }) => {
+const listSpaces: Handler<"list_spaces"> = async ({ query, page }) => {
   const name = typeof query.name === "string" ? query.name.toLowerCase() : "";
   const matching = SPACES.filter(
     (s) => s.name.toLowerCase().includes(name) && position(s) > page.after,
@@ -33,8 +33,7 @@ const listSpaces: Handler = async ({ query, page }) => {
   return { status: 200, body: { spaces }, nextAfter: more ? position(spaces.at(-1)!) : "" };
 };
 
-const createSpace: Handler = async ({ body }: ApiRequest) => {
-  const b = body as { name: string; description?: string; is_private?: boolean };
+const createSpace: Handler<"create_space"> = async ({ body: b }) => {
   if (b.name === "taken")
     throw toGrpcError(new DomainError("resource-conflict", "a space named 'taken' exists"));
   if (b.name === "crash") throw new Error("database password is hunter2");
@@ -49,7 +48,7 @@ const createSpace: Handler = async ({ body }: ApiRequest) => {
   };
 };
 
-const getSpace: Handler = async ({ params }) => {
+const getSpace: Handler<"get_space"> = async ({ params }) => {
   const found = SPACES.find((s) => s.id === params.space_id);
   if (!found) throw new DomainError("resource-not-found", "space not found");
   return { status: 200, body: found };

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARGUS_KEY_PREFIX, argusKeyOf } from "@argus/contracts/apiKeyFormat";
-import type { Handler } from "../src/http/handler.ts";
+import type { Handlers } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 // The test gateway listens on 127.0.0.1; a client bound to another loopback address is, to
@@ -9,7 +9,7 @@ import { startGateway, type TestGateway } from "./startGateway.ts";
 const A = "127.0.0.1";
 const B = "127.0.0.2";
 
-const handlers: Record<string, Handler> = {
+const handlers: Partial<Handlers> = {
   list_spaces: async () => ({ status: 200, body: { spaces: [] } }),
 };
 

@@ -31,14 +31,11 @@ import { createApp, createLimiters } from "../src/app.ts";
 import { loadGatewayConfig, type GatewayConfig } from "../src/config.ts";
 import type { GatewayDeps } from "../src/app.ts";
 import type { Caller } from "../src/backend.ts";
-import type { Handler } from "../src/http/handler.ts";
 import { createGatewayServer } from "../src/http/httpLimits.ts";
-import { loadDocument } from "../src/openapi/document.ts";
-import { compileOperations } from "../src/openapi/operations.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "../src/otlp/grpcServer.ts";
 import type { TraceExport } from "../src/otlp/ingest.ts";
 import { startGateway } from "../src/server.ts";
-import { KEYS, testConfig } from "./startGateway.ts";
+import { KEYS, testConfig, unusedOperations } from "./startGateway.ts";
 
 const SPACE_UUID = randomUUID();
 const SPACE = encodeId("Space", SPACE_UUID);
@@ -63,16 +60,6 @@ interface OtlpGateway {
 }
 
 const accepted = async (): Promise<ExportResponse> => ({ rejectedSpans: 0n, errorMessage: "" });
-
-/** Every operation of the document answers; none is part of these tests. */
-function unusedOperations(): Record<string, Handler> {
-  const out: Record<string, Handler> = {};
-  for (const op of compileOperations(loadDocument().document))
-    out[op.operationId] = async () => {
-      throw new Error(`operation ${op.operationId} is not part of this test`);
-    };
-  return out;
-}
 
 async function startOtlpGateway(over: Partial<GatewayConfig> = {}): Promise<OtlpGateway> {
   const logLines: string[] = [];

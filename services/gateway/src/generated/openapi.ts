@@ -2649,10 +2649,10 @@ export interface components {
       /** @enum {string} */
       source_type: "SPANS" | "DATASET";
       granularity?: ("SPAN" | "TRACE" | "SESSION") | null;
-      data: Record<string, never>;
+      data: Record<string, unknown>;
       annotations: components["schemas"]["RecordAnnotation"][];
       trace_annotations: components["schemas"]["RecordAnnotation"][];
-      evaluations: Record<string, never>[];
+      evaluations: Record<string, unknown>[];
       assigned_users: components["schemas"]["AnnotationQueueAssignedUser"][];
     };
     AddAnnotationQueueRecordsRequest: {
@@ -3305,7 +3305,20 @@ export interface components {
       dataset_id?: components["schemas"]["Id"];
       space_id?: components["schemas"]["Id"];
       experiment_runs: components["schemas"]["ExperimentRunInput"][];
-    };
+    } & (
+      | {
+          space_id?: never;
+          experiment_runs?: {
+            example_id: string;
+          }[];
+        }
+      | {
+          space_id: components["schemas"]["Id"];
+          experiment_runs?: {
+            example_id?: null;
+          }[];
+        }
+    );
     InsertExperimentRunsRequest: {
       experiment_runs: components["schemas"]["ExperimentRunInput"][];
     };
@@ -3650,7 +3663,7 @@ export interface components {
       id: string;
       name: string;
       description?: string | null;
-      config: Record<string, never>;
+      config: Record<string, unknown>;
       /** Format: date-time */
       created_at?: string;
       /** Format: date-time */
@@ -3659,13 +3672,13 @@ export interface components {
     AgentConfig: {
       endpoint: string;
       has_headers: boolean;
-      input_schema: Record<string, never>;
+      input_schema: Record<string, unknown>;
       request_presets: components["schemas"]["AgentRequestPreset"][];
     };
     EvaluatorIntegrationConfig: {
       endpoint: string;
       has_headers: boolean;
-      input_schema: Record<string, never>;
+      input_schema: Record<string, unknown>;
     };
     AgentIntegration: {
       id: components["schemas"]["Id"];
@@ -3707,7 +3720,7 @@ export interface components {
     AgentRequestPresetInput: {
       name: string;
       description?: string | null;
-      config: Record<string, never>;
+      config: Record<string, unknown>;
     };
     CreateLlmIntegrationRequest: {
       /** @enum {string} */
@@ -3720,14 +3733,14 @@ export interface components {
       endpoint: string;
       headers?: components["schemas"]["IntegrationHeaders"];
       /** @description A JSON Schema (Draft-07) of the endpoint's request body; at most 64 KiB. An EVALUATOR's has `type: object` at its root and no `arize_metadata` property. */
-      input_schema: Record<string, never>;
+      input_schema: Record<string, unknown>;
       request_presets?: components["schemas"]["AgentRequestPresetInput"][];
     };
     CreateEvaluatorIntegrationConfigInput: {
       endpoint: string;
       headers?: components["schemas"]["IntegrationHeaders"];
       /** @description A JSON Schema (Draft-07) of the endpoint's request body; at most 64 KiB. An EVALUATOR's has `type: object` at its root and no `arize_metadata` property. */
-      input_schema: Record<string, never>;
+      input_schema: Record<string, unknown>;
     };
     CreateAgentIntegrationRequest: {
       /** @enum {string} */
@@ -3761,14 +3774,14 @@ export interface components {
       endpoint?: string;
       headers?: components["schemas"]["IntegrationHeaders"] | null;
       /** @description A JSON Schema (Draft-07) of the endpoint's request body; at most 64 KiB. An EVALUATOR's has `type: object` at its root and no `arize_metadata` property. */
-      input_schema?: Record<string, never>;
+      input_schema?: Record<string, unknown>;
       request_presets?: components["schemas"]["AgentRequestPresetInput"][];
     };
     UpdateEvaluatorIntegrationConfigInput: {
       endpoint?: string;
       headers?: components["schemas"]["IntegrationHeaders"] | null;
       /** @description A JSON Schema (Draft-07) of the endpoint's request body; at most 64 KiB. An EVALUATOR's has `type: object` at its root and no `arize_metadata` property. */
-      input_schema?: Record<string, never>;
+      input_schema?: Record<string, unknown>;
     };
     /** @description `type` and at least one field to change. */
     UpdateAgentIntegrationRequest: {
@@ -3932,10 +3945,10 @@ export interface components {
       response_format?: {
         /** @enum {string} */
         type?: "TEXT" | "JSON_OBJECT" | "JSON_SCHEMA";
-        json_schema?: Record<string, never>;
+        json_schema?: Record<string, unknown>;
       };
       tool_config?: {
-        tools?: Record<string, never>[];
+        tools?: Record<string, unknown>[];
         tool_choice?: unknown;
       };
       top_k?: number;
@@ -3946,10 +3959,10 @@ export interface components {
     };
     /** @description Provider-specific parameters. */
     ProviderParams: {
-      azure_params?: Record<string, never>;
-      anthropic_headers?: Record<string, never>;
+      azure_params?: Record<string, unknown>;
+      anthropic_headers?: Record<string, unknown>;
       anthropic_version?: string;
-      bedrock_options?: Record<string, never>;
+      bedrock_options?: Record<string, unknown>;
       region?: string;
     };
     Prompt: {
@@ -4402,7 +4415,7 @@ export interface components {
       name: string;
       /** Format: date-time */
       timestamp: string;
-      attributes?: Record<string, never>;
+      attributes?: Record<string, unknown>;
     };
     /** @description An evaluation result on a span. */
     SpanEvaluation: {
@@ -4410,7 +4423,7 @@ export interface components {
       score?: number;
       label?: string;
       explanation?: string;
-      metadata?: Record<string, never>;
+      metadata?: Record<string, unknown>;
     };
     /**
      * @description One unit of work of a trace. The fixed fields (name, context, kind, parent_id,
@@ -4430,7 +4443,7 @@ export interface components {
       status_code: components["schemas"]["SpanStatusCode"];
       status_message?: string;
       latency_ms?: number;
-      attributes?: Record<string, never>;
+      attributes?: Record<string, unknown>;
       /** @description Span-level human annotations. */
       annotations?: components["schemas"]["RecordAnnotationOutput"][];
       /** @description Trace-level human annotations (on a trace's root span). */
@@ -4676,7 +4689,7 @@ export interface components {
     };
     /** @description Tools made available to the model. */
     TaskToolConfig: {
-      tools?: Record<string, never>[];
+      tools?: Record<string, unknown>[];
       tool_choice?: unknown;
     };
     /** @description Runs an LLM prompt against each dataset example. */
@@ -4691,7 +4704,7 @@ export interface components {
       messages?: components["schemas"]["LLMMessage"][];
       input_variable_format?: components["schemas"]["InputVariableFormat"];
       invocation_parameters?: components["schemas"]["InvocationParams"];
-      provider_parameters?: Record<string, never>;
+      provider_parameters?: Record<string, unknown>;
       tool_config?: components["schemas"]["TaskToolConfig"];
       prompt_version_id?: components["schemas"]["Id"] | null;
     };
@@ -4714,7 +4727,7 @@ export interface components {
       };
       evaluator_version_id?: components["schemas"]["Id"] | null;
       invocation_parameters?: components["schemas"]["InvocationParams"];
-      provider_parameters?: Record<string, never>;
+      provider_parameters?: Record<string, unknown>;
     };
     /** @description Calls an agent integration for each dataset example. */
     AgentCallRunConfig: {
@@ -4724,7 +4737,7 @@ export interface components {
        */
       experiment_type: "AGENT_CALL";
       integration_id?: components["schemas"]["Id"];
-      input_template?: Record<string, never>;
+      input_template?: Record<string, unknown>;
     };
     /** @description A `RUN_EXPERIMENT` task's configuration, one variant by `experiment_type`. */
     RunConfiguration:
@@ -4741,7 +4754,7 @@ export interface components {
       input_variable_format: components["schemas"]["InputVariableFormat"];
       invocation_parameters?: components["schemas"]["InvocationParams"];
       /** @description Defaults to `{}` (no overrides). */
-      provider_parameters?: Record<string, never>;
+      provider_parameters?: Record<string, unknown>;
       tool_config?: components["schemas"]["TaskToolConfig"];
       /** @description A Prompt Hub version, for traceability. */
       prompt_version_id?: components["schemas"]["Id"] | null;
@@ -4767,7 +4780,7 @@ export interface components {
       evaluator_version_id?: components["schemas"]["Id"] | null;
       invocation_parameters?: components["schemas"]["InvocationParams"];
       /** @description Defaults to `{}` (no overrides). */
-      provider_parameters?: Record<string, never>;
+      provider_parameters?: Record<string, unknown>;
     };
     AgentCallRunConfigRequest: {
       /** @constant */
@@ -4778,7 +4791,7 @@ export interface components {
        * @description The JSON body sent to the agent for each example, after Mustache substitution of
        *     `{{column}}` placeholders (the `dataset.` prefix is optional).
        */
-      input_template: Record<string, never>;
+      input_template: Record<string, unknown>;
     };
     /**
      * @description A `RUN_EXPERIMENT` configuration, one variant selected by `experiment_type`
@@ -4787,7 +4800,13 @@ export interface components {
     RunConfigurationRequest: {
       /** @enum {string} */
       experiment_type: "LLM_GENERATION" | "TEMPLATE_EVALUATION" | "AGENT_CALL";
-    };
+    } & (
+      | components["schemas"]["LlmGenerationRunConfigRequest"]
+      | (
+          | components["schemas"]["TemplateEvaluationRunConfigRequest"]
+          | components["schemas"]["AgentCallRunConfigRequest"]
+        )
+    );
     TaskQueryFilterInput: {
       id: components["schemas"]["TaskQueryId"];
       filter: string;
@@ -4830,9 +4849,9 @@ export interface components {
      * @description An evaluator attachment: the trace/session shape when it has `query_mappings`, the span
      *     shape otherwise.
      */
-    TaskEvaluatorInput: {
-      query_mappings?: unknown;
-    };
+    TaskEvaluatorInput:
+      | components["schemas"]["TraceOrSessionEvaluatorInput"]
+      | components["schemas"]["SpanEvaluatorInput"];
     CreateTemplateEvaluationTaskRequest: {
       /** @constant */
       type: "TEMPLATE_EVALUATION";
@@ -4878,7 +4897,13 @@ export interface components {
      */
     CreateTaskRequest: {
       type: components["schemas"]["TaskType"];
-    };
+    } & (
+      | components["schemas"]["CreateRunExperimentTaskRequest"]
+      | (
+          | components["schemas"]["CreateCodeEvaluationTaskRequest"]
+          | components["schemas"]["CreateTemplateEvaluationTaskRequest"]
+        )
+    );
     /** @description For `TEMPLATE_EVALUATION` and `CODE_EVALUATION` tasks. */
     UpdateEvaluationTaskRequest: {
       name?: components["schemas"]["TaskName"];
@@ -4902,9 +4927,9 @@ export interface components {
      *     or `UpdateRunExperimentTaskRequest`; a body with `run_configuration` is read as the
      *     latter.
      */
-    UpdateTaskRequest: {
-      run_configuration?: unknown;
-    };
+    UpdateTaskRequest:
+      | components["schemas"]["UpdateRunExperimentTaskRequest"]
+      | components["schemas"]["UpdateEvaluationTaskRequest"];
     /** @description For `TEMPLATE_EVALUATION` and `CODE_EVALUATION` tasks; every field optional. */
     TriggerEvaluationTaskRunRequest: {
       /**
@@ -4946,7 +4971,9 @@ export interface components {
      *     `TriggerRunExperimentTaskRunRequest`; a body with a field other than the evaluation
      *     trigger's is read as the latter.
      */
-    TriggerTaskRunRequest: Record<string, never>;
+    TriggerTaskRunRequest:
+      | components["schemas"]["TriggerEvaluationTaskRunRequest"]
+      | components["schemas"]["TriggerRunExperimentTaskRunRequest"];
     ListTracesRequest: {
       project_id: components["schemas"]["Id"];
       start_time?: components["schemas"]["SpanTimestamp"];
@@ -5195,7 +5222,7 @@ export interface components {
       /** @description Starting at 1; failed deliveries are retried. */
       attempt_number: number;
       /** @description The JSON body sent to the endpoint. */
-      payload: Record<string, never>;
+      payload: Record<string, unknown>;
       /** @description The endpoint's HTTP status; null when no response was received. */
       status_code: number | null;
       /** @description Why the delivery failed; null for a successful delivery. */

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
-import type { Handler } from "./handler.ts";
+import type { ValidatedHandler } from "./handler.ts";
 import type { CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
 import type { RateLimiter } from "./rateLimit.ts";
@@ -20,7 +20,7 @@ export interface PipelineDeps {
 /** The request path of one operation, in the order the gateway guarantees. */
 export function operationRoute(
   op: CompiledOperation,
-  handler: Handler,
+  handler: ValidatedHandler,
   deps: PipelineDeps,
 ): RequestHandler {
   return async (req, res) => {

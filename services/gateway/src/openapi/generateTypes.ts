@@ -2,7 +2,15 @@
 // the committed file is stale): openapi-typescript's types of every operation, plus the two
 // facts it does not carry that the gateway's handler types need (src/http/handler.ts).
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
-import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import openapiTS, {
+  astToString,
+  transformSchemaObject,
+  tsIntersection,
+  tsUnion,
+  type OpenAPI3,
+  type OpenAPITSOptions,
+  type SchemaObject,
+} from "openapi-typescript";
 import { parse } from "yaml";
 import {
   DEFAULT_DOCUMENT_PATH,
@@ -76,11 +84,43 @@ ${lines.join("\n")}
 `;
 }
 
+/**
+ * `if`/`then`/`else` (the task requests: a field selects the schema), which openapi-typescript
+ * leaves out: a valid value is the schema's own part and one of the branches (either, when one
+ * is missing: then only the own part says anything).
+ */
+type Conditional = SchemaObject & { if: SchemaObject; then?: SchemaObject; else?: SchemaObject };
+
+const conditional: NonNullable<OpenAPITSOptions["transform"]> = (schema, options) => {
+  if (typeof schema !== "object" || !("if" in schema)) return undefined;
+  const { if: _if, then, else: otherwise, ...own } = schema as Conditional;
+  const typeOf = (s: SchemaObject) => {
+    const t = conditional(s, options) ?? transformSchemaObject(s, options);
+    return "schema" in t ? t.schema : t;
+  };
+  if (then === undefined || otherwise === undefined) return typeOf(own);
+  const branches = tsUnion([typeOf(then), typeOf(otherwise)]);
+  // An own property that admits anything (`name: true`, declared for the `if` to read) says
+  // nothing the branches do not; without one, the own part adds nothing (and openapi-typescript
+  // would type it Record<string, never>, which no branch satisfies).
+  const properties = Object.entries(("properties" in own && own.properties) || {}).filter(
+    ([, p]) => typeof p === "object",
+  );
+  if (properties.length === 0) return branches;
+  return tsIntersection([
+    typeOf({ ...own, properties: Object.fromEntries(properties) } as SchemaObject),
+    branches,
+  ]);
+};
+
 const { document } = loadDocument();
 // Bodies are validated as sent, without defaults (schemas.ts): a field with a default that the
 // client left out is absent, so it stays optional in the types.
 const ast = await openapiTS(document as unknown as OpenAPI3, {
   defaultNonNullable: false,
+  // `type: object` without `properties` is any object (a user-defined input schema), not an empty one.
+  emptyObjectsUnknown: true,
+  transform: conditional,
   silent: true,
 });
 writeFileSync(OUTPUT, `${HEADER}\n${astToString(ast)}\n${queryDefaults(document)}\n${resources()}`);

@@ -8,35 +8,8 @@ import {
   type Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http/handler.ts";
-import { pathId } from "./params.ts";
-
-interface CreateWebhookBody {
-  organization_id: string;
-  name: string;
-  url: string;
-  description?: string;
-  auth_type?: string;
-  auth_token?: string;
-  timeout_ms?: number;
-  headers?: Record<string, string>;
-}
-
-interface UpdateWebhookBody {
-  name?: string;
-  description?: string | null;
-  url?: string;
-  auth_token?: string | null;
-  timeout_ms?: number;
-  headers?: Record<string, string>;
-}
-
-interface CreateSubscriptionBody {
-  webhook_id: string;
-  source_type: WebhookSourceType;
-  source_id: string;
-  event: string;
-}
+import type { ResourceHandlers } from "../http/handler.ts";
+import { type PathParam, pathId } from "./params.ts";
 
 /** The public id type of a source's id, and the word its 404 names it by, per source type. */
 const SOURCES: Record<WebhookSourceType, { idType: string; label: string }> = {
@@ -109,21 +82,24 @@ export function toPublicSubscription(s: Subscription) {
   };
 }
 
-const webhookId = (req: ApiRequest): string => pathId("Webhook", req.params.webhook_id, "webhook");
-const subscriptionId = (req: ApiRequest): string =>
+const webhookId = (req: PathParam<"webhook_id">): string =>
+  pathId("Webhook", req.params.webhook_id, "webhook");
+const subscriptionId = (req: PathParam<"subscription_id">): string =>
   pathId("WebhookSubscription", req.params.subscription_id, "webhook subscription");
 
-export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
+export function webhookHandlers(
+  dispatcher: Backend,
+): ResourceHandlers<"webhooks" | "webhook-subscriptions"> {
   const S = WebhookServiceService;
   return {
     async list_webhooks(req) {
-      const orgId = req.query.org_id as string | undefined;
+      const orgId = req.query.org_id;
       const organizationId = orgId === undefined ? "" : decodeId("Organization", orgId);
       // The public API's only 404 here: an organization that does not exist for the caller.
       if (organizationId === null) throw notFound("organization");
       const res = await dispatcher.call(
         S.listWebhooks,
-        { page: req.page, organizationId, name: (req.query.name as string | undefined) ?? "" },
+        { page: req.page, organizationId, name: req.query.name ?? "" },
         req,
       );
       return {
@@ -134,7 +110,7 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async create_webhook(req) {
-      const b = req.body as CreateWebhookBody;
+      const b = req.body;
       const organizationId = decodeId("Organization", b.organization_id);
       if (organizationId === null) throw notFound("organization");
       const res = await dispatcher.call(
@@ -168,7 +144,7 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async update_webhook(req) {
-      const b = req.body as UpdateWebhookBody;
+      const b = req.body;
       const res = await dispatcher.call(
         S.updateWebhook,
         {
@@ -218,8 +194,8 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async list_webhook_subscriptions(req) {
-      const sourceType = req.query.source_type as WebhookSourceType | undefined;
-      const rawSourceId = req.query.source_id as string | undefined;
+      const sourceType = req.query.source_type;
+      const rawSourceId = req.query.source_id;
       // The public API filters by one source, named by both; one alone is a 400.
       if ((sourceType === undefined) !== (rawSourceId === undefined))
         throw new DomainError(
@@ -247,7 +223,7 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async create_webhook_subscription(req) {
-      const b = req.body as CreateSubscriptionBody;
+      const b = req.body;
       // An id that does not decode is sent as "", which names nothing: the service then answers
       // its 404 at the point of the public API's order (event of the source 422, source 404 or
       // 403, task type 422, webhook 404), which the gateway alone could not keep.

@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
-import { DomainError, type Logger } from "@argus/platform";
+import { DomainError, systemClock, type Clock, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
@@ -24,8 +24,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Readiness beyond "the process is alive", e.g. identity answers. */
   ready: () => Promise<boolean>;
-  /** Milliseconds clock for rate limiting; tests inject one. */
-  clock?: () => number;
+  /** The gateway's "now" (rate limiting); tests pin it with `fixedClock`. Default: the system's. */
+  clock?: Clock;
   /**
    * Given when another listener (OTLP/gRPC) shares them, so a key has one budget whatever it
    * calls; absent: the app makes its own from `config` and `clock`.
@@ -53,8 +53,8 @@ function allowedMethods(ops: CompiledOperation[], expressPath: string): string {
 }
 
 /** The gateway's token buckets, from its configuration. */
-export function createLimiters(config: GatewayConfig, clock?: () => number): GatewayLimiters {
-  const now = clock ? { now: clock } : {};
+export function createLimiters(config: GatewayConfig, clock: Clock = systemClock): GatewayLimiters {
+  const now = { now: () => clock.now().getTime() };
   return {
     perKey: createRateLimiter({
       ratePerSecond: config.rateLimitPerSecond,

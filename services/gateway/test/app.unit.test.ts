@@ -1,4 +1,4 @@
-import { DomainError, encodeId, toGrpcError } from "@argus/platform";
+import { DomainError, encodeId, fixedClock, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Handler } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
@@ -288,10 +288,11 @@ describe("pagination", () => {
 
 describe("rate limiting", () => {
   it("answers 429 with an integer Retry-After while another key is unaffected", async () => {
-    const now = 1_700_000_000_000;
+    // Pinned: the buckets refill only when the gateway's Clock moves.
+    const clock = fixedClock(new Date("2026-01-01T00:00:00Z"));
     const limited = await startGateway(handlers, {
       config: { rateLimitPerSecond: 1, rateLimitBurst: 2 },
-      clock: () => now,
+      clock,
     });
     try {
       const get = (key: string) =>
@@ -304,6 +305,10 @@ describe("rate limiting", () => {
       expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(0);
       expect((await get("ak-bob")).status).toBe(200);
+      clock.advance(999);
+      expect((await get("ak-alice")).status).toBe(429);
+      clock.advance(1); // one token back, a second after the bucket was spent
+      expect((await get("ak-alice")).status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -17,6 +17,7 @@ import {
   DomainError,
   createLogger,
   encodeId,
+  fixedClock,
   generateCallKeyPair,
   toGrpcError,
   type ProblemType,
@@ -64,7 +65,7 @@ const accepted = async (): Promise<ExportResponse> => ({ rejectedSpans: 0n, erro
 async function startOtlpGateway(over: Partial<GatewayConfig> = {}): Promise<OtlpGateway> {
   const logLines: string[] = [];
   const config = testConfig({ otlp: { maxBodyBytes: LIMIT, grpcPort: 0 }, ...over });
-  const clock = () => 0; // frozen: a spent bucket stays spent
+  const clock = fixedClock(new Date(0)); // frozen: a spent bucket stays spent
   const limiters = createLimiters(config, clock);
   const gw: Pick<OtlpGateway, "exported" | "answer"> = { exported: [], answer: accepted };
   const traceExport: TraceExport = async (request, from) => {

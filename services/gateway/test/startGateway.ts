@@ -5,6 +5,7 @@ import {
   createLogger,
   generateCallKeyPair,
   parsePrivateKey,
+  type Clock,
   type Principal,
 } from "@argus/platform";
 import { createApp } from "../src/app.ts";
@@ -53,7 +54,7 @@ export async function startGateway(
   handlers: Partial<Handlers>,
   opts: {
     config?: Partial<GatewayConfig>;
-    clock?: () => number;
+    clock?: Clock;
     ready?: () => Promise<boolean>;
   } = {},
 ): Promise<TestGateway> {

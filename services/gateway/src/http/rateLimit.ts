@@ -3,7 +3,7 @@ export interface RateLimiterOptions {
   ratePerSecond: number;
   /** Bucket capacity: the largest burst a fresh key may send. */
   burst: number;
-  /** Milliseconds clock. */
+  /** Milliseconds since the epoch (the gateway's Clock, app.ts `createLimiters`). */
   now?: () => number;
   /** Past this many tracked keys, buckets that have refilled completely are forgotten. */
   maxIdleKeys?: number;

@@ -37,7 +37,9 @@ import { roleBindingHandlers } from "./routes/roleBindings.ts";
 import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
 import { tagHandlers } from "./routes/tags.ts";
 import { taskHandlers } from "./routes/tasks.ts";
-import { tracingHandlers } from "./routes/tracing.ts";
+import { spanHandlers } from "./routes/spans.ts";
+import { traceHandlers } from "./routes/traces.ts";
+import { webhookSubscriptionHandlers } from "./routes/webhookSubscriptions.ts";
 import { webhookHandlers } from "./routes/webhooks.ts";
 
 export interface RunningGateway {
@@ -105,8 +107,10 @@ export async function startGateway(
       ...integrationHandlers(catalog),
       ...datasetHandlers(dataset, config.cursorSecret),
       ...experimentHandlers(dataset, config.cursorSecret),
-      ...tracingHandlers(tracing),
+      ...spanHandlers(tracing),
+      ...traceHandlers(tracing),
       ...webhookHandlers(backends["webhook-dispatcher"]!),
+      ...webhookSubscriptionHandlers(backends["webhook-dispatcher"]!),
       ...taskHandlers(backends["task-runner"]!),
     },
     config,

@@ -31,6 +31,7 @@ import { createBackend, type Backend, type CallOverrides, type Caller } from "..
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
 import { createResponseChecker } from "../src/openapi/responses.ts";
+import { webhookSubscriptionHandlers } from "../src/routes/webhookSubscriptions.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
 import { callAsAlice, startGateway, type JsonAnswer, type TestGateway } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
@@ -102,7 +103,7 @@ const checkResponse = createResponseChecker(document);
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startGateway(webhookHandlers(fake));
+  gw = await startGateway({ ...webhookHandlers(fake), ...webhookSubscriptionHandlers(fake) });
 });
 afterAll(() => gw.close());
 beforeEach(() => {

@@ -4,7 +4,7 @@ import type { operations, queryDefaults, resources } from "../generated/openapi.
 
 /** The operations of the OpenAPI document, by `operationId`. */
 export type OperationId = keyof operations;
-/** The document's resources, `openapi/paths/<resource>.yaml`: each served by a route file. */
+/** The document's resources, `openapi/paths/<resource>.yaml`: each served by `routes/<resource>.ts`. */
 export type Resource = keyof resources;
 
 /** One keyset page: `after` comes from a verified cursor and is "" on the first page. */

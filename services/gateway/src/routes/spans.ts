@@ -58,7 +58,7 @@ export function timeWindow(body: WindowBody): { startTime: string; endTime: stri
 }
 
 /** A body's `project_id` follows the rule of path ids: garbage or another type is a 404. */
-const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
+export const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
 
 /** The column selection; both lists at once is a 400, checked before anything is looked up. */
 export function columns(body: Body<"list_spans">): {
@@ -127,8 +127,8 @@ export function itemsText(member: "spans" | "traces", items: readonly string[]):
   return new JsonObjectText(`{"${member}":[${items.join(",")}]}`);
 }
 
-/** `POST /v2/spans`, `POST /v2/traces`, `POST /v2/spans/annotate`, `DELETE /v2/spans`. */
-export function tracingHandlers(tracing: Backend): ResourceHandlers<"spans" | "traces"> {
+/** `POST /v2/spans`, `POST /v2/spans/annotate`, `DELETE /v2/spans`. */
+export function spanHandlers(tracing: Backend): ResourceHandlers<"spans"> {
   return {
     async list_spans(req) {
       const body = req.body;
@@ -153,30 +153,6 @@ export function tracingHandlers(tracing: Backend): ResourceHandlers<"spans" | "t
       return {
         status: 200,
         body: itemsText("spans", res.spans),
-        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
-      };
-    },
-
-    async list_traces(req) {
-      const body = req.body;
-      const window = timeWindow(body);
-      const filters = {
-        projectId: projectUuid(body.project_id),
-        ...window,
-        filter: body.filter ?? "",
-      };
-      const digest = bodyDigest("list_traces", filters);
-      const res = await tracing.call(
-        TracingServiceService.listTraces,
-        {
-          ...filters,
-          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
-        },
-        req,
-      );
-      return {
-        status: 200,
-        body: itemsText("traces", res.traces),
         nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
       };
     },

@@ -1,22 +1,43 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
-import { DomainError } from "@argus/platform";
-import { createBodyReader } from "./body.ts";
+import { DomainError, systemClock, type Clock, type Logger } from "@argus/platform";
+import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
-import type { GatewayDeps, GatewayLimiters } from "./http.ts";
-import { refuseLongUri } from "./httpLimits.ts";
+import type { Authenticator } from "./auth/authenticate.ts";
+import { handlerOf, type Handlers } from "./http/handler.ts";
+import { refuseLongUri } from "./http/httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
-import { operationalRoutes } from "./operationalRoutes.ts";
+import { operationalRoutes } from "./http/operationalRoutes.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
-import { operationRoute, type PipelineDeps } from "./pipeline.ts";
-import { GatewayError, sendProblem, toDomainError } from "./problem.ts";
-import { createRateLimiter } from "./rateLimit.ts";
-import { beginRequest, requestContext } from "./requestContext.ts";
+import type { TraceExport } from "./otlp/ingest.ts";
+import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
+import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
+import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
+import { beginRequest, requestContext } from "./http/requestContext.ts";
+
+export interface GatewayDeps {
+  authenticator: Authenticator;
+  /** One handler per operationId of the OpenAPI document, no more, no less. */
+  handlers: Handlers;
+  config: GatewayConfig;
+  logger: Logger;
+  /** Readiness beyond "the process is alive", e.g. identity answers. */
+  ready: () => Promise<boolean>;
+  /** The gateway's "now" (rate limiting); tests pin it with `fixedClock`. Default: the system's. */
+  clock?: Clock;
+  /**
+   * Given when another listener (OTLP/gRPC) shares them, so a key has one budget whatever it
+   * calls; absent: the app makes its own from `config` and `clock`.
+   */
+  limiters?: GatewayLimiters;
+  /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
+  traceExport?: TraceExport;
+}
 
 function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
   const ids = new Set(ops.map((o) => o.operationId));
-  const missing = [...ids].filter((id) => !handlers[id]);
+  const missing = [...ids].filter((id) => !handlerOf(handlers, id));
   const unknown = Object.keys(handlers).filter((id) => !ids.has(id));
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(", ")}`);
   if (unknown.length)
@@ -32,8 +53,8 @@ function allowedMethods(ops: CompiledOperation[], expressPath: string): string {
 }
 
 /** The gateway's token buckets, from its configuration. */
-export function createLimiters(config: GatewayConfig, clock?: () => number): GatewayLimiters {
-  const now = clock ? { now: clock } : {};
+export function createLimiters(config: GatewayConfig, clock: Clock = systemClock): GatewayLimiters {
+  const now = { now: () => clock.now().getTime() };
   return {
     perKey: createRateLimiter({
       ratePerSecond: config.rateLimitPerSecond,
@@ -110,7 +131,10 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   for (const o of ops) {
     const route = app.route(o.expressPath);
     route[o.method](
-      operationRoute(o, deps.handlers[o.operationId]!, { ...pipelineDeps, readBody: readerFor(o) }),
+      operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
+        ...pipelineDeps,
+        readBody: readerFor(o),
+      }),
     );
   }
   for (const expressPath of new Set(ops.map((o) => o.expressPath))) {

@@ -7,7 +7,14 @@ import {
   type ClientMethod,
   type PrincipalSigner,
 } from "@argus/platform";
-import type { ApiRequest } from "./http.ts";
+import type { Principal } from "@argus/platform";
+
+/** Who a call to a backing service is made for: the caller's principal and request. */
+export interface Caller {
+  principal: Principal;
+  requestId: string;
+  clientIp: string;
+}
 
 /** What the gateway signs with: callers' principals, and its own calls (Authenticate). */
 export interface GatewaySigning {
@@ -37,7 +44,7 @@ export interface Backend {
   call<Req, Res>(
     method: ClientMethod<Req, Res>,
     request: Req,
-    from: ApiRequest,
+    from: Caller,
     overrides?: CallOverrides,
   ): Promise<Res>;
   close(): void;

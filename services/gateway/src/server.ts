@@ -5,16 +5,19 @@ import {
   principalInvalidationSubject,
   principalSigner,
   serviceCredential,
+  systemClock,
+  type Clock,
   type Logger,
 } from "@argus/platform";
 import { createApp, createLimiters } from "./app.ts";
 import { createBackend } from "./backend.ts";
-import { createGatewayServer } from "./httpLimits.ts";
+import { createGatewayServer } from "./http/httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
-import { identityAuthentication, identityLeaseRenewal } from "./identityAuthenticator.ts";
+import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
 import { tracingExport } from "./otlp/ingest.ts";
-import { startPrincipalCaching } from "./principalCaching.ts";
+import { clocksOf } from "./auth/principalCache.ts";
+import { startPrincipalCaching } from "./auth/principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
 import { integrationHandlers } from "./routes/integrations.ts";
 import { annotationConfigHandlers } from "./routes/annotationConfigs.ts";
@@ -34,7 +37,9 @@ import { roleBindingHandlers } from "./routes/roleBindings.ts";
 import { resourceRestrictionHandlers } from "./routes/resourceRestrictions.ts";
 import { tagHandlers } from "./routes/tags.ts";
 import { taskHandlers } from "./routes/tasks.ts";
-import { tracingHandlers } from "./routes/tracing.ts";
+import { spanHandlers } from "./routes/spans.ts";
+import { traceHandlers } from "./routes/traces.ts";
+import { webhookSubscriptionHandlers } from "./routes/webhookSubscriptions.ts";
 import { webhookHandlers } from "./routes/webhooks.ts";
 
 export interface RunningGateway {
@@ -44,8 +49,15 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Wires the gateway process: one channel per backing service, the app, the listener. */
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+/**
+ * Wires the gateway process: one channel per backing service, the app, the listener. `clock` is
+ * its one "now" (rate limits, key expiries, the principal cache's lease).
+ */
+export async function startGateway(
+  config: GatewayConfig,
+  logger: Logger,
+  clock: Clock = systemClock,
+): Promise<RunningGateway> {
   // One key, two uses the signatures keep apart: callers' principals and the gateway's own calls.
   const signing = {
     callers: principalSigner(config.privateKey),
@@ -63,7 +75,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const tracing = backends.tracing!;
   const traceExport = tracingExport(tracing);
   // One set for both listeners: OTLP/gRPC spends the same per-key and per-address budgets.
-  const limiters = createLimiters(config);
+  const limiters = createLimiters(config, clock);
   const caching = startPrincipalCaching({
     authenticate: identityAuthentication(identity, signing.self),
     renewLease: identityLeaseRenewal(identity, signing.self),
@@ -72,6 +84,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxEntries: config.principalCache.maxEntries,
     maxTtlMs: config.principalCache.maxTtlMs,
     logger,
+    clock: clocksOf(clock),
   });
   const app = createApp({
     authenticator: caching.authenticator,
@@ -94,14 +107,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...integrationHandlers(catalog),
       ...datasetHandlers(dataset, config.cursorSecret),
       ...experimentHandlers(dataset, config.cursorSecret),
-      ...tracingHandlers(tracing),
+      ...spanHandlers(tracing),
+      ...traceHandlers(tracing),
       ...webhookHandlers(backends["webhook-dispatcher"]!),
+      ...webhookSubscriptionHandlers(backends["webhook-dispatcher"]!),
       ...taskHandlers(backends["task-runner"]!),
     },
     config,
     logger,
     limiters,
     traceExport,
+    clock,
     ready: async () =>
       (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,
@@ -145,6 +161,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 }
 
+// A real-time deadline, not the gateway's Clock: grpc-js waits until this instant of its own.
 function channelReady(channel: {
   waitForReady(deadline: Date, cb: (err?: Error) => void): void;
 }): Promise<boolean> {

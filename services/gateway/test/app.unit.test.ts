@@ -1,6 +1,6 @@
-import { DomainError, encodeId, toGrpcError } from "@argus/platform";
+import { DomainError, encodeId, fixedClock, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiRequest, Handler } from "../src/http.ts";
+import type { Handler } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 interface SpaceRow {
@@ -23,7 +23,7 @@ const SPACES: SpaceRow[] = Array.from({ length: 120 }, (_, i) => ({
 // The keyset position is the zero-padded index, as a service would use its sort key.
 const position = (s: SpaceRow): string => String(SPACES.indexOf(s)).padStart(3, "0");
 
-const listSpaces: Handler = async ({ query, page }) => {
+const listSpaces: Handler<"list_spaces"> = async ({ query, page }) => {
   const name = typeof query.name === "string" ? query.name.toLowerCase() : "";
   const matching = SPACES.filter(
     (s) => s.name.toLowerCase().includes(name) && position(s) > page.after,
@@ -33,8 +33,7 @@ const listSpaces: Handler = async ({ query, page }) => {
   return { status: 200, body: { spaces }, nextAfter: more ? position(spaces.at(-1)!) : "" };
 };
 
-const createSpace: Handler = async ({ body }: ApiRequest) => {
-  const b = body as { name: string; description?: string; is_private?: boolean };
+const createSpace: Handler<"create_space"> = async ({ body: b }) => {
   if (b.name === "taken")
     throw toGrpcError(new DomainError("resource-conflict", "a space named 'taken' exists"));
   if (b.name === "crash") throw new Error("database password is hunter2");
@@ -49,7 +48,7 @@ const createSpace: Handler = async ({ body }: ApiRequest) => {
   };
 };
 
-const getSpace: Handler = async ({ params }) => {
+const getSpace: Handler<"get_space"> = async ({ params }) => {
   const found = SPACES.find((s) => s.id === params.space_id);
   if (!found) throw new DomainError("resource-not-found", "space not found");
   return { status: 200, body: found };
@@ -289,10 +288,11 @@ describe("pagination", () => {
 
 describe("rate limiting", () => {
   it("answers 429 with an integer Retry-After while another key is unaffected", async () => {
-    const now = 1_700_000_000_000;
+    // Pinned: the buckets refill only when the gateway's Clock moves.
+    const clock = fixedClock(new Date("2026-01-01T00:00:00Z"));
     const limited = await startGateway(handlers, {
       config: { rateLimitPerSecond: 1, rateLimitBurst: 2 },
-      clock: () => now,
+      clock,
     });
     try {
       const get = (key: string) =>
@@ -305,6 +305,10 @@ describe("rate limiting", () => {
       expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(0);
       expect((await get("ak-bob")).status).toBe(200);
+      clock.advance(999);
+      expect((await get("ak-alice")).status).toBe(429);
+      clock.advance(1); // one token back, a second after the bucket was spent
+      expect((await get("ak-alice")).status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -1,7 +1,8 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARGUS_KEY_PREFIX, argusKeyOf } from "@argus/contracts/apiKeyFormat";
-import type { Handler } from "../src/http.ts";
+import { fixedClock, type Clock } from "@argus/platform";
+import type { Handlers } from "../src/http/handler.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 // The test gateway listens on 127.0.0.1; a client bound to another loopback address is, to
@@ -9,7 +10,7 @@ import { startGateway, type TestGateway } from "./startGateway.ts";
 const A = "127.0.0.1";
 const B = "127.0.0.2";
 
-const handlers: Record<string, Handler> = {
+const handlers: Partial<Handlers> = {
   list_spaces: async () => ({ status: 200, body: { spaces: [] } }),
 };
 
@@ -110,15 +111,15 @@ describe("keys refused without asking identity", () => {
 });
 
 describe("rate limit of failed authentications per client address", () => {
-  const limited = (clock: () => number) =>
+  const limited = (clock: Clock) =>
     startGateway(handlers, {
       config: { unauthRateLimitPerSecond: 1, unauthRateLimitBurst: 3 },
       clock,
     });
 
   it("answers 429 with Retry-After once an address spent its budget; others are unaffected", async () => {
-    let now = 1_700_000_000_000;
-    gw = await limited(() => now);
+    const clock = fixedClock(new Date(1_700_000_000_000));
+    gw = await limited(clock);
     // No key, a key refused locally, a key identity does not know: each costs a token.
     expect((await get(gw, B, null)).status).toBe(401);
     expect((await get(gw, B, badChecksum)).status).toBe(401);
@@ -138,7 +139,7 @@ describe("rate limit of failed authentications per client address", () => {
     expect((await get(gw, A, "ak-alice")).status).toBe(200);
     expect((await get(gw, A, badChecksum)).status).toBe(401);
 
-    now += 1_000; // one token back
+    clock.advance(1_000); // one token back
     expect((await get(gw, B, badChecksum)).status).toBe(401);
     expect((await get(gw, B, badChecksum)).status).toBe(429);
     await waitForLogs(gw, 11);
@@ -146,16 +147,14 @@ describe("rate limit of failed authentications per client address", () => {
   });
 
   it("does not charge successful authentications", async () => {
-    const now = 1_700_000_000_000;
-    gw = await limited(() => now);
+    gw = await limited(fixedClock(new Date(1_700_000_000_000)));
     for (let i = 0; i < 10; i++) expect((await get(gw, B, "ak-alice")).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await get(gw, B, badChecksum)).status).toBe(401);
     expect((await get(gw, B, badChecksum)).status).toBe(429);
   });
 
   it("stops asking identity once its rejections spent the budget", async () => {
-    const now = 1_700_000_000_000;
-    gw = await limited(() => now);
+    gw = await limited(fixedClock(new Date(1_700_000_000_000)));
     for (let i = 0; i < 3; i++) expect((await get(gw, B, wellFormed)).status).toBe(401);
     for (let i = 0; i < 5; i++) expect((await get(gw, B, wellFormed)).status).toBe(429);
     expect(gw.authenticated).toHaveLength(3);

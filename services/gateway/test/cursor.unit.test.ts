@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cursorBinding, signCursor, verifyCursor } from "../src/cursor.ts";
+import { cursorBinding, signCursor, verifyCursor } from "../src/http/cursor.ts";
 
 const SECRET = "s".repeat(32);
 const binding = cursorBinding("list_spaces", {}, { name: "prod", limit: 50, cursor: "x" });

@@ -8,10 +8,10 @@ import type {
   UpdateExamplesRequest,
 } from "@argus/proto/dataset/v1/dataset";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { JsonObjectText } from "../src/http.ts";
+import { JsonObjectText } from "../src/http/handler.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
-import { withMember } from "../src/respond.ts";
+import { withMember } from "../src/http/respond.ts";
 import {
   NO_EXAMPLE,
   datasetHandlers,

@@ -10,7 +10,7 @@ import type {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
-import { withMember } from "../src/respond.ts";
+import { withMember } from "../src/http/respond.ts";
 import {
   NO_EXAMPLE,
   experimentHandlers,

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_HEADER_BYTES, MAX_URI_BYTES } from "../src/httpLimits.ts";
+import { MAX_HEADER_BYTES, MAX_URI_BYTES } from "../src/http/httpLimits.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
 let gw: TestGateway;

@@ -17,6 +17,7 @@ import {
   DomainError,
   createLogger,
   encodeId,
+  fixedClock,
   generateCallKeyPair,
   toGrpcError,
   type ProblemType,
@@ -29,14 +30,13 @@ import {
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
 import { createApp, createLimiters } from "../src/app.ts";
 import { loadGatewayConfig, type GatewayConfig } from "../src/config.ts";
-import type { ApiRequest, GatewayDeps, Handler } from "../src/http.ts";
-import { createGatewayServer } from "../src/httpLimits.ts";
-import { loadDocument } from "../src/openapi/document.ts";
-import { compileOperations } from "../src/openapi/operations.ts";
+import type { GatewayDeps } from "../src/app.ts";
+import type { Caller } from "../src/backend.ts";
+import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "../src/otlp/grpcServer.ts";
 import type { TraceExport } from "../src/otlp/ingest.ts";
 import { startGateway } from "../src/server.ts";
-import { KEYS, testConfig } from "./startGateway.ts";
+import { KEYS, testConfig, unusedOperations } from "./startGateway.ts";
 
 const SPACE_UUID = randomUUID();
 const SPACE = encodeId("Space", SPACE_UUID);
@@ -46,7 +46,7 @@ const BODY = Buffer.from("not even OTLP: tracing decodes, the gateway forwards")
 
 interface Exported {
   request: ExportRequest;
-  from: ApiRequest;
+  from: Caller;
 }
 
 /** A gateway whose tracing service is `answer`, with OTLP/HTTP and OTLP/gRPC listeners. */
@@ -62,20 +62,10 @@ interface OtlpGateway {
 
 const accepted = async (): Promise<ExportResponse> => ({ rejectedSpans: 0n, errorMessage: "" });
 
-/** Every operation of the document answers; none is part of these tests. */
-function unusedOperations(): Record<string, Handler> {
-  const out: Record<string, Handler> = {};
-  for (const op of compileOperations(loadDocument().document))
-    out[op.operationId] = async () => {
-      throw new Error(`operation ${op.operationId} is not part of this test`);
-    };
-  return out;
-}
-
 async function startOtlpGateway(over: Partial<GatewayConfig> = {}): Promise<OtlpGateway> {
   const logLines: string[] = [];
   const config = testConfig({ otlp: { maxBodyBytes: LIMIT, grpcPort: 0 }, ...over });
-  const clock = () => 0; // frozen: a spent bucket stays spent
+  const clock = fixedClock(new Date(0)); // frozen: a spent bucket stays spent
   const limiters = createLimiters(config, clock);
   const gw: Pick<OtlpGateway, "exported" | "answer"> = { exported: [], answer: accepted };
   const traceExport: TraceExport = async (request, from) => {

@@ -1,11 +1,16 @@
-import { NOBODY, type Principal } from "@argus/platform";
+import { NOBODY, fixedClock, type Principal } from "@argus/platform";
 import { describe, expect, it } from "vitest";
-import { LeaseState, leaseMarginMs } from "../src/gatewayLease.ts";
-import { applyInvalidation, applyRenewal } from "../src/principalCaching.ts";
-import { PrincipalCache, type Authenticated, type Clock } from "../src/principalCache.ts";
+import { LeaseState, leaseMarginMs } from "../src/auth/gatewayLease.ts";
+import { applyInvalidation, applyRenewal } from "../src/auth/principalCaching.ts";
+import {
+  PrincipalCache,
+  clocksOf,
+  type Authenticated,
+  type Clocks,
+} from "../src/auth/principalCache.ts";
 
 /** A clock the test moves by hand; the wall clock starts at a fixed date. */
-function manualClock(): Clock & { advance(ms: number): void; stepWall(ms: number): void } {
+function manualClock(): Clocks & { advance(ms: number): void; stepWall(ms: number): void } {
   let mono = 1_000;
   let wall = Date.parse("2026-01-01T00:00:00Z");
   return {
@@ -100,6 +105,23 @@ describe("principal cache", () => {
     expect((await t.resolve("n", answer("b"))).outcome).toBe("hit");
     t.clock.advance(1);
     expect((await t.resolve("n", answer("b"))).outcome).toBe("miss");
+  });
+
+  it("reads key expiries on the gateway's Clock", async () => {
+    const wall = fixedClock(new Date("2026-01-01T00:00:00Z"));
+    const cache = new PrincipalCache({
+      maxEntries: 10,
+      maxTtlMs: 60_000,
+      servable: () => true,
+      clock: clocksOf(wall),
+    });
+    const expiresAt = wall.now().getTime() + 2_000;
+    const resolve = () => cache.resolve("k", async () => answer("a", expiresAt));
+    await resolve();
+    wall.advance(1_999);
+    expect((await resolve()).outcome).toBe("hit");
+    wall.advance(1);
+    expect((await resolve()).outcome).toBe("miss");
   });
 
   it("evicts the least recently used entry past its size", async () => {
@@ -203,7 +225,7 @@ describe("principal cache", () => {
 });
 
 describe("lease", () => {
-  const sentAt = (clock: Clock) => ({ monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() });
+  const sentAt = (clock: Clocks) => ({ monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() });
 
   it("is valid from a renewal until its send time + lease - margin, on both clocks", () => {
     const clock = manualClock();

@@ -1,7 +1,7 @@
 import { Metadata, status } from "@grpc/grpc-js";
 import { DomainError, toGrpcError } from "@argus/platform";
 import { describe, expect, it } from "vitest";
-import { GatewayError, problemBody, toDomainError } from "../src/problem.ts";
+import { GatewayError, problemBody, toDomainError } from "../src/http/problem.ts";
 
 const ctx = { errorsBase: "https://argus.dev/errors", instance: "/v2/spaces", requestId: "req-1" };
 

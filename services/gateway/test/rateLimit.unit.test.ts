@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRateLimiter } from "../src/rateLimit.ts";
+import { createRateLimiter } from "../src/http/rateLimit.ts";
 
 function clock(start = 1_000_000) {
   let t = start;

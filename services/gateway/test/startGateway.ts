@@ -5,14 +5,16 @@ import {
   createLogger,
   generateCallKeyPair,
   parsePrivateKey,
+  type Clock,
   type Principal,
 } from "@argus/platform";
 import { createApp } from "../src/app.ts";
-import { createGatewayServer } from "../src/httpLimits.ts";
+import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import type { GatewayConfig } from "../src/config.ts";
-import type { GatewayDeps, Handler } from "../src/http.ts";
+import type { GatewayDeps } from "../src/app.ts";
+import type { Handlers } from "../src/http/handler.ts";
 
 /** A gateway on a free loopback port with the caller's handlers; no backing services. */
 export interface TestGateway {
@@ -49,10 +51,10 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
 });
 
 export async function startGateway(
-  handlers: Record<string, Handler>,
+  handlers: Partial<Handlers>,
   opts: {
     config?: Partial<GatewayConfig>;
-    clock?: () => number;
+    clock?: Clock;
     ready?: () => Promise<boolean>;
   } = {},
 ): Promise<TestGateway> {
@@ -89,14 +91,15 @@ export async function startGateway(
 }
 
 /** Every operation of the document answers; the ones a test does not exercise fail loudly. */
-function unusedOperations(): Record<string, Handler> {
-  const out: Record<string, Handler> = {};
+export function unusedOperations(): Handlers {
+  const out: Record<string, () => Promise<never>> = {};
   for (const op of compileOperations(loadDocument().document)) {
     out[op.operationId] = async () => {
       throw new Error(`operation ${op.operationId} is not part of this test`);
     };
   }
-  return out;
+  // One for every operation of the document, which is what Handlers lists.
+  return out as unknown as Handlers;
 }
 
 export interface JsonAnswer {

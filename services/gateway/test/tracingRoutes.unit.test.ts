@@ -13,9 +13,10 @@ import {
   bodyDigest,
   itemsText,
   readBoundPosition,
-  tracingHandlers,
+  spanHandlers,
   utcInstant,
-} from "../src/routes/tracing.ts";
+} from "../src/routes/spans.ts";
+import { traceHandlers } from "../src/routes/traces.ts";
 import { callAsAlice, startGateway, type TestGateway } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
@@ -38,7 +39,7 @@ const { backend: fake, calls, answers, reset } = recordingBackend();
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startGateway(tracingHandlers(fake));
+  gw = await startGateway({ ...spanHandlers(fake), ...traceHandlers(fake) });
 });
 afterAll(() => gw.close());
 beforeEach(() => {

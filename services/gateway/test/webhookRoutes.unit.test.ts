@@ -27,11 +27,11 @@ import {
   type Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createBackend, type Backend, type CallOverrides } from "../src/backend.ts";
-import type { ApiRequest } from "../src/http.ts";
+import { createBackend, type Backend, type CallOverrides, type Caller } from "../src/backend.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
 import { createResponseChecker } from "../src/openapi/responses.ts";
+import { webhookSubscriptionHandlers } from "../src/routes/webhookSubscriptions.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
 import { callAsAlice, startGateway, type JsonAnswer, type TestGateway } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
@@ -88,7 +88,7 @@ const fake: Backend = {
   call<Req, Res>(
     method: ClientMethod<Req, Res>,
     request: Req,
-    from: ApiRequest,
+    from: Caller,
     o?: CallOverrides,
   ): Promise<Res> {
     overrides.push(o);
@@ -103,7 +103,7 @@ const checkResponse = createResponseChecker(document);
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startGateway(webhookHandlers(fake));
+  gw = await startGateway({ ...webhookHandlers(fake), ...webhookSubscriptionHandlers(fake) });
 });
 afterAll(() => gw.close());
 beforeEach(() => {
@@ -735,11 +735,7 @@ describe("the backend's deadline override", () => {
   const keys = generateCallKeyPair();
   const signing = { callers: principalSigner(parsePrivateKey(keys.privateKey)) };
   let server: RunningGrpcServer;
-  const from = {
-    principal: NOBODY,
-    requestId: "r",
-    clientIp: "127.0.0.1",
-  } as ApiRequest;
+  const from: Caller = { principal: NOBODY, requestId: "r", clientIp: "127.0.0.1" };
 
   beforeAll(async () => {
     // A test delivery that takes 300 ms, against calls allowed 100 ms by default.
@@ -776,7 +772,14 @@ describe("the backend's deadline override", () => {
       // The route's own call outlasts the backend's 100 ms.
       const handler = webhookHandlers(backend).test_webhook!;
       await expect(
-        handler({ ...from, params: { webhook_id: pub.webhook } } as ApiRequest),
+        handler({
+          ...from,
+          body: undefined,
+          query: {},
+          params: { webhook_id: pub.webhook },
+          page: { limit: 0, after: "" },
+          logger: createLogger({ service: "test", write: () => {} }),
+        }),
       ).resolves.toEqual({ status: 200, body: { status_code: 200, error_message: null } });
     } finally {
       backend.close();

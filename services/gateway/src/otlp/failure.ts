@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { ProblemType } from "@argus/platform";
-import { GatewayError, toDomainError } from "../problem.ts";
+import { GatewayError, toDomainError } from "../http/problem.ts";
 
 /** How one OTLP export failed, for either transport to answer with. */
 export interface OtlpFailure {

@@ -7,7 +7,7 @@ import {
   TraceServiceService,
 } from "@argus/proto/otlp/collector/trace/v1/trace_service";
 import type { ExportResponse } from "@argus/proto/tracing/v1/tracing";
-import type { RequestContext } from "../requestContext.ts";
+import type { RequestContext } from "../http/requestContext.ts";
 import { otlpFailureOf, type OtlpFailure } from "./failure.ts";
 import { ingest, type HeaderLookup, type IngestDeps } from "./ingest.ts";
 import { encodeRetryInfo, encodeStatusProto, toTraceServiceResponse } from "./wire.ts";

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from "express";
 import { DomainError } from "@argus/platform";
-import { requestContext, setRoute, type RequestContext } from "../requestContext.ts";
+import { requestContext, setRoute, type RequestContext } from "../http/requestContext.ts";
 import { contentCodingOf, readOtlpBody } from "./body.ts";
 import { otlpFailureOf } from "./failure.ts";
 import { ingest, type IngestDeps } from "./ingest.ts";

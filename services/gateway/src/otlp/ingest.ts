@@ -6,14 +6,14 @@ import {
   type ExportRequest,
   type ExportResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import { authenticate, chargeKey } from "../authenticate.ts";
-import type { Backend } from "../backend.ts";
-import type { ApiRequest, Authenticator, GatewayLimiters } from "../http.ts";
-import type { RequestContext } from "../requestContext.ts";
+import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
+import type { Backend, Caller } from "../backend.ts";
+import type { GatewayLimiters } from "../http/rateLimit.ts";
+import type { RequestContext } from "../http/requestContext.ts";
 import type { OtlpEncoding } from "./wire.ts";
 
 /** The tracing service's Export, on behalf of an authenticated request. */
-export type TraceExport = (request: ExportRequest, from: ApiRequest) => Promise<ExportResponse>;
+export type TraceExport = (request: ExportRequest, from: Caller) => Promise<ExportResponse>;
 
 export const tracingExport =
   (tracing: Backend): TraceExport =>
@@ -116,15 +116,6 @@ export async function ingest(
   const payload = await req.payload();
   return deps.export(
     { payload, encoding: ENCODINGS[req.encoding], spaceId },
-    {
-      principal,
-      body: undefined,
-      query: {},
-      params: {},
-      requestId: ctx.requestId,
-      clientIp: ctx.clientIp,
-      page: { limit: 0, after: "" },
-      logger: ctx.logger,
-    },
+    { principal, requestId: ctx.requestId, clientIp: ctx.clientIp },
   );
 }

@@ -6,27 +6,13 @@ import {
   type AiIntegrationScoping,
 } from "@argus/proto/catalog/v1/ai_integrations";
 import type { Backend } from "../backend.ts";
-import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import type { components } from "../generated/openapi.ts";
+import type { Body, ResourceHandlers } from "../http/handler.ts";
 
-export interface ScopingBody {
-  organization_id?: string | null;
-  space_id?: string | null;
-}
+export type ScopingBody = components["schemas"]["AiIntegrationScoping"];
 
-interface IntegrationBody {
-  name?: string;
-  provider?: string;
-  api_key?: string | null;
-  base_url?: string | null;
-  model_names?: string[];
-  headers?: Record<string, string> | null;
-  enable_default_models?: boolean;
-  function_calling_enabled?: boolean;
-  auth_type?: string;
-  provider_metadata?: Record<string, unknown> | null;
-  scopings?: ScopingBody[];
-}
+type IntegrationBody = Body<"create_ai_integration"> | Body<"update_ai_integration">;
 
 /**
  * Provider metadata with the `kind` the Python SDK dispatches on (it cannot parse metadata
@@ -110,12 +96,12 @@ function configOf(b: IntegrationBody): AiIntegrationConfig {
   };
 }
 
-const integrationId = (req: ApiRequest): string => {
+const integrationId = (req: PathParam<"integration_id">): string => {
   const id = pathId("AiIntegration", req.params.integration_id, "AI integration");
   return id;
 };
 
-export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler> {
+export function aiIntegrationHandlers(catalog: Backend): ResourceHandlers<"ai-integrations"> {
   const S = AiIntegrationServiceService;
   return {
     async list_ai_integrations(req) {
@@ -130,7 +116,7 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
     },
 
     async create_ai_integration(req) {
-      const b = req.body as IntegrationBody;
+      const b = req.body;
       const res = await catalog.call(
         S.createAiIntegration,
         { config: configOf(b), ...(typeof b.api_key === "string" ? { apiKey: b.api_key } : {}) },
@@ -145,7 +131,7 @@ export function aiIntegrationHandlers(catalog: Backend): Record<string, Handler>
     },
 
     async update_ai_integration(req) {
-      const b = req.body as IntegrationBody;
+      const b = req.body;
       const res = await catalog.call(
         S.updateAiIntegration,
         {

@@ -5,16 +5,20 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import type { Body, ResourceHandlers } from "../http/handler.ts";
 
-interface ConfigBody {
-  annotation_config_type: string;
-  name?: string;
-  space_id?: string;
-  minimum_score?: number;
-  maximum_score?: number;
-  values?: { label: string; score?: number }[];
-  optimization_direction?: string;
+type ConfigBody = Body<"create_annotation_config"> | Body<"update_annotation_config">;
+
+/** A config's type decides which scoring fields its body may carry (each schema admits only its own). */
+function scoring(b: ConfigBody) {
+  const continuous = b.annotation_config_type === "CONTINUOUS" ? b : undefined;
+  const categorical = b.annotation_config_type === "CATEGORICAL" ? b : undefined;
+  return {
+    minimumScore: continuous?.minimum_score,
+    maximumScore: continuous?.maximum_score,
+    values: categorical?.values,
+    optimizationDirection: (continuous ?? categorical)?.optimization_direction,
+  };
 }
 
 export function toPublicAnnotationConfig(c: AnnotationConfig) {
@@ -44,12 +48,12 @@ export function toPublicAnnotationConfig(c: AnnotationConfig) {
   return base;
 }
 
-const configId = (req: ApiRequest): string => {
+const configId = (req: { params: { annotation_config_id: string } }): string => {
   const id = pathId("AnnotationConfig", req.params.annotation_config_id, "annotation config");
   return id;
 };
 
-export function annotationConfigHandlers(catalog: Backend): Record<string, Handler> {
+export function annotationConfigHandlers(catalog: Backend): ResourceHandlers<"annotation-configs"> {
   const S = AnnotationConfigServiceService;
   return {
     async list_annotation_configs(req) {
@@ -64,7 +68,8 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
     },
 
     async create_annotation_config(req) {
-      const b = req.body as ConfigBody;
+      const b = req.body;
+      const s = scoring(b);
       const spaceId = pathId("Space", b.space_id, "space");
       const res = await catalog.call(
         S.createAnnotationConfig,
@@ -72,10 +77,10 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
           spaceId,
           name: b.name ?? "",
           type: b.annotation_config_type,
-          ...(b.minimum_score === undefined ? {} : { minimumScore: b.minimum_score }),
-          ...(b.maximum_score === undefined ? {} : { maximumScore: b.maximum_score }),
-          values: b.values ?? [],
-          optimizationDirection: b.optimization_direction ?? "",
+          ...(s.minimumScore === undefined ? {} : { minimumScore: s.minimumScore }),
+          ...(s.maximumScore === undefined ? {} : { maximumScore: s.maximumScore }),
+          values: s.values ?? [],
+          optimizationDirection: s.optimizationDirection ?? "",
         },
         req,
       );
@@ -88,20 +93,21 @@ export function annotationConfigHandlers(catalog: Backend): Record<string, Handl
     },
 
     async update_annotation_config(req) {
-      const b = req.body as ConfigBody;
+      const b = req.body;
+      const s = scoring(b);
       const res = await catalog.call(
         S.updateAnnotationConfig,
         {
           id: configId(req),
           type: b.annotation_config_type,
           ...(b.name === undefined ? {} : { name: b.name }),
-          ...(b.minimum_score === undefined ? {} : { minimumScore: b.minimum_score }),
-          ...(b.maximum_score === undefined ? {} : { maximumScore: b.maximum_score }),
-          setValues: b.values !== undefined,
-          values: b.values ?? [],
-          ...(b.optimization_direction === undefined
+          ...(s.minimumScore === undefined ? {} : { minimumScore: s.minimumScore }),
+          ...(s.maximumScore === undefined ? {} : { maximumScore: s.maximumScore }),
+          setValues: s.values !== undefined,
+          values: s.values ?? [],
+          ...(s.optimizationDirection === undefined
             ? {}
-            : { optimizationDirection: b.optimization_direction }),
+            : { optimizationDirection: s.optimizationDirection }),
         },
         req,
       );

@@ -7,22 +7,10 @@ import {
   type RecordSource,
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
-import { spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
+import { type PathParam, spaceListQuery } from "./params.ts";
+import type { components } from "../generated/openapi.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
-
-interface SourceBody {
-  record_type: "EXAMPLE" | "SPAN" | "TRACE" | "SESSION";
-  dataset_id?: string;
-  dataset_version_id?: string;
-  example_ids?: string[];
-  project_id?: string;
-  start_time?: string;
-  end_time?: string;
-  span_ids?: string[];
-  trace_ids?: string[];
-  session_ids?: string[];
-}
 
 const user = (a: Annotator) => ({ id: encodeId("User", a.userId), email: a.email });
 
@@ -98,7 +86,7 @@ function bodyId(type: string, id: string | undefined, field: string): string {
   return uuid;
 }
 
-function sourceOf(s: SourceBody): RecordSource {
+function sourceOf(s: components["schemas"]["AnnotationQueueRecordInput"]): RecordSource {
   if (s.record_type === "EXAMPLE")
     return {
       recordType: "EXAMPLE",
@@ -127,14 +115,14 @@ function sourceOf(s: SourceBody): RecordSource {
   };
 }
 
-const queueId = (req: ApiRequest) =>
+const queueId = (req: PathParam<"annotation_queue_id">) =>
   decodeOr404("AnnotationQueue", req.params.annotation_queue_id, "annotation queue");
-const recordId = (req: ApiRequest) =>
+const recordId = (req: PathParam<"annotation_queue_record_id">) =>
   decodeOr404("AnnotationQueueRecord", req.params.annotation_queue_record_id, "record");
 const configIds = (ids: string[]) =>
   ids.map((id) => bodyId("AnnotationConfig", id, "annotation_config_ids"));
 
-export function annotationQueueHandlers(catalog: Backend): Record<string, Handler> {
+export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"annotation-queues"> {
   const S = AnnotationQueueServiceService;
   return {
     async list_annotation_queues(req) {
@@ -149,16 +137,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async create_annotation_queue(req) {
-      const b = req.body as {
-        name: string;
-        space_id: string;
-        instructions?: string;
-        annotation_config_ids: string[];
-        annotator_emails: string[];
-        assignment_method?: string;
-        record_sources?: SourceBody[];
-        column_allowlist?: string[] | null;
-      };
+      const b = req.body;
       const spaceId = decodeOr404("Space", b.space_id, "space");
       const res = await catalog.call(
         S.createAnnotationQueue,
@@ -185,13 +164,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async update_annotation_queue(req) {
-      const b = req.body as {
-        name?: string;
-        instructions?: string | null;
-        annotation_config_ids?: string[];
-        annotator_emails?: string[];
-        column_allowlist?: string[] | null;
-      };
+      const b = req.body;
       const res = await catalog.call(
         S.updateAnnotationQueue,
         {
@@ -231,7 +204,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async create_annotation_queue_record(req) {
-      const b = req.body as { record_sources: SourceBody[] };
+      const b = req.body;
       const res = await catalog.call(
         S.addAnnotationQueueRecords,
         { annotationQueueId: queueId(req), recordSources: b.record_sources.map(sourceOf) },
@@ -241,7 +214,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async delete_annotation_queue_record(req) {
-      const b = req.body as { record_ids: string[] };
+      const b = req.body;
       // An id that is not a record id cannot be in the queue: ignored like any unknown id.
       const recordIds = b.record_ids
         .map((id) => decodeId("AnnotationQueueRecord", id))
@@ -255,9 +228,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async annotate_annotation_queue_record(req) {
-      const b = req.body as {
-        annotations: { name: string; score?: number; label?: string; text?: string }[];
-      };
+      const b = req.body;
       const res = await catalog.call(
         S.annotateAnnotationQueueRecord,
         { annotationQueueId: queueId(req), recordId: recordId(req), annotations: b.annotations },
@@ -274,7 +245,7 @@ export function annotationQueueHandlers(catalog: Backend): Record<string, Handle
     },
 
     async assign_annotation_queue_record(req) {
-      const b = req.body as { assigned_user_emails: string[] };
+      const b = req.body;
       const res = await catalog.call(
         S.assignAnnotationQueueRecord,
         {

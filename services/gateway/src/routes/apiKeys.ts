@@ -6,27 +6,11 @@ import {
   type OrganizationAssignment,
 } from "@argus/proto/identity/v1/api_keys";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { components } from "../generated/openapi.ts";
+import type { Body, ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
-interface RoleBody {
-  type?: "PREDEFINED" | "CUSTOM";
-  name?: string;
-  id?: string;
-}
-
-interface CreateApiKeyBody {
-  key_type: "USER" | "SERVICE";
-  name: string;
-  description?: string;
-  expires_at?: string;
-  account_role?: RoleBody;
-  organizations?: {
-    org_id: string;
-    role?: RoleBody;
-    spaces: { space_id: string; role?: RoleBody }[];
-  }[];
-}
+type RoleBody = components["schemas"]["ServiceKeyRole"];
 
 export function toPublicApiKey(k: ApiKey) {
   return {
@@ -95,7 +79,7 @@ function bodyId(type: string, id: string, field: string): string {
   return uuid;
 }
 
-function assignments(body: CreateApiKeyBody): OrganizationAssignment[] {
+function assignments(body: Body<"create_api_key">): OrganizationAssignment[] {
   return (body.organizations ?? []).map((o) => ({
     organizationId: bodyId("Organization", o.org_id, "org_id"),
     role: roleOf(o.role, "organization"),
@@ -114,15 +98,15 @@ function queryId(type: string, value: unknown): string {
   return uuid;
 }
 
-export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
+export function apiKeyHandlers(identity: Backend): ResourceHandlers<"api-keys"> {
   return {
     async list_api_keys(req) {
       const res = await identity.call(
         ApiKeyServiceService.listApiKeys,
         {
           page: req.page,
-          keyType: (req.query.key_type as string | undefined) ?? "",
-          status: (req.query.status as string | undefined) ?? "",
+          keyType: req.query.key_type ?? "",
+          status: req.query.status ?? "",
           spaceId: queryId("Space", req.query.space_id),
           userId: queryId("User", req.query.user_id),
         },
@@ -136,7 +120,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async create_api_key(req) {
-      const body = req.body as CreateApiKeyBody;
+      const body = req.body;
       if (body.key_type === "SERVICE" && !body.organizations)
         throw new DomainError(
           "unprocessable-entity",
@@ -171,7 +155,7 @@ export function apiKeyHandlers(identity: Backend): Record<string, Handler> {
 
     async refresh_api_key(req) {
       const id = pathId("ApiKey", req.params.api_key_id, "API key");
-      const body = (req.body ?? {}) as { expires_at?: string; grace_period_seconds?: number };
+      const body = req.body ?? {};
       const res = await identity.call(
         ApiKeyServiceService.refreshApiKey,
         {

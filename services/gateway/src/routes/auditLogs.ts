@@ -1,7 +1,7 @@
 import { decodeId, encodeId, notFound } from "@argus/platform";
 import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 
 // Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
 const ID_TYPES: Record<string, string> = {
@@ -42,22 +42,22 @@ function toPublicAuditLog(e: AuditLogEntry) {
   };
 }
 
-export function auditLogHandlers(identity: Backend): Record<string, Handler> {
+export function auditLogHandlers(identity: Backend): ResourceHandlers<"audit-logs"> {
   return {
     async list_audit_logs(req) {
-      const userId = req.query.user_id as string | undefined;
+      const userId = req.query.user_id;
       const userUuid = userId === undefined ? "" : decodeId("User", userId);
       if (userUuid === null) throw notFound("user");
       const res = await identity.call(
         AuditServiceService.listAuditLogs,
         {
           page: req.page,
-          startTime: (req.query.start_time as string | undefined) ?? "",
-          endTime: (req.query.end_time as string | undefined) ?? "",
+          startTime: req.query.start_time ?? "",
+          endTime: req.query.end_time ?? "",
           userId: userUuid,
-          operationType: (req.query.operation_type as string | undefined) ?? "",
+          operationType: req.query.operation_type ?? "",
           operationName: "",
-          operationNames: (req.query.operation_name as string[] | undefined) ?? [],
+          operationNames: req.query.operation_name ?? [],
         },
         req,
       );

@@ -8,9 +8,10 @@ import {
   type ExampleInput,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
-import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
-import { pathId, spaceListQuery } from "./params.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
+import type { components } from "../generated/openapi.ts";
+import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 
 /** Examples per page when a search names no `limit` (the list's default comes from the document). */
 const DEFAULT_EXAMPLES_LIMIT = 50;
@@ -81,20 +82,13 @@ export function exampleText(e: Example): string {
 export const annotationsMember = (annotationsJson: string): string =>
   annotationsJson ? `,"annotations":${annotationsJson}` : "";
 
-interface AnnotateBody {
-  annotations: {
-    record_id: string;
-    values: { name: string; score?: number; label?: string; text?: string }[];
-  }[];
-}
-
 /**
  * An annotate request for the service: each record id as the internal uuid of its type (""
  * when the public id names none of that type: the service answers 422 for it).
  */
 export function annotateRequest(
   parentId: string,
-  body: AnnotateBody,
+  body: components["schemas"]["AnnotateRecordsRequest"],
   uuidOf: (publicId: string) => string | null,
 ) {
   return {
@@ -149,11 +143,6 @@ export function readExamplePosition(
   return { versionId: position.slice(0, slash), after: position.slice(slash + 1) };
 }
 
-interface DeleteBody {
-  dataset_version_id: string;
-  example_ids: string[];
-}
-
 /**
  * Spec 8's answer in public ids, in request order: ids that could not name an example were
  * never sent and are not deleted; the others are deleted when the service says so.
@@ -175,15 +164,11 @@ export function deleteResult(
   };
 }
 
-interface SearchBody {
-  filter?: string;
-  limit?: number;
-  cursor?: string;
-  dataset_version_id?: string;
-}
-
-export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<string, Handler> {
-  const datasetId = (req: ApiRequest): string =>
+export function datasetHandlers(
+  dataset: Backend,
+  cursorSecret: string,
+): ResourceHandlers<"datasets"> {
+  const datasetId = (req: PathParam<"dataset_id">): string =>
     pathId("Dataset", req.params.dataset_id, "dataset");
 
   return {
@@ -199,7 +184,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
     },
 
     async create_dataset(req) {
-      const body = req.body as { name: string; space_id: string; examples: Fields[] };
+      const body = req.body;
       const spaceId = decodeId("Space", body.space_id);
       if (spaceId === null) throw notFound("space");
       const write = await dataset.call(
@@ -217,7 +202,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
     },
 
     async update_dataset(req) {
-      const body = req.body as { name: string };
+      const body = req.body;
       const d = await dataset.call(
         DatasetServiceService.updateDataset,
         { id: datasetId(req), name: body.name },
@@ -253,7 +238,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
 
     async search_dataset_examples(req) {
       const id = datasetId(req);
-      const body = (req.body ?? {}) as SearchBody;
+      const body = req.body ?? {};
       const filter = body.filter ?? "";
       const version = versionUuid(body.dataset_version_id);
       // Bound to the dataset, the version as asked and the filter, as a list's query cursor is.
@@ -284,7 +269,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
     },
 
     async insert_dataset_examples(req) {
-      const body = req.body as { examples: Fields[] };
+      const body = req.body;
       const write = await dataset.call(
         DatasetServiceService.insertExamples,
         {
@@ -298,7 +283,7 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
     },
 
     async update_dataset_examples(req) {
-      const body = req.body as { examples: Fields[]; new_version?: string };
+      const body = req.body;
       const write = await dataset.call(
         DatasetServiceService.updateExamples,
         {
@@ -315,14 +300,14 @@ export function datasetHandlers(dataset: Backend, cursorSecret: string): Record<
     async annotate_dataset_examples(req) {
       await dataset.call(
         DatasetServiceService.annotateExamples,
-        annotateRequest(datasetId(req), req.body as AnnotateBody, exampleUuid),
+        annotateRequest(datasetId(req), req.body, exampleUuid),
         req,
       );
       return { status: 202 };
     },
 
     async delete_dataset_examples(req) {
-      const body = req.body as DeleteBody;
+      const body = req.body;
       const id = datasetId(req);
       const versionId = versionUuid(body.dataset_version_id);
       // Ids that cannot name an example are not sent: they are simply not deleted.

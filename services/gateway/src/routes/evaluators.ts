@@ -6,14 +6,8 @@ import {
   type EvaluatorVersionContent,
 } from "@argus/proto/catalog/v1/evaluators";
 import type { Backend } from "../backend.ts";
-import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
-
-type VersionBody = { commit_message: string } & (
-  | { template_config: Record<string, unknown> }
-  | { code_config: Record<string, unknown> }
-  | { remote_config: Record<string, unknown> }
-);
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import type { Body, ResourceHandlers } from "../http/handler.ts";
 
 /** The field of a version that carries the config of an evaluator type. */
 const CONFIG_FIELD = {
@@ -35,14 +29,6 @@ function publicTemplateConfig(c: Record<string, unknown>): Record<string, unknow
     use_function_calling_if_available: functionCalling,
     classification_choices: c.classification_choices ?? null,
   };
-}
-
-interface CreateEvaluatorBody {
-  space_id: string;
-  name: string;
-  description?: string;
-  type: string;
-  version: VersionBody;
 }
 
 const userId = (id: string): string | null => (id ? encodeId("User", id) : null);
@@ -77,9 +63,14 @@ export function toPublicEvaluatorVersion(v: EvaluatorVersion) {
   };
 }
 
-function contentOf(b: VersionBody): EvaluatorVersionContent {
-  const kind = (Object.keys(CONFIG_FIELD) as ConfigKind[]).find((k) => CONFIG_FIELD[k] in b)!;
-  const config = (b as unknown as Record<string, unknown>)[CONFIG_FIELD[kind]];
+function contentOf(b: Body<"create_evaluator_version">): EvaluatorVersionContent {
+  // Each evaluator type's schema carries its own config field, and only that one.
+  const [kind, config] =
+    "template_config" in b
+      ? (["TEMPLATE", b.template_config] as const)
+      : "code_config" in b
+        ? (["CODE", b.code_config] as const)
+        : (["REMOTE", b.remote_config] as const);
   return {
     commitMessage: b.commit_message,
     configKind: kind,
@@ -87,12 +78,12 @@ function contentOf(b: VersionBody): EvaluatorVersionContent {
   };
 }
 
-const evaluatorId = (req: ApiRequest): string => {
+const evaluatorId = (req: PathParam<"evaluator_id">): string => {
   const id = pathId("Evaluator", req.params.evaluator_id, "evaluator");
   return id;
 };
 
-export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
+export function evaluatorHandlers(catalog: Backend): ResourceHandlers<"evaluators"> {
   const S = EvaluatorServiceService;
   return {
     async list_evaluators(req) {
@@ -107,7 +98,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async create_evaluator(req) {
-      const body = req.body as CreateEvaluatorBody;
+      const body = req.body;
       const spaceId = pathId("Space", body.space_id, "space");
       const res = await catalog.call(
         S.createEvaluator,
@@ -131,7 +122,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
 
     async get_evaluator(req) {
       const id = evaluatorId(req);
-      const versionParam = req.query.version_id as string | undefined;
+      const versionParam = req.query.version_id;
       const versionId =
         versionParam === undefined ? "" : decodeId("EvaluatorVersion", versionParam);
       if (versionId === null) throw notFound("evaluator version");
@@ -146,7 +137,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async update_evaluator(req) {
-      const body = req.body as { name?: string; description?: string | null };
+      const body = req.body;
       const res = await catalog.call(
         S.updateEvaluator,
         {
@@ -181,7 +172,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
     async create_evaluator_version(req) {
       const res = await catalog.call(
         S.createEvaluatorVersion,
-        { evaluatorId: evaluatorId(req), content: contentOf(req.body as VersionBody) },
+        { evaluatorId: evaluatorId(req), content: contentOf(req.body) },
         req,
       );
       return { status: 201, body: toPublicEvaluatorVersion(res) };
@@ -189,7 +180,7 @@ export function evaluatorHandlers(catalog: Backend): Record<string, Handler> {
 
     async delete_evaluator_versions(req) {
       const id = evaluatorId(req);
-      const given = (req.body as { version_ids: string[] }).version_ids;
+      const given = req.body.version_ids;
       // Each version as the caller spelled it first; duplicates collapse on the uuid. An id
       // (well-formed: the schema checks that) that is not an evaluator version's travels as
       // given: it names no version of this evaluator, so it comes back as not deleted.

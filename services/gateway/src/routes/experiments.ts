@@ -7,10 +7,10 @@ import {
   type ExperimentWrite,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
-import { cursorBinding, searchPagination, searchPosition } from "../cursor.ts";
-import { JsonObjectText, withFieldsText, type ApiRequest, type Handler } from "../http.ts";
+import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
+import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
 import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
-import { pathId } from "./params.ts";
+import { type PathParam, pathId } from "./params.ts";
 
 /** Runs per page when a search names no `limit` (the list's default comes from the document). */
 const DEFAULT_RUNS_LIMIT = 50;
@@ -118,24 +118,11 @@ export function experimentListFilter(query: Record<string, unknown>): {
   return { datasetId, spaceId, name: (query.name as string | undefined) ?? "" };
 }
 
-interface CreateBody {
-  name: string;
-  dataset_id?: string;
-  space_id?: string;
-  experiment_runs: Fields[];
-}
-
-interface SearchBody {
-  filter?: string;
-  limit?: number;
-  cursor?: string;
-}
-
 export function experimentHandlers(
   dataset: Backend,
   cursorSecret: string,
-): Record<string, Handler> {
-  const experimentId = (req: ApiRequest): string =>
+): ResourceHandlers<"experiments"> {
+  const experimentId = (req: PathParam<"experiment_id">): string =>
     pathId("Experiment", req.params.experiment_id, "experiment");
 
   return {
@@ -153,7 +140,7 @@ export function experimentHandlers(
     },
 
     async create_experiment(req) {
-      const body = req.body as CreateBody;
+      const body = req.body;
       // The schema lets exactly one of the two through.
       let datasetId = "";
       let spaceId = "";
@@ -197,7 +184,7 @@ export function experimentHandlers(
     },
 
     async insert_experiment_runs(req) {
-      const body = req.body as { experiment_runs: Fields[] };
+      const body = req.body;
       const write = await dataset.call(
         DatasetServiceService.insertExperimentRuns,
         { experimentId: experimentId(req), runs: body.experiment_runs.map(newRun) },
@@ -209,11 +196,7 @@ export function experimentHandlers(
     async annotate_experiment_runs(req) {
       await dataset.call(
         DatasetServiceService.annotateRuns,
-        annotateRequest(
-          experimentId(req),
-          req.body as Parameters<typeof annotateRequest>[1],
-          runUuid,
-        ),
+        annotateRequest(experimentId(req), req.body, runUuid),
         req,
       );
       return { status: 202 };
@@ -221,7 +204,7 @@ export function experimentHandlers(
 
     async search_experiment_runs(req) {
       const id = experimentId(req);
-      const body = (req.body ?? {}) as SearchBody;
+      const body = req.body ?? {};
       const filter = body.filter ?? "";
       // Bound to the experiment and the filter, as a list's query cursor is to its query.
       const binding = cursorBinding("search_experiment_runs", { experiment_id: id }, { filter });

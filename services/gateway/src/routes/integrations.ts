@@ -16,39 +16,21 @@ import {
   type Integration,
   type IntegrationInput,
 } from "@argus/proto/catalog/v1/integrations";
-import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
-import { publicScopings, scopingOf, type ScopingBody } from "./aiIntegrations.ts";
+import type { Backend, Caller } from "../backend.ts";
+import type { AnyOf, Body, ResourceHandlers } from "../http/handler.ts";
+import { publicScopings, scopingOf } from "./aiIntegrations.ts";
 import {
   createLlm,
   isLlmProvider,
   LLM_PROVIDERS,
   toLlmIntegration,
   updateLlm,
-  type LlmConfigBody,
 } from "./llmIntegrations.ts";
-import { spaceListQuery } from "./params.ts";
+import { type PathParam, spaceListQuery } from "./params.ts";
 
-interface PresetBody {
-  name: string;
-  description?: string | null;
-  config: Record<string, unknown>;
-}
-
-interface RemoteConfigBody {
-  endpoint?: string;
-  headers?: Record<string, string> | null;
-  input_schema?: Record<string, unknown>;
-  request_presets?: PresetBody[];
-}
-
-interface IntegrationBody {
-  type: "LLM" | "AGENT" | "EVALUATOR";
-  name?: string;
-  description?: string | null;
-  scopings?: ScopingBody[];
-  config?: LlmConfigBody & RemoteConfigBody;
-}
+type IntegrationBody = Body<"create_integration"> | Body<"update_integration">;
+/** An AGENT or EVALUATOR integration's body, created or updated. */
+type RemoteBody = Exclude<IntegrationBody, { type: "LLM" }>;
 
 function toPublicRemote(i: Integration) {
   return {
@@ -81,8 +63,8 @@ function toPublicRemote(i: Integration) {
 }
 
 /** The body as the service's input (only the sent fields are read on update). */
-function remoteInputOf(b: IntegrationBody): IntegrationInput {
-  const c = b.config ?? {};
+function remoteInputOf(b: RemoteBody): IntegrationInput {
+  const c: AnyOf<NonNullable<RemoteBody["config"]>> = b.config ?? {};
   return {
     type: b.type,
     name: b.name ?? "",
@@ -100,13 +82,13 @@ function remoteInputOf(b: IntegrationBody): IntegrationInput {
 }
 
 /** The fields a PATCH sent, by the service's names. */
-function sentFields(b: IntegrationBody): string[] {
+function sentFields(b: RemoteBody): string[] {
   const top = ["name", "description", "scopings"].filter((k) => k in b);
   return [...top, ...Object.keys(b.config ?? {})];
 }
 
 /** An id names an LLM (AI) integration or an AGENT/EVALUATOR one; anything else is a 404. */
-function idOf(req: ApiRequest): { llm: string } | { remote: string } {
+function idOf(req: PathParam<"integration_id">): { llm: string } | { remote: string } {
   const raw = req.params.integration_id ?? "";
   const llm = decodeId("AiIntegration", raw);
   if (llm) return { llm };
@@ -130,11 +112,11 @@ const typeMismatch = (actual: string) =>
 const newestFirst = (a: { id: string }, b: { id: string }) =>
   a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 
-export function integrationHandlers(catalog: Backend): Record<string, Handler> {
-  const llmPage = (req: ApiRequest, query: NonNullable<ReturnType<typeof spaceListQuery>>) =>
+export function integrationHandlers(catalog: Backend): ResourceHandlers<"integrations"> {
+  const llmPage = (req: Caller, query: NonNullable<ReturnType<typeof spaceListQuery>>) =>
     catalog.call(AI.listAiIntegrations, { ...query, providers: [...LLM_PROVIDERS] }, req);
   const remotePage = (
-    req: ApiRequest,
+    req: Caller,
     query: NonNullable<ReturnType<typeof spaceListQuery>>,
     type: string,
   ) => catalog.call(S.listIntegrations, { ...query, type }, req);
@@ -146,7 +128,7 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
      */
     async list_integrations(req) {
       // As the public API: only the types the caller may read somewhere; none is a 403.
-      const type = req.query.type as string | undefined;
+      const type = req.query.type;
       const readsLlm = holdsAnywhere(req.principal, "AI_PROVIDER_READ");
       const readsRemote = holdsAnywhere(req.principal, "REMOTE_ENDPOINT_INTEGRATION_READ");
       const wantsLlm = (type === undefined || type === "LLM") && readsLlm;
@@ -179,10 +161,10 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async create_integration(req) {
-      const b = req.body as IntegrationBody;
+      const b = req.body;
       if (b.type === "LLM") {
         const scopings: AiIntegrationScoping[] = (b.scopings ?? []).map(scopingOf);
-        const { config, apiKey } = createLlm(b.name ?? "", scopings, b.config ?? {});
+        const { config, apiKey } = createLlm(b.name, scopings, b.config);
         const res = await catalog.call(
           AI.createAiIntegration,
           { config, ...(apiKey === null ? {} : { apiKey }) },
@@ -208,7 +190,7 @@ export function integrationHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async update_integration(req) {
-      const b = req.body as IntegrationBody;
+      const b = req.body;
       const id = idOf(req);
       if ("llm" in id) {
         const current = asLlm(await catalog.call(AI.getAiIntegration, { id: id.llm }, req));

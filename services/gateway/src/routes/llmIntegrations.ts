@@ -4,6 +4,8 @@ import type {
   AiIntegrationConfig,
   AiIntegrationScoping,
 } from "@argus/proto/catalog/v1/ai_integrations";
+import type { components } from "../generated/openapi.ts";
+import type { AnyOf } from "../http/handler.ts";
 import { publicScopings } from "./aiIntegrations.ts";
 
 /**
@@ -77,8 +79,10 @@ const NEEDS_MODEL_SOURCE = new Set<Provider>(["AWS_BEDROCK", "CUSTOM", "NVIDIA_N
 /** Providers on which `base_url` is required on the resource. */
 const NEEDS_BASE_URL = new Set<Provider>(["CUSTOM", "LITELLM"]);
 
-export type LlmConfigBody = Record<string, unknown> & { provider?: string };
-type Auth = Record<string, unknown> & { auth_type: string };
+type CreateConfig = AnyOf<components["schemas"]["CreateLlmConfig"]>;
+type UpdateConfig = components["schemas"]["UpdateLlmConfig"];
+/** Any provider's auth block, created or updated. */
+type Auth = AnyOf<NonNullable<CreateConfig["auth"]> | NonNullable<UpdateConfig["auth"]>>;
 
 const unprocessable = (detail: string) => new DomainError("unprocessable-entity", detail);
 
@@ -162,7 +166,7 @@ function authParts(provider: Provider, auth: Auth) {
     authType: auth.auth_type,
     secret: secret ?? null,
     baseUrl: str(auth.base_url),
-    headers: auth.headers as Record<string, string> | undefined,
+    headers: auth.headers,
     meta,
   };
 }
@@ -178,13 +182,15 @@ function requireModelSource(p: Provider, c: AiIntegrationConfig) {
 export function createLlm(
   name: string,
   scopings: AiIntegrationScoping[],
-  body: LlmConfigBody,
+  sent: components["schemas"]["CreateLlmConfig"],
 ): { config: AiIntegrationConfig; apiKey: string | null } {
-  const p = body.provider as Provider;
+  // The provider selects the schema; each admits only its own fields (the others are absent).
+  const body: CreateConfig = sent;
+  const p = body.provider;
   if (p === "CUSTOM" && body.api_key !== undefined && body.auth !== undefined)
     throw unprocessable("api_key and auth are exclusive: send one of them");
-  const auth = body.auth ? authParts(p, body.auth as Auth) : undefined;
-  const headers = auth?.headers ?? (body.headers as Record<string, string> | undefined);
+  const auth = body.auth ? authParts(p, body.auth) : undefined;
+  const headers = auth?.headers ?? body.headers;
   const meta =
     p === "VERTEX_AI"
       ? {
@@ -199,10 +205,10 @@ export function createLlm(
     name,
     provider: p,
     ...(baseUrl === undefined ? {} : { baseUrl }),
-    modelNames: (body.model_names as string[] | undefined) ?? [],
+    modelNames: body.model_names ?? [],
     ...(headers ? { headersJson: JSON.stringify(headers) } : {}),
-    enableDefaultModels: (body.is_default_models_enabled as boolean | undefined) ?? false,
-    functionCallingEnabled: (body.is_function_calling_enabled as boolean | undefined) ?? true,
+    enableDefaultModels: body.is_default_models_enabled ?? false,
+    functionCallingEnabled: body.is_function_calling_enabled ?? true,
     authType: auth?.authType ?? "DEFAULT",
     ...(meta ? { providerMetadataJson: JSON.stringify(meta) } : {}),
     scopings,
@@ -218,7 +224,7 @@ export function createLlm(
  */
 export function updateLlm(
   current: AiIntegration,
-  body: { name?: string; scopings?: AiIntegrationScoping[]; config?: LlmConfigBody },
+  body: { name?: string; scopings?: AiIntegrationScoping[]; config?: UpdateConfig },
 ): {
   fields: string[];
   config: AiIntegrationConfig;
@@ -278,17 +284,17 @@ export function updateLlm(
     setOptional("headers", "headersJson", c.headers ? JSON.stringify(c.headers) : undefined);
   if (typeof c.is_default_models_enabled === "boolean")
     set("enable_default_models", "enableDefaultModels", c.is_default_models_enabled);
-  if (Array.isArray(c.model_names)) set("model_names", "modelNames", c.model_names as string[]);
+  if (Array.isArray(c.model_names)) set("model_names", "modelNames", c.model_names);
   let metadataMerge: Record<string, unknown> | undefined;
   if (p === "VERTEX_AI" && sent.length > 0) {
     // Per-scalar deep merge: each omitted field keeps its stored value. The catalog merges
     // the sent ones into what is stored when the update lands, not into what was read here.
     metadataMerge = { kind: "GCP" };
-    for (const k of ["project_id", "location", "project_access_label"])
+    for (const k of ["project_id", "location", "project_access_label"] as const)
       if (typeof c[k] === "string") metadataMerge[k] = c[k];
   }
   if (c.auth) {
-    const auth = authParts(p, c.auth as Auth);
+    const auth = authParts(p, c.auth);
     set("auth_type", "authType", auth.authType);
     setOptional(
       "provider_metadata",

@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 export const toPublicOrganization = (o: Organization) => ({
@@ -16,10 +16,10 @@ function organizationPathId(raw: string | undefined): string {
   return id;
 }
 
-export function organizationHandlers(identity: Backend): Record<string, Handler> {
+export function organizationHandlers(identity: Backend): ResourceHandlers<"organizations"> {
   return {
     async create_organization(req) {
-      const body = req.body as { name: string; description?: string };
+      const body = req.body;
       const org = await identity.call(
         IdentityServiceService.createOrganization,
         { name: body.name, description: body.description ?? "" },
@@ -31,7 +31,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     async list_organizations(req) {
       const res = await identity.call(
         IdentityServiceService.listOrganizations,
-        { page: req.page, name: (req.query.name as string | undefined) ?? "" },
+        { page: req.page, name: req.query.name ?? "" },
         req,
       );
       return {
@@ -48,7 +48,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     },
 
     async update_organization(req) {
-      const body = req.body as { name?: string; description?: string | null };
+      const body = req.body;
       const org = await identity.call(
         IdentityServiceService.updateOrganization,
         {
@@ -71,10 +71,7 @@ export function organizationHandlers(identity: Backend): Record<string, Handler>
     },
 
     async add_organization_user(req) {
-      const body = req.body as {
-        user_id: string;
-        role: { type: "PREDEFINED"; name: string } | { type: "CUSTOM"; id: string };
-      };
+      const body = req.body;
       const userId = decodeId("User", body.user_id);
       if (userId === null)
         throw new DomainError("unprocessable-entity", "user_id is not a user id");

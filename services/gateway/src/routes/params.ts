@@ -1,6 +1,5 @@
 import { decodeId, notFound } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
-import type { ApiRequest } from "../http.ts";
 
 export interface SpaceListQuery {
   page: PageRequest;
@@ -14,16 +13,24 @@ export interface SpaceListQuery {
  * `space_name` and a case-insensitive `name` substring. A `space_id` that cannot name a space
  * matches nothing, exactly like the id of a space that does not exist: `null` then.
  */
-export function spaceListQuery(req: ApiRequest): SpaceListQuery | null {
-  const raw = req.query.space_id as string | undefined;
+export function spaceListQuery(req: {
+  page: PageRequest;
+  query: { space_id?: string; space_name?: string; name?: string };
+}): SpaceListQuery | null {
+  const raw = req.query.space_id;
   const spaceId = raw === undefined ? "" : decodeId("Space", raw);
   if (spaceId === null) return null;
   return {
     page: req.page,
     spaceId,
-    spaceName: (req.query.space_name as string | undefined) ?? "",
-    name: (req.query.name as string | undefined) ?? "",
+    spaceName: req.query.space_name ?? "",
+    name: req.query.name ?? "",
   };
+}
+
+/** A request with the path parameter `name`: for helpers shared by a resource's operations. */
+export interface PathParam<Name extends string> {
+  params: Record<Name, string>;
 }
 
 /** The uuid inside a path id of the given type; garbage or another type is a 404, like an unknown id. */

@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/projects";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 
 /**
  * Argus projects hold an LLM application's traces: the public API's APPLICATION type. It has
@@ -20,7 +20,7 @@ export function toPublicProject(p: Project) {
   };
 }
 
-export function projectHandlers(catalog: Backend): Record<string, Handler> {
+export function projectHandlers(catalog: Backend): ResourceHandlers<"projects"> {
   const projectId = (raw: string | undefined): string => {
     const id = pathId("Project", raw, "project");
     return id;
@@ -28,7 +28,7 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
   return {
     async list_projects(req) {
       const query = spaceListQuery(req);
-      const type = req.query.project_type as string | undefined;
+      const type = req.query.project_type;
       if (query === null || (type !== undefined && type !== PROJECT_TYPE))
         return { status: 200, body: { projects: [] }, nextAfter: "" };
       const res = await catalog.call(ProjectServiceService.listProjects, query, req);
@@ -40,7 +40,7 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async create_project(req) {
-      const body = req.body as { name: string; space_id: string };
+      const body = req.body;
       const spaceId = decodeId("Space", body.space_id);
       if (spaceId === null) throw new DomainError("invalid-request", "space_id is not a space id");
       const project = await catalog.call(
@@ -61,7 +61,7 @@ export function projectHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async update_project(req) {
-      const body = req.body as { name: string };
+      const body = req.body;
       const project = await catalog.call(
         ProjectServiceService.updateProject,
         { id: projectId(req.params.project_id), name: body.name },

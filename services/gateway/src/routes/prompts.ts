@@ -6,25 +6,9 @@ import {
   type PromptVersionContent,
 } from "@argus/proto/catalog/v1/prompts";
 import type { Backend } from "../backend.ts";
-import { pathId, spaceListQuery } from "./params.ts";
-import type { ApiRequest, Handler } from "../http.ts";
-
-interface VersionBody {
-  commit_message: string;
-  input_variable_format?: string;
-  provider: string;
-  model?: string;
-  messages: unknown[];
-  invocation_params?: Record<string, unknown>;
-  provider_params?: Record<string, unknown>;
-}
-
-interface CreatePromptBody {
-  space_id: string;
-  name: string;
-  description?: string;
-  version: VersionBody;
-}
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import type { components } from "../generated/openapi.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 
 const userId = (id: string): string => (id ? encodeId("User", id) : "");
 
@@ -59,7 +43,7 @@ export function toPublicPromptVersion(v: PromptVersion) {
   };
 }
 
-function contentOf(b: VersionBody): PromptVersionContent {
+function contentOf(b: components["schemas"]["PromptVersionCreateRequest"]): PromptVersionContent {
   return {
     commitMessage: b.commit_message,
     inputVariableFormat: b.input_variable_format ?? "F_STRING",
@@ -71,17 +55,17 @@ function contentOf(b: VersionBody): PromptVersionContent {
   };
 }
 
-const promptId = (req: ApiRequest): string => {
+const promptId = (req: PathParam<"prompt_id">): string => {
   const id = pathId("Prompt", req.params.prompt_id, "prompt");
   return id;
 };
 
-const versionId = (req: ApiRequest): string => {
+const versionId = (req: PathParam<"version_id">): string => {
   const id = pathId("PromptVersion", req.params.version_id, "prompt version");
   return id;
 };
 
-export function promptHandlers(catalog: Backend): Record<string, Handler> {
+export function promptHandlers(catalog: Backend): ResourceHandlers<"prompts"> {
   const S = PromptServiceService;
   return {
     async list_prompts(req) {
@@ -96,7 +80,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async create_prompt(req) {
-      const body = req.body as CreatePromptBody;
+      const body = req.body;
       const spaceId = pathId("Space", body.space_id, "space");
       const res = await catalog.call(
         S.createPrompt,
@@ -116,8 +100,8 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
 
     async get_prompt(req) {
       const id = promptId(req);
-      const versionParam = req.query.version_id as string | undefined;
-      const label = (req.query.label as string | undefined) ?? "";
+      const versionParam = req.query.version_id;
+      const label = req.query.label ?? "";
       if (versionParam !== undefined && label !== "")
         throw new DomainError("invalid-request", "version_id and label are mutually exclusive");
       const vId = versionParam === undefined ? "" : decodeId("PromptVersion", versionParam);
@@ -130,7 +114,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async update_prompt(req) {
-      const body = req.body as { description?: string | null };
+      const body = req.body;
       const set = Object.hasOwn(body, "description");
       const res = await catalog.call(
         S.updatePrompt,
@@ -165,7 +149,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     async create_prompt_version(req) {
       const res = await catalog.call(
         S.createPromptVersion,
-        { promptId: promptId(req), content: contentOf(req.body as VersionBody) },
+        { promptId: promptId(req), content: contentOf(req.body) },
         req,
       );
       return { status: 201, body: toPublicPromptVersion(res) };
@@ -186,7 +170,7 @@ export function promptHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async set_prompt_version_label(req) {
-      const body = req.body as { labels: string[] };
+      const body = req.body;
       const res = await catalog.call(
         S.setPromptVersionLabels,
         { versionId: versionId(req), labels: body.labels },

@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 
 /**
  * The public id type of each restricted resource type. The public API's create request names
@@ -25,12 +25,14 @@ const toPublic = (r: ResourceRestriction) => ({
   created_at: r.createdAt,
 });
 
-export function resourceRestrictionHandlers(identity: Backend): Record<string, Handler> {
+export function resourceRestrictionHandlers(
+  identity: Backend,
+): ResourceHandlers<"resource-restrictions"> {
   return {
     async list_resource_restrictions(req) {
       const res = await identity.call(
         IdentityServiceService.listResourceRestrictions,
-        { page: req.page, resourceType: (req.query.resource_type as string | undefined) ?? "" },
+        { page: req.page, resourceType: req.query.resource_type ?? "" },
         req,
       );
       return {
@@ -41,7 +43,7 @@ export function resourceRestrictionHandlers(identity: Backend): Record<string, H
     },
 
     async create_resource_restriction(req) {
-      const body = req.body as { resource_id: string };
+      const body = req.body;
       const resource = resourceOf(body.resource_id);
       if (resource === null)
         throw new DomainError(

@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 const RESOURCE_ID_TYPE = {
@@ -49,17 +49,17 @@ function subjectOf(
   return account === null ? null : { subjectType: "SERVICE_ACCOUNT", subjectId: account };
 }
 
-export function roleBindingHandlers(identity: Backend): Record<string, Handler> {
+export function roleBindingHandlers(identity: Backend): ResourceHandlers<"role-bindings"> {
   return {
     async list_role_bindings(req) {
-      const userId = req.query.user_id as string | undefined;
+      const userId = req.query.user_id;
       const subject = userId === undefined ? { subjectId: "" } : subjectOf(userId);
       if (subject === null) throw new DomainError("invalid-request", "user_id is not a user id");
       const res = await identity.call(
         IdentityServiceService.listRoleBindings,
         {
           page: req.page,
-          resourceType: req.query.resource_type as string,
+          resourceType: req.query.resource_type,
           userId: subject.subjectId,
         },
         req,
@@ -72,12 +72,7 @@ export function roleBindingHandlers(identity: Backend): Record<string, Handler> 
     },
 
     async create_role_binding(req) {
-      const body = req.body as {
-        role_id: string;
-        user_id: string;
-        resource_type: "SPACE" | "PROJECT";
-        resource_id: string;
-      };
+      const body = req.body;
       const subject = subjectOf(body.user_id);
       if (subject === null)
         throw new DomainError("unprocessable-entity", "user_id is not a User id");
@@ -104,7 +99,7 @@ export function roleBindingHandlers(identity: Backend): Record<string, Handler> 
     },
 
     async update_role_binding(req) {
-      const body = req.body as { role_id: string };
+      const body = req.body;
       const binding = await identity.call(
         IdentityServiceService.updateRoleBinding,
         {

@@ -1,7 +1,7 @@
 import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 /** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
@@ -20,12 +20,12 @@ function rolePathId(raw: string | undefined): string {
   return id;
 }
 
-export function roleHandlers(identity: Backend): Record<string, Handler> {
+export function roleHandlers(identity: Backend): ResourceHandlers<"roles"> {
   return {
     async list_roles(req) {
       const res = await identity.call(
         IdentityServiceService.listRoles,
-        { page: req.page, isPredefined: req.query.is_predefined as boolean | undefined },
+        { page: req.page, isPredefined: req.query.is_predefined },
         req,
       );
       return {
@@ -36,7 +36,7 @@ export function roleHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async create_role(req) {
-      const body = req.body as { name: string; description?: string; permissions: string[] };
+      const body = req.body;
       const role = await identity.call(
         IdentityServiceService.createRole,
         { name: body.name, description: body.description ?? "", permissions: body.permissions },
@@ -55,11 +55,7 @@ export function roleHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async update_role(req) {
-      const body = req.body as {
-        name?: string;
-        description?: string | null;
-        permissions?: string[];
-      };
+      const body = req.body;
       const role = await identity.call(
         IdentityServiceService.updateRole,
         {

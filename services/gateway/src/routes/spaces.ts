@@ -1,15 +1,8 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
-
-interface CreateSpaceBody {
-  name: string;
-  organization_id: string;
-  description?: string;
-  is_private?: boolean;
-}
 
 /** The public API's space settings Argus stores and returns as set (never set: absent). */
 const SETTING_KEYS = [
@@ -46,15 +39,15 @@ export const toPublicSpaceMembership = (m: SpaceMembership) => ({
     : { type: "CUSTOM", id: encodeId("Role", m.customRoleId), name: m.customRoleName },
 });
 
-export function spaceHandlers(identity: Backend): Record<string, Handler> {
+export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
   return {
     async list_spaces(req) {
-      const orgId = req.query.org_id as string | undefined;
+      const orgId = req.query.org_id;
       const organizationId = orgId === undefined ? "" : decodeId("Organization", orgId);
       if (organizationId === null) throw notFound("organization");
       const res = await identity.call(
         IdentityServiceService.listSpaces,
-        { page: req.page, name: (req.query.name as string | undefined) ?? "", organizationId },
+        { page: req.page, name: req.query.name ?? "", organizationId },
         req,
       );
       return {
@@ -65,7 +58,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async create_space(req) {
-      const body = req.body as CreateSpaceBody;
+      const body = req.body;
       const organizationId = decodeId("Organization", body.organization_id);
       if (organizationId === null)
         throw new DomainError("invalid-request", "organization_id is not an organization id");
@@ -89,11 +82,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async update_space(req) {
-      const body = req.body as {
-        name?: string;
-        description?: string | null;
-        is_private?: boolean;
-      } & Record<string, unknown>;
+      const body = req.body;
       const settings = Object.fromEntries(
         SETTING_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
       );
@@ -121,10 +110,7 @@ export function spaceHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async add_space_user(req) {
-      const body = req.body as {
-        user_id: string;
-        role: { type: "PREDEFINED"; name: string } | { type: "CUSTOM"; id: string };
-      };
+      const body = req.body;
       const userId = decodeId("User", body.user_id);
       if (userId === null)
         throw new DomainError("unprocessable-entity", "user_id is not a user id");

@@ -1,8 +1,8 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
-import type { Backend } from "../backend.ts";
-import { pathId, spaceListQuery } from "./params.ts";
-import type { Handler } from "../http.ts";
+import type { Backend, Caller } from "../backend.ts";
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
 
 export function toPublicTag(t: Tag) {
   return {
@@ -16,38 +16,26 @@ export function toPublicTag(t: Tag) {
   };
 }
 
-/**
- * The resources whose tags are listed, attached and detached under `/v2/<plural>/{<param>}/tags`:
- * operationIds `list_<type>_tags`, `add_<type>_tags`, `remove_<type>_tags`.
- */
-const TAGGED = [
-  { type: "project", param: "project_id", idType: "Project" },
-  { type: "dataset", param: "dataset_id", idType: "Dataset" },
-  { type: "prompt", param: "prompt_id", idType: "Prompt" },
-  { type: "evaluator", param: "evaluator_id", idType: "Evaluator" },
-  { type: "experiment", param: "experiment_id", idType: "Experiment" },
-  { type: "annotation_queue", param: "annotation_queue_id", idType: "AnnotationQueue" },
-  // The public API lists and attaches an annotation config's tags; it has no detach.
-  {
-    type: "annotation_config",
-    param: "annotation_config_id",
-    idType: "AnnotationConfig",
-    listAndAttachOnly: true,
-  },
-] as const;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // The Tag list response has no paging yet; the field is there so adding it changes no shape.
 const NOT_PAGINATED = { has_more: false };
 
-export function tagHandlers(catalog: Backend): Record<string, Handler> {
+export function tagHandlers(catalog: Backend): ResourceHandlers<"tags"> {
   const tagId = (raw: string | undefined): string => {
     const id = pathId("Tag", raw, "tag");
     return id;
   };
 
-  const handlers: Record<string, Handler> = {
+  const project = resourceTags(catalog, "project", "Project");
+  const dataset = resourceTags(catalog, "dataset", "Dataset");
+  const prompt = resourceTags(catalog, "prompt", "Prompt");
+  const evaluator = resourceTags(catalog, "evaluator", "Evaluator");
+  const experiment = resourceTags(catalog, "experiment", "Experiment");
+  const queue = resourceTags(catalog, "annotation_queue", "AnnotationQueue");
+  const config = resourceTags(catalog, "annotation_config", "AnnotationConfig");
+
+  return {
     async list_tags(req) {
       const query = spaceListQuery(req);
       if (query === null) return { status: 200, body: { tags: [] }, nextAfter: "" };
@@ -60,12 +48,7 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async create_tag(req) {
-      const body = req.body as {
-        name: string;
-        space_id: string;
-        description?: string | null;
-        color?: string | null;
-      };
+      const body = req.body;
       const spaceId = decodeId("Space", body.space_id);
       if (spaceId === null) throw new DomainError("invalid-request", "space_id is not a space id");
       const tag = await catalog.call(
@@ -91,11 +74,7 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
     },
 
     async update_tag(req) {
-      const body = req.body as {
-        name?: string;
-        description?: string | null;
-        color?: string | null;
-      };
+      const body = req.body;
       const tag = await catalog.call(
         TagServiceService.updateTag,
         {
@@ -115,45 +94,78 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
       await catalog.call(TagServiceService.deleteTag, { id: tagId(req.params.tag_id) }, req);
       return { status: 204 };
     },
-  };
 
-  for (const r of TAGGED) {
-    const resourceId = (raw: string | undefined): string => {
-      const id = decodeId(r.idType, raw ?? "");
-      if (id === null) throw notFound(r.type.replace("_", " "));
-      return id;
-    };
-    handlers[`list_${r.type}_tags`] = async (req) => {
+    list_project_tags: project.list,
+    add_project_tags: project.add,
+    remove_project_tags: project.remove,
+    list_dataset_tags: dataset.list,
+    add_dataset_tags: dataset.add,
+    remove_dataset_tags: dataset.remove,
+    list_prompt_tags: prompt.list,
+    add_prompt_tags: prompt.add,
+    remove_prompt_tags: prompt.remove,
+    list_evaluator_tags: evaluator.list,
+    add_evaluator_tags: evaluator.add,
+    remove_evaluator_tags: evaluator.remove,
+    list_experiment_tags: experiment.list,
+    add_experiment_tags: experiment.add,
+    remove_experiment_tags: experiment.remove,
+    list_annotation_queue_tags: queue.list,
+    add_annotation_queue_tags: queue.add,
+    remove_annotation_queue_tags: queue.remove,
+    // The public API lists and attaches an annotation config's tags; it has no detach.
+    list_annotation_config_tags: config.list,
+    add_annotation_config_tags: config.add,
+  };
+}
+
+/** The body of an attach or detach: the tag ids. */
+interface TagIds {
+  body: { tag_ids: string[] };
+}
+
+/**
+ * The tags of one resource type, under `/v2/<plural>/{<type>_id}/tags`: operationIds
+ * `list_<type>_tags`, `add_<type>_tags`, `remove_<type>_tags`.
+ */
+function resourceTags<T extends string>(catalog: Backend, type: T, idType: string) {
+  type Target = Caller & PathParam<`${T}_id`>;
+  const resourceId = (req: Target): string => {
+    const id = decodeId(idType, req.params[`${type}_id`]);
+    if (id === null) throw notFound(type.replace("_", " "));
+    return id;
+  };
+  return {
+    async list(req: Target): Promise<ApiResponse> {
       const res = await catalog.call(
         TagServiceService.listResourceTags,
-        { resourceType: r.type, resourceId: resourceId(req.params[r.param]) },
+        { resourceType: type, resourceId: resourceId(req) },
         req,
       );
       return { status: 200, body: { tags: res.tags.map(toPublicTag), pagination: NOT_PAGINATED } };
-    };
-    handlers[`add_${r.type}_tags`] = async (req) => {
-      const target = resourceId(req.params[r.param]);
-      const given = (req.body as { tag_ids: string[] }).tag_ids;
+    },
+
+    async add(req: Target & TagIds): Promise<ApiResponse> {
+      const target = resourceId(req);
       // An id that is not a tag id names no tag: the service reports it as unknown (422).
-      const tagIds = given.map((id) => decodeId("Tag", id) ?? "");
+      const tagIds = req.body.tag_ids.map((id) => decodeId("Tag", id) ?? "");
       const res = await catalog.call(
         TagServiceService.attachTags,
-        { resourceType: r.type, resourceId: target, tagIds },
+        { resourceType: type, resourceId: target, tagIds },
         req,
       );
       return { status: 200, body: { tags: res.tags.map(toPublicTag), pagination: NOT_PAGINATED } };
-    };
-    if ("listAndAttachOnly" in r) continue;
-    handlers[`remove_${r.type}_tags`] = async (req) => {
-      const target = resourceId(req.params[r.param]);
-      const given = (req.body as { tag_ids: string[] }).tag_ids;
+    },
+
+    async remove(req: Target & TagIds): Promise<ApiResponse> {
+      const target = resourceId(req);
       // Ids that are not tag ids travel as given: never attached, they come back in not_found.
       const res = await catalog.call(
         TagServiceService.detachTags,
         {
-          resourceType: r.type,
+          resourceType: type,
           resourceId: target,
-          tagIds: given.map((id) => decodeId("Tag", id) ?? id),
+          tagIds: req.body.tag_ids.map((id) => decodeId("Tag", id) ?? id),
         },
         req,
       );
@@ -172,7 +184,6 @@ export function tagHandlers(catalog: Backend): Record<string, Handler> {
           not_deleted: notFound,
         },
       };
-    };
-  }
-  return handlers;
+    },
+  };
 }

@@ -6,57 +6,19 @@ import {
   type TaskRun,
 } from "@argus/proto/tasks/v1/tasks";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
-import { pathId, spaceListQuery } from "./params.ts";
+import type { components } from "../generated/openapi.ts";
+import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 
 type Json = Record<string, unknown>;
 
-interface EvaluatorBody {
-  evaluator_id: string;
-  evaluator_version_id?: string | null;
-  query_filter?: string;
-  column_mappings?: Record<string, string>;
-  query_mappings?: unknown[];
-}
+type EvaluatorBody = components["schemas"]["TaskEvaluatorInput"];
+type UpdateTaskBody = Body<"update_task">;
 
-interface CreateTaskBody {
-  type: string;
-  name: string;
-  project_id?: string;
-  dataset_id?: string;
-  experiment_ids?: string[];
-  sampling_rate?: number;
-  is_continuous?: boolean;
-  query_filter?: string;
-  query_filters?: Json;
-  evaluators?: EvaluatorBody[];
-  run_configuration?: Json;
-}
-
-interface UpdateTaskBody {
-  name?: string;
-  sampling_rate?: number;
-  is_continuous?: boolean;
-  query_filter?: string | null;
-  query_filters?: Json | null;
-  evaluators?: EvaluatorBody[];
-  run_configuration?: Json;
-}
-
-interface TriggerBody {
-  data_start_time?: string;
-  data_end_time?: string;
-  max_spans?: number;
-  override_evaluations?: boolean;
-  experiment_ids?: string[];
-  experiment_name?: string;
-  dataset_version_id?: string;
-  example_ids?: string[];
-  max_examples?: number;
-  query_filter?: string;
-  tracing_metadata?: Record<string, string>;
-  evaluation_task_ids?: string[];
-}
+/** The schema's `if`: an update with `run_configuration` is a RUN_EXPERIMENT task's. */
+const updatesRun = (
+  b: UpdateTaskBody,
+): b is components["schemas"]["UpdateRunExperimentTaskRequest"] => "run_configuration" in b;
 
 /**
  * Sent for a body id that does not decode where the service reads "" as "not given" (a task's
@@ -223,35 +185,35 @@ export function toPublicTaskRun(r: TaskRun) {
 }
 
 function evaluatorToService(e: EvaluatorBody): TaskEvaluator {
+  // The trace/session shape has `query_mappings`; the span shape has a filter and columns.
+  const span = "query_mappings" in e ? undefined : e;
   return {
     evaluatorId: bodyId("Evaluator", e.evaluator_id),
     evaluatorName: "",
     // "" is "not pinned" to the service, so a pin that does not decode must not become "".
     evaluatorVersionId: givenId("EvaluatorVersion", e.evaluator_version_id),
-    ...(e.query_filter === undefined ? {} : { queryFilter: e.query_filter }),
+    ...(span?.query_filter === undefined ? {} : { queryFilter: span.query_filter }),
     // Each shape's mappings travel only when given: which one is present tells the shapes apart.
-    ...(e.column_mappings === undefined
+    ...(span?.column_mappings === undefined
       ? {}
-      : { columnMappingsJson: JSON.stringify(e.column_mappings) }),
-    ...(e.query_mappings === undefined
-      ? {}
-      : { queryMappingsJson: JSON.stringify(e.query_mappings) }),
+      : { columnMappingsJson: JSON.stringify(span.column_mappings) }),
+    ...("query_mappings" in e ? { queryMappingsJson: JSON.stringify(e.query_mappings) } : {}),
   };
 }
 
 /** A list filter's id; one that cannot name a readable resource is that resource's 404. */
-function filterId(req: ApiRequest, param: string, type: string, what: string): string {
-  const raw = req.query[param] as string | undefined;
+function filterId(raw: string | undefined, type: string, what: string): string {
   if (raw === undefined) return "";
   const id = decodeId(type, raw);
   if (id === null) throw notFound(what);
   return id;
 }
 
-const taskId = (req: ApiRequest): string => pathId("Task", req.params.task_id, "task");
-const runId = (req: ApiRequest): string => pathId("TaskRun", req.params.run_id, "task run");
+const taskId = (req: PathParam<"task_id">): string => pathId("Task", req.params.task_id, "task");
+const runId = (req: PathParam<"run_id">): string =>
+  pathId("TaskRun", req.params.run_id, "task run");
 
-export function taskHandlers(backend: Backend): Record<string, Handler> {
+export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
   const S = TaskServiceService;
   return {
     async list_tasks(req) {
@@ -262,9 +224,9 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
         S.listTasks,
         {
           ...query,
-          projectId: filterId(req, "project_id", "Project", "project"),
-          datasetId: filterId(req, "dataset_id", "Dataset", "dataset"),
-          type: (req.query.type as string | undefined) ?? "",
+          projectId: filterId(req.query.project_id, "Project", "project"),
+          datasetId: filterId(req.query.dataset_id, "Dataset", "dataset"),
+          type: req.query.type ?? "",
         },
         req,
       );
@@ -276,26 +238,35 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
     },
 
     async create_task(req) {
-      const b = req.body as CreateTaskBody;
+      const b = req.body;
+      // The type selects the schema, and each schema admits only its own fields.
+      const run = b.type === "RUN_EXPERIMENT" ? b : undefined;
+      const evaluation = b.type === "RUN_EXPERIMENT" ? undefined : b;
       const res = await backend.call(
         S.createTask,
         {
           type: b.type,
           name: b.name,
           // "" is "not given" here (exactly one of the two is): see givenId.
-          projectId: givenId("Project", b.project_id),
+          projectId: givenId("Project", evaluation?.project_id),
           datasetId: givenId("Dataset", b.dataset_id),
-          ...(b.sampling_rate === undefined ? {} : { samplingRate: b.sampling_rate }),
-          ...(b.is_continuous === undefined ? {} : { isContinuous: b.is_continuous }),
-          ...(b.query_filter === undefined ? {} : { queryFilter: b.query_filter }),
-          ...(b.query_filters === undefined
+          ...(evaluation?.sampling_rate === undefined
             ? {}
-            : { queryFiltersJson: JSON.stringify(b.query_filters) }),
-          evaluators: (b.evaluators ?? []).map(evaluatorToService),
-          experimentIds: bodyIds("Experiment", b.experiment_ids),
-          ...(b.run_configuration === undefined
+            : { samplingRate: evaluation.sampling_rate }),
+          ...(evaluation?.is_continuous === undefined
             ? {}
-            : { runConfigurationJson: runConfigurationToService(b.run_configuration) }),
+            : { isContinuous: evaluation.is_continuous }),
+          ...(evaluation?.query_filter === undefined
+            ? {}
+            : { queryFilter: evaluation.query_filter }),
+          ...(evaluation?.query_filters === undefined
+            ? {}
+            : { queryFiltersJson: JSON.stringify(evaluation.query_filters) }),
+          evaluators: (evaluation?.evaluators ?? []).map(evaluatorToService),
+          experimentIds: bodyIds("Experiment", evaluation?.experiment_ids),
+          ...(run === undefined
+            ? {}
+            : { runConfigurationJson: runConfigurationToService(run.run_configuration) }),
         },
         req,
       );
@@ -309,7 +280,9 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
 
     async update_task(req) {
       const id = taskId(req);
-      const b = req.body as UpdateTaskBody;
+      const b = req.body;
+      const run = updatesRun(b) ? b : undefined;
+      const evaluation = updatesRun(b) ? undefined : b;
       const res = await backend.call(
         S.updateTask,
         {
@@ -318,14 +291,22 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
           // named field sent absent, which clears it.
           fields: Object.keys(b),
           name: b.name ?? "",
-          ...(b.sampling_rate === undefined ? {} : { samplingRate: b.sampling_rate }),
-          ...(b.is_continuous === undefined ? {} : { isContinuous: b.is_continuous }),
-          ...(typeof b.query_filter === "string" ? { queryFilter: b.query_filter } : {}),
-          ...(b.query_filters ? { queryFiltersJson: JSON.stringify(b.query_filters) } : {}),
-          evaluators: (b.evaluators ?? []).map(evaluatorToService),
-          ...(b.run_configuration === undefined
+          ...(evaluation?.sampling_rate === undefined
             ? {}
-            : { runConfigurationJson: runConfigurationToService(b.run_configuration) }),
+            : { samplingRate: evaluation.sampling_rate }),
+          ...(evaluation?.is_continuous === undefined
+            ? {}
+            : { isContinuous: evaluation.is_continuous }),
+          ...(typeof evaluation?.query_filter === "string"
+            ? { queryFilter: evaluation.query_filter }
+            : {}),
+          ...(evaluation?.query_filters
+            ? { queryFiltersJson: JSON.stringify(evaluation.query_filters) }
+            : {}),
+          evaluators: (evaluation?.evaluators ?? []).map(evaluatorToService),
+          ...(run?.run_configuration === undefined
+            ? {}
+            : { runConfigurationJson: runConfigurationToService(run.run_configuration) }),
         },
         req,
       );
@@ -340,26 +321,29 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
     async trigger_task_run(req) {
       const id = taskId(req);
       // The body is optional: none is an evaluation task's trigger with every default.
-      const b = (req.body ?? {}) as TriggerBody;
+      const b: NonNullable<Body<"trigger_task_run">> = req.body ?? {};
+      // Only a RUN_EXPERIMENT trigger names an experiment (the schema's `else`).
+      const run = "experiment_name" in b ? b : undefined;
+      const evaluation = "experiment_name" in b ? undefined : b;
       const res = await backend.call(
         S.triggerRun,
         {
           taskId: id,
           // The service refuses (400) a field of the other task type, which only it knows.
           fields: Object.keys(b),
-          dataStartTime: b.data_start_time ?? "",
-          dataEndTime: b.data_end_time ?? "",
-          maxSpans: b.max_spans ?? 0,
-          overrideEvaluations: b.override_evaluations ?? false,
-          experimentIds: bodyIds("Experiment", b.experiment_ids),
-          experimentName: b.experiment_name ?? "",
+          dataStartTime: evaluation?.data_start_time ?? "",
+          dataEndTime: evaluation?.data_end_time ?? "",
+          maxSpans: evaluation?.max_spans ?? 0,
+          overrideEvaluations: evaluation?.override_evaluations ?? false,
+          experimentIds: bodyIds("Experiment", evaluation?.experiment_ids),
+          experimentName: run?.experiment_name ?? "",
           // "" is "the latest version" to the service: see givenId.
-          datasetVersionId: givenId("DatasetVersion", b.dataset_version_id),
-          exampleIds: bodyIds("DatasetExample", b.example_ids),
-          maxExamples: b.max_examples ?? 0,
-          ...(b.query_filter === undefined ? {} : { queryFilter: b.query_filter }),
-          tracingMetadata: b.tracing_metadata ?? {},
-          evaluationTaskIds: bodyIds("Task", b.evaluation_task_ids),
+          datasetVersionId: givenId("DatasetVersion", run?.dataset_version_id),
+          exampleIds: bodyIds("DatasetExample", run?.example_ids),
+          maxExamples: run?.max_examples ?? 0,
+          ...(run?.query_filter === undefined ? {} : { queryFilter: run.query_filter }),
+          tracingMetadata: run?.tracing_metadata ?? {},
+          evaluationTaskIds: bodyIds("Task", run?.evaluation_task_ids),
         },
         req,
       );
@@ -372,7 +356,7 @@ export function taskHandlers(backend: Backend): Record<string, Handler> {
         {
           page: req.page,
           taskId: taskId(req),
-          status: (req.query.status as string | undefined) ?? "",
+          status: req.query.status ?? "",
         },
         req,
       );

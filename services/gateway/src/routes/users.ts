@@ -1,7 +1,7 @@
 import { DomainError, encodeId } from "@argus/platform";
 import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { Handler } from "../http.ts";
+import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 const ROLE_TO_PUBLIC = {
@@ -35,15 +35,15 @@ export function userPathId(raw: string | undefined): string {
   return id;
 }
 
-export function userHandlers(identity: Backend): Record<string, Handler> {
+export function userHandlers(identity: Backend): ResourceHandlers<"users"> {
   return {
     async list_users(req) {
-      const statuses = (req.query.status as string[] | undefined) ?? [];
+      const statuses = req.query.status ?? [];
       const res = await identity.call(
         IdentityServiceService.listUsers,
         {
           page: req.page,
-          email: (req.query.email as string | undefined) ?? "",
+          email: req.query.email ?? "",
           statuses,
         },
         req,
@@ -56,13 +56,7 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async create_user(req) {
-      const body = req.body as {
-        name: string;
-        email: string;
-        role: { type: "PREDEFINED"; name: keyof typeof ROLE_FROM_PUBLIC } | { type: "CUSTOM" };
-        is_developer?: boolean;
-        invite_mode: string;
-      };
+      const body = req.body;
       const res = await identity.call(
         IdentityServiceService.createUser,
         {
@@ -101,7 +95,7 @@ export function userHandlers(identity: Backend): Record<string, Handler> {
     },
 
     async update_user(req) {
-      const body = req.body as { name?: string; is_developer?: boolean };
+      const body = req.body;
       if (body.name === undefined && body.is_developer === undefined)
         throw new DomainError(
           "invalid-request",

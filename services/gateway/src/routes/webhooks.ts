@@ -1,57 +1,13 @@
 import { LIMITS } from "@argus/contracts/limits";
-import type { WebhookSourceType } from "@argus/contracts/webhooks";
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { decodeId, encodeId, notFound } from "@argus/platform";
 import {
   WebhookServiceService,
   type DeliveryAttempt,
-  type Subscription,
   type Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import type { Backend } from "../backend.ts";
-import type { ApiRequest, Handler } from "../http.ts";
-import { pathId } from "./params.ts";
-
-interface CreateWebhookBody {
-  organization_id: string;
-  name: string;
-  url: string;
-  description?: string;
-  auth_type?: string;
-  auth_token?: string;
-  timeout_ms?: number;
-  headers?: Record<string, string>;
-}
-
-interface UpdateWebhookBody {
-  name?: string;
-  description?: string | null;
-  url?: string;
-  auth_token?: string | null;
-  timeout_ms?: number;
-  headers?: Record<string, string>;
-}
-
-interface CreateSubscriptionBody {
-  webhook_id: string;
-  source_type: WebhookSourceType;
-  source_id: string;
-  event: string;
-}
-
-/** The public id type of a source's id, and the word its 404 names it by, per source type. */
-const SOURCES: Record<WebhookSourceType, { idType: string; label: string }> = {
-  PROMPT: { idType: "Prompt", label: "prompt" },
-  EVALUATOR: { idType: "Evaluator", label: "evaluator" },
-  ONLINE_TASK: { idType: "Task", label: "task" },
-  SPACE: { idType: "Space", label: "space" },
-};
-
-function sourceOf(sourceType: string): { idType: string; label: string } {
-  // The document admits only these four; another one from the service breaks the contract.
-  if (!Object.hasOwn(SOURCES, sourceType))
-    throw new Error(`unknown webhook source type ${sourceType}`);
-  return SOURCES[sourceType as WebhookSourceType];
-}
+import type { ResourceHandlers } from "../http/handler.ts";
+import { type PathParam, pathId } from "./params.ts";
 
 /**
  * The deadline of a test delivery: the service waits on the customer's endpoint for up to the
@@ -98,32 +54,20 @@ export function toPublicDeliveryAttempt(a: DeliveryAttempt) {
   };
 }
 
-export function toPublicSubscription(s: Subscription) {
-  return {
-    id: encodeId("WebhookSubscription", s.id),
-    webhook_id: encodeId("Webhook", s.webhookId),
-    source_type: s.sourceType,
-    source_id: encodeId(sourceOf(s.sourceType).idType, s.sourceId),
-    event: s.event,
-    created_at: s.createdAt,
-  };
-}
+const webhookId = (req: PathParam<"webhook_id">): string =>
+  pathId("Webhook", req.params.webhook_id, "webhook");
 
-const webhookId = (req: ApiRequest): string => pathId("Webhook", req.params.webhook_id, "webhook");
-const subscriptionId = (req: ApiRequest): string =>
-  pathId("WebhookSubscription", req.params.subscription_id, "webhook subscription");
-
-export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
+export function webhookHandlers(dispatcher: Backend): ResourceHandlers<"webhooks"> {
   const S = WebhookServiceService;
   return {
     async list_webhooks(req) {
-      const orgId = req.query.org_id as string | undefined;
+      const orgId = req.query.org_id;
       const organizationId = orgId === undefined ? "" : decodeId("Organization", orgId);
       // The public API's only 404 here: an organization that does not exist for the caller.
       if (organizationId === null) throw notFound("organization");
       const res = await dispatcher.call(
         S.listWebhooks,
-        { page: req.page, organizationId, name: (req.query.name as string | undefined) ?? "" },
+        { page: req.page, organizationId, name: req.query.name ?? "" },
         req,
       );
       return {
@@ -134,7 +78,7 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async create_webhook(req) {
-      const b = req.body as CreateWebhookBody;
+      const b = req.body;
       const organizationId = decodeId("Organization", b.organization_id);
       if (organizationId === null) throw notFound("organization");
       const res = await dispatcher.call(
@@ -168,7 +112,7 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
     },
 
     async update_webhook(req) {
-      const b = req.body as UpdateWebhookBody;
+      const b = req.body;
       const res = await dispatcher.call(
         S.updateWebhook,
         {
@@ -215,63 +159,6 @@ export function webhookHandlers(dispatcher: Backend): Record<string, Handler> {
         body: { delivery_attempts: res.deliveryAttempts.map(toPublicDeliveryAttempt) },
         nextAfter: res.page?.nextAfter ?? "",
       };
-    },
-
-    async list_webhook_subscriptions(req) {
-      const sourceType = req.query.source_type as WebhookSourceType | undefined;
-      const rawSourceId = req.query.source_id as string | undefined;
-      // The public API filters by one source, named by both; one alone is a 400.
-      if ((sourceType === undefined) !== (rawSourceId === undefined))
-        throw new DomainError(
-          "invalid-request",
-          "give source_type and source_id together, or neither",
-        );
-      let sourceId = "";
-      if (sourceType !== undefined && rawSourceId !== undefined) {
-        const source = sourceOf(sourceType);
-        const decoded = decodeId(source.idType, rawSourceId);
-        // An id that cannot name a source of this type names one that does not exist: 404.
-        if (decoded === null) throw notFound(source.label);
-        sourceId = decoded;
-      }
-      const res = await dispatcher.call(
-        S.listSubscriptions,
-        { page: req.page, sourceType: sourceType ?? "", sourceId },
-        req,
-      );
-      return {
-        status: 200,
-        body: { subscriptions: res.subscriptions.map(toPublicSubscription) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
-    },
-
-    async create_webhook_subscription(req) {
-      const b = req.body as CreateSubscriptionBody;
-      // An id that does not decode is sent as "", which names nothing: the service then answers
-      // its 404 at the point of the public API's order (event of the source 422, source 404 or
-      // 403, task type 422, webhook 404), which the gateway alone could not keep.
-      const res = await dispatcher.call(
-        S.createSubscription,
-        {
-          webhookId: decodeId("Webhook", b.webhook_id) ?? "",
-          sourceType: b.source_type,
-          sourceId: decodeId(sourceOf(b.source_type).idType, b.source_id) ?? "",
-          event: b.event,
-        },
-        req,
-      );
-      return { status: 201, body: toPublicSubscription(res) };
-    },
-
-    async get_webhook_subscription(req) {
-      const res = await dispatcher.call(S.getSubscription, { id: subscriptionId(req) }, req);
-      return { status: 200, body: toPublicSubscription(res) };
-    },
-
-    async delete_webhook_subscription(req) {
-      await dispatcher.call(S.deleteSubscription, { id: subscriptionId(req) }, req);
-      return { status: 204 };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Principal } from "@argus/platform";
+import { systemClock, type Clock, type Principal } from "@argus/platform";
 
 /** What identity answered for a key. */
 export interface Authenticated {
@@ -7,16 +7,22 @@ export interface Authenticated {
   keyExpiresAtMs: number;
 }
 
-/** Two clocks: the monotonic one bounds ages, the wall clock is what key expiries are in. */
-export interface Clock {
+/**
+ * Two clocks: the monotonic one bounds ages and paces renewals (a stepped wall clock must not
+ * stretch them), the wall clock is what key expiries and the lease's end are in.
+ */
+export interface Clocks {
   monotonicMs(): number;
   wallMs(): number;
 }
 
-export const systemClock: Clock = {
+/** The gateway's Clock as the wall clock, beside the process's monotonic one. */
+export const clocksOf = (wall: Clock): Clocks => ({
   monotonicMs: () => performance.now(),
-  wallMs: () => Date.now(),
-};
+  wallMs: () => wall.now().getTime(),
+});
+
+export const systemClocks: Clocks = clocksOf(systemClock);
 
 /** Where an answer came from: the cache, a fill another request started, identity, or identity past a cache that may not serve. */
 export type CacheOutcome = "hit" | "shared" | "miss" | "bypass";
@@ -27,7 +33,7 @@ export interface PrincipalCacheOptions {
   maxTtlMs: number;
   /** Whether the cache may serve and store now: the gateway's lease on it is valid. */
   servable: () => boolean;
-  clock?: Clock;
+  clock?: Clocks;
 }
 
 interface Entry {
@@ -66,7 +72,7 @@ export class PrincipalCache {
   readonly #joinable = new Map<string, Fill>();
 
   constructor(o: PrincipalCacheOptions) {
-    this.#o = { clock: systemClock, ...o };
+    this.#o = { clock: systemClocks, ...o };
   }
 
   get size(): number {
@@ -169,7 +175,7 @@ export class PrincipalCache {
   }
 }
 
-function isFresh(entry: Entry, clock: Clock): boolean {
+function isFresh(entry: Entry, clock: Clocks): boolean {
   const expiresAt = entry.value.keyExpiresAtMs;
   return clock.monotonicMs() < entry.staleAtMs && (expiresAt === 0 || clock.wallMs() < expiresAt);
 }

@@ -2,8 +2,8 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { PrincipalInvalidation } from "@argus/contracts/principalInvalidation";
 import { secretKeyOf, type Logger } from "@argus/platform";
 import { LeaseState, startLeaseRenewal, type Instant } from "./gatewayLease.ts";
-import type { Authenticator, AuthenticationMeta } from "./http.ts";
-import { PrincipalCache, systemClock, type Authenticated, type Clock } from "./principalCache.ts";
+import type { Authenticator, AuthenticationMeta } from "./authenticate.ts";
+import { PrincipalCache, systemClocks, type Authenticated, type Clocks } from "./principalCache.ts";
 import { listenForInvalidations, type InvalidationListener } from "./principalInvalidations.ts";
 
 export interface PrincipalCachingOptions {
@@ -20,7 +20,7 @@ export interface PrincipalCachingOptions {
   maxEntries: number;
   maxTtlMs: number;
   logger: Logger;
-  clock?: Clock;
+  clock?: Clocks;
 }
 
 export interface PrincipalCaching {
@@ -58,7 +58,7 @@ export function applyRenewal(
  * cache, wired so that the cache serves only while the lease is valid.
  */
 export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCaching {
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock ?? systemClocks;
   const gatewayId = `gw-${randomBytes(12).toString("base64url")}`;
   // Keys are looked up by an HMAC under a key of this process: nothing that outlives it (a
   // heap dump, a log) can be checked against a guessed key.

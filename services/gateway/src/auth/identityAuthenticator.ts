@@ -1,7 +1,7 @@
 import { DomainError, callUnary, type CallCredential } from "@argus/platform";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
-import type { Backend } from "./backend.ts";
-import type { AuthenticationMeta } from "./http.ts";
+import type { Backend } from "../backend.ts";
+import type { AuthenticationMeta } from "./authenticate.ts";
 import type { Authenticated } from "./principalCache.ts";
 
 /**

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { Router } from "express";
 import helmet from "helmet";
 import { DomainError } from "@argus/platform";
-import type { LoadedDocument } from "./openapi/document.ts";
-import { STYLE, renderDocsPage } from "./openapi/docsPage.ts";
+import type { LoadedDocument } from "../openapi/document.ts";
+import { STYLE, renderDocsPage } from "../openapi/docsPage.ts";
 
 /**
  * The docs page is self-contained: no script at all, its one inline style by hash, never

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
 import { extractContext, recordDuration, type Logger } from "@argus/platform";
-import type { CacheOutcome } from "./principalCache.ts";
+import type { CacheOutcome } from "../auth/principalCache.ts";
 
 /** What the gateway knows about a request from its first byte on. */
 export interface RequestContext {

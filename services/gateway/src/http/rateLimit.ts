@@ -3,7 +3,7 @@ export interface RateLimiterOptions {
   ratePerSecond: number;
   /** Bucket capacity: the largest burst a fresh key may send. */
   burst: number;
-  /** Milliseconds clock. */
+  /** Milliseconds since the epoch (the gateway's Clock, app.ts `createLimiters`). */
   now?: () => number;
   /** Past this many tracked keys, buckets that have refilled completely are forgotten. */
   maxIdleKeys?: number;
@@ -63,4 +63,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       return refused(b.tokens);
     },
   };
+}
+
+/** The gateway's token buckets (app.ts `createLimiters`), one set per process. */
+export interface GatewayLimiters {
+  /** Requests per API key. */
+  perKey: RateLimiter;
+  /** Failed authentications per client address (authenticate.ts). */
+  failures: RateLimiter;
 }

@@ -2,35 +2,12 @@ import { createHash } from "node:crypto";
 import { DomainError } from "@argus/platform";
 import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import type { Backend } from "../backend.ts";
-import { cursorBinding } from "../cursor.ts";
-import { JsonObjectText, type Handler } from "../http.ts";
+import { cursorBinding } from "../http/cursor.ts";
+import { JsonObjectText, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 /** The body fields every span and trace operation shares. */
-interface WindowBody {
-  project_id: string;
-  start_time?: string;
-  end_time?: string;
-}
-
-interface ListTracesBody extends WindowBody {
-  filter?: string;
-}
-
-interface ListSpansBody extends ListTracesBody {
-  included_columns?: string[];
-  excluded_columns?: string[];
-  truncate_string_length?: number;
-}
-
-interface AnnotateSpansBody extends WindowBody {
-  granularity?: "SPAN" | "TRACE" | "SESSION";
-  annotations: unknown[];
-}
-
-interface DeleteSpansBody extends WindowBody {
-  span_ids: string[];
-}
+type WindowBody = Body<"list_spans" | "list_traces" | "annotate_spans" | "delete_spans">;
 
 /**
  * `2024-01-01T00:00:00[.fraction][Z|±hh[:mm]]`, the shapes the schema's `iso-date-time` lets
@@ -81,10 +58,10 @@ export function timeWindow(body: WindowBody): { startTime: string; endTime: stri
 }
 
 /** A body's `project_id` follows the rule of path ids: garbage or another type is a 404. */
-const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
+export const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
 
 /** The column selection; both lists at once is a 400, checked before anything is looked up. */
-export function columns(body: ListSpansBody): {
+export function columns(body: Body<"list_spans">): {
   includedColumns: string[];
   excludedColumns: string[];
 } {
@@ -150,11 +127,11 @@ export function itemsText(member: "spans" | "traces", items: readonly string[]):
   return new JsonObjectText(`{"${member}":[${items.join(",")}]}`);
 }
 
-/** `POST /v2/spans`, `POST /v2/traces`, `POST /v2/spans/annotate`, `DELETE /v2/spans`. */
-export function tracingHandlers(tracing: Backend): Record<string, Handler> {
+/** `POST /v2/spans`, `POST /v2/spans/annotate`, `DELETE /v2/spans`. */
+export function spanHandlers(tracing: Backend): ResourceHandlers<"spans"> {
   return {
     async list_spans(req) {
-      const body = req.body as ListSpansBody;
+      const body = req.body;
       const selection = columns(body);
       const window = timeWindow(body);
       const filters = {
@@ -180,32 +157,8 @@ export function tracingHandlers(tracing: Backend): Record<string, Handler> {
       };
     },
 
-    async list_traces(req) {
-      const body = req.body as ListTracesBody;
-      const window = timeWindow(body);
-      const filters = {
-        projectId: projectUuid(body.project_id),
-        ...window,
-        filter: body.filter ?? "",
-      };
-      const digest = bodyDigest("list_traces", filters);
-      const res = await tracing.call(
-        TracingServiceService.listTraces,
-        {
-          ...filters,
-          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
-        },
-        req,
-      );
-      return {
-        status: 200,
-        body: itemsText("traces", res.traces),
-        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
-      };
-    },
-
     async annotate_spans(req) {
-      const body = req.body as AnnotateSpansBody;
+      const body = req.body;
       // The SDK's RecordGranularity names SESSION too; Argus keeps no sessions to anchor on.
       if (body.granularity === "SESSION")
         throw new DomainError(
@@ -228,7 +181,7 @@ export function tracingHandlers(tracing: Backend): Record<string, Handler> {
     },
 
     async delete_spans(req) {
-      const body = req.body as DeleteSpansBody;
+      const body = req.body;
       const window = timeWindow(body);
       const res = await tracing.call(
         TracingServiceService.deleteSpans,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@argus/platform";
-import { systemClock, type Clock } from "./principalCache.ts";
+import { systemClocks, type Clocks } from "./principalCache.ts";
 
 /** When a renewal was sent, on both clocks. */
 export interface Instant {
@@ -8,7 +8,7 @@ export interface Instant {
   wallMs: number;
 }
 
-export const instantOf = (clock: Clock): Instant => ({
+export const instantOf = (clock: Clocks): Instant => ({
   monotonicMs: clock.monotonicMs(),
   wallMs: clock.wallMs(),
 });
@@ -26,13 +26,13 @@ const MAX_AHEAD = 10_000;
  * were received, so a renewal can tell whether an invalidation was missed.
  */
 export class LeaseState {
-  readonly #clock: Clock;
+  readonly #clock: Clocks;
   #validUntil: Instant = { monotonicMs: -Infinity, wallMs: -Infinity };
   /** Every epoch up to it was received (or the cache cleared since); undefined: none known. */
   #watermark: number | undefined;
   readonly #ahead = new Set<number>();
 
-  constructor(clock: Clock = systemClock) {
+  constructor(clock: Clocks = systemClocks) {
     this.#clock = clock;
   }
 
@@ -98,14 +98,14 @@ export interface LeaseRenewalOptions {
   canHold: () => boolean;
   onRenewed: (sent: Instant, epoch: number, leaseMs: number) => void;
   logger: Logger;
-  clock?: Clock;
+  clock?: Clocks;
   /** Until identity says otherwise. */
   initialLeaseMs?: number;
 }
 
 /** Renews every lease/3, one renewal at a time; `stop` ends the loop. */
 export function startLeaseRenewal(o: LeaseRenewalOptions): { stop(): void } {
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock ?? systemClocks;
   const stopping = new AbortController();
   let leaseMs = o.initialLeaseMs ?? 3_000;
   let failing = false;

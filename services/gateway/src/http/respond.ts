@@ -1,6 +1,6 @@
 import type { Response } from "express";
-import { JsonObjectText, type ApiResponse } from "./http.ts";
-import type { CompiledOperation } from "./openapi/operations.ts";
+import { JsonObjectText, type ApiResponse } from "./handler.ts";
+import type { CompiledOperation } from "../openapi/operations.ts";
 
 /**
  * Writes a handler's result. On paginated operations the gateway owns `pagination`: a

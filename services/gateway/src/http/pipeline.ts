@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from "express";
-import { authenticate, chargeKey } from "./authenticate.ts";
-import type { Authenticator, Handler } from "./http.ts";
-import type { CompiledOperation } from "./openapi/operations.ts";
+import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
+import type { ValidatedHandler } from "./handler.ts";
+import type { CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute } from "./requestContext.ts";
@@ -20,7 +20,7 @@ export interface PipelineDeps {
 /** The request path of one operation, in the order the gateway guarantees. */
 export function operationRoute(
   op: CompiledOperation,
-  handler: Handler,
+  handler: ValidatedHandler,
   deps: PipelineDeps,
 ): RequestHandler {
   return async (req, res) => {

@@ -1,7 +1,7 @@
 import { DomainError } from "@argus/platform";
 import { cursorBinding, signCursor, verifyCursor } from "./cursor.ts";
-import type { PageRequest } from "./http.ts";
-import type { CompiledOperation, RawInput } from "./openapi/operations.ts";
+import type { PageRequest } from "./handler.ts";
+import type { CompiledOperation, RawInput } from "../openapi/operations.ts";
 
 export interface Paging {
   page: PageRequest;

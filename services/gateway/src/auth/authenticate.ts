@@ -1,14 +1,26 @@
 import type { Request } from "express";
 import { isPlausibleApiKey } from "@argus/contracts/apiKeyFormat";
 import { DomainError, type Principal } from "@argus/platform";
-import type { Authenticator } from "./http.ts";
-import { GatewayError, toDomainError } from "./problem.ts";
-import type { RateDecision, RateLimiter } from "./rateLimit.ts";
-import type { AuthOutcome, RequestContext } from "./requestContext.ts";
+import { GatewayError, toDomainError } from "../http/problem.ts";
+import type { RateDecision, RateLimiter } from "../http/rateLimit.ts";
+import type { AuthOutcome, RequestContext } from "../http/requestContext.ts";
+import type { CacheOutcome } from "./principalCache.ts";
 
 // Any printable ASCII secret (operators choose the initial key freely), bounded so an absurd
 // header never reaches identity. Keys Argus generates are a subset of RFC 6750's b64token.
 const BEARER = /^Bearer +([\x21-\x7E](?:[\x20-\x7E]{0,510}[\x21-\x7E])?) *$/i;
+
+/** Resolves a raw bearer secret; throws DomainError("authentication-required") for unknown keys. */
+export interface Authenticator {
+  authenticate(rawKey: string, meta: AuthenticationMeta): Promise<Principal>;
+}
+
+export interface AuthenticationMeta {
+  requestId: string;
+  clientIp: string;
+  /** Told where a principal came from (a caching authenticator), for the request log. */
+  cacheOutcome?: (outcome: CacheOutcome) => void;
+}
 
 export interface AuthDeps {
   authenticator: Authenticator;

@@ -17,10 +17,14 @@ HELM_K8S_MINOR="37"
 # cgroup v1 by default (deploy/README.md, "The cluster test").
 KUBERNETES_VERSION="v1.34.4"
 COREDNS_VERSION="v1.14.7"
+# The cluster test's DNS needs only these (a plugin chain in this order; the full CoreDNS would
+# build every cloud provider's SDK too, several times the work).
+COREDNS_PLUGINS="bind errors cache kubernetes forward"
 # The pod sandbox ("pause") image, built here from the few lines of Go below (argus_pause_image).
 PAUSE_VERSION="1"
-# Used only when no installed Go is at least the version Kubernetes' go.mod asks for.
-GO_FALLBACK_VERSION="1.24.13"
+# Used only when no installed Go is at least the version a tool's go.mod asks for (Helm
+# v3.22's: 1.26).
+GO_FALLBACK_VERSION="1.26.11"
 GO_PROXY_URL="${GOPROXY_URL:-https://proxy.golang.org}"
 
 if [ -z "${ARGUS_CACHE:-}" ]; then
@@ -91,10 +95,17 @@ _argus_go_run() {
     GOTOOLCHAIN=local CGO_ENABLED=0 GOPROXY="$GO_PROXY_URL" "$@"
 }
 
+# _argus_go_of MODULE VERSION: a Go at least as new as that module's go.mod asks for.
+_argus_go_of() {
+  local wanted
+  wanted="$(curl -fsSL --retry 3 "$GO_PROXY_URL/$1/@v/$2.mod" | sed -n 's/^go \([0-9.]*\)$/\1/p')"
+  argus_go "${wanted:-1.22.0}"
+}
+
 _argus_build_helm() {
   local go bin="$ARGUS_CACHE/bin/helm-$HELM_VERSION" log="$ARGUS_CACHE/log/helm-$HELM_VERSION.log"
-  go="$(argus_go 1.24.0)" || return 1
   local pkg="helm.sh/helm/v3" tmp
+  go="$(_argus_go_of "$pkg" "$HELM_VERSION")" || return 1
   local ldflags="-s -w -X $pkg/internal/version.version=$HELM_VERSION"
   ldflags+=" -X $pkg/pkg/lint/rules.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR"
   ldflags+=" -X $pkg/pkg/chartutil.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
@@ -106,15 +117,29 @@ _argus_build_helm() {
   mv "$tmp/helm" "$bin" && rm -rf "$tmp"
 }
 
+# CoreDNS with COREDNS_PLUGINS only: a main package of their imports, as CoreDNS documents for
+# external plugins.
+_argus_coredns_key() { printf '%s' "$COREDNS_PLUGINS" | sha256sum | cut -c1-8; }
 _argus_build_coredns() {
-  local go bin="$ARGUS_CACHE/bin/coredns-$COREDNS_VERSION" log="$ARGUS_CACHE/log/coredns-$COREDNS_VERSION.log" tmp
-  go="$(argus_go 1.24.0)" || return 1
-  tmp="$(mktemp -d)"
-  if ! _argus_go_run GOBIN="$tmp" "$go" install -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION" >"$log" 2>&1; then
-    rm -rf "$tmp"
-    return 1
-  fi
-  mv "$tmp/coredns" "$bin" && rm -rf "$tmp"
+  local v="$COREDNS_VERSION" mod="github.com/coredns/coredns" go dir plugin
+  local version="$v-$(_argus_coredns_key)"
+  local log="$ARGUS_CACHE/log/coredns-$version.log"
+  go="$(_argus_go_of "$mod" "$v")" || return 1
+  dir="$ARGUS_CACHE/go/build-coredns-$version"
+  mkdir -p "$dir"
+  # `go mod tidy` raises the go line to what CoreDNS asks for.
+  printf 'module argus.local/coredns-build\n\ngo 1.22\n\nrequire %s %s\n' "$mod" "$v" >"$dir/go.mod"
+  {
+    printf 'package main\n\nimport (\n\t"%s/coremain"\n' "$mod"
+    for plugin in $COREDNS_PLUGINS; do printf '\t_ "%s/plugin/%s"\n' "$mod" "$plugin"; done
+    printf ')\n\nfunc main() { coremain.Run() }\n'
+  } >"$dir/main.go"
+  (
+    cd "$dir" &&
+      _argus_go_run "$go" mod tidy &&
+      _argus_go_run "$go" build -trimpath -ldflags "-s -w -X $mod/coremain.GitCommit=$v" -o "$dir/coredns" .
+  ) >"$log" 2>&1 || return 1
+  mv "$dir/coredns" "$ARGUS_CACHE/bin/coredns-$version"
 }
 
 # Kubernetes is not `go install`-able (its go.mod replaces the staging modules with local
@@ -168,7 +193,7 @@ argus_tool() {
   local name="$1" version builder
   case "$name" in
     helm) version="$HELM_VERSION" builder=_argus_build_helm ;;
-    coredns) version="$COREDNS_VERSION" builder=_argus_build_coredns ;;
+    coredns) version="$COREDNS_VERSION-$(_argus_coredns_key)" builder=_argus_build_coredns ;;
     kube-* | kubelet | kubectl) version="$KUBERNETES_VERSION" builder=_argus_build_kubernetes ;;
     *)
       _argus_tools_log "no pinned tool $name"

@@ -25,6 +25,7 @@
 #   deploy/test/cluster.sh up                 # only bring it up, with the images loaded
 #   deploy/test/cluster.sh checks             # run the checks again on a cluster left up
 #   deploy/test/cluster.sh down               # tear down a cluster left up
+#   deploy/test/cluster.sh tools              # only build the pinned tools (warm the cache)
 #
 # Environment: ARGUS_IMAGE, POSTGRES_IMAGE, NATS_IMAGE (defaults below), ARGUS_CACHE (pinned
 # tools, deploy/tools.sh), ARGUS_CLUSTER_DIR (the cluster's state, removed at the end).
@@ -633,6 +634,11 @@ tools() {
 MODE="${1:-test}"
 case "$MODE" in
   test | up) ;;
+  tools)
+    # Only build (or find) the pinned tools, e.g. to warm a machine's cache.
+    tools
+    exit 0
+    ;;
   checks)
     # Only the checks, again, on a cluster left up (`up`, or ARGUS_CLUSTER_KEEP=1).
     tools
@@ -651,7 +657,7 @@ case "$MODE" in
     exit 0
     ;;
   *)
-    echo "usage: $0 [test|up|checks|down]" >&2
+    echo "usage: $0 [test|up|checks|down|tools]" >&2
     exit 2
     ;;
 esac

@@ -336,19 +336,57 @@ async function chaos(): Promise<void> {
   const nc = await manager();
   const before = await jsApi(nc, `STREAM.INFO.${STREAM}`);
   const firstSeq = (before.state?.last_seq ?? 0) + 1;
-  // The server leading the most of the stream and its consumers: the hardest one to lose.
-  const leads = new Map<string, string[]>();
-  const lead = (server: string | undefined, what: string) =>
-    server && leads.set(server, [...(leads.get(server) ?? []), what]);
-  lead(before.cluster?.leader, "the stream");
-  for (const d of durables)
-    lead((await jsApi(nc, `CONSUMER.INFO.${STREAM}.${d}`)).cluster?.leader, d);
-  const forced = process.env.CHAOS_LEADER_OF;
-  const leader = forced
-    ? (await jsApi(nc, `CONSUMER.INFO.${STREAM}.${forced}`)).cluster?.leader
-    : [...leads.entries()].sort((a, b) => b[1].length - a[1].length)[0]?.[0];
-  if (!leader) throw new Error("the stream has no leader");
+  // The victim: the server leading identity-audit-log (the consumer measured below) while no
+  // identity pod is connected to it. Losing it, the pods keep their connections and learn of
+  // the lost consumer leader only from the server side; stepping the consumer's leadership
+  // down moves it until such a server leads it. The stream leader goes with it when it is there.
+  const consumer = "identity-audit-log";
+  const identityPods = env("IDENTITY_PODS").split(/\s+/).filter(Boolean);
+  const clientsOf = async (server: string): Promise<string[]> => {
+    const ip = (
+      await run_("get", "pod", "-n", env("NS_NATS"), server, "-o", "jsonpath={.status.podIP}")
+    ).trim();
+    const res = await fetch(`http://${ip}:8222/connz?limit=4096`);
+    return (
+      ((await res.json()) as { connections?: { ip: string }[] }).connections?.map((c) => c.ip) ?? []
+    );
+  };
+  let leader = "";
+  for (let attempt = 0; attempt < 8; attempt++) {
+    leader = (await jsApi(nc, `CONSUMER.INFO.${STREAM}.${consumer}`)).cluster?.leader ?? "";
+    const clients = leader ? await clientsOf(leader) : identityPods;
+    if (!identityPods.some((p) => clients.includes(p))) break;
+    await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${STREAM}.${consumer}`, "", {
+      timeout: 5000,
+    });
+    await until(
+      "a new consumer leader",
+      async () =>
+        (await jsApi(nc, `CONSUMER.INFO.${STREAM}.${consumer}`)).cluster?.leader !== leader,
+      10_000,
+    ).catch(() => undefined);
+  }
+  if (!leader) throw new Error(`${consumer} has no leader`);
+  // The window starts once the consumer delivers again after any step-down: a write, consumed.
   const org = await organizationId();
+  const settleStart = Date.now();
+  await createSpace(org, `chaos-settle-${Date.now()}`);
+  await until(
+    `${consumer} delivering`,
+    async () => {
+      const c = await jsApi(nc, `CONSUMER.INFO.${STREAM}.${consumer}`);
+      return c.num_pending === 0 && c.num_ack_pending === 0;
+    },
+    60_000,
+  );
+  console.log(
+    `chaos: ${consumer} led by ${leader}, delivering again after ${((Date.now() - settleStart) / 1000).toFixed(1)} s`,
+  );
+  const leads: string[] = [];
+  if ((await jsApi(nc, `STREAM.INFO.${STREAM}`)).cluster?.leader === leader)
+    leads.push("the stream");
+  for (const d of durables)
+    if ((await jsApi(nc, `CONSUMER.INFO.${STREAM}.${d}`)).cluster?.leader === leader) leads.push(d);
   const run = Date.now();
   const baseline = await withDb(async (db) => {
     const { rows } = await db.query<{ at: Date }>("SELECT clock_timestamp() AS at");
@@ -382,7 +420,7 @@ async function chaos(): Promise<void> {
   await killer;
   check(
     refused.length === 0,
-    `chaos: ${acknowledged.length} writes in 60 s through the gateway, NATS pod ${leader} (leader of ${(leads.get(leader) ?? []).join(", ")}) deleted at 15 s; ${refused.length} refused`,
+    `chaos: ${acknowledged.length} writes in 60 s through the gateway, NATS pod ${leader} (leader of ${leads.join(", ")}; no identity pod connected to it) deleted at 15 s; ${refused.length} refused`,
     [...new Set(refused)].slice(0, 5),
   );
 

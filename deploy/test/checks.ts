@@ -329,7 +329,7 @@ async function scaled(): Promise<void> {
   });
 }
 
-// ---- chaos: the stream leader's NATS pod deleted during 60 s of writes ---------------------------
+// ---- chaos: a NATS pod deleted during 60 s of writes ------------------------------------------
 async function chaos(): Promise<void> {
   const durationMs = 60_000;
   const deleteAtMs = 15_000;

@@ -59,6 +59,57 @@ const canon = (v) =>
 const sameSet = (a, b) => canon([...new Set(a)].sort()) === canon([...new Set(b)].sort());
 const show = (v) => JSON.stringify(v);
 
+/**
+ * A CIDR as Go's net.ParseCIDR reads it: { family, value (BigInt of the address bits), bits },
+ * an IPv4-mapped IPv6 address (::ffff:a.b.c.d) being IPv4; null when it does not parse.
+ */
+const parseCidr = (text) => {
+  const [addr, len] = String(text).split("/");
+  const prefix = Number(len);
+  if (!/^\d+$/.test(len ?? "")) return null;
+  const v4 = (s) => {
+    const parts = s.split(".");
+    if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255))
+      return null;
+    return parts.reduce((n, p) => (n << 8n) | BigInt(p), 0n);
+  };
+  if (!addr.includes(":")) {
+    const value = v4(addr);
+    return value === null || prefix > 32 ? null : { family: 4, value, bits: prefix };
+  }
+  let tail = [];
+  let text6 = addr;
+  const dotted = addr.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/);
+  if (dotted) {
+    const value = v4(dotted[2]);
+    if (value === null) return null;
+    tail = [Number(value >> 16n), Number(value & 0xffffn)].map((n) => n.toString(16));
+    text6 = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
+  }
+  const [head, rest] = text6.split("::");
+  const groups = (s) => (s ? s.split(":") : []);
+  const left = groups(head);
+  const right = [...groups(rest), ...tail];
+  const fill = text6.includes("::") ? 8 - left.length - right.length : 0;
+  const all = [...left, ...Array(Math.max(fill, 0)).fill("0"), ...right];
+  if (all.length !== 8 || all.some((g) => !/^[0-9a-f]{1,4}$/i.test(g)) || prefix > 128) return null;
+  const value = all.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n);
+  // ::ffff:0:0/96 and inside it: IPv4 to Go (its mask keeps the IPv6 length, the address not).
+  if (value >> 32n === 0xffffn)
+    return { family: 4, value: value & 0xffffffffn, bits: prefix - 96, mapped: true };
+  return { family: 6, value, bits: prefix };
+};
+/** Go's IPNet.Contains of inner's address, and a longer prefix: the API server's rule. */
+const strictSubset = (inner, outer) => {
+  if (inner.family !== outer.family || outer.mapped) return false;
+  const width = outer.family === 4 ? 32n : 128n;
+  const shift = width - BigInt(outer.bits);
+  return (
+    inner.value >> shift === outer.value >> shift &&
+    inner.bits + (inner.mapped ? 96 : 0) > outer.bits
+  );
+};
+
 const envPrefix = (n) => n.replace(/-/g, "_").toUpperCase();
 const ofKind = (kind) => docs.filter((d) => d.kind === kind);
 const component = (d) => d.metadata?.labels?.["app.kubernetes.io/component"];
@@ -325,6 +376,28 @@ if (values.networkPolicy.enabled) {
   check(policies.length === 0, "no NetworkPolicy when networkPolicy.enabled is false");
 }
 
+// --- ipBlocks as the API server validates them: each `except` a strict subset of its `cidr`.
+// It parses with Go's net.ParseCIDR, for which an IPv4-mapped IPv6 range (::ffff:0:0/96) is an
+// IPv4 one, so never inside ::/0.
+for (const np of policies) {
+  const peers = [
+    ...(np.spec.ingress ?? []).flatMap((r) => r.from ?? []),
+    ...(np.spec.egress ?? []).flatMap((r) => r.to ?? []),
+  ];
+  for (const { ipBlock } of peers.filter((p) => p.ipBlock)) {
+    const outer = parseCidr(ipBlock.cidr);
+    const bad = (ipBlock.except ?? []).filter((e) => {
+      const inner = parseCidr(e);
+      return !outer || !inner || !strictSubset(inner, outer);
+    });
+    check(
+      outer && bad.length === 0,
+      `${np.metadata.name}: every except of ipBlock ${ipBlock.cidr} is a strict subset of it`,
+      show(bad),
+    );
+  }
+}
+
 // --- The migrations Job: the migration role and the NATS manager.
 const hookSecretName = existing || hookSecret?.metadata.name;
 const hookData = decoded(hookSecret);
@@ -356,6 +429,13 @@ if (values.migrations.enabled) {
       value("ARGUS_SUBJECT_ROOT") === values.nats.subjectRoot,
     `migrations: NATS_URL, NATS_USER=${manager}, NATS_PASSWORD from ${hookSecretName}/${natsKey(manager)}, stream and subject root`,
     show(c.env),
+  );
+  // The stream and its consumers are made with the replicas asked for (a 3-node JetStream
+  // cluster keeps them through the loss of a server only with 3).
+  check(
+    value("ARGUS_STREAM_REPLICAS") === String(values.nats.streamReplicas),
+    `migrations: ARGUS_STREAM_REPLICAS=${values.nats.streamReplicas} (nats.streamReplicas)`,
+    show(value("ARGUS_STREAM_REPLICAS")),
   );
   const foreign = (c.env ?? [])
     .map((e) => keyRef(e)?.key)
@@ -536,4 +616,121 @@ if (existing || !values.nats.renderServerAuthorization) {
   } else {
     skip("authorization.conf: no nats-server installed to test it with");
   }
+}
+
+// --- The helm test pod: Helm 3 applies a hook's delete policy before `helm test --logs` reads
+// the logs, and never deletes test hooks on uninstall. So the test pod is kept after success,
+// and a pre-delete hook of the same name replaces it (before-hook-creation) and then goes.
+const pods = ofKind("Pod");
+const policyOf = (p) => (p?.metadata.annotations?.["helm.sh/hook-delete-policy"] ?? "").split(",");
+if (values.tests.enabled) {
+  const test = pods.find((p) => hookOf(p) === "test");
+  check(
+    test && !policyOf(test).includes("hook-succeeded"),
+    "the test pod is kept after it succeeds, for helm test --logs",
+    policyOf(test),
+  );
+  const remover = pods.find((p) => hookOf(p) === "pre-delete");
+  check(
+    remover?.metadata.name === test?.metadata.name &&
+      policyOf(remover).includes("before-hook-creation") &&
+      policyOf(remover).includes("hook-succeeded"),
+    "a pre-delete hook of the test pod's name removes it on uninstall",
+    remover?.metadata,
+  );
+} else {
+  check(pods.length === 0, "no test pod when tests.enabled is false");
+}
+
+// --- Requests. Kubernetes quantities to millicores / MiB.
+const milliCpu = (q) =>
+  q === undefined ? 0 : String(q).endsWith("m") ? Number(String(q).slice(0, -1)) : Number(q) * 1000;
+const mebibytes = (q) => {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi)?$/.exec(String(q ?? 0));
+  const perUnit = { Ki: 1 / 1024, Mi: 1, Gi: 1024, "": 1 / (1024 * 1024) };
+  return m ? Number(m[1]) * perUnit[m[2] ?? ""] : NaN;
+};
+const podCpu = (spec) =>
+  spec.containers.reduce((sum, c) => sum + milliCpu(c.resources?.requests?.cpu), 0);
+
+// The cluster test's values must fit its one 2-CPU node with everything the test runs beside
+// them: its Postgres and NATS pods (deploy/test/*.yaml), identity scaled to a second replica,
+// the hook Jobs and a rolling upgrade's surge pod per Deployment (maxUnavailable 0) at once.
+if (name === "cluster-values") {
+  const nodeCpu = 2000;
+  const testManifests = ["postgres.yaml", "nats.yaml"].flatMap((f) =>
+    parseAllDocuments(readFileSync(join(chart, "../../test", f), "utf8"))
+      .map((d) => d.toJS())
+      .filter((d) => d?.kind === "StatefulSet"),
+  );
+  const beside = testManifests.reduce(
+    (sum, s) => sum + s.spec.replicas * podCpu(s.spec.template.spec),
+    0,
+  );
+  const perDeployment = deployments.map((d) => ({
+    name: d.metadata.name,
+    replicas: d.spec.replicas ?? 1,
+    cpu: podCpu(d.spec.template.spec),
+  }));
+  const steady = perDeployment.reduce((sum, d) => sum + d.replicas * d.cpu, 0);
+  const identity = perDeployment.find((d) => d.name.endsWith("-identity"));
+  const surge = perDeployment.reduce((sum, d) => sum + Math.ceil(d.replicas / 4) * d.cpu, 0);
+  const hooks = [...jobs, ...ofKind("Pod")].reduce(
+    (sum, j) => sum + podCpu(j.kind === "Pod" ? j.spec : j.spec.template.spec),
+    0,
+  );
+  const total = beside + steady + (identity?.cpu ?? 0) + surge + hooks;
+  check(
+    identity && total <= nodeCpu,
+    `requests fit a ${nodeCpu}m node: ${beside}m Postgres and NATS + ${steady}m services + ${identity?.cpu ?? 0}m identity's second replica + ${surge}m upgrade surge + ${hooks}m hooks and tests = ${total}m`,
+  );
+}
+
+// --- deploy/README.md's table of defaults per service is values.yaml's, with its total.
+if (name === "default") {
+  const readme = readFileSync(join(chart, "../../README.md"), "utf8");
+  const rows = [
+    ...readme.matchAll(
+      /^\| `(\w+)` \| (yes|no) \| (\d+)(?: \(HPA (\d+)–(\d+)\))? \| (\w+) \| (\w+) \| (\w+) \|$/gm,
+    ),
+  ];
+  const documented = Object.fromEntries(rows.map((r) => [r[1], r.slice(2)]));
+  const defaults = parse(readFileSync(join(chart, "values.yaml"), "utf8")).services;
+  for (const [key, svc] of Object.entries(defaults)) {
+    const a = svc.autoscaling ?? {};
+    const want = [
+      svc.enabled ? "yes" : "no",
+      String(a.enabled ? a.minReplicas : svc.replicas),
+      a.enabled ? String(a.minReplicas) : undefined,
+      a.enabled ? String(a.maxReplicas) : undefined,
+      String(svc.resources?.requests?.cpu),
+      String(svc.resources?.requests?.memory),
+      String(svc.resources?.limits?.memory),
+    ];
+    check(
+      canon(documented[key]) === canon(want),
+      `README: ${key}'s defaults as values.yaml has them (${want.filter(Boolean).join(", ")})`,
+      show(documented[key] ?? "no row"),
+    );
+  }
+  check(
+    sameSet(Object.keys(documented), Object.keys(defaults)),
+    "README: a defaults row for every service of values.yaml, and no other",
+    show(Object.keys(documented)),
+  );
+  const on = Object.values(defaults).filter((s) => s.enabled);
+  const replicasOf = (s) => (s.autoscaling?.enabled ? s.autoscaling.minReplicas : s.replicas);
+  const cpu = on.reduce((sum, s) => sum + replicasOf(s) * milliCpu(s.resources.requests.cpu), 0);
+  const mem = on.reduce(
+    (sum, s) => sum + replicasOf(s) * mebibytes(s.resources.requests.memory),
+    0,
+  );
+  const stated = /\*\*(\d+(?:\.\d+)?) CPU and (\d+(?:\.\d+)?) GiB\*\*/.exec(readme);
+  check(
+    stated &&
+      Number(stated[1]) === cpu / 1000 &&
+      Number(stated[2]) === Math.round((mem / 1024) * 100) / 100,
+    `README: the defaults request ${cpu / 1000} CPU and ${Math.round((mem / 1024) * 100) / 100} GiB in all`,
+    show(stated?.slice(1)),
+  );
 }

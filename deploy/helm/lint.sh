@@ -3,54 +3,26 @@
 # what each must render (check-rendered.mjs: the credentials, NATS authorization and network
 # policies the service registry implies; needs `pnpm install` for its YAML parser), and that
 # bad values are refused with the right message.
-# Uses `helm` from PATH when there is one; otherwise builds the pinned Helm from the Go
-# module proxy into .tools/bin (git-ignored; ~2.5 min on 2 cores the first time, cached after).
+# Uses `helm` from PATH when there is one; otherwise the pinned Helm of deploy/tools.sh, built
+# from the Go module proxy into a cache outside the clone (~3 min on 2 cores the first time).
 #   deploy/helm/lint.sh            # exit 0 only when every check passes
 #   KUBE_VERSION=1.30.0 deploy/helm/lint.sh
 set -euo pipefail
 
-HELM_VERSION="v3.22.0"
-# Kubernetes modules of that Helm release (k8s.io/client-go v0.37.x -> 1.37): the default
-# capabilities baked into the binary, as Helm's own Makefile does.
-HELM_K8S_MAJOR="1"
-HELM_K8S_MINOR="37"
 KUBE_VERSION="${KUBE_VERSION:-1.33.0}"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 chart="$root/deploy/helm/argus"
-tools="$root/.tools"
+# shellcheck source=deploy/tools.sh
+. "$root/deploy/tools.sh"
 
+# helm from PATH, else the pinned release (deploy/tools.sh: built once into its cache).
 find_helm() {
   if command -v helm >/dev/null 2>&1; then
     command -v helm
     return
   fi
-  local bin="$tools/bin/helm"
-  if [ -x "$bin" ] && [ "$("$bin" version --template '{{.Version}}' 2>/dev/null)" = "$HELM_VERSION" ]; then
-    echo "$bin"
-    return
-  fi
-  local go="${GO:-/usr/local/go/bin/go}"
-  [ -x "$go" ] || go="$(command -v go || true)"
-  if [ -z "$go" ]; then
-    echo "lint.sh: no helm on PATH and no Go toolchain to build it" >&2
-    return 1
-  fi
-  echo "lint.sh: building helm $HELM_VERSION with $("$go" env GOVERSION) into .tools/bin" >&2
-  local pkg="helm.sh/helm/v3"
-  local ldflags="-s -w -X $pkg/internal/version.version=$HELM_VERSION"
-  ldflags+=" -X $pkg/pkg/lint/rules.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR"
-  ldflags+=" -X $pkg/pkg/chartutil.k8sVersionMajor=$HELM_K8S_MAJOR -X $pkg/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
-  local started=$SECONDS log="$tools/go/install.log"
-  mkdir -p "$tools/go"
-  if ! GOBIN="$tools/bin" GOMODCACHE="$tools/go/mod" GOCACHE="$tools/go/cache" GOFLAGS="-modcacherw" \
-    CGO_ENABLED=0 "$go" install -ldflags "$ldflags" "$pkg/cmd/helm@$HELM_VERSION" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    echo "lint.sh: building helm failed (full log: $log)" >&2
-    return 1
-  fi
-  echo "lint.sh: built helm in $((SECONDS - started))s" >&2
-  echo "$bin"
+  argus_tool helm
 }
 
 helm="$(find_helm)"
@@ -77,12 +49,7 @@ started=$SECONDS
 # The defaults need one value: each service's database URL and the migration role's
 # (postgres.perService). Derived from the registry, so a new service needs nothing here.
 required="$out/required-values.yaml"
-node -e '
-  const r = require(process.argv[1]);
-  const url = (n) => `postgres://argus_${n.replace(/-/g, "_")}:lint-password@postgres.db:5432/argus`;
-  const urls = Object.fromEntries([...r.services.map((s) => s.name), "migrate"].map((n) => [n, url(n)]));
-  console.log(JSON.stringify({ postgres: { urls } }));
-' "$chart/files/registry.json" >"$required"
+node "$root/deploy/helm/required-values.mjs" >"$required"
 cases=("default:$required")
 for f in "$chart"/ci/*.yaml; do cases+=("$(basename "$f" .yaml):$f"); done
 

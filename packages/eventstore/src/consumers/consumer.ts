@@ -36,6 +36,8 @@ export interface ConsumerRunner {
   stop(): Promise<void>;
 }
 
+const PULL_EXPIRES_MS = 5_000;
+
 export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRunner> {
   const { nc, pool, schema, durable, concurrency, maxDeliver, handler, logger } = options;
   quoteSchema(schema);
@@ -50,7 +52,11 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
       serverMaxDeliver: config.max_deliver,
     });
   }
-  const messages = await consumer.consume({ max_messages: concurrency });
+  // Pulls that expire after 5 s, with heartbeats every 2.5 s: when a JetStream cluster moves
+  // the consumer's leader (a server lost), the pending pull dies with it unannounced (nats-server
+  // 2.9), and the client pulls again after two missed heartbeats — 5 s, not the 30 s of the
+  // default 30 s pulls. Idle, that is one pull request per 5 s per consumer.
+  const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
   const inFlight = new Set<Promise<void>>();
   const inStreamOrder = createKeyedQueue();
 

@@ -1,4 +1,12 @@
-import { DataType, type Field, type RecordBatch, type Schema, type Vector } from "apache-arrow";
+import {
+  DataType,
+  MapRow,
+  StructRow,
+  Vector,
+  type Field,
+  type RecordBatch,
+  type Schema,
+} from "apache-arrow";
 import { DomainError } from "@argus/platform";
 import { ColumnKind } from "@argus/proto/dataset/v1/bulk";
 import { unstorableReason } from "../storableText.ts";
@@ -71,21 +79,17 @@ function plain(value: unknown, where: () => string): unknown {
   if (value instanceof Date) return value.getTime();
   if (ArrayBuffer.isView(value))
     return Array.from(value as unknown as ArrayLike<unknown>, (v) => plain(v, where));
-  if (typeof value === "object") {
-    const v = value as {
-      toArray?: () => unknown;
-      toJSON?: () => unknown;
-      [Symbol.iterator]?: unknown;
-    };
-    // A list's value is a Vector; a struct's a StructRow; a map's a MapRow.
-    if (typeof v.toArray === "function" && typeof v[Symbol.iterator] === "function")
-      return Array.from(value as Iterable<unknown>, (x) => plain(x, where));
-    const json = typeof v.toJSON === "function" ? v.toJSON() : value;
-    if (json instanceof Map)
-      return Object.fromEntries([...json].map(([k, x]) => [String(k), plain(x, where)]));
-    if (Array.isArray(json)) return json.map((x) => plain(x, where));
+  // A list's value is a Vector; a struct's a StructRow; a map's a MapRow (entries by key).
+  if (value instanceof Vector) return Array.from(value, (x) => plain(x, where));
+  if (value instanceof StructRow || value instanceof MapRow) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(json as object)) out[storable(k, where)] = plain(x, where);
+    for (const [k, x] of Object.entries(value.toJSON() as object))
+      out[storable(String(k), where)] = plain(x, where);
+    return out;
+  }
+  if (typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(value)) out[storable(k, where)] = plain(x, where);
     return out;
   }
   return null;

@@ -253,8 +253,11 @@ export async function flightGetBenchmark(): Promise<OperationBenchmark> {
        select $1, (lpad(to_hex((extract(epoch from now()) * 1000)::bigint), 12, '0')
                   || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
               $2,
-              (select jsonb_object_agg('c' || c, rpad('r' || g || 'c' || c || ' ', ${CELL}, 'abcdefghijklmnopqrstuvwxyz0123456789 '))
-                 from generate_series(0, ${COLUMNS - 1}) c),
+              jsonb_build_object(${Array.from(
+                { length: COLUMNS },
+                (_, c) =>
+                  `'c${c}', rpad('r' || g || 'c${c} ', ${CELL}, 'abcdefghijklmnopqrstuvwxyz0123456789 ')`,
+              ).join(", ")}),
               now(), now()
          from generate_series(1, ${DOWNLOAD_ROWS - 1}) g`,
       [versionId, datasetId],

@@ -328,7 +328,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const server = new grpc.Server({
     "grpc.keepalive_permit_without_calls": 1,
     "grpc.max_connection_age_ms": 300_000,
-    "grpc.max_connection_age_grace_ms": 30_000,
+    // Calls in flight when a connection ages out may finish on it: a bulk stream (a download of
+    // a million examples) lasts minutes. New calls go to a new connection at once.
+    "grpc.max_connection_age_grace_ms": 3_600_000,
     "grpc.enable_channelz": 0,
     "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,

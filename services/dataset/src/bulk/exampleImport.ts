@@ -4,6 +4,7 @@ import { DomainError, uuidv7, type CallContext } from "@argus/platform";
 import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type { ImportDatasetMessage, ImportDatasetResponse } from "@argus/proto/dataset/v1/bulk";
 import { datasetDecider, type DatasetCommand } from "../datasets/datasetDecider.ts";
+import { lockDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { requireInsertableColumns } from "../examples/exampleRules.ts";
 import { FIRST_VERSION_NAME } from "../shared/access.ts";
@@ -95,8 +96,10 @@ export function exampleImport(deps: DatasetDeps) {
         async (scope) => {
           await claimImport(scope.client, staging.importId);
           await scope.decide(streamId("dataset", create.id), datasetDecider, create, meta);
-          // Nobody else knows the new dataset yet: its examples need no lock.
-          await scope.appendLocked(streamId("dataset_examples", create.id), [imported], meta);
+          // Nobody else knows the new dataset yet: its lock, free, is the examples' all the same.
+          const lock = await lockDataset(scope, create.id);
+          if (!lock) throw new Error(`dataset ${create.id} was not projected`);
+          await scope.appendLocked(lock, streamId("dataset_examples", create.id), [imported], meta);
         },
         { conflicts: { datasets_name_per_space: nameTaken(start.name) } },
       );

@@ -12,7 +12,7 @@ import type { Experiment } from "@argus/proto/dataset/v1/dataset";
 import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
-import { findExperiment, loadExperiment, toExperiment } from "../experiments/experimentRows.ts";
+import { loadExperiment, lockExperiment, toExperiment } from "../experiments/experimentRows.ts";
 import { requireRunColumns } from "../experiments/experimentRunRules.ts";
 import { notFound, unprocessable } from "../shared/lifecycleRules.ts";
 import {
@@ -164,8 +164,9 @@ export function runImport(deps: DatasetDeps) {
         await staging.flush();
         const at = now.toISOString();
         const experiment = await deps.commands.transact(async (scope) => {
-          const row = await findExperiment(scope.client, checked.id, true);
-          if (!row) throw notFound("experiment");
+          const lock = await lockExperiment(scope, checked.id);
+          if (!lock) throw notFound("experiment");
+          const row = lock.row;
           await claimImport(scope.client, staging.importId);
           if (row.dataset_id && row.dataset_version_id) {
             const version = await findVersion(scope.client, row.dataset_id, row.dataset_version_id);
@@ -193,6 +194,7 @@ export function runImport(deps: DatasetDeps) {
             },
           };
           await scope.appendLocked(
+            lock,
             streamId("experiment_runs", row.id),
             [imported],
             spaceMetadata(ctx, row.space_id),

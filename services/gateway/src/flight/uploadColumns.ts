@@ -150,7 +150,7 @@ function columnOf(
       if (t === null) return undefined;
       return String(Math.trunc(t instanceof Date ? t.getTime() : Number(t)));
     });
-  if (DataType.isNull(type)) return column(ColumnKind.COLUMN_KIND_NULL, () => undefined);
+  if (DataType.isNull(type)) return column(ColumnKind.COLUMN_KIND_UNSPECIFIED, () => undefined);
   if (
     DataType.isStruct(type) ||
     DataType.isList(type) ||

@@ -33,7 +33,8 @@ export const protobufFileName = "argus/dataset/v1/bulk.proto";
  * integers has 1 | 4. A download's column type comes from them (the gateway decides).
  */
 export const ColumnKind = {
-  COLUMN_KIND_NULL: 0,
+  /** COLUMN_KIND_UNSPECIFIED - No value at all: a column of nulls only. */
+  COLUMN_KIND_UNSPECIFIED: 0,
   COLUMN_KIND_STRING: 1,
   COLUMN_KIND_BOOL: 2,
   COLUMN_KIND_INTEGER: 4,
@@ -46,7 +47,7 @@ export const ColumnKind = {
 export type ColumnKind = (typeof ColumnKind)[keyof typeof ColumnKind];
 
 export namespace ColumnKind {
-  export type COLUMN_KIND_NULL = typeof ColumnKind.COLUMN_KIND_NULL;
+  export type COLUMN_KIND_UNSPECIFIED = typeof ColumnKind.COLUMN_KIND_UNSPECIFIED;
   export type COLUMN_KIND_STRING = typeof ColumnKind.COLUMN_KIND_STRING;
   export type COLUMN_KIND_BOOL = typeof ColumnKind.COLUMN_KIND_BOOL;
   export type COLUMN_KIND_INTEGER = typeof ColumnKind.COLUMN_KIND_INTEGER;

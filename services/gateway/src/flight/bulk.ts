@@ -7,7 +7,7 @@ import {
   type StreamMethod,
 } from "@argus/platform";
 import type { Backend } from "../backend.ts";
-import { asApiRequest, type FlightCaller } from "./call.ts";
+import { asCaller, type FlightCaller } from "./call.ts";
 
 /**
  * A backing service as a Flight call uses it: its unary calls (as REST makes them) and its
@@ -35,7 +35,7 @@ export function bulkBackend(backend: Backend, signer: PrincipalSigner): BulkBack
     signal: caller.signal,
   });
   return {
-    call: (method, request, caller) => backend.call(method, request, asApiRequest(caller)),
+    call: (method, request, caller) => backend.call(method, request, asCaller(caller)),
     upload: (method, caller) => callClientStream(backend.channel, method, opts(caller)),
     download: (method, request, caller) =>
       callServerStream(backend.channel, method, request, opts(caller)),

@@ -10,11 +10,12 @@ import {
   type Logger,
   type Principal,
 } from "@argus/platform";
-import { authenticate, chargeKey } from "../authenticate.ts";
-import type { ApiRequest, Authenticator, GatewayLimiters } from "../http.ts";
+import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
+import type { Caller } from "../backend.ts";
+import type { GatewayLimiters } from "../http/rateLimit.ts";
 import { peerAddress } from "../otlp/grpcServer.ts";
-import { toDomainError } from "../problem.ts";
-import type { RequestContext } from "../requestContext.ts";
+import { toDomainError } from "../http/problem.ts";
+import type { RequestContext } from "../http/requestContext.ts";
 
 /** What every Flight call needs of the gateway: the REST API's authentication and limits. */
 export interface FlightCallDeps {
@@ -32,17 +33,12 @@ export interface FlightCaller {
   signal: AbortSignal;
 }
 
-/** The Flight call as a backing service's unary call takes it (the REST request's shape). */
-export function asApiRequest(caller: FlightCaller): ApiRequest {
+/** Whom a backing service's call is made for, as REST's calls say it. */
+export function asCaller(caller: FlightCaller): Caller {
   return {
     principal: caller.principal,
-    body: undefined,
-    query: {},
-    params: {},
     requestId: caller.ctx.requestId,
     clientIp: caller.ctx.clientIp,
-    page: { limit: 0, after: "" },
-    logger: caller.ctx.logger,
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from "apache-arrow";
 import { DomainError } from "@argus/platform";
 import { ColumnKind } from "@argus/proto/dataset/v1/bulk";
-import { unstorableReason } from "../storableText.ts";
+import { unstorableReason } from "../http/storableText.ts";
 
 /**
  * Arrow columns of an upload → the JSON of each row's fields, as the REST API would have

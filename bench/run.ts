@@ -8,6 +8,7 @@ import { authOverheadBenchmark } from "./authOverhead.ts";
 import { datasetCreateBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
+import { flightCreateBenchmark, flightGetBenchmark } from "./flight.ts";
 import { getSpaceBenchmark, getSpaceFloorBenchmark } from "./getSpace.ts";
 import { longStreamBenchmark } from "./longStreams.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
@@ -155,6 +156,8 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark>> 
   "webhook-dead-neighbour": webhookDeadNeighbourBenchmark,
   "task-run-1000": taskRunBenchmark,
   "long-stream": longStreamBenchmark,
+  "flight-create-100k": flightCreateBenchmark,
+  "flight-get-1m": flightGetBenchmark,
 };
 if (values.only && !(values.only in benchmarks)) {
   throw new Error(

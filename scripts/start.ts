@@ -152,6 +152,8 @@ const stack = await startStack({
     ARGUS_SUBJECT_ROOT: subjectRoot,
     // OTLP/gRPC on its documented port (ARGUS_OTLP_GRPC_PORT chooses another; 0: none).
     ARGUS_OTLP_GRPC_PORT: process.env.ARGUS_OTLP_GRPC_PORT ?? "4317",
+    // Arrow Flight on its documented port (the REST port serves it too; 0: no port of its own).
+    ARGUS_FLIGHT_PORT: process.env.ARGUS_FLIGHT_PORT ?? "8815",
   },
   onLine: show,
 }).catch(async (err: unknown) => {
@@ -170,6 +172,8 @@ console.log(`
 
     traces     OTLP/HTTP ${stack.baseUrl}/v1/traces, OTLP/gRPC ${stack.otlpGrpcAddress}
                (headers: authorization = the API key, arize-space-id = a space id)
+    flight     Arrow Flight grpc://${stack.flightAddress}, or ${stack.baseUrl.replace("http://", "grpc://")}
+               (the official SDK's bulk paths; one address: ARIZE_SINGLE_HOST/ARIZE_SINGLE_PORT)
 
   Ctrl-C stops everything.
 `);

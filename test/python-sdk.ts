@@ -14,13 +14,17 @@ const venv = `${root}.tools/arize-8.61.0`;
 export const python = `${venv}/bin/python`;
 export const run = promisify(execFile);
 
-const installed = () => {
+/** The `ax` CLI, in a virtualenv of its own (./argus makes both). */
+export const AX_CLI = "arize-ax-cli==0.39.0";
+
+const marked = (dir: string, packages: string) => {
   try {
-    return readFileSync(`${venv}/.installed`, "utf8").trim() === SDK;
+    return readFileSync(`${dir}/.installed`, "utf8").trim() === packages;
   } catch {
     return false;
   }
 };
+const installed = () => marked(venv, SDK) && marked(`${root}.tools/ax-cli`, AX_CLI);
 
 /**
  * The virtualenv with the pinned SDK: `./argus test` makes it before the suites start (they run
@@ -30,5 +34,5 @@ const installed = () => {
 export async function ensurePythonSdk(): Promise<void> {
   if (installed()) return;
   await run(`${root}argus`, ["python-sdk"], { cwd: root, timeout: 300_000 });
-  if (!installed()) throw new Error(`./argus python-sdk did not install ${SDK}`);
+  if (!installed()) throw new Error(`./argus python-sdk did not install ${SDK} and ${AX_CLI}`);
 }

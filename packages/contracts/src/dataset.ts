@@ -113,7 +113,34 @@ export interface DatasetExamplesAnnotated {
   };
 }
 
+/** A column of a bulk upload: its name and the kinds of JSON values it holds (bit per kind). */
+export interface ImportedColumn {
+  name: string;
+  kinds: number;
+}
+
+/**
+ * The examples of a bulk upload (an Arrow Flight createDataset), visible at once in one version.
+ * Too many to travel in events, they were staged as they arrived under `import_id` (the
+ * service's `import_chunks`, kept as long as this event is): the event makes them part of the
+ * history, and replaying it reads them from there.
+ */
+export interface DatasetExamplesImported {
+  type: "DatasetExamplesImported";
+  data: {
+    dataset_id: string;
+    space_id: string;
+    version_id: string;
+    import_id: string;
+    count: number;
+    /** The examples' fields, in upload order, with the kinds of their values. */
+    columns: ImportedColumn[];
+    at: string;
+  };
+}
+
 export type DatasetExamplesEvent =
+  | DatasetExamplesImported
   | DatasetExamplesInserted
   | DatasetExamplesUpdated
   | DatasetExamplesDeleted
@@ -193,8 +220,25 @@ export interface ExperimentRunsEvaluated {
   };
 }
 
+/** Runs of a bulk upload (an Arrow Flight postExperimentData), staged as examples' are. */
+export interface ExperimentRunsImported {
+  type: "ExperimentRunsImported";
+  data: {
+    experiment_id: string;
+    space_id: string;
+    import_id: string;
+    count: number;
+    /** The runs' other fields, in upload order, with the kinds of their values. */
+    columns: ImportedColumn[];
+    at: string;
+  };
+}
+
 export type ExperimentRunsEvent =
-  ExperimentRunsInserted | ExperimentRunsAnnotated | ExperimentRunsEvaluated;
+  | ExperimentRunsImported
+  | ExperimentRunsInserted
+  | ExperimentRunsAnnotated
+  | ExperimentRunsEvaluated;
 
 export type DatasetServiceEvent =
   DatasetEvent | DatasetExamplesEvent | ExperimentEvent | ExperimentRunsEvent;

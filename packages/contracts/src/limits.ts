@@ -17,12 +17,21 @@ export const LIMITS = {
   DATASET_VERSION_NAME_MAX: 255,
   /** Examples per create, insert or update (spec 7) and ids per delete (spec 8). */
   EXAMPLES_PER_WRITE_MAX: 1000,
+  /**
+   * Examples per bulk upload (an Arrow Flight createDataset): streamed and staged as they
+   * arrive, so the bound is the size of the one transaction that makes them visible.
+   */
+  EXAMPLES_PER_IMPORT_MAX: 2_000_000,
+  /** One example's (or run's) fields as JSON text, in bytes, however it is written. */
+  EXAMPLE_MAX_BYTES: 900 * 1024,
   /** Examples per page of a list or search. */
   EXAMPLES_PAGE_MAX: 500,
   NAME_FILTER_MAX: 255,
   EXPERIMENT_NAME_MAX: 255,
   /** Runs per experiment create or run insert. */
   RUNS_PER_WRITE_MAX: 1000,
+  /** Runs per bulk upload (an Arrow Flight postExperimentData). */
+  RUNS_PER_IMPORT_MAX: 2_000_000,
   /** Records per annotate request (examples or runs). */
   ANNOTATED_RECORDS_MAX: 1000,
   WEBHOOK_NAME_MAX: 255,

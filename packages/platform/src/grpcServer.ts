@@ -20,16 +20,34 @@ interface MethodDefinition<Req, Res> {
   responseSerialize(value: Res): Buffer;
 }
 
+/** A client-streaming method: its requests as they arrive (ending with the caller's half-close). */
+export type ClientStreamHandler<Req, Res> = (
+  requests: AsyncIterable<Req>,
+  ctx: CallContext,
+) => Promise<Res>;
+
+/**
+ * A server-streaming method: the answers it yields are written one at a time, each after the
+ * caller took the previous one, so a slow reader slows the handler instead of filling memory.
+ */
+export type ServerStreamHandler<Req, Res> = (req: Req, ctx: CallContext) => AsyncIterable<Res>;
+
 /** A service implementation as plain async functions, typed by the generated definition. */
 export type Implementation<D> = {
   [K in keyof D]: D[K] extends MethodDefinition<infer Req, infer Res>
-    ? (req: Req, ctx: CallContext) => Promise<Res>
+    ? D[K] extends { requestStream: true; responseStream: false }
+      ? ClientStreamHandler<Req, Res>
+      : D[K] extends { requestStream: false; responseStream: true }
+        ? ServerStreamHandler<Req, Res>
+        : (req: Req, ctx: CallContext) => Promise<Res>
     : never;
 };
 
+type AnyHandler = (req: unknown, ctx: CallContext) => unknown;
+
 export interface ServiceBinding {
   definition: Record<string, MethodDefinition<unknown, unknown>>;
-  implementation: Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>;
+  implementation: Record<string, AnyHandler>;
   /** By method: the services whose own calls it serves (it then serves no caller). */
   serviceCalls: Readonly<Record<string, readonly string[]>>;
 }
@@ -70,7 +88,7 @@ export interface RunningGrpcServer {
 const tracer = () => trace.getTracer("argus.grpc");
 
 /** The incoming call's deadline; undefined when the caller set none. */
-function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefined {
+function deadlineOf(call: { getDeadline(): grpc.Deadline }): Date | undefined {
   const d = call.getDeadline();
   const ms = d instanceof Date ? d.getTime() : d;
   return Number.isFinite(ms) ? new Date(ms) : undefined;
@@ -91,74 +109,189 @@ function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | unde
   return setTimeout(() => abort.abort(timedOut()), ms);
 }
 
-function wrapUnary(
+/** What every kind of call shares: its side of grpc-js, as the wrappers below see it. */
+interface IncomingCall {
+  metadata: grpc.Metadata;
+  getDeadline(): grpc.Deadline;
+  on(event: "cancelled", listener: () => void): unknown;
+}
+
+/**
+ * Serves one call of any kind: its span, deadline and cancellation, the caller's verification
+ * and context, then `body`; an error thrown becomes the gRPC status `fail` sends (a DomainError's
+ * own, anything else INTERNAL and logged).
+ */
+function serveCall(
+  call: IncomingCall,
   method: MethodDefinition<unknown, unknown>,
-  handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
   services: readonly string[] | undefined,
   verifier: CallVerifier,
   opts: GrpcServerOptions,
-): grpc.handleUnaryCall<unknown, unknown> {
-  return (call, callback) => {
-    const parent = extractContext(metadataCarrier(call.metadata));
-    const rpc = method.path.slice(1);
-    const span = tracer().startSpan(
-      rpc,
-      { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } },
-      parent,
-    );
-    const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
-    const logger = opts.logger.child({ request_id: requestId, rpc });
-    const deadline = deadlineOf(call);
-    const abort = new AbortController();
-    // grpc-js also reports a passed deadline as "cancelled"; its timer may beat ours. It
-    // reports calls it has already answered too: those share one reason, since a new error
-    // (and its stack) per call showed in the profile.
-    let answered = false;
-    call.on("cancelled", () =>
-      abort.abort(
-        answered ? AFTER_ANSWER : deadline && expired(deadline) ? timedOut() : cancelled(),
-      ),
-    );
-    const expiry = deadline && expireAt(deadline, abort);
-    const started = performance.now();
-    let code: grpc.status = grpc.status.OK;
-    context.with(trace.setSpan(parent, span), async () => {
-      try {
-        const verified = verifier.verify(call.metadata, method.path, services);
-        const ctx: CallContext = {
-          ...(verified.kind === "caller"
-            ? { principal: verified.principal, caller: verified.caller }
-            : { principal: NOBODY, service: verified.service }),
-          requestId,
-          clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
-          logger,
-          deadline,
-          signal: abort.signal,
-        };
-        abort.signal.throwIfAborted();
-        callback(null, await runInCall(ctx, () => handler(call.request, ctx)));
-      } catch (err) {
-        if (!(err instanceof DomainError)) {
-          logger.error("unhandled error in rpc", {
-            error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-          });
-          span.recordException(err as Error);
-        }
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        const wire = toGrpcError(err);
-        code = wire.code;
-        callback(wire as grpc.ServiceError);
-      } finally {
-        answered = true;
-        clearTimeout(expiry);
-        span.end();
-        recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {
-          "rpc.method": rpc,
-          "rpc.grpc.status_code": code,
+  body: (ctx: CallContext) => Promise<void>,
+  fail: (wire: grpc.ServiceError) => void,
+): void {
+  const parent = extractContext(metadataCarrier(call.metadata));
+  const rpc = method.path.slice(1);
+  const span = tracer().startSpan(
+    rpc,
+    { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } },
+    parent,
+  );
+  const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
+  const logger = opts.logger.child({ request_id: requestId, rpc });
+  const deadline = deadlineOf(call);
+  const abort = new AbortController();
+  // grpc-js also reports a passed deadline as "cancelled"; its timer may beat ours. It
+  // reports calls it has already answered too: those share one reason, since a new error
+  // (and its stack) per call showed in the profile.
+  let answered = false;
+  call.on("cancelled", () =>
+    abort.abort(answered ? AFTER_ANSWER : deadline && expired(deadline) ? timedOut() : cancelled()),
+  );
+  const expiry = deadline && expireAt(deadline, abort);
+  const started = performance.now();
+  let code: grpc.status = grpc.status.OK;
+  context.with(trace.setSpan(parent, span), async () => {
+    try {
+      const verified = verifier.verify(call.metadata, method.path, services);
+      const ctx: CallContext = {
+        ...(verified.kind === "caller"
+          ? { principal: verified.principal, caller: verified.caller }
+          : { principal: NOBODY, service: verified.service }),
+        requestId,
+        clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
+        logger,
+        deadline,
+        signal: abort.signal,
+      };
+      abort.signal.throwIfAborted();
+      await runInCall(ctx, () => body(ctx));
+    } catch (err) {
+      if (!(err instanceof DomainError)) {
+        logger.error("unhandled error in rpc", {
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
         });
+        span.recordException(err as Error);
       }
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      const wire = toGrpcError(err);
+      code = wire.code;
+      fail(wire as grpc.ServiceError);
+    } finally {
+      answered = true;
+      clearTimeout(expiry);
+      span.end();
+      recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {
+        "rpc.method": rpc,
+        "rpc.grpc.status_code": code,
+      });
+    }
+  });
+}
+
+/**
+ * A client stream's requests until the caller's half-close. A cancelled call never ends the
+ * stream (grpc-js only marks it), so the iteration fails instead: a cut upload is never taken
+ * for a complete one.
+ */
+async function* requestsOf<Req>(
+  stream: grpc.ServerReadableStream<Req, unknown>,
+  signal: AbortSignal,
+): AsyncGenerator<Req> {
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = () => reject(signal.reason as Error);
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+  aborted.catch(() => undefined);
+  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Req>;
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), aborted]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
+/** Resolves once `stream` took the message; rejects when the call ends first. */
+function written<Res>(
+  stream: grpc.ServerWritableStream<unknown, Res>,
+  message: Res,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", stop, { once: true });
+    stream.write(message, (err?: Error | null) => {
+      signal.removeEventListener("abort", stop);
+      if (err) reject(err);
+      else resolve();
     });
-  };
+  });
+}
+
+function wrapMethod(
+  method: MethodDefinition<unknown, unknown>,
+  handler: AnyHandler,
+  services: readonly string[] | undefined,
+  verifier: CallVerifier,
+  opts: GrpcServerOptions,
+): grpc.UntypedHandleCall {
+  const serve = (
+    call: IncomingCall,
+    body: (ctx: CallContext) => Promise<void>,
+    fail: (wire: grpc.ServiceError) => void,
+  ) => serveCall(call, method, services, verifier, opts, body, fail);
+  if (method.requestStream && !method.responseStream) {
+    const clientStream: grpc.handleClientStreamingCall<unknown, unknown> = (call, callback) =>
+      serve(
+        call,
+        async (ctx) =>
+          callback(
+            null,
+            await (handler as ClientStreamHandler<unknown, unknown>)(
+              requestsOf(call, ctx.signal),
+              ctx,
+            ),
+          ),
+        (wire) => callback(wire),
+      );
+    return clientStream;
+  }
+  if (!method.requestStream && method.responseStream) {
+    const serverStream: grpc.handleServerStreamingCall<unknown, unknown> = (call) =>
+      serve(
+        call,
+        async (ctx) => {
+          const answers = (handler as ServerStreamHandler<unknown, unknown>)(call.request, ctx);
+          for await (const answer of answers) await written(call, answer, ctx.signal);
+          call.end();
+        },
+        (wire) => {
+          // A call the caller cancelled has no one to tell.
+          if (!call.cancelled) call.emit("error", wire);
+        },
+      );
+    return serverStream;
+  }
+  if (method.requestStream) throw new Error(`bidirectional streams are not served: ${method.path}`);
+  const unary: grpc.handleUnaryCall<unknown, unknown> = (call, callback) =>
+    serve(
+      call,
+      async (ctx) =>
+        callback(
+          null,
+          await (handler as (req: unknown, ctx: CallContext) => Promise<unknown>)(
+            call.request,
+            ctx,
+          ),
+        ),
+      (wire) => callback(wire),
+    );
+  return unary;
 }
 
 function listenProbes(
@@ -195,7 +328,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const server = new grpc.Server({
     "grpc.keepalive_permit_without_calls": 1,
     "grpc.max_connection_age_ms": 300_000,
-    "grpc.max_connection_age_grace_ms": 30_000,
+    // Calls in flight when a connection ages out may finish on it: a bulk stream (a download of
+    // a million examples) lasts minutes. New calls go to a new connection at once.
+    "grpc.max_connection_age_grace_ms": 3_600_000,
     "grpc.enable_channelz": 0,
     "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
@@ -212,7 +347,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       const impl = svc.implementation[name];
       if (!impl) throw new Error(`no implementation for ${method.path}`);
       const services = Object.hasOwn(svc.serviceCalls, name) ? svc.serviceCalls[name] : undefined;
-      handlers[name] = wrapUnary(method, impl, services, verifier, opts);
+      handlers[name] = wrapMethod(method, impl, services, verifier, opts);
     }
     server.addService(svc.definition as unknown as grpc.ServiceDefinition, handlers);
     const first = Object.values(svc.definition)[0];

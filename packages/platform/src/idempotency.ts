@@ -7,6 +7,7 @@ import * as projectDirectory from "@argus/proto/catalog/v1/project_directory";
 import * as projects from "@argus/proto/catalog/v1/projects";
 import * as prompts from "@argus/proto/catalog/v1/prompts";
 import * as tags from "@argus/proto/catalog/v1/tags";
+import * as datasetBulk from "@argus/proto/dataset/v1/bulk";
 import * as dataset from "@argus/proto/dataset/v1/dataset";
 import * as apiKeys from "@argus/proto/identity/v1/api_keys";
 import * as audit from "@argus/proto/identity/v1/audit";
@@ -48,6 +49,7 @@ const MODULES = [
   projects,
   prompts,
   tags,
+  datasetBulk,
   dataset,
   apiKeys,
   audit,

@@ -53,6 +53,8 @@ export { createPool } from "./database.ts";
 export type { RunningGrpcServer, ServiceBinding } from "./grpcServer.ts";
 export { bindService, startGrpcServer } from "./grpcServer.ts";
 export type { ClientMethod } from "./grpcClient.ts";
+export type { ClientStreamCall, StreamMethod } from "./grpcStreaming.ts";
+export { callClientStream, callServerStream } from "./grpcStreaming.ts";
 export {
   DEFAULT_DEADLINE_MS,
   MAX_GRPC_MESSAGE_BYTES,

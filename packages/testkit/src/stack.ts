@@ -59,6 +59,8 @@ export interface Stack {
   baseUrl: string;
   /** The gateway's OTLP/gRPC address (`127.0.0.1:<port>`), for `TraceService/Export`. */
   otlpGrpcAddress: string;
+  /** The gateway's Arrow Flight address (`127.0.0.1:<port>`); the REST port serves Flight too. */
+  flightAddress: string;
   apiKey: string;
   /**
    * The environment shared by every process, secrets included (tests need them), with the
@@ -151,6 +153,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ARGUS_HTTP_PORT: String(httpPort),
     // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
     ARGUS_OTLP_GRPC_PORT: String(await freePort()),
+    // Arrow Flight likewise, never the documented 8815.
+    ARGUS_FLIGHT_PORT: String(await freePort()),
     // Each stack its own stream and subjects, so stacks sharing one NATS never see each other.
     ARGUS_EVENTS_STREAM: stream,
     ARGUS_SUBJECT_ROOT: subjectRoot,
@@ -165,6 +169,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       httpPort = await freePort();
       env.ARGUS_HTTP_PORT = String(httpPort);
       env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
+      env.ARGUS_FLIGHT_PORT = String(await freePort());
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
       return;
     }
@@ -278,6 +283,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
     otlpGrpcAddress: `127.0.0.1:${env.ARGUS_OTLP_GRPC_PORT}`,
+    flightAddress: `127.0.0.1:${env.ARGUS_FLIGHT_PORT}`,
     apiKey,
     env,
     processEnv,

@@ -10,6 +10,7 @@ import {
   DatasetServiceService,
   RunEvaluationDirectoryService,
 } from "@argus/proto/dataset/v1/dataset";
+import { bulkService, sweepAbandonedImports } from "./bulk/bulkService.ts";
 import { datasetSpaceCascade } from "./cascades/spaceCascade.ts";
 import { datasetCommands } from "./datasets/datasetCommands.ts";
 import { datasetQueries } from "./datasets/datasetQueries.ts";
@@ -48,6 +49,8 @@ export function datasetServices(d: DatasetDeps): ServiceBinding[] {
         recordTaskExperimentRuns: ["task-runner"],
       },
     ),
+    // The gateway's Arrow Flight endpoint: uploads and downloads, streamed.
+    bulkService(d),
   ];
 }
 
@@ -61,6 +64,7 @@ export const dataset = defineService("dataset", {
   consumers: (d) => [
     datasetSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
   ],
+  init: async (d) => sweepAbandonedImports(d.pool, d.logger),
   grpc: (d) =>
     datasetServices({
       pool: d.pool,

@@ -3,6 +3,7 @@ import {
   callUnary,
   createChannel,
   createLogger,
+  type CallCredential,
   type Clock,
   type Principal,
 } from "@argus/platform";
@@ -30,6 +31,8 @@ export interface DatasetUnderTest {
     req: Req,
     p?: Principal,
   ): Promise<Res>;
+  /** What a call for `p` (default: the admin) carries: its principal, signed as the gateway would. */
+  credential(p?: Principal): CallCredential;
   /** A call on another service's own behalf (its call key), as the task runner's directories. */
   asService<Req, Res>(
     method: Parameters<typeof callUnary<Req, Res>>[1],
@@ -75,6 +78,7 @@ export async function startDatasetUnderTest(
     spaceId: identity.spaceId,
     call: (method, req, p = admin) =>
       callUnary(channel, method, req, { credential: keys.caller(p), requestId: "t" }),
+    credential: (p = admin) => keys.caller(p),
     asService: (method, req, name) =>
       callUnary(channel, method, req, { credential: keys.service(name), requestId: "t" }),
     async stop() {

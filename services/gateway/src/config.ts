@@ -50,6 +50,13 @@ export interface GatewayConfig {
     /** Port of the OTLP/gRPC listener (on `httpHost`); 0: no OTLP/gRPC listener. */
     grpcPort: number;
   };
+  /** The Arrow Flight endpoint (flight/): its own port, and the REST port's HTTP/2 side. */
+  flight: {
+    /** Port of the Flight listener (on `httpHost`); 0: none (the REST port still serves it). */
+    port: number;
+    /** Largest gRPC message a Flight (or single-port) call may send: one Arrow batch. */
+    maxMessageBytes: number;
+  };
   /**
    * The principal cache (docs/architecture.md, "Principal cache and invalidation"): without
    * `nats` (NATS_URL unset) or with `maxEntries` 0 there is none and every request asks
@@ -106,6 +113,18 @@ const spec = {
     MAX_GRPC_MESSAGE_BYTES - 64 * 1024,
   ),
   ARGUS_OTLP_GRPC_PORT: int("port of the OTLP/gRPC trace listener; 0: none", 4317, 0, 65_535),
+  ARGUS_FLIGHT_PORT: int(
+    "port of the Arrow Flight listener; 0: none (the REST port serves Flight over HTTP/2 too)",
+    8815,
+    0,
+    65_535,
+  ),
+  ARGUS_FLIGHT_MAX_MESSAGE_BYTES: int(
+    "largest gRPC message of a Flight call in bytes (one Arrow record batch)",
+    512 * 1024 * 1024,
+    1024,
+    2 ** 31 - 1,
+  ),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   NATS_URL: optionalStr("NATS server URL for principal-cache invalidations; unset: no cache"),
   NATS_USER: optionalStr("the gateway's NATS user (it may only receive invalidations)"),
@@ -149,6 +168,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     logLevel: c.LOG_LEVEL,
     otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
     otlp: { maxBodyBytes: c.ARGUS_OTLP_MAX_BODY_BYTES, grpcPort: c.ARGUS_OTLP_GRPC_PORT },
+    flight: {
+      port: c.ARGUS_FLIGHT_PORT,
+      maxMessageBytes: c.ARGUS_FLIGHT_MAX_MESSAGE_BYTES,
+    },
     principalCache: {
       nats: c.NATS_URL
         ? {

@@ -11,6 +11,7 @@ logger.info("gateway listening", {
   base_url: `http://127.0.0.1:${running.port}/v2`,
   otlp_http_endpoint: `http://127.0.0.1:${running.port}/v1/traces`,
   otlp_grpc_port: running.otlpGrpcPort ?? null,
+  flight_port: running.flightPort ?? null,
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -11,6 +11,7 @@ import {
 } from "@argus/platform";
 import { createApp, createLimiters } from "./app.ts";
 import { createBackend } from "./backend.ts";
+import { startGatewayGrpc, type RunningGatewayGrpc } from "./flight/server.ts";
 import { createGatewayServer } from "./http/httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
@@ -46,6 +47,8 @@ export interface RunningGateway {
   port: number;
   /** The OTLP/gRPC listener's bound port; undefined when ARGUS_OTLP_GRPC_PORT is 0. */
   otlpGrpcPort: number | undefined;
+  /** The Arrow Flight listener's bound port; undefined when ARGUS_FLIGHT_PORT is 0. */
+  flightPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -124,15 +127,40 @@ export async function startGateway(
       ),
   });
   const server: Server = createGatewayServer(app, { errorsBase: config.errorsBase, logger });
-  await new Promise<void>((resolve) => server.listen(config.httpPort, config.httpHost, resolve));
-  const address = server.address();
-  const closeHttp = async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-  };
   const release = async () => {
     await caching.stop();
     for (const b of Object.values(backends)) b.close();
+  };
+  let grpcs: RunningGatewayGrpc;
+  try {
+    // Arrow Flight on its own port, and with OTLP/gRPC on the REST port's HTTP/2 side.
+    grpcs = await startGatewayGrpc({
+      host: config.httpHost,
+      port: config.flight.port,
+      maxMessageBytes: config.flight.maxMessageBytes,
+      authenticator: caching.authenticator,
+      limiters,
+      backends: { dataset },
+      signer: signing.callers,
+      otlp: {
+        deps: { authenticator: caching.authenticator, limiters, export: traceExport },
+        maxMessageBytes: config.otlp.maxBodyBytes,
+      },
+      logger,
+    });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  grpcs.share(server);
+  await new Promise<void>((resolve) => server.listen(config.httpPort, config.httpHost, resolve));
+  const address = server.address();
+  const closeHttp = async () => {
+    await Promise.all([
+      new Promise<void>((resolve) => server.close(() => resolve())),
+      grpcs.stop(),
+    ]);
+    server.closeAllConnections();
   };
   let otlpGrpc: RunningOtlpGrpc | undefined;
   if (config.otlp.grpcPort !== 0) {
@@ -154,6 +182,7 @@ export async function startGateway(
   return {
     port: typeof address === "object" && address ? address.port : config.httpPort,
     otlpGrpcPort: otlpGrpc?.port,
+    flightPort: grpcs.port,
     async stop() {
       await Promise.all([closeHttp(), otlpGrpc?.stop()]);
       await release();

@@ -27,6 +27,7 @@ describe("gateway configuration", () => {
       unauthRateLimitBurst: 20,
       maxBodyBytes: 1_048_576,
       otlp: { maxBodyBytes: 16_777_216, grpcPort: 4317 },
+      flight: { port: 8815, maxMessageBytes: 536_870_912 },
       grpcDeadlineMs: 5_000,
       errorsBase: "https://argus.dev/errors",
       logLevel: "info",

@@ -41,6 +41,7 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   unauthRateLimitBurst: 10_000,
   maxBodyBytes: 4096,
   otlp: { maxBodyBytes: 65_536, grpcPort: 0 },
+  flight: { port: 0, maxMessageBytes: 1 << 20 },
   grpcDeadlineMs: 5_000,
   httpHost: "127.0.0.1",
   errorsBase: "https://argus.dev/errors",

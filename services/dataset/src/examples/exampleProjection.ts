@@ -1,6 +1,8 @@
 import type { PoolClient } from "pg";
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { DatasetExamplesEvent } from "@argus/contracts";
+import { recordWrittenExamples } from "../bulk/columns.ts";
+import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
@@ -69,6 +71,11 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)`,
       [d.version_id, d.dataset_id, d.at, JSON.stringify(d.examples)],
     );
+    await recordWrittenExamples(
+      client,
+      d.version_id,
+      d.examples.map((e) => e.id),
+    );
     await touch(client, d);
   },
   async DatasetExamplesUpdated(client, d) {
@@ -97,6 +104,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
           and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)`,
       [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples)],
     );
+    await recordWrittenExamples(client, d.version_id, ids);
     await touch(client, d);
   },
   async DatasetExamplesDeleted(client, d) {
@@ -121,4 +129,5 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     await touch(client, { ...d, at: d.at });
   },
   DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
+  DatasetExamplesImported: projectImportedExamples,
 };

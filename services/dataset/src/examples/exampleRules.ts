@@ -9,7 +9,7 @@ import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
 const SYSTEM_FIELDS = ["created_at", "updated_at", "annotations"] as const;
 
 /** One example must fit one event; a larger one is a 413, never a stuck relay. */
-export const EXAMPLE_MAX_BYTES = 900 * 1024;
+export const EXAMPLE_MAX_BYTES = LIMITS.EXAMPLE_MAX_BYTES;
 
 export interface ParsedExample {
   /** Internal uuid: the example to update; empty for inserts or an id that matched nothing. */
@@ -20,6 +20,18 @@ export interface ParsedExample {
 }
 
 export type WriteKind = "insert" | "update";
+
+/**
+ * The fields an inserted example may not set, as the columns of a bulk upload (checked once,
+ * before its rows): the system fields, and `id`.
+ */
+export function requireInsertableColumns(names: readonly string[]): void {
+  for (const name of [...SYSTEM_FIELDS, "id"])
+    if (names.includes(name))
+      throw unprocessable(
+        `column ${JSON.stringify(name)} is a system field: examples must not set it`,
+      );
+}
 
 export function requireCount(count: number, what: string): void {
   if (count < 1 || count > LIMITS.EXAMPLES_PER_WRITE_MAX)

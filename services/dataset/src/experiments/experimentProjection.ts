@@ -1,5 +1,7 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
+import { recordWrittenRuns } from "../bulk/columns.ts";
+import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
 
 /** Experiments and their runs, with the runs' annotations and a task's evaluations of them. */
@@ -34,9 +36,10 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
     await dropAnnotations(client, d.id);
   },
   ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
+  ExperimentRunsImported: projectImportedRuns,
   /** Each evaluation sets its three eval.<name>.* fields of the run (null when left out). */
-  ExperimentRunsEvaluated: (client, d) =>
-    tracedQuery(
+  async ExperimentRunsEvaluated(client, d) {
+    await tracedQuery(
       client,
       "dataset ExperimentRunsEvaluated",
       `update experiment_runs r set fields = r.fields || x.patch
@@ -50,7 +53,11 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
                 group by e.run_id) x
         where r.experiment_id = $1 and r.id = x.run_id`,
       [d.experiment_id, JSON.stringify(d.evaluations)],
-    ),
+    );
+    await recordWrittenRuns(client, d.experiment_id, [
+      ...new Set(d.evaluations.map((e) => e.run_id)),
+    ]);
+  },
   async ExperimentRunsInserted(client, d) {
     await tracedQuery(
       client,
@@ -59,6 +66,11 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
        select $1, x.id, x.example_id, x.output, x.fields, $2
          from jsonb_to_recordset($3::jsonb) as x(id uuid, example_id uuid, output text, fields jsonb)`,
       [d.experiment_id, d.at, JSON.stringify(d.runs)],
+    );
+    await recordWrittenRuns(
+      client,
+      d.experiment_id,
+      d.runs.map((r) => r.id),
     );
     await tracedQuery(
       client,

@@ -17,6 +17,15 @@ const RESERVED = ["id", "example_id", "output", "created_at", "updated_at"] as c
  * 1 to 1000 runs, each an output and a JSON object of other fields; on a dataset every run
  * names one of its examples, without one none does; each fits one event.
  */
+/** The columns of a bulk upload's other fields may not be any of the run's own (checked once). */
+export function requireRunColumns(names: readonly string[]): void {
+  for (const name of RESERVED)
+    if (names.includes(name))
+      throw unprocessable(
+        `column ${JSON.stringify(name)} is reserved: runs must not set it among their other fields`,
+      );
+}
+
 export function parseRuns(
   inputs: readonly { exampleId: string; output: string; fieldsJson: string }[],
   withDataset: boolean,

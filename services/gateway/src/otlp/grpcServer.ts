@@ -56,7 +56,7 @@ const lookup =
   };
 
 /** grpc-js peers read `ipv4:1.2.3.4:5`, `ipv6:[::1]:5` or plain `1.2.3.4:5`: the address. */
-function peerAddress(peer: string): string {
+export function peerAddress(peer: string): string {
   const address = peer.replace(/^ipv[46]:/, "");
   const bracketed = /^\[([^\]]*)\]/.exec(address);
   if (bracketed) return bracketed[1]!;
@@ -81,7 +81,9 @@ function toServiceError(f: OtlpFailure): Partial<grpc.ServiceError> & { code: gr
   return { code: f.grpc, details: f.message, metadata };
 }
 
-function exportHandler(opts: OtlpGrpcOptions): grpc.handleUnaryCall<Buffer, ExportResponse> {
+function exportHandler(
+  opts: Pick<OtlpGrpcOptions, "deps" | "logger">,
+): grpc.handleUnaryCall<Buffer, ExportResponse> {
   return (call, callback) => {
     const md = lookup(call.metadata);
     const parent = extractContext({ get: md, set: () => undefined });
@@ -142,6 +144,27 @@ function exportHandler(opts: OtlpGrpcOptions): grpc.handleUnaryCall<Buffer, Expo
       }
     });
   };
+}
+
+/**
+ * TraceService/Export for a gRPC server that takes larger messages than OTLP allows (the one
+ * the gateway's single port shares with Flight): an export over `maxMessageBytes` is refused
+ * here, as grpc-js refuses it on the OTLP listener.
+ */
+export function otlpTraceService(opts: Omit<OtlpGrpcOptions, "host" | "port">): {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+} {
+  const handler = exportHandler(opts);
+  const bounded: grpc.handleUnaryCall<Buffer, ExportResponse> = (call, callback) => {
+    if (call.request.length > opts.maxMessageBytes)
+      return callback({
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: `Received message larger than max (${call.request.length} vs ${opts.maxMessageBytes})`,
+      });
+    handler(call, callback);
+  };
+  return { definition, implementation: { Export: bounded } };
 }
 
 /** OTLP/gRPC's trace endpoint, beside the REST listener, with the same auth and limits. */

@@ -1,0 +1,325 @@
+import { readFileSync } from "node:fs";
+import * as grpc from "@grpc/grpc-js";
+import { Message, Table, Utf8, vectorFromArray } from "apache-arrow";
+import pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
+import { uuidv7 } from "@argus/platform";
+import { FlightServiceService } from "@argus/proto/flight";
+import { encodeFlightData, decodeFlightData } from "../services/gateway/src/flight/flightData.ts";
+import { recordBatchFrame, schemaFrame } from "../services/gateway/src/flight/ipc.ts";
+import { copyRowsInto, copyText } from "./copy.ts";
+import { Api } from "./datasets.ts";
+import type { OperationBenchmark } from "./operations.ts";
+import { withBenchStack } from "./stack.ts";
+
+/** 10 columns of ~100 characters: a row of ~1 KB of fields. */
+const COLUMNS = 10;
+const CELL = 100;
+
+const cell = (row: number, column: number) =>
+  `r${row}c${column} `.padEnd(CELL, "abcdefghijklmnopqrstuvwxyz0123456789 ".repeat(3));
+
+const fieldsOf = (row: number) =>
+  JSON.stringify(
+    Object.fromEntries(Array.from({ length: COLUMNS }, (_, c) => [`c${c}`, cell(row, c)])),
+  );
+
+/** A Flight client of the gateway, as pyarrow's speaks: FlightData in, PutResult out. */
+function flightClient(address: string, key: string) {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": -1,
+    "grpc.max_send_message_length": -1,
+  });
+  const md = () => {
+    const m = new grpc.Metadata();
+    m.set("auth-token-bin", Buffer.from(key));
+    return m;
+  };
+  return {
+    client,
+    /** Streams `messages` (FlightData, already encoded) and waits for the first PutResult. */
+    put(messages: readonly Buffer[]): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const call = client.makeBidiStreamRequest(
+          FlightServiceService.doPut.path,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          md(),
+        );
+        let answered = false;
+        call.on("data", () => (answered = true));
+        call.on("error", reject);
+        call.on("end", () => (answered ? resolve() : reject(new Error("no PutResult"))));
+        void (async () => {
+          for (const m of messages)
+            if (!call.write(m)) await new Promise((r) => call.once("drain", r));
+          call.end();
+        })();
+      });
+    },
+    /** Reads a DoGet to its end; returns the rows its record batches held. */
+    get(ticket: string): Promise<number> {
+      return new Promise((resolve, reject) => {
+        const call = client.makeServerStreamRequest(
+          FlightServiceService.doGet.path,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          FlightServiceServiceTicket(ticket),
+          md(),
+        );
+        let rows = 0;
+        call.on("data", (b: Buffer) => {
+          const header = decodeFlightData(b).header;
+          const m = Message.decode(header);
+          if (m.isRecordBatch()) rows += m.header().length;
+        });
+        call.on("error", reject);
+        call.on("end", () => resolve(rows));
+      });
+    },
+  };
+}
+
+/** A Ticket message with `ticket` as its bytes (field 1). */
+function FlightServiceServiceTicket(ticket: string): Buffer {
+  const bytes = Buffer.from(ticket);
+  const len: number[] = [];
+  let n = bytes.length;
+  while (n >= 0x80) {
+    len.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  len.push(n);
+  return Buffer.concat([Buffer.from([0x0a, ...len]), bytes]);
+}
+
+/** Resident memory of a process, in bytes (Linux). */
+function rss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+}
+
+const UPLOAD_ROWS = 100_000;
+const BATCH_ROWS = 10_000;
+
+/**
+ * DoPut createDataset of 100 000 examples (10 columns, ~1 KB a row) until the dataset reads
+ * through REST, versus ONE `COPY dataset.examples FROM STDIN` of the same rows. The client sends
+ * ready-made FlightData (prepared untimed), as pyarrow would, in batches of 10 000 rows.
+ */
+export async function flightCreateBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const api = new Api(stack);
+    const spaceId = await api.defaultSpaceId();
+    const flight = flightClient(stack.flightAddress, stack.apiKey);
+    onStop(async () => flight.client.close());
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    onStop(() => pool.end());
+
+    const table = new Table(
+      Object.fromEntries(
+        Array.from({ length: COLUMNS }, (_, c) => [
+          `c${c}`,
+          vectorFromArray(
+            Array.from({ length: UPLOAD_ROWS }, (_, r) => cell(r, c)),
+            new Utf8(),
+          ),
+        ]),
+      ),
+    );
+    const batches = Array.from({ length: UPLOAD_ROWS / BATCH_ROWS }, (_, i) =>
+      encodeFlightData(
+        recordBatchFrame(table.slice(i * BATCH_ROWS, (i + 1) * BATCH_ROWS).batches[0]!),
+      ),
+    );
+    const fields = Array.from({ length: UPLOAD_ROWS }, (_, r) => fieldsOf(r));
+    let created = 0;
+    let messages: Buffer[] = [];
+    let rows = "";
+    let name = "";
+    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    return {
+      kind: "operations",
+      name: `DoPut createDataset of ${UPLOAD_ROWS} examples (${COLUMNS} columns, ~1 KB a row) until readable through REST vs one COPY of the same rows`,
+      maxOpsPerSlice: 2,
+      subject: {
+        name: "DoPut",
+        prepare() {
+          name = `flight-create-${++created}`;
+          const cmd = JSON.stringify({
+            createDataset: { spaceId, datasetName: name, datasetType: "GENERATIVE" },
+          });
+          const schema = schemaFrame(table.schema);
+          // The first message: the descriptor and the schema.
+          const descriptor = Buffer.concat([
+            Buffer.from([0x08, 0x02, 0x12]),
+            varint(Buffer.byteLength(cmd)),
+            Buffer.from(cmd),
+          ]);
+          const first = Buffer.concat([
+            Buffer.from([0x0a]),
+            varint(descriptor.length),
+            descriptor,
+            encodeFlightData(schema),
+          ]);
+          messages = [first, ...batches];
+        },
+        async run() {
+          await flight.put(messages);
+          const listed = await api.call<{ datasets: { id: string }[] }>(
+            "GET",
+            `/v2/datasets?name=${name}`,
+            200,
+          );
+          const id = listed.datasets[0]?.id;
+          if (!id) throw new Error("the uploaded dataset is not readable");
+          const page = await api.call<{ examples: unknown[] }>(
+            "GET",
+            `/v2/datasets/${encodeURIComponent(id)}/examples?limit=1`,
+            200,
+          );
+          if (page.examples.length !== 1) throw new Error("the uploaded examples are not readable");
+        },
+        pids,
+      },
+      baseline: {
+        name: "COPY",
+        prepare() {
+          const [version, dataset, at] = [uuidv7(), uuidv7(), new Date().toISOString()];
+          rows = fields
+            .map((f) => `${version}\t${uuidv7()}\t${dataset}\t${copyText(f)}\t${at}\t${at}\n`)
+            .join("");
+        },
+        run: () =>
+          copyRowsInto(
+            pool,
+            `copy dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+             from stdin`,
+            rows,
+            UPLOAD_ROWS,
+          ),
+        pids: {},
+      },
+      stop,
+    };
+  });
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+const DOWNLOAD_ROWS = 1_000_000;
+
+/**
+ * DoGet getDataset of a 1 000 000-example dataset versus `COPY … TO STDOUT` of the same rows
+ * (id, times and fields of the version's examples), both read to their end by this process.
+ * The examples are seeded in SQL (as the import's projection would write them, with their
+ * column catalog). The peak growth of the gateway's and the dataset service's resident memory
+ * during the DoGets is reported.
+ */
+export async function flightGetBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const api = new Api(stack);
+    const spaceId = await api.defaultSpaceId();
+    const created = await api.call<{ id: string; dataset_version_id?: string }>(
+      "POST",
+      "/v2/datasets",
+      201,
+      { name: "flight-get-1m", space_id: spaceId, examples: [JSON.parse(fieldsOf(0))] },
+    );
+    const datasetId = Buffer.from(created.id, "base64").toString().split(":")[1]!;
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 2,
+      options: "-c search_path=dataset",
+    });
+    onStop(() => pool.end());
+    const { rows: versions } = await pool.query<{ id: string }>(
+      "select id from dataset_versions where dataset_id = $1",
+      [datasetId],
+    );
+    const versionId = versions[0]!.id;
+    const seeded = performance.now();
+    // Fields built in SQL: the same ten ~100-character columns a row as the upload benchmark's.
+    await pool.query(
+      `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+       select $1, (lpad(to_hex((extract(epoch from now()) * 1000)::bigint), 12, '0')
+                  || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
+              $2,
+              jsonb_build_object(${Array.from(
+                { length: COLUMNS },
+                (_, c) =>
+                  `'c${c}', rpad('r' || g || 'c${c} ', ${CELL}, 'abcdefghijklmnopqrstuvwxyz0123456789 ')`,
+              ).join(", ")}),
+              now(), now()
+         from generate_series(1, ${DOWNLOAD_ROWS - 1}) g`,
+      [versionId, datasetId],
+    );
+    await pool.query("vacuum analyze examples");
+    console.info(
+      `flight-get-1m: seeded ${DOWNLOAD_ROWS} examples in ${Math.round(performance.now() - seeded)} ms`,
+    );
+    const flight = flightClient(stack.flightAddress, stack.apiKey);
+    onStop(async () => flight.client.close());
+    const ticket = JSON.stringify({ getDataset: { spaceId, datasetId: created.id } });
+    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    const peaks = { gateway: 0, dataset: 0 };
+    const before = { gateway: rss(pids.gateway), dataset: rss(pids.dataset) };
+    let sampler: NodeJS.Timeout | undefined;
+    onStop(async () => {
+      clearInterval(sampler);
+      console.info(
+        `flight-get-1m: resident memory growth during the DoGets (peak − before): gateway ${mib(peaks.gateway - before.gateway)}, dataset ${mib(peaks.dataset - before.dataset)} (before: gateway ${mib(before.gateway)}, dataset ${mib(before.dataset)})`,
+      );
+    });
+    return {
+      kind: "operations",
+      name: `DoGet getDataset of ${DOWNLOAD_ROWS} examples (${COLUMNS} columns, ~1 KB a row) vs COPY … TO STDOUT of the same rows`,
+      maxOpsPerSlice: 1,
+      subject: {
+        name: "DoGet",
+        prepare() {
+          sampler ??= setInterval(() => {
+            peaks.gateway = Math.max(peaks.gateway, rss(pids.gateway));
+            peaks.dataset = Math.max(peaks.dataset, rss(pids.dataset));
+          }, 50);
+        },
+        async run() {
+          const rows = await flight.get(ticket);
+          if (rows !== DOWNLOAD_ROWS) throw new Error(`DoGet read ${rows} rows`);
+        },
+        pids,
+      },
+      baseline: {
+        name: "COPY",
+        async run() {
+          const client = await pool.connect();
+          try {
+            const copy = client.query(
+              copyTo(`copy (select x.id, x.created_at, x.updated_at, x.fields from examples x
+                             where x.dataset_id = '${datasetId}' and x.version_id = '${versionId}'
+                               and not x.deleted order by x.id) to stdout`),
+            );
+            let lines = 0;
+            for await (const chunk of copy as AsyncIterable<Buffer>)
+              for (const b of chunk) if (b === 0x0a) lines++;
+            if (lines !== DOWNLOAD_ROWS) throw new Error(`COPY read ${lines} rows`);
+          } finally {
+            client.release();
+          }
+        },
+        pids: {},
+      },
+      stop,
+    };
+  });
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

@@ -1,0 +1,163 @@
+import * as grpc from "@grpc/grpc-js";
+import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
+import type { CallCredential } from "./callCredentials.ts";
+import { CLIENT_IP_KEY, REQUEST_ID_KEY, metadataCarrier } from "./grpcMetadata.ts";
+import { recordDuration } from "./metrics.ts";
+import { injectContext } from "./telemetry.ts";
+
+export interface StreamMethod<Req, Res> {
+  path: string;
+  requestSerialize(value: Req): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+export interface StreamCallOptions {
+  /** Whom the call is for (see CallOptions.credential). */
+  credential: CallCredential;
+  requestId: string;
+  clientIp?: string;
+  /**
+   * When the whole stream must be over; none by default: a bulk stream lasts as long as its
+   * data, and ends when its caller cancels it (`signal`) instead.
+   */
+  deadline?: Date | undefined;
+  /** Aborting cancels the call. */
+  signal?: AbortSignal | undefined;
+}
+
+// Looked up per call: a tracer taken before initTelemetry would stay a no-op.
+const tracer = () => trace.getTracer("argus.grpc");
+
+function metadataFor(path: string, opts: StreamCallOptions): grpc.Metadata {
+  const md = new grpc.Metadata();
+  opts.credential.attach(md, path);
+  md.set(REQUEST_ID_KEY, opts.requestId);
+  if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
+  injectContext(metadataCarrier(md));
+  return md;
+}
+
+/** A span and a duration for one streaming call, ended once with the call's status. */
+function observe(path: string): { span: Span; end(err?: unknown): void } {
+  const rpc = path.slice(1);
+  const span = tracer().startSpan(rpc, {
+    kind: SpanKind.CLIENT,
+    attributes: { "rpc.system": "grpc", "rpc.method": rpc },
+  });
+  const started = performance.now();
+  let ended = false;
+  return {
+    span,
+    end(err) {
+      if (ended) return;
+      ended = true;
+      const code = err ? ((err as grpc.ServiceError).code ?? grpc.status.UNKNOWN) : grpc.status.OK;
+      if (err) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      recordDuration("rpc.client.duration", (performance.now() - started) / 1000, {
+        "rpc.method": rpc,
+        "rpc.grpc.status_code": code,
+      });
+    },
+  };
+}
+
+/** An upload in progress: messages go out one by one, then the answer comes back. */
+export interface ClientStreamCall<Req, Res> {
+  /** Resolves once the stream can take more (flow control): the caller's backpressure. */
+  send(message: Req): Promise<void>;
+  /** Half-closes the stream and waits for the answer. */
+  finish(): Promise<Res>;
+  /** Cancels the call: the service sees a cut stream, never a finished one. */
+  cancel(): void;
+}
+
+/**
+ * A client-streaming call. It is never retried: its messages were consumed as they went.
+ * A failure of the call rejects the pending send and the finish alike.
+ */
+export function callClientStream<Req, Res>(
+  client: grpc.Client,
+  method: StreamMethod<Req, Res>,
+  opts: StreamCallOptions,
+): ClientStreamCall<Req, Res> {
+  const observed = observe(method.path);
+  let settle!: { resolve(res: Res): void; reject(err: unknown): void };
+  const answer = new Promise<Res>((resolve, reject) => (settle = { resolve, reject }));
+  // Whoever awaits first sees the failure; nobody awaiting it is not an unhandled rejection.
+  answer.catch(() => undefined);
+  const call = context.with(trace.setSpan(context.active(), observed.span), () =>
+    client.makeClientStreamRequest<Req, Res>(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      metadataFor(method.path, opts),
+      { deadline: opts.deadline ?? Infinity },
+      (err, res) => {
+        opts.signal?.removeEventListener("abort", cancel);
+        observed.end(err ?? undefined);
+        if (err) settle.reject(err);
+        else settle.resolve(res as Res);
+      },
+    ),
+  );
+  const cancel = () => call.cancel();
+  opts.signal?.addEventListener("abort", cancel, { once: true });
+  if (opts.signal?.aborted) call.cancel();
+  return {
+    send: (message) =>
+      new Promise<void>((resolve, reject) => {
+        // The answer may come first (the service refused the upload): that is the error.
+        answer.then(
+          () => reject(new Error("the call was answered before the stream ended")),
+          reject,
+        );
+        if (call.write(message)) resolve();
+        else call.once("drain", () => resolve());
+      }),
+    finish: () => {
+      call.end();
+      return answer;
+    },
+    cancel,
+  };
+}
+
+/**
+ * A server-streaming call as an async iterable: each message is read when the consumer asks for
+ * it (grpc-js reads on demand), so a slow consumer slows the service. Leaving the loop early
+ * cancels the call.
+ */
+export async function* callServerStream<Req, Res>(
+  client: grpc.Client,
+  method: StreamMethod<Req, Res>,
+  request: Req,
+  opts: StreamCallOptions,
+): AsyncGenerator<Res> {
+  const observed = observe(method.path);
+  const call = context.with(trace.setSpan(context.active(), observed.span), () =>
+    client.makeServerStreamRequest<Req, Res>(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      request,
+      metadataFor(method.path, opts),
+      { deadline: opts.deadline ?? Infinity },
+    ),
+  );
+  const cancel = () => call.cancel();
+  opts.signal?.addEventListener("abort", cancel, { once: true });
+  if (opts.signal?.aborted) call.cancel();
+  let failure: unknown;
+  try {
+    for await (const message of call as AsyncIterable<Res>) yield message;
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    opts.signal?.removeEventListener("abort", cancel);
+    // A consumer that stopped early (or failed) leaves nothing running at the service.
+    call.cancel();
+    observed.end(failure);
+  }
+}

@@ -1,0 +1,118 @@
+import type { Pool, PoolClient } from "pg";
+import { tracedQuery } from "@argus/eventstore";
+import type { ImportedColumn } from "@argus/contracts";
+
+/**
+ * The column catalogs (`example_columns`, `run_columns`): the fields a version's examples or an
+ * experiment's runs hold, with the kinds of their values, so a download knows its columns
+ * before its first row instead of reading everything twice. Every projection that writes
+ * fields records them here, in the same transaction; a catalog only grows (a field removed
+ * leaves an all-null column, never a missing one).
+ */
+
+type Catalog =
+  | { table: "example_columns"; owner: "version_id" }
+  | { table: "run_columns"; owner: "experiment_id" };
+
+const EXAMPLES: Catalog = { table: "example_columns", owner: "version_id" };
+const RUNS: Catalog = { table: "run_columns", owner: "experiment_id" };
+
+/** Adds `columns` (kinds merged into known ones), rewriting no row whose kinds stay the same. */
+async function record(
+  client: PoolClient,
+  c: Catalog,
+  ownerId: string,
+  columns: readonly ImportedColumn[],
+): Promise<void> {
+  if (columns.length === 0) return;
+  await tracedQuery(
+    client,
+    `record ${c.table}`,
+    `insert into ${c.table} (${c.owner}, name, kinds)
+     select $1, e.v ->> 'name', (e.v ->> 'kinds')::integer
+       from jsonb_array_elements($2::jsonb) with ordinality as e(v, n)
+      order by e.n
+     on conflict (${c.owner}, name) do update set kinds = ${c.table}.kinds | excluded.kinds
+      where ${c.table}.kinds <> ${c.table}.kinds | excluded.kinds`,
+    [ownerId, JSON.stringify(columns)],
+  );
+}
+
+/** The columns of rows just written (read back, so the kinds are those of the stored JSON). */
+async function recordWritten(
+  client: PoolClient,
+  c: Catalog,
+  rowsTable: string,
+  ownerId: string,
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await tracedQuery(
+    client,
+    `record ${c.table} of written rows`,
+    `insert into ${c.table} (${c.owner}, name, kinds)
+     select $1, f.key, bit_or(json_kind(f.value))
+       from ${rowsTable} r cross join lateral jsonb_each(r.fields) f
+      where r.${c.owner} = $1 and r.id = any($2::uuid[])
+      group by f.key
+      order by f.key
+     on conflict (${c.owner}, name) do update set kinds = ${c.table}.kinds | excluded.kinds
+      where ${c.table}.kinds <> ${c.table}.kinds | excluded.kinds`,
+    [ownerId, ids],
+  );
+}
+
+export const recordExampleColumns = (
+  client: PoolClient,
+  versionId: string,
+  columns: readonly ImportedColumn[],
+) => record(client, EXAMPLES, versionId, columns);
+
+export const recordRunColumns = (
+  client: PoolClient,
+  experimentId: string,
+  columns: readonly ImportedColumn[],
+) => record(client, RUNS, experimentId, columns);
+
+/** After examples of `versionId` were inserted or changed. */
+export const recordWrittenExamples = (
+  client: PoolClient,
+  versionId: string,
+  ids: readonly string[],
+) => recordWritten(client, EXAMPLES, "examples", versionId, ids);
+
+/** After runs of `experimentId` were inserted or evaluated. */
+export const recordWrittenRuns = (
+  client: PoolClient,
+  experimentId: string,
+  ids: readonly string[],
+) => recordWritten(client, RUNS, "experiment_runs", experimentId, ids);
+
+/** A version's columns: those of every version of its lineage (its examples read through). */
+export async function exampleColumnsOf(
+  db: Pool | PoolClient,
+  lineage: readonly string[],
+): Promise<ImportedColumn[]> {
+  const res = await tracedQuery<ImportedColumn>(
+    db,
+    "example columns",
+    `select name, bit_or(kinds)::integer as kinds from example_columns
+      where version_id = any($1::uuid[])
+      group by name order by min(seq)`,
+    [lineage],
+  );
+  return res.rows;
+}
+
+export async function runColumnsOf(
+  db: Pool | PoolClient,
+  experimentId: string,
+): Promise<ImportedColumn[]> {
+  const res = await tracedQuery<ImportedColumn>(
+    db,
+    "run columns",
+    "select name, kinds from run_columns where experiment_id = $1 order by seq",
+    [experimentId],
+  );
+  return res.rows;
+}

@@ -1,0 +1,114 @@
+import type { DataType } from "apache-arrow";
+import {
+  Bool,
+  Field,
+  Float64,
+  Int64,
+  RecordBatch,
+  Schema,
+  Struct,
+  Utf8,
+  makeData,
+  type Data,
+} from "apache-arrow";
+import { ColumnKind, type Column, type TextColumn } from "@argus/proto/dataset/v1/bulk";
+
+/**
+ * A download's columns, as the dataset service sends them (text in Arrow Utf8 layout, with the
+ * kinds of JSON values each holds) → Arrow columns. A column of one JSON type gets that type
+ * (strings Utf8, booleans Bool, integers Int64, numbers Float64); any other mix, objects and
+ * arrays among them, stays text: JSON text for an object or an array, as the SDK's JSON columns
+ * expect (public-v2-flight.md §4c), and a string as itself.
+ */
+
+const { COLUMN_KIND_BOOL, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT } = ColumnKind;
+
+export function arrowTypeOf(kinds: number): DataType {
+  if (kinds === COLUMN_KIND_BOOL) return new Bool();
+  if (kinds === COLUMN_KIND_INTEGER) return new Int64();
+  if (kinds === COLUMN_KIND_FLOAT || kinds === (COLUMN_KIND_INTEGER | COLUMN_KIND_FLOAT))
+    return new Float64();
+  return new Utf8();
+}
+
+export function downloadSchema(columns: readonly Column[]): Schema {
+  return new Schema(columns.map((c) => new Field(c.name, arrowTypeOf(c.kinds), true)));
+}
+
+const EMPTY = new Uint8Array(0);
+
+function int32s(bytes: Uint8Array, count: number): Int32Array {
+  if (bytes.byteLength !== count * 4)
+    throw new Error(`a text column has ${bytes.byteLength} bytes of offsets for ${count} entries`);
+  // A view when aligned (the usual case), a copy when not.
+  return bytes.byteOffset % 4 === 0
+    ? new Int32Array(bytes.buffer, bytes.byteOffset, count)
+    : new Int32Array(bytes.slice().buffer);
+}
+
+const present = (validity: Uint8Array, i: number): boolean =>
+  validity.length === 0 || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
+
+function textData(column: TextColumn, rows: number): Data<Utf8> {
+  return makeData({
+    type: new Utf8(),
+    length: rows,
+    nullCount: column.nullCount,
+    nullBitmap: column.validity.length > 0 ? column.validity : null,
+    valueOffsets: int32s(column.offsets, rows + 1),
+    data: column.data.length > 0 ? column.data : EMPTY,
+  });
+}
+
+/** Each present value's text, parsed (numbers and booleans are ASCII). */
+function parsed<T>(column: TextColumn, rows: number, parse: (text: string) => T, missing: T): T[] {
+  const offsets = int32s(column.offsets, rows + 1);
+  const data = Buffer.from(column.data.buffer, column.data.byteOffset, column.data.byteLength);
+  const out: T[] = new Array(rows);
+  for (let i = 0; i < rows; i++)
+    out[i] = present(column.validity, i)
+      ? parse(data.toString("latin1", offsets[i]!, offsets[i + 1]!))
+      : missing;
+  return out;
+}
+
+function typedData(type: DataType, column: TextColumn, rows: number): Data {
+  const nullBitmap = column.validity.length > 0 ? column.validity : null;
+  const base = { length: rows, nullCount: column.nullCount, nullBitmap };
+  if (type instanceof Int64)
+    return makeData({
+      ...base,
+      type,
+      data: BigInt64Array.from(parsed(column, rows, BigInt, 0n)),
+    });
+  if (type instanceof Float64)
+    return makeData({
+      ...base,
+      type,
+      data: Float64Array.from(parsed(column, rows, Number, 0)),
+    });
+  if (type instanceof Bool) {
+    const values = parsed(column, rows, (t) => t === "true", false);
+    const bits = new Uint8Array((rows + 7) >> 3);
+    values.forEach((v, i) => {
+      if (v) bits[i >> 3]! |= 1 << (i & 7);
+    });
+    return makeData({ ...base, type, data: bits });
+  }
+  return textData(column, rows);
+}
+
+/** One batch of rows as an Arrow record batch of `schema` (from `downloadSchema`). */
+export function recordBatchOf(
+  schema: Schema,
+  rows: number,
+  columns: readonly TextColumn[],
+): RecordBatch {
+  if (columns.length !== schema.fields.length)
+    throw new Error(`a batch has ${columns.length} columns for ${schema.fields.length} fields`);
+  const children = schema.fields.map((f, i) => typedData(f.type, columns[i]!, rows));
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: rows, nullCount: 0, children }),
+  );
+}

@@ -18,7 +18,8 @@ export interface ServiceRuntimeOptions {
   schema: string;
   migrations: readonly Migration[];
   databaseUrl: string;
-  natsUrl: string;
+  /** One NATS server's URL, or every server's. */
+  natsUrl: string | string[];
   /** The service's own NATS identity; absent on a server without authorization (tests). */
   natsUser?: { user: string; pass: string } | undefined;
   stream: string;

@@ -10,6 +10,7 @@ import {
   int,
   loadConfig,
   oneOf,
+  optionalNatsServers,
   optionalStr,
   secret,
   str,
@@ -56,7 +57,7 @@ export interface GatewayConfig {
    * identity; invalidations arrive on `principalInvalidationSubject(subjectRoot)`.
    */
   principalCache: {
-    nats: { url: string; user: { user: string; pass: string } | undefined } | undefined;
+    nats: { servers: string[]; user: { user: string; pass: string } | undefined } | undefined;
     subjectRoot: string;
     maxEntries: number;
     maxTtlMs: number;
@@ -107,7 +108,9 @@ const spec = {
   ),
   ARGUS_OTLP_GRPC_PORT: int("port of the OTLP/gRPC trace listener; 0: none", 4317, 0, 65_535),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
-  NATS_URL: optionalStr("NATS server URL for principal-cache invalidations; unset: no cache"),
+  NATS_URL: optionalNatsServers(
+    "NATS server URL (or each server's, separated by commas) for principal-cache invalidations; unset: no cache",
+  ),
   NATS_USER: optionalStr("the gateway's NATS user (it may only receive invalidations)"),
   NATS_PASSWORD: optionalStr("password of NATS_USER"),
   ARGUS_SUBJECT_ROOT: str(
@@ -152,7 +155,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     principalCache: {
       nats: c.NATS_URL
         ? {
-            url: c.NATS_URL,
+            servers: c.NATS_URL,
             user: c.NATS_USER ? { user: c.NATS_USER, pass: c.NATS_PASSWORD ?? "" } : undefined,
           }
         : undefined,

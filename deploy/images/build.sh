@@ -180,6 +180,7 @@ build_nats() {
 build_argus() {
   # buildah (inside podman 4.3) does not read <Dockerfile>.dockerignore by itself.
   build "$ARGUS_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
+    --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     --ignorefile "$root/deploy/docker/Dockerfile.dockerignore" \
     -f "$root/deploy/docker/Dockerfile" "$root"
   echo "images: built $ARGUS_IMAGE ($(podman image inspect --format '{{.Size}}' "$ARGUS_IMAGE" |

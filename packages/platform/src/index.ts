@@ -21,5 +21,6 @@ export * from "./registry.ts";
 export * from "./secretKey.ts";
 export * from "./sealedSecrets.ts";
 export * from "./natsIdentities.ts";
+export * from "./untilReachable.ts";
 export { blockedAddressReason, checkDestinationUrl, sendOutbound } from "./outbound.ts";
 export type { OutboundPolicy, OutboundRequest, OutboundResult, Resolve } from "./outbound.ts";

@@ -178,11 +178,16 @@ build_nats() {
 
 # ---- localhost/argus:dev -------------------------------------------------------------------
 build_argus() {
+  local since
+  since="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   # buildah (inside podman 4.3) does not read <Dockerfile>.dockerignore by itself.
   build "$ARGUS_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
     --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     --ignorefile "$root/deploy/docker/Dockerfile.dockerignore" \
     -f "$root/deploy/docker/Dockerfile" "$root"
+  # The stages of earlier builds (each source change makes new ones): what this build still
+  # uses as its cache has children and stays.
+  podman image prune --force --filter label=org.argus.stage --filter "until=$since" >/dev/null
   echo "images: built $ARGUS_IMAGE ($(podman image inspect --format '{{.Size}}' "$ARGUS_IMAGE" |
     awk '{ printf "%d MB", $1 / 1000000 }'))"
 }

@@ -8,12 +8,16 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     printf '%s\n' "$POSTGRES_PASSWORD" |
       initdb --username=postgres --pwfile=/dev/stdin --auth-local=trust \
         --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 -D "$PGDATA" >/dev/null
+    superuser=scram-sha-256
   else
-    initdb --username=postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 \
-      -D "$PGDATA" >/dev/null
+    initdb --username=postgres --auth-local=trust --auth-host=scram-sha-256 \
+      --encoding=UTF8 --locale=C.UTF-8 -D "$PGDATA" >/dev/null
+    superuser=trust
   fi
   # initdb allows only local connections: the server is reached over the container's network.
-  echo "host all all all $([ -n "${POSTGRES_PASSWORD:-}" ] && echo scram-sha-256 || echo trust)" \
+  # Without POSTGRES_PASSWORD the superuser gets in without one; every other role (the
+  # services' own) must always give its password.
+  printf 'host all postgres all %s\nhost all all all scram-sha-256\n' "$superuser" \
     >> "$PGDATA/pg_hba.conf"
 fi
 # A unix socket where the container can write one (local psql); none on a read-only root.

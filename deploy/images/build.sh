@@ -194,8 +194,7 @@ build_argus() {
 
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(base node postgres nats argus)
-timed install argus_podman_install curl
-[ -f "$ARGUS_CA_BUNDLE" ] || argus_podman_install update-ca-certificates=ca-certificates
+timed install argus_podman_install update-ca-certificates=ca-certificates
 for step in "${steps[@]}"; do
   case "$step" in
     base | node | postgres | nats | argus) timed "$step" "build_$step" ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Podman for Argus's image builds and container test stacks. Source it, then call:
-#   argus_podman_install [command[=package]…]      podman, runc and those commands from Debian
-#                                                   (as root), each only when missing
+#   argus_podman_install [command[=package]…]      podman and what its networking needs, and
+#                                                   those commands, from Debian (as root), each
+#                                                   only when missing (a path: that file)
 #   argus_podman_service                            podman's Docker API; exports DOCKER_HOST
 # Sourcing it points CONTAINERS_CONF at deploy/images/containers.conf (the fixes this machine
 # kind needs: runc, bounded ulimits, no systemd).
@@ -13,9 +14,18 @@ ARGUS_CA_BUNDLE=${ARGUS_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 export CONTAINERS_CONF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/containers.conf"
 
 argus_podman_install() {
-  local need=() wanted
-  for wanted in podman runc "$@"; do
-    command -v "${wanted%%=*}" >/dev/null 2>&1 || need+=("${wanted#*=}")
+  local need=() wanted have
+  # runc (crun refuses hybrid cgroups), curl (the API's probe below), iptables (published
+  # ports), dnsname (containers find each other by name on a network).
+  for wanted in podman runc curl iptables \
+    /usr/lib/cni/dnsname=golang-github-containernetworking-plugin-dnsname "$@"; do
+    have="${wanted%%=*}"
+    if [ "${have#/}" != "$have" ]; then
+      [ -e "$have" ] && continue
+    else
+      command -v "$have" >/dev/null 2>&1 && continue
+    fi
+    need+=("${wanted#*=}")
   done
   [ ${#need[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then

@@ -5,7 +5,9 @@
 //    so every object belongs to that role. Services also migrate at start, under the same
 //    advisory lock, so either order is safe.
 // 2. with NATS_URL set: the events stream and every durable consumer the registry declares,
-//    as the NATS manager (NATS_USER / NATS_PASSWORD), a right no service holds.
+//    as the NATS manager (NATS_USER / NATS_PASSWORD), a right no service holds; each on
+//    ARGUS_STREAM_REPLICAS servers (1 to 5, or `auto`, the default: 3 when the server it
+//    reaches is part of a cluster, else 1).
 import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import {
@@ -45,6 +47,12 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
+const replicasSetting = (process.env.ARGUS_STREAM_REPLICAS ?? "auto").trim() || "auto";
+if (replicasSetting !== "auto" && !/^[1-5]$/.test(replicasSetting)) {
+  console.error(`migrate: ARGUS_STREAM_REPLICAS must be 1 to 5 or auto, not ${replicasSetting}`);
+  process.exit(2);
+}
+
 const prefix = process.env.ARGUS_DB_ROLE_PREFIX;
 for (const name of wanted) {
   const svc = services[name]!;
@@ -75,8 +83,13 @@ if (natsUrl) {
   try {
     const stream = process.env.ARGUS_EVENTS_STREAM || "ARGUS_EVENTS";
     const subjectRoot = process.env.ARGUS_SUBJECT_ROOT || "argus";
-    await provisionMessaging(nc, { stream, subjectRoot });
-    console.log(`migrate: stream ${stream} and the registry's consumers are in place`);
+    // A clustered server names its cluster; JetStream wants three servers for a quorum.
+    const replicas =
+      replicasSetting === "auto" ? (nc.info?.cluster ? 3 : 1) : Number(replicasSetting);
+    await provisionMessaging(nc, { stream, subjectRoot, replicas });
+    console.log(
+      `migrate: stream ${stream} and the registry's consumers are in place (${replicas} replica${replicas === 1 ? "" : "s"})`,
+    );
   } finally {
     await nc.close();
   }

@@ -18,6 +18,8 @@ export interface EnsureConsumerOptions {
   ackWaitMs: number;
   /** Server-side bound on unacknowledged messages across all workers. */
   maxAckPending?: number;
+  /** Servers holding the consumer's state; default the stream's. */
+  replicas?: number;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function ensureConsumer(
     max_deliver: options.maxDeliver,
     ack_wait: nanos(options.ackWaitMs),
     ...(options.maxAckPending === undefined ? {} : { max_ack_pending: options.maxAckPending }),
+    ...(options.replicas === undefined ? {} : { num_replicas: options.replicas }),
     ...(filterSubjects.length === 1 ? { filter_subject: filterSubjects[0] } : {}),
     ...(filterSubjects.length > 1 ? { filter_subjects: filterSubjects } : {}),
   };

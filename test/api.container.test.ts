@@ -8,13 +8,14 @@ import { taskExperiment, untilRun } from "./tasks-support.ts";
 // service: each hop a container on the stack's network (gRPC by name), the events through the
 // 3-node JetStream cluster.
 
-describeContainers("the public API through the containerized gateway", (stack) => {
-  const api = apiClient(stack.baseUrl, stack.apiKey);
+describeContainers("the public API through the containerized gateway", (ref) => {
   const unique = (what: string) => `${what}-${Date.now().toString(36)}`;
+  let api: ReturnType<typeof apiClient>;
   let orgId: string;
   let spaceId: string;
 
   beforeAll(async () => {
+    api = apiClient(ref.stack.baseUrl, ref.stack.apiKey);
     orgId = (await api.ok("GET", "/v2/organizations")).organizations[0].id;
     spaceId = (await api.ok("GET", "/v2/spaces")).spaces[0].id;
   });
@@ -22,7 +23,7 @@ describeContainers("the public API through the containerized gateway", (stack) =
   it("serves its probes and its contract", async () => {
     expect((await api.req("GET", "/healthz", { key: null })).status).toBe(200);
     expect((await api.req("GET", "/readyz", { key: null })).status).toBe(200);
-    const spec = await fetch(`${stack.baseUrl}/v2/spec.yaml`);
+    const spec = await fetch(`${ref.stack.baseUrl}/v2/spec.yaml`);
     expect(spec.status).toBe(200);
     expect(await spec.text()).toMatch(/^openapi: 3\.1/m);
   });
@@ -72,7 +73,7 @@ describeContainers("the public API through the containerized gateway", (stack) =
   });
 
   it("spans sent over OTLP/HTTP are listed (gateway OTLP, tracing)", async () => {
-    const sent = await sendSpans(stack, {
+    const sent = await sendSpans(ref.stack, {
       spaceId,
       projectName: unique("otlp"),
       traces: 2,

@@ -1,17 +1,35 @@
-import { describe, it } from "vitest";
-import { containerTier, type ContainerStack } from "@argus/testkit";
+import { beforeAll, describe, it } from "vitest";
+import { containerStack, containerTier, type ContainerStack } from "@argus/testkit";
+
+/** The stack of the `containers` tier, once the suite's first hook has it. */
+export interface StackRef {
+  readonly stack: ContainerStack;
+}
 
 /**
- * A suite of the `containers` tier, on the stack its globalSetup started; without a container
- * engine (or the images) the suite is one skipped test that says why.
+ * A suite of the `containers` tier, on the one stack its globalSetup starts for the tier (the
+ * first suite to ask starts it). Without a container engine (or the images) the suite is one
+ * skipped test that says why.
  */
-export function describeContainers(title: string, body: (stack: ContainerStack) => void): void {
+export function describeContainers(title: string, body: (ref: StackRef) => void): void {
   const tier = containerTier();
   if ("skipped" in tier) {
     it.skip(`${title} (skipped: ${tier.skipped})`, () => undefined);
     return;
   }
-  describe(title, () => body(tier.stack));
+  let stack: ContainerStack | undefined;
+  const ref: StackRef = {
+    get stack() {
+      if (!stack) throw new Error("the container stack is not there yet (use it in hooks/tests)");
+      return stack;
+    },
+  };
+  describe(title, () => {
+    beforeAll(async () => {
+      stack = await containerStack(tier.control);
+    }, 600_000);
+    body(ref);
+  });
 }
 
 /** Polls `check` until it holds; fails with `what` after `ms`. */

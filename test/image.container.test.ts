@@ -10,7 +10,7 @@ import { describeContainers } from "./container-support.ts";
 
 const MAX_BYTES = 300 * 1000 * 1000;
 
-describeContainers("the Argus image", (stack) => {
+describeContainers("the Argus image", (ref) => {
   it("is at most 300 MB, runs as 10001 and starts the gateway by default", async () => {
     const image = await imageInfo(IMAGES.argus);
     expect(image.size).toBeGreaterThan(100 * 1000 * 1000);
@@ -34,7 +34,7 @@ describeContainers("the Argus image", (stack) => {
 
   it("runs every process of the stack read-only, as 10001, without capabilities", async () => {
     for (const name of [...SERVICE_REGISTRY.map((d) => d.name), GATEWAY.name]) {
-      const info = await containerInfo(stack.containers[name]!);
+      const info = await containerInfo(ref.stack.containers[name]!);
       expect(info, name).toMatchObject({
         running: true,
         readOnlyRoot: true,

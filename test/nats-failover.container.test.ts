@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { NATS_MANAGER, inboxPrefixOf } from "@argus/platform";
-import { killContainer, startContainer, type NatsNode } from "@argus/testkit";
+import { killContainer, startContainer, type ContainerStack, type NatsNode } from "@argus/testkit";
 import { describeContainers, eventually } from "./container-support.ts";
 import { apiClient, type Json } from "./support.ts";
 
@@ -17,12 +17,15 @@ const WRITE_FOR_MS = 24_000;
 const KILL_AT_MS = 6_000;
 const RESTART_AT_MS = 14_000;
 
-describeContainers("a NATS node killed mid-write", (stack) => {
-  const api = apiClient(stack.baseUrl, stack.apiKey);
+describeContainers("a NATS node killed mid-write", (ref) => {
+  let stack: ContainerStack;
+  let api: ReturnType<typeof apiClient>;
   let nc: NatsConnection;
   let jsm: JetStreamManager;
 
   beforeAll(async () => {
+    stack = ref.stack;
+    api = apiClient(stack.baseUrl, stack.apiKey);
     const manager = stack.natsUsers[NATS_MANAGER]!;
     nc = await connect({
       servers: stack.natsNodes.map((n) => n.url),
@@ -79,6 +82,7 @@ describeContainers("a NATS node killed mid-write", (stack) => {
       expect((await api.req("GET", `/v2/projects/${id}`)).status, id).toBe(200);
 
     // Every acknowledged write's event reached the audit log's consumer, once.
+    const writesEnded = Date.now();
     const entries = await eventually(
       "every acknowledged project in the audit log",
       async () => {
@@ -89,6 +93,7 @@ describeContainers("a NATS node killed mid-write", (stack) => {
     );
     const duplicated = [...entries].filter(([, n]) => n > 1);
     expect(duplicated).toEqual([]);
+    const audited = Date.now() - writesEnded;
 
     // The restarted node caught up: every replica current again (lag is left out when 0).
     let last = "";
@@ -104,6 +109,11 @@ describeContainers("a NATS node killed mid-write", (stack) => {
     ).catch((err: Error) => {
       throw new Error(`${err.message}; last seen: ${last}`);
     });
+    console.info(
+      `[failover] ${acknowledged.length} writes acknowledged, none refused; ${victim.name} ` +
+        `(the stream leader) killed at ${KILL_AT_MS / 1000} s, back at ${RESTART_AT_MS / 1000} s; ` +
+        `all audited ${audited} ms after the last write, once each; replicas current again`,
+    );
   }, 240_000);
 
   /** ProjectCreated entries of the audit log since `since`, counted by project. */

@@ -7,7 +7,7 @@ import { describeContainers } from "./container-support.ts";
 // OTLP/gRPC), with the same expectations as the full suite (python-sdk-groups.e2e.test.ts).
 const SMOKE = ["projects", "datasets", "experiments", "spans", "audit_logs"];
 
-describeContainers("the Python SDK against the containerized gateway", (stack) => {
+describeContainers("the Python SDK against the containerized gateway", (ref) => {
   beforeAll(async () => {
     await ensurePythonSdk();
   }, 300_000);
@@ -15,7 +15,7 @@ describeContainers("the Python SDK against the containerized gateway", (stack) =
   it.each(SMOKE)(
     "%s",
     async (group) => {
-      const out = await runSdkGroup(group, stack);
+      const out = await runSdkGroup(group, ref.stack);
       expect(out.group).toBe(group);
       expect(out.exceptions.map(({ op, error }) => ({ op, error }))).toEqual([]);
       expect(out.mismatches).toEqual([]);

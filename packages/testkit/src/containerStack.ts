@@ -97,7 +97,7 @@ export async function startContainerStack(
   let network: StartedNetwork | undefined;
   // Last in, first out: the gateway, then the services, then what they use.
   const stop = async () => {
-    for (const group of layers.reverse())
+    for (const group of [...layers].reverse())
       await Promise.allSettled(group.map((c) => c.stop({ timeout: 5_000 })));
     await network?.stop().catch(() => undefined);
   };
@@ -300,7 +300,9 @@ export async function startContainerStack(
 
   async function logsOf(name: string): Promise<string> {
     const client = await (await loadTestcontainers()).getContainerRuntimeClient();
-    const info = (await client.container.list()).find((c) => c.Names.includes(`/${name}`));
+    // Exited ones too: a one-shot step that failed.
+    const all = await client.container.dockerode.listContainers({ all: true });
+    const info = all.find((c) => c.Names.includes(`/${name}`) || c.Names.includes(name));
     if (!info) return "";
     const stream = await client.container.logs(client.container.getById(info.Id), {
       tail: 60,
@@ -321,7 +323,10 @@ export async function startContainerStack(
  */
 async function removeOrphans(): Promise<void> {
   const client = await (await loadTestcontainers()).getContainerRuntimeClient();
-  const mine = (await client.container.list()).filter((c) => c.Labels?.[LABEL] !== undefined);
+  const mine = await client.container.dockerode.listContainers({
+    all: true,
+    filters: { label: [LABEL] },
+  });
   const orphans = mine.filter((c) => {
     try {
       process.kill(Number(c.Labels[OWNER_LABEL]), 0);

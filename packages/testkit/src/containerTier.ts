@@ -1,7 +1,9 @@
+import { get } from "node:http";
 import { inject } from "vitest";
 import type { ContainerTier } from "./containerGlobalSetup.ts";
+import type { ContainerStack } from "./containerStack.ts";
 
-/** The container stack the `containers` project's globalSetup started, or why there is none. */
+/** Where the `containers` project's globalSetup serves its stack, or why there is none. */
 export function containerTier(): ContainerTier {
   let tier: ContainerTier | undefined;
   try {
@@ -15,4 +17,22 @@ export function containerTier(): ContainerTier {
         "whose globalSetup is packages/testkit/src/containerGlobalSetup.ts",
     );
   return tier;
+}
+
+/**
+ * The tier's stack, started by the first file that asks (the others wait for the same one).
+ * node:http rather than fetch: a start may take minutes, past fetch's header timeout.
+ */
+export function containerStack(control: string): Promise<ContainerStack> {
+  return new Promise((resolve, reject) => {
+    get(control, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => {
+        if (res.statusCode === 200) resolve(JSON.parse(body) as ContainerStack);
+        else reject(new Error(`the container stack did not start:\n${body}`));
+      });
+    }).on("error", reject);
+  });
 }

@@ -6,7 +6,9 @@ import type * as Testcontainers from "testcontainers";
 import { jetStreamResponds, postgresAcceptsQueries, waitUntil } from "./readiness.ts";
 import type { RunningServer } from "./runningServer.ts";
 
-const probeTimeoutMs = 5_000;
+// Generous: a loaded machine (2 cores shared by many jobs) answers slowly, and a missing engine
+// is told apart at once by mightHaveContainerRuntime.
+const probeTimeoutMs = 30_000;
 
 /**
  * The images the testkit runs, built from packages by deploy/images/build.sh (no registry has

@@ -18,7 +18,7 @@ export type { Credentials, NatsAccess, Stack, StackOptions } from "./stack.ts";
 export { NO_RATE_LIMITS, startStack } from "./stack.ts";
 export { problemOf, problemWith } from "./problems.ts";
 export type { ContainerTier } from "./containerGlobalSetup.ts";
-export { containerTier } from "./containerTier.ts";
+export { containerStack, containerTier } from "./containerTier.ts";
 export type { ContainerStack, NatsNode } from "./containerStack.ts";
 export { killContainer, startContainer } from "./containerStack.ts";
 export { IMAGES, containerInfo, imageInfo, runOnce } from "./containers.ts";

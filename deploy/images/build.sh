@@ -176,18 +176,24 @@ build_nats() {
   echo "images: built $NATS_IMAGE (key $key)"
 }
 
-# ---- localhost/argus:dev -------------------------------------------------------------------
+# ---- localhost/argus:dev (its stages' results kept as localhost/argus-cache:<stage>) ---------
 build_argus() {
-  local since
-  since="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   # buildah (inside podman 4.3) does not read <Dockerfile>.dockerignore by itself.
-  build "$ARGUS_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
-    --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-    --ignorefile "$root/deploy/docker/Dockerfile.dockerignore" \
-    -f "$root/deploy/docker/Dockerfile" "$root"
-  # The stages of earlier builds (each source change makes new ones): what this build still
-  # uses as its cache has children and stays.
-  podman image prune --force --filter label=org.argus.stage --filter "until=$since" >/dev/null
+  local args=(--build-arg "NODE_IMAGE=$NODE_IMAGE"
+    --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+    --ignorefile "$root/deploy/docker/Dockerfile.dockerignore"
+    -f "$root/deploy/docker/Dockerfile" "$root")
+  build "$ARGUS_IMAGE" "${args[@]}"
+  # Each source change leaves the stages of the build before it behind (untagged, labelled
+  # org.argus.stage). This build's stages get names (cache hits: seconds), so that pruning the
+  # unnamed ones keeps exactly the cache the next build starts from.
+  local stage
+  for stage in build runtime; do
+    podman build --quiet --layers --target "$stage" \
+      --volume "$ARGUS_CA_BUNDLE:/etc/ssl/certs/ca-certificates.crt:ro" \
+      -t "localhost/argus-cache:$stage" "${args[@]}" >/dev/null
+  done
+  podman image prune --force --filter label=org.argus.stage >/dev/null
   echo "images: built $ARGUS_IMAGE ($(podman image inspect --format '{{.Size}}' "$ARGUS_IMAGE" |
     awk '{ printf "%d MB", $1 / 1000000 }'))"
 }

@@ -34,6 +34,19 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The whole system as containers of the images deploy/images/build.sh builds, one
+        // stack shared by the files, which run one at a time (one of them kills a NATS node).
+        test: {
+          name: "containers",
+          sequence: { groupOrder: 3 },
+          include: ["{packages,services,test}/**/*.container.test.ts"],
+          globalSetup: ["./packages/testkit/src/containerGlobalSetup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

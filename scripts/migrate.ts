@@ -17,7 +17,12 @@ import {
   migrationsDirOf,
   provisionMessaging,
 } from "../packages/service-host/src/index.ts";
-import { NATS_MANAGER, SERVICE_REGISTRY, inboxPrefixOf } from "../packages/platform/src/index.ts";
+import {
+  NATS_MANAGER,
+  SERVICE_REGISTRY,
+  inboxPrefixOf,
+  parseNatsServers,
+} from "../packages/platform/src/index.ts";
 
 const services = Object.fromEntries(
   SERVICE_REGISTRY.map((d) => [
@@ -69,7 +74,7 @@ const natsUrl = process.env.NATS_URL;
 if (natsUrl) {
   const user = process.env.NATS_USER;
   const nc = await connect({
-    servers: natsUrl,
+    servers: parseNatsServers(natsUrl),
     name: "argus-migrate",
     ...(user
       ? { user, pass: process.env.NATS_PASSWORD ?? "", inboxPrefix: inboxPrefixOf(NATS_MANAGER) }

@@ -42,35 +42,43 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
   }
   const api: Api = {
     stack,
-    async req(method, path, o = {}) {
-      const headers: Record<string, string> = { ...o.headers };
-      const key = o.key === undefined ? stack.apiKey : o.key;
-      if (key !== null) headers.authorization = `Bearer ${key}`;
-      let body: string | undefined;
-      if (o.body !== undefined) {
-        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
-        headers["content-type"] ??= "application/json";
-      }
-      const res = await fetch(stack.baseUrl + path, { method, headers, body });
-      const text = await res.text();
-      return {
-        status: res.status,
-        headers: res.headers,
-        body: text ? (JSON.parse(text) as Json) : {},
-      };
-    },
-    async ok(method, path, body) {
-      const res = await api.req(method, path, { body });
-      if (res.status >= 300)
-        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    },
+    ...apiClient(stack.baseUrl, stack.apiKey),
     async stop() {
       await stack.stop();
       await db.drop();
     },
   };
   return api;
+}
+
+/** JSON calls on a gateway, as the admin (or `key`), for a stack started elsewhere too. */
+export function apiClient(baseUrl: string, apiKey: string): Pick<Api, "req" | "ok"> {
+  const req: Api["req"] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    const key = o.key === undefined ? apiKey : o.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: text ? (JSON.parse(text) as Json) : {},
+    };
+  };
+  return {
+    req,
+    async ok(method, path, body) {
+      const res = await req(method, path, { body });
+      if (res.status >= 300)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+  };
 }
 
 /** Checks the Problem contract of every error: content type, fields, status equal to the HTTP status. */

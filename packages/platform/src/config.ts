@@ -90,6 +90,42 @@ export const url = (
   ...(dflt === undefined ? {} : { default: dflt }),
 });
 
+/**
+ * NATS servers: one URL, or several separated by commas (`nats://a:4222,nats://b:4222`, as a
+ * cluster's are given), each `nats:` or `tls:`. A client is handed every one: it connects to
+ * whichever answers and learns the rest of the cluster from it.
+ */
+export function parseNatsServers(raw: string): string[] {
+  const servers = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (servers.length === 0) throw new Error("no server URL");
+  for (const s of servers) {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new Error(`${JSON.stringify(s)} is not a URL`);
+    }
+    if (u.protocol !== "nats:" && u.protocol !== "tls:")
+      throw new Error(`${JSON.stringify(s)}: expected a nats: or tls: URL`);
+  }
+  return servers;
+}
+
+export const natsServers = (describe: string, dflt: string): EnvVar<string[]> => ({
+  describe,
+  parse: parseNatsServers,
+  default: parseNatsServers(dflt),
+});
+
+export const optionalNatsServers = (describe: string): EnvVar<string[] | undefined> => ({
+  describe,
+  parse: parseNatsServers,
+  default: undefined,
+});
+
 /** A secret: at least `minLength` characters; its value never appears in an error message. */
 export const secret = (describe: string, minLength: number): EnvVar<string> => ({
   describe,

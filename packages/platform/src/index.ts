@@ -5,7 +5,10 @@ export {
   grpcTarget,
   int,
   loadConfig,
+  natsServers,
   oneOf,
+  parseNatsServers,
+  optionalNatsServers,
   optionalSecret,
   optionalStr,
   secret,
@@ -48,6 +51,10 @@ export { fixedClock, systemClock } from "./clock.ts";
 
 // Postgres: a service's pool on its own schema.
 export { createPool } from "./database.ts";
+
+// Start-up: wait for Postgres and NATS to answer instead of exiting on the first refusal.
+export type { UntilReachableOptions } from "./untilReachable.ts";
+export { STARTUP_WAIT_MS, isUnreachable, untilReachable } from "./untilReachable.ts";
 
 // gRPC: serving, calling with deadlines and retries, and the call's context.
 export type { RunningGrpcServer, ServiceBinding } from "./grpcServer.ts";

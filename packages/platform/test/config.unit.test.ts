@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, int, loadConfig, oneOf, secret, str, url } from "../src/config.ts";
+import {
+  ConfigError,
+  int,
+  loadConfig,
+  natsServers,
+  oneOf,
+  optionalNatsServers,
+  secret,
+  str,
+  url,
+} from "../src/config.ts";
 
 const spec = {
   PORT: int("port", 8080, 0, 65535),
@@ -40,5 +50,40 @@ describe("loadConfig", () => {
 
   it("a missing required variable is named", () => {
     expect(() => loadConfig(spec, { KEY: "k".repeat(32) })).toThrow(/DB is required/);
+  });
+});
+
+describe("NATS servers (NATS_URL)", () => {
+  const spec = { NATS_URL: natsServers("nats", "nats://127.0.0.1:4222") };
+
+  it("is one URL, or every server's separated by commas, each handed on", () => {
+    expect(loadConfig(spec, {}).NATS_URL).toEqual(["nats://127.0.0.1:4222"]);
+    expect(loadConfig(spec, { NATS_URL: "nats://nats:4222" }).NATS_URL).toEqual([
+      "nats://nats:4222",
+    ]);
+    expect(
+      loadConfig(spec, {
+        NATS_URL: "nats://nats-0.nats:4222, nats://nats-1.nats:4222,tls://u:p@nats-2.nats:4222,",
+      }).NATS_URL,
+    ).toEqual(["nats://nats-0.nats:4222", "nats://nats-1.nats:4222", "tls://u:p@nats-2.nats:4222"]);
+  });
+
+  it("names the part that is not a NATS URL", () => {
+    expect(() => loadConfig(spec, { NATS_URL: "nats://a:4222,b c" })).toThrow(
+      /NATS_URL: "b c" is not a URL/,
+    );
+    expect(() => loadConfig(spec, { NATS_URL: "nats://a:4222,http://b:4222" })).toThrow(
+      /NATS_URL: "http:\/\/b:4222": expected a nats: or tls: URL/,
+    );
+    expect(() => loadConfig(spec, { NATS_URL: " , " })).toThrow(/NATS_URL: no server URL/);
+  });
+
+  it("may be left unset where it is optional", () => {
+    const optional = { NATS_URL: optionalNatsServers("nats") };
+    expect(loadConfig(optional, {}).NATS_URL).toBeUndefined();
+    expect(loadConfig(optional, { NATS_URL: "nats://a:4222,nats://b:4222" }).NATS_URL).toEqual([
+      "nats://a:4222",
+      "nats://b:4222",
+    ]);
   });
 });

@@ -17,6 +17,7 @@ import {
   initTelemetry,
   int,
   loadConfig,
+  natsServers,
   oneOf,
   optionalStr,
   callKeysOf,
@@ -48,7 +49,8 @@ type Spec = Record<string, EnvVar<unknown>>;
 /** What every service reads from its environment; names come from the registry. */
 export interface CommonConfig {
   databaseUrl: string;
-  natsUrl: string;
+  /** Every NATS server's URL (NATS_URL, comma-separated). */
+  natsServers: string[];
   natsUser: { user: string; pass: string } | undefined;
   bindHost: string;
   grpcPort: number;
@@ -114,7 +116,10 @@ export function serviceConfigSpec(d: ServiceDescription): Spec {
   const env = serviceEnv(d.name);
   const spec: Spec = {
     DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),
-    NATS_URL: url("NATS server URL", ["nats:", "tls:"], "nats://127.0.0.1:4222"),
+    NATS_URL: natsServers(
+      "NATS server URL, or each server's separated by commas",
+      "nats://127.0.0.1:4222",
+    ),
     NATS_USER: optionalStr("the service's NATS user (its own identity; see natsIdentities)"),
     NATS_PASSWORD: optionalStr("password of NATS_USER"),
     ARGUS_BIND_HOST: str(
@@ -166,7 +171,7 @@ export function loadServiceConfig<S extends Spec>(
   >;
   const common: CommonConfig = {
     databaseUrl: all.DATABASE_URL as string,
-    natsUrl: all.NATS_URL as string,
+    natsServers: all.NATS_URL as string[],
     natsUser: all.NATS_USER
       ? { user: all.NATS_USER as string, pass: (all.NATS_PASSWORD as string | undefined) ?? "" }
       : undefined,
@@ -222,7 +227,7 @@ export async function startService<S extends Spec>(
     schema: def.description.schema,
     migrations: def.migrations,
     databaseUrl: config.databaseUrl,
-    natsUrl: config.natsUrl,
+    natsUrl: config.natsServers,
     stream: config.stream,
     subjectRoot: config.subjectRoot,
     logger,

@@ -17,3 +17,8 @@ export type { RunningServer } from "./runningServer.ts";
 export type { Credentials, NatsAccess, Stack, StackOptions } from "./stack.ts";
 export { NO_RATE_LIMITS, startStack } from "./stack.ts";
 export { problemOf, problemWith } from "./problems.ts";
+export type { ContainerTier } from "./containerGlobalSetup.ts";
+export { containerStack, containerTier } from "./containerTier.ts";
+export type { ContainerStack, NatsNode } from "./containerStack.ts";
+export { killContainer, startContainer } from "./containerStack.ts";
+export { IMAGES, containerInfo, imageInfo, runOnce } from "./containers.ts";

@@ -1,7 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { Client } from "pg";
-import { inboxPrefixOf } from "@argus/platform";
+import { inboxPrefixOf, parseNatsServers } from "@argus/platform";
 
 export async function postgresAcceptsQueries(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
@@ -18,13 +18,16 @@ export async function postgresAcceptsQueries(url: string): Promise<boolean> {
   }
 }
 
-/** The TCP port answering is not enough: JetStream comes up after the listener. */
+/**
+ * The TCP port answering is not enough: JetStream comes up after the listener. `url` may name
+ * several servers, separated by commas (NATS_URL's form).
+ */
 export async function jetStreamResponds(
   url: string,
   credentials?: { user: string; pass: string },
 ): Promise<boolean> {
   const nc = await connect({
-    servers: url,
+    servers: parseNatsServers(url),
     timeout: 2_000,
     reconnect: false,
     ...credentials,

@@ -1,17 +1,12 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import {
   GATEWAY,
   NATS_MANAGER,
   SERVICE_REGISTRY,
-  callKeyEnv,
   entryOf,
   generateCallKeys,
-  envPrefix,
-  natsAuthorizationConfig,
-  natsIdentities,
   serviceEnv,
   type CallKeyPair,
 } from "@argus/platform";
@@ -19,15 +14,23 @@ import { freePort } from "./freePort.ts";
 import { startLocalNats } from "./localNats.ts";
 import type { RunningServer } from "./runningServer.ts";
 import { spawnProcess, type SpawnedProcess } from "./spawnProcess.ts";
+import {
+  freshDatabaseRoles,
+  migrateEnv,
+  natsAuthorization,
+  processCredentials,
+  provisionEnv,
+  secret,
+  stackSecrets,
+  type Credentials,
+  type DatabaseRoles,
+} from "./stackCredentials.ts";
 import { uniqueName } from "./uniqueName.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const run = promisify(execFile);
 
-export interface Credentials {
-  user: string;
-  pass: string;
-}
+export type { Credentials } from "./stackCredentials.ts";
 
 /** A NATS server and the identity of each of its users (registry services and the manager). */
 export interface NatsAccess {
@@ -42,7 +45,7 @@ export interface StackOptions {
   /** Absent: the stack starts its own nats-server, with one identity per service. */
   nats?: NatsAccess;
   /** Role names and passwords of the database (default: fresh ones for this stack). */
-  database?: { rolePrefix: string; passwords: Readonly<Record<string, string>> };
+  database?: DatabaseRoles;
   /** Ed25519 call key pairs by process (registry `callSigners`); fresh ones when omitted. */
   callKeys?: Readonly<Record<string, CallKeyPair>>;
   /** Raw initial admin key; random when omitted. */
@@ -89,8 +92,6 @@ export const NO_RATE_LIMITS: Readonly<Record<string, string>> = {
   ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
 };
 
-const secret = () => randomBytes(32).toString("base64url");
-
 // Longer than the gateway's own readiness check (each backend channel gets up to 1 s): a
 // probe that gave up at the same second aborted answers that were on their way (a loaded CI).
 async function httpOk(url: string): Promise<boolean> {
@@ -98,30 +99,15 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
-/** `url` as another user (same host, port and database). */
-function urlAs(url: string, user: string, password: string): string {
-  const u = new URL(url);
-  u.username = user;
-  u.password = password;
-  return u.toString();
-}
-
 /** A nats-server of the stack's own whose users are the registry's identities. */
 async function securedNats(o: { root: string; stream: string }): Promise<{
   server: RunningServer;
   access: NatsAccess;
 }> {
-  const identities = natsIdentities(o);
-  const passwords = Object.fromEntries(identities.map((i) => [i.user, secret()]));
+  const { users, config } = natsAuthorization(o);
   const server = await startLocalNats({
-    authorization: {
-      config: natsAuthorizationConfig(identities, passwords),
-      probe: { user: NATS_MANAGER, pass: passwords[NATS_MANAGER]! },
-    },
+    authorization: { config, probe: users[NATS_MANAGER]! },
   });
-  const users = Object.fromEntries(
-    identities.map((i) => [i.user, { user: i.user, pass: passwords[i.user]! }]),
-  );
   return { server, access: { url: server.url, users } };
 }
 
@@ -137,19 +123,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const stream = opts.env?.ARGUS_EVENTS_STREAM ?? uniqueName("EVENTS");
   const ownNats = opts.nats ? undefined : await securedNats({ root: subjectRoot, stream });
   const nats = opts.nats ?? ownNats!.access;
-  const database = opts.database ?? {
-    rolePrefix: uniqueName("r").toLowerCase().replace(/-/g, "_"),
-    passwords: Object.fromEntries(
-      [...SERVICE_REGISTRY.map((d) => d.name), "migrate"].map((n) => [n, secret()]),
-    ),
-  };
+  const database = opts.database ?? freshDatabaseRoles();
   const env: Record<string, string> = {
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: nats.url,
-    ARGUS_API_KEY_PEPPER: secret(),
-    ARGUS_SECRETS_KEY: secret(),
-    ARGUS_CURSOR_SECRET: secret(),
-    ARGUS_INIT_API_KEY: apiKey,
+    ...stackSecrets(apiKey),
     ARGUS_HTTP_PORT: String(httpPort),
     // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
     ARGUS_OTLP_GRPC_PORT: String(await freePort()),
@@ -163,7 +141,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const callKeys = opts.callKeys ?? generateCallKeys();
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
-  const role = (name: string) => `${database.rolePrefix}_${name.replace(/-/g, "_")}`;
+  const credentials = { superuserUrl: opts.databaseUrl, database, natsUsers: nats.users, callKeys };
   const assignPorts = async (name: string) => {
     if (name === GATEWAY.name) {
       httpPort = await freePort();
@@ -182,27 +160,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
   for (const d of SERVICE_REGISTRY) {
     await assignPorts(d.name);
-    const user = nats.users?.[d.name];
-    processEnv[d.name] = {
-      DATABASE_URL: urlAs(opts.databaseUrl, role(d.name), database.passwords[d.name]!),
-      ...(user ? { NATS_USER: user.user, NATS_PASSWORD: user.pass } : {}),
-      ...callKeyEnv(d.name, callKeys),
-    };
+    processEnv[d.name] = processCredentials(d.name, credentials);
   }
   specs[GATEWAY.name] = {
     entry: entryOf(GATEWAY.name),
     ready: `http://127.0.0.1:${httpPort}/readyz`,
   };
-  // No database role; its NATS identity only receives principal-cache invalidations.
-  const gatewayUser = nats.users?.[GATEWAY.name];
-  processEnv[GATEWAY.name] = {
-    DATABASE_URL: "",
-    ...(gatewayUser ? { NATS_USER: gatewayUser.user, NATS_PASSWORD: gatewayUser.pass } : {}),
-    ...callKeyEnv(GATEWAY.name, callKeys),
-  };
+  processEnv[GATEWAY.name] = processCredentials(GATEWAY.name, credentials);
   Object.assign(env, opts.env);
 
-  const manager = nats.users?.[NATS_MANAGER];
   const step = async (script: string, extra: Record<string, string>) => {
     const { stdout, stderr } = await run(process.execPath, [`scripts/${script}`], {
       cwd: root,
@@ -214,23 +180,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.onLine?.(`[migrate] ${line}`);
   };
   try {
-    await step("provision.ts", {
-      DATABASE_URL: opts.databaseUrl,
-      ARGUS_DB_ROLE_PREFIX: database.rolePrefix,
-      ...Object.fromEntries(
-        Object.entries(database.passwords).map(([n, pw]) => [
-          `ARGUS_DB_PASSWORD_${envPrefix(n)}`,
-          pw,
-        ]),
-      ),
-    });
+    await step("provision.ts", provisionEnv(opts.databaseUrl, database));
     await step("migrate.ts", {
-      DATABASE_URL: urlAs(opts.databaseUrl, role("migrate"), database.passwords.migrate!),
-      ARGUS_DB_ROLE_PREFIX: database.rolePrefix,
+      ...migrateEnv(opts.databaseUrl, database, nats.users),
       NATS_URL: nats.url,
       ARGUS_EVENTS_STREAM: stream,
       ARGUS_SUBJECT_ROOT: subjectRoot,
-      ...(manager ? { NATS_USER: manager.user, NATS_PASSWORD: manager.pass } : {}),
     });
   } catch (err) {
     await ownNats?.server.stop();

@@ -10,6 +10,7 @@ import {
   int,
   loadConfig,
   oneOf,
+  optionalNatsServers,
   optionalStr,
   secret,
   str,
@@ -63,7 +64,7 @@ export interface GatewayConfig {
    * identity; invalidations arrive on `principalInvalidationSubject(subjectRoot)`.
    */
   principalCache: {
-    nats: { url: string; user: { user: string; pass: string } | undefined } | undefined;
+    nats: { servers: string[]; user: { user: string; pass: string } | undefined } | undefined;
     subjectRoot: string;
     maxEntries: number;
     maxTtlMs: number;
@@ -126,7 +127,9 @@ const spec = {
     2 ** 31 - 1,
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
-  NATS_URL: optionalStr("NATS server URL for principal-cache invalidations; unset: no cache"),
+  NATS_URL: optionalNatsServers(
+    "NATS server URL (or each server's, separated by commas) for principal-cache invalidations; unset: no cache",
+  ),
   NATS_USER: optionalStr("the gateway's NATS user (it may only receive invalidations)"),
   NATS_PASSWORD: optionalStr("password of NATS_USER"),
   ARGUS_SUBJECT_ROOT: str(
@@ -175,7 +178,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     principalCache: {
       nats: c.NATS_URL
         ? {
-            url: c.NATS_URL,
+            servers: c.NATS_URL,
             user: c.NATS_USER ? { user: c.NATS_USER, pass: c.NATS_PASSWORD ?? "" } : undefined,
           }
         : undefined,

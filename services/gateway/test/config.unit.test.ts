@@ -52,11 +52,23 @@ describe("gateway configuration", () => {
       ARGUS_PRINCIPAL_CACHE_TTL_MS: "1000",
     });
     expect(principalCache).toEqual({
-      nats: { url: "nats://nats:4222", user: { user: "gateway", pass: "pw" } },
+      nats: { servers: ["nats://nats:4222"], user: { user: "gateway", pass: "pw" } },
       subjectRoot: "prod",
       maxEntries: 5,
       maxTtlMs: 1_000,
     });
+  });
+
+  it("hands the invalidation listener every NATS server of a cluster", () => {
+    const { principalCache } = loadGatewayConfig({
+      ...secrets,
+      NATS_URL: "nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222",
+    });
+    expect(principalCache.nats?.servers).toEqual([
+      "nats://nats-0.nats:4222",
+      "nats://nats-1.nats:4222",
+      "nats://nats-2.nats:4222",
+    ]);
   });
 
   it("reports every bad value at once without echoing secrets", () => {

@@ -15,7 +15,7 @@ export interface PrincipalCachingOptions {
     deadlineMs: number,
   ) => Promise<{ epoch: number; leaseMs: number }>;
   /** Where invalidations come from; undefined: no cache (every request asks identity). */
-  nats: { url: string; user: { user: string; pass: string } | undefined } | undefined;
+  nats: { servers: string[]; user: { user: string; pass: string } | undefined } | undefined;
   subject: string;
   maxEntries: number;
   maxTtlMs: number;
@@ -87,7 +87,7 @@ export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCach
   }
 
   const listener: InvalidationListener = listenForInvalidations({
-    natsUrl: o.nats.url,
+    servers: o.nats.servers,
     user: o.nats.user,
     subject: o.subject,
     gatewayId,

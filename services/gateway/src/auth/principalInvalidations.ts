@@ -8,7 +8,8 @@ import {
 import type { Logger } from "@argus/platform";
 
 export interface InvalidationListenerOptions {
-  natsUrl: string;
+  /** Every NATS server's URL. */
+  servers: string[];
   user: { user: string; pass: string } | undefined;
   subject: string;
   gatewayId: string;
@@ -75,7 +76,7 @@ export function listenForInvalidations(o: InvalidationListenerOptions): Invalida
     while (!closing.signal.aborted) {
       try {
         const c = await connect({
-          servers: o.natsUrl,
+          servers: o.servers,
           name: `argus-gateway-${o.gatewayId}`,
           ...(o.user ?? {}),
           maxReconnectAttempts: -1,

@@ -49,6 +49,9 @@ export { fixedClock, systemClock } from "./clock.ts";
 // Postgres: a service's pool on its own schema.
 export { createPool } from "./database.ts";
 
+// Start-up: wait for Postgres and NATS to answer instead of exiting.
+export { untilReachable } from "./untilReachable.ts";
+
 // gRPC: serving, calling with deadlines and retries, and the call's context.
 export type { RunningGrpcServer, ServiceBinding } from "./grpcServer.ts";
 export { bindService, startGrpcServer } from "./grpcServer.ts";

@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createPool, inboxPrefixOf } from "@argus/platform";
+import { createPool, inboxPrefixOf, untilReachable } from "@argus/platform";
 import {
   createEventStore,
   createRelay,
@@ -57,12 +57,23 @@ export interface DurableConsumerOptions {
  */
 export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<ServiceRuntime> {
   const pool = createPool({ url: o.databaseUrl, schema: o.schema, logger: o.logger });
+  // Started beside its database and NATS (pods, containers), it waits for them, not exits.
+  const wait = { logger: o.logger };
+  await untilReachable("postgres", () => pool.query("select 1"), wait);
   await migrate(pool, { schema: o.schema, migrations: o.migrations });
-  const nc = await connect({
-    servers: o.natsUrl,
-    name: `argus-${o.service}`,
-    inboxPrefix: inboxPrefixOf(o.service),
-    ...(o.natsUser ?? {}),
+  const nc = await untilReachable(
+    "nats",
+    () =>
+      connect({
+        servers: o.natsUrl,
+        name: `argus-${o.service}`,
+        inboxPrefix: inboxPrefixOf(o.service),
+        ...(o.natsUser ?? {}),
+      }),
+    wait,
+  ).catch(async (err: unknown) => {
+    await pool.end();
+    throw err;
   });
   let wake = (): void => undefined;
   const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });

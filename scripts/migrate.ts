@@ -8,7 +8,6 @@
 //    as the NATS manager (NATS_USER / NATS_PASSWORD), a right no service holds; each on
 //    ARGUS_STREAM_REPLICAS servers (1 to 5, or `auto`, the default: 3 when the server it
 //    reaches is part of a cluster, else 1).
-import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import {
   databaseRoleNames,
@@ -17,7 +16,12 @@ import {
   migrationsDirOf,
   provisionMessaging,
 } from "../packages/service-host/src/index.ts";
-import { NATS_MANAGER, SERVICE_REGISTRY, inboxPrefixOf } from "../packages/platform/src/index.ts";
+import {
+  NATS_MANAGER,
+  SERVICE_REGISTRY,
+  inboxPrefixOf,
+  plainPool,
+} from "../packages/platform/src/index.ts";
 
 const services = Object.fromEntries(
   SERVICE_REGISTRY.map((d) => [
@@ -52,7 +56,7 @@ const prefix = process.env.ARGUS_DB_ROLE_PREFIX;
 for (const name of wanted) {
   const svc = services[name]!;
   const role = prefix ? databaseRoleNames(prefix).services[name] : undefined;
-  const pool = new pg.Pool({
+  const pool = plainPool({
     connectionString: url,
     max: 2,
     ...(role ? { options: `-c role=${role}` } : {}),

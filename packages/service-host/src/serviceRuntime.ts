@@ -76,7 +76,12 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
     throw err;
   });
   let wake = (): void => undefined;
-  const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });
+  const store = createEventStore({
+    pool,
+    schema: o.schema,
+    onCommit: () => wake(),
+    logger: o.logger,
+  });
   const relay = createRelay({
     pool,
     schema: o.schema,

@@ -34,6 +34,8 @@ export {
   natsIdentities,
   principalInvalidationSubject,
 } from "./natsIdentities.ts";
+// NATS: reconnecting for as long as the process runs, with a jittered, growing wait.
+export { natsReconnectOptions } from "./natsReconnect.ts";
 
 // Logs, traces and metrics.
 export type { Level, Logger } from "./logger.ts";

@@ -37,6 +37,12 @@ export interface LocalServerOptions {
   dataDir?: string;
   /** A fixed port instead of a free one. */
   port?: number;
+  /**
+   * A throw-away cluster whose commits survive a crash of the server process (fault tests that
+   * stop it immediately): synchronous_commit stays on. The fast test settings turn it off,
+   * and an immediate shutdown then loses the last commits clients were told of.
+   */
+  crashSafe?: boolean;
 }
 
 export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise<LocalServer> {
@@ -61,7 +67,9 @@ export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise
     await writeHba(dataDir.path, owner);
     const settings = durable
       ? ["listen_addresses=127.0.0.1", "unix_socket_directories="]
-      : testSettings;
+      : opts.crashSafe
+        ? testSettings.filter((s) => !s.startsWith("synchronous_commit"))
+        : testSettings;
     const start = async (port: number) => {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       const server = await spawnProcess({

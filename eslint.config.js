@@ -1,6 +1,26 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/**
+ * Postgres connections are made and checked out in packages/platform/src/database.ts only
+ * (createPool, checkout, connectClient, plainPool), each with its error listener: a pg client
+ * that loses its server emits 'error', and one nobody listens to kills the process (issue 29).
+ */
+const pgSelectors = [
+  {
+    selector: "CallExpression[callee.property.name='connect'][arguments.length=0]",
+    message:
+      "Check a Postgres connection out with checkout(pool) or connectClient(config) from @argus/platform: they attach the error listener a checked-out client needs.",
+  },
+  {
+    selector:
+      "NewExpression[callee.object.name='pg'][callee.property.name=/^(Pool|Client)$/], NewExpression[callee.name=/^(Pool|Client)$/]",
+    message:
+      "Make pools and clients with createPool, plainPool or connectClient from @argus/platform: they attach the error listener every pg connection needs.",
+  },
+];
+export const pgConnectionRules = { "no-restricted-syntax": ["error", ...pgSelectors] };
+
 // Deciders and the pure rules they use decide from the command and the state alone: no
 // database, no rows or projections, no store at run time, no clock or randomness of their own
 // (time and ids come in the command).
@@ -48,6 +68,8 @@ const pureDomain = {
         selector: "CallExpression[callee.name=/^(randomUUID|randomBytes|uuidv7)$/]",
         message: "a decider takes ids from its command",
       },
+      // A later block's no-restricted-syntax replaces an earlier one's: keep the pg rule too.
+      ...pgSelectors,
     ],
   },
 };
@@ -65,6 +87,18 @@ export default tseslint.config(
       ],
       "@typescript-eslint/consistent-type-imports": "error",
     },
+  },
+  {
+    // Everything that runs in a deployment or under ./argus: tests and benchmarks may hold raw
+    // connections (a lock held on purpose, a fixture's pool).
+    files: [
+      "packages/*/src/**/*.ts",
+      "services/*/src/**/*.ts",
+      "scripts/**/*.ts",
+      "test/soak/**/*.ts",
+    ],
+    ignores: ["packages/platform/src/database.ts"],
+    rules: pgConnectionRules,
   },
   pureDomain,
 );

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startLocalPostgres, type RunningServer } from "@argus/testkit";
-import pg from "pg";
+import { connectClient } from "@argus/platform";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dataDir = process.env.ARGUS_DATA_DIR ?? join(root, ".data");
@@ -23,15 +23,12 @@ const port = Number(process.env.ARGUS_LOCAL_PG_PORT ?? 15432);
 const admin = `postgres://postgres@127.0.0.1:${port}/postgres`;
 
 async function reachable(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  c.on("error", () => {});
   try {
-    await c.connect();
+    const c = await connectClient({ connectionString: url, connectionTimeoutMillis: 1_000 });
+    await c.end().catch(() => {});
     return true;
   } catch {
     return false;
-  } finally {
-    await c.end().catch(() => {});
   }
 }
 

@@ -8,7 +8,6 @@
 //    as the NATS manager (NATS_USER / NATS_PASSWORD), a right no service holds; each on
 //    ARGUS_STREAM_REPLICAS servers (1 to 5, or `auto`, the default: 3 when the server it
 //    reaches is part of a cluster, else 1).
-import pg from "pg";
 import { connect } from "@nats-io/transport-node";
 import {
   databaseRoleNames,
@@ -22,6 +21,7 @@ import {
   SERVICE_REGISTRY,
   inboxPrefixOf,
   parseNatsServers,
+  plainPool,
 } from "../packages/platform/src/index.ts";
 
 const services = Object.fromEntries(
@@ -57,7 +57,7 @@ const prefix = process.env.ARGUS_DB_ROLE_PREFIX;
 for (const name of wanted) {
   const svc = services[name]!;
   const role = prefix ? databaseRoleNames(prefix).services[name] : undefined;
-  const pool = new pg.Pool({
+  const pool = plainPool({
     connectionString: url,
     max: 2,
     ...(role ? { options: `-c role=${role}` } : {}),

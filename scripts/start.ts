@@ -66,7 +66,13 @@ function loadSecrets(): Secrets {
 }
 
 // Infrastructure keeps fixed colours; each process of the registry takes the next one.
-const colors: Record<string, number> = { postgres: 34, nats: 33, migrate: 32, gateway: 36 };
+const colors: Record<string, number> = {
+  postgres: 34,
+  nats: 33,
+  migrate: 32,
+  gateway: 36,
+  supervisor: 31,
+};
 const palette = [35, 92, 95, 93, 96, 91];
 SERVICE_REGISTRY.forEach((d, i) => (colors[d.name] = palette[i % palette.length]!));
 
@@ -156,6 +162,8 @@ const stack = await startStack({
     ARGUS_FLIGHT_PORT: process.env.ARGUS_FLIGHT_PORT ?? "8815",
   },
   onLine: show,
+  // A process that dies (a crash, kill -9) is started again, its exit logged; Ctrl-C stops all.
+  supervise: true,
 }).catch(async (err: unknown) => {
   console.error(err instanceof Error ? err.message : err);
   await stopServers();

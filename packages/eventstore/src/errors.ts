@@ -25,3 +25,30 @@ export class EventTooLargeError extends Error {
     this.maxBytes = maxBytes;
   }
 }
+
+/**
+ * The database went away (refused, reset, shut down) before the transaction's COMMIT was sent:
+ * Postgres rolls back a transaction whose session ends, so nothing of it happened and running
+ * it again is safe. `cause` is the driver's error.
+ */
+export class ConnectionLostError extends Error {
+  override readonly name = "ConnectionLostError";
+  constructor(cause: unknown) {
+    super(`database connection lost before commit: ${(cause as Error)?.message ?? cause}`, {
+      cause,
+    });
+  }
+}
+
+/**
+ * The connection broke after COMMIT was sent and before its answer came: the transaction may
+ * or may not have committed, and nothing here can tell which. Never run again blindly.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  override readonly name = "CommitOutcomeUnknownError";
+  constructor(cause: unknown) {
+    super(`database connection lost during commit: ${(cause as Error)?.message ?? cause}`, {
+      cause,
+    });
+  }
+}

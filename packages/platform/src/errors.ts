@@ -1,4 +1,5 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
+import { isUnreachable } from "./untilReachable.ts";
 
 /**
  * The one table of problem types: fragment → HTTP status, title, and the gRPC status a
@@ -62,15 +63,24 @@ export const PROBLEM_TYPES = {
     grpc: GrpcStatus.OUT_OF_RANGE,
   },
   "internal-error": { status: 500, title: "Internal server error", grpc: GrpcStatus.INTERNAL },
+  // A dependency (Postgres, NATS, a backing service) is gone for now: the caller may retry the
+  // same request after `retryAfterSeconds` (the Retry-After every 503 carries).
   "service-unavailable": {
     status: 503,
     title: "Service unavailable",
     grpc: GrpcStatus.UNAVAILABLE,
+    retryAfterSeconds: 5,
   },
   "gateway-timeout": { status: 504, title: "Gateway timeout", grpc: GrpcStatus.DEADLINE_EXCEEDED },
 } as const;
 
 export type ProblemType = keyof typeof PROBLEM_TYPES;
+
+/** The Retry-After (seconds) an answer of this type carries; undefined: none. */
+export function retryAfterOf(type: ProblemType): number | undefined {
+  const t = PROBLEM_TYPES[type];
+  return "retryAfterSeconds" in t ? t.retryAfterSeconds : undefined;
+}
 
 const PROBLEM_TRAILER = "argus-problem-type";
 
@@ -87,14 +97,61 @@ export class DomainError extends Error {
 export const notFound = (what: string): DomainError =>
   new DomainError("resource-not-found", `${what} not found`);
 
-/** DomainError → gRPC error; anything else becomes INTERNAL with no detail (logged by the caller). */
+// Beyond "not there yet" (untilReachable): Postgres going away under a session (57P01 an
+// operator's or a fast shutdown, 57P02 a crash of another backend), out of connection slots
+// (53300), a pool that found no connection in time, a client whose connection broke earlier;
+// NATS closed, draining, or with no JetStream to answer.
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "53300"]);
+const UNAVAILABLE_MESSAGES =
+  /^(timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
+const UNAVAILABLE_NATS = new Set([
+  "ClosedConnectionError",
+  "DrainingConnectionError",
+  "NoResponders",
+]);
+
+/**
+ * Whether `err` (or an error it wraps) says a dependency — the database, NATS — is unavailable
+ * rather than that the request or the code is wrong: the one test behind every 503 a service
+ * answers for its dependencies, on every transport.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  if (isUnreachable(err)) return true;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && UNAVAILABLE_SQLSTATES.has(code)) return true;
+    if (UNAVAILABLE_MESSAGES.test(e.message) || UNAVAILABLE_NATS.has(e.name)) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/** What a dependency's loss is answered with. */
+export const dependencyUnavailable = (): DomainError =>
+  new DomainError("service-unavailable", "a dependency of the service is unavailable; retry later");
+
+/**
+ * Anything thrown while serving → the DomainError the caller gets: a DomainError as it is, a
+ * dependency's loss as service-unavailable, anything else undefined (internal, unexpected).
+ */
+export function asDomainError(err: unknown): DomainError | undefined {
+  if (err instanceof DomainError) return err;
+  if (isDependencyUnavailable(err)) return dependencyUnavailable();
+  return undefined;
+}
+
+/**
+ * DomainError (or a dependency's loss) → gRPC error; anything else becomes INTERNAL with no
+ * detail (logged by the caller).
+ */
 export function toGrpcError(err: unknown): Partial<ServiceError> & { code: GrpcStatus } {
-  const type: ProblemType = err instanceof DomainError ? err.type : "internal-error";
+  const known = asDomainError(err);
+  const type: ProblemType = known?.type ?? "internal-error";
   const metadata = new Metadata();
   metadata.set(PROBLEM_TRAILER, type);
   return {
     code: PROBLEM_TYPES[type].grpc,
-    details: err instanceof DomainError ? err.message : "internal error",
+    details: known ? known.message : "internal error",
     metadata,
   };
 }

@@ -4,7 +4,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { callVerifier, type CallTrust, type CallVerifier } from "./callCredentials.ts";
 import { runInCall, type CallContext } from "./context.ts";
-import { DomainError, toGrpcError } from "./errors.ts";
+import { DomainError, isDependencyUnavailable, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { NOBODY } from "./principal.ts";
 import { extractContext } from "./telemetry.ts";
@@ -167,7 +167,12 @@ function serveCall(
       abort.signal.throwIfAborted();
       await runInCall(ctx, () => body(ctx));
     } catch (err) {
-      if (!(err instanceof DomainError)) {
+      if (err instanceof DomainError) {
+        // An expected answer.
+      } else if (isDependencyUnavailable(err)) {
+        // Not a bug: the caller gets UNAVAILABLE and may retry.
+        logger.warn("dependency unavailable", { error: (err as Error).message });
+      } else {
         logger.error("unhandled error in rpc", {
           error: err instanceof Error ? (err.stack ?? err.message) : String(err),
         });

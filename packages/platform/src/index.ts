@@ -37,6 +37,8 @@ export {
   natsIdentities,
   principalInvalidationSubject,
 } from "./natsIdentities.ts";
+// NATS: reconnecting for as long as the process runs, with a jittered, growing wait.
+export { natsReconnectOptions } from "./natsReconnect.ts";
 
 // Logs, traces and metrics.
 export type { Level, Logger } from "./logger.ts";
@@ -49,8 +51,9 @@ export { recordDuration } from "./metrics.ts";
 export type { Clock } from "./clock.ts";
 export { fixedClock, systemClock } from "./clock.ts";
 
-// Postgres: a service's pool on its own schema.
-export { createPool } from "./database.ts";
+// Postgres: a service's pool on its own schema; every other pool, client and checkout, each
+// with its error listener (the lint rule in eslint.config.js allows no other).
+export { checkout, connectClient, createPool, plainPool } from "./database.ts";
 
 // Start-up: wait for Postgres and NATS to answer instead of exiting on the first refusal.
 export type { UntilReachableOptions } from "./untilReachable.ts";
@@ -90,7 +93,16 @@ export {
 
 // Errors: domain problems and their gRPC status.
 export type { ProblemType } from "./errors.ts";
-export { DomainError, PROBLEM_TYPES, fromGrpcError, notFound, toGrpcError } from "./errors.ts";
+export {
+  DomainError,
+  PROBLEM_TYPES,
+  asDomainError,
+  fromGrpcError,
+  isDependencyUnavailable,
+  notFound,
+  retryAfterOf,
+  toGrpcError,
+} from "./errors.ts";
 
 // Principals, permissions and the authorization rules over them.
 export { NOBODY, Principal } from "./principal.ts";

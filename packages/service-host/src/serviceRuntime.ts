@@ -1,7 +1,8 @@
 import type { Pool } from "pg";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createPool, inboxPrefixOf, untilReachable } from "@argus/platform";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createPool, inboxPrefixOf, natsReconnectOptions, untilReachable } from "@argus/platform";
 import {
   createEventStore,
   createRelay,
@@ -35,7 +36,7 @@ export interface ServiceRuntime {
   pool: Pool;
   nc: NatsConnection;
   store: EventStore;
-  /** Readiness: the database answers and NATS is connected. */
+  /** Readiness: the database answers and NATS is connected now (not merely reconnecting). */
   ready(): Promise<boolean>;
   /** A durable consumer of this stream (made by the management step), run in this process. */
   consume(o: DurableConsumerOptions): Promise<ConsumerRunner>;
@@ -70,14 +71,36 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
         name: `argus-${o.service}`,
         inboxPrefix: inboxPrefixOf(o.service),
         ...(o.natsUser ?? {}),
+        // Through any outage, however long; the relay and the consumers resume on reconnect.
+        ...natsReconnectOptions(),
+        // A silent partition (no FIN) is noticed within ~30 s, not the default 4-6 minutes.
+        pingInterval: 10_000,
+        maxPingOut: 2,
       }),
     wait,
   ).catch(async (err: unknown) => {
     await pool.end();
     throw err;
   });
+  let natsConnected = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "staleConnection") {
+        if (natsConnected) o.logger.warn("NATS connection lost; reconnecting", { status: s.type });
+        natsConnected = false;
+      } else if (s.type === "reconnect") {
+        natsConnected = true;
+        o.logger.info("NATS connection back", { server: s.server });
+      }
+    }
+  })();
   let wake = (): void => undefined;
-  const store = createEventStore({ pool, schema: o.schema, onCommit: () => wake() });
+  const store = createEventStore({
+    pool,
+    schema: o.schema,
+    onCommit: () => wake(),
+    logger: o.logger,
+  });
   const relay = createRelay({
     pool,
     schema: o.schema,
@@ -94,7 +117,7 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
     store,
     async ready() {
       await pool.query("select 1");
-      return !nc.isClosed();
+      return natsConnected && !nc.isClosed();
     },
     async consume(c) {
       const runner = await runConsumer({
@@ -115,7 +138,15 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
     async stop() {
       await relay.stop();
       for (const c of consumers) await c.stop();
-      await nc.drain();
+      // Draining waits for the server; during an outage the process stops all the same.
+      const drained = await Promise.race([
+        nc.drain().then(
+          () => true,
+          () => false,
+        ),
+        sleep(5_000, false),
+      ]);
+      if (!drained) await nc.close().catch(() => undefined);
       await pool.end();
     },
   };

@@ -1,5 +1,7 @@
-import type { Pool, PoolClient } from "pg";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Pool } from "pg";
 import type { Logger } from "@argus/eventstore";
+import { checkout } from "@argus/platform";
 
 export interface WorkLoopOptions<T> {
   pool: Pool;
@@ -26,7 +28,6 @@ export function startWorkLoop<T>(o: WorkLoopOptions<T>): () => Promise<void> {
   const inFlight = new Set<Promise<void>>();
   let running = true;
   let wake: () => void = () => undefined;
-  let listener: PoolClient | undefined;
 
   const waitForWork = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -65,26 +66,62 @@ export function startWorkLoop<T>(o: WorkLoopOptions<T>): () => Promise<void> {
     }
   }
 
-  async function listen(): Promise<void> {
+  // The LISTEN connection: a database restart breaks it, and announcements are lost until it
+  // listens again; polling finds the work meanwhile, and a claim right after it is back finds
+  // what was announced while it was gone.
+  const stopping = new AbortController();
+  async function listen(listens: () => void): Promise<void> {
+    let lost: (err: Error) => void = () => undefined;
+    const broken = new Promise<Error>((resolve) => (lost = resolve));
+    const client = await checkout(o.pool, (err) => lost(err));
     try {
-      listener = await o.pool.connect();
-      listener.on("notification", () => wake());
-      // A broken connection only costs the announcements: polling still finds the work.
-      listener.on("error", (err) =>
-        o.logger.warn("notification listener failed", { err: err.message }),
+      client.on("notification", () => wake());
+      await client.query(`listen ${o.channel}`);
+      listening = true;
+      listens();
+      wake();
+      const stopped = new Promise<undefined>((resolve) =>
+        stopping.signal.addEventListener("abort", () => resolve(undefined), { once: true }),
       );
-      await listener.query(`listen ${o.channel}`);
-    } catch (err) {
-      o.logger.warn("listening for work failed", { err: (err as Error).message });
+      const err = await Promise.race([broken, stopped]);
+      if (err) throw err;
+    } finally {
+      // Never pooled again: the session LISTENs.
+      client.release(true);
     }
   }
 
-  const pumping = listen().then(pump);
+  let listening = false;
+  async function keepListening(first: () => void): Promise<void> {
+    for (let failures = 0; !stopping.signal.aborted; failures++) {
+      if (listening) failures = 0;
+      listening = false;
+      try {
+        // Pumping starts once the first attempt listens or fails, as before.
+        await listen(first);
+      } catch (err) {
+        first();
+        if (stopping.signal.aborted) break;
+        o.logger.warn("listening for work failed; polling until it listens again", {
+          err: (err as Error).message,
+        });
+      }
+      await sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)), undefined, {
+        signal: stopping.signal,
+      }).catch(() => undefined);
+    }
+  }
+
+  let started: () => void = () => undefined;
+  const firstAttempt = new Promise<void>((resolve) => (started = resolve));
+  const listenerLoop = keepListening(() => started());
+  const pumping = firstAttempt.then(pump);
   return async () => {
     running = false;
     wake();
     await pumping;
     await Promise.allSettled(inFlight);
-    listener?.release();
+    stopping.abort();
+    await listenerLoop;
   };
 }

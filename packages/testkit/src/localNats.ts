@@ -2,7 +2,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { findExecutable } from "./findExecutable.ts";
 import { jetStreamResponds } from "./readiness.ts";
-import type { RunningServer } from "./runningServer.ts";
+import type { LocalServer } from "./runningServer.ts";
 import { spawnProcess } from "./spawnProcess.ts";
 import { startOnFreePort } from "./startOnFreePort.ts";
 import type { LocalServerOptions } from "./localPostgres.ts";
@@ -16,7 +16,7 @@ export interface LocalNatsOptions extends LocalServerOptions {
   authorization?: { config: string; probe: { user: string; pass: string } };
 }
 
-export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<RunningServer> {
+export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<LocalServer> {
   // Debian installs nats-server into /usr/sbin, which is off PATH for non-root users.
   const bin = findExecutable("nats-server", ["/usr/bin", "/usr/sbin", "/usr/local/bin"]);
   if (bin === undefined) {
@@ -44,10 +44,20 @@ export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<Runni
       });
       return { server, url };
     };
-    const { server, url } = opts.port ? await start(opts.port) : await startOnFreePort(start);
+    const first = opts.port ? await start(opts.port) : await startOnFreePort(start);
+    const { url } = first;
+    const port = Number(new URL(url).port);
+    let server = first.server;
     return {
       url,
       description: `local nats-server (${bin})`,
+      pid: () => server.pid,
+      async crash() {
+        await server.stop("SIGKILL");
+      },
+      async restart() {
+        server = (await start(port)).server;
+      },
       async stop() {
         await server.stop("SIGTERM");
         await storeDir.remove();

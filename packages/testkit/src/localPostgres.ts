@@ -6,7 +6,7 @@ import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { findExecutable } from "./findExecutable.ts";
 import { postgresAcceptsQueries } from "./readiness.ts";
-import type { RunningServer } from "./runningServer.ts";
+import type { LocalServer } from "./runningServer.ts";
 import { spawnProcess } from "./spawnProcess.ts";
 import { startOnFreePort } from "./startOnFreePort.ts";
 import { keptDir, throwawayDir } from "./throwawayDir.ts";
@@ -37,9 +37,15 @@ export interface LocalServerOptions {
   dataDir?: string;
   /** A fixed port instead of a free one. */
   port?: number;
+  /**
+   * A throw-away cluster whose commits survive a crash of the server process (fault tests that
+   * stop it immediately): synchronous_commit stays on. The fast test settings turn it off,
+   * and an immediate shutdown then loses the last commits clients were told of.
+   */
+  crashSafe?: boolean;
 }
 
-export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise<RunningServer> {
+export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise<LocalServer> {
   const binDir = findPostgresBinDir();
   const owner = await serverOwner();
   const dataDir = opts.dataDir
@@ -61,7 +67,9 @@ export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise
     await writeHba(dataDir.path, owner);
     const settings = durable
       ? ["listen_addresses=127.0.0.1", "unix_socket_directories="]
-      : testSettings;
+      : opts.crashSafe
+        ? testSettings.filter((s) => !s.startsWith("synchronous_commit"))
+        : testSettings;
     const start = async (port: number) => {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       const server = await spawnProcess({
@@ -75,10 +83,21 @@ export async function startLocalPostgres(opts: LocalServerOptions = {}): Promise
       });
       return { server, url };
     };
-    const { server, url } = opts.port ? await start(opts.port) : await startOnFreePort(start);
+    const first = opts.port ? await start(opts.port) : await startOnFreePort(start);
+    const { url } = first;
+    const port = Number(new URL(url).port);
+    let server = first.server;
     return {
       url,
       description: `local postgres ${basename(dirname(binDir))} (${binDir})`,
+      pid: () => server.pid,
+      async crash() {
+        // SIGQUIT: the postmaster's immediate shutdown, what `pg_ctl stop -m immediate` sends.
+        await server.stop("SIGQUIT");
+      },
+      async restart() {
+        server = (await start(port)).server;
+      },
       async stop() {
         // A kept cluster gets a clean (fast) shutdown; a throw-away one an immediate one.
         await server.stop(durable ? "SIGINT" : "SIGQUIT");

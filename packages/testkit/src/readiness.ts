@@ -1,20 +1,18 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { Client } from "pg";
-import { inboxPrefixOf, parseNatsServers } from "@argus/platform";
+import type { Client } from "pg";
+import { connectClient, inboxPrefixOf, parseNatsServers } from "@argus/platform";
 
 export async function postgresAcceptsQueries(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  // A server going away mid-check must not surface as an unhandled 'error' event.
-  client.on("error", () => {});
+  let client: Client | undefined;
   try {
-    await client.connect();
+    client = await connectClient({ connectionString: url, connectionTimeoutMillis: 2_000 });
     await client.query("select 1");
     return true;
   } catch {
     return false;
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }
 

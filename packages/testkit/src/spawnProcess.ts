@@ -26,10 +26,17 @@ export interface SpawnProcessOptions {
   gid?: number;
 }
 
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface SpawnedProcess {
   /** Signals the process group (default SIGTERM), SIGKILLs it after 10 s; resolves the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   kill(): void;
+  /** Resolves when the process has exited, however it ended. */
+  exited(): Promise<ProcessExit>;
   /** The child's stdout and stderr so far, each line prefixed with `[name]`. */
   output(): string;
   pid: number;
@@ -69,13 +76,14 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
     }
   };
   const unregister = onExit(() => signalGroup("SIGKILL"));
-  const exited = new Promise<number | null>((resolve) => {
-    child.once("exit", (code) => resolve(code));
-    child.once("error", () => resolve(null));
+  const ended = new Promise<ProcessExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("error", () => resolve({ code: null, signal: null }));
   }).finally(() => {
     hasExited = true;
     unregister();
   });
+  const exited = ended.then((e) => e.code);
   const pid = await new Promise<number>((resolve, reject) => {
     child.once("spawn", () => resolve(child.pid ?? -1));
     child.once("error", (err) =>
@@ -89,6 +97,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
     pid,
     output: () => output,
     kill: () => signalGroup("SIGKILL"),
+    exited: () => ended,
     async stop(signal = "SIGTERM") {
       signalGroup(signal);
       const escalate = setTimeout(() => signalGroup("SIGKILL"), stopGraceMs);

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import {
@@ -12,8 +13,8 @@ import {
 } from "@argus/platform";
 import { freePort } from "./freePort.ts";
 import { startLocalNats } from "./localNats.ts";
-import type { RunningServer } from "./runningServer.ts";
-import { spawnProcess, type SpawnedProcess } from "./spawnProcess.ts";
+import type { LocalServer } from "./runningServer.ts";
+import { spawnProcess, type ProcessExit, type SpawnedProcess } from "./spawnProcess.ts";
 import {
   freshDatabaseRoles,
   migrateEnv,
@@ -56,6 +57,14 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Show each process's output live, one prefixed line at a time. */
   onLine?: (line: string) => void;
+  /**
+   * Restart a process that exits unasked (a crash, kill -9, an OOM kill), after a delay from
+   * 0.5 s doubling to `maxRestartDelayMs`, logging each exit as `[supervisor] …` lines through
+   * `onLine`: what `./argus up` does. Off by default: most tests want a death to be seen.
+   */
+  supervise?: boolean;
+  /** Longest delay before a supervised restart; default 10 s. */
+  maxRestartDelayMs?: number;
 }
 
 export interface Stack {
@@ -75,7 +84,12 @@ export interface Stack {
   env: Record<string, string>;
   processEnv: Record<string, Record<string, string>>;
   nats: NatsAccess;
+  /** The stack's own nats-server, when it started one (fault tests crash and restart it). */
+  natsServer?: LocalServer;
+  /** The live process of each name: a supervised restart replaces the entry. */
   processes: Record<string, SpawnedProcess>;
+  /** Supervised restarts so far, by process name. */
+  restarts: Record<string, number>;
   /** Stops a process and starts it again, with the same environment plus `env`. */
   restart(name: string, env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
@@ -101,7 +115,7 @@ async function httpOk(url: string): Promise<boolean> {
 
 /** A nats-server of the stack's own whose users are the registry's identities. */
 async function securedNats(o: { root: string; stream: string }): Promise<{
-  server: RunningServer;
+  server: LocalServer;
   access: NatsAccess;
 }> {
   const { users, config } = natsAuthorization(o);
@@ -192,7 +206,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     throw err;
   }
   const logsInfo = !["warn", "error"].includes(env.LOG_LEVEL ?? "info");
-  const start = (name: string, extra: Record<string, string> = {}) => {
+  const start = (name: string, extra: Record<string, string> = {}, awaitReady = true) => {
     const spec = specs[name]!;
     return spawnProcess({
       name,
@@ -200,10 +214,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       args: [spec.entry],
       cwd: root,
       env: { ...env, ...processEnv[name], ...extra },
-      readyWhen: () => httpOk(spec.ready),
+      readyWhen: awaitReady ? () => httpOk(spec.ready) : async () => true,
       // Its own "listening" line tells it from a process that took its port; a stack logging
       // warnings only (the benchmarks) has no such line and relies on the probe alone.
-      ...(logsInfo ? { readyLine: new RegExp(`"msg":"${name} listening"`) } : {}),
+      ...(logsInfo && awaitReady ? { readyLine: new RegExp(`"msg":"${name} listening"`) } : {}),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });
@@ -225,6 +239,61 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
   };
   const processes: Record<string, SpawnedProcess> = {};
+  const restarts: Record<string, number> = {};
+  // Processes stopped on purpose (stop(), restart()): their exit is not a crash.
+  const stoppedOnPurpose = new WeakSet<SpawnedProcess>();
+  const closing = new AbortController();
+  const log = (text: string) => opts.onLine?.(`[supervisor] ${text}`);
+  const describeExit = (e: ProcessExit) =>
+    e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`;
+  /**
+   * Watches one name for as long as the stack runs: when its process exits unasked, starts a
+   * new one after a capped, doubling delay (reset once a process stayed up for a minute). A
+   * restarted process is not waited on to be ready (it may be waiting for Postgres or NATS
+   * itself): only its exit is watched; its readiness is logged when it comes.
+   */
+  const supervise = async (name: string) => {
+    const maxDelay = opts.maxRestartDelayMs ?? 10_000;
+    let failures = 0;
+    let upSince = Date.now();
+    for (;;) {
+      const p = processes[name]!;
+      const exit = await p.exited();
+      if (closing.signal.aborted) return;
+      if (stoppedOnPurpose.has(p)) {
+        // restart() replaced it; watch the new one once it is there.
+        while (processes[name] === p && !closing.signal.aborted) await sleep(50);
+        upSince = Date.now();
+        continue;
+      }
+      if (Date.now() - upSince > 60_000) failures = 0;
+      const delay = Math.min(maxDelay, 500 * 2 ** failures++);
+      log(`${name} (pid ${p.pid}) ${describeExit(exit)}; restarting in ${delay} ms`);
+      await sleep(delay, undefined, { signal: closing.signal }).catch(() => undefined);
+      if (closing.signal.aborted) return;
+      try {
+        const next = await start(name, {}, false);
+        processes[name] = next;
+        restarts[name] = (restarts[name] ?? 0) + 1;
+        upSince = Date.now();
+        log(`${name} restarted (pid ${next.pid})`);
+        void reportReady(name, next);
+      } catch (err) {
+        log(`${name} could not be started: ${(err as Error).message.split("\n")[0]}`);
+        // Leave the failed one as the current entry: its exit (already past) loops round.
+      }
+    }
+  };
+  const reportReady = async (name: string, p: SpawnedProcess) => {
+    const started = Date.now();
+    while (!closing.signal.aborted && processes[name] === p) {
+      if (await httpOk(specs[name]!.ready).catch(() => false)) {
+        log(`${name} ready again after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        return;
+      }
+      await sleep(250);
+    }
+  };
   try {
     for (const name of Object.keys(specs)) processes[name] = await startOnNewPorts(name);
   } catch (err) {
@@ -235,6 +304,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await ownNats?.server.stop();
     throw err;
   }
+  const supervisors = opts.supervise ? Object.keys(specs).map((name) => supervise(name)) : [];
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
     otlpGrpcAddress: `127.0.0.1:${env.ARGUS_OTLP_GRPC_PORT}`,
@@ -243,9 +313,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     env,
     processEnv,
     nats,
+    ...(ownNats ? { natsServer: ownNats.server } : {}),
     processes,
+    restarts,
     async restart(name, extra) {
-      await processes[name]?.stop();
+      const old = processes[name];
+      if (old) stoppedOnPurpose.add(old);
+      await old?.stop();
       processes[name] = await start(name, extra);
       // The gateway is ready again only once its channel to the restarted service is.
       const gateway = specs.gateway!.ready;
@@ -254,7 +328,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       }
     },
     async stop() {
-      for (const name of Object.keys(specs).reverse()) await processes[name]?.stop();
+      closing.abort();
+      for (const name of Object.keys(specs).reverse()) {
+        const p = processes[name];
+        if (p) stoppedOnPurpose.add(p);
+        await p?.stop();
+      }
+      await Promise.allSettled(supervisors);
       await ownNats?.server.stop();
     },
   };

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Client } from "pg";
+import { connectClient } from "@argus/platform";
 import type { Infra } from "./infra.ts";
 import { testInfra } from "./testInfra.ts";
 
@@ -23,9 +23,7 @@ export async function createTestDatabase(infra: Infra = testInfra()): Promise<Te
 }
 
 async function asAdmin(adminUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  client.on("error", () => {});
-  await client.connect();
+  const client = await connectClient({ connectionString: adminUrl });
   try {
     await client.query(sql);
   } finally {

@@ -1,3 +1,4 @@
+import { Metadata } from "@grpc/grpc-js";
 import { DomainError, encodeId, fixedClock, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Handler } from "../src/http/handler.ts";
@@ -37,6 +38,16 @@ const createSpace: Handler<"create_space"> = async ({ body: b }) => {
   if (b.name === "taken")
     throw toGrpcError(new DomainError("resource-conflict", "a space named 'taken' exists"));
   if (b.name === "crash") throw new Error("database password is hunter2");
+  // A backing service that is not there: grpc-js's UNAVAILABLE, without a problem trailer.
+  if (b.name === "unreachable")
+    throw Object.assign(new Error("14 UNAVAILABLE: No connection established"), {
+      code: 14,
+      details: "No connection established",
+      metadata: new Metadata(),
+    });
+  // What a service answers when its Postgres went away mid-request (a restart).
+  if (b.name === "db-down")
+    throw toGrpcError(Object.assign(new Error("terminating connection"), { code: "57P01" }));
   return {
     status: 201,
     body: {
@@ -213,6 +224,19 @@ describe("create_space validation", () => {
     const { res, body } = await create({ name: "taken" });
     expectProblem(res, body, 409, "resource-conflict", "/v2/spaces");
     expect(body.detail).toBe("a space named 'taken' exists");
+  });
+
+  it("answers a service whose database is away with 503, Retry-After and a Problem, not 500", async () => {
+    const { res, body } = await create({ name: "db-down" });
+    expectProblem(res, body, 503, "service-unavailable", "/v2/spaces");
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(body.detail).toBe("a dependency of the service is unavailable; retry later");
+  });
+
+  it("answers an unreachable backing service with 503 and Retry-After", async () => {
+    const { res, body } = await create({ name: "unreachable" });
+    expectProblem(res, body, 503, "service-unavailable", "/v2/spaces");
+    expect(res.headers.get("retry-after")).toBe("5");
   });
 
   it("answers an internal error with a bare 500 and logs it with the request id", async () => {

@@ -387,6 +387,25 @@ describe("OTLP/HTTP POST /v1/traces", () => {
     });
   });
 
+  it("answers a tracing service that lost its database with 503 + Retry-After and UNAVAILABLE with RetryInfo", async () => {
+    // What the service sends for a connection its Postgres dropped (a restart): never INTERNAL.
+    gw.answer = async () => {
+      throw Object.assign(
+        new Error("14 UNAVAILABLE"),
+        toGrpcError(Object.assign(new Error("Connection terminated unexpectedly"))),
+      );
+    };
+    const res = await post(gw, { ...PROTOBUF, ...alice });
+    expect([res.status, res.headers.get("retry-after")]).toEqual([503, "5"]);
+    expect(decodeStatus(res.body).code).toBe(grpc.status.UNAVAILABLE);
+    const err = await exportOverGrpc(gw, metadataOf(alice)).then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
+    expect(err?.code).toBe(grpc.status.UNAVAILABLE);
+    expect(retryDelaySeconds(err!.metadata.get("google.rpc.retryinfo-bin")[0] as Buffer)).toBe(5);
+  });
+
   it("passes a partial success through, in both encodings", async () => {
     gw.answer = async () => ({ rejectedSpans: 3n, errorMessage: "3 spans had no name" });
     const proto = await post(gw, { ...PROTOBUF, ...alice });

@@ -2,7 +2,7 @@ import type { PoolClient } from "pg";
 import { DomainError, currentCallSignal } from "@argus/platform";
 import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.ts";
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
-import { ConcurrencyError } from "../errors.ts";
+import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
@@ -205,6 +205,8 @@ export interface CommandHandler {
  * The one way a service runs a command. The store retries the whole transaction, reading the
  * stream afresh, when another command moved it on; after its last retry the caller gets a
  * 409, as it does when a projection's unique index or foreign key says the command conflicts.
+ * A transaction whose database connection was lost before COMMIT is run again too (nothing of
+ * it happened); one lost during COMMIT, and one still lost after the retries, is a 503.
  */
 export function createCommandHandler(store: EventStore, project: Project): CommandHandler {
   async function transact<T>(
@@ -219,6 +221,13 @@ export function createCommandHandler(store: EventStore, project: Project): Comma
         return fn(commandScope(tx, project));
       });
     } catch (err) {
+      if (err instanceof CommitOutcomeUnknownError)
+        // 503, never run again here: only the caller can tell (by reading, or by sending the
+        // request again under its Idempotency-Key) whether it happened.
+        throw new DomainError(
+          "service-unavailable",
+          "the database was lost while the change was being committed: it may or may not have been applied",
+        );
       throw asConflict(err, options.conflicts ?? {}) ?? err;
     }
   }

@@ -1,7 +1,9 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from "@opentelemetry/api";
-import { jetstream, type JsMsg } from "@nats-io/jetstream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { jetstream, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { millis, type NatsConnection } from "@nats-io/nats-core";
 import type { Pool } from "pg";
+import { DomainError, isDependencyUnavailable } from "@argus/platform";
 import { backoffDelay, type BackoffOptions } from "../backoff.ts";
 import { recordDeadLetter } from "./deadLetter.ts";
 import { decodeEvent } from "../messages/eventCodec.ts";
@@ -29,7 +31,20 @@ export interface ConsumerOptions {
   logger: Logger;
   /** Redelivery delay after a failed attempt; default 1 s doubling to 60 s, jittered. */
   nakBackoff?: BackoffOptions;
+  /**
+   * How long one delivery is held and tried again while its dependencies are unavailable
+   * (the database, a peer service), before that failure spends a delivery; default 5 minutes.
+   */
+  holdWhileUnavailableMs?: number;
 }
+
+/**
+ * A failure that says nothing about the event: the database or a peer service is away. Naking
+ * it would spend one of the few deliveries before the dead-letter on an outage.
+ */
+const unavailable = (err: unknown): boolean =>
+  isDependencyUnavailable(err) ||
+  (err instanceof DomainError && err.type === "service-unavailable");
 
 export interface ConsumerRunner {
   /** Stops pulling, finishes (and acks) the messages in hand, flushes the acks. */
@@ -52,21 +67,48 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
       serverMaxDeliver: config.max_deliver,
     });
   }
-  // Pulls that expire after 5 s, with heartbeats every 2.5 s: when a JetStream cluster moves
-  // the consumer's leader (a server lost), the pending pull dies with it unannounced (nats-server
-  // 2.9), and the client pulls again after two missed heartbeats — 5 s, not the 30 s of the
-  // default 30 s pulls. Idle, that is one pull request per 5 s per consumer.
-  const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
+  const holdMs = options.holdWhileUnavailableMs ?? 300_000;
   const inFlight = new Set<Promise<void>>();
   const inStreamOrder = createKeyedQueue();
+  const stopping = new AbortController();
+
+  /** Runs the handler once, trying again in place while its dependencies are away. */
+  async function processHeld(event: StoredEvent): Promise<"processed" | "duplicate"> {
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await processOnce(pool, schema, durable, event, handler);
+      } catch (err) {
+        // A commit whose outcome is unknown is safe to run again too: the processed marker
+        // commits with the effect, so a second run finds it.
+        if (!unavailable(err) || stopping.signal.aborted) throw err;
+        if (performance.now() - started > holdMs) throw err;
+        if (attempt === 1)
+          logger.warn("event handler's dependency unavailable; holding the event and retrying", {
+            consumer: durable,
+            eventId: event.eventId,
+            err: (err as Error).message,
+          });
+        // The message's heartbeat (msg.working) keeps it ours meanwhile.
+        await sleep(
+          Math.max(100, backoffDelay(attempt, { baseMs: 250, maxMs: 5_000 })),
+          undefined,
+          {
+            signal: stopping.signal,
+          },
+        ).catch(() => undefined);
+      }
+    }
+  }
 
   async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
     let outcome: "processed" | "duplicate";
     try {
-      outcome = await processOnce(pool, schema, durable, event, handler);
+      outcome = await processHeld(event);
     } catch (err) {
       span.recordException(err as Error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      if (stopping.signal.aborted && unavailable(err)) return; // redelivered after the restart
       await fail(msg, err as Error, event.eventId);
       return;
     }
@@ -142,22 +184,53 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
     );
   }
 
+  // nats.js resumes a consume() across reconnects by itself; whatever still ends it (a
+  // connection closed, a consumer deleted and made again, a server refusing the pull) does not
+  // end this runner: it pulls again, backing off, until stop().
+  let messages: ConsumerMessages | undefined;
   const pulling = (async () => {
-    for await (const msg of messages) {
-      while (inFlight.size >= concurrency) await Promise.race(inFlight);
-      const task = handle(msg).finally(() => inFlight.delete(task));
-      inFlight.add(task);
+    for (let failures = 0; !stopping.signal.aborted;) {
+      try {
+        // Pulls that expire after 5 s, with heartbeats every 2.5 s: when a JetStream cluster moves
+        // the consumer's leader (a server lost), the pending pull dies with it unannounced (nats-server
+        // 2.9), and the client pulls again after two missed heartbeats — 5 s, not the 30 s of the
+        // default 30 s pulls. Idle, that is one pull request per 5 s per consumer.
+        messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
+        if (failures > 0) logger.info("consumer pulling again", { consumer: durable });
+        for await (const msg of messages) {
+          failures = 0;
+          while (inFlight.size >= concurrency) await Promise.race(inFlight);
+          const task = handle(msg).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+        }
+        if (stopping.signal.aborted) break;
+        logger.warn("consumer stopped pulling; pulling again", { consumer: durable });
+      } catch (err) {
+        if (stopping.signal.aborted) break;
+        logger.error("consumer stopped pulling; pulling again", {
+          consumer: durable,
+          err: (err as Error).message,
+        });
+      }
+      failures++;
+      await sleep(
+        Math.max(250, backoffDelay(failures, { baseMs: 500, maxMs: 10_000 })),
+        undefined,
+        {
+          signal: stopping.signal,
+        },
+      ).catch(() => undefined);
     }
-  })().catch((err: Error) =>
-    logger.error("consumer stopped pulling", { consumer: durable, err: err.message }),
-  );
+  })();
 
   return {
     async stop() {
-      await messages.close().catch(() => {});
+      stopping.abort();
+      await messages?.close().catch(() => {});
       await pulling;
       await Promise.allSettled(inFlight);
-      if (!nc.isClosed()) await nc.flush().catch(() => {});
+      // The acks of the last messages; an outage does not hold the stop up.
+      if (!nc.isClosed()) await Promise.race([nc.flush().catch(() => {}), sleep(2_000)]);
     },
   };
 }

@@ -16,28 +16,23 @@ export async function recordDeadLetter(
   // An undecodable payload still names its event in the Nats-Msg-Id header.
   const msgId = msg.headers?.get("Nats-Msg-Id") ?? "";
   const headers = Object.fromEntries([...(msg.headers ?? [])]);
-  const client = await pool.connect();
-  try {
-    await tracedQuery(
-      client,
-      "recordDeadLetter",
-      `INSERT INTO ${quoteSchema(schema)}.dead_letters
+  await tracedQuery(
+    pool,
+    "recordDeadLetter",
+    `INSERT INTO ${quoteSchema(schema)}.dead_letters
          (consumer, stream, stream_sequence, event_id, subject, deliveries, error, payload, headers)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (consumer, stream, stream_sequence) DO NOTHING`,
-      [
-        consumer,
-        msg.info.stream,
-        msg.info.streamSequence,
-        uuid.test(msgId) ? msgId : null,
-        msg.subject,
-        msg.info.deliveryCount,
-        error,
-        Buffer.from(msg.data),
-        JSON.stringify(headers),
-      ],
-    );
-  } finally {
-    client.release();
-  }
+    [
+      consumer,
+      msg.info.stream,
+      msg.info.streamSequence,
+      uuid.test(msgId) ? msgId : null,
+      msg.subject,
+      msg.info.deliveryCount,
+      error,
+      Buffer.from(msg.data),
+      JSON.stringify(headers),
+    ],
+  );
 }

@@ -1,6 +1,7 @@
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Pool, PoolClient } from "pg";
+import { checkout } from "@argus/platform";
 import { backoffDelay } from "../backoff.ts";
 import { checkpointOf, compareCheckpoints } from "../streams/checkpoint.ts";
 import type { Logger } from "../logger.ts";
@@ -93,9 +94,7 @@ export function createRelay(options: RelayOptions): Relay {
         sleeper.wake();
       };
       try {
-        client = await pool.connect();
-        // A checked-out client that loses its connection emits 'error'; unhandled, it kills the process.
-        client.on("error", onError);
+        client = await checkout(pool, onError);
         const { rows } = await tracedQuery<{ locked: boolean }>(
           client,
           "relay.tryLock",
@@ -109,14 +108,8 @@ export function createRelay(options: RelayOptions): Relay {
       } catch (err) {
         failure ??= err as Error;
       }
-      if (client && failure) {
-        // Destroying a failed client ends its session, and with it the lock. The listener
-        // stays: a dying connection may still report errors.
-        client.release(failure);
-      } else if (client) {
-        client.off("error", onError);
-        client.release();
-      }
+      // Destroying a failed client ends its session, and with it the lock.
+      client?.release(failure);
       if (stopping) break;
       if (failure) {
         failures++;

@@ -2,7 +2,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Pool, PoolClient } from "pg";
 import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
 import { backoffDelay, sleep, type BackoffOptions } from "../backoff.ts";
-import { ConcurrencyError } from "../errors.ts";
+import { ConcurrencyError, ConnectionLostError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { readStream } from "./readStream.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
@@ -24,6 +24,14 @@ export interface EventStoreOptions {
    */
   retries?: number;
   retryBackoff?: BackoffOptions;
+  /**
+   * Re-runs of `fn` whose connection was lost before COMMIT was sent (ConnectionLostError:
+   * nothing of it happened); default 3, backing off from 100 ms to 1 s: enough for a pool to
+   * replace the connections a database restart broke, short enough that a database that is
+   * down answers 503 well inside the caller's deadline.
+   */
+  connectionRetries?: number;
+  connectionBackoff?: BackoffOptions;
   /** Default: NATS's default max_payload (1 MiB). */
   maxEventBytes?: number;
   logger?: Logger;
@@ -48,7 +56,10 @@ export interface EventStoreTransaction {
 export interface EventStore {
   /**
    * Runs `fn` in one Postgres transaction. On a stream version conflict the whole `fn` runs
-   * again (so it must load state inside), at most `retries` times, then ConcurrencyError.
+   * again (so it must load state inside), at most `retries` times, then ConcurrencyError; on a
+   * connection lost before COMMIT was sent, at most `connectionRetries` times, then
+   * ConnectionLostError. A connection lost during COMMIT is CommitOutcomeUnknownError, never
+   * run again.
    */
   transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T>;
   readStream(streamId: string): Promise<StoredEvent[]>;
@@ -59,6 +70,8 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   quoteSchema(schema);
   const retries = options.retries ?? 8;
   const retryBackoff = options.retryBackoff ?? { baseMs: 5, maxMs: 200 };
+  const connectionRetries = options.connectionRetries ?? 3;
+  const connectionBackoff = options.connectionBackoff ?? { baseMs: 100, maxMs: 1000 };
   const appendOptions = { maxEventBytes: options.maxEventBytes ?? 1024 * 1024 };
 
   async function attempt<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T> {
@@ -97,17 +110,28 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     transaction: (fn) =>
       tracer.startActiveSpan("eventstore.transaction", async (span) => {
         try {
-          for (let retry = 0; ; retry++) {
+          for (let retry = 0, reconnect = 0; ;) {
             try {
               return await attempt(fn);
             } catch (caught) {
+              if (caught instanceof ConnectionLostError && reconnect < connectionRetries) {
+                reconnect++;
+                span.addEvent("connection lost before commit", { "argus.retry": reconnect });
+                options.logger?.warn("database connection lost before commit; running again", {
+                  err: caught.message,
+                  retry: reconnect,
+                });
+                await sleep(Math.max(10, backoffDelay(reconnect, connectionBackoff)));
+                continue;
+              }
               const err = asRetryable(caught);
               if (!err || retry >= retries) throw err ?? caught;
+              retry++;
               span.addEvent("concurrency conflict", {
                 "argus.stream_id": err.streamId,
-                "argus.retry": retry + 1,
+                "argus.retry": retry,
               });
-              await sleep(backoffDelay(retry + 1, retryBackoff));
+              await sleep(backoffDelay(retry, retryBackoff));
             }
           }
         } catch (err) {

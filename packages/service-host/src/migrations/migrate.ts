@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
+import { checkout } from "@argus/platform";
 import {
   quoteSchema,
   storeMigrations,
@@ -30,7 +31,7 @@ const reservedPrefix = "eventstore/";
 export async function migrate(pool: Pool, options: MigrateOptions): Promise<{ applied: string[] }> {
   const schema = quoteSchema(options.schema);
   const all = [...storeMigrations, ...checkIds(options.migrations)];
-  const client = await pool.connect();
+  const client = await checkout(pool);
   let failed: Error | undefined;
   try {
     const lockKey = `argus.migrate:${options.schema}`;

@@ -1,5 +1,5 @@
-import pg from "pg";
-import { SERVICE_REGISTRY } from "@argus/platform";
+import type pg from "pg";
+import { SERVICE_REGISTRY, connectClient } from "@argus/platform";
 import { quoteSchema } from "@argus/eventstore";
 
 export interface DatabaseRoles {
@@ -36,9 +36,7 @@ export function urlAs(url: string, role: { role: string; password: string }): st
  * get their (possibly new) passwords, schemas made earlier by a superuser are handed over.
  */
 export async function provisionDatabase(adminUrl: string, roles: DatabaseRoles): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  client.on("error", () => {});
-  await client.connect();
+  const client = await connectClient({ connectionString: adminUrl });
   try {
     const login = async (r: { role: string; password: string }) => {
       const name = ident(r.role);
@@ -87,9 +85,7 @@ const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** Removes the roles again (their databases must be gone): for throw-away test stacks. */
 export async function dropDatabaseRoles(adminUrl: string, roles: DatabaseRoles): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  client.on("error", () => {});
-  await client.connect();
+  const client = await connectClient({ connectionString: adminUrl });
   try {
     for (const r of [...Object.values(roles.services), roles.migrator])
       await client.query(`drop role if exists ${ident(r.role)}`);

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import type { ImportedColumn } from "@argus/contracts";
-import type { CallContext } from "@argus/platform";
+import { checkout, type CallContext } from "@argus/platform";
 import { isUuid } from "@argus/spaces";
 import {
   ColumnKind,
@@ -42,7 +42,7 @@ async function* copyBatches(
   query: (client: PoolClient) => string,
   columns: number,
 ): AsyncGenerator<ExportMessage> {
-  const client = await deps.pool.connect();
+  const client = await checkout(deps.pool);
   let finished = false;
   try {
     const stream = client.query(copyTo(`copy (${query(client)}) to stdout (format binary)`));

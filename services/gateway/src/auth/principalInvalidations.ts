@@ -5,7 +5,7 @@ import {
   encodeAck,
   type PrincipalInvalidation,
 } from "@argus/contracts/principalInvalidation";
-import type { Logger } from "@argus/platform";
+import { natsReconnectOptions, type Logger } from "@argus/platform";
 
 export interface InvalidationListenerOptions {
   /** Every NATS server's URL. */
@@ -79,7 +79,8 @@ export function listenForInvalidations(o: InvalidationListenerOptions): Invalida
           servers: o.servers,
           name: `argus-gateway-${o.gatewayId}`,
           ...(o.user ?? {}),
-          maxReconnectAttempts: -1,
+          // Forever, with a jittered wait growing with the outage (as every Argus process).
+          ...natsReconnectOptions(),
           pingInterval: PING_INTERVAL_MS,
           maxPingOut: MAX_PINGS_OUT,
         });

@@ -1,5 +1,12 @@
 import type { Response } from "express";
-import { DomainError, PROBLEM_TYPES, fromGrpcError, type ProblemType } from "@argus/platform";
+import {
+  DomainError,
+  PROBLEM_TYPES,
+  asDomainError,
+  fromGrpcError,
+  retryAfterOf,
+  type ProblemType,
+} from "@argus/platform";
 
 /** A DomainError the gateway raises itself that also sets response headers (Allow, Retry-After). */
 export class GatewayError extends DomainError {
@@ -61,6 +68,11 @@ export interface Translated {
 /** Anything thrown on the request path → the DomainError to answer with. */
 export function toDomainError(err: unknown): Translated {
   if (err instanceof DomainError) return { error: err, unexpected: false };
+  if (!isGrpcError(err)) {
+    // The gateway's own dependency gone (its NATS, a socket): 503 like a service's.
+    const known = asDomainError(err);
+    if (known) return { error: known, unexpected: false };
+  }
   if (isGrpcError(err)) {
     const error = fromGrpcError(err);
     return { error, unexpected: error.type === "internal-error" };
@@ -90,6 +102,10 @@ export function toDomainError(err: unknown): Translated {
 export function sendProblem(res: Response, err: DomainError, ctx: ProblemContext): void {
   const body = problemBody(err, ctx);
   if (err instanceof GatewayError) res.set(err.headers);
+  // A dependency that is away (503): the client may send the same request again after this.
+  const retryAfter = retryAfterOf(err.type);
+  if (retryAfter !== undefined && !res.get("Retry-After"))
+    res.set("Retry-After", String(retryAfter));
   // RFC 9110: a 401 names the scheme that would succeed.
   if (body.status === 401) res.set("WWW-Authenticate", 'Bearer realm="argus"');
   res.status(body.status).type("application/problem+json").send(JSON.stringify(body));

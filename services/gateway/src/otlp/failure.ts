@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
-import type { ProblemType } from "@argus/platform";
+import { retryAfterOf, type ProblemType } from "@argus/platform";
 import { GatewayError, toDomainError } from "../http/problem.ts";
 
 /** How one OTLP export failed, for either transport to answer with. */
@@ -16,7 +16,7 @@ export interface OtlpFailure {
 }
 
 /** When a retryable failure carries no hint of its own (a backing service's 429 or 503). */
-export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+export const DEFAULT_RETRY_AFTER_SECONDS = retryAfterOf("service-unavailable")!;
 
 type Answer = Pick<OtlpFailure, "http" | "grpc"> & { retryable?: true };
 

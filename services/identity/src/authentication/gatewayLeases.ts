@@ -1,6 +1,6 @@
 import { GATEWAY_ID } from "@argus/contracts/principalInvalidation";
 import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { DomainError, type CallContext } from "@argus/platform";
+import { DomainError, checkout, type CallContext } from "@argus/platform";
 import type { RenewGatewayLeaseRequest, RenewGatewayLeaseResponse } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
 
@@ -23,7 +23,7 @@ const SWEEP_EVERY_MS = 60_000;
  * sees.
  */
 export async function renewLease(pool: Pool, gatewayId: string, leaseMs: number): Promise<bigint> {
-  const client = await pool.connect();
+  const client = await checkout(pool);
   let broken: Error | undefined;
   try {
     await client.query("begin");

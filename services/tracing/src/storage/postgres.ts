@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
+import { checkout } from "@argus/platform";
 import type { SpanRow, SpanStore } from "./spanStore.ts";
 import { COLUMNS, inWindow, iso } from "./sql.ts";
 import { dayStartIso, isoOfNanos, partitionName } from "./time.ts";
@@ -54,7 +55,7 @@ export function postgresSpanStore(pool: Pool): SpanStore {
       if (recheck) for (const day of days) ready.delete(day);
       const missing = [...new Set(days)].filter((d) => !ready.has(d)).sort((a, b) => a - b);
       if (missing.length === 0) return;
-      const client = await pool.connect();
+      const client = await checkout(pool);
       try {
         await client.query("begin");
         // Replicas creating the same day's partition wait for each other instead of failing.
@@ -225,7 +226,7 @@ export function postgresSpanStore(pool: Pool): SpanStore {
     },
 
     async dropDaysBefore(day) {
-      const client: PoolClient = await pool.connect();
+      const client: PoolClient = await checkout(pool);
       try {
         await client.query("begin");
         await tracedQuery(client, "lock span partitions", PARTITION_LOCK);

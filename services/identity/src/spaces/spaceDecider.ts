@@ -32,7 +32,7 @@ function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {
   const merged: Record<string, unknown> = { ...settings, ...patch };
   return Object.fromEntries(
     SETTING_KEYS.filter((k) => merged[k] !== undefined).map((k) => [k, merged[k]]),
-  ) as SpaceSettings;
+  );
 }
 
 export type SpaceCommand =

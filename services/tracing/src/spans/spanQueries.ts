@@ -49,7 +49,7 @@ export function afterOf(text: string): { after: SpanPosition; window: Window } |
     ![0, 3, 4].every((i) => isRfc3339(parsed[i] as string))
   )
     throw foreign();
-  const [startTime, traceId, spanId, start, end] = parsed as string[] as [
+  const [startTime, traceId, spanId, start, end] = parsed as [
     string,
     string,
     string,

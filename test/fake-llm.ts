@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 
 /** How the fake answers one request: a status (with Retry-After), text that is no label, a delay. */
-export type LlmReply =
+type LlmReply =
   { status: number; retryAfterS?: number } | { malformed: true } | { delayMs: number } | "hang";
 
 export interface FakeLlm {

@@ -22,7 +22,7 @@ import type { IdentityDeps } from "../deps.ts";
 import { dataOf } from "../shared/decided.ts";
 import { hold } from "../shared/holds.ts";
 
-export const spaceNameConflict = (name: string | undefined) => ({
+const spaceNameConflict = (name: string | undefined) => ({
   spaces_name_per_org: `a space named ${JSON.stringify(name)} already exists in this organization`,
 });
 

@@ -74,6 +74,28 @@ const pureDomain = {
   },
 };
 
+// Rules that read types: a promise is awaited, handled or voided on purpose; an async function
+// is not handed where a callback's result is ignored; a switch over a union names every member
+// (or says what its default stands for). They cover every .ts file of tsconfig.json: product
+// code, tests, scripts and bench. require-await stays off: an async function without await is
+// how this code satisfies a promise-returning contract and turns a throw into a rejection.
+const typeAware = {
+  files: ["**/*.ts"],
+  languageOptions: {
+    parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+  },
+  rules: {
+    "@typescript-eslint/no-floating-promises": "error",
+    "@typescript-eslint/no-misused-promises": "error",
+    "@typescript-eslint/await-thenable": "error",
+    "@typescript-eslint/switch-exhaustiveness-check": [
+      "error",
+      { considerDefaultExhaustiveForUnions: true },
+    ],
+    "@typescript-eslint/no-unnecessary-type-assertion": "error",
+  },
+};
+
 export default tseslint.config(
   { ignores: ["**/node_modules/**", ".tools/**", "packages/proto/src/**", "**/dist/**"] },
   js.configs.recommended,
@@ -100,5 +122,6 @@ export default tseslint.config(
     ignores: ["packages/platform/src/database.ts"],
     rules: pgConnectionRules,
   },
+  typeAware,
   pureDomain,
 );

@@ -66,7 +66,7 @@ export async function datasetPagingBenchmark(): Promise<Benchmark> {
  * Examples `from`..`to` of a version in one statement: ids after every existing one of the
  * version (its largest id's millisecond plus one, then a counter), fields as `exampleFields`.
  */
-export async function seedExamples(
+async function seedExamples(
   pool: pg.Pool,
   datasetId: string,
   versionId: string,

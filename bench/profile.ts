@@ -30,7 +30,7 @@ const stack = await startStack({
   env: { ...NO_RATE_LIMITS, LOG_LEVEL: "warn", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` },
 });
 const names = new Map(
-  Object.entries(stack.processes).map(([name, proc]) => [String(proc!.pid), name] as const),
+  Object.entries(stack.processes).map(([name, proc]) => [String(proc.pid), name] as const),
 );
 let requests: number;
 try {

@@ -6,7 +6,7 @@ import type { Api } from "./datasets.ts";
 import { uuidOf } from "./datasets.ts";
 
 /** Spans of a trace: a CHAIN root and LLM children, as OpenInference instrumentation sends. */
-export const TRACE_SPANS = 5;
+const TRACE_SPANS = 5;
 
 const str = (key: string, value: string): KeyValue => ({
   key,

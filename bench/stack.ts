@@ -62,7 +62,7 @@ export async function withBenchStack<T>(
 export async function expectSameBody(a: Target, b: Target): Promise<void> {
   const read = async (t: Target) => {
     const r = await fetch(t.url, { headers: t.headers });
-    return { name: t.name, status: r.status, body: (await r.json()) as unknown };
+    return { name: t.name, status: r.status, body: await r.json() };
   };
   const [ra, rb] = await Promise.all([read(a), read(b)]);
   if (ra.status !== 200 || rb.status !== 200 || !isDeepStrictEqual(ra.body, rb.body)) {

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREDEFINED_ROLES, predefinedRole, type Permission } from "@argus/platform";
+import { PREDEFINED_ROLES, predefinedRole } from "@argus/platform";
 import { HTTP_METHODS, loadDocument } from "../services/gateway/src/openapi/document.ts";
 import { startApi, type Api, type Json } from "./support.ts";
 import {
@@ -62,7 +62,7 @@ const IDENTITY_TAGS = new Set([
 ]);
 
 const perms = (...roles: ("ADMIN" | "MEMBER" | "READ_ONLY" | "ANNOTATOR")[]) =>
-  new Set<string>(roles.flatMap((r) => predefinedRole(r).permissions as readonly Permission[]));
+  new Set<string>(roles.flatMap((r) => predefinedRole(r).permissions));
 
 let api: Api;
 let db: pg.Pool;

@@ -69,7 +69,7 @@ describe("datasets with @arizeai/ax-client", () => {
     expect(examples.data.map(({ id: _id, createdAt: _c, updatedAt: _u, ...f }) => f)).toEqual(
       EXAMPLES,
     );
-    expect(examples.data.every((e) => typeOf(e.id as string) === "DatasetExample")).toBe(true);
+    expect(examples.data.every((e) => typeOf(e.id) === "DatasetExample")).toBe(true);
 
     const renamed = await updateDataset({ client, dataset: created.id, name: `${name}-2` });
     expect(renamed.name).toBe(`${name}-2`);
@@ -78,7 +78,7 @@ describe("datasets with @arizeai/ax-client", () => {
       client,
       dataset: created.id,
       datasetVersionId: got.versions![0]!.id,
-      examples: [examples.data[0]!.id as string],
+      examples: [examples.data[0]!.id],
     });
     expect(del).toEqual({
       completed: true,

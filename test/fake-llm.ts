@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 
 /** How the fake answers one request: a status (with Retry-After), text that is no label, a delay. */
-export type LlmReply =
+type LlmReply =
   { status: number; retryAfterS?: number } | { malformed: true } | { delayMs: number } | "hang";
 
 export interface FakeLlm {
@@ -43,7 +43,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", async () => {
+    const answer = async (): Promise<void> => {
       const body = JSON.parse(
         Buffer.concat(chunks).toString() || "{}",
       ) as FakeLlm["requests"][number]["body"];
@@ -128,6 +128,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
         }),
       );
+    };
+    // A request the fake cannot read ends its connection, not the test process.
+    req.on("end", () => {
+      answer().catch((err: unknown) => res.destroy(err as Error));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

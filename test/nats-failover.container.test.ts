@@ -62,7 +62,10 @@ describeContainers("a NATS node killed mid-write", (ref) => {
       for (let i = 0; Date.now() - started < WRITE_FOR_MS; i++) {
         const res = await api
           .req("POST", "/v2/projects", { body: { name: `failover-${w}-${i}`, space_id: spaceId } })
-          .catch((err: unknown) => ({ status: 0, body: { detail: String(err) } as Json }));
+          .catch((err: unknown): { status: number; body: Json } => ({
+            status: 0,
+            body: { detail: String(err) },
+          }));
         if (res.status === 201) acknowledged.push(res.body.id as string);
         else refused.push(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }

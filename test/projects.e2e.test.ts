@@ -10,7 +10,7 @@ import {
   listProjects,
   updateProject,
 } from "@arizeai/ax-client";
-import { expectProblem, startApi, type Api, type Json } from "./support.ts";
+import { expectProblem, startApi, type Api } from "./support.ts";
 
 // Projects driven with the official @arizeai/ax-client, plus the contract edges over HTTP.
 
@@ -116,7 +116,7 @@ describe("project contract edges over HTTP", () => {
       { description: "no such field" },
     ])
       expectProblem(await create({ name: `x-${randomUUID()}`, ...extra }), 400, "invalid-request");
-    const p = (await create({ name: "patch-me" })).body as Json;
+    const p = (await create({ name: "patch-me" })).body;
     for (const body of [{}, { name: "ok", space_id: spaceId }, { name: "  " }])
       expectProblem(
         await api.req("PATCH", `/v2/projects/${p.id}`, { body }),
@@ -137,7 +137,7 @@ describe("project contract edges over HTTP", () => {
 
   it("renaming onto a taken name is 409", async () => {
     await create({ name: "taken" });
-    const p = (await create({ name: "free" })).body as Json;
+    const p = (await create({ name: "free" })).body;
     expectProblem(
       await api.req("PATCH", `/v2/projects/${p.id}`, { body: { name: "taken" } }),
       409,

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
  * The official Python SDK, pinned, in a virtualenv of its own under .tools/ (created from PyPI
  * on first use, as CI does on a fresh machine). Shared by the suites that drive it.
  */
-export const SDK =
+const SDK =
   "arize==8.61.0 arize-otel==0.14.1 opentelemetry-sdk<1.40 opentelemetry-exporter-otlp-proto-http<1.40 opentelemetry-exporter-otlp-proto-grpc<1.40";
 export const root = fileURLToPath(new URL("..", import.meta.url));
 const venv = `${root}.tools/arize-8.61.0`;
@@ -15,7 +15,7 @@ export const python = `${venv}/bin/python`;
 export const run = promisify(execFile);
 
 /** The `ax` CLI, in a virtualenv of its own (./argus makes both). */
-export const AX_CLI = "arize-ax-cli==0.39.0";
+const AX_CLI = "arize-ax-cli==0.39.0";
 
 const marked = (dir: string, packages: string) => {
   try {

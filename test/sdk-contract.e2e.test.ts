@@ -592,7 +592,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
       path: "/v2/integrations",
       body: body(),
     }));
-    const made = async () => (await asAdmin("POST", "/v2/integrations", body())) as Json;
+    const made = async () => asAdmin("POST", "/v2/integrations", body());
     add("get_integration", variant, async () => ({
       method: "GET",
       path: `/v2/integrations/${(await made()).id}`,

@@ -69,7 +69,7 @@ export async function taskExperiment(
 }
 
 /** The MANAGED EXACT_MATCH code_config over `output` and `expected`. */
-export const EXACT_MATCH_CODE = {
+const EXACT_MATCH_CODE = {
   type: "MANAGED",
   name: "exact_match",
   managed_evaluator: "EXACT_MATCH",

@@ -13,7 +13,7 @@ export interface Received {
 }
 
 /** What the receiver does with one request: answer a status (with headers), or never answer. */
-export type Reply = { status: number; headers?: Record<string, string> } | "hang";
+type Reply = { status: number; headers?: Record<string, string> } | "hang";
 
 /**
  * A customer's webhook endpoint, for tests: a real HTTP server on loopback that records every

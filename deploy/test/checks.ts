@@ -216,7 +216,7 @@ async function apiAndOtlp(): Promise<void> {
       new SimpleSpanProcessor({
         exporter: new GrpcExporter({
           url: `http://${env("GATEWAY_OTLP_GRPC")}`,
-          metadata: metadata as never,
+          metadata: metadata,
         }),
       }),
     ],

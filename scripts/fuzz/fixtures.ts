@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 
-export type Dictionaries = Record<string, string[]>;
+type Dictionaries = Record<string, string[]>;
 
 interface Json {
   [k: string]: unknown;

@@ -90,7 +90,7 @@ export async function send(
 const lost = (a: Answer) =>
   a.status === 0 || a.status === 408 || a.status === 429 || a.status >= 500;
 
-export type Outcome =
+type Outcome =
   /** 2xx: the write was acknowledged. */
   | { kind: "acked"; answer: Answer; retried: boolean; key: string }
   /** A 4xx (other than 408/429): refused, or, after a lost answer, a sign it was applied. */
@@ -109,7 +109,7 @@ export interface WriteStats {
 export const writeStats: WriteStats = { writes: 0, acked: 0, retried: 0, unknown: 0 };
 
 /** A write with its Idempotency-Key, sent again with the same key while its answer is lost. */
-export async function write(
+async function write(
   api: Api,
   method: string,
   path: string,
@@ -143,7 +143,7 @@ export async function write(
 }
 
 /** One resource a client made, and what the acknowledged writes say it must look like now. */
-export interface Resource {
+interface Resource {
   kind: "tag" | "space" | "dataset" | "webhook";
   id: string;
   path: string;
@@ -156,7 +156,7 @@ export interface Resource {
 }
 
 /** A prompt version written (a webhook delivery each): its commit message is its write's key. */
-export interface VersionWrite {
+interface VersionWrite {
   promptId: string;
   message: string;
   outcome: Outcome["kind"];

@@ -221,7 +221,7 @@ describe("handleCommand on a snapshotted stream", () => {
     let last;
     for (let i = 0; i < n; i++)
       last = await commands.handle(id, decider, { type: "Increment" }, {});
-    return last!;
+    return last;
   };
 
   it("keeps the state every `every` events, in the command's transaction; none on a short stream", async () => {

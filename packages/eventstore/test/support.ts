@@ -43,7 +43,7 @@ export async function testEnv(poolSize = 20): Promise<TestEnv> {
       return nc;
     },
     async close() {
-      await Promise.all(connections.map((nc) => (nc.isClosed() ? undefined : nc.close())));
+      await Promise.all(connections.filter((nc) => !nc.isClosed()).map((nc) => nc.close()));
       await pool.end();
       await db.drop();
     },

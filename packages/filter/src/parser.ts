@@ -138,10 +138,11 @@ class Parser {
         };
       case "CONTAINS":
         return { kind: "contains", field, value: this.string(verb).value, negated };
+      default:
+        throw negated
+          ? this.expected("IN, LIKE, ILIKE or CONTAINS after NOT", verb)
+          : this.expected(`${OPERATOR_HINT} after ${t.text}`, verb);
     }
-    throw negated
-      ? this.expected("IN, LIKE, ILIKE or CONTAINS after NOT", verb)
-      : this.expected(`${OPERATOR_HINT} after ${t.text}`, verb);
   }
 
   private comparison(field: FieldRef, opToken: Token, op: ComparisonOperator): FilterNode {
@@ -194,6 +195,9 @@ class Parser {
       case "keyword":
         if (t.keyword === "TRUE" || t.keyword === "FALSE")
           return { type: "boolean", value: t.keyword === "TRUE" };
+        break;
+      default:
+        break; // no other token is a value
     }
     // "abc" is a field name; people who write it usually meant the string 'abc'.
     const hint = t.kind === "path" && t.text.startsWith('"') ? " (strings take single quotes)" : "";

@@ -183,7 +183,7 @@ export function requireAccountAdmin(p: Principal, what: string): void {
 }
 
 /** The spaces whose grants hold `permission` (explicit bindings only). */
-export function grantedSpaceIds(p: Principal, permission: Permission): string[] {
+function grantedSpaceIds(p: Principal, permission: Permission): string[] {
   return holdingIds(p, p.spaceGrants, permission);
 }
 

@@ -38,13 +38,13 @@ const servicePayload = (name: string, path: string, issuedAt: string): Buffer =>
   Buffer.from(`argus-service-call/v1 ${name} ${path} ${issuedAt}`);
 
 /** How long a signature is accepted after (or, for clock skew, before) it was made. */
-export const DEFAULT_MAX_AGE_MS = 60_000;
+const DEFAULT_MAX_AGE_MS = 60_000;
 
 /**
  * How long a signer reuses one signature (per principal, per RPC for a service). Well below
  * the callee's max age, so a reused signature is still fresh when the last hop checks it.
  */
-export const SIGNATURE_REUSE_MS = 5_000;
+const SIGNATURE_REUSE_MS = 5_000;
 
 // ---------------------------------------------------------------------------------------
 // Keys
@@ -269,7 +269,7 @@ export interface CallTrust {
   readonly maxAgeMs?: number;
 }
 
-export type VerifiedCall =
+type VerifiedCall =
   | { kind: "caller"; principal: Principal; caller: SignedCaller }
   | { kind: "service"; service: string };
 

@@ -127,7 +127,7 @@ export function isDependencyUnavailable(err: unknown): boolean {
 }
 
 /** What a dependency's loss is answered with. */
-export const dependencyUnavailable = (): DomainError =>
+const dependencyUnavailable = (): DomainError =>
   new DomainError("service-unavailable", "a dependency of the service is unavailable; retry later");
 
 /**

@@ -38,7 +38,7 @@ export interface CallOptions {
 export const DEFAULT_DEADLINE_MS = 5_000;
 
 /** Taken off an onward call's deadline: the caller keeps a moment to answer after it. */
-export const ONWARD_MARGIN_MS = 20;
+const ONWARD_MARGIN_MS = 20;
 
 /**
  * Options for a call a handler makes to another service on behalf of its caller: the caller's

@@ -21,7 +21,7 @@ interface MethodDefinition<Req, Res> {
 }
 
 /** A client-streaming method: its requests as they arrive (ending with the caller's half-close). */
-export type ClientStreamHandler<Req, Res> = (
+type ClientStreamHandler<Req, Res> = (
   requests: AsyncIterable<Req>,
   ctx: CallContext,
 ) => Promise<Res>;
@@ -30,7 +30,7 @@ export type ClientStreamHandler<Req, Res> = (
  * A server-streaming method: the answers it yields are written one at a time, each after the
  * caller took the previous one, so a slow reader slows the handler instead of filling memory.
  */
-export type ServerStreamHandler<Req, Res> = (req: Req, ctx: CallContext) => AsyncIterable<Res>;
+type ServerStreamHandler<Req, Res> = (req: Req, ctx: CallContext) => AsyncIterable<Res>;
 
 /** A service implementation as plain async functions, typed by the generated definition. */
 export type Implementation<D> = {
@@ -151,7 +151,8 @@ function serveCall(
   const expiry = deadline && expireAt(deadline, abort);
   const started = performance.now();
   let code: grpc.status = grpc.status.OK;
-  context.with(trace.setSpan(parent, span), async () => {
+  // Answered through `fail` or the body; the body catches every error, so nothing is left to await.
+  void context.with(trace.setSpan(parent, span), async () => {
     try {
       const verified = verifier.verify(call.metadata, method.path, services);
       const ctx: CallContext = {

@@ -1,7 +1,7 @@
 import { GATEWAY, SERVICE_REGISTRY, type ServiceDescription } from "./registry.ts";
 
 /** What one NATS user may publish and subscribe to (nats-server's `permissions` block). */
-export interface NatsPermissions {
+interface NatsPermissions {
   publish: { allow?: string[]; deny?: string[] };
   subscribe: { allow: string[] };
   /** May publish to the reply subject of a message it received, at most `max` times. */
@@ -33,7 +33,7 @@ export const principalInvalidationSubject = (root: string): string =>
  * Publishing another service's subjects, creating streams or consumers, or reading a durable it
  * did not declare is refused by the server.
  */
-export function serviceNatsIdentity(
+function serviceNatsIdentity(
   d: ServiceDescription,
   o: { root: string; stream: string },
 ): NatsIdentity {
@@ -57,7 +57,7 @@ export function serviceNatsIdentity(
  * acknowledgement goes to the sender's inbox, which `allow_responses` alone opens), nothing
  * else: it publishes no event and reads no one's replies.
  */
-export function gatewayNatsIdentity(o: { root: string }): NatsIdentity {
+function gatewayNatsIdentity(o: { root: string }): NatsIdentity {
   return {
     user: GATEWAY.name,
     permissions: {

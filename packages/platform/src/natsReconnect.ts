@@ -13,7 +13,7 @@ export interface NatsReconnectTiming {
   maxMs: number;
 }
 
-export const NATS_RECONNECT: NatsReconnectTiming = { minMs: 250, maxMs: 4_000 };
+const NATS_RECONNECT: NatsReconnectTiming = { minMs: 250, maxMs: 4_000 };
 
 /**
  * A reconnect delay handler for nats.js (`reconnectDelayHandler`): called before each try of

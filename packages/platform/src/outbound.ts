@@ -253,11 +253,13 @@ function describeNetworkError(err: unknown, hostname: string): string {
       return "host unreachable";
     case "ETIMEDOUT":
       return "connection timed out";
+    default: {
+      const message = first instanceof Error ? first.message : String(first);
+      return typeof e.code === "string" && /CERT|TLS|SSL/.test(e.code)
+        ? `TLS error: ${message}`
+        : message;
+    }
   }
-  const message = first instanceof Error ? first.message : String(first);
-  return typeof e.code === "string" && /CERT|TLS|SSL/.test(e.code)
-    ? `TLS error: ${message}`
-    : message;
 }
 
 /** Retry-After as delta-seconds or an HTTP-date, in ms from now; undefined when absent or garbled. */

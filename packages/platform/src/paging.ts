@@ -6,7 +6,7 @@ export function fetchSize(page: PageRequest | undefined, max = PAGE_MAX): number
 }
 
 /** The largest page of most lists (the OpenAPI LimitQueryParam); some lists allow more. */
-export const PAGE_MAX = 100;
+const PAGE_MAX = 100;
 
 export function clampLimit(limit: number | undefined, max = PAGE_MAX): number {
   return Math.min(Math.max(limit || 50, 1), max);

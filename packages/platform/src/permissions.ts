@@ -218,8 +218,7 @@ const ANNOTATOR_PERMISSIONS: readonly Permission[] = [
 ];
 
 /** Names of the predefined space roles, as the public API's UserSpaceRole. */
-export const SPACE_ROLE_NAMES = ["ADMIN", "MEMBER", "READ_ONLY", "ANNOTATOR"] as const;
-export type SpaceRoleName = (typeof SPACE_ROLE_NAMES)[number];
+export type SpaceRoleName = "ADMIN" | "MEMBER" | "READ_ONLY" | "ANNOTATOR";
 
 export interface PredefinedRole {
   /** Fixed so every installation (and every test) knows them without a lookup. */

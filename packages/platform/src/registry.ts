@@ -32,12 +32,12 @@ export interface ServiceDescription {
   readonly invalidatesPrincipals?: boolean;
 }
 
-export interface ConsumerDescription {
+interface ConsumerDescription {
   readonly durable: string;
   readonly subjects: string;
 }
 
-export function describeService(d: ServiceDescription): ServiceDescription {
+function describeService(d: ServiceDescription): ServiceDescription {
   if (!/^[a-z][a-z0-9-]*$/.test(d.name)) throw new Error(`bad service name ${d.name}`);
   if (!/^[a-z][a-z0-9_]*$/.test(d.schema)) throw new Error(`bad schema name ${d.schema}`);
   return Object.freeze(d);
@@ -158,7 +158,7 @@ export function keyEnv(name: string): { privateKey: string; publicKey: string } 
  * Whether a process signs calls, i.e. holds a private key: the gateway (every caller's
  * principal, and its own calls) and each service that calls another on its own behalf.
  */
-export function signsCalls(name: string): boolean {
+function signsCalls(name: string): boolean {
   if (name === GATEWAY.name) return true;
   const d = serviceNamed(name);
   return d.calls.length > 0 || (d.optionalCalls ?? []).length > 0;

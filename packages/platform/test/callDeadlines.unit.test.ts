@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Metadata, status, type Client, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { IdentityServiceService as Identity } from "@argus/proto/identity/v1";
 import { TagServiceService as Tags, type Tag } from "@argus/proto/catalog/v1/tags";
 import { describe, expect, it } from "vitest";
@@ -59,7 +59,7 @@ async function chain(opts: { workMs: number; b: (ctx: CallContext) => Promise<un
       },
     ),
   );
-  return { toA: toA as Client, seen };
+  return { toA, seen };
 }
 
 describe("deadlines propagate across hops", () => {

@@ -13,8 +13,8 @@ import { createLogger } from "../src/logger.ts";
 import { NOBODY } from "../src/principal.ts";
 
 /** The gateway's key pair of these tests. */
-export const GATEWAY_KEYS = generateCallKeyPair();
-export const gatewaySigner = principalSigner(parsePrivateKey(GATEWAY_KEYS.privateKey));
+const GATEWAY_KEYS = generateCallKeyPair();
+const gatewaySigner = principalSigner(parsePrivateKey(GATEWAY_KEYS.privateKey));
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

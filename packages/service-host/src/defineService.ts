@@ -112,7 +112,7 @@ export function defineService<S extends Spec>(
 }
 
 /** The environment variables of a service: the common ones, then its own. */
-export function serviceConfigSpec(d: ServiceDescription): Spec {
+function serviceConfigSpec(d: ServiceDescription): Spec {
   const env = serviceEnv(d.name);
   const spec: Spec = {
     DATABASE_URL: url("Postgres connection URL", ["postgres:", "postgresql:"]),

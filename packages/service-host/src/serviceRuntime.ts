@@ -109,7 +109,7 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
     logger: o.logger,
   });
   wake = () => relay.wake();
-  relay.start();
+  await relay.start();
   const consumers: ConsumerRunner[] = [];
   return {
     pool,

@@ -13,7 +13,16 @@ export {
   requirePermissionAt,
 } from "./spaceAccess.ts";
 export type { SpaceRow } from "./rows.ts";
-export { authorized, firstWhere, isUuid, json, placeOf, projectPlaceOf, rowById } from "./rows.ts";
+export {
+  authorized,
+  firstWhere,
+  isUuid,
+  json,
+  placeOf,
+  projectPlaceOf,
+  rowById,
+  rowInAccount,
+} from "./rows.ts";
 export { projectSpaceFacts, restrictionsConsumer } from "./accessFacts.ts";
 export type { OnSpaceDeleted } from "./spaceEvents.ts";
 export {

@@ -1,8 +1,8 @@
 // Shared by every service that owns space-scoped resources: the rows of such resources carry
 // their account and space, and are read and authorized the same way in each service.
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery } from "@argus/eventstore";
-import type { CallContext, Permission, ResourceAccess } from "@argus/platform";
+import { tracedQuery, type Queryable } from "@argus/eventstore";
+import { notFound, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
 import { requirePermissionAt, type RowPlace } from "./spaceAccess.ts";
 import type { Spaces } from "./spaces.ts";
 
@@ -59,6 +59,30 @@ export async function rowById<T extends object>(
     [id],
   );
   return res.rows[0];
+}
+
+/**
+ * The row of `table` with this id in the caller's account (`columns` selected), else `label`'s
+ * 404 — an id that is no uuid included. Authorization beyond the account is the caller's.
+ */
+export async function rowInAccount<T extends object>(
+  db: Queryable,
+  ctx: CallContext,
+  table: string,
+  columns: string,
+  id: string,
+  label: string,
+): Promise<T> {
+  if (!isUuid(id)) throw notFound(label);
+  const res = await tracedQuery<T>(
+    db,
+    label,
+    `select ${columns} from ${table} where id = $1 and account_id = $2`,
+    [id, ctx.principal.accountId],
+  );
+  const row = res.rows[0];
+  if (!row) throw notFound(label);
+  return row;
 }
 
 /** The first row of `select` (a query ending before its where clause) matching `where`. */

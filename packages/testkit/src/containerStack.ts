@@ -171,7 +171,7 @@ export async function startContainerStack(
     ]);
     const host = (c: StartedTestContainer, port: number) =>
       `${c.getHost()}:${c.getMappedPort(port)}`;
-    const databaseUrl = `postgres://postgres:${superuserPassword}@${host(postgres!, 5432)}/postgres`;
+    const databaseUrl = `postgres://postgres:${superuserPassword}@${host(postgres, 5432)}/postgres`;
     const inside = `postgres://postgres:${superuserPassword}@postgres:5432/postgres`;
     const natsNodes = nodeNames.map((name, i) => ({
       name,
@@ -287,7 +287,7 @@ export async function startContainerStack(
       natsUrl,
       natsNodes,
       containers: {
-        postgres: postgres!.getId(),
+        postgres: postgres.getId(),
         ...Object.fromEntries(SERVICE_REGISTRY.map((d, i) => [d.name, services[i]!.getId()])),
         [GATEWAY.name]: gateway.getId(),
       },

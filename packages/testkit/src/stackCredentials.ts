@@ -40,12 +40,12 @@ export function freshDatabaseRoles(): DatabaseRoles {
   };
 }
 
-export function roleOf(database: DatabaseRoles, name: string): string {
+function roleOf(database: DatabaseRoles, name: string): string {
   return `${database.rolePrefix}_${name.replace(/-/g, "_")}`;
 }
 
 /** `url` as another user (same host, port and database). */
-export function urlAs(url: string, user: string, password: string): string {
+function urlAs(url: string, user: string, password: string): string {
   const u = new URL(url);
   u.username = user;
   u.password = password;

@@ -63,7 +63,7 @@ import { tagCommands } from "./tags/tagCommands.ts";
 import { tagQueries } from "./tags/tagQueries.ts";
 
 /** One gRPC service per resource: its commands beside its queries (both in its folder). */
-export function catalogServices(d: CatalogDeps): ServiceBinding[] {
+function catalogServices(d: CatalogDeps): ServiceBinding[] {
   return [
     bindService(TagServiceService, {
       ...tagCommands(d),

@@ -3,11 +3,9 @@ import pg from "pg";
 import { secretBox } from "@argus/platform";
 import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AiIntegrationServiceService as S,
-  type AiIntegrationConfig,
-} from "@argus/proto/catalog/v1/ai_integrations";
+import { AiIntegrationServiceService as S } from "@argus/proto/catalog/v1/ai_integrations";
 import { uniqueName } from "@argus/testkit";
+import { aiIntegrationConfig } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 let t: CatalogStack;
@@ -16,16 +14,7 @@ let spaceId: string;
 const KEY = "sk-live-0123456789abcdefghij-LAST";
 const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };
 
-const config = (over: Partial<AiIntegrationConfig> = {}): AiIntegrationConfig => ({
-  name: uniqueName("ai"),
-  provider: "OPEN_AI",
-  modelNames: [],
-  enableDefaultModels: false,
-  functionCallingEnabled: true,
-  authType: "DEFAULT",
-  scopings: [],
-  ...over,
-});
+const config = aiIntegrationConfig;
 
 beforeAll(async () => {
   t = await startCatalogStack();

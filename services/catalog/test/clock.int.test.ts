@@ -9,6 +9,7 @@ import { TagServiceService as T } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { fixedClock } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
+import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
 import { startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 // Far from the wall clock, so a timestamp taken from the system clock cannot pass for it.
@@ -67,15 +68,7 @@ describe("the catalog takes 'now' from its injected clock", () => {
     const prompt = await t.call(PR.createPrompt, {
       spaceId,
       name: uniqueName("prompt"),
-      version: {
-        commitMessage: "initial",
-        inputVariableFormat: "F_STRING",
-        provider: "OPEN_AI",
-        model: "gpt-4o",
-        messagesJson: JSON.stringify([{ role: "USER", content: "Hello {name}" }]),
-        invocationParamsJson: "",
-        providerParamsJson: "",
-      },
+      version: promptContent(),
     });
     expect([prompt.prompt!.createdAt, prompt.version!.createdAt]).toEqual([at(now), at(now)]);
 
@@ -83,11 +76,7 @@ describe("the catalog takes 'now' from its injected clock", () => {
       spaceId,
       name: uniqueName("eval"),
       type: "CODE",
-      version: {
-        commitMessage: "initial",
-        configKind: "CODE",
-        configJson: JSON.stringify({ type: "CUSTOM", name: "n", code: "c", variables: [] }),
-      },
+      version: codeEvaluatorContent(),
     });
     expect([evaluator.evaluator!.createdAt, evaluator.version!.createdAt]).toEqual([
       at(now),
@@ -95,15 +84,7 @@ describe("the catalog takes 'now' from its injected clock", () => {
     ]);
 
     const ai = await t.call(AI.createAiIntegration, {
-      config: {
-        name: uniqueName("ai"),
-        provider: "OPEN_AI",
-        modelNames: [],
-        enableDefaultModels: false,
-        functionCallingEnabled: true,
-        authType: "DEFAULT",
-        scopings: [],
-      },
+      config: aiIntegrationConfig(),
       apiKey: "sk-test-0123456789-WXYZ",
     });
     expect(ai.createdAt).toBe(at(now));

@@ -7,6 +7,7 @@ import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_in
 import { EvaluatorDirectoryService as D } from "@argus/proto/catalog/v1/config_directory";
 import { encodeId } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
+import { aiIntegrationConfig, codeEvaluatorContent } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 let t: CatalogStack;
@@ -37,15 +38,7 @@ const template = (
 
 const integration = (scopings: { organizationId: string; spaceId: string }[]) =>
   t.call(AI.createAiIntegration, {
-    config: {
-      name: uniqueName("ai"),
-      provider: "OPEN_AI",
-      modelNames: [],
-      enableDefaultModels: false,
-      functionCallingEnabled: true,
-      authType: "DEFAULT",
-      scopings,
-    },
+    config: aiIntegrationConfig({ scopings }),
   });
 
 const createEvaluator = (name = uniqueName("eval"), principal = t.admin) =>
@@ -139,11 +132,7 @@ describe("evaluators", () => {
       await problemOf(
         t.call(S.createEvaluatorVersion, {
           evaluatorId: id,
-          content: {
-            commitMessage: "x",
-            configKind: "CODE",
-            configJson: JSON.stringify({ type: "CUSTOM", name: "n", code: "c", variables: [] }),
-          },
+          content: codeEvaluatorContent("x"),
         }),
       ),
     ).toBe("invalid-request");

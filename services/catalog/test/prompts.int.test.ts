@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  PromptServiceService as S,
-  type PromptVersionContent,
-} from "@argus/proto/catalog/v1/prompts";
+import { PromptServiceService as S } from "@argus/proto/catalog/v1/prompts";
 import { uniqueName } from "@argus/testkit";
+import { promptContent } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 let t: CatalogStack;
 let spaceId: string;
 
-const content = (over: Partial<PromptVersionContent> = {}): PromptVersionContent => ({
-  commitMessage: "initial",
-  inputVariableFormat: "F_STRING",
-  provider: "OPEN_AI",
-  model: "gpt-4o",
-  messagesJson: JSON.stringify([{ role: "USER", content: "Hello {name}" }]),
-  invocationParamsJson: JSON.stringify({ temperature: 0.2 }),
-  providerParamsJson: "",
-  ...over,
-});
+const content = promptContent;
 
 const createPrompt = (name = uniqueName("prompt"), space = spaceId, principal = t.admin) =>
   t.call(S.createPrompt, { spaceId: space, name, version: content() }, principal);

@@ -15,6 +15,7 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { decodeEvent } from "@argus/eventstore";
 import { systemClock } from "@argus/platform";
 import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/cascades/spaceCascade.ts";
+import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 import { uniqueName } from "@argus/testkit";
 
@@ -32,25 +33,13 @@ async function fill(spaceId: string) {
   const prompt = await t.call(PR.createPrompt, {
     spaceId,
     name: uniqueName("prompt"),
-    version: {
-      commitMessage: "initial",
-      inputVariableFormat: "F_STRING",
-      provider: "OPEN_AI",
-      model: "gpt-4o",
-      messagesJson: JSON.stringify([{ role: "USER", content: "Hello {name}" }]),
-      invocationParamsJson: "",
-      providerParamsJson: "",
-    },
+    version: promptContent(),
   });
   const evaluator = await t.call(E.createEvaluator, {
     spaceId,
     name: uniqueName("eval"),
     type: "CODE",
-    version: {
-      commitMessage: "initial",
-      configKind: "CODE",
-      configJson: JSON.stringify({ type: "CUSTOM", name: "n", code: "c", variables: [] }),
-    },
+    version: codeEvaluatorContent(),
   });
   const config = await t.call(C.createAnnotationConfig, {
     spaceId,
@@ -94,15 +83,7 @@ type Held = Awaited<ReturnType<typeof fill>>;
 
 const integration = (scopings: { organizationId: string; spaceId: string }[]) =>
   t.call(AI.createAiIntegration, {
-    config: {
-      name: uniqueName("ai"),
-      provider: "OPEN_AI",
-      modelNames: [],
-      enableDefaultModels: false,
-      functionCallingEnabled: true,
-      authType: "DEFAULT",
-      scopings,
-    },
+    config: aiIntegrationConfig({ scopings }),
     apiKey: "sk-test-0123456789-WXYZ",
   });
 

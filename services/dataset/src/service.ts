@@ -25,7 +25,7 @@ import { runEvaluationCommands } from "./experiments/runEvaluationCommands.ts";
 import { runEvaluationQueries } from "./experiments/runEvaluationQueries.ts";
 import { project } from "./projection.ts";
 
-export function datasetServices(d: DatasetDeps): ServiceBinding[] {
+function datasetServices(d: DatasetDeps): ServiceBinding[] {
   return [
     bindService(DatasetServiceService, {
       ...datasetCommands(d),

@@ -13,6 +13,7 @@ import {
   testCallKeys,
   testInfra,
   uniqueName,
+  type TestCallKeys,
   type TestDatabase,
 } from "@argus/testkit";
 import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
@@ -26,6 +27,11 @@ export interface DatasetUnderTest {
   channel: grpc.Client;
   admin: Principal;
   spaceId: string;
+  /** The database, NATS and stream names, for another service started beside these. */
+  env: Record<string, string>;
+  keys: TestCallKeys;
+  identityUrl: string;
+  datasetUrl: string;
   call<Req, Res>(
     method: Parameters<typeof callUnary<Req, Res>>[1],
     req: Req,
@@ -70,12 +76,17 @@ export async function startDatasetUnderTest(
     createLogger({ service: "dataset-test", level: "warn" }),
     options,
   );
-  const channel = createChannel(`127.0.0.1:${dataset.grpcPort}`);
+  const datasetUrl = `127.0.0.1:${dataset.grpcPort}`;
+  const channel = createChannel(datasetUrl);
   return {
     db,
     channel,
     admin,
     spaceId: identity.spaceId,
+    env: common,
+    keys,
+    identityUrl: identity.url,
+    datasetUrl,
     call: (method, req, p = admin) =>
       callUnary(channel, method, req, { credential: keys.caller(p), requestId: "t" }),
     credential: (p = admin) => keys.caller(p),

@@ -4,7 +4,6 @@ import {
   loadDocument,
   resolve,
   type JsonSchema,
-  type Operation,
   type Parameter,
   type ResponseObject,
 } from "../src/openapi/document.ts";
@@ -85,7 +84,7 @@ describe("OpenAPI links", () => {
   it("fill only parameters the target takes, from fields the source response has", () => {
     for (const { source, op, params, status, name, link } of links) {
       const target = byId.get(link.operationId)!;
-      const schema = resolve<ResponseObject>(doc, (op as Operation).responses![status]!).content?.[
+      const schema = resolve<ResponseObject>(doc, op.responses![status]!).content?.[
         "application/json"
       ]?.schema;
       for (const [param, expr] of Object.entries(link.parameters ?? {})) {

@@ -3,7 +3,7 @@ import type { ClientMethod } from "@argus/platform";
 import type { Backend } from "../src/backend.ts";
 
 /** What a fake backend answers one RPC with (a thrown error is the RPC's failure). */
-export type Answer = (request: unknown) => unknown;
+type Answer = (request: unknown) => unknown;
 
 /**
  * A backing service as the gateway sees it: answers by RPC name from `answers`, every request

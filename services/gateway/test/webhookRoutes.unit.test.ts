@@ -770,7 +770,7 @@ describe("the backend's deadline override", () => {
         }),
       ).resolves.toEqual({ statusCode: 200 });
       // The route's own call outlasts the backend's 100 ms.
-      const handler = webhookHandlers(backend).test_webhook!;
+      const handler = webhookHandlers(backend).test_webhook;
       await expect(
         handler({
           ...from,

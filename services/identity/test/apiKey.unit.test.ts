@@ -128,12 +128,7 @@ describe("refresh", () => {
   it("a revoked, expired or unknown key cannot be refreshed", () => {
     rejects(revoked, refresh(), "unprocessable-entity", /revoked/);
     const expired = given().then(userKey({ expiresAt: later(1) }));
-    rejects(
-      expired,
-      { ...refresh(), now: later(1) } as ApiKeyCommand,
-      "unprocessable-entity",
-      /expired/,
-    );
+    rejects(expired, { ...refresh(), now: later(1) }, "unprocessable-entity", /expired/);
     expect(problem(() => given().when(refresh()))).toBe("resource-not-found");
   });
 });

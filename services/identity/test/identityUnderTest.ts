@@ -27,7 +27,7 @@ import { startIdentity, type RunningIdentity } from "../src/index.ts";
 /** The key pairs of the processes identity trusts (the gateway, the catalog), fresh per run. */
 export const KEYS = generateCallKeys();
 /** The gateway's signer, the only one whose principals identity accepts. */
-export const GATEWAY_SIGNER = principalSigner(parsePrivateKey(KEYS.gateway!.privateKey));
+const GATEWAY_SIGNER = principalSigner(parsePrivateKey(KEYS.gateway!.privateKey));
 export const PEPPER = "q".repeat(32);
 
 type Method<Req, Res> = Parameters<typeof callUnary<Req, Res>>[1];

@@ -210,7 +210,7 @@ describe("a task's updates", () => {
   const apply = (commands: TaskCommand[]): TaskState =>
     commands.reduce(
       (state, c) => taskDecider.decide(c, state).reduce(taskDecider.evolve, state),
-      taskDecider.initialState as TaskState,
+      taskDecider.initialState,
     );
   const create = (t: NewTask): TaskCommand => ({
     type: "CreateTask",
@@ -275,7 +275,7 @@ describe("a run's life", () => {
   const apply = (commands: RunCommand[]): RunState =>
     commands.reduce(
       (state, c) => runDecider.decide(c, state).reduce(runDecider.evolve, state),
-      runDecider.initialState as RunState,
+      runDecider.initialState,
     );
   const finish = (status: "COMPLETED" | "FAILED" | "CANCELLED"): RunCommand => ({
     type: "FinishRun",
@@ -313,13 +313,12 @@ describe("managed evaluators", () => {
   const config = (
     kind: ManagedConfig["managed_evaluator"],
     params: ManagedConfig["static_params"] = [],
-  ) =>
-    ({
-      name: "e",
-      managed_evaluator: kind,
-      variables: ["a", "b"],
-      static_params: params,
-    }) as ManagedConfig;
+  ) => ({
+    name: "e",
+    managed_evaluator: kind,
+    variables: ["a", "b"],
+    static_params: params,
+  });
   it("EXACT_MATCH compares exactly", () => {
     expect(evaluateManaged(config("EXACT_MATCH"), ["x", "x"])).toMatchObject({
       label: "true",

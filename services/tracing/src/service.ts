@@ -24,7 +24,7 @@ import type { SpanStore } from "./storage/spanStore.ts";
 import { traceDirectoryQueries } from "./traces/traceDirectory.ts";
 import { traceQueries } from "./traces/traceQueries.ts";
 
-export function tracingServices(d: TracingDeps): ServiceBinding[] {
+function tracingServices(d: TracingDeps): ServiceBinding[] {
   return [
     bindService(TracingServiceService, {
       export: exportCommand(d),

@@ -121,7 +121,7 @@ const keyValues = (o: object) =>
   Object.entries(o).map(([key, value]) => ({ key, value: anyValue(value) }));
 
 /** An ExportTraceServiceRequest in OTLP JSON, one resource naming `project`. */
-export function otlpJson(project: string, spans: readonly RawSpan[]): Buffer {
+function otlpJson(project: string, spans: readonly RawSpan[]): Buffer {
   const body = {
     resourceSpans: [
       {

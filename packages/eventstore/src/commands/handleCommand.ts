@@ -95,7 +95,7 @@ type StreamAccess = Pick<
   "client" | "append" | "loadStream" | "saveSnapshot"
 >;
 
-export function commandScope(tx: StreamAccess, project: Project): CommandScope {
+function commandScope(tx: StreamAccess, project: Project): CommandScope {
   // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
   const locks = new WeakSet<RowLock>();
   async function append(
@@ -178,7 +178,7 @@ export function commandScopeIn(
   );
 }
 
-export interface CommandOptions {
+interface CommandOptions {
   /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
   conflicts?: Readonly<Record<string, string>>;
   /**

@@ -10,7 +10,7 @@ import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { Checkpoint, StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
 
-export interface ResetConsumerOptions {
+interface ResetConsumerOptions {
   pool: Pool;
   /** The consumer's own schema. */
   schema: string;
@@ -30,7 +30,7 @@ export interface ReplayOptions extends ResetConsumerOptions {
 }
 
 /** Forgets what a consumer processed, so every event counts as new to it again. */
-export async function resetConsumer(options: ResetConsumerOptions): Promise<void> {
+async function resetConsumer(options: ResetConsumerOptions): Promise<void> {
   const s = quoteSchema(options.schema);
   await withTransaction(options.pool, async (client) => {
     await tracedQuery(

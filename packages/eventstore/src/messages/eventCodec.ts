@@ -1,7 +1,7 @@
 import type { StoredEvent } from "../types.ts";
 
 /** The JSON body of a published event; 64-bit positions travel as decimal strings. */
-export interface WireEvent {
+interface WireEvent {
   eventId: string;
   streamId: string;
   streamVersion: number;

@@ -1,7 +1,7 @@
 import type { AiIntegrationConfig, AiIntegrationKeyFacts } from "@argus/contracts";
 import { invalid, requireCatalogName, requireMaxLength } from "../shared/catalogRules.ts";
 
-export const PROVIDERS = [
+const PROVIDERS = [
   "OPEN_AI",
   "AZURE_OPEN_AI",
   "AWS_BEDROCK",
@@ -14,14 +14,14 @@ export const PROVIDERS = [
   "FIREWORKS",
   "TOGETHER_AI",
 ] as const;
-export const AUTH_TYPES = [
+const AUTH_TYPES = [
   "DEFAULT",
   "PROXY_WITH_HEADERS",
   "BEARER_TOKEN",
   "OAUTH2_CLIENT_CREDENTIALS",
 ] as const;
-export const HEADERS_MAX_BYTES = 8175;
-export const API_KEY_MAX = 4096;
+const HEADERS_MAX_BYTES = 8175;
+const API_KEY_MAX = 4096;
 
 /**
  * "…abcd" for keys long enough that four characters reveal nothing useful; "…" otherwise.

@@ -1,11 +1,10 @@
 import type { AnnotationConfigShape } from "@argus/contracts";
 import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
-export const ANNOTATION_CONFIG_TYPES = ["CONTINUOUS", "CATEGORICAL", "FREEFORM"] as const;
-export const OPTIMIZATION_DIRECTIONS = ["MAXIMIZE", "MINIMIZE", "NONE"] as const;
-export const CATEGORICAL_VALUES_MIN = 2;
-export const CATEGORICAL_VALUES_MAX = 100;
-export const LABEL_MAX = 255;
+const OPTIMIZATION_DIRECTIONS = ["MAXIMIZE", "MINIMIZE", "NONE"] as const;
+const CATEGORICAL_VALUES_MIN = 2;
+const CATEGORICAL_VALUES_MAX = 100;
+const LABEL_MAX = 255;
 
 /** The type's fields, checked, with everything not of that type cleared. */
 export function shapeOf(type: string, s: Partial<AnnotationConfigShape>): AnnotationConfigShape {

@@ -16,10 +16,10 @@ import {
   unprocessable,
 } from "../shared/catalogRules.ts";
 
-export const INSTRUCTIONS_MAX = 10_000;
+const INSTRUCTIONS_MAX = 10_000;
 /** The public API's bounds on column_allowlist: 1000 names of at most 512 characters. */
-export const COLUMN_ALLOWLIST_MAX = 1000;
-export const COLUMN_NAME_MAX = 512;
+const COLUMN_ALLOWLIST_MAX = 1000;
+const COLUMN_NAME_MAX = 512;
 
 /** The queue itself; its records are facts of the projection, read by the commands needing them. */
 export type AnnotationQueueState = Lifecycle<{

@@ -21,7 +21,7 @@ async function useConfigs(client: PoolClient, queueId: string, configIds: string
   );
 }
 
-export const annotators = (users: Annotator[]): string => JSON.stringify(users);
+const annotators = (users: Annotator[]): string => JSON.stringify(users);
 
 /** Queues as their events leave them; records, assignments and annotations in their own file. */
 export const annotationQueueProjections: Projections<AnnotationQueueEvent> = {

@@ -8,13 +8,13 @@ import { DomainError } from "@argus/platform";
 import { unreachable } from "../shared/lifecycleRules.ts";
 import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
-export const RECORD_SOURCES_MAX = 2;
-export const RECORDS_PER_REQUEST_MAX = 500;
-export const ANNOTATIONS_PER_REQUEST_MAX = 500;
-export const ASSIGNEES_MAX = 100;
-export const SPAN_RANGE_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+const RECORD_SOURCES_MAX = 2;
+const RECORDS_PER_REQUEST_MAX = 500;
+const ANNOTATIONS_PER_REQUEST_MAX = 500;
+const ASSIGNEES_MAX = 100;
+const SPAN_RANGE_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** The public API: at most 100 session ids per request, across its sources. */
-export const SESSION_IDS_MAX = 100;
+const SESSION_IDS_MAX = 100;
 
 /** A record source as the caller sent it, checked here before the handler resolves it. */
 export interface RecordSourceInput {
@@ -64,11 +64,11 @@ export function recordsFor(
   }));
 }
 
-export function requireRecord(exists: boolean): void {
+function requireRecord(exists: boolean): void {
   if (!exists) throw new DomainError("resource-not-found", "annotation queue record not found");
 }
 
-export function requireAnnotations(annotations: AnnotationValue[], configNames: string[]): void {
+function requireAnnotations(annotations: AnnotationValue[], configNames: string[]): void {
   const n = annotations.length;
   if (n === 0 || n > ANNOTATIONS_PER_REQUEST_MAX)
     throw invalid(`annotations must hold 1 to ${ANNOTATIONS_PER_REQUEST_MAX} entries`);
@@ -83,7 +83,7 @@ export function requireAnnotations(annotations: AnnotationValue[], configNames: 
     );
 }
 
-export function requireAssignees(assignees: Annotator[]): void {
+function requireAssignees(assignees: Annotator[]): void {
   if (assignees.length > ASSIGNEES_MAX)
     throw invalid(`at most ${ASSIGNEES_MAX} assigned users per request`);
 }

@@ -42,7 +42,7 @@ export interface RecordRow {
   }[];
 }
 
-export const RECORD_SELECT = `select r.id, r.queue_id, r.source_type, r.granularity, r.data, r.assigned_users,
+const RECORD_SELECT = `select r.id, r.queue_id, r.source_type, r.granularity, r.data, r.assigned_users,
     coalesce((select jsonb_agg(jsonb_build_object('name', a.name, 'score', a.score, 'label', a.label,
         'text', a.text, 'annotator', a.annotator, 'updated_at', a.updated_at) order by a.name)
       from annotation_queue_record_annotations a where a.record_id = r.id), '[]'::jsonb) as annotations

@@ -2,7 +2,7 @@ import { aggregateSubjects } from "@argus/contracts";
 import { tracedQuery } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 
-export const DATASET_DELETIONS_CONSUMER = "catalog-dataset-deletions";
+const DATASET_DELETIONS_CONSUMER = "catalog-dataset-deletions";
 
 /**
  * A dataset is the dataset service's, its tags the catalog's: when the dataset goes, its tag

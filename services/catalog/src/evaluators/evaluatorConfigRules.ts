@@ -1,13 +1,13 @@
 import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
 /** REMOTE versions are stored and returned as sent: Argus runs no evaluator (README). */
-export const EVALUATOR_TYPES_CREATABLE = ["TEMPLATE", "CODE", "REMOTE"] as const;
+const EVALUATOR_TYPES_CREATABLE = ["TEMPLATE", "CODE", "REMOTE"] as const;
 const CONFIG_FIELD: Record<string, string> = {
   TEMPLATE: "template_config",
   CODE: "code_config",
   REMOTE: "remote_config",
 };
-export const COMMIT_MESSAGE_MAX = 1000;
+const COMMIT_MESSAGE_MAX = 1000;
 const EVAL_COLUMN_NAME = /^[a-zA-Z0-9_\s\-&()]+$/;
 
 /** A version as the caller wrote it: which config it carries and that config, parsed. */

@@ -63,7 +63,7 @@ export type EvaluatorCommand =
     };
 
 /** At most this many version ids per DeleteEvaluatorVersions. */
-export const DELETE_VERSIONS_MAX = 100;
+const DELETE_VERSIONS_MAX = 100;
 
 function versionCreated(
   of: { id: string; spaceId: string; type: string },

@@ -11,17 +11,17 @@ import {
   unprocessable,
 } from "../shared/catalogRules.ts";
 
-export const ENDPOINT_MAX = 2048;
-export const INTEGRATION_DESCRIPTION_MAX = 1024;
-export const PRESET_NAME_MAX = 255;
-export const PRESET_DESCRIPTION_MAX = 1024;
-export const INPUT_SCHEMA_MAX_BYTES = 64 * 1024;
-export const HEADERS_MAX_BYTES = 8175;
+const ENDPOINT_MAX = 2048;
+const INTEGRATION_DESCRIPTION_MAX = 1024;
+const PRESET_NAME_MAX = 255;
+const PRESET_DESCRIPTION_MAX = 1024;
+const INPUT_SCHEMA_MAX_BYTES = 64 * 1024;
+const HEADERS_MAX_BYTES = 8175;
 /** The field Arize adds to every request body, so a schema may not define it. */
-export const RESERVED_FIELD = "arize_metadata";
+const RESERVED_FIELD = "arize_metadata";
 
 /** A preset as a caller writes it; ids and times are the decider's. */
-export interface PresetInput {
+interface PresetInput {
   name: string;
   description: string | null;
   config: Record<string, unknown>;

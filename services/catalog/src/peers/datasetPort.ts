@@ -2,9 +2,9 @@ import { status, type Client, type ServiceError } from "@grpc/grpc-js";
 import { callUnary, fromGrpcError, onwardCall, type CallContext } from "@argus/platform";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 
-export type ForeignResourceType = "dataset" | "experiment";
+type ForeignResourceType = "dataset" | "experiment";
 
-export interface ForeignRef {
+interface ForeignRef {
   id: string;
   spaceId: string;
   accountId: string;

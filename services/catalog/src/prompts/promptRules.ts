@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import type { PromptLabelDeleted, PromptLabelSet, PromptVersionContent } from "@argus/contracts";
 import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
-export const LABEL_MAX = 255;
-export const LABELS_PER_VERSION_MAX = 100;
-export const COMMIT_MESSAGE_MAX = 1000;
+const LABEL_MAX = 255;
+const LABELS_PER_VERSION_MAX = 100;
+const COMMIT_MESSAGE_MAX = 1000;
 
 /** Same content and id give the same hash; the id makes two identical commits distinct. */
 export function commitHash(versionId: string, content: PromptVersionContent): string {

@@ -1,7 +1,7 @@
 import { textLength } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 
-export const NAME_MAX = 255;
+const NAME_MAX = 255;
 export const DESCRIPTION_MAX = 1000;
 
 export const invalid = (detail: string) => new DomainError("invalid-request", detail);

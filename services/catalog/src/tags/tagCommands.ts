@@ -12,7 +12,7 @@ import { findTag, toTag } from "./tagRows.ts";
 import type { CatalogDeps } from "../deps.ts";
 import { resourceCommands } from "../shared/resourceCommands.ts";
 
-export const TAG_NAME_CONFLICT = "A tag with this name already exists in the space";
+const TAG_NAME_CONFLICT = "A tag with this name already exists in the space";
 const conflicts = { tags_name_per_space: TAG_NAME_CONFLICT };
 
 /** Create, update and delete of tags (reads: tagQueries.ts). */

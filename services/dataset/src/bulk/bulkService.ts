@@ -21,7 +21,7 @@ export function bulkService(d: DatasetDeps): ServiceBinding {
 }
 
 /** How often abandoned imports are looked for. */
-export const SWEEP_EVERY_MS = 60_000;
+const SWEEP_EVERY_MS = 60_000;
 
 /**
  * Drops the staging of uploads that failed without dropping it themselves (their process died

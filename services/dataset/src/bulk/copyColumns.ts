@@ -8,7 +8,7 @@ import type { ColumnBatch, TextColumn } from "@argus/proto/dataset/v1/bulk";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
-export class CopyFormatError extends Error {}
+class CopyFormatError extends Error {}
 
 export interface BatchLimits {
   rows: number;

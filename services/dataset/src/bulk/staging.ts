@@ -13,10 +13,10 @@ import { DomainError, uuidv7 } from "@argus/platform";
  */
 
 /** Rows of a chunk, as JSON text, before it is written: about 1 MiB each. */
-export const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 
 /** An unclaimed import this long without a chunk is abandoned (its stream is long gone). */
-export const IDLE_IMPORT_MS = 15 * 60_000;
+const IDLE_IMPORT_MS = 15 * 60_000;
 
 export type ImportKind = "examples" | "runs";
 

@@ -9,7 +9,7 @@ import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { experimentIdsOf } from "../experiments/experimentRows.ts";
 import { project } from "../projection.ts";
 
-export const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
+const SPACE_CASCADE_CONSUMER = "dataset-space-cascade";
 
 /**
  * Deleting a space deletes its datasets and experiments, each by its own decider in the transaction of the

@@ -38,7 +38,7 @@ export const toDataset = (r: DatasetRow, versions: readonly VersionRow[] = []): 
   versions: versions.map(toVersion),
 });
 
-export const toVersion = (v: VersionRow): DatasetVersion => ({
+const toVersion = (v: VersionRow): DatasetVersion => ({
   id: v.id,
   datasetId: v.dataset_id,
   name: v.name,

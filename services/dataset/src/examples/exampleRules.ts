@@ -33,7 +33,7 @@ export function requireInsertableColumns(names: readonly string[]): void {
       );
 }
 
-export function requireCount(count: number, what: string): void {
+function requireCount(count: number, what: string): void {
   if (count < 1 || count > LIMITS.EXAMPLES_PER_WRITE_MAX)
     throw unprocessable(`${what} must hold 1 to ${LIMITS.EXAMPLES_PER_WRITE_MAX} items`);
 }

@@ -20,7 +20,7 @@ export type ExperimentCommand =
   | { type: "DeleteExperiment"; now: Date };
 
 /** The public API: 1–255 characters, no double quote or backslash. */
-export function requireExperimentName(name: string): void {
+function requireExperimentName(name: string): void {
   requireName("name", name, LIMITS.EXPERIMENT_NAME_MAX);
   if (/["\\]/.test(name)) throw invalid("name must not contain a double quote or a backslash");
 }

@@ -8,7 +8,7 @@ export interface Instant {
   wallMs: number;
 }
 
-export const instantOf = (clock: Clocks): Instant => ({
+const instantOf = (clock: Clocks): Instant => ({
   monotonicMs: clock.monotonicMs(),
   wallMs: clock.wallMs(),
 });

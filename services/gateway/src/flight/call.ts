@@ -92,7 +92,7 @@ async function authenticateFlight(
 }
 
 /** How a Flight call ended, for the client: the repo's one table of problem types. */
-export function flightStatus(err: unknown, ctx: RequestContext): grpc.ServiceError {
+function flightStatus(err: unknown, ctx: RequestContext): grpc.ServiceError {
   const { error, unexpected } = toDomainError(err);
   if (unexpected) {
     ctx.logger.error("unhandled error", {

@@ -38,7 +38,7 @@ const rowTooLarge = (row: number, bytes: number) =>
  * memory at a time, whatever the batch's size. A row over the example limit is refused here,
  * before it could exceed a gRPC message (the dataset service applies the limit as well).
  */
-export async function* rowMessages(
+async function* rowMessages(
   batches: AsyncIterable<RecordBatch>,
   columns: readonly UploadColumn[],
 ): AsyncGenerator<{ rows: string[]; first: number }> {
@@ -130,7 +130,7 @@ export function datasetFlight(dataset: BulkBackend) {
 export const columnOf = (c: UploadColumn) => ({ name: c.name, kinds: c.kinds });
 
 /** One message of an upload stream (the generated type's oneof, spelled shortly). */
-export function part<C extends NonNullable<ImportDatasetMessage["part"]>["$case"]>(
+function part<C extends NonNullable<ImportDatasetMessage["part"]>["$case"]>(
   $case: C,
   value: Extract<NonNullable<ImportDatasetMessage["part"]>, { $case: C }>["value"],
 ): ImportDatasetMessage {

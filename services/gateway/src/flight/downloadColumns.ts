@@ -23,7 +23,7 @@ import { ColumnKind, type Column, type TextColumn } from "@argus/proto/dataset/v
 
 const { COLUMN_KIND_BOOL, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT } = ColumnKind;
 
-export function arrowTypeOf(kinds: number): DataType {
+function arrowTypeOf(kinds: number): DataType {
   if (kinds === COLUMN_KIND_BOOL) return new Bool();
   if (kinds === COLUMN_KIND_INTEGER) return new Int64();
   if (kinds === COLUMN_KIND_FLOAT || kinds === (COLUMN_KIND_INTEGER | COLUMN_KIND_FLOAT))
@@ -67,7 +67,7 @@ function parsed<T>(column: TextColumn, rows: number, parse: (text: string) => T,
   const out: T[] = new Array(rows);
   for (let i = 0; i < rows; i++)
     out[i] = present(column.validity, i)
-      ? parse(data.toString("latin1", offsets[i]!, offsets[i + 1]!))
+      ? parse(data.toString("latin1", offsets[i], offsets[i + 1]))
       : missing;
   return out;
 }

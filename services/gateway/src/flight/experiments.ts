@@ -1,4 +1,4 @@
-import { DataType, type RecordBatch, type Schema, type Vector } from "apache-arrow";
+import { DataType, type Schema, type Vector } from "apache-arrow";
 import { LIMITS } from "@argus/contracts/limits";
 import { DomainError, encodeId } from "@argus/platform";
 import {
@@ -30,7 +30,7 @@ const RUN_TEXT_COLUMNS = new Set(["result"]);
 export const CREATE_EXPERIMENT_DB_ENTRY = "create_experiment_db_entry";
 
 /** The OTLP project an experiment's task spans go to (the SDK exports them there itself). */
-export const traceModelName = (experimentId: string): string => `experiment-${experimentId}`;
+const traceModelName = (experimentId: string): string => `experiment-${experimentId}`;
 
 const isText = (t: DataType) =>
   DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isUtf8View(t);
@@ -77,7 +77,7 @@ async function* runMessages(
 ): AsyncGenerator<ImportedRun[]> {
   const read = runReaders(upload.schema);
   let next = 0;
-  for await (const batch of upload.batches as AsyncIterable<RecordBatch>) {
+  for await (const batch of upload.batches) {
     const examples = batch.getChild("example_id");
     const outputs = batch.getChild("output")!;
     for (let from = 0; from < batch.numRows; from += ROWS_PER_MESSAGE) {

@@ -54,9 +54,7 @@ export async function readRecordBatches(
 ): Promise<{ schema: Schema; batches: AsyncIterable<RecordBatch> }> {
   let reader: AsyncRecordBatchStreamReader<TypeMap>;
   try {
-    reader = (await RecordBatchReader.from<TypeMap>(
-      ipcStream(messages),
-    )) as AsyncRecordBatchStreamReader<TypeMap>;
+    reader = await RecordBatchReader.from<TypeMap>(ipcStream(messages));
     await reader.open();
   } catch (err) {
     if (err instanceof DomainError) throw err;

@@ -40,9 +40,7 @@ export interface RunningGatewayGrpc {
 }
 
 /** Every Flight request part A serves; part B adds the span ones here. */
-export function flightHandlers(
-  opts: Pick<GatewayGrpcOptions, "backends" | "signer">,
-): FlightHandlers {
+function flightHandlers(opts: Pick<GatewayGrpcOptions, "backends" | "signer">): FlightHandlers {
   const dataset = bulkBackend(opts.backends.dataset, opts.signer);
   const datasets = datasetFlight(dataset);
   const experiments = experimentFlight(dataset);

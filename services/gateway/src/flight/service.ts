@@ -45,14 +45,14 @@ export interface FlightDownload {
   batches: AsyncIterable<RecordBatch>;
 }
 
-export type DoPutHandler<V> = (
+type DoPutHandler<V> = (
   request: V,
   upload: FlightUpload,
   caller: FlightCaller,
 ) => Promise<Uint8Array>;
-export type DoGetHandler<V> = (request: V, caller: FlightCaller) => Promise<FlightDownload>;
+type DoGetHandler<V> = (request: V, caller: FlightCaller) => Promise<FlightDownload>;
 /** Answers a DoAction's body with the bodies of its results (the SDK reads the first). */
-export type DoActionHandler = (body: Uint8Array, caller: FlightCaller) => Promise<Uint8Array[]>;
+type DoActionHandler = (body: Uint8Array, caller: FlightCaller) => Promise<Uint8Array[]>;
 
 export interface FlightHandlers {
   /** By the descriptor's DoPutRequest case; the answer is the PutResult's app_metadata. */
@@ -90,7 +90,7 @@ export const flightServiceDefinition: grpc.ServiceDefinition = {
   ...FlightServiceService,
   doPut: { ...FlightServiceService.doPut, ...flightDataSerializers },
   doGet: { ...FlightServiceService.doGet, responseSerialize: (m: Buffer) => m },
-} as unknown as grpc.ServiceDefinition;
+};
 
 /** Resolves once the call took `message`; rejects when the call ends first. */
 function written(

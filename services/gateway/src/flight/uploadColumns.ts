@@ -35,7 +35,7 @@ const JSON_TEXT_COLUMNS = new Set([
   "result",
 ]);
 
-export const isJsonTextColumn = (name: string): boolean =>
+const isJsonTextColumn = (name: string): boolean =>
   JSON_TEXT_COLUMNS.has(name) || (name.startsWith("eval.") && name.endsWith(".metadata"));
 
 /**
@@ -83,7 +83,7 @@ function plain(value: unknown, where: () => string): unknown {
   if (value instanceof Vector) return Array.from(value, (x) => plain(x, where));
   if (value instanceof StructRow || value instanceof MapRow) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(value.toJSON() as object))
+    for (const [k, x] of Object.entries(value.toJSON()))
       out[storable(String(k), where)] = plain(x, where);
     return out;
   }

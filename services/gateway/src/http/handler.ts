@@ -5,7 +5,7 @@ import type { operations, queryDefaults, resources } from "../generated/openapi.
 /** The operations of the OpenAPI document, by `operationId`. */
 export type OperationId = keyof operations;
 /** The document's resources, `openapi/paths/<resource>.yaml`: each served by `routes/<resource>.ts`. */
-export type Resource = keyof resources;
+type Resource = keyof resources;
 
 /** One keyset page: `after` comes from a verified cursor and is "" on the first page. */
 export interface PageRequest {
@@ -139,7 +139,7 @@ export type ResourceHandlers<R extends Resource> = { [Op in resources[R]]: Handl
  * against that operation's schemas (openapi/operations.ts) is what makes it the operation's
  * ApiRequest: `handlerOf` is the one place where the generated types meet that check.
  */
-export interface ValidatedRequest extends Caller {
+interface ValidatedRequest extends Caller {
   body: unknown;
   query: Record<string, unknown>;
   params: Record<string, unknown>;

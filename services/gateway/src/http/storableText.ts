@@ -61,7 +61,7 @@ function decodeComponent(raw: string): string | null {
   return isUtf8(buf) ? buf.toString("utf8") : null;
 }
 
-export type Query = Record<string, string | string[]>;
+type Query = Record<string, string | string[]>;
 
 /**
  * The query string as Express's "simple" parser reads it (a repeated name becomes an array),

@@ -14,7 +14,7 @@ export interface Parameter {
   description?: string;
   schema?: JsonSchema;
 }
-export interface MediaType {
+interface MediaType {
   schema?: JsonSchema;
 }
 export interface RequestBody {
@@ -26,7 +26,7 @@ export interface ResponseObject {
   description: string;
   content?: Record<string, MediaType>;
 }
-export interface Operation {
+interface Operation {
   operationId?: string;
   summary?: string;
   description?: string;

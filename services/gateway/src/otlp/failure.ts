@@ -16,7 +16,7 @@ export interface OtlpFailure {
 }
 
 /** When a retryable failure carries no hint of its own (a backing service's 429 or 503). */
-export const DEFAULT_RETRY_AFTER_SECONDS = retryAfterOf("service-unavailable")!;
+const DEFAULT_RETRY_AFTER_SECONDS = retryAfterOf("service-unavailable")!;
 
 type Answer = Pick<OtlpFailure, "http" | "grpc"> & { retryable?: true };
 

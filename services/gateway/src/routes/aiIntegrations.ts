@@ -41,7 +41,7 @@ export const publicScopings = (scopings: readonly AiIntegrationScoping[]) =>
     space_id: s.spaceId ? encodeId("Space", s.spaceId) : null,
   }));
 
-export function toPublicAiIntegration(a: AiIntegration) {
+function toPublicAiIntegration(a: AiIntegration) {
   const c = a.config!;
   return {
     id: encodeId("AiIntegration", a.id),

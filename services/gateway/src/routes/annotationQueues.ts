@@ -14,7 +14,7 @@ import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
 
 const user = (a: Annotator) => ({ id: encodeId("User", a.userId), email: a.email });
 
-export function toPublicQueue(q: AnnotationQueue) {
+function toPublicQueue(q: AnnotationQueue) {
   return {
     id: encodeId("AnnotationQueue", q.id),
     name: q.name,
@@ -62,7 +62,7 @@ const annotationsOf = (r: AnnotationQueueRecord) =>
 const assignedOf = (r: AnnotationQueueRecord) =>
   r.assignedUsers.map((u) => ({ user: user(u.user!), completion_status: u.completionStatus }));
 
-export function toPublicRecord(r: AnnotationQueueRecord) {
+function toPublicRecord(r: AnnotationQueueRecord) {
   return {
     ...recordIdentity(r),
     data: publicData(r.dataJson),

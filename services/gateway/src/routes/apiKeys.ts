@@ -12,7 +12,7 @@ import { pathId } from "./params.ts";
 
 type RoleBody = components["schemas"]["ServiceKeyRole"];
 
-export function toPublicApiKey(k: ApiKey) {
+function toPublicApiKey(k: ApiKey) {
   return {
     id: encodeId("ApiKey", k.id),
     name: k.name,

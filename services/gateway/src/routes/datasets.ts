@@ -25,7 +25,7 @@ export const NO_EXAMPLE = "00000000-0000-0000-0000-000000000000";
 
 type Fields = Record<string, unknown>;
 
-export function toPublicVersion(v: DatasetVersion) {
+function toPublicVersion(v: DatasetVersion) {
   return {
     id: encodeId("DatasetVersion", v.id),
     name: v.name,
@@ -36,7 +36,7 @@ export function toPublicVersion(v: DatasetVersion) {
 }
 
 /** A dataset as the public API shows it; `versions` only where the operation returns them. */
-export function toPublicDataset(d: Dataset, withVersions = false) {
+function toPublicDataset(d: Dataset, withVersions = false) {
   return {
     id: encodeId("Dataset", d.id),
     name: d.name,
@@ -48,7 +48,7 @@ export function toPublicDataset(d: Dataset, withVersions = false) {
 }
 
 /** Spec "Dataset write result" (the SDK's DatasetVersionWithExampleIds). */
-export function toWriteResult(w: DatasetWrite) {
+function toWriteResult(w: DatasetWrite) {
   if (!w.dataset) throw new Error("the dataset service answered a write without its dataset");
   return {
     ...toPublicDataset(w.dataset),
@@ -107,19 +107,19 @@ export function examplesText(examples: readonly Example[], pagination?: object):
 }
 
 /** An example to write: its fields as JSON text (the schema already refused system fields). */
-export const newExample = (fields: Fields): ExampleInput => ({
+const newExample = (fields: Fields): ExampleInput => ({
   id: "",
   fieldsJson: JSON.stringify(fields),
 });
 
 /** An example to update: an id that names no example becomes "", which the service ignores. */
-export function updatedExample(example: Fields): ExampleInput {
+function updatedExample(example: Fields): ExampleInput {
   const { id, ...fields } = example;
   return { id: exampleUuid(id as string) ?? "", fieldsJson: JSON.stringify(fields) };
 }
 
 /** The uuid of a `dataset_version_id`; "" when absent (the latest); 404 when it names none. */
-export function versionUuid(raw: unknown): string {
+function versionUuid(raw: unknown): string {
   if (raw === undefined || raw === "") return "";
   const id = decodeId("DatasetVersion", String(raw));
   if (id === null) throw notFound("dataset version");
@@ -130,10 +130,9 @@ export function versionUuid(raw: unknown): string {
  * A page position of an example list: the version the first page listed and the last example
  * sent, so a cursor of "the latest version" keeps to the version it started on.
  */
-export const examplePosition = (versionId: string, after: string): string =>
-  `${versionId}/${after}`;
+const examplePosition = (versionId: string, after: string): string => `${versionId}/${after}`;
 
-export function readExamplePosition(
+function readExamplePosition(
   position: string,
   versionId: string,
 ): { versionId: string; after: string } {
@@ -147,7 +146,7 @@ export function readExamplePosition(
  * Spec 8's answer in public ids, in request order: ids that could not name an example were
  * never sent and are not deleted; the others are deleted when the service says so.
  */
-export function deleteResult(
+function deleteResult(
   requested: readonly string[],
   sent: ReadonlyMap<string, string>,
   res: { completed: boolean; deletedExampleIds: readonly string[] },

@@ -33,7 +33,7 @@ function publicTemplateConfig(c: Record<string, unknown>): Record<string, unknow
 
 const userId = (id: string): string | null => (id ? encodeId("User", id) : null);
 
-export function toPublicEvaluator(e: Evaluator) {
+function toPublicEvaluator(e: Evaluator) {
   return {
     id: encodeId("Evaluator", e.id),
     name: e.name,
@@ -46,7 +46,7 @@ export function toPublicEvaluator(e: Evaluator) {
   };
 }
 
-export function toPublicEvaluatorVersion(v: EvaluatorVersion) {
+function toPublicEvaluatorVersion(v: EvaluatorVersion) {
   const c = v.content!;
   const config = JSON.parse(c.configJson) as Record<string, unknown>;
   return {

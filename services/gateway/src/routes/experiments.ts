@@ -39,7 +39,7 @@ export function toPublicExperiment(e: Experiment) {
 }
 
 /** The SDK's ExperimentWithRunIds: the experiment and the inserted runs' ids, in request order. */
-export function toExperimentWithRunIds(w: ExperimentWrite) {
+function toExperimentWithRunIds(w: ExperimentWrite) {
   if (!w.experiment) throw new Error("the dataset service answered a run write without it");
   return {
     ...toPublicExperiment(w.experiment),
@@ -52,7 +52,7 @@ export function toExperimentWithRunIds(w: ExperimentWrite) {
  * type, or any spelling other than the one the gateway gives out.
  */
 /** The uuid of a public run id, only in the exact form the gateway gives out. */
-export function runUuid(publicId: string): string | null {
+function runUuid(publicId: string): string | null {
   const uuid = decodeId("ExperimentRun", publicId);
   return uuid !== null && encodeId("ExperimentRun", uuid) === publicId ? uuid : null;
 }
@@ -96,7 +96,7 @@ export function runsText(runs: readonly ExperimentRun[], pagination?: object): J
  * checked before either is looked at; an id that cannot name a dataset or space is a 404, as
  * the service answers for one that does not exist.
  */
-export function experimentListFilter(query: Record<string, unknown>): {
+function experimentListFilter(query: Record<string, unknown>): {
   datasetId: string;
   spaceId: string;
   name: string;

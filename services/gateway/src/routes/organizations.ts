@@ -4,7 +4,7 @@ import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
-export const toPublicOrganization = (o: Organization) => ({
+const toPublicOrganization = (o: Organization) => ({
   id: encodeId("Organization", o.id),
   name: o.name,
   description: o.description,

@@ -10,7 +10,7 @@ import type { ResourceHandlers } from "../http/handler.ts";
  */
 const PROJECT_TYPE = "APPLICATION";
 
-export function toPublicProject(p: Project) {
+function toPublicProject(p: Project) {
   return {
     id: encodeId("Project", p.id),
     name: p.name,

@@ -12,7 +12,7 @@ import type { ResourceHandlers } from "../http/handler.ts";
 
 const userId = (id: string): string => (id ? encodeId("User", id) : "");
 
-export function toPublicPrompt(p: Prompt) {
+function toPublicPrompt(p: Prompt) {
   return {
     id: encodeId("Prompt", p.id),
     name: p.name,
@@ -24,7 +24,7 @@ export function toPublicPrompt(p: Prompt) {
   };
 }
 
-export function toPublicPromptVersion(v: PromptVersion) {
+function toPublicPromptVersion(v: PromptVersion) {
   const c = v.content!;
   return {
     id: encodeId("PromptVersion", v.id),

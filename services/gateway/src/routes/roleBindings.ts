@@ -11,7 +11,7 @@ const RESOURCE_ID_TYPE = {
 } as const;
 
 /** A service account's binding shows its subject as a ServiceAccount id in `user_id`. */
-export const toPublicRoleBinding = (b: RoleBinding) => ({
+const toPublicRoleBinding = (b: RoleBinding) => ({
   id: encodeId("RoleBinding", b.id),
   role_id: encodeId("Role", b.roleId),
   user_id: encodeId(b.subjectType === "USER" ? "User" : "ServiceAccount", b.subjectId),

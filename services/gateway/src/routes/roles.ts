@@ -5,7 +5,7 @@ import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 /** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
-export const toPublicRole = (r: Role) => ({
+const toPublicRole = (r: Role) => ({
   id: encodeId("Role", r.id),
   name: r.name,
   description: r.description,

@@ -13,7 +13,7 @@ const SETTING_KEYS = [
   "default_agent_runtime",
 ] as const;
 
-export function toPublicSpace(s: Space) {
+function toPublicSpace(s: Space) {
   return {
     id: encodeId("Space", s.id),
     organization_id: encodeId("Organization", s.organizationId),
@@ -30,7 +30,7 @@ function spacePathId(raw: string | undefined): string {
   return id;
 }
 
-export const toPublicSpaceMembership = (m: SpaceMembership) => ({
+const toPublicSpaceMembership = (m: SpaceMembership) => ({
   id: encodeId("RoleBinding", m.id),
   user_id: encodeId("User", m.userId),
   space_id: encodeId("Space", m.spaceId),

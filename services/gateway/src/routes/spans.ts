@@ -61,7 +61,7 @@ export function timeWindow(body: WindowBody): { startTime: string; endTime: stri
 export const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
 
 /** The column selection; both lists at once is a 400, checked before anything is looked up. */
-export function columns(body: Body<"list_spans">): {
+function columns(body: Body<"list_spans">): {
   includedColumns: string[];
   excludedColumns: string[];
 } {

@@ -4,7 +4,7 @@ import type { Backend, Caller } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
 
-export function toPublicTag(t: Tag) {
+function toPublicTag(t: Tag) {
   return {
     id: encodeId("Tag", t.id),
     name: t.name,

@@ -128,7 +128,7 @@ function publicEvaluator(e: TaskEvaluator, taskId: string) {
   };
 }
 
-export function toPublicTask(t: Task) {
+function toPublicTask(t: Task) {
   const runExperiment = t.type === "RUN_EXPERIMENT";
   return {
     id: encodeId("Task", t.id),
@@ -160,7 +160,7 @@ export function toPublicTask(t: Task) {
   };
 }
 
-export function toPublicTaskRun(r: TaskRun) {
+function toPublicTaskRun(r: TaskRun) {
   // The document admits only the five states; another one from the service breaks the contract.
   if (!TASK_RUN_STATUSES.has(r.status))
     throw new Error(`task run ${r.id} has an unknown status ${r.status}`);

@@ -17,7 +17,7 @@ const ROLE_FROM_PUBLIC = {
   ANNOTATOR: "annotator",
 } as const;
 
-export const toPublicUser = (u: User) => ({
+const toPublicUser = (u: User) => ({
   id: encodeId("User", u.id),
   name: u.name,
   email: u.email,
@@ -30,7 +30,7 @@ export const toPublicUser = (u: User) => ({
   is_developer: u.isDeveloper,
 });
 
-export function userPathId(raw: string | undefined): string {
+function userPathId(raw: string | undefined): string {
   const id = pathId("User", raw, "user");
   return id;
 }

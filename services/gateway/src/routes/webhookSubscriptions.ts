@@ -20,7 +20,7 @@ function sourceOf(sourceType: string): { idType: string; label: string } {
   return SOURCES[sourceType as WebhookSourceType];
 }
 
-export function toPublicSubscription(s: Subscription) {
+function toPublicSubscription(s: Subscription) {
   return {
     id: encodeId("WebhookSubscription", s.id),
     webhook_id: encodeId("Webhook", s.webhookId),

@@ -16,7 +16,7 @@ import { type PathParam, pathId } from "./params.ts";
  */
 export const TEST_WEBHOOK_DEADLINE_MS = LIMITS.WEBHOOK_TIMEOUT_MS_MAX + 5_000;
 
-export function toPublicWebhook(w: Webhook) {
+function toPublicWebhook(w: Webhook) {
   return {
     id: encodeId("Webhook", w.id),
     organization_id: encodeId("Organization", w.organizationId),
@@ -43,7 +43,7 @@ function payloadOf(a: DeliveryAttempt): Record<string, unknown> {
   return payload as Record<string, unknown>;
 }
 
-export function toPublicDeliveryAttempt(a: DeliveryAttempt) {
+function toPublicDeliveryAttempt(a: DeliveryAttempt) {
   return {
     event_id: a.eventId,
     attempt_number: a.attemptNumber,

@@ -18,12 +18,7 @@ import { parseTime } from "./apiKeyCommands.ts";
 import { dataOf } from "../shared/decided.ts";
 import { generateArgusKey } from "../shared/newSecrets.ts";
 
-export function apiKeyChanges({
-  pool,
-  commands,
-  pepper,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "pepper" | "clock">) {
+export function apiKeyChanges({ pool, commands, pepper, clock }: IdentityDeps) {
   /** Who may change the key (read from the projection); the key's state is its stream's. */
   async function authorize(ctx: CallContext, id: string, allowed: typeof canRevokeKey) {
     const p = ctx.principal;

@@ -5,8 +5,8 @@ import { refreshedKey, type RefreshKey } from "./apiKeyRefreshRules.ts";
 
 /** API key lifecycle as a pure decider: ids, `now` and the redacted key come in the command. */
 
-export const KEY_NAME_MAX = 255;
-export const KEY_DESCRIPTION_MAX = 1000;
+const KEY_NAME_MAX = 255;
+const KEY_DESCRIPTION_MAX = 1000;
 
 export type ApiKeyState =
   { status: "none" } | { status: "ACTIVE" | "REVOKED"; id: string; expiresAt: Date | null };

@@ -1,7 +1,7 @@
 import type { ApiKeyRefreshed } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 
-export const GRACE_PERIOD_MAX_SECONDS = 86_400;
+const GRACE_PERIOD_MAX_SECONDS = 86_400;
 
 /** The API key decider's refresh command: `refreshedKey` makes its event. */
 export interface RefreshKey {

@@ -3,7 +3,7 @@ import type { DurableConsumerOptions } from "@argus/service-host";
 import { uuidv7 } from "@argus/platform";
 import { auditEntryOf } from "./auditEntry.ts";
 
-export const AUDIT_CONSUMER = "identity-audit-log";
+const AUDIT_CONSUMER = "identity-audit-log";
 
 /**
  * The audit log is a projection of EVERY service's events: one durable consumer on the whole

@@ -8,7 +8,7 @@ import type { PrincipalInvalidator } from "./principalInvalidation.ts";
  * when in doubt it is `true`: the price is one confirmed invalidation, the other mistake is a
  * gateway serving a stale principal.
  */
-export const CHANGES_AUTHORIZATION: Readonly<Record<IdentityEvent["type"], boolean>> = {
+const CHANGES_AUTHORIZATION: Readonly<Record<IdentityEvent["type"], boolean>> = {
   // A new account has no keys yet.
   AccountCreated: false,
   OrganizationCreated: true,

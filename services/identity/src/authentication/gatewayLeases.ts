@@ -22,7 +22,7 @@ const SWEEP_EVERY_MS = 60_000;
  * after a bump returns its epoch, and one committed before it left a lease the bump's reader
  * sees.
  */
-export async function renewLease(pool: Pool, gatewayId: string, leaseMs: number): Promise<bigint> {
+async function renewLease(pool: Pool, gatewayId: string, leaseMs: number): Promise<bigint> {
   const client = await checkout(pool);
   let broken: Error | undefined;
   try {
@@ -53,7 +53,7 @@ export async function renewLease(pool: Pool, gatewayId: string, leaseMs: number)
 }
 
 /** Ends the gateway's lease at once (it stopped serving from its cache). */
-export async function releaseLease(pool: Pool, gatewayId: string): Promise<void> {
+async function releaseLease(pool: Pool, gatewayId: string): Promise<void> {
   await tracedQuery(
     pool,
     "release gateway lease",

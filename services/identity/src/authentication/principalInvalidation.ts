@@ -7,7 +7,7 @@ import type { Pool } from "pg";
 import { bumpEpoch, liveLeases, type LiveLease } from "./gatewayLeases.ts";
 
 /** What one invalidation found: who confirmed, and whose lease had to run out instead. */
-export interface InvalidationReport {
+interface InvalidationReport {
   epoch: number;
   confirmed: string[];
   unconfirmed: string[];

@@ -52,7 +52,7 @@ export async function subjectGrants(
 }
 
 /** Folds binding rows into the principal's grant fields. */
-export function grantsOf(rows: readonly BindingRow[]): SubjectGrants {
+function grantsOf(rows: readonly BindingRow[]): SubjectGrants {
   const grants: SubjectGrants = {
     organizationIds: [],
     adminOrganizationIds: [],

@@ -4,7 +4,7 @@ import { DomainError } from "@argus/platform";
 
 export type AccountState = { status: "none" } | { status: "live"; id: string };
 
-export interface CreateAccount {
+interface CreateAccount {
   type: "CreateAccount";
   id: string;
   name: string;

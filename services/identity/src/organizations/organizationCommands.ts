@@ -23,11 +23,7 @@ const SPACE_CREATED = {
   spaces_organization_id_fkey: "a space was created in the organization meanwhile; retry",
 };
 
-export function organizationCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function organizationCommands({ pool, commands, clock }: IdentityDeps) {
   return {
     async createOrganization(
       req: CreateOrganizationRequest,

@@ -3,8 +3,8 @@ import type { OrganizationEvent } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
-export const ORGANIZATION_NAME_MAX = 255;
-export const ORGANIZATION_DESCRIPTION_MAX = 1000;
+const ORGANIZATION_NAME_MAX = 255;
+const ORGANIZATION_DESCRIPTION_MAX = 1000;
 
 export type OrganizationState =
   | { status: "none" | "deleted" }

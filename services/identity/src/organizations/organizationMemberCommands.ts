@@ -16,11 +16,7 @@ import { hold } from "../shared/holds.ts";
 import { loadOrganizationFor } from "./organizationQueries.ts";
 
 /** Organization users: role bindings of a USER on the organization. */
-export function organizationMemberCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function organizationMemberCommands({ pool, commands, clock }: IdentityDeps) {
   return {
     async addOrganizationUser(
       req: AddOrganizationUserRequest,

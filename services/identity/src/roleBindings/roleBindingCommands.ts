@@ -53,11 +53,7 @@ async function requireManage(
     throw new DomainError("access-forbidden", `${what} requires ${perm}`);
 }
 
-export function roleBindingCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
   /** A change of a binding the caller may read, by whoever may manage its resource. */
   async function change(
     ctx: CallContext,

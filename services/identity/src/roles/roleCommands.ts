@@ -17,11 +17,7 @@ const NAME_CONFLICT = { roles_name_per_account: "a role with this name already e
 // A binding made after the count (it holds the role's row until it commits): still bound.
 const BOUND_CONFLICT = { role_bindings_role_id_fkey: "the role is still bound" };
 
-export function roleCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function roleCommands({ pool, commands, clock }: IdentityDeps) {
   return {
     async createRole(req: CreateRoleRequest, ctx: CallContext): Promise<Role> {
       requireAnywhere(ctx.principal, "ROLE_CREATE", "creating roles");

@@ -3,8 +3,8 @@ import type { RoleEvent } from "@argus/contracts";
 import { DomainError, PREDEFINED_ROLES, isPermission } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
-export const ROLE_NAME_MAX = 255;
-export const ROLE_DESCRIPTION_MAX = 1000;
+const ROLE_NAME_MAX = 255;
+const ROLE_DESCRIPTION_MAX = 1000;
 
 export type RoleState =
   | { status: "none" | "deleted" }

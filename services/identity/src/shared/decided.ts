@@ -7,5 +7,5 @@ export function dataOf<E extends DomainEvent, T extends E["type"]>(
 ): Extract<E, { type: T }>["data"] {
   const event = events.find((e) => e.type === type);
   if (!event) throw new Error(`the decision holds no ${type}`);
-  return event.data as Extract<E, { type: T }>["data"];
+  return event.data;
 }

@@ -9,7 +9,7 @@ import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { SPACE_COLUMNS, spaceFacts, type SpaceRow } from "./spaceRows.ts";
 
 /** Private spaces are invisible to non-members who are not admins (ARCHITECTURE §8). */
-export const visibleTo = (
+const visibleTo = (
   ctx: CallContext,
   row: Pick<SpaceRow, "id" | "organization_id" | "is_private">,
 ): boolean => canSeeSpace(ctx.principal, spaceFacts(row));

@@ -22,15 +22,11 @@ import type { IdentityDeps } from "../deps.ts";
 import { dataOf } from "../shared/decided.ts";
 import { hold } from "../shared/holds.ts";
 
-export const spaceNameConflict = (name: string | undefined) => ({
+const spaceNameConflict = (name: string | undefined) => ({
   spaces_name_per_org: `a space named ${JSON.stringify(name)} already exists in this organization`,
 });
 
-export function spaceCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function spaceCommands({ pool, commands, clock }: IdentityDeps) {
   return {
     async createSpace(req: CreateSpaceRequest, ctx: CallContext): Promise<Space> {
       const p = ctx.principal;

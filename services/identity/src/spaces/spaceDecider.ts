@@ -3,8 +3,8 @@ import type { SpaceEvent, SpaceSettings, SpaceUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
-export const SPACE_NAME_MAX = 255;
-export const SPACE_DESCRIPTION_MAX = 1000;
+const SPACE_NAME_MAX = 255;
+const SPACE_DESCRIPTION_MAX = 1000;
 
 export type SpaceState =
   | { status: "none" | "deleted" }
@@ -32,7 +32,7 @@ function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {
   const merged: Record<string, unknown> = { ...settings, ...patch };
   return Object.fromEntries(
     SETTING_KEYS.filter((k) => merged[k] !== undefined).map((k) => [k, merged[k]]),
-  ) as SpaceSettings;
+  );
 }
 
 export type SpaceCommand =

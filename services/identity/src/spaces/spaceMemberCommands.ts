@@ -17,11 +17,7 @@ import { hold } from "../shared/holds.ts";
 import { loadSpaceFor } from "./spaceAccess.ts";
 
 /** Space users: role bindings of a USER on the space. */
-export function spaceMemberCommands({
-  pool,
-  commands,
-  clock,
-}: Pick<IdentityDeps, "pool" | "commands" | "clock">) {
+export function spaceMemberCommands({ pool, commands, clock }: IdentityDeps) {
   return {
     async addSpaceUser(req: AddSpaceUserRequest, ctx: CallContext): Promise<SpaceMembership> {
       const accountId = ctx.principal.accountId;

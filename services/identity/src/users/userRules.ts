@@ -1,7 +1,7 @@
 import type { AccountRoleName, UserCreated, UserUpdated } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 
-export const USER_NAME_MAX = 255;
+const USER_NAME_MAX = 255;
 /** How long an invitation's verification token stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** How long a password-reset token stays valid (the public API's 30-minute link). */

@@ -14,7 +14,7 @@ import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 import { isUuid } from "@argus/spaces";
 
 /** An evaluator as a task runs it: its space and kind, and the version that runs. */
-export interface EvaluatorPlace {
+interface EvaluatorPlace {
   id: string;
   spaceId: string;
   name: string;

@@ -35,7 +35,7 @@ export type RunCommand =
     }
   | { type: "CancelRun"; counts: Counts; isContinuous: boolean; now: Date };
 
-export const isTerminal = (s: TaskRunStatus | "none"): boolean =>
+const isTerminal = (s: TaskRunStatus | "none"): boolean =>
   s === "COMPLETED" || s === "FAILED" || s === "CANCELLED";
 
 function finished(

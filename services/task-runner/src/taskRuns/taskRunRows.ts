@@ -1,8 +1,8 @@
-import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { notFound, type CallContext } from "@argus/platform";
+import type { Queryable } from "@argus/eventstore";
+import type { CallContext } from "@argus/platform";
 import type { TaskRunStatus } from "@argus/contracts";
 import type { TaskRun } from "@argus/proto/tasks/v1/tasks";
-import { isUuid } from "@argus/spaces";
+import { rowInAccount } from "@argus/spaces";
 
 export interface RunRow {
   id: string;
@@ -48,14 +48,5 @@ export const toRun = (r: RunRow): TaskRun => ({
 });
 
 export async function runRow(db: Queryable, ctx: CallContext, id: string): Promise<RunRow> {
-  if (!isUuid(id)) throw notFound("task run");
-  const res = await tracedQuery<RunRow>(
-    db,
-    "task run",
-    `select ${RUN_COLUMNS} from task_runs where id = $1 and account_id = $2`,
-    [id, ctx.principal.accountId],
-  );
-  const row = res.rows[0];
-  if (!row) throw notFound("task run");
-  return row;
+  return rowInAccount<RunRow>(db, ctx, "task_runs", RUN_COLUMNS, id, "task run");
 }

@@ -13,7 +13,7 @@ export const invalid = (detail: string): DomainError => new DomainError("invalid
 export const unprocessable = (detail: string): DomainError =>
   new DomainError("unprocessable-entity", detail);
 
-export const TASK_TYPES: readonly TaskType[] = [
+const TASK_TYPES: readonly TaskType[] = [
   "TEMPLATE_EVALUATION",
   "CODE_EVALUATION",
   "RUN_EXPERIMENT",
@@ -72,7 +72,7 @@ export function checkTask(t: NewTask): NewTask {
  * The rules an evaluation task's changeable settings keep, at creation and on every update;
  * the settings as kept (a lone filter's expression is its id, as the public API echoes it).
  */
-export function checkSettings(target: Target, s: TaskSettings): TaskSettings {
+function checkSettings(target: Target, s: TaskSettings): TaskSettings {
   if (s.name.trim() === "") throw invalid("name must not be empty or whitespace-only");
   if (s.query_filter !== null && s.query_filters !== null)
     throw invalid("query_filter and query_filters are mutually exclusive");

@@ -1,8 +1,8 @@
-import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { notFound, type CallContext } from "@argus/platform";
+import type { Queryable } from "@argus/eventstore";
+import type { CallContext } from "@argus/platform";
 import type { TaskEvaluatorSettings, TaskType } from "@argus/contracts";
 import type { Task } from "@argus/proto/tasks/v1/tasks";
-import { isUuid } from "@argus/spaces";
+import { rowInAccount } from "@argus/spaces";
 
 export interface TaskRow {
   id: string;
@@ -60,14 +60,5 @@ export const toTask = (r: TaskRow): Task => ({
 
 /** The task if it is in the caller's account (authorization is the caller's to apply). */
 export async function taskRow(db: Queryable, ctx: CallContext, id: string): Promise<TaskRow> {
-  if (!isUuid(id)) throw notFound("task");
-  const res = await tracedQuery<TaskRow>(
-    db,
-    "task",
-    `select ${TASK_COLUMNS} from tasks where id = $1 and account_id = $2`,
-    [id, ctx.principal.accountId],
-  );
-  const row = res.rows[0];
-  if (!row) throw notFound("task");
-  return row;
+  return rowInAccount<TaskRow>(db, ctx, "tasks", TASK_COLUMNS, id, "task");
 }

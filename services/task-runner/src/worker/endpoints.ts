@@ -16,7 +16,7 @@ export interface EndpointOptions {
 }
 
 /** The reserved request field Argus adds to a REMOTE evaluator's body (the public API's). */
-export const METADATA_FIELD = "arize_metadata";
+const METADATA_FIELD = "arize_metadata";
 
 type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: unknown };
 const ajv = new Ajv({ strict: false, allErrors: false });

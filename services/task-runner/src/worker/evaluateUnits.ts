@@ -35,7 +35,7 @@ type UnitVerdict = Verdict & { name: string; span_id: string };
  * spans without it passed over, the rest one per line. An evaluator's variable without a
  * mapping reads the attribute of its own name on every span.
  */
-export function unitValue(
+function unitValue(
   variable: string,
   mappings: readonly QueryMapping[],
   declared: readonly string[],

@@ -99,7 +99,7 @@ export interface RunEvaluators {
  * `query_mappings` runs on the TRACE or SESSION its version's `data_granularity` names (the
  * public API: the granularity must match the shape), else why it cannot run.
  */
-export function shapeOf(
+function shapeOf(
   e: RunEvaluator,
 ): { granularity: Granularity; queryMappings: QueryMapping[] | null } | string {
   if (!e.query_mappings) return { granularity: "SPAN", queryMappings: null };

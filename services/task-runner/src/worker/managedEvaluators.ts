@@ -5,16 +5,16 @@
  * cannot run on an item (a missing variable, a bad parameter) throws, which counts as that
  * item's error, never the run's.
  */
-export const MANAGED_EVALUATORS = [
+const MANAGED_EVALUATORS = [
   "EXACT_MATCH",
   "MATCHES_REGEX",
   "JSON_PARSEABLE",
   "CONTAINS_ANY_KEYWORD",
   "CONTAINS_ALL_KEYWORDS",
 ] as const;
-export type ManagedEvaluator = (typeof MANAGED_EVALUATORS)[number];
+type ManagedEvaluator = (typeof MANAGED_EVALUATORS)[number];
 
-export interface StaticParam {
+interface StaticParam {
   name: string;
   type?: string;
   default_value: string | string[];

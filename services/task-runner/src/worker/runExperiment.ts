@@ -14,7 +14,7 @@ import {
 
 const PAGE = 200;
 /** A generation is no evaluator: its items are recorded under the nil uuid. */
-export const GENERATION = "00000000-0000-0000-0000-000000000000";
+const GENERATION = "00000000-0000-0000-0000-000000000000";
 
 /** An LLM_GENERATION run configuration, as the task stores it (ids internal). */
 export interface GenerationConfig {

@@ -73,7 +73,7 @@ export interface PendingEvaluation extends Verdict {
 }
 
 /** Runs `task` on every item, `parallel` at a time. */
-export async function eachLimited<T>(
+async function eachLimited<T>(
   items: readonly T[],
   parallel: number,
   task: (t: T) => Promise<void>,
@@ -126,7 +126,7 @@ export async function workPage<T extends object>(
 }
 
 /** What a page did, kept per run: what a resumed run skips, and where the counts come from. */
-export async function recordItems(
+async function recordItems(
   pool: Pool,
   runId: string,
   items: readonly ItemOutcome[],

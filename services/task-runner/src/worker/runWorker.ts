@@ -40,8 +40,6 @@ import {
   type RunEvaluator,
 } from "./evaluators.ts";
 
-export type { Outcome, RunToWork } from "./runItems.ts";
-
 /** A RUN_EXPERIMENT task's run configuration: one of three shapes, by `experiment_type`. */
 type RunConfiguration = GenerationConfig & AgentCallConfig & JudgementConfig;
 

@@ -27,7 +27,7 @@ export function attributeObject(
 }
 
 /** An OTLP AnyValue as JSON; what JSON cannot carry exactly (large ints, NaN, bytes) as text. */
-export function jsonValue(value: AnyValue | undefined): JsonValue {
+function jsonValue(value: AnyValue | undefined): JsonValue {
   const v = value?.value;
   if (v === undefined) return null;
   switch (v.$case) {

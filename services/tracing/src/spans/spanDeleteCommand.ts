@@ -6,7 +6,7 @@ import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
 
-export const MAX_DELETED_SPANS = 5000;
+const MAX_DELETED_SPANS = 5000;
 
 /**
  * `DELETE /v2/spans`: the named spans of the project that start in the window (end

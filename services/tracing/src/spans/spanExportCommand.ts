@@ -45,10 +45,10 @@ function store(
 }
 
 /** The project of spans whose resource names none (arize-otel always names one). */
-export const DEFAULT_PROJECT = "default";
+const DEFAULT_PROJECT = "default";
 
 /** The days a span may start on: within retention (a day of slack before the drop), and not past tomorrow. */
-export function acceptedDays(retentionDays: number, now: number): { first: number; last: number } {
+function acceptedDays(retentionDays: number, now: number): { first: number; last: number } {
   const today = dayOfMs(now);
   return { first: today - retentionDays + 1, last: today + 1 };
 }

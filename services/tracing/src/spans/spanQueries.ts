@@ -14,7 +14,7 @@ import type { SpanPosition, SpanPredicate, SpanRow, Window } from "../storage/sp
 import { spanColumns } from "./spanColumns.ts";
 import { renderSpan, type ColumnChoice } from "./spanRender.ts";
 
-export const SPANS_PAGE = { default: 50, max: 500 } as const;
+const SPANS_PAGE = { default: 50, max: 500 } as const;
 
 export function predicate(filter: string): SpanPredicate | undefined {
   if (filter === "") return undefined;
@@ -49,7 +49,7 @@ export function afterOf(text: string): { after: SpanPosition; window: Window } |
     ![0, 3, 4].every((i) => isRfc3339(parsed[i] as string))
   )
     throw foreign();
-  const [startTime, traceId, spanId, start, end] = parsed as string[] as [
+  const [startTime, traceId, spanId, start, end] = parsed as [
     string,
     string,
     string,

@@ -20,7 +20,7 @@ export type SpanStatusCode = "OK" | "ERROR" | "UNSET";
 /** A JSON value as spans store it (attributes, event attributes). */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 
-export interface SpanEventRecord {
+interface SpanEventRecord {
   name: string;
   /** Nanoseconds since the epoch. */
   timeUnixNano: bigint;

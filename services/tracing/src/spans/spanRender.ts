@@ -8,7 +8,7 @@ export interface ColumnChoice {
   truncate: number;
 }
 
-export const ALL_COLUMNS: ColumnChoice = { included: [], excluded: [], truncate: 0 };
+const ALL_COLUMNS: ColumnChoice = { included: [], excluded: [], truncate: 0 };
 
 type Named = { name?: unknown };
 

@@ -60,7 +60,7 @@ export interface UnitHead {
 }
 
 /** A session's traces in a window, and the root span of its earliest one (null: none there). */
-export interface SessionTraces {
+interface SessionTraces {
   traceIds: string[];
   rootSpanId: string | null;
   evaluated: string[];

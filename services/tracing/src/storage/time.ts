@@ -7,7 +7,7 @@ export function isoOfNanos(ns: bigint): string {
   return `${iso.slice(0, -1)}${String(micro).padStart(3, "0")}Z`;
 }
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 
 /** The UTC day (days since the epoch) a time in nanoseconds falls on. */
 export const dayOfNanos = (ns: bigint): number => Number(ns / 86_400_000_000_000n);

@@ -38,7 +38,7 @@ function admissionOf(req: UnitsToEvaluateRequest) {
  * with the filters it matches) and the span its evaluations go on. A session none of whose
  * traces has its root span in the window has nowhere to carry them: it is passed over.
  */
-export async function unitsOf(
+async function unitsOf(
   store: SpanStore,
   projectId: string,
   req: UnitsToEvaluateRequest,

@@ -6,7 +6,7 @@ import { WINDOW_DEFAULTS, windowOf } from "../shared/tracingRules.ts";
 import { afterOf, cursorOf, limitOf, predicate } from "../spans/spanQueries.ts";
 import { renderSpan } from "../spans/spanRender.ts";
 
-export const TRACES_PAGE = { default: 50, max: 50 } as const;
+const TRACES_PAGE = { default: 50, max: 50 } as const;
 /** Spans returned per trace entry; more are cut and flagged `spans_truncated`. */
 export const SPANS_PER_TRACE = 1000;
 

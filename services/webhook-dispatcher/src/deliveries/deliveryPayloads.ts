@@ -33,7 +33,7 @@ const str = (d: Data, key: string): string => {
   return v;
 };
 const optional = (d: Data, key: string): string | null =>
-  typeof d[key] === "string" && d[key] !== "" ? (d[key] as string) : null;
+  typeof d[key] === "string" && d[key] !== "" ? d[key] : null;
 const userId = (d: Data) => {
   const id = optional(d, "created_by_user_id");
   return id ? encodeId("User", id) : null;

@@ -8,20 +8,19 @@ import type {
 import { DomainError } from "@argus/platform";
 
 /** The events each source type has (the public API's pairing). */
-export const SOURCE_EVENTS: Readonly<Record<WebhookSourceType, readonly WebhookEventType[]>> = {
+const SOURCE_EVENTS: Readonly<Record<WebhookSourceType, readonly WebhookEventType[]>> = {
   PROMPT: ["PROMPT_VERSION_CREATED", "PROMPT_VERSION_LABELED", "PROMPT_VERSION_UNLABELED"],
   EVALUATOR: ["EVALUATOR_VERSION_CREATED"],
   ONLINE_TASK: ["ONLINE_TASK_RUN_FAILED"],
   SPACE: ["ONLINE_TASK_RUN_FAILED"],
 };
 
-export const SOURCE_TYPES = Object.keys(SOURCE_EVENTS) as WebhookSourceType[];
-export const EVENT_TYPES = [...new Set(Object.values(SOURCE_EVENTS).flat())];
+const SOURCE_TYPES = Object.keys(SOURCE_EVENTS) as WebhookSourceType[];
+const EVENT_TYPES = [...new Set(Object.values(SOURCE_EVENTS).flat())];
 
 export const isSourceType = (v: string): v is WebhookSourceType =>
   (SOURCE_TYPES as string[]).includes(v);
-export const isEventType = (v: string): v is WebhookEventType =>
-  (EVENT_TYPES as string[]).includes(v);
+const isEventType = (v: string): v is WebhookEventType => (EVENT_TYPES as string[]).includes(v);
 
 /** 422 unless the event belongs to the source type (checked before any look-up). */
 export function requireEventOfSource(

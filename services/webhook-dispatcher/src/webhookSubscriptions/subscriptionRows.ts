@@ -1,7 +1,7 @@
-import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { notFound, type CallContext } from "@argus/platform";
+import type { Queryable } from "@argus/eventstore";
+import type { CallContext } from "@argus/platform";
 import type { Subscription } from "@argus/proto/webhooks/v1/webhooks";
-import { isUuid } from "@argus/spaces";
+import { rowInAccount } from "@argus/spaces";
 
 export interface SubscriptionRow {
   id: string;
@@ -31,14 +31,12 @@ export async function subscriptionRow(
   ctx: CallContext,
   id: string,
 ): Promise<SubscriptionRow> {
-  if (!isUuid(id)) throw notFound("webhook subscription");
-  const res = await tracedQuery<SubscriptionRow>(
+  return rowInAccount<SubscriptionRow>(
     db,
-    "subscription",
-    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions where id = $1 and account_id = $2`,
-    [id, ctx.principal.accountId],
+    ctx,
+    "webhook_subscriptions",
+    SUBSCRIPTION_COLUMNS,
+    id,
+    "webhook subscription",
   );
-  const row = res.rows[0];
-  if (!row) throw notFound("webhook subscription");
-  return row;
 }

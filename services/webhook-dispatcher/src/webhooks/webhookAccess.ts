@@ -19,7 +19,7 @@ export const readsOrganization = (p: Principal, organizationId: string): boolean
   p.organizationIds.includes(organizationId) ||
   p.adminOrganizationIds.includes(organizationId);
 
-export const managesOrganization = (p: Principal, organizationId: string): boolean =>
+const managesOrganization = (p: Principal, organizationId: string): boolean =>
   isAccountAdmin(p) || p.adminOrganizationIds.includes(organizationId);
 
 /** 404 when the caller cannot see the organization's webhooks, 403 when it may not manage them. */

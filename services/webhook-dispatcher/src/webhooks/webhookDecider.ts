@@ -33,21 +33,21 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values: visible characters, spaces and tabs; no CR, LF or NUL.
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 
-export function checkName(name: string): string {
+function checkName(name: string): string {
   if (name.trim() === "") throw invalid("name must not be empty or whitespace-only");
   if (textLength(name) > LIMITS.WEBHOOK_NAME_MAX)
     throw invalid(`name must be at most ${LIMITS.WEBHOOK_NAME_MAX} characters`);
   return name;
 }
 
-export function checkTimeout(ms: number): number {
+function checkTimeout(ms: number): number {
   const { WEBHOOK_TIMEOUT_MS_MIN: min, WEBHOOK_TIMEOUT_MS_MAX: max } = LIMITS;
   if (!Number.isInteger(ms) || ms < min || ms > max)
     throw invalid(`timeout_ms must be an integer from ${min} to ${max}`);
   return ms;
 }
 
-export function checkHeaders(headers: Record<string, string>): Record<string, string> {
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const entries = Object.entries(headers);
   if (entries.length > LIMITS.WEBHOOK_HEADERS_MAX)
     throw invalid(`headers may hold at most ${LIMITS.WEBHOOK_HEADERS_MAX} entries`);

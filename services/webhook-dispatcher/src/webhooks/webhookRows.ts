@@ -1,7 +1,7 @@
-import { tracedQuery, type Queryable } from "@argus/eventstore";
-import { notFound, type CallContext } from "@argus/platform";
+import type { Queryable } from "@argus/eventstore";
+import type { CallContext } from "@argus/platform";
 import type { Webhook } from "@argus/proto/webhooks/v1/webhooks";
-import { isUuid } from "@argus/spaces";
+import { rowInAccount } from "@argus/spaces";
 
 export interface WebhookRow {
   id: string;
@@ -41,14 +41,5 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
 
 /** The webhook if it is in the caller's account (authorization is the caller's to apply). */
 export async function webhookRow(db: Queryable, ctx: CallContext, id: string): Promise<WebhookRow> {
-  if (!isUuid(id)) throw notFound("webhook");
-  const res = await tracedQuery<WebhookRow>(
-    db,
-    "webhook",
-    `select ${WEBHOOK_COLUMNS} from webhooks where id = $1 and account_id = $2`,
-    [id, ctx.principal.accountId],
-  );
-  const row = res.rows[0];
-  if (!row) throw notFound("webhook");
-  return row;
+  return rowInAccount<WebhookRow>(db, ctx, "webhooks", WEBHOOK_COLUMNS, id, "webhook");
 }

@@ -49,7 +49,12 @@ export async function deleteMonitors(
   );
   for (const m of res.rows) {
     const metadata = causedBy(event, m.account_id, m.space_id);
-    await scope.decide(streamId("monitor", m.id), monitorDecider, { type: "DeleteMonitor", now }, metadata);
+    await scope.decide(
+      streamId("monitor", m.id),
+      monitorDecider,
+      { type: "DeleteMonitor", now },
+      metadata,
+    );
     await removeWidgetsDrawing(scope, { monitorId: m.id }, now, metadata);
   }
 }

@@ -16,7 +16,10 @@ const field = (event: StoredEvent, key: string): string => {
  * monitor's channel shows) follows them, and a deleted webhook leaves every monitor's
  * channels (each such monitor's settings change, as if its owner had removed the channel).
  */
-export function webhooksConsumer(o: { subjectRoot: string; cascade: Cascade }): DurableConsumerOptions {
+export function webhooksConsumer(o: {
+  subjectRoot: string;
+  cascade: Cascade;
+}): DurableConsumerOptions {
   return {
     durable: "tracing-webhooks",
     filterSubject: aggregateSubjects(o.subjectRoot, "webhook-dispatcher", "webhook"),
@@ -30,10 +33,12 @@ export function webhooksConsumer(o: { subjectRoot: string; cascade: Cascade }): 
           url: field(event, "url"),
         });
       else if (event.type === "WebhookUpdated")
-        await tracedQuery(tx, "webhook endpoint", "update channel_webhooks set url = $2 where id = $1", [
-          field(event, "id"),
-          field(event, "url"),
-        ]);
+        await tracedQuery(
+          tx,
+          "webhook endpoint",
+          "update channel_webhooks set url = $2 where id = $1",
+          [field(event, "id"), field(event, "url")],
+        );
       else if (event.type === "WebhookDeleted") {
         const id = field(event, "id");
         await tracedQuery(tx, "webhook gone", "delete from channel_webhooks where id = $1", [id]);

@@ -35,7 +35,10 @@ async function asReference<T>(field: string, what: string, find: () => Promise<T
   try {
     return await find();
   } catch (err) {
-    if (err instanceof DomainError && (err.type === "resource-not-found" || err.type === "access-forbidden"))
+    if (
+      err instanceof DomainError &&
+      (err.type === "resource-not-found" || err.type === "access-forbidden")
+    )
       throw unprocessable(`${field} names no ${what} you may read`);
     throw err;
   }
@@ -65,7 +68,14 @@ export function dashboardCommands(deps: TracingDeps) {
     if (spec.monitor_id !== null) {
       const monitorId = spec.monitor_id;
       const monitor = await asReference("monitor_id", "monitor", async () =>
-        authorized(spaces, ctx, await findMonitor(pool, monitorId), MONITOR_ACCESS, undefined, monitorPlaceOf),
+        authorized(
+          spaces,
+          ctx,
+          await findMonitor(pool, monitorId),
+          MONITOR_ACCESS,
+          undefined,
+          monitorPlaceOf,
+        ),
       );
       if (monitor.space_id !== dashboard.space_id)
         throw unprocessable("monitor_id names a monitor of another space than the dashboard's");
@@ -112,7 +122,10 @@ export function dashboardCommands(deps: TracingDeps) {
       return toDashboard((await findDashboard(pool, row.id))!, await widgetsOf(pool, row.id));
     },
 
-    async deleteDashboard(req: DeleteDashboardRequest, ctx: CallContext): Promise<DeleteDashboardResponse> {
+    async deleteDashboard(
+      req: DeleteDashboardRequest,
+      ctx: CallContext,
+    ): Promise<DeleteDashboardResponse> {
       const row = await load(ctx, req.id, "DASHBOARD_DELETE");
       await deps.commands.handle(
         streamId("dashboard", row.id),

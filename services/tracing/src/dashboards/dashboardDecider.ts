@@ -74,7 +74,12 @@ function decide(command: DashboardCommand, state: DashboardState): DashboardEven
         },
       ];
     case "DeleteDashboard":
-      return [{ type: "DashboardDeleted", data: { id: state.id, space_id: state.spaceId, deleted_at: at } }];
+      return [
+        {
+          type: "DashboardDeleted",
+          data: { id: state.id, space_id: state.spaceId, deleted_at: at },
+        },
+      ];
     case "AddWidget":
       if (Object.keys(state.widgets).length >= LIMITS.WIDGETS_PER_DASHBOARD_MAX)
         throw unprocessable(

@@ -12,13 +12,7 @@ import type {
   WidgetSeries,
 } from "@argus/proto/tracing/v1/dashboards";
 import type { WidgetPlotSpec } from "@argus/contracts";
-import {
-  authorized,
-  confirmListed,
-  isUuid,
-  requireCreatable,
-  SPACE_FACTS,
-} from "@argus/spaces";
+import { authorized, confirmListed, isUuid, requireCreatable, SPACE_FACTS } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { measureSeries, measureWindow, type MetricSpec } from "../monitors/metricSql.ts";
 import { resolvedMessage } from "../monitors/monitorMessages.ts";
@@ -41,7 +35,8 @@ import { seriesRange } from "./dashboardRules.ts";
 const DAY_MS = 86_400_000;
 
 function instant(value: string, field: string): Date {
-  if (!isRfc3339(value)) throw new DomainError("invalid-request", `${field} must be an ISO 8601 date-time`);
+  if (!isRfc3339(value))
+    throw new DomainError("invalid-request", `${field} must be an ISO 8601 date-time`);
   return new Date(value);
 }
 
@@ -85,7 +80,10 @@ export function dashboardQueries(deps: TracingDeps) {
     },
 
     /** A space's dashboards, newest first, without their widgets (get one for those). */
-    async listDashboards(req: ListDashboardsRequest, ctx: CallContext): Promise<ListDashboardsResponse> {
+    async listDashboards(
+      req: ListDashboardsRequest,
+      ctx: CallContext,
+    ): Promise<ListDashboardsResponse> {
       const p = ctx.principal;
       let spaceIds: string[] | null = null;
       if (req.spaceId) {
@@ -142,7 +140,11 @@ export function dashboardQueries(deps: TracingDeps) {
       const plotSeries = async (p: WidgetPlotSpec): Promise<WidgetSeries> => {
         await loadProject(deps, ctx, p.project_id, "PROJECT_READ");
         const values = await series(p, p.project_id, range);
-        return { plotId: p.id, ...(p.title === null ? {} : { title: p.title }), points: pointsOf(range, values) };
+        return {
+          plotId: p.id,
+          ...(p.title === null ? {} : { title: p.title }),
+          points: pointsOf(range, values),
+        };
       };
       if (s.type === "LINE_CHART" && s.widget_type === "MONITOR" && s.monitor_id) {
         const monitor = await authorized(
@@ -158,14 +160,19 @@ export function dashboardQueries(deps: TracingDeps) {
         answer.series = [{ plotId: monitor.id, title: m.name, points: pointsOf(range, values) }];
         // A manual threshold is drawn as it is; a dynamic one moves with the history.
         answer.threshold = resolvedMessage(
-          m.threshold.type.startsWith("MANUAL") ? resolveThreshold(m.threshold, []) ?? null : null,
+          m.threshold.type.startsWith("MANUAL")
+            ? (resolveThreshold(m.threshold, []) ?? null)
+            : null,
         );
       } else if (s.type === "LINE_CHART") {
         for (const p of s.plots) answer.series.push(await plotSeries(p));
       } else if (s.type === "STATISTIC" && s.statistic) {
         const p = s.statistic;
         await loadProject(deps, ctx, p.project_id, "PROJECT_READ");
-        const measured = await measureWindow(pool, p, p.project_id, { start: range.start, end: range.end });
+        const measured = await measureWindow(pool, p, p.project_id, {
+          start: range.start,
+          end: range.end,
+        });
         if (measured.value !== null) answer.value = measured.value;
       }
       return answer;

@@ -4,7 +4,12 @@ import { tracedQuery } from "@argus/eventstore";
 import { DomainError, type ResourceAccess } from "@argus/platform";
 import type { Dashboard, Widget, WidgetPlot } from "@argus/proto/tracing/v1/dashboards";
 import { isUuid } from "@argus/spaces";
-import { dimensionMessage, dimensionOf, filterMessage, filterOf } from "../monitors/monitorMessages.ts";
+import {
+  dimensionMessage,
+  dimensionOf,
+  filterMessage,
+  filterOf,
+} from "../monitors/monitorMessages.ts";
 
 export const DASHBOARD_ACCESS = {
   label: "dashboard",
@@ -61,7 +66,11 @@ export async function widgetsOf(db: Db, dashboardId: string): Promise<WidgetRow[
   return res.rows;
 }
 
-export async function findWidget(db: Db, dashboardId: string, widgetId: string): Promise<WidgetRow> {
+export async function findWidget(
+  db: Db,
+  dashboardId: string,
+  widgetId: string,
+): Promise<WidgetRow> {
   const res = isUuid(widgetId)
     ? await tracedQuery<WidgetRow>(
         db,
@@ -142,7 +151,8 @@ export function specOf(w: Widget | undefined, newId: () => string): WidgetSpec {
     title: w.title,
     grid_position: w.gridPosition.length > 0 ? w.gridPosition : [0, 0, 4, 3],
     creation_status: (w.creationStatus || "PUBLISHED") as WidgetSpec["creation_status"],
-    widget_type: w.type === "LINE_CHART" ? ((w.widgetType || "LINE") as WidgetSpec["widget_type"]) : null,
+    widget_type:
+      w.type === "LINE_CHART" ? ((w.widgetType || "LINE") as WidgetSpec["widget_type"]) : null,
     plots: w.plots.map((p, i) => plotOf(p, i, `plots[${i}]`, newId)),
     monitor_id: w.monitorId || null,
     statistic: w.statistic ? plotOf(w.statistic, 0, "statistic", newId) : null,

@@ -85,7 +85,10 @@ export function checkWidget(w: WidgetSpec): WidgetSpec {
     case "STATISTIC":
       if (w.statistic === null)
         throw unprocessable("a STATISTIC widget needs model_id, aggregation and a dimension");
-      if (w.custom_statistic_text !== null && textLength(w.custom_statistic_text) > LIMITS.WIDGET_TITLE_MAX)
+      if (
+        w.custom_statistic_text !== null &&
+        textLength(w.custom_statistic_text) > LIMITS.WIDGET_TITLE_MAX
+      )
         throw unprocessable(
           `custom_statistic_text must be at most ${LIMITS.WIDGET_TITLE_MAX} characters`,
         );
@@ -125,7 +128,10 @@ export function checkWidget(w: WidgetSpec): WidgetSpec {
 
 /** The projects a widget draws from: when one is deleted, the widget goes with it. */
 export const projectsOf = (w: WidgetSpec): string[] => [
-  ...new Set([...w.plots.map((p) => p.project_id), ...(w.statistic ? [w.statistic.project_id] : [])]),
+  ...new Set([
+    ...w.plots.map((p) => p.project_id),
+    ...(w.statistic ? [w.statistic.project_id] : []),
+  ]),
 ];
 
 /** The range and width of a widget's data: at most WIDGET_POINTS_MAX points. */

@@ -4,7 +4,6 @@
 import type { Pool, PoolClient } from "pg";
 import type { MonitorDimension, MonitorFilter, TracingMetric } from "@argus/contracts";
 import { tracedQuery } from "@argus/eventstore";
-import { isNumericFilter, NUMERIC_METRICS, SPAN_FIELDS } from "./monitorRules.ts";
 
 /** What a metric computes over: the monitor's (or a widget plot's) metric, dimension, filters. */
 export interface MetricSpec {
@@ -29,6 +28,8 @@ class Params {
 interface ValueSql {
   num: string;
   text: string;
+  /** An attribute's jsonb value (lists are matched element by element). */
+  json?: string;
 }
 
 const FIELD_COLUMNS: Readonly<Record<string, string>> = {
@@ -76,7 +77,7 @@ function valueOf(d: MonitorDimension, params: Params): ValueSql {
       // `attributes.<key>` names the same, as the span filter language does.
       const key = d.name.startsWith("attributes.") ? d.name.slice("attributes.".length) : d.name;
       const j = `(s.attributes -> ${params.add(key, "text")})`;
-      return { num: jsonNumber(j), text: jsonText(j) };
+      return { num: jsonNumber(j), text: jsonText(j), json: j };
     }
     case "LLM_EVAL": {
       const name = params.add(d.name, "text");
@@ -100,9 +101,12 @@ function filterSql(f: MonitorFilter, params: Params): string {
     case "GREATER_THAN_OR_EQUAL":
     case "LESS_THAN":
     case "LESS_THAN_OR_EQUAL": {
-      const op = { GREATER_THAN: ">", GREATER_THAN_OR_EQUAL: ">=", LESS_THAN: "<", LESS_THAN_OR_EQUAL: "<=" }[
-        f.operator
-      ];
+      const op = {
+        GREATER_THAN: ">",
+        GREATER_THAN_OR_EQUAL: ">=",
+        LESS_THAN: "<",
+        LESS_THAN_OR_EQUAL: "<=",
+      }[f.operator];
       return `coalesce(${v.num} ${op} ${params.add(Number(f.values[0]), "float8")}, false)`;
     }
     case "EQUALS":
@@ -115,15 +119,12 @@ function filterSql(f: MonitorFilter, params: Params): string {
     case "CONTAINS": {
       // A list attribute holding one of the values, else a text containing one of them.
       const values = params.add(f.values, "text[]");
-      if (f.dimension.category !== "SPAN_ATTRIBUTE" || FIELD_COLUMNS[f.dimension.name] || f.dimension.name === "latency_ms")
-        return `coalesce(exists (select 1 from unnest(${values}) x where strpos(${v.text}, x) > 0), false)`;
-      const key = f.dimension.name.startsWith("attributes.")
-        ? f.dimension.name.slice("attributes.".length)
-        : f.dimension.name;
-      const j = `(s.attributes -> ${params.add(key, "text")})`;
-      return `coalesce(case jsonb_typeof(${j})
-                 when 'array' then exists (select 1 from unnest(${values}) x where ${j} @> jsonb_build_array(x))
-                 else exists (select 1 from unnest(${values}) x where strpos(${jsonText(j)}, x) > 0) end, false)`;
+      const inText = `exists (select 1 from unnest(${values}) x where strpos(${v.text}, x) > 0)`;
+      if (!v.json) return `coalesce(${inText}, false)`;
+      return `coalesce(case jsonb_typeof(${v.json})
+                 when 'array' then exists (select 1 from unnest(${values}) x
+                                            where ${v.json} @> jsonb_build_array(x))
+                 else ${inText} end, false)`;
     }
   }
 }
@@ -168,7 +169,12 @@ export interface MetricQuery {
  * The metric over the project's spans with start times in [start, end): one row with `spans`
  * (every span of the window, before filters) and `value` (null when nothing had a value).
  */
-export function metricQuery(spec: MetricSpec, projectId: string, start: Date, end: Date): MetricQuery {
+export function metricQuery(
+  spec: MetricSpec,
+  projectId: string,
+  start: Date,
+  end: Date,
+): MetricQuery {
   const params = new Params([projectId, start.toISOString(), end.toISOString()]);
   const v = valueOf(spec.dimension, params);
   const where = spec.filters.map((f) => filterSql(f, params)).join(" and ");
@@ -204,10 +210,6 @@ export function seriesQuery(
   };
 }
 
-/** The value a numeric metric needs, for error messages and checks. */
-export const needsNumber = (metric: TracingMetric): boolean => NUMERIC_METRICS.has(metric);
-export { isNumericFilter, SPAN_FIELDS };
-
 type Db = Pool | PoolClient;
 
 const toNumber = (v: unknown): number | null =>
@@ -221,8 +223,9 @@ export async function measureWindow(
   window: { start: Date; end: Date },
 ): Promise<{ spans: number; value: number | null }> {
   const q = metricQuery(spec, projectId, window.start, window.end);
-  const row = (await tracedQuery<{ spans: number; value: unknown }>(db, "monitor metric", q.sql, q.params))
-    .rows[0];
+  const row = (
+    await tracedQuery<{ spans: number; value: unknown }>(db, "monitor metric", q.sql, q.params)
+  ).rows[0];
   return { spans: Number(row?.spans ?? 0), value: toNumber(row?.value) };
 }
 

@@ -17,7 +17,13 @@ import { monitorDecider } from "./monitorDecider.ts";
 import { evaluateMonitor } from "./monitorEvaluation.ts";
 import { evaluationMessage, latestEvaluation } from "./monitorEvaluationRows.ts";
 import { changesOf } from "./monitorMessages.ts";
-import { channelUrls, findMonitor, MONITOR_ACCESS, monitorPlaceOf, toMonitor } from "./monitorRows.ts";
+import {
+  channelUrls,
+  findMonitor,
+  MONITOR_ACCESS,
+  monitorPlaceOf,
+  toMonitor,
+} from "./monitorRows.ts";
 import { rememberWebhook } from "./webhookPort.ts";
 
 /**
@@ -111,7 +117,10 @@ export function monitorCommands(deps: TracingDeps) {
       return answer(deps, row.id);
     },
 
-    async deleteMonitor(req: DeleteMonitorRequest, ctx: CallContext): Promise<DeleteMonitorResponse> {
+    async deleteMonitor(
+      req: DeleteMonitorRequest,
+      ctx: CallContext,
+    ): Promise<DeleteMonitorResponse> {
       const row = await load(ctx, req.id, "MONITOR_DELETE");
       const now = deps.clock.now();
       const metadata = spaceMetadata(ctx, row.space_id);
@@ -133,10 +142,18 @@ export function monitorCommands(deps: TracingDeps) {
      * change of status, if any, is the caller's event. In a downtime the evaluation is recorded
      * and changes nothing.
      */
-    async evaluateMonitor(req: EvaluateMonitorRequest, ctx: CallContext): Promise<MonitorEvaluation> {
+    async evaluateMonitor(
+      req: EvaluateMonitorRequest,
+      ctx: CallContext,
+    ): Promise<MonitorEvaluation> {
       const row = await load(ctx, req.id, "MONITOR_TRIGGER");
       const record = await evaluateMonitor(
-        { pool: deps.pool, commands: deps.commands, clock: deps.clock, statementTimeoutMs: deps.statementTimeoutMs },
+        {
+          pool: deps.pool,
+          commands: deps.commands,
+          clock: deps.clock,
+          statementTimeoutMs: deps.statementTimeoutMs,
+        },
         row.id,
         "MANUAL",
         (r) => ({ ...actorMetadata(ctx), space_id: r.space_id }),

@@ -39,7 +39,11 @@ export interface EvaluationRecord {
 class Superseded extends Error {}
 
 /** The metric's queries in one read-only transaction, none running past the timeout. */
-async function withTimeout<T>(pool: Pool, ms: number, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+async function withTimeout<T>(
+  pool: Pool,
+  ms: number,
+  fn: (c: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("begin read only");
@@ -66,7 +70,9 @@ async function measure(d: EvaluatorDeps, row: MonitorRow, window: { start: Date;
     const current = await measureWindow(client, spec, row.project_id, window);
     let baseline: number[] = [];
     if (current.spans > 0 && s.threshold.type.startsWith("DYNAMIC")) {
-      const from = new Date(window.start.getTime() - DYNAMIC_BASELINE_WINDOWS * s.window_seconds * 1000);
+      const from = new Date(
+        window.start.getTime() - DYNAMIC_BASELINE_WINDOWS * s.window_seconds * 1000,
+      );
       const series = await measureSeries(
         client,
         spec,

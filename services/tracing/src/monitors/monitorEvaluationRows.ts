@@ -66,7 +66,10 @@ export const evaluationMessage = (r: EvaluationRecord): MonitorEvaluation =>
 
 type Db = Pool | PoolClient;
 
-export async function latestEvaluation(db: Db, monitorId: string): Promise<MonitorEvaluation | undefined> {
+export async function latestEvaluation(
+  db: Db,
+  monitorId: string,
+): Promise<MonitorEvaluation | undefined> {
   const res = await tracedQuery<EvaluationRow>(
     db,
     "latest monitor evaluation",

@@ -55,7 +55,12 @@ export function thresholdOf(t: Threshold): MonitorThreshold {
       };
     }
     case "DYNAMIC_SINGLE":
-      return { type: t.type, calculation, operator: asOperator(t.operator), multiplier: t.multiplier };
+      return {
+        type: t.type,
+        calculation,
+        operator: asOperator(t.operator),
+        multiplier: t.multiplier,
+      };
     case "DYNAMIC_RANGE": {
       const [lower, upper] = [bound(t.lower, "lower"), bound(t.upper, "upper")];
       return {
@@ -161,7 +166,10 @@ export function thresholdMessage(t: MonitorThreshold): Threshold {
 }
 
 /** A channel as answered; a webhook's endpoint comes from the copy of the dispatcher's. */
-export function channelMessage(c: MonitorChannel, urls: ReadonlyMap<string, string>): NotificationChannel {
+export function channelMessage(
+  c: MonitorChannel,
+  urls: ReadonlyMap<string, string>,
+): NotificationChannel {
   const none = { emailAddress: "", integrationId: "", webhookId: "", url: "" };
   switch (c.type) {
     case "EMAIL":

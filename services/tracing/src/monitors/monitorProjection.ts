@@ -14,9 +14,12 @@ export const MONITORS_CHANNEL = "argus_monitors_due";
 async function schedule(client: PoolClient, id: string, s: MonitorSettings, at: string) {
   const due = firstRunAt(s, new Date(at));
   if (due === null)
-    return tracedQuery(client, "unschedule monitor", "delete from monitor_schedule where monitor_id = $1", [
-      id,
-    ]);
+    return tracedQuery(
+      client,
+      "unschedule monitor",
+      "delete from monitor_schedule where monitor_id = $1",
+      [id],
+    );
   await tracedQuery(
     client,
     "schedule monitor",
@@ -44,7 +47,8 @@ export const monitorProjections: Projections<MonitorEvent> = {
       `insert into monitors (id, account_id, organization_id, space_id, project_id, name, settings,
          metric, dimension_category, dimension_name, notifications_enabled, settings_at,
          created_by_user_id, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12, $12)`,
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text, $13, $12::timestamptz,
+               $12::timestamptz)`,
       [
         d.id,
         d.account_id,
@@ -63,7 +67,8 @@ export const monitorProjections: Projections<MonitorEvent> = {
       client,
       "monitor updated",
       `update monitors set name = $2, settings = $3, metric = $4, dimension_category = $5,
-              dimension_name = $6, notifications_enabled = $7, settings_at = $8, updated_at = $8
+              dimension_name = $6, notifications_enabled = $7, settings_at = $8::text,
+              updated_at = $8::timestamptz
         where id = $1`,
       [d.id, ...columns(d), d.updated_at],
     );

@@ -72,7 +72,10 @@ export function monitorQueries(deps: TracingDeps) {
     async listMonitors(req: ListMonitorsRequest, ctx: CallContext): Promise<ListMonitorsResponse> {
       const p = ctx.principal;
       if (!holdsAnywhere(p, "MONITOR_READ") && grantedProjectIds(p, "MONITOR_READ").length === 0)
-        throw new DomainError("access-forbidden", "listing monitors requires MONITOR_READ in some space");
+        throw new DomainError(
+          "access-forbidden",
+          "listing monitors requires MONITOR_READ in some space",
+        );
       let spaceIds: string[] | null = null;
       if (req.spaceId) {
         await requireCreatable(spaces, ctx, req.spaceId, "MONITOR_READ");
@@ -83,7 +86,8 @@ export function monitorQueries(deps: TracingDeps) {
         spaceIds = spaceIds ? spaceIds.filter((id) => named.has(id)) : [...named];
       }
       if (req.projectId) await loadProject(deps, ctx, req.projectId, "MONITOR_READ");
-      if (req.customMetricId) throw new DomainError("resource-not-found", "custom metric not found");
+      if (req.customMetricId)
+        throw new DomainError("resource-not-found", "custom metric not found");
       const empty = { monitors: [], page: { nextAfter: "" } };
       if ((req.type && req.type !== "TRACING") || req.performanceMetric || req.driftMetric)
         return empty;

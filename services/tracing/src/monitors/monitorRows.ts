@@ -53,7 +53,10 @@ export const monitorPlaceOf = (r: MonitorRow): RowPlace => ({
 });
 
 /** The endpoints of the webhooks named by these monitors' channels (from the copy). */
-export async function channelUrls(db: Db, rows: readonly MonitorRow[]): Promise<Map<string, string>> {
+export async function channelUrls(
+  db: Db,
+  rows: readonly MonitorRow[],
+): Promise<Map<string, string>> {
   const ids = [
     ...new Set(
       rows.flatMap((r) =>

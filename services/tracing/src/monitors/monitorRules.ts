@@ -182,7 +182,10 @@ export function checkMetricOver(metric: TracingMetric, d: MonitorDimension, fiel
     );
 }
 
-export function checkFilters(filters: readonly MonitorFilter[], field = "filters"): MonitorFilter[] {
+export function checkFilters(
+  filters: readonly MonitorFilter[],
+  field = "filters",
+): MonitorFilter[] {
   if (filters.length > LIMITS.MONITOR_FILTERS_MAX)
     throw unprocessable(`${field} must contain at most ${LIMITS.MONITOR_FILTERS_MAX} filters`);
   return filters.map((f, i) => {
@@ -199,7 +202,9 @@ export function checkFilters(filters: readonly MonitorFilter[], field = "filters
       throw unprocessable(
         `${at}.values must contain at most ${LIMITS.MONITOR_FILTER_VALUES_MAX} values`,
       );
-    f.values.forEach((v, j) => text(v, LIMITS.MONITOR_FILTER_VALUE_MAX, `${at}.values[${j}]`, true));
+    f.values.forEach((v, j) =>
+      text(v, LIMITS.MONITOR_FILTER_VALUE_MAX, `${at}.values[${j}]`, true),
+    );
     if (isNumericFilter(f.operator)) {
       if (f.values.length !== 1)
         throw unprocessable(`${at}.values must hold exactly one number for ${f.operator}`);
@@ -230,7 +235,8 @@ function multiplier(m: number, field: string): number {
 }
 
 function calculation(c: string): ThresholdCalculation {
-  if (c !== "STDEV" && c !== "MAD") throw unprocessable("threshold.calculation must be STDEV or MAD");
+  if (c !== "STDEV" && c !== "MAD")
+    throw unprocessable("threshold.calculation must be STDEV or MAD");
   return c;
 }
 
@@ -362,7 +368,11 @@ export function checkSchedule(s: MonitorSchedule): MonitorSchedule {
   days.forEach((d, i) => integerIn(d, 0, 6, `scheduled_runtime.days_of_week[${i}]`));
   if (new Set(days).size !== days.length)
     throw unprocessable("scheduled_runtime.days_of_week must not repeat a day");
-  return { enabled: s.enabled, cadence_seconds: s.cadence_seconds, days_of_week: [...days].sort((a, b) => a - b) };
+  return {
+    enabled: s.enabled,
+    cadence_seconds: s.cadence_seconds,
+    days_of_week: [...days].sort((a, b) => a - b),
+  };
 }
 
 /** A monitor's settings checked whole (every create and update), in the API's field names. */
@@ -527,14 +537,22 @@ export function assess(settings: MonitorSettings, measured: Measured, at: Date):
   const inDowntime = settings.downtime !== null && isInDowntime(settings.downtime, at);
   const base = { inDowntime, reason: inDowntime ? "in a downtime window: the status is kept" : "" };
   if (measured.spans === 0)
-    return { ...base, status: "NO_DATA", value: null, threshold: null, reason: base.reason || "no spans in the window" };
+    return {
+      ...base,
+      status: "NO_DATA",
+      value: null,
+      threshold: null,
+      reason: base.reason || "no spans in the window",
+    };
   if (measured.value === null)
     return {
       ...base,
       status: "NO_DATA",
       value: null,
       threshold: null,
-      reason: base.reason || `no ${NUMERIC_METRICS.has(settings.metric) ? "numeric " : ""}values of ${settings.dimension.name} in the window`,
+      reason:
+        base.reason ||
+        `no ${NUMERIC_METRICS.has(settings.metric) ? "numeric " : ""}values of ${settings.dimension.name} in the window`,
     };
   const threshold = resolveThreshold(settings.threshold, measured.baseline);
   if (!threshold)

@@ -77,7 +77,10 @@ export function startMonitorScheduler(o: SchedulerOptions): () => Promise<void> 
           (r) => ({ account_id: r.account_id, space_id: r.space_id, actor: SCHEDULER_ACTOR }),
         );
     } catch (err) {
-      o.logger.warn("monitor evaluation failed", { monitor_id: row.id, err: (err as Error).message });
+      o.logger.warn("monitor evaluation failed", {
+        monitor_id: row.id,
+        err: (err as Error).message,
+      });
     } finally {
       // Only while this replica still holds the claim: a change of settings meanwhile made the
       // monitor due again (and dropped the lease), and that stands.

@@ -23,7 +23,12 @@ export function dispatcherWebhooks(channel: Client): WebhookPort {
   return {
     async get(ctx, id) {
       try {
-        const w = await callUnary(channel, WebhookServiceService.getWebhook, { id }, onwardCall(ctx));
+        const w = await callUnary(
+          channel,
+          WebhookServiceService.getWebhook,
+          { id },
+          onwardCall(ctx),
+        );
         return { id: w.id, organizationId: w.organizationId, url: w.url };
       } catch (err) {
         if ((err as Partial<ServiceError>).code === status.NOT_FOUND) return undefined;

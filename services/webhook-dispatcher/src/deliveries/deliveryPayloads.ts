@@ -183,7 +183,11 @@ export function monitorChangeOf(e: StoredEvent): MonitorDeliverable | undefined 
   if (d.notify !== true) return undefined;
   const status = str(d, "status");
   const eventType: WebhookEventType | undefined =
-    status === "TRIGGERED" ? "MONITOR_TRIGGERED" : status === "CLEARED" ? "MONITOR_CLEARED" : undefined;
+    status === "TRIGGERED"
+      ? "MONITOR_TRIGGERED"
+      : status === "CLEARED"
+        ? "MONITOR_CLEARED"
+        : undefined;
   if (!eventType) return undefined;
   const channels = Array.isArray(d.channels) ? (d.channels as Data[]) : [];
   const webhookIds = channels.flatMap((c) =>

@@ -169,7 +169,7 @@ describe("dashboard decider", () => {
   it("a plot's metric and dimension follow the monitors' rules", () => {
     const bad = { ...plot(), dimension: { category: "TAG" as never, name: "x" } };
     expect(problemDetail(() => given(created).when(add(widget({ plots: [bad] }))))).toMatch(
-      /plots\[0\]\.dimension\.category TAG is not allowed for TRACING monitors/,
+      /plots\[0\]\.dimension_category TAG is not allowed for TRACING monitors/,
     );
   });
 });

@@ -12,7 +12,7 @@ import type {
   UpdateWidgetRequest,
   Widget,
 } from "@argus/proto/tracing/v1/dashboards";
-import { actorId, authorized, requireCreatable, spaceMetadata } from "@argus/spaces";
+import { authorized, requireCreatable, spaceMetadata } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { findMonitor, MONITOR_ACCESS, monitorPlaceOf } from "../monitors/monitorRows.ts";
 import { loadProject } from "../projects/projectAccess.ts";
@@ -98,7 +98,7 @@ export function dashboardCommands(deps: TracingDeps) {
           spaceId: req.spaceId,
           name: req.name,
           description: req.description,
-          userId: actorId(ctx),
+          userId: ctx.principal.userId,
           now: deps.clock.now(),
         },
         spaceMetadata(ctx, req.spaceId),
@@ -144,7 +144,7 @@ export function dashboardCommands(deps: TracingDeps) {
       await deps.commands.handle(
         streamId("dashboard", dashboard.id),
         dashboardDecider,
-        { type: "AddWidget", widgetId, spec, userId: actorId(ctx), now: deps.clock.now() },
+        { type: "AddWidget", widgetId, spec, userId: ctx.principal.userId, now: deps.clock.now() },
         spaceMetadata(ctx, dashboard.space_id),
       );
       return toWidget(await findWidget(pool, dashboard.id, widgetId));

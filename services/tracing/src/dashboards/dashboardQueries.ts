@@ -157,7 +157,7 @@ export function dashboardQueries(deps: TracingDeps) {
         );
         const m = monitor.settings;
         const values = await series(m, monitor.project_id, range);
-        answer.series = [{ plotId: monitor.id, title: m.name, points: pointsOf(range, values) }];
+        answer.series = [{ plotId: "monitor", title: m.name, points: pointsOf(range, values) }];
         // A manual threshold is drawn as it is; a dynamic one moves with the history.
         answer.threshold = resolvedMessage(
           m.threshold.type.startsWith("MANUAL")

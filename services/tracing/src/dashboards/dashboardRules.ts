@@ -31,13 +31,21 @@ export function checkDashboardDescription(description: string): string {
   return description;
 }
 
-function checkPlot(p: WidgetPlotSpec, field: string): WidgetPlotSpec {
-  if (!UUID.test(p.project_id)) throw unprocessable(`${field}.model_id must name a project`);
-  const metric = checkMetric(p.metric, `${field}.metric`);
-  const dimension = checkDimension(p.dimension, `${field}.dimension`);
-  checkMetricOver(metric, dimension, `${field}.`);
+/**
+ * A plot (or a STATISTIC's metric), refused in the public API's widget field names: `model_id`,
+ * `metric` (a STATISTIC's `aggregation`), `dimension_category`, `dimension_name`, and each
+ * filter's `filter_type` and `dimension_name`.
+ */
+function checkPlot(p: WidgetPlotSpec, prefix: string, metricField: string): WidgetPlotSpec {
+  if (!UUID.test(p.project_id)) throw unprocessable(`${prefix}model_id must name a project`);
+  const metric = checkMetric(p.metric, `${prefix}${metricField}`);
+  const dimension = checkDimension(p.dimension, {
+    category: `${prefix}dimension_category`,
+    name: `${prefix}dimension_name`,
+  });
+  checkMetricOver(metric, dimension, prefix);
   if (p.title !== null && textLength(p.title) > LIMITS.WIDGET_TITLE_MAX)
-    throw unprocessable(`${field}.title must be at most ${LIMITS.WIDGET_TITLE_MAX} characters`);
+    throw unprocessable(`${prefix}title must be at most ${LIMITS.WIDGET_TITLE_MAX} characters`);
   return {
     id: p.id,
     position: p.position,
@@ -45,7 +53,10 @@ function checkPlot(p: WidgetPlotSpec, field: string): WidgetPlotSpec {
     project_id: p.project_id,
     metric,
     dimension,
-    filters: checkFilters(p.filters, `${field}.filters`),
+    filters: checkFilters(p.filters, `${prefix}filters`, (at) => ({
+      category: `${at}.filter_type`,
+      name: `${at}.dimension_name`,
+    })),
   };
 }
 
@@ -94,15 +105,16 @@ export function checkWidget(w: WidgetSpec): WidgetSpec {
         );
       return {
         ...base,
-        statistic: checkPlot(w.statistic, "statistic"),
+        statistic: checkPlot(w.statistic, "", "aggregation"),
         custom_statistic_text: w.custom_statistic_text,
         display: w.display,
       };
     case "LINE_CHART": {
       const mode = w.widget_type ?? "LINE";
       if (mode === "MONITOR") {
-        if (w.monitor_id === null || !UUID.test(w.monitor_id))
+        if (w.monitor_id === null)
           throw unprocessable("a LINE_CHART of widget_type MONITOR needs monitor_id");
+        if (!UUID.test(w.monitor_id)) throw unprocessable("monitor_id must name a monitor");
         if (w.plots.length > 0)
           throw unprocessable("a LINE_CHART of widget_type MONITOR draws its monitor: no plots");
         return { ...base, widget_type: mode, monitor_id: w.monitor_id, display: w.display };
@@ -119,7 +131,7 @@ export function checkWidget(w: WidgetSpec): WidgetSpec {
       return {
         ...base,
         widget_type: mode,
-        plots: w.plots.map((p, i) => checkPlot(p, `plots[${i}]`)),
+        plots: w.plots.map((p, i) => checkPlot(p, `plots[${i}].`, "metric")),
         display: w.display,
       };
     }

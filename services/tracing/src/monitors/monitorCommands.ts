@@ -9,7 +9,7 @@ import type {
   MonitorEvaluation,
   UpdateMonitorRequest,
 } from "@argus/proto/tracing/v1/monitors";
-import { actorId, authorized, spaceMetadata } from "@argus/spaces";
+import { authorized, spaceMetadata } from "@argus/spaces";
 import { removeWidgetsDrawing } from "../dashboards/widgetCascade.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
@@ -96,7 +96,7 @@ export function monitorCommands(deps: TracingDeps) {
           projectId: project.id,
           monitorType: req.fields?.type,
           changes,
-          userId: actorId(ctx),
+          userId: ctx.principal.userId,
           now: deps.clock.now(),
         },
         spaceMetadata(ctx, project.spaceId),

@@ -159,14 +159,25 @@ export function checkMetric(metric: string, field = "metric"): TracingMetric {
   return metric;
 }
 
-export function checkDimension(d: MonitorDimension, field = "dimension"): MonitorDimension {
+/** How a dimension's two fields are named in refusals: a monitor's, or a widget's. */
+export type DimensionNames = { category: string; name: string };
+const nested = (field: string): DimensionNames => ({
+  category: `${field}.category`,
+  name: `${field}.name`,
+});
+
+export function checkDimension(
+  d: MonitorDimension,
+  field: string | DimensionNames = "dimension",
+): MonitorDimension {
+  const names = typeof field === "string" ? nested(field) : field;
   if (!isOneOf(TRACING_CATEGORIES, d.category))
     throw unprocessable(
       MODEL_CATEGORIES.includes(d.category)
-        ? `${field}.category ${d.category} is not allowed for TRACING monitors (it is a model's); use ${TRACING_CATEGORIES.join(", ")}`
-        : `${field}.category must be one of ${TRACING_CATEGORIES.join(", ")}`,
+        ? `${names.category} ${d.category} is not allowed for TRACING monitors (it is a model's); use ${TRACING_CATEGORIES.join(", ")}`
+        : `${names.category} must be one of ${TRACING_CATEGORIES.join(", ")}`,
     );
-  text(d.name, LIMITS.MONITOR_DIMENSION_NAME_MAX, `${field}.name`);
+  text(d.name, LIMITS.MONITOR_DIMENSION_NAME_MAX, names.name);
   return { category: d.category, name: d.name };
 }
 
@@ -185,12 +196,13 @@ export function checkMetricOver(metric: TracingMetric, d: MonitorDimension, fiel
 export function checkFilters(
   filters: readonly MonitorFilter[],
   field = "filters",
+  dimensionNames: (at: string) => DimensionNames = (at) => nested(`${at}.dimension`),
 ): MonitorFilter[] {
   if (filters.length > LIMITS.MONITOR_FILTERS_MAX)
     throw unprocessable(`${field} must contain at most ${LIMITS.MONITOR_FILTERS_MAX} filters`);
   return filters.map((f, i) => {
     const at = `${field}[${i}]`;
-    const dimension = checkDimension(f.dimension, `${at}.dimension`);
+    const dimension = checkDimension(f.dimension, dimensionNames(at));
     if (f.operator === ("TOP_N" as string) || f.operator === ("SIMILAR_TO" as string))
       throw unprocessable(
         `${at}.operator ${f.operator} is not supported for TRACING monitors (one of ${FILTER_OPERATORS.join(", ")})`,
@@ -347,7 +359,8 @@ export function checkDowntime(d: MonitorDowntime): MonitorDowntime {
   const frequency = d.frequency_days;
   if (frequency !== null)
     integerIn(frequency, 1, LIMITS.MONITOR_DOWNTIME_FREQUENCY_DAYS_MAX, "downtime.frequency_days");
-  const longest = frequency === null ? LIMITS.MONITOR_WINDOW_SECONDS_MAX : frequency * 86_400;
+  // A repeating downtime lasts at most its period; a single one at most the longest period.
+  const longest = (frequency ?? LIMITS.MONITOR_DOWNTIME_FREQUENCY_DAYS_MAX) * 86_400;
   integerIn(d.duration_seconds, 1, longest, "downtime.duration_seconds");
   return {
     start: new Date(d.start).toISOString(),

@@ -117,6 +117,13 @@ const GROUPS: Record<string, string> = {
   // trigger without override ends CANCELLED, and cancelling a finished run is a 409. A
   // RUN_EXPERIMENT task (LLM_GENERATION) is created and triggered; its run makes its experiment,
   // with the test model's answers as outputs.
+  // Monitors and a dashboard's widgets through the generated MonitorsApi and DashboardsApi
+  // (no high-level client in 8.61.0); what they read is written through Argus's extension.
+  monitors:
+    "create create_range get get_range list list_by_name list_by_project list_by_type " +
+    "list_page list_next_page add_tags list_tags remove_tags evaluate get_after_evaluate " +
+    "get_unknown create_dashboard get_widget_line get_widget_statistic get_widget_text " +
+    "get_widget_monitor widget_data get_widget_unknown delete get_after_delete",
   tasks:
     "create get get_by_name list list_by_dataset update trigger wait_for_run list_runs " +
     "get_run runs_evaluated trigger_again_cancelled cancel_finished delete " +

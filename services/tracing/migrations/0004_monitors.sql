@@ -53,7 +53,11 @@ create table monitor_evaluations (
   in_downtime boolean not null,
   reason text not null,
   trigger text not null,
-  notifications jsonb not null
+  notifications jsonb not null,
+  -- A scheduled run's due time (its lag is evaluated_at - due_at); null for one made now.
+  due_at timestamptz,
+  -- How long measuring and judging took, for operations and the benchmarks.
+  duration_ms double precision not null
 );
 create index monitor_evaluations_page on monitor_evaluations (monitor_id, id desc);
 create index monitor_evaluations_age on monitor_evaluations (evaluated_at);

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { Pool, PoolClient } from "pg";
 import { streamId, type MonitorStatusChanged } from "@argus/contracts";
 import { tracedQuery, type CommandHandler, type EventMetadata } from "@argus/eventstore";
@@ -33,6 +34,9 @@ export interface EvaluationRecord {
   previousStatus: string;
   trigger: Trigger;
   notifications: NotificationOutcome[];
+  /** A scheduled run's due time; null for an evaluation made now. */
+  dueAt: Date | null;
+  durationMs: number;
 }
 
 /** A newer evaluation of the monitor was recorded first: this one is dropped. */
@@ -102,8 +106,10 @@ export async function evaluateMonitor(
   monitorId: string,
   trigger: Trigger,
   metadata: (row: MonitorRow) => EventMetadata,
+  dueAt: Date | null = null,
 ): Promise<EvaluationRecord | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
+    const started = performance.now();
     const row = await findMonitor(d.pool, monitorId);
     if (!row) return undefined;
     const at = d.clock.now();
@@ -140,6 +146,8 @@ export async function evaluateMonitor(
               : "NO_DATA",
           trigger,
           notifications: changed?.data.notify ? notificationsOf(changed.data.channels) : [],
+          dueAt,
+          durationMs: performance.now() - started,
         };
         const latest = await tracedQuery(
           scope.client,
@@ -166,8 +174,9 @@ async function insertEvaluation(client: PoolClient, r: EvaluationRecord): Promis
     client,
     "monitor evaluation",
     `insert into monitor_evaluations (id, monitor_id, window_start, window_end, evaluated_at,
-       value, status, previous_status, threshold, in_downtime, reason, trigger, notifications)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       value, status, previous_status, threshold, in_downtime, reason, trigger, notifications,
+       due_at, duration_ms)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     [
       r.id,
       r.monitorId,
@@ -182,6 +191,8 @@ async function insertEvaluation(client: PoolClient, r: EvaluationRecord): Promis
       r.outcome.reason,
       r.trigger,
       JSON.stringify(r.notifications),
+      r.dueAt,
+      r.durationMs,
     ],
   );
 }

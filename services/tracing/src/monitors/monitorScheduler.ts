@@ -75,6 +75,7 @@ export function startMonitorScheduler(o: SchedulerOptions): () => Promise<void> 
           row.id,
           "SCHEDULE",
           (r) => ({ account_id: r.account_id, space_id: r.space_id, actor: SCHEDULER_ACTOR }),
+          due.next_run_at,
         );
     } catch (err) {
       o.logger.warn("monitor evaluation failed", {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorDimension, MonitorFilter, TracingMetric } from "@argus/contracts";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
 import { AccountRole } from "@argus/proto/common/v1";
+import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { DashboardServiceService as D } from "@argus/proto/tracing/v1/dashboards";
 import { uniqueName } from "@argus/testkit";
 import { measureSeries, measureWindow } from "../src/monitors/metricSql.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
@@ -483,5 +485,65 @@ describe("monitors through the service", () => {
     expect(
       (await problemWith(list({ projectId: "0190a000-0000-7000-8000-000000000099" }))).type,
     ).toBe("resource-not-found");
+  });
+});
+
+describe("cascades of other services' deletions", () => {
+  it("a deleted space takes its dashboards and monitors; a deleted project its monitors and widgets", async () => {
+    const space = await t.createSpace();
+    const project = uniqueName("cascaded");
+    await exportRaw(t, project, [{ traceId: newTraceId(), spanId: newSpanId() }], { spaceId: space });
+    const doomedProject = await projectIdOf(t, project, space);
+    const monitor = await t.call(M.createMonitor, {
+      projectId: doomedProject,
+      fields: {
+        name: "cascaded",
+        type: "TRACING",
+        metric: "COUNT",
+        dimension: { category: "SPAN_ATTRIBUTE", name: "status_code" },
+        threshold: { type: "MANUAL_SINGLE", operator: "GREATER_THAN", value: 0, multiplier: 0, calculation: "" },
+        manualEvaluationEnabled: true,
+        clearNotes: false,
+        clearDowntime: false,
+        clearSchedule: false,
+      },
+    });
+    const dashboard = await t.call(D.createDashboard, { spaceId: space, name: "doomed", description: "" });
+    const widget = await t.call(D.createWidget, {
+      dashboardId: dashboard.id,
+      widget: {
+        id: "",
+        dashboardId: "",
+        type: "LINE_CHART",
+        title: "",
+        gridPosition: [],
+        creationStatus: "",
+        createdAt: "",
+        creatorUserId: "",
+        widgetType: "MONITOR",
+        plots: [],
+        monitorId: monitor.id,
+        displayJson: "{}",
+      },
+    });
+    expect(widget.monitorId).toBe(monitor.id);
+    await t.callOn(t.identity, IdentityServiceService.deleteSpace, { id: space });
+    const gone = async () =>
+      (await problemWith(t.call(D.getDashboard, { id: dashboard.id }))).type === "resource-not-found" &&
+      (await problemWith(t.call(M.getMonitor, { id: monitor.id }))).type === "resource-not-found";
+    const deadline = Date.now() + 20_000;
+    while (!(await gone())) {
+      if (Date.now() > deadline) throw new Error("the deleted space's dashboard or monitor is still there");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The monitor's deletion is an event with the cascade's metadata: the space's, or its
+    // project's (the catalog deletes the space's projects too), whichever came first.
+    const deleted = await t.pool.query(
+      "select metadata from events where stream_id = $1 and event_type = 'MonitorDeleted'",
+      [`monitor-${monitor.id}`],
+    );
+    expect(deleted.rows).toHaveLength(1);
+    expect(deleted.rows[0].metadata).toMatchObject({ actor: "system:cascade" });
+    expect(["SpaceDeleted", "ProjectDeleted"]).toContain(deleted.rows[0].metadata.cause_event_type);
   });
 });

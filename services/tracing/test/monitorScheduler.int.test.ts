@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningService } from "@argus/eventstore";
+import type { RunningService } from "@argus/service-host";
 import { createLogger, fixedClock } from "@argus/platform";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
 import { uniqueName } from "@argus/testkit";

@@ -492,7 +492,9 @@ describe("cascades of other services' deletions", () => {
   it("a deleted space takes its dashboards and monitors; a deleted project its monitors and widgets", async () => {
     const space = await t.createSpace();
     const project = uniqueName("cascaded");
-    await exportRaw(t, project, [{ traceId: newTraceId(), spanId: newSpanId() }], { spaceId: space });
+    await exportRaw(t, project, [{ traceId: newTraceId(), spanId: newSpanId() }], {
+      spaceId: space,
+    });
     const doomedProject = await projectIdOf(t, project, space);
     const monitor = await t.call(M.createMonitor, {
       projectId: doomedProject,
@@ -501,14 +503,24 @@ describe("cascades of other services' deletions", () => {
         type: "TRACING",
         metric: "COUNT",
         dimension: { category: "SPAN_ATTRIBUTE", name: "status_code" },
-        threshold: { type: "MANUAL_SINGLE", operator: "GREATER_THAN", value: 0, multiplier: 0, calculation: "" },
+        threshold: {
+          type: "MANUAL_SINGLE",
+          operator: "GREATER_THAN",
+          value: 0,
+          multiplier: 0,
+          calculation: "",
+        },
         manualEvaluationEnabled: true,
         clearNotes: false,
         clearDowntime: false,
         clearSchedule: false,
       },
     });
-    const dashboard = await t.call(D.createDashboard, { spaceId: space, name: "doomed", description: "" });
+    const dashboard = await t.call(D.createDashboard, {
+      spaceId: space,
+      name: "doomed",
+      description: "",
+    });
     const widget = await t.call(D.createWidget, {
       dashboardId: dashboard.id,
       widget: {
@@ -529,11 +541,13 @@ describe("cascades of other services' deletions", () => {
     expect(widget.monitorId).toBe(monitor.id);
     await t.callOn(t.identity, IdentityServiceService.deleteSpace, { id: space });
     const gone = async () =>
-      (await problemWith(t.call(D.getDashboard, { id: dashboard.id }))).type === "resource-not-found" &&
+      (await problemWith(t.call(D.getDashboard, { id: dashboard.id }))).type ===
+        "resource-not-found" &&
       (await problemWith(t.call(M.getMonitor, { id: monitor.id }))).type === "resource-not-found";
     const deadline = Date.now() + 20_000;
     while (!(await gone())) {
-      if (Date.now() > deadline) throw new Error("the deleted space's dashboard or monitor is still there");
+      if (Date.now() > deadline)
+        throw new Error("the deleted space's dashboard or monitor is still there");
       await new Promise((r) => setTimeout(r, 100));
     }
     // The monitor's deletion is an event with the cascade's metadata: the space's, or its

@@ -1,5 +1,6 @@
 import { aggregateSubjects } from "@argus/contracts";
-import { tracedQuery, type DurableConsumerOptions } from "@argus/eventstore";
+import { tracedQuery } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 
 export const MONITOR_DELETIONS_CONSUMER = "catalog-monitor-deletions";
 

@@ -1,4 +1,4 @@
-import type { DurableConsumerOptions } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { restrictionsConsumer, spaceEventsConsumer } from "@argus/spaces";
 import { deleteDashboards, deleteMonitors, scopeOf, type Cascade } from "./monitorCascades.ts";
 

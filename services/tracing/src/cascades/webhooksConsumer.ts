@@ -1,5 +1,6 @@
 import { aggregateSubjects, streamId } from "@argus/contracts";
-import { tracedQuery, type DurableConsumerOptions, type StoredEvent } from "@argus/eventstore";
+import { tracedQuery, type StoredEvent } from "@argus/eventstore";
+import type { DurableConsumerOptions } from "@argus/service-host";
 import { monitorDecider } from "../monitors/monitorDecider.ts";
 import { rememberWebhook } from "../monitors/webhookPort.ts";
 import { causedBy, scopeOf, type Cascade } from "./monitorCascades.ts";

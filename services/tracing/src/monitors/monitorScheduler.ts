@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
-import { startWorkLoop, tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { tracedQuery, type CommandHandler } from "@argus/eventstore";
+import { startWorkLoop } from "@argus/service-host";
 import type { Clock, Logger } from "@argus/platform";
 import { evaluateMonitor } from "./monitorEvaluation.ts";
 import { MONITORS_CHANNEL } from "./monitorProjection.ts";

@@ -22,6 +22,7 @@ import { catalogRecipes } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
 import { datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
 import { experimentRecipes } from "./authz-experiments.ts";
+import { monitorRecipes } from "./authz-monitors.ts";
 
 interface Authz {
   /** any: every authenticated caller; account: account-wide; space: in the target space. */
@@ -278,6 +279,7 @@ const RECIPES: Record<string, () => Promise<Request>> = {
   ...contentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }, () => api.stack),
   ...datasetRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
   ...experimentRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
+  ...monitorRecipes({ asAdmin, freshSpace, unique, freshDatasetRef }),
 };
 
 /** What the declared rule says this persona gets: 2xx, 401, 403 or 404. */

@@ -145,6 +145,13 @@ export const SDK_GROUPS: Record<string, string> = {
     "create create_hmac get get_by_name list list_by_org update test " +
     "list_delivery_attempts create_subscription get_subscription list_subscriptions " +
     "delivery delete_subscription delete",
+  // Monitors and a dashboard's widgets through the generated MonitorsApi and DashboardsApi
+  // (no high-level client in 8.61.0); what they read is written through Argus's extension.
+  monitors:
+    "create create_range get get_range list list_by_name list_by_project list_by_type " +
+    "list_page list_next_page add_tags list_tags remove_tags evaluate get_after_evaluate " +
+    "get_unknown create_dashboard get_widget_line get_widget_statistic get_widget_text " +
+    "get_widget_monitor widget_data get_widget_unknown delete get_after_delete",
   // A CODE_EVALUATION task (a managed EXACT_MATCH code evaluator over an experiment's runs)
   // triggered and waited for to COMPLETED, the evaluations read back on the runs; a second
   // trigger without override ends CANCELLED, and cancelling a finished run is a 409. A

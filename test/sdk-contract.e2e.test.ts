@@ -22,6 +22,7 @@ import { catalogRecipes, type MatrixHelpers } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
 import { datasetContractVariants, datasetRecipes, freshResourceRef } from "./authz-datasets.ts";
 import { experimentContractVariants, experimentRecipes } from "./authz-experiments.ts";
+import { monitorRecipes } from "./authz-monitors.ts";
 import { recentWindow, sendSpans } from "./spans-support.ts";
 import { exactMatchEvaluator, taskExperiment as sharedTaskExperiment } from "./tasks-support.ts";
 
@@ -143,6 +144,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
     ...contentRecipes(helpers, () => api.stack),
     ...datasetRecipes(helpers),
     ...experimentRecipes(helpers),
+    ...monitorRecipes(helpers),
   }))
     add(id, "matrix recipe", recipe);
   for (const [id, variants] of Object.entries({
@@ -1456,8 +1458,18 @@ function recipes(): Record<string, Record<string, Recipe>> {
 const { document } = loadDocument();
 const operations = Object.entries(document.paths).flatMap(([path, item]) =>
   HTTP_METHODS.flatMap((method) => {
-    const op = item[method];
-    return op?.operationId ? [{ id: op.operationId, method: method.toUpperCase(), path }] : [];
+    const op = item[method] as ({ operationId?: string } & Record<string, unknown>) | undefined;
+    return op?.operationId
+      ? [
+          {
+            id: op.operationId,
+            method: method.toUpperCase(),
+            path,
+            // Argus's own operations, beside the public API's: the SDK has none of them.
+            extension: op["x-argus-extension"] === true,
+          },
+        ]
+      : [];
   }),
 );
 
@@ -1510,8 +1522,10 @@ it("every operation's answers parse with the SDK's generated models", async () =
   for (const op of operations) {
     const known = sdkOps[op.id];
     if (!known) {
-      if (!NOT_IN_SDK[op.id]) failures.push(`${op.id}: the SDK has no such operation`);
+      if (!NOT_IN_SDK[op.id] && !op.extension)
+        failures.push(`${op.id}: the SDK has no such operation`);
     } else {
+      if (op.extension) failures.push(`${op.id}: the SDK has it, it is no extension of Argus's`);
       if (NOT_IN_SDK[op.id])
         failures.push(`${op.id}: the SDK knows it now, remove it from NOT_IN_SDK`);
       if (known.method !== op.method || known.path !== op.path)
@@ -1523,6 +1537,16 @@ it("every operation's answers parse with the SDK's generated models", async () =
   }
   for (const id of Object.keys(table))
     if (!operations.some((op) => op.id === id)) failures.push(`${id}: a recipe of no operation`);
+  // Every operation of the SDK is served, at the method and path it calls.
+  const served = Object.entries(sdkOps).filter(([id, sdkOp]) =>
+    operations.some((op) => op.id === id && op.method === sdkOp.method && op.path === sdkOp.path),
+  );
+  console.log(
+    `sdk contract: ${served.length} of ${Object.keys(sdkOps).length} SDK operations served`,
+  );
+  for (const id of Object.keys(sdkOps))
+    if (!served.some(([s]) => s === id))
+      failures.push(`${id}: an SDK operation Argus does not serve`);
 
   // Lists last, so that they answer with every kind the other variants made; each list is
   // walked page after page.

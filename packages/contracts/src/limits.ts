@@ -42,6 +42,40 @@ export const LIMITS = {
   WEBHOOK_TIMEOUT_MS_DEFAULT: 30000,
   /** Webhooks subscribed to one event of one source. */
   WEBHOOKS_PER_SOURCE_EVENT_MAX: 200,
+  /**
+   * Monitors and dashboards (the tracing service). The public API's models document none of
+   * these but the name filters' 255; the rest are Argus's, each tested at its edges.
+   */
+  MONITOR_NAME_MAX: 255,
+  MONITOR_NOTES_MAX: 5000,
+  /** A dimension's name: a span field, an attribute key, an evaluation or annotation name. */
+  MONITOR_DIMENSION_NAME_MAX: 255,
+  MONITOR_FILTERS_MAX: 10,
+  MONITOR_FILTER_VALUES_MAX: 100,
+  MONITOR_FILTER_VALUE_MAX: 1000,
+  /** Notification channels (email, integration, webhook) per monitor. */
+  MONITOR_CHANNELS_MAX: 20,
+  MONITOR_EMAIL_MAX: 254,
+  /** Evaluation window, delay and cadence, in seconds: at least 1 (0 for the delay), 30 days. */
+  MONITOR_WINDOW_SECONDS_MIN: 1,
+  MONITOR_WINDOW_SECONDS_MAX: 2_592_000,
+  MONITOR_DELAY_SECONDS_MAX: 2_592_000,
+  MONITOR_CADENCE_SECONDS_MIN: 1,
+  MONITOR_CADENCE_SECONDS_MAX: 2_592_000,
+  /** A downtime repeats at most every 365 days; it lasts at least a second. */
+  MONITOR_DOWNTIME_FREQUENCY_DAYS_MAX: 365,
+  /** A dynamic threshold's multiplier (standard or median absolute deviations): (0, 100]. */
+  MONITOR_MULTIPLIER_MAX: 100,
+  DASHBOARD_NAME_MAX: 255,
+  DASHBOARD_DESCRIPTION_MAX: 1000,
+  WIDGETS_PER_DASHBOARD_MAX: 50,
+  WIDGET_TITLE_MAX: 255,
+  /** A TEXT widget's content. */
+  WIDGET_TEXT_MAX: 10_000,
+  /** Series of a LINE_CHART. */
+  WIDGET_PLOTS_MAX: 10,
+  /** Points of one series a widget's data answers at most (range ÷ granularity). */
+  WIDGET_POINTS_MAX: 1000,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

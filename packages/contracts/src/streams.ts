@@ -39,8 +39,12 @@ export const DATASET_AGGREGATES = [
   "experiment_runs",
 ] as const;
 
-/** A project's spans: one stream per project, a set (its events commute), never folded. */
-export const TRACING_AGGREGATES = ["project_spans"] as const;
+/**
+ * A project's spans: one stream per project, a set (its events commute), never folded. A
+ * monitor's stream carries its settings and status changes (its evaluations are rows); a
+ * dashboard's carries its widgets.
+ */
+export const TRACING_AGGREGATES = ["project_spans", "monitor", "dashboard"] as const;
 
 /** Webhooks and their subscriptions; deliveries are rows of the dispatcher, not events. */
 export const WEBHOOK_AGGREGATES = ["webhook", "webhook_subscription"] as const;

@@ -14,7 +14,13 @@ export type WebhookEventType =
   | "PROMPT_VERSION_LABELED"
   | "PROMPT_VERSION_UNLABELED"
   | "EVALUATOR_VERSION_CREATED"
-  | "ONLINE_TASK_RUN_FAILED";
+  | "ONLINE_TASK_RUN_FAILED"
+  /**
+   * A monitor's transitions, delivered to the webhooks named as its channels (no
+   * subscription: the monitor's `notification_configs` say who is told).
+   */
+  | "MONITOR_TRIGGERED"
+  | "MONITOR_CLEARED";
 
 /** A webhook's changeable settings; an update event carries them whole. */
 export interface WebhookSettings {

@@ -61,12 +61,14 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     probePort: 9092,
     calls: ["identity"],
     // The dataset service (a dataset's space before tagging it) and the tracing service (the
-    // spans and traces that annotation-queue records name).
+    // spans and traces that annotation-queue records name, a monitor's space before tagging it).
     optionalCalls: ["dataset", "tracing"],
     consumes: [
       { durable: "catalog-space-cascade", subjects: "identity.space.>" },
       { durable: "catalog-restrictions", subjects: "identity.restriction.>" },
       { durable: "catalog-dataset-deletions", subjects: "dataset.dataset.>" },
+      // A deleted monitor's tag attachments.
+      { durable: "catalog-monitor-deletions", subjects: "tracing.monitor.>" },
     ],
   }),
   describeService({
@@ -86,8 +88,18 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     // Identity: space facts and restricted projects; the catalog: where projects live, and
     // the project OTLP ingestion names, created on first use.
     calls: ["identity", "catalog"],
-    // Its copy of the catalog's projects (a deleted project's spans go with it).
-    consumes: [{ durable: "tracing-projects", subjects: "catalog.project.>" }],
+    // The webhook dispatcher: the webhooks a monitor's channels name, asked as the caller.
+    optionalCalls: ["webhook-dispatcher"],
+    consumes: [
+      // Its copy of the catalog's projects (a deleted project's spans and monitors go with it).
+      { durable: "tracing-projects", subjects: "catalog.project.>" },
+      // Space facts and restricted projects for monitor and dashboard lists; a deleted
+      // space's dashboards and monitors.
+      { durable: "tracing-space-cascade", subjects: "identity.space.>" },
+      { durable: "tracing-restrictions", subjects: "identity.restriction.>" },
+      // The endpoints monitor channels show; a deleted webhook leaves monitors' channels.
+      { durable: "tracing-webhooks", subjects: "webhook-dispatcher.webhook.>" },
+    ],
   }),
   describeService({
     name: "task-runner",
@@ -113,6 +125,8 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
       { durable: "webhooks-catalog-events", subjects: "catalog.>" },
       { durable: "webhooks-task-events", subjects: "task-runner.>" },
       { durable: "webhooks-space-cascade", subjects: "identity.space.>" },
+      // Monitors' changes of status, delivered to the webhooks their channels name.
+      { durable: "webhooks-monitor-events", subjects: "tracing.monitor.>" },
     ],
   }),
 ];

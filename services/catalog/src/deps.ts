@@ -5,6 +5,7 @@ import type { Spaces } from "@argus/spaces";
 import type { QueueUsers } from "./annotationQueues/queueUsers.ts";
 import type { SpanPort } from "./annotationQueues/spanPort.ts";
 import type { DatasetPort } from "./peers/datasetPort.ts";
+import type { MonitorPort } from "./tags/monitorPort.ts";
 
 /** What every catalog resource's handlers may use (built in service.ts). */
 export interface CatalogDeps {
@@ -12,6 +13,8 @@ export interface CatalogDeps {
   commands: CommandHandler;
   spaces: Spaces;
   datasets: DatasetPort;
+  /** The tracing service's monitors, which carry tags. */
+  monitors: MonitorPort;
   spans: SpanPort;
   users: QueueUsers;
   /** Where AGENT and EVALUATOR endpoints may point (default: public addresses only). */

@@ -41,6 +41,7 @@ import { annotationQueueRecordCommands } from "./annotationQueues/annotationQueu
 import { identityQueueUsers } from "./annotationQueues/queueUsers.ts";
 import { grpcSpanPort, uncheckedSpans } from "./annotationQueues/spanPort.ts";
 import { datasetDeletionsConsumer } from "./cascades/datasetDeletions.ts";
+import { monitorDeletionsConsumer } from "./cascades/monitorDeletions.ts";
 import { spaceCascadeConsumer } from "./cascades/spaceCascade.ts";
 import type { CatalogDeps } from "./deps.ts";
 import { evaluatorCommands } from "./evaluators/evaluatorCommands.ts";
@@ -50,6 +51,7 @@ import { integrationCommands } from "./integrations/integrationCommands.ts";
 import { integrationDirectoryQueries } from "./integrations/integrationDirectory.ts";
 import { integrationQueries } from "./integrations/integrationQueries.ts";
 import { grpcDatasetPort, noDatasets } from "./peers/datasetPort.ts";
+import { grpcMonitorPort, noMonitors } from "./tags/monitorPort.ts";
 import { project } from "./projection.ts";
 import { projectCommands } from "./projects/projectCommands.ts";
 import { projectDirectoryQueries } from "./projects/projectDirectory.ts";
@@ -150,8 +152,10 @@ export const catalog = defineService("catalog", {
       clock: d.clock,
     }),
     restrictionsConsumer({ durable: "catalog-restrictions", subjectRoot: d.config.subjectRoot }),
-    // A deleted dataset's tag attachments go with it (the dataset service's DatasetDeleted).
+    // A deleted dataset's tag attachments go with it (the dataset service's DatasetDeleted),
+    // and a deleted monitor's (the tracing service's MonitorDeleted).
     datasetDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
+    monitorDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
   ],
   grpc(d) {
     const identity = d.channels.identity!;
@@ -163,6 +167,7 @@ export const catalog = defineService("catalog", {
       // Resolving annotators is the catalog's own lookup: made as itself, not as the caller.
       users: identityQueueUsers(identity, d.self),
       datasets: dataset ? grpcDatasetPort(dataset) : noDatasets,
+      monitors: d.channels.tracing ? grpcMonitorPort(d.channels.tracing) : noMonitors,
       // The tracing service, when deployed, confirms the spans and traces queue records name.
       spans: d.channels.tracing ? grpcSpanPort(d.channels.tracing, d.self) : uncheckedSpans,
       outbound: {

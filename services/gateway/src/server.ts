@@ -26,8 +26,10 @@ import { annotationQueueHandlers } from "./routes/annotationQueues.ts";
 import { apiKeyHandlers } from "./routes/apiKeys.ts";
 import { evaluatorHandlers } from "./routes/evaluators.ts";
 import { auditLogHandlers } from "./routes/auditLogs.ts";
+import { dashboardHandlers } from "./routes/dashboards.ts";
 import { datasetHandlers } from "./routes/datasets.ts";
 import { experimentHandlers } from "./routes/experiments.ts";
+import { monitorHandlers } from "./routes/monitors.ts";
 import { organizationHandlers } from "./routes/organizations.ts";
 import { projectHandlers } from "./routes/projects.ts";
 import { promptHandlers } from "./routes/prompts.ts";
@@ -112,6 +114,8 @@ export async function startGateway(
       ...experimentHandlers(dataset, config.cursorSecret),
       ...spanHandlers(tracing),
       ...traceHandlers(tracing),
+      ...monitorHandlers(tracing),
+      ...dashboardHandlers(tracing),
       ...webhookHandlers(backends["webhook-dispatcher"]!),
       ...webhookSubscriptionHandlers(backends["webhook-dispatcher"]!),
       ...taskHandlers(backends["task-runner"]!),

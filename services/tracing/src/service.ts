@@ -1,6 +1,8 @@
 import type { Pool } from "pg";
 import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
 import { bindService, int, type ServiceBinding } from "@argus/platform";
+import { DashboardServiceService } from "@argus/proto/tracing/v1/dashboards";
+import { MonitorServiceService } from "@argus/proto/tracing/v1/monitors";
 import { SpanDirectoryService, TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import {
   accessFactsMigration,
@@ -9,14 +11,22 @@ import {
   identitySpaces,
 } from "@argus/spaces";
 import { projectsConsumer } from "./cascades/projectsConsumer.ts";
+import { spaceCascadeConsumer, tracingRestrictionsConsumer } from "./cascades/spaceCascade.ts";
+import { webhooksConsumer } from "./cascades/webhooksConsumer.ts";
+import { dashboardCommands } from "./dashboards/dashboardCommands.ts";
+import { dashboardQueries } from "./dashboards/dashboardQueries.ts";
 import type { TracingDeps } from "./deps.ts";
+import { monitorCommands } from "./monitors/monitorCommands.ts";
+import { monitorQueries } from "./monitors/monitorQueries.ts";
+import { startMonitorScheduler } from "./monitors/monitorScheduler.ts";
+import { dispatcherWebhooks, noWebhooks } from "./monitors/webhookPort.ts";
+import { project } from "./projection.ts";
 import { catalogProjects } from "./projects/tracingProjects.ts";
 import { annotateCommand } from "./spans/spanAnnotateCommand.ts";
 import { deleteCommand } from "./spans/spanDeleteCommand.ts";
 import { spanDirectoryQueries } from "./spans/spanDirectory.ts";
 import { spanEvaluationCommands } from "./spans/spanEvaluationCommands.ts";
 import { exportCommand } from "./spans/spanExportCommand.ts";
-import { project } from "./spans/spanProjection.ts";
 import { spanQueries } from "./spans/spanQueries.ts";
 import { postgresSpanStore } from "./storage/postgres.ts";
 import { startRetention } from "./storage/retention.ts";
@@ -45,15 +55,42 @@ function tracingServices(d: TracingDeps): ServiceBinding[] {
         recordSpanEvaluations: ["task-runner"],
       },
     ),
+    bindService(MonitorServiceService, { ...monitorQueries(d), ...monitorCommands(d) }),
+    bindService(DashboardServiceService, { ...dashboardQueries(d), ...dashboardCommands(d) }),
   ];
 }
 
 const config = {
   ARGUS_SPAN_RETENTION_DAYS: int(
-    "days of spans kept, by start time; older days are dropped as whole partitions",
+    "days of spans kept, by start time; older days are dropped as whole partitions (monitor evaluations too)",
     30,
     1,
     3650,
+  ),
+  ARGUS_MONITOR_MIN_CADENCE_SECONDS: int(
+    "the shortest cadence a monitor is evaluated on by the schedule, whatever its own (tests lower it)",
+    60,
+    1,
+    86_400,
+  ),
+  ARGUS_MONITOR_CONCURRENCY: int("monitor evaluations in flight per replica", 8, 1, 256),
+  ARGUS_MONITOR_POLL_MS: int(
+    "longest wait of an idle replica before it looks for due monitors again",
+    1000,
+    10,
+    60_000,
+  ),
+  ARGUS_MONITOR_LEASE_MS: int(
+    "how long a replica's claim on a due monitor holds; a dead replica's monitors are taken over after it",
+    120_000,
+    2_000,
+    3_600_000,
+  ),
+  ARGUS_METRIC_TIMEOUT_MS: int(
+    "the longest a metric's queries may run (an evaluation now, a widget's data)",
+    30_000,
+    100,
+    600_000,
   ),
 };
 
@@ -72,11 +109,38 @@ export const tracing = defineService("tracing", {
     (a, b) => a.id.localeCompare(b.id),
   ),
   project,
-  consumers: (d) => [
-    projectsConsumer({ subjectRoot: d.config.subjectRoot, store: storeOf(d.pool) }),
-  ],
+  consumers: (d) => {
+    const cascade = { schema: d.schema, project, clock: d.clock };
+    const subjectRoot = d.config.subjectRoot;
+    return [
+      projectsConsumer({ subjectRoot, store: storeOf(d.pool), cascade }),
+      spaceCascadeConsumer({ subjectRoot, cascade }),
+      tracingRestrictionsConsumer(subjectRoot),
+      webhooksConsumer({ subjectRoot, cascade }),
+    ];
+  },
   async init(d) {
-    startRetention(storeOf(d.pool), d.config.ARGUS_SPAN_RETENTION_DAYS, d.logger, d.clock);
+    const stopRetention = startRetention(
+      storeOf(d.pool),
+      d.config.ARGUS_SPAN_RETENTION_DAYS,
+      d.logger,
+      d.clock,
+      d.pool,
+    );
+    const stopScheduler = startMonitorScheduler({
+      pool: d.pool,
+      commands: d.commands,
+      clock: d.clock,
+      logger: d.logger,
+      concurrency: d.config.ARGUS_MONITOR_CONCURRENCY,
+      pollMs: d.config.ARGUS_MONITOR_POLL_MS,
+      leaseMs: d.config.ARGUS_MONITOR_LEASE_MS,
+      floorSeconds: d.config.ARGUS_MONITOR_MIN_CADENCE_SECONDS,
+    });
+    return async () => {
+      stopRetention();
+      await stopScheduler();
+    };
   },
   grpc: (d) =>
     tracingServices({
@@ -89,5 +153,9 @@ export const tracing = defineService("tracing", {
       annotators: identityAnnotators(d.channels.identity!, d.self),
       retentionDays: d.config.ARGUS_SPAN_RETENTION_DAYS,
       clock: d.clock,
+      webhooks: d.channels["webhook-dispatcher"]
+        ? dispatcherWebhooks(d.channels["webhook-dispatcher"])
+        : noWebhooks,
+      statementTimeoutMs: d.config.ARGUS_METRIC_TIMEOUT_MS,
     }),
 });

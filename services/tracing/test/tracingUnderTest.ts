@@ -35,6 +35,8 @@ export interface TracingUnderTest {
   /** NATS and the subject root events are published under (`<root>.tracing.>`). */
   natsUrl: string;
   subjectRoot: string;
+  /** The tracing service's environment: another replica started with it shares its database. */
+  env: Record<string, string>;
   /** A pool on the tracing service's schema (search_path=tracing), for looking behind the API. */
   pool: pg.Pool;
   keys: ReturnType<typeof testCallKeys>;
@@ -97,15 +99,16 @@ export async function startTracingUnderTest(
     },
     createLogger({ service: "catalog-test", level: "warn" }),
   );
+  const tracingEnv: Record<string, string> = {
+    ...common,
+    TRACING_GRPC_PORT: String(tracingPort),
+    TRACING_PROBE_PORT: "0",
+    ...keys.env("tracing"),
+    IDENTITY_GRPC_URL: identityUrl,
+    ...env,
+  };
   const tracing: Running = await startTracing(
-    {
-      ...common,
-      TRACING_GRPC_PORT: String(tracingPort),
-      TRACING_PROBE_PORT: "0",
-      ...keys.env("tracing"),
-      IDENTITY_GRPC_URL: identityUrl,
-      ...env,
-    },
+    tracingEnv,
     createLogger({ service: "tracing-test", level: "warn" }),
     options,
   );
@@ -122,6 +125,7 @@ export async function startTracingUnderTest(
     organizationId: identity.organizationId,
     natsUrl: infra.natsUrl,
     subjectRoot: common.ARGUS_SUBJECT_ROOT,
+    env: tracingEnv,
     pool,
     keys,
     identity: identityChannel,

@@ -6,7 +6,11 @@ import { serviceSources } from "./webhookSubscriptions/subscriptionSources.ts";
 import { subscriptionHandlers } from "./webhookSubscriptions/subscriptionHandlers.ts";
 import { webhookCommands } from "./webhooks/webhookCommands.ts";
 import { spaceCascadeConsumer } from "./cascades/subscriptionCascades.ts";
-import { catalogEventsConsumer, taskEventsConsumer } from "./deliveries/deliveryConsumers.ts";
+import {
+  catalogEventsConsumer,
+  monitorEventsConsumer,
+  taskEventsConsumer,
+} from "./deliveries/deliveryConsumers.ts";
 import type { Outbound } from "./deliveries/deliverySend.ts";
 import { startDeliveryWorker } from "./deliveries/deliveryWorker.ts";
 import type { WebhooksDeps } from "./deps.ts";
@@ -69,6 +73,7 @@ export const webhookDispatcher = defineService("webhook-dispatcher", {
       catalogEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
       taskEventsConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
       spaceCascadeConsumer({ subjectRoot: d.config.subjectRoot, cascade }),
+      monitorEventsConsumer({ subjectRoot: d.config.subjectRoot }),
     ];
   },
   async init(d) {

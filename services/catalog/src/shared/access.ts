@@ -15,7 +15,7 @@ export const ACCESS = {
 
 interface Taggable extends ResourceAccess {
   update: Permission;
-  owner: "catalog" | "dataset";
+  owner: "catalog" | "dataset" | "tracing";
 }
 
 /**
@@ -51,6 +51,7 @@ export const TAGGABLE = {
     update: "EXPERIMENT_UPDATE",
     owner: "dataset",
   },
+  monitor: { label: "monitor", read: "MONITOR_READ", update: "MONITOR_UPDATE", owner: "tracing" },
 } as const satisfies Record<string, Taggable>;
 
 export type TaggableType = keyof typeof TAGGABLE;

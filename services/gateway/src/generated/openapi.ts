@@ -356,6 +356,156 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v2/dashboards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List dashboards (Argus extension)
+     * @description The dashboards the caller can read (DASHBOARD_READ in their space), newest first, without
+     *     their widgets (get a dashboard for those).
+     */
+    get: operations["list_dashboards"];
+    put?: never;
+    /**
+     * Create a dashboard (Argus extension)
+     * @description Create an empty dashboard in a space (DASHBOARD_CREATE).
+     */
+    post: operations["create_dashboard"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v2/dashboards/{dashboard_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get a dashboard (Argus extension)
+     * @description A dashboard with its widgets, top to bottom then left to right (DASHBOARD_READ).
+     */
+    get: operations["get_dashboard"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a dashboard (Argus extension)
+     * @description Delete a dashboard and its widgets (DASHBOARD_DELETE).
+     */
+    delete: operations["delete_dashboard"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a dashboard (Argus extension)
+     * @description Rename a dashboard or change its description (DASHBOARD_UPDATE).
+     */
+    patch: operations["update_dashboard"];
+    trace?: never;
+  };
+  "/v2/dashboards/{dashboard_id}/widgets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a widget to a dashboard (Argus extension)
+     * @description Add a LINE_CHART, STATISTIC or TEXT widget (DASHBOARD_UPDATE; at most 50 per dashboard).
+     *     What it draws must be readable by the caller and in the dashboard's space: each plot's
+     *     project (`model_id`, PROJECT_READ), a MONITOR chart's monitor (MONITOR_READ); else 422.
+     *     Metrics, dimensions and filters follow the rules of monitors. The other widget types of
+     *     the public API (BAR_CHART, PIVOT_TABLE, EXPERIMENT_CHART) are 422. Display settings
+     *     (labels, y bounds, legend, timezone, ...) are stored and returned as given.
+     */
+    post: operations["create_dashboard_widget"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v2/dashboards/{dashboard_id}/widgets/{widget_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get a dashboard widget
+     * @description A widget of the dashboard with its saved configuration (DASHBOARD_READ on the dashboard;
+     *     a widget of another dashboard is 404). Draft and published widgets can be read.
+     */
+    get: operations["get_dashboard_widget"];
+    put?: never;
+    post?: never;
+    /**
+     * Remove a widget (Argus extension)
+     * @description Remove the widget from its dashboard (DASHBOARD_UPDATE).
+     */
+    delete: operations["delete_dashboard_widget"];
+    options?: never;
+    head?: never;
+    /**
+     * Replace a widget's configuration (Argus extension)
+     * @description Replace the widget's configuration whole (DASHBOARD_UPDATE); its type is fixed (422).
+     *     Rules as when it was added.
+     */
+    patch: operations["update_dashboard_widget"];
+    trace?: never;
+  };
+  "/v2/dashboards/{dashboard_id}/widgets/{widget_id}/data": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    /**
+     * The numbers a widget draws (Argus extension)
+     * @description Over [start_time, end_time): a LINE_CHART's series, one per plot (a MONITOR chart: its
+     *     monitor's metric, with a manual threshold's bounds), one point per `granularity_seconds`
+     *     from `start_time` (absent `value`: no data in that interval); a STATISTIC's value over
+     *     the whole range; a TEXT widget has no data. Defaults: the day before now, in about 60
+     *     points of at least a minute. At most 1000 points per series (else 422). The caller reads
+     *     the dashboard (DASHBOARD_READ) and each project drawn (PROJECT_READ) or the monitor
+     *     (MONITOR_READ).
+     */
+    get: operations["get_dashboard_widget_data"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v2/datasets": {
     parameters: {
       query?: never;
@@ -873,6 +1023,134 @@ export interface paths {
      * @description `type` is required and must be the integration's (422 otherwise), as must an LLM's `config.provider`; at least one other field. Omitted fields keep their values, `null` clears a nullable one; `scopings`, `config.headers` and `config.request_presets` (matched by name) replace.
      */
     patch: operations["update_integration"];
+    trace?: never;
+  };
+  "/v2/monitors": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List monitors
+     * @description The monitors the caller can read (MONITOR_READ in their project's space, or a restricted
+     *     project's own bindings), newest first, cursor-paged. Every filter is optional and they
+     *     compose with AND. `name` and `space_name` are case-insensitive substring searches;
+     *     `project_name` and `dimension_name` are exact, case-sensitive matches. Filters of families
+     *     Argus has no monitors of (`type` other than TRACING, `performance_metric`, `drift_metric`)
+     *     match nothing (200, empty). A malformed id is 400; a well-formed `space_id`, `project_id`
+     *     or `custom_metric_id` that does not exist or is not readable is 404 (Argus has no custom
+     *     metrics: every one is 404). A caller with MONITOR_READ in no space at all gets 403.
+     */
+    get: operations["list_monitors"];
+    put?: never;
+    /**
+     * Create a monitor (Argus extension)
+     * @description Argus's own write API. Create a TRACING monitor of a project (MONITOR_CREATE on the
+     *     project; an unknown or unreadable project is 404). The ML types (DATA_QUALITY,
+     *     PERFORMANCE, DRIFT, CUSTOM_METRIC) are refused with 422: Argus has no ML models. The
+     *     dimension's category must be SPAN_ATTRIBUTE (a span field such as `latency_ms`,
+     *     `status_code`, `name`, or an attribute key such as `llm.token_count.total`), LLM_EVAL (an
+     *     evaluation's name: numeric metrics take its score, COUNT, PERCENT_EMPTY and CARDINALITY its
+     *     label) or USER_ANNOTATION (an annotation config's name, likewise). A webhook channel must
+     *     name a webhook of the space's organization the caller may read (else 422). E-mail and
+     *     integration channels are stored and listed but not delivered yet: each notification
+     *     records them as NOT_SENT, with the reason, on the evaluation that made it. Defaults: a
+     *     3600 s window, no delay, notifications on, evaluated on the schedule (every window
+     *     length, or `scheduled_runtime.cadence_seconds`; never more often than the deployment's
+     *     floor, `ARGUS_MONITOR_MIN_CADENCE_SECONDS`, 60 s by default). Evaluated once at creation.
+     */
+    post: operations["create_monitor"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v2/monitors/{monitor_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    /**
+     * Get a monitor
+     * @description A monitor by its id (MONITOR_READ; otherwise 404).
+     */
+    get: operations["get_monitor"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a monitor (Argus extension)
+     * @description Argus's own write API (MONITOR_DELETE). Its evaluation history, tags and the dashboard
+     *     widgets charting it go with it. Irreversible.
+     */
+    delete: operations["delete_monitor"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a monitor (Argus extension)
+     * @description Argus's own write API (MONITOR_UPDATE). The fields given replace theirs; the others keep
+     *     their values. `notes`, `downtime` and `scheduled_runtime` may be null to unset them. The
+     *     type is fixed. Rules as on create; the monitor is evaluated again at once on its schedule.
+     */
+    patch: operations["update_monitor"];
+    trace?: never;
+  };
+  "/v2/monitors/{monitor_id}/evaluate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evaluate a monitor now (Argus extension)
+     * @description Argus's own API (MONITOR_TRIGGER): evaluates the monitor's latest window now, whatever its
+     *     schedule (the way a manual-evaluation monitor runs), and answers the evaluation. A change
+     *     of status is an event, delivered to its webhook channels as any other; in a downtime the
+     *     evaluation is recorded and changes nothing.
+     */
+    post: operations["evaluate_monitor"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v2/monitors/{monitor_id}/evaluations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    /**
+     * List a monitor's evaluations (Argus extension)
+     * @description Argus's own API (MONITOR_READ): the monitor's evaluations, newest first, cursor-paged; each
+     *     with its window, value, the bounds it was judged against, its status and, when it changed
+     *     the status with notifications on, what became of each channel. Kept as long as spans are.
+     */
+    get: operations["list_monitor_evaluations"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/v2/organizations": {
@@ -1848,6 +2126,44 @@ export interface paths {
      */
     post: operations["add_annotation_config_tags"];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v2/monitors/{monitor_id}/tags": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["schemas"]["Id"];
+      };
+      cookie?: never;
+    };
+    /**
+     * List tags on a monitor
+     * @description The monitor's tags, most recently updated first; an empty list when it has none. Needs
+     *     MONITOR_READ; a monitor the caller cannot read is 404. Not paginated yet: `has_more` is always
+     *     false and `next_cursor` always omitted.
+     */
+    get: operations["list_monitor_tags"];
+    put?: never;
+    /**
+     * Attach tags to a monitor
+     * @description Attach 1 to 100 existing tags of the monitor's space (needs MONITOR_UPDATE). A tag from another
+     *     space or an unknown tag is 422; an empty `tag_ids` is 422 ("tag_ids must contain at least 1
+     *     tag ID"); unrecognized fields are 422. Idempotent. Returns 200 (not 201) with the complete
+     *     tag list.
+     */
+    post: operations["add_monitor_tags"];
+    /**
+     * Detach tags from a monitor
+     * @description Detach 1 to 100 tags (needs MONITOR_UPDATE). Returns 200 (not 204): `detached` lists the tags
+     *     that were detached, `not_found` the ids that were not attached. Unrecognized fields are 400,
+     *     as the public API documents for monitors.
+     */
+    delete: operations["remove_monitor_tags"];
     options?: never;
     head?: never;
     patch?: never;
@@ -2853,6 +3169,203 @@ export interface components {
       logs: components["schemas"]["AuditLog"][];
       pagination: components["schemas"]["PaginationMetadata"];
     };
+    Dashboard: {
+      id: components["schemas"]["Id"];
+      name: string;
+      description: string;
+      space_id: components["schemas"]["Id"];
+      created_by_user_id?: components["schemas"]["Id"];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description Its widgets (empty in lists). */
+      widgets: components["schemas"]["Widget"][];
+    };
+    ListDashboardsResponse: {
+      dashboards: components["schemas"]["Dashboard"][];
+      pagination: components["schemas"]["PaginationMetadata"];
+    };
+    CreateDashboardRequest: {
+      space_id: components["schemas"]["Id"];
+      name: string;
+      description?: string;
+    };
+    UpdateDashboardRequest: {
+      name?: string;
+      description?: string;
+    };
+    /** @enum {string} */
+    WidgetType:
+      "LINE_CHART" | "BAR_CHART" | "STATISTIC" | "TEXT" | "PIVOT_TABLE" | "EXPERIMENT_CHART";
+    /** @enum {string} */
+    WidgetCreationStatus: "DRAFT" | "PUBLISHED";
+    /** @description x, y, width and height in grid cells. */
+    WidgetGridPosition: number[];
+    /**
+     * @description A filter of a plot, as a monitor's: `filter_type` is the dimension's category
+     *     (SPAN_ATTRIBUTE, LLM_EVAL or USER_ANNOTATION), `operator` a FilterOperator, the values in
+     *     `dimension_values` (or `numeric_values`).
+     */
+    WidgetFilter: {
+      filter_type: components["schemas"]["DimensionCategory"];
+      dimension_name: string;
+      operator: components["schemas"]["FilterOperator"];
+      dimension_values?: string[];
+      numeric_values?: number[];
+    };
+    /** @description A metric of a project's spans (`model_id` is the project, as models are in the public API). */
+    WidgetPlot: {
+      id?: string;
+      position?: number;
+      title?: string | null;
+      model_id: components["schemas"]["Id"];
+      metric: components["schemas"]["TracingDataQualityMetric"];
+      dimension_category: components["schemas"]["DimensionCategory"];
+      dimension_name: string;
+      filters?: components["schemas"]["WidgetFilter"][];
+    };
+    /** @description A chart's saved display settings, stored and returned as given. */
+    ChartDisplay: {
+      y_min?: number | null;
+      y_max?: number | null;
+      y_axis_label?: string | null;
+      x_axis_label?: string | null;
+      x_axis_tilt?: string;
+      font_size?: string;
+      show_legend?: boolean | null;
+      legend_placement?: string;
+      timezone?: string;
+      /** Format: date-time */
+      start_time?: string | null;
+      /** Format: date-time */
+      end_time?: string | null;
+      time_series_data_granularity?: string;
+      overwrite_global_time?: boolean;
+      time_range_key?: string;
+      time_series_metric_type?: string;
+    };
+    /**
+     * @description A widget's configuration. LINE_CHART: `widget_type` LINE (default) with 1 to 10 `plots`,
+     *     or MONITOR with `monitor_id`. STATISTIC: `model_id`, `aggregation` (the metric) and the
+     *     dimension, with optional `filters`. TEXT: `content` (at most 10 000 characters).
+     */
+    WidgetInput: {
+      type: components["schemas"]["WidgetType"];
+      title?: string;
+      grid_position?: components["schemas"]["WidgetGridPosition"];
+      creation_status?: components["schemas"]["WidgetCreationStatus"];
+      /** @enum {string} */
+      widget_type?: "LINE" | "DRIFT" | "MONITOR" | "SCATTER";
+      plots?: components["schemas"]["WidgetPlot"][];
+      monitor_id?: components["schemas"]["Id"];
+      model_id?: components["schemas"]["Id"];
+      aggregation?: components["schemas"]["TracingDataQualityMetric"];
+      dimension_category?: components["schemas"]["DimensionCategory"];
+      dimension_name?: string;
+      filters?: components["schemas"]["WidgetFilter"][];
+      custom_statistic_text?: string | null;
+      content?: string;
+      y_min?: number | null;
+      y_max?: number | null;
+      y_axis_label?: string | null;
+      x_axis_label?: string | null;
+      x_axis_tilt?: string;
+      font_size?: string;
+      show_legend?: boolean | null;
+      legend_placement?: string;
+      timezone?: string;
+      /** Format: date-time */
+      start_time?: string | null;
+      /** Format: date-time */
+      end_time?: string | null;
+      time_series_data_granularity?: string;
+      overwrite_global_time?: boolean;
+      time_range_key?: string;
+      time_series_metric_type?: string;
+    };
+    WidgetCommon: {
+      id: components["schemas"]["Id"];
+      type: components["schemas"]["WidgetType"];
+      dashboard_id: components["schemas"]["Id"];
+      title: string;
+      grid_position: components["schemas"]["WidgetGridPosition"];
+      creation_status: components["schemas"]["WidgetCreationStatus"];
+      /** Format: date-time */
+      created_at: string;
+      creator_user_id?: components["schemas"]["Id"];
+    };
+    /** @description Series of span metrics (LINE), or a monitor's metric and threshold (MONITOR). */
+    LineChartWidget: components["schemas"]["WidgetCommon"] &
+      components["schemas"]["ChartDisplay"] & {
+        /** @enum {string} */
+        widget_type: "LINE" | "MONITOR";
+        plots?: components["schemas"]["WidgetPlot"][];
+        monitor_id?: components["schemas"]["Id"];
+      } & {
+        /**
+         * @description discriminator enum property added by openapi-typescript
+         * @enum {string}
+         */
+        type: "LINE_CHART";
+      };
+    /** @description One span metric over the range. */
+    StatisticWidget: components["schemas"]["WidgetCommon"] &
+      components["schemas"]["ChartDisplay"] & {
+        model_id: components["schemas"]["Id"];
+        aggregation: components["schemas"]["TracingDataQualityMetric"];
+        dimension_category: components["schemas"]["DimensionCategory"];
+        dimension_name: string;
+        filters?: components["schemas"]["WidgetFilter"][];
+        custom_statistic_text?: string | null;
+      } & {
+        /**
+         * @description discriminator enum property added by openapi-typescript
+         * @enum {string}
+         */
+        type: "STATISTIC";
+      };
+    /** @description Text. */
+    TextWidget: components["schemas"]["WidgetCommon"] & {
+      content: string;
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "TEXT";
+    };
+    /** @description A dashboard widget; `type` tells its variant. */
+    Widget:
+      | components["schemas"]["LineChartWidget"]
+      | components["schemas"]["StatisticWidget"]
+      | components["schemas"]["TextWidget"];
+    SeriesPoint: {
+      /**
+       * Format: date-time
+       * @description Start of the point's interval.
+       */
+      time: string;
+      /** @description Absent when the interval had no data. */
+      value?: number;
+    };
+    WidgetSeries: {
+      plot_id: string;
+      title?: string;
+      points: components["schemas"]["SeriesPoint"][];
+    };
+    WidgetData: {
+      widget_id: components["schemas"]["Id"];
+      /** Format: date-time */
+      start_time: string;
+      /** Format: date-time */
+      end_time: string;
+      granularity_seconds: number;
+      series: components["schemas"]["WidgetSeries"][];
+      /** @description A STATISTIC's value over the range; absent when there was no data. */
+      value?: number;
+      threshold?: components["schemas"]["ResolvedThreshold"];
+    };
     /** @description A dataset version id, or empty for the latest version. */
     OptionalDatasetVersionId: components["schemas"]["Id"] | string;
     /** @description A structured collection of examples for testing LLM applications. */
@@ -3805,6 +4318,412 @@ export interface components {
       | components["schemas"]["UpdateLlmIntegrationRequest"]
       | components["schemas"]["UpdateAgentIntegrationRequest"]
       | components["schemas"]["UpdateEvaluatorIntegrationRequest"];
+    /**
+     * @description The kind of monitor. Argus has only TRACING monitors (span and trace metrics); the ML
+     *     types are listed as the public API names them and refused on create.
+     * @enum {string}
+     */
+    MonitorType: "DATA_QUALITY" | "PERFORMANCE" | "DRIFT" | "CUSTOM_METRIC" | "TRACING";
+    /**
+     * @description From the latest evaluation: TRIGGERED (the metric breached the threshold), CLEARED
+     *     (within bounds), NO_DATA (nothing to evaluate; also a monitor never evaluated).
+     * @enum {string}
+     */
+    MonitorStatus: "TRIGGERED" | "CLEARED" | "NO_DATA";
+    /**
+     * @description The public API's dimension categories; TRACING monitors take SPAN_ATTRIBUTE, LLM_EVAL and USER_ANNOTATION.
+     * @enum {string}
+     */
+    DimensionCategory:
+      | "FEATURE_LABEL"
+      | "TAG"
+      | "MODEL_VERSION"
+      | "BATCH_ID"
+      | "SPAN_ATTRIBUTE"
+      | "LLM_EVAL"
+      | "USER_ANNOTATION"
+      | "ACTUALS"
+      | "ACTUALS_SCORE"
+      | "ACTUALS_CLASS"
+      | "PREDICTIONS"
+      | "PREDICTIONS_SCORE"
+      | "PREDICTIONS_CLASS";
+    /** @enum {string} */
+    DataQualityMetric:
+      | "COUNT"
+      | "PERCENT_EMPTY"
+      | "CARDINALITY"
+      | "NEW_VALUES"
+      | "MISSING_VALUES"
+      | "AVG"
+      | "SUM"
+      | "STANDARD_DEVIATION"
+      | "P50"
+      | "P95"
+      | "P99"
+      | "P99_9"
+      | "AVERAGE_STRING_LIST_LENGTH";
+    /** @enum {string} */
+    PerformanceMetric:
+      | "ACCURACY"
+      | "CALIBRATION"
+      | "F_1"
+      | "FALSE_NEGATIVE_DENSITY"
+      | "FALSE_NEGATIVE_RATE"
+      | "FALSE_POSITIVE_RATE"
+      | "PRECISION"
+      | "RECALL"
+      | "SENSITIVITY"
+      | "SPECIFICITY"
+      | "MICRO_AVERAGED_PRECISION"
+      | "MACRO_AVERAGED_PRECISION"
+      | "MULTI_CLASS_PRECISION"
+      | "MICRO_AVERAGED_RECALL"
+      | "MACRO_AVERAGED_RECALL"
+      | "MULTI_CLASS_RECALL"
+      | "ACTUALS_AVERAGE"
+      | "MAE"
+      | "MAPE"
+      | "MEAN_ERROR"
+      | "MSE"
+      | "PREDICTION_AVERAGE"
+      | "RMSE"
+      | "R_SQUARED"
+      | "SMAPE"
+      | "WAPE"
+      | "MASE"
+      | "AUC"
+      | "LOG_LOSS"
+      | "NDCG"
+      | "PR_AUC"
+      | "GROUP_AUC"
+      | "MRR"
+      | "RANKING_MAP"
+      | "RANKING_RECALL"
+      | "RANKING_PRECISION"
+      | "DISPARATE_IMPACT"
+      | "FALSE_POSITIVE_RATE_PARITY"
+      | "RECALL_PARITY";
+    /** @enum {string} */
+    DriftMetric: "PSI" | "KL" | "JS" | "KS" | "EUCLIDEAN_DISTANCE" | "COSINE_SIMILARITY";
+    /**
+     * @description What a TRACING monitor computes. AVG, SUM, STANDARD_DEVIATION (population) and the
+     *     percentiles (continuous, as Postgres's percentile_cont) take the dimension's numbers;
+     *     COUNT (spans where it has a value), PERCENT_EMPTY (of the spans that pass the filters)
+     *     and CARDINALITY (distinct values) take any value.
+     * @enum {string}
+     */
+    TracingDataQualityMetric:
+      | "COUNT"
+      | "PERCENT_EMPTY"
+      | "CARDINALITY"
+      | "AVG"
+      | "SUM"
+      | "STANDARD_DEVIATION"
+      | "P50"
+      | "P95"
+      | "P99"
+      | "P99_9";
+    /**
+     * @description What the metric is computed over. SPAN_ATTRIBUTE: a span field (`latency_ms`,
+     *     `status_code`, `status_message`, `name`, `span_kind`, `parent_id`, `trace_id`, `span_id`)
+     *     or an attribute key (`llm.token_count.total`, or `attributes.llm.token_count.total`).
+     *     LLM_EVAL: an evaluation's name. USER_ANNOTATION: an annotation config's name (a span's
+     *     annotation, or on a root span its trace's).
+     */
+    Dimension: {
+      category: components["schemas"]["DimensionCategory"];
+      name: string;
+    };
+    /**
+     * @description The comparisons of a data filter. GREATER_THAN, GREATER_THAN_OR_EQUAL, LESS_THAN and
+     *     LESS_THAN_OR_EQUAL take one number; EQUALS and NOT_EQUALS any of the values; CONTAINS a
+     *     list attribute holding one of them (or a text containing one); CONTAINS_STRING a text
+     *     containing the first. TOP_N and SIMILAR_TO are refused for TRACING monitors.
+     * @enum {string}
+     */
+    FilterOperator:
+      | "GREATER_THAN"
+      | "GREATER_THAN_OR_EQUAL"
+      | "LESS_THAN"
+      | "LESS_THAN_OR_EQUAL"
+      | "EQUALS"
+      | "NOT_EQUALS"
+      | "TOP_N"
+      | "CONTAINS"
+      | "CONTAINS_STRING"
+      | "SIMILAR_TO";
+    MonitorFilter: {
+      dimension: components["schemas"]["Dimension"];
+      operator: components["schemas"]["FilterOperator"];
+      values: string[];
+    };
+    /** @enum {string} */
+    ThresholdOperator:
+      | "GREATER_THAN"
+      | "GREATER_THAN_OR_EQUAL"
+      | "LESS_THAN"
+      | "LESS_THAN_OR_EQUAL"
+      | "EQUALS"
+      | "NOT_EQUALS";
+    /**
+     * @description STDEV (mean and population standard deviation) or MAD (median and median absolute deviation).
+     * @enum {string}
+     */
+    ThresholdCalculation: "STDEV" | "MAD";
+    /** @description Triggers when the metric meets it (`metric OPERATOR value`). */
+    ManualSingleThreshold: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "MANUAL_SINGLE";
+      operator: components["schemas"]["ThresholdOperator"];
+      value: number;
+    };
+    ManualThresholdBound: {
+      operator: components["schemas"]["ThresholdOperator"];
+      value: number;
+    };
+    /**
+     * @description The healthy values: the metric must meet `lower` (GREATER_THAN or GREATER_THAN_OR_EQUAL)
+     *     and `upper` (LESS_THAN or LESS_THAN_OR_EQUAL); it triggers outside. `lower.value` above
+     *     `upper.value`, or an empty range, is 422.
+     */
+    ManualRangeThreshold: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "MANUAL_RANGE";
+      lower: components["schemas"]["ManualThresholdBound"];
+      upper: components["schemas"]["ManualThresholdBound"];
+    };
+    /**
+     * @description Derived from the metric's own history: over the 24 windows before the evaluated one
+     *     (the windows with data, at least 3, else the evaluation is NO_DATA), centre ± multiplier ×
+     *     spread — above the centre for GREATER_* operators, below for LESS_* ones.
+     */
+    DynamicSingleThreshold: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "DYNAMIC_SINGLE";
+      calculation: components["schemas"]["ThresholdCalculation"];
+      operator: components["schemas"]["ThresholdOperator"];
+      multiplier: number;
+    };
+    DynamicThresholdBound: {
+      operator: components["schemas"]["ThresholdOperator"];
+      multiplier: number;
+    };
+    /**
+     * @description A healthy range derived from the metric's history, as DYNAMIC_SINGLE: lower bound centre −
+     *     `lower.multiplier` × spread, upper bound centre + `upper.multiplier` × spread.
+     */
+    DynamicRangeThreshold: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "DYNAMIC_RANGE";
+      calculation: components["schemas"]["ThresholdCalculation"];
+      lower: components["schemas"]["DynamicThresholdBound"];
+      upper: components["schemas"]["DynamicThresholdBound"];
+    };
+    ThresholdConfig:
+      | components["schemas"]["ManualSingleThreshold"]
+      | components["schemas"]["DynamicSingleThreshold"]
+      | components["schemas"]["ManualRangeThreshold"]
+      | components["schemas"]["DynamicRangeThreshold"];
+    /** @description Stored and listed; not delivered yet (recorded NOT_SENT on the evaluation). */
+    EmailNotificationConfig: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "EMAIL";
+      /** Format: email */
+      email_address: string;
+    };
+    /** @description Stored and listed; not delivered yet (recorded NOT_SENT on the evaluation). */
+    IntegrationNotificationConfig: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "INTEGRATION";
+      integration_id: components["schemas"]["Id"];
+    };
+    /**
+     * @description A webhook of the space's organization: each notification is one signed delivery, with
+     *     the retries and delivery log of every delivery. `url` is answered, never written.
+     */
+    WebhookNotificationConfig: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "WEBHOOK";
+      id: components["schemas"]["Id"];
+      readonly url?: string;
+    };
+    NotificationConfig:
+      | components["schemas"]["EmailNotificationConfig"]
+      | components["schemas"]["IntegrationNotificationConfig"]
+      | components["schemas"]["WebhookNotificationConfig"];
+    /**
+     * @description Windows in which the schedule does not evaluate and no evaluation changes the status:
+     *     from `start`, `duration_seconds` long, every `frequency_days` (absent: once).
+     */
+    DowntimeConfig: {
+      /** Format: date-time */
+      start: string;
+      duration_seconds: number;
+      frequency_days?: number;
+    };
+    /**
+     * @description `enabled` false: not evaluated on a schedule. `cadence_seconds`: between two evaluations
+     *     (default: the window's length; never shorter than the deployment's floor). `days_of_week`
+     *     (0 = Sunday … 6 = Saturday, UTC): only on those days (empty or absent: every day).
+     */
+    ScheduledRuntimeConfig: {
+      enabled: boolean;
+      cadence_seconds?: number;
+      days_of_week?: number[];
+    };
+    /** @description A TRACING monitor, as the public API answers it. */
+    TracingMonitor: {
+      id: components["schemas"]["Id"];
+      name: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: "TRACING";
+      project_id: components["schemas"]["Id"];
+      status: components["schemas"]["MonitorStatus"];
+      threshold: components["schemas"]["ThresholdConfig"];
+      notifications_enabled: boolean;
+      manual_evaluation_enabled: boolean;
+      created_by_user_id?: components["schemas"]["Id"];
+      /** @description Omitted when the metric is computed over every span. */
+      filters?: components["schemas"]["MonitorFilter"][];
+      /** @description Omitted when no channel is configured. */
+      notification_configs?: components["schemas"]["NotificationConfig"][];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      downtime?: components["schemas"]["DowntimeConfig"];
+      scheduled_runtime?: components["schemas"]["ScheduledRuntimeConfig"];
+      evaluation_window_length_seconds: number;
+      delay_seconds: number;
+      /**
+       * Format: date-time
+       * @description Omitted until the monitor is first evaluated.
+       */
+      evaluated_at?: string;
+      /** @description Omitted until an evaluation computed a value. */
+      latest_computed_value?: number;
+      notes?: string;
+      metric: components["schemas"]["TracingDataQualityMetric"];
+      dimension: components["schemas"]["Dimension"];
+    };
+    /** @description A monitor; `type` tells its variant (Argus has only TRACING). */
+    Monitor: components["schemas"]["TracingMonitor"];
+    ListMonitorsResponse: {
+      monitors: components["schemas"]["Monitor"][];
+      pagination: components["schemas"]["PaginationMetadata"];
+    };
+    CreateMonitorRequest: {
+      name: string;
+      type: components["schemas"]["MonitorType"];
+      project_id: components["schemas"]["Id"];
+      notes?: string;
+      metric: components["schemas"]["TracingDataQualityMetric"];
+      dimension: components["schemas"]["Dimension"];
+      filters?: components["schemas"]["MonitorFilter"][];
+      threshold: components["schemas"]["ThresholdConfig"];
+      /** @default true */
+      notifications_enabled?: boolean;
+      /** @default false */
+      manual_evaluation_enabled?: boolean;
+      notification_configs?: components["schemas"]["NotificationConfig"][];
+      downtime?: components["schemas"]["DowntimeConfig"];
+      scheduled_runtime?: components["schemas"]["ScheduledRuntimeConfig"];
+      /** @default 3600 */
+      evaluation_window_length_seconds?: number;
+      /** @default 0 */
+      delay_seconds?: number;
+    };
+    UpdateMonitorRequest: {
+      name?: string;
+      /** @description Fixed; only TRACING is accepted. */
+      type?: components["schemas"]["MonitorType"];
+      notes?: string | null;
+      metric?: components["schemas"]["TracingDataQualityMetric"];
+      dimension?: components["schemas"]["Dimension"];
+      filters?: components["schemas"]["MonitorFilter"][];
+      threshold?: components["schemas"]["ThresholdConfig"];
+      notifications_enabled?: boolean;
+      manual_evaluation_enabled?: boolean;
+      notification_configs?: components["schemas"]["NotificationConfig"][];
+      downtime?: components["schemas"]["DowntimeConfig"] | null;
+      scheduled_runtime?: components["schemas"]["ScheduledRuntimeConfig"] | null;
+      evaluation_window_length_seconds?: number;
+      delay_seconds?: number;
+    };
+    ResolvedBound: {
+      operator: components["schemas"]["ThresholdOperator"];
+      value: number;
+    };
+    /** @description The bounds an evaluation was judged against (a dynamic threshold's as computed then). */
+    ResolvedThreshold: {
+      single?: components["schemas"]["ResolvedBound"];
+      lower?: components["schemas"]["ResolvedBound"];
+      upper?: components["schemas"]["ResolvedBound"];
+    };
+    NotificationOutcome: {
+      /** @enum {string} */
+      type: "EMAIL" | "INTEGRATION" | "WEBHOOK";
+      /** @description The webhook id, e-mail address or integration id. */
+      target: string;
+      /**
+       * @description QUEUED (a webhook's delivery; its delivery log says how it went) or NOT_SENT.
+       * @enum {string}
+       */
+      state: "QUEUED" | "NOT_SENT";
+      reason?: string;
+    };
+    /** @description One evaluation of a monitor. */
+    MonitorEvaluation: {
+      id: components["schemas"]["Id"];
+      monitor_id: components["schemas"]["Id"];
+      /** Format: date-time */
+      window_start: string;
+      /** Format: date-time */
+      window_end: string;
+      /** Format: date-time */
+      evaluated_at: string;
+      /** @description Omitted when nothing had a value. */
+      value?: number;
+      threshold?: components["schemas"]["ResolvedThreshold"];
+      status: components["schemas"]["MonitorStatus"];
+      previous_status: components["schemas"]["MonitorStatus"];
+      in_downtime: boolean;
+      /** @description Why NO_DATA (or that a downtime kept the status); absent otherwise. */
+      reason?: string;
+      /** @enum {string} */
+      trigger: "SCHEDULE" | "MANUAL";
+      /** @description What became of each channel when this evaluation notified; empty otherwise. */
+      notifications: components["schemas"]["NotificationOutcome"][];
+    };
+    ListMonitorEvaluationsResponse: {
+      evaluations: components["schemas"]["MonitorEvaluation"][];
+      pagination: components["schemas"]["PaginationMetadata"];
+    };
     /** @description An organization of the account; it holds spaces. */
     Organization: {
       id: components["schemas"]["Id"];
@@ -5355,6 +6274,10 @@ export interface components {
     AuditOperationTypeQueryParam: components["schemas"]["AuditLogOperationType"];
     /** @description Only entries of these operations (exact event types, e.g. ApiKeyRevoked); repeat the parameter for several (at most 20). */
     AuditOperationNameQueryParam: string[];
+    /** @description The dashboard id. */
+    DashboardIdPathParam: components["schemas"]["Id"];
+    /** @description The widget id. */
+    WidgetIdPathParam: components["schemas"]["Id"];
     /**
      * @description The dataset id.
      * @example RGF0YXNldDowMTkyZjRhMC0wMDAwLTcwMDAtODAwMC0wMDAwMDAwMDAwZDU=
@@ -5377,6 +6300,8 @@ export interface components {
     RunsLimitQueryParam: number;
     /** @description The integration id. */
     IntegrationIdPathParam: components["schemas"]["Id"];
+    /** @description The monitor id. */
+    MonitorIdPathParam: components["schemas"]["Id"];
     /** @description The organization id. */
     OrganizationIdPathParam: components["schemas"]["Id"];
     /** @description The project id. */
@@ -6304,6 +7229,340 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  list_dashboards: {
+    parameters: {
+      query?: {
+        /** @description Only dashboards of this space. */
+        space_id?: components["schemas"]["Id"];
+        /** @description Case-insensitive substring filter on the name of the dashboard's space. */
+        space_name?: string;
+        /** @description Case-insensitive substring filter on the name; no filtering when omitted. */
+        name?: components["parameters"]["NameSearchQueryParam"];
+        /** @description Maximum number of items to return. */
+        limit?: components["parameters"]["LimitQueryParam"];
+        /**
+         * @description Opaque token from a previous response's `pagination.next_cursor`, signed by the server
+         *     and bound to the list and filters that produced it; do not parse or construct it. Only
+         *     a cursor this server issued for this same query is accepted: any other value (`0`, an
+         *     altered cursor, one from another list or filter) is 400, even when it has the shape
+         *     below, which only lets a malformed value be recognized as such.
+         */
+        cursor?: components["parameters"]["CursorQueryParam"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of dashboards. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListDashboardsResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  create_dashboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateDashboardRequest"];
+      };
+    };
+    responses: {
+      /** @description The created dashboard. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Dashboard"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  get_dashboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dashboard. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Dashboard"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  delete_dashboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  update_dashboard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateDashboardRequest"];
+      };
+    };
+    responses: {
+      /** @description The dashboard. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Dashboard"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  create_dashboard_widget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WidgetInput"];
+      };
+    };
+    responses: {
+      /** @description The widget. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Widget"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  get_dashboard_widget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The widget. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Widget"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  delete_dashboard_widget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  update_dashboard_widget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WidgetInput"];
+      };
+    };
+    responses: {
+      /** @description The widget. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Widget"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  get_dashboard_widget_data: {
+    parameters: {
+      query?: {
+        start_time?: string;
+        end_time?: string;
+        granularity_seconds?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The dashboard id. */
+        dashboard_id: components["parameters"]["DashboardIdPathParam"];
+        /** @description The widget id. */
+        widget_id: components["parameters"]["WidgetIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The widget's numbers. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WidgetData"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -7499,6 +8758,261 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  list_monitors: {
+    parameters: {
+      query?: {
+        /** @description Only monitors of this space. */
+        space_id?: components["schemas"]["Id"];
+        /** @description Case-insensitive substring filter on the name of the monitor's space. */
+        space_name?: string;
+        /** @description Case-insensitive substring filter on the name; no filtering when omitted. */
+        name?: components["parameters"]["NameSearchQueryParam"];
+        /** @description Only monitors of this project. */
+        project_id?: components["schemas"]["Id"];
+        /** @description Exact, case-sensitive name of the monitor's project. */
+        project_name?: string;
+        /** @description Only monitors of this type (Argus has only TRACING monitors). */
+        type?: components["schemas"]["MonitorType"];
+        /** @description Only monitors in this state. */
+        status?: components["schemas"]["MonitorStatus"];
+        /** @description Only monitors whose notifications are on (true) or off (false). */
+        notifications_enabled?: boolean;
+        /** @description Only monitors computed over a dimension of this category. */
+        dimension_category?: components["schemas"]["DimensionCategory"];
+        /** @description Exact, case-sensitive name of the monitor's dimension. */
+        dimension_name?: string;
+        /** @description Only monitors computing this metric (TRACING monitors compute data quality metrics). */
+        data_quality_metric?: components["schemas"]["DataQualityMetric"];
+        /** @description Only PERFORMANCE monitors of this metric (none in Argus). */
+        performance_metric?: components["schemas"]["PerformanceMetric"];
+        /** @description Only DRIFT monitors of this metric (none in Argus). */
+        drift_metric?: components["schemas"]["DriftMetric"];
+        /** @description Only CUSTOM_METRIC monitors of this custom metric (none in Argus; 404). */
+        custom_metric_id?: components["schemas"]["Id"];
+        /** @description Maximum number of items to return. */
+        limit?: components["parameters"]["LimitQueryParam"];
+        /**
+         * @description Opaque token from a previous response's `pagination.next_cursor`, signed by the server
+         *     and bound to the list and filters that produced it; do not parse or construct it. Only
+         *     a cursor this server issued for this same query is accepted: any other value (`0`, an
+         *     altered cursor, one from another list or filter) is 400, even when it has the shape
+         *     below, which only lets a malformed value be recognized as such.
+         */
+        cursor?: components["parameters"]["CursorQueryParam"];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of monitors. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListMonitorsResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  create_monitor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateMonitorRequest"];
+      };
+    };
+    responses: {
+      /** @description The created monitor. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TracingMonitor"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  get_monitor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The monitor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Monitor"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  delete_monitor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  update_monitor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateMonitorRequest"];
+      };
+    };
+    responses: {
+      /** @description The updated monitor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TracingMonitor"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  evaluate_monitor: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The evaluation. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["MonitorEvaluation"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  list_monitor_evaluations: {
+    parameters: {
+      query?: {
+        /** @description Maximum number of items to return. */
+        limit?: components["parameters"]["LimitQueryParam"];
+        /**
+         * @description Opaque token from a previous response's `pagination.next_cursor`, signed by the server
+         *     and bound to the list and filters that produced it; do not parse or construct it. Only
+         *     a cursor this server issued for this same query is accepted: any other value (`0`, an
+         *     altered cursor, one from another list or filter) is 400, even when it has the shape
+         *     below, which only lets a malformed value be recognized as such.
+         */
+        cursor?: components["parameters"]["CursorQueryParam"];
+      };
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["parameters"]["MonitorIdPathParam"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of evaluations. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListMonitorEvaluationsResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -9843,6 +11357,103 @@ export interface operations {
       default: components["responses"]["Error"];
     };
   };
+  list_monitor_tags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["schemas"]["Id"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The monitor's tags. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TagListResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  add_monitor_tags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["schemas"]["Id"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AddTagsRequest"];
+      };
+    };
+    responses: {
+      /** @description The monitor's complete tag list. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TagListResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
+  remove_monitor_tags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The monitor id. */
+        monitor_id: components["schemas"]["Id"];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RemoveTagsRequest"];
+      };
+    };
+    responses: {
+      /** @description What was detached and what was not attached. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RemoveTagsResponse"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["UnprocessableEntity"];
+      429: components["responses"]["RateLimitExceeded"];
+      default: components["responses"]["Error"];
+    };
+  };
   list_tasks: {
     parameters: {
       query?: {
@@ -10799,6 +12410,7 @@ export interface queryDefaults {
   list_annotation_queue_records: "limit";
   list_api_keys: "limit";
   list_audit_logs: "limit";
+  list_dashboards: "limit";
   list_datasets: "limit";
   list_dataset_examples: "limit";
   list_evaluators: "limit";
@@ -10806,6 +12418,8 @@ export interface queryDefaults {
   list_experiments: "limit";
   list_experiment_runs: "limit";
   list_integrations: "limit";
+  list_monitors: "limit";
+  list_monitor_evaluations: "limit";
   list_organizations: "limit";
   list_projects: "limit";
   list_prompts: "limit";
@@ -10852,6 +12466,17 @@ export interface resources {
     | "assign_annotation_queue_record";
   "api-keys": "list_api_keys" | "create_api_key" | "refresh_api_key" | "revoke_api_key";
   "audit-logs": "list_audit_logs";
+  dashboards:
+    | "list_dashboards"
+    | "create_dashboard"
+    | "get_dashboard"
+    | "delete_dashboard"
+    | "update_dashboard"
+    | "create_dashboard_widget"
+    | "get_dashboard_widget"
+    | "delete_dashboard_widget"
+    | "update_dashboard_widget"
+    | "get_dashboard_widget_data";
   datasets:
     | "list_datasets"
     | "create_dataset"
@@ -10890,6 +12515,14 @@ export interface resources {
     | "get_integration"
     | "delete_integration"
     | "update_integration";
+  monitors:
+    | "list_monitors"
+    | "create_monitor"
+    | "get_monitor"
+    | "delete_monitor"
+    | "update_monitor"
+    | "evaluate_monitor"
+    | "list_monitor_evaluations";
   organizations:
     | "list_organizations"
     | "create_organization"
@@ -10955,7 +12588,10 @@ export interface resources {
     | "add_annotation_queue_tags"
     | "remove_annotation_queue_tags"
     | "list_annotation_config_tags"
-    | "add_annotation_config_tags";
+    | "add_annotation_config_tags"
+    | "list_monitor_tags"
+    | "add_monitor_tags"
+    | "remove_monitor_tags";
   tasks:
     | "list_tasks"
     | "create_task"

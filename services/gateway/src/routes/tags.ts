@@ -34,6 +34,8 @@ export function tagHandlers(catalog: Backend): ResourceHandlers<"tags"> {
   const experiment = resourceTags(catalog, "experiment", "Experiment");
   const queue = resourceTags(catalog, "annotation_queue", "AnnotationQueue");
   const config = resourceTags(catalog, "annotation_config", "AnnotationConfig");
+  // The tracing service's monitors: the catalog asks it where one lives, as the caller.
+  const monitor = resourceTags(catalog, "monitor", "Monitor");
 
   return {
     async list_tags(req) {
@@ -116,6 +118,9 @@ export function tagHandlers(catalog: Backend): ResourceHandlers<"tags"> {
     // The public API lists and attaches an annotation config's tags; it has no detach.
     list_annotation_config_tags: config.list,
     add_annotation_config_tags: config.add,
+    list_monitor_tags: monitor.list,
+    add_monitor_tags: monitor.add,
+    remove_monitor_tags: monitor.remove,
   };
 }
 

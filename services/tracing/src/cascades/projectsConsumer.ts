@@ -3,6 +3,7 @@ import { tracedQuery, type StoredEvent } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 import { remember } from "../projects/tracingProjects.ts";
 import type { SpanStore } from "../storage/spanStore.ts";
+import { deleteProjectDependents, scopeOf, type Cascade } from "./monitorCascades.ts";
 
 const field = (event: StoredEvent, key: string): string => {
   const v = ((event.data ?? {}) as Record<string, unknown>)[key];
@@ -11,10 +12,14 @@ const field = (event: StoredEvent, key: string): string => {
   return v;
 };
 
-/** The catalog's project events keep the copy; a deleted project's spans go with it. */
+/**
+ * The catalog's project events keep the copy; a deleted project's spans go with it, and so
+ * do its monitors and the dashboard widgets charting it.
+ */
 export function projectsConsumer(o: {
   subjectRoot: string;
   store: SpanStore;
+  cascade: Cascade;
 }): DurableConsumerOptions {
   return {
     durable: "tracing-projects",
@@ -33,7 +38,20 @@ export function projectsConsumer(o: {
           field(event, "id"),
           field(event, "name"),
         ]);
-      else if (event.type === "ProjectDeleted") await o.store.dropProject(tx, field(event, "id"));
+      else if (event.type === "ProjectDeleted") {
+        const id = field(event, "id");
+        await o.store.dropProject(tx, id);
+        await deleteProjectDependents(
+          scopeOf(tx, o.cascade),
+          {
+            id,
+            accountId: String(event.metadata.account_id ?? ""),
+            spaceId: field(event, "space_id"),
+          },
+          o.cascade.clock.now(),
+          event,
+        );
+      }
     },
   };
 }

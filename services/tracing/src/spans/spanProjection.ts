@@ -1,9 +1,9 @@
-import { projector, tracedQuery, type Projections } from "@argus/eventstore";
+import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { TracingEvent } from "@argus/contracts";
 
 // Spans are written by ingestion and deleted by their command directly (storage/): their
 // events only say so. Annotations are projected from theirs, like every annotation.
-const projections: Projections<TracingEvent> = {
+export const spanProjections: Projections<TracingEvent> = {
   /** One evaluation per span and name: a later run's replaces it. */
   SpansEvaluated: (client, d) =>
     tracedQuery(
@@ -49,5 +49,3 @@ const projections: Projections<TracingEvent> = {
       ],
     ),
 };
-
-export const project = projector<TracingEvent>("tracing", projections);

@@ -2,7 +2,12 @@ import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 import { endForSource, type Cascade } from "../cascades/subscriptionCascades.ts";
-import { deliverableOf, taskRunFailedOf, type Deliverable } from "./deliveryPayloads.ts";
+import {
+  deliverableOf,
+  monitorChangeOf,
+  taskRunFailedOf,
+  type Deliverable,
+} from "./deliveryPayloads.ts";
 
 /** Postgres channel a committed delivery is announced on, so an idle worker starts at once. */
 export const DELIVERIES_CHANNEL = "argus_webhook_deliveries";
@@ -71,6 +76,45 @@ export function taskEventsConsumer(o: {
         [d.task_id, d.failure_reason ?? ""],
       );
       if ((changed.rowCount ?? 0) > 0) await makeDeliveries(tx, deliverable);
+    },
+  };
+}
+
+/**
+ * The tracing service's monitor events: a change of status that notifies becomes one delivery
+ * per webhook the monitor names as a channel (`deliveries_once`: a redelivered event makes none
+ * twice), with the same signatures, retries and delivery log as every delivery. A webhook
+ * deleted meanwhile (or of another organization) gets none.
+ */
+export function monitorEventsConsumer(o: { subjectRoot: string }): DurableConsumerOptions {
+  return {
+    durable: "webhooks-monitor-events",
+    filterSubject: `${o.subjectRoot}.tracing.monitor.>`,
+    concurrency: 8,
+    handler: async (tx, event) => {
+      const change = monitorChangeOf(event);
+      if (!change || change.webhookIds.length === 0) return;
+      const res = await tracedQuery(
+        tx,
+        "make monitor deliveries",
+        `insert into deliveries (event_id, webhook_id, event, payload)
+         select $1::uuid, w.id, $2, $3
+           from webhooks w
+          where w.id = any($4::uuid[]) and w.organization_id = $5 and w.account_id = $6
+         on conflict (event_id, webhook_id) do nothing`,
+        [
+          change.message.eventId,
+          change.message.event,
+          change.message.body,
+          change.webhookIds,
+          change.organizationId,
+          change.accountId,
+        ],
+      );
+      if ((res.rowCount ?? 0) > 0)
+        await tracedQuery(tx, "announce deliveries", "select pg_notify($1, '')", [
+          DELIVERIES_CHANNEL,
+        ]);
     },
   };
 }

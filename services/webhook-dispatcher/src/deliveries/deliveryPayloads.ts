@@ -24,6 +24,8 @@ const NAMES: Record<WebhookEventType, string> = {
   PROMPT_VERSION_UNLABELED: "prompt.version.unlabeled",
   EVALUATOR_VERSION_CREATED: "evaluator.version.created",
   ONLINE_TASK_RUN_FAILED: "online_task.run.failed",
+  MONITOR_TRIGGERED: "monitor.triggered",
+  MONITOR_CLEARED: "monitor.cleared",
 };
 
 type Data = Record<string, unknown>;
@@ -157,6 +159,59 @@ export function taskRunFailedOf(e: StoredEvent): Deliverable | undefined {
       failure_reason: optional(d, "failure_reason"),
       num_successes: d.num_successes ?? 0,
       num_errors: d.num_errors ?? 0,
+    }),
+  };
+}
+
+/** A monitor's change of status its channels are told of: to whom (webhook ids) and what. */
+export interface MonitorDeliverable {
+  organizationId: string;
+  accountId: string;
+  webhookIds: string[];
+  message: Message;
+}
+
+/**
+ * The tracing service's MonitorStatusChanged, when it notifies (`notify`: to TRIGGERED, or back
+ * to CLEARED): one message for the monitor's WEBHOOK channels. The monitor's e-mail and
+ * integration channels have no sender here; the evaluation that made the change records them
+ * as not sent (the tracing service's evaluation history).
+ */
+export function monitorChangeOf(e: StoredEvent): MonitorDeliverable | undefined {
+  if (e.type !== "MonitorStatusChanged") return undefined;
+  const d = (e.data ?? {}) as Data;
+  if (d.notify !== true) return undefined;
+  const status = str(d, "status");
+  const eventType: WebhookEventType | undefined =
+    status === "TRIGGERED"
+      ? "MONITOR_TRIGGERED"
+      : status === "CLEARED"
+        ? "MONITOR_CLEARED"
+        : undefined;
+  if (!eventType) return undefined;
+  const channels = Array.isArray(d.channels) ? (d.channels as Data[]) : [];
+  const webhookIds = channels.flatMap((c) =>
+    c.type === "WEBHOOK" && typeof c.webhook_id === "string" ? [c.webhook_id] : [],
+  );
+  const dimension = (d.dimension ?? {}) as Data;
+  return {
+    organizationId: str(d, "organization_id"),
+    accountId: str(d, "account_id"),
+    webhookIds,
+    message: envelope(e.eventId, eventType, str(d, "evaluated_at"), {
+      space_id: encodeId("Space", str(d, "space_id")),
+      project_id: encodeId("Project", str(d, "project_id")),
+      monitor_id: encodeId("Monitor", str(d, "id")),
+      monitor_name: str(d, "name"),
+      status,
+      previous_status: str(d, "previous_status"),
+      metric: str(d, "metric"),
+      dimension: { category: dimension.category ?? null, name: dimension.name ?? null },
+      value: typeof d.value === "number" ? d.value : null,
+      threshold: d.threshold ?? null,
+      window_start: str(d, "window_start"),
+      window_end: str(d, "window_end"),
+      evaluated_at: str(d, "evaluated_at"),
     }),
   };
 }

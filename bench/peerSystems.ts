@@ -1,0 +1,413 @@
+// The two systems of the peer benchmark behind one interface: each seeds, reads back and is
+// loaded through its own public API only (Argus: /v2 REST and OTLP; Phoenix: /v1 REST and OTLP).
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Stack } from "@argus/testkit";
+import type { Api } from "./datasets.ts";
+import type { Target } from "./load.ts";
+import type { PeerExample } from "./peerReport.ts";
+import type { Phoenix } from "./phoenix.ts";
+import { sendOtlp } from "./spans.ts";
+
+/** One version of the benchmark's prompt, as both systems store it. */
+export interface PeerPromptVersion {
+  model: string;
+  content: string;
+}
+
+/** The seeded things a system's targets read, by that system's ids. */
+export interface PeerIds {
+  projectId: string;
+  examplesDatasetId: string;
+  promptId: string;
+  spansProjectId: string;
+}
+
+/** The read operations both systems have, as closed-loop targets on the seeded data. */
+export type PeerReads = Record<
+  "project" | "datasets" | "examples" | "prompt" | "spans",
+  Omit<Target, "pids">
+>;
+
+export interface PeerSystem {
+  name: "Argus" | "Phoenix";
+  /** The processes serving it, whose CPU time is measured. */
+  pids(): Record<string, number>;
+  createProject(name: string): Promise<string>;
+  createDataset(name: string, examples: readonly PeerExample[]): Promise<string>;
+  deleteDataset(id: string): Promise<void>;
+  /** The prompt with these versions, oldest first; its id. */
+  createPrompt(name: string, versions: readonly PeerPromptVersion[]): Promise<string>;
+  /** One OTLP/HTTP protobuf export; throws unless every span was taken. */
+  sendOtlp(body: Uint8Array): Promise<void>;
+  /** The project ingestion made for `name`, or undefined while there is none. */
+  projectIdNamed(name: string): Promise<string | undefined>;
+  /** How many of these span ids a span query on the project returns. */
+  spansVisible(projectId: string, spanIds: readonly string[]): Promise<number>;
+  /** Every span of the project, counted page by page through the API. */
+  countSpans(projectId: string): Promise<number>;
+  // Reads for the equality check, reduced to what both must agree on.
+  projectName(id: string): Promise<string>;
+  /** Every dataset name in the list's order, and the first page of `limit`. */
+  datasetNames(limit: number): Promise<{ all: string[]; page: string[] }>;
+  examples(datasetId: string): Promise<PeerExample[]>;
+  latestPrompt(promptId: string): Promise<PeerPromptVersion>;
+  spanPage(projectId: string, limit: number): Promise<string[]>;
+  reads(ids: PeerIds, limit: number): PeerReads;
+}
+
+async function json<T>(res: Response, what: string, status: number): Promise<T> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+const q = encodeURIComponent;
+
+/** Argus through its gateway, with the stack's admin key in its default space. */
+export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem {
+  const base = stack.baseUrl;
+  const listSpans = (
+    projectId: string,
+    limit: number,
+    extra: Record<string, unknown> = {},
+    cursor?: string,
+  ) =>
+    api.call<{
+      spans: { context: { span_id: string } }[];
+      pagination: { has_more: boolean; next_cursor?: string };
+    }>("POST", `/v2/spans?limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`, 200, {
+      project_id: projectId,
+      ...extra,
+    });
+  return {
+    name: "Argus",
+    pids: () => Object.fromEntries(Object.entries(stack.processes).map(([n, p]) => [n, p.pid])),
+    async createProject(name) {
+      return (
+        await api.call<{ id: string }>("POST", "/v2/projects", 201, { name, space_id: spaceId })
+      ).id;
+    },
+    async createDataset(name, examples) {
+      const body = JSON.stringify({ name, space_id: spaceId, examples });
+      return (await api.call<{ id: string }>("POST", "/v2/datasets", 201, body)).id;
+    },
+    async deleteDataset(id) {
+      await api.call("DELETE", `/v2/datasets/${q(id)}`, 204);
+    },
+    async createPrompt(name, versions) {
+      const version = (v: PeerPromptVersion, i: number) => ({
+        commit_message: `version ${i + 1}`,
+        provider: "OPEN_AI",
+        model: v.model,
+        messages: [{ role: "SYSTEM", content: v.content }],
+      });
+      const [first, ...rest] = versions;
+      const { id } = await api.call<{ id: string }>("POST", "/v2/prompts", 201, {
+        space_id: spaceId,
+        name,
+        version: version(first!, 0),
+      });
+      for (const [i, v] of rest.entries()) {
+        await api.call("POST", `/v2/prompts/${q(id)}/versions`, 201, version(v, i + 1));
+      }
+      return id;
+    },
+    sendOtlp: (body) => sendOtlp(api, spaceId, body),
+    async projectIdNamed(name) {
+      const { projects } = await api.call<{ projects: { id: string; name: string }[] }>(
+        "GET",
+        `/v2/projects?space_id=${q(spaceId)}&name=${q(name)}`,
+        200,
+      );
+      return projects.find((p) => p.name === name)?.id;
+    },
+    async spansVisible(projectId, spanIds) {
+      const filter = `context.span_id IN (${spanIds.map((id) => `'${id}'`).join(", ")})`;
+      return (await listSpans(projectId, Math.min(spanIds.length, 500), { filter })).spans.length;
+    },
+    async countSpans(projectId) {
+      let count = 0;
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await listSpans(projectId, 500, {}, cursor);
+        count += page.spans.length;
+        if (!page.pagination.has_more) return count;
+        cursor = page.pagination.next_cursor;
+      }
+    },
+    async projectName(id) {
+      return (await api.call<{ name: string }>("GET", `/v2/projects/${q(id)}`, 200)).name;
+    },
+    async datasetNames(limit) {
+      const all: string[] = [];
+      let page: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const res = await api.call<{
+          datasets: { name: string }[];
+          pagination: { has_more: boolean; next_cursor?: string };
+        }>(
+          "GET",
+          `/v2/datasets?space_id=${q(spaceId)}&limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`,
+          200,
+        );
+        if (all.length === 0) page = res.datasets.map((d) => d.name);
+        all.push(...res.datasets.map((d) => d.name));
+        if (!res.pagination.has_more) return { all, page };
+        cursor = res.pagination.next_cursor;
+      }
+    },
+    async examples(datasetId) {
+      const { examples } = await api.call<{ examples: (PeerExample & { id: string })[] }>(
+        "GET",
+        `/v2/datasets/${q(datasetId)}/examples?limit=500`,
+        200,
+      );
+      return examples.map(({ question, answer, n }) => ({ question, answer, n }));
+    },
+    async latestPrompt(promptId) {
+      const { version } = await api.call<{
+        version: { model: string; messages: { content: string }[] };
+      }>("GET", `/v2/prompts/${q(promptId)}`, 200);
+      return { model: version.model, content: version.messages[0]!.content };
+    },
+    async spanPage(projectId, limit) {
+      return (await listSpans(projectId, limit)).spans.map((s) => s.context.span_id);
+    },
+    reads(ids, limit) {
+      const headers = api.headers;
+      return {
+        project: { name: "Argus", url: `${base}/v2/projects/${q(ids.projectId)}`, headers },
+        datasets: {
+          name: "Argus",
+          url: `${base}/v2/datasets?space_id=${q(spaceId)}&limit=${limit}`,
+          headers,
+        },
+        examples: {
+          name: "Argus",
+          url: `${base}/v2/datasets/${q(ids.examplesDatasetId)}/examples?limit=${limit}`,
+          headers,
+        },
+        prompt: { name: "Argus", url: `${base}/v2/prompts/${q(ids.promptId)}`, headers },
+        spans: {
+          name: "Argus",
+          url: `${base}/v2/spans?limit=${limit}`,
+          headers,
+          body: JSON.stringify({ project_id: ids.spansProjectId }),
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An export Phoenix refuses (503: its span queue, 20 000 by default, is full) is sent again
+ * after a backoff, as an OTLP exporter does: from 100 ms, doubled up to 5 s. A full queue holds
+ * minutes of Phoenix's inserts, so the wait never leaves it idle, and resending megabytes every
+ * 100 ms would load the server it measures.
+ */
+const PHOENIX_RETRY_MS = { first: 100, max: 5000 };
+
+/** Phoenix on its REST API, with its SYSTEM key when authentication is on. */
+export function phoenixSystem(phoenix: () => Phoenix): PeerSystem {
+  const call = async <T>(
+    method: string,
+    path: string,
+    status: number,
+    body?: unknown,
+  ): Promise<T> => {
+    const px = phoenix();
+    const res = await fetch(px.baseUrl + path, {
+      method,
+      headers: {
+        ...px.headers,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+    return json<T>(res, `Phoenix ${method} ${path}`, status);
+  };
+  type SpansPage = { data: { context: { span_id: string } }[]; next_cursor: string | null };
+  return {
+    name: "Phoenix",
+    pids: () => ({ phoenix: phoenix().pid }),
+    async createProject(name) {
+      return (await call<{ data: { id: string } }>("POST", "/v1/projects", 200, { name })).data.id;
+    },
+    async createDataset(name, examples) {
+      // `sync=true`: answered once the dataset is written, as Argus answers its create.
+      const body = JSON.stringify({
+        action: "create",
+        name,
+        inputs: examples.map((e) => ({ question: e.question })),
+        outputs: examples.map((e) => ({ answer: e.answer })),
+        metadata: examples.map((e) => ({ n: e.n })),
+      });
+      return (
+        await call<{ data: { dataset_id: string } }>(
+          "POST",
+          "/v1/datasets/upload?sync=true",
+          200,
+          body,
+        )
+      ).data.dataset_id;
+    },
+    async deleteDataset(id) {
+      await call("DELETE", `/v1/datasets/${q(id)}`, 204);
+    },
+    async createPrompt(name, versions) {
+      for (const v of versions) {
+        // Posting a prompt of an existing name adds a version to it.
+        await call("POST", "/v1/prompts", 200, {
+          prompt: { name },
+          version: {
+            model_provider: "OPENAI",
+            model_name: v.model,
+            template: { type: "chat", messages: [{ role: "system", content: v.content }] },
+            template_type: "CHAT",
+            template_format: "MUSTACHE",
+            invocation_parameters: { type: "openai", openai: {} },
+          },
+        });
+      }
+      const { data } = await call<{ data: { id: string; name: string }[] }>(
+        "GET",
+        "/v1/prompts?limit=1000",
+        200,
+      );
+      const found = data.find((p) => p.name === name);
+      if (!found) throw new Error(`Phoenix: no prompt named ${name}`);
+      return found.id;
+    },
+    async sendOtlp(body) {
+      for (
+        let backoff = PHOENIX_RETRY_MS.first;
+        ;
+        backoff = Math.min(2 * backoff, PHOENIX_RETRY_MS.max)
+      ) {
+        const px = phoenix();
+        const res = await fetch(`${px.baseUrl}/v1/traces`, {
+          method: "POST",
+          headers: { ...px.headers, "content-type": "application/x-protobuf" },
+          body,
+        });
+        const answer = Buffer.from(await res.arrayBuffer());
+        // Its span queue is full: an OTLP exporter sends the same export again a little later.
+        if (res.status === 503) {
+          await sleep(backoff);
+          continue;
+        }
+        if (res.status !== 200 || answer.length > 0) {
+          throw new Error(
+            `Phoenix POST /v1/traces: ${res.status} ${answer.toString("utf8").slice(0, 300)}`,
+          );
+        }
+        return;
+      }
+    },
+    async projectIdNamed(name) {
+      const px = phoenix();
+      const res = await fetch(`${px.baseUrl}/v1/projects/${q(name)}`, { headers: px.headers });
+      if (res.status === 404) {
+        await res.arrayBuffer();
+        return undefined;
+      }
+      return (await json<{ data: { id: string } }>(res, `Phoenix GET /v1/projects/${name}`, 200))
+        .data.id;
+    },
+    async spansVisible(projectId, spanIds) {
+      const query = spanIds.map((id) => `span_id=${q(id)}`).join("&");
+      const page = await call<SpansPage>(
+        "GET",
+        `/v1/projects/${q(projectId)}/spans?limit=${Math.min(spanIds.length, 1000)}&${query}`,
+        200,
+      );
+      return page.data.length;
+    },
+    async countSpans(projectId) {
+      let count = 0;
+      let cursor: string | null = null;
+      for (;;) {
+        const page: SpansPage = await call<SpansPage>(
+          "GET",
+          `/v1/projects/${q(projectId)}/spans?limit=1000${cursor ? `&cursor=${q(cursor)}` : ""}`,
+          200,
+        );
+        count += page.data.length;
+        if (!page.next_cursor) return count;
+        cursor = page.next_cursor;
+      }
+    },
+    async projectName(id) {
+      return (await call<{ data: { name: string } }>("GET", `/v1/projects/${q(id)}`, 200)).data
+        .name;
+    },
+    async datasetNames(limit) {
+      const all: string[] = [];
+      let page: string[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const res: { data: { name: string }[]; next_cursor: string | null } = await call(
+          "GET",
+          `/v1/datasets?limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`,
+          200,
+        );
+        if (all.length === 0) page = res.data.map((d) => d.name);
+        all.push(...res.data.map((d) => d.name));
+        if (!res.next_cursor) return { all, page };
+        cursor = res.next_cursor;
+      }
+    },
+    async examples(datasetId) {
+      const { data } = await call<{
+        data: {
+          examples: {
+            input: { question: string };
+            output: { answer: string };
+            metadata: { n: number };
+          }[];
+        };
+      }>("GET", `/v1/datasets/${q(datasetId)}/examples`, 200);
+      return data.examples.map((e) => ({
+        question: e.input.question,
+        answer: e.output.answer,
+        n: e.metadata.n,
+      }));
+    },
+    async latestPrompt(promptId) {
+      const { data } = await call<{
+        data: { model_name: string; template: { messages: { content: string }[] } };
+      }>("GET", `/v1/prompts/${q(promptId)}/latest`, 200);
+      return { model: data.model_name, content: data.template.messages[0]!.content };
+    },
+    async spanPage(projectId, limit) {
+      const page = await call<SpansPage>(
+        "GET",
+        `/v1/projects/${q(projectId)}/spans?limit=${limit}&sort=start_time&order=desc`,
+        200,
+      );
+      return page.data.map((s) => s.context.span_id);
+    },
+    reads(ids, limit) {
+      const px = phoenix();
+      const at = (path: string) => ({
+        name: "Phoenix",
+        url: px.baseUrl + path,
+        headers: px.headers,
+      });
+      return {
+        project: at(`/v1/projects/${q(ids.projectId)}`),
+        datasets: at(`/v1/datasets?limit=${limit}`),
+        // Phoenix answers a version's examples whole, without pages: the dataset holds one page.
+        examples: at(`/v1/datasets/${q(ids.examplesDatasetId)}/examples`),
+        prompt: at(`/v1/prompts/${q(ids.promptId)}/latest`),
+        // Argus lists newest start first; Phoenix's default is newest inserted first.
+        spans: at(
+          `/v1/projects/${q(ids.spansProjectId)}/spans?limit=${limit}&sort=start_time&order=desc`,
+        ),
+      };
+    },
+  };
+}

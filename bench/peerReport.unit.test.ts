@@ -174,7 +174,9 @@ describe("formatPeerTable", () => {
     expect(lines[1]).toMatch(
       /^on +read one project +16 +2400 +800 +6\.00 ms +19\.00 ms +0\.50 ms +0\.50 ms +3\.00x +0\.32x +0\.32x +met$/,
     );
-    expect(lines[2]).toMatch(/ 0\.500 +0\.00100 +2\.0 s +1000\.0 s .* 500x +0\.0020x +0\.0020x +met$/);
+    expect(lines[2]).toMatch(
+      / 0\.500 +0\.00100 +2\.0 s +1000\.0 s .* 500x +0\.0020x +0\.0020x +met$/,
+    );
     expect(lines[3]).toMatch(/errors 2\/0$/);
     // Every line ends its numeric columns at the same place.
     const ends = lines.map((l) => l.indexOf("x  "));

@@ -104,7 +104,16 @@ export async function runConcurrently(
         await op.run();
         latenciesMs.push(performance.now() - t0);
       } catch (err) {
-        const kind = err instanceof Error ? err.message.slice(0, 200) : String(err);
+        // fetch's "fetch failed" says why in its cause.
+        const cause =
+          err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+        const kind =
+          err instanceof Error
+            ? `${err.message}${typeof cause?.code === "string" ? ` (${cause.code})` : ""}`.slice(
+                0,
+                200,
+              )
+            : String(err);
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       }
     }

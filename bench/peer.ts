@@ -155,14 +155,26 @@ async function ingest(
   lastSpanIds: readonly string[],
   total: number,
   inFlight: number,
-): Promise<Sample & { errorKinds: Record<string, number>; projectId?: string }> {
+): Promise<
+  Sample & {
+    errorKinds: Record<string, number>;
+    /** Exports refused for now and sent again, by cause. */
+    refused: Record<string, number>;
+    projectId?: string;
+  }
+> {
   const pids = system.pids();
+  const refused: Record<string, number> = {};
   const cpuBefore = cpuTimes(pids);
   const t0 = performance.now();
   try {
     let next = 0;
     const exporter = async () => {
-      while (next < bodies.length) await system.sendOtlp(bodies[next++]!);
+      while (next < bodies.length) {
+        for (const [cause, n] of Object.entries(await system.sendOtlp(bodies[next++]!))) {
+          refused[cause] = (refused[cause] ?? 0) + n;
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(inFlight, bodies.length) }, exporter));
     let projectId: string | undefined;
@@ -190,12 +202,33 @@ async function ingest(
       elapsedMs: latencyMs,
       cpuMs: Object.fromEntries(Object.entries(cpuAfter).map(([n, ms]) => [n, ms - cpuBefore[n]!])),
       errorKinds: {},
+      refused,
       projectId: projectId!,
     };
   } catch (err) {
-    const kind = err instanceof Error ? err.message.slice(0, 200) : String(err);
-    return { latenciesMs: [], errors: 1, elapsedMs: 0, cpuMs: {}, errorKinds: { [kind]: 1 } };
+    const kind = describe(err).slice(0, 300);
+    return {
+      latenciesMs: [],
+      errors: 1,
+      elapsedMs: 0,
+      cpuMs: {},
+      errorKinds: { [kind]: 1 },
+      refused,
+    };
   }
+}
+
+/** An error's message with its cause's code (fetch says only "fetch failed"). */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail =
+    typeof cause?.code === "string"
+      ? cause.code
+      : typeof cause?.message === "string"
+        ? cause.message
+        : "";
+  return detail ? `${err.message} (${detail})` : err.message;
 }
 
 /** Runs the peer benchmark and prints its table; the rows and errors for `--json`. */
@@ -315,7 +348,11 @@ export async function runPeerBenchmark(opts: PeerOptions): Promise<PeerResult> {
                 ids[key].spansProjectId = result.projectId;
               console.info(
                 `peer: ${system.name} ${sizes.spans} spans (${workers} in flight) queryable in ` +
-                  `${(result.latenciesMs[0] ?? NaN).toFixed(0)} ms${result.errors ? ` (${JSON.stringify(result.errorKinds)})` : ""}`,
+                  `${(result.latenciesMs[0] ?? NaN).toFixed(0)} ms` +
+                  (Object.keys(result.refused).length > 0
+                    ? `; exports sent again after ${JSON.stringify(result.refused)}`
+                    : "") +
+                  (result.errors ? `; FAILED: ${JSON.stringify(result.errorKinds)}` : ""),
               );
             }
             if (project === SPANS_PROJECT)

@@ -36,7 +36,8 @@ export const DEFAULT_PEER_SIZES: Readonly<PeerSizes> = {
   examplesPage: 50,
   createExamples: 1000,
   spans: 100_000,
-  spansPerRequest: 5000,
+  // As an OpenTelemetry BatchSpanProcessor exports (at most 512 spans a batch by default).
+  spansPerRequest: 500,
   promptVersions: 10,
   ingestRounds: 1,
   workers: [1, 16],

@@ -1,12 +1,12 @@
 // The two systems of the peer benchmark behind one interface: each seeds, reads back and is
 // loaded through its own public API only (Argus: /v2 REST and OTLP; Phoenix: /v1 REST and OTLP).
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stack } from "@argus/testkit";
 import type { Api } from "./datasets.ts";
 import type { Target } from "./load.ts";
 import type { PeerExample } from "./peerReport.ts";
 import type { Phoenix } from "./phoenix.ts";
-import { sendOtlp } from "./spans.ts";
 
 /** One version of the benchmark's prompt, as both systems store it. */
 export interface PeerPromptVersion {
@@ -37,8 +37,11 @@ export interface PeerSystem {
   deleteDataset(id: string): Promise<void>;
   /** The prompt with these versions, oldest first; its id. */
   createPrompt(name: string, versions: readonly PeerPromptVersion[]): Promise<string>;
-  /** One OTLP/HTTP protobuf export; throws unless every span was taken. */
-  sendOtlp(body: Uint8Array): Promise<void>;
+  /**
+   * One OTLP/HTTP protobuf export, sent again as an exporter does while it is refused for now;
+   * throws unless every span was taken. Resolves to the refusals, by cause.
+   */
+  sendOtlp(body: Uint8Array): Promise<Record<string, number>>;
   /** The project ingestion made for `name`, or undefined while there is none. */
   projectIdNamed(name: string): Promise<string | undefined>;
   /** How many of these span ids a span query on the project returns. */
@@ -112,7 +115,12 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
       }
       return id;
     },
-    sendOtlp: (body) => sendOtlp(api, spaceId, body),
+    sendOtlp: (body) =>
+      exportSpans(
+        `${base}/v1/traces`,
+        { authorization: stack.apiKey, "arize-space-id": spaceId },
+        body,
+      ),
     async projectIdNamed(name) {
       const { projects } = await api.call<{ projects: { id: string; name: string }[] }>(
         "GET",
@@ -200,13 +208,61 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
   };
 }
 
+/** What an OTLP exporter sends again: throttled, unavailable, timed out (the OTLP/HTTP spec). */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+const BACKOFF_MS = { first: 100, max: 5000 };
+/** An export still refused after this long fails (100 000 spans into Phoenix took ~1 h here). */
+const EXPORT_DEADLINE_MS = 6 * 3600_000;
+
 /**
- * An export Phoenix refuses (503: its span queue, 20 000 by default, is full) is sent again
- * after a backoff, as an OTLP exporter does: from 100 ms, doubled up to 5 s. A full queue holds
- * minutes of Phoenix's inserts, so the wait never leaves it idle, and resending megabytes every
- * 100 ms would load the server it measures.
+ * POST one OTLP/HTTP protobuf export to `url`, the same way to both systems, as an exporter
+ * does: an answer of 429, 502, 503 or 504, or a connection that fails, is sent again after the
+ * answer's Retry-After, else a backoff (100 ms doubling to 5 s). Phoenix answers 503 while its
+ * span queue (20 000 by default) is full, which holds minutes of its inserts, so the wait never
+ * idles it, and resending megabytes every 100 ms would load the server measured; Argus's gateway
+ * answers 504 (Retry-After 1) when the tracing service does not answer an export within its
+ * deadline. Resolves to the refusals by cause; throws on any other answer, or a partial success.
  */
-const PHOENIX_RETRY_MS = { first: 100, max: 5000 };
+export async function exportSpans(
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+): Promise<Record<string, number>> {
+  const refused: Record<string, number> = {};
+  const deadline = performance.now() + EXPORT_DEADLINE_MS;
+  for (let backoff = BACKOFF_MS.first; ; backoff = Math.min(2 * backoff, BACKOFF_MS.max)) {
+    let cause: string;
+    let waitMs = backoff;
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/x-protobuf" },
+        body,
+      });
+      const answer = Buffer.from(await res.arrayBuffer());
+      // An ExportTraceServiceResponse without partial_success is empty.
+      if (res.status === 200 && answer.length === 0) return refused;
+      if (!RETRYABLE.has(res.status)) {
+        throw new Error(`POST ${url}: ${res.status} ${answer.toString("utf8").slice(0, 300)}`);
+      }
+      cause = `status ${res.status}`;
+      const retryAfter = Number(res.headers.get("retry-after"));
+      if (Number.isFinite(retryAfter) && retryAfter > 0) waitMs = retryAfter * 1000;
+    } catch (err) {
+      // fetch's own failure (a TypeError): the connection failed, no answer came.
+      if (!(err instanceof TypeError)) throw err;
+      const code = (err.cause as { code?: unknown } | undefined)?.code;
+      cause = `${err.message}${typeof code === "string" ? ` (${code})` : ""}`;
+    }
+    refused[cause] = (refused[cause] ?? 0) + 1;
+    if (performance.now() + waitMs > deadline) {
+      throw new Error(
+        `POST ${url}: still refused after ${EXPORT_DEADLINE_MS / 1000} s (${JSON.stringify(refused)})`,
+      );
+    }
+    await sleep(waitMs);
+  }
+}
 
 /** Phoenix on its REST API, with its SYSTEM key when authentication is on. */
 export function phoenixSystem(phoenix: () => Phoenix): PeerSystem {
@@ -281,31 +337,9 @@ export function phoenixSystem(phoenix: () => Phoenix): PeerSystem {
       if (!found) throw new Error(`Phoenix: no prompt named ${name}`);
       return found.id;
     },
-    async sendOtlp(body) {
-      for (
-        let backoff = PHOENIX_RETRY_MS.first;
-        ;
-        backoff = Math.min(2 * backoff, PHOENIX_RETRY_MS.max)
-      ) {
-        const px = phoenix();
-        const res = await fetch(`${px.baseUrl}/v1/traces`, {
-          method: "POST",
-          headers: { ...px.headers, "content-type": "application/x-protobuf" },
-          body,
-        });
-        const answer = Buffer.from(await res.arrayBuffer());
-        // Its span queue is full: an OTLP exporter sends the same export again a little later.
-        if (res.status === 503) {
-          await sleep(backoff);
-          continue;
-        }
-        if (res.status !== 200 || answer.length > 0) {
-          throw new Error(
-            `Phoenix POST /v1/traces: ${res.status} ${answer.toString("utf8").slice(0, 300)}`,
-          );
-        }
-        return;
-      }
+    sendOtlp(body) {
+      const px = phoenix();
+      return exportSpans(`${px.baseUrl}/v1/traces`, px.headers, body);
     },
     async projectIdNamed(name) {
       const px = phoenix();

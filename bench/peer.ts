@@ -26,6 +26,7 @@ import {
   type PeerPromptVersion,
   type PeerReads,
   type PeerSystem,
+  isTransient,
 } from "./peerSystems.ts";
 import { phoenixVenv, startPhoenix, type Phoenix } from "./phoenix.ts";
 import { benchSpans, otlpBody } from "./spans.ts";
@@ -107,7 +108,10 @@ async function expectSameData(
   sizes: PeerSizes,
   when: string,
 ): Promise<void> {
-  const [sa, sb] = [await snapshot(a.system, a.ids, sizes), await snapshot(b.system, b.ids, sizes)];
+  const [sa, sb] = [
+    await patiently(() => snapshot(a.system, a.ids, sizes)),
+    await patiently(() => snapshot(b.system, b.ids, sizes)),
+  ];
   const differences = snapshotDifferences(sa, sb);
   if (differences.length > 0) {
     throw new Error(
@@ -126,21 +130,48 @@ async function expectSameData(
   );
 }
 
-/** Polls `check` until it holds, at most every 2 % of the time waited so far (20 ms to 1 s). */
+/**
+ * Polls `check` until it holds, at most every 2 % of the time waited so far (20 ms to 1 s). A
+ * transient refusal (`isTransient`: 429, 502, 503, 504, no connection) is "not yet", counted in
+ * `refused`.
+ */
 async function waitUntil(
   check: () => Promise<boolean>,
   since: number,
   timeoutMs: number,
   what: string,
+  refused: Record<string, number>,
 ) {
   for (;;) {
-    if (await check()) return;
+    try {
+      if (await check()) return;
+    } catch (err) {
+      if (!isTransient(err)) throw err;
+      const cause = `query: ${describe(err).slice(0, 80)}`;
+      refused[cause] = (refused[cause] ?? 0) + 1;
+    }
     const waited = performance.now() - since;
     if (waited > timeoutMs) throw new Error(`${what}: not after ${(waited / 1000).toFixed(0)} s`);
     // Each poll is a query the system under test answers while it ingests: rarely, later on.
     await sleep(Math.min(1000, Math.max(20, waited / 50)));
   }
 }
+
+/** `fn` again, up to 5 times a second apart, while it is refused for now (an untimed read). */
+async function patiently<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt === 5 || !isTransient(err)) throw err;
+      console.info(`peer: ${describe(err).slice(0, 200)}; again in 1 s`);
+      await sleep(1000);
+    }
+  }
+}
+
+/** Span ids a probe asks for at once: a short IN list, cheap for both. */
+const PROBE_IDS = 20;
 
 /**
  * `spans` OTLP/HTTP protobuf exports into a project named `project`, `inFlight` at a time, timed
@@ -184,16 +215,24 @@ async function ingest(
       t0,
       timeoutMs,
       `${system.name} project ${project}`,
+      refused,
     );
+    // The markers not seen yet, PROBE_IDS at a time; one seen stays seen.
+    const unseen = new Set(lastSpanIds);
     await waitUntil(
-      async () => (await system.spansVisible(projectId!, lastSpanIds)) === lastSpanIds.length,
+      async () => {
+        const probe = [...unseen].slice(0, PROBE_IDS);
+        for (const id of await system.spansVisible(projectId!, probe)) unseen.delete(id);
+        return unseen.size === 0;
+      },
       t0,
       timeoutMs,
       `${system.name} spans of ${project}`,
+      refused,
     );
     const latencyMs = performance.now() - t0;
     const cpuAfter = cpuTimes(pids);
-    const counted = await system.countSpans(projectId!);
+    const counted = await patiently(() => system.countSpans(projectId!));
     if (counted !== total)
       throw new Error(`${system.name} ${project}: ${counted} spans, not ${total}`);
     return {

@@ -44,8 +44,8 @@ export interface PeerSystem {
   sendOtlp(body: Uint8Array): Promise<Record<string, number>>;
   /** The project ingestion made for `name`, or undefined while there is none. */
   projectIdNamed(name: string): Promise<string | undefined>;
-  /** How many of these span ids a span query on the project returns. */
-  spansVisible(projectId: string, spanIds: readonly string[]): Promise<number>;
+  /** Which of these span ids a span query on the project returns. */
+  spansVisible(projectId: string, spanIds: readonly string[]): Promise<string[]>;
   /** Every span of the project, counted page by page through the API. */
   countSpans(projectId: string): Promise<number>;
   // Reads for the equality check, reduced to what both must agree on.
@@ -58,10 +58,50 @@ export interface PeerSystem {
   reads(ids: PeerIds, limit: number): PeerReads;
 }
 
+/** What an OTLP exporter sends again: throttled, unavailable, timed out (the OTLP/HTTP spec). */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
+/** An answer other than the one expected; `status` tells a transient one (`isTransient`). */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(what: string, status: number, text: string) {
+    super(`${what}: ${status} ${text.slice(0, 300)}`);
+    this.status = status;
+  }
+}
+
+/** Refused for now, as an exporter or a client that retries sees it: throttled, busy, timed out, or no connection. */
+export function isTransient(err: unknown): boolean {
+  return (err instanceof HttpError && RETRYABLE.has(err.status)) || err instanceof TypeError;
+}
+
 async function json<T>(res: Response, what: string, status: number): Promise<T> {
   const text = await res.text();
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+  if (res.status !== status) throw new HttpError(what, res.status, text);
   return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** JSON calls to a system's API: `method path`, a body (JSON text or a value), the status expected. */
+function caller(name: string, at: () => { baseUrl: string; headers: Record<string, string> }) {
+  return async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    status: number,
+    body?: unknown,
+  ): Promise<T> => {
+    const { baseUrl, headers } = at();
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        ...headers,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+    return json<T>(res, `${name} ${method} ${path}`, status);
+  };
 }
 
 const q = encodeURIComponent;
@@ -69,13 +109,14 @@ const q = encodeURIComponent;
 /** Argus through its gateway, with the stack's admin key in its default space. */
 export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem {
   const base = stack.baseUrl;
+  const call = caller("Argus", () => ({ baseUrl: base, headers: api.headers }));
   const listSpans = (
     projectId: string,
     limit: number,
     extra: Record<string, unknown> = {},
     cursor?: string,
   ) =>
-    api.call<{
+    call<{
       spans: { context: { span_id: string } }[];
       pagination: { has_more: boolean; next_cursor?: string };
     }>("POST", `/v2/spans?limit=${limit}${cursor ? `&cursor=${q(cursor)}` : ""}`, 200, {
@@ -86,16 +127,15 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
     name: "Argus",
     pids: () => Object.fromEntries(Object.entries(stack.processes).map(([n, p]) => [n, p.pid])),
     async createProject(name) {
-      return (
-        await api.call<{ id: string }>("POST", "/v2/projects", 201, { name, space_id: spaceId })
-      ).id;
+      return (await call<{ id: string }>("POST", "/v2/projects", 201, { name, space_id: spaceId }))
+        .id;
     },
     async createDataset(name, examples) {
       const body = JSON.stringify({ name, space_id: spaceId, examples });
-      return (await api.call<{ id: string }>("POST", "/v2/datasets", 201, body)).id;
+      return (await call<{ id: string }>("POST", "/v2/datasets", 201, body)).id;
     },
     async deleteDataset(id) {
-      await api.call("DELETE", `/v2/datasets/${q(id)}`, 204);
+      await call("DELETE", `/v2/datasets/${q(id)}`, 204);
     },
     async createPrompt(name, versions) {
       const version = (v: PeerPromptVersion, i: number) => ({
@@ -105,13 +145,13 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
         messages: [{ role: "SYSTEM", content: v.content }],
       });
       const [first, ...rest] = versions;
-      const { id } = await api.call<{ id: string }>("POST", "/v2/prompts", 201, {
+      const { id } = await call<{ id: string }>("POST", "/v2/prompts", 201, {
         space_id: spaceId,
         name,
         version: version(first!, 0),
       });
       for (const [i, v] of rest.entries()) {
-        await api.call("POST", `/v2/prompts/${q(id)}/versions`, 201, version(v, i + 1));
+        await call("POST", `/v2/prompts/${q(id)}/versions`, 201, version(v, i + 1));
       }
       return id;
     },
@@ -122,7 +162,7 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
         body,
       ),
     async projectIdNamed(name) {
-      const { projects } = await api.call<{ projects: { id: string; name: string }[] }>(
+      const { projects } = await call<{ projects: { id: string; name: string }[] }>(
         "GET",
         `/v2/projects?space_id=${q(spaceId)}&name=${q(name)}`,
         200,
@@ -131,7 +171,8 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
     },
     async spansVisible(projectId, spanIds) {
       const filter = `context.span_id IN (${spanIds.map((id) => `'${id}'`).join(", ")})`;
-      return (await listSpans(projectId, Math.min(spanIds.length, 500), { filter })).spans.length;
+      const { spans } = await listSpans(projectId, Math.min(spanIds.length, 500), { filter });
+      return spans.map((s) => s.context.span_id);
     },
     async countSpans(projectId) {
       let count = 0;
@@ -144,14 +185,14 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
       }
     },
     async projectName(id) {
-      return (await api.call<{ name: string }>("GET", `/v2/projects/${q(id)}`, 200)).name;
+      return (await call<{ name: string }>("GET", `/v2/projects/${q(id)}`, 200)).name;
     },
     async datasetNames(limit) {
       const all: string[] = [];
       let page: string[] = [];
       let cursor: string | undefined;
       for (;;) {
-        const res = await api.call<{
+        const res = await call<{
           datasets: { name: string }[];
           pagination: { has_more: boolean; next_cursor?: string };
         }>(
@@ -166,7 +207,7 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
       }
     },
     async examples(datasetId) {
-      const { examples } = await api.call<{ examples: (PeerExample & { id: string })[] }>(
+      const { examples } = await call<{ examples: (PeerExample & { id: string })[] }>(
         "GET",
         `/v2/datasets/${q(datasetId)}/examples?limit=500`,
         200,
@@ -174,7 +215,7 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
       return examples.map(({ question, answer, n }) => ({ question, answer, n }));
     },
     async latestPrompt(promptId) {
-      const { version } = await api.call<{
+      const { version } = await call<{
         version: { model: string; messages: { content: string }[] };
       }>("GET", `/v2/prompts/${q(promptId)}`, 200);
       return { model: version.model, content: version.messages[0]!.content };
@@ -208,8 +249,6 @@ export function argusSystem(stack: Stack, api: Api, spaceId: string): PeerSystem
   };
 }
 
-/** What an OTLP exporter sends again: throttled, unavailable, timed out (the OTLP/HTTP spec). */
-const RETRYABLE = new Set([429, 502, 503, 504]);
 const BACKOFF_MS = { first: 100, max: 5000 };
 /** An export still refused after this long fails (100 000 spans into Phoenix took ~1 h here). */
 const EXPORT_DEADLINE_MS = 6 * 3600_000;
@@ -243,7 +282,7 @@ export async function exportSpans(
       // An ExportTraceServiceResponse without partial_success is empty.
       if (res.status === 200 && answer.length === 0) return refused;
       if (!RETRYABLE.has(res.status)) {
-        throw new Error(`POST ${url}: ${res.status} ${answer.toString("utf8").slice(0, 300)}`);
+        throw new HttpError(`POST ${url}`, res.status, answer.toString("utf8"));
       }
       cause = `status ${res.status}`;
       const retryAfter = Number(res.headers.get("retry-after"));
@@ -266,25 +305,7 @@ export async function exportSpans(
 
 /** Phoenix on its REST API, with its SYSTEM key when authentication is on. */
 export function phoenixSystem(phoenix: () => Phoenix): PeerSystem {
-  const call = async <T>(
-    method: string,
-    path: string,
-    status: number,
-    body?: unknown,
-  ): Promise<T> => {
-    const px = phoenix();
-    const res = await fetch(px.baseUrl + path, {
-      method,
-      headers: {
-        ...px.headers,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined
-        ? {}
-        : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-    });
-    return json<T>(res, `Phoenix ${method} ${path}`, status);
-  };
+  const call = caller("Phoenix", phoenix);
   type SpansPage = { data: { context: { span_id: string } }[]; next_cursor: string | null };
   return {
     name: "Phoenix",
@@ -358,7 +379,7 @@ export function phoenixSystem(phoenix: () => Phoenix): PeerSystem {
         `/v1/projects/${q(projectId)}/spans?limit=${Math.min(spanIds.length, 1000)}&${query}`,
         200,
       );
-      return page.data.length;
+      return page.data.map((s) => s.context.span_id);
     },
     async countSpans(projectId) {
       let count = 0;

@@ -74,3 +74,55 @@ export async function runOperations(
   // Throughput over the timed operations only: `prepare` is not what is measured.
   return { latenciesMs, errors, elapsedMs: timedMs, cpuMs, errorKinds };
 }
+
+export interface ConcurrentOptions extends OperationOptions {
+  /** Operations in flight at once, each worker starting its next when its last finished. */
+  concurrency: number;
+}
+
+/**
+ * Closed loop over an operation that takes no `prepare`: `concurrency` workers for `durationMs`
+ * (each runs at least once) or until `maxOps` started. Throughput is over the slice's wall time,
+ * since the workers overlap.
+ */
+export async function runConcurrently(
+  op: Pick<Operation, "run" | "pids">,
+  opts: ConcurrentOptions,
+): Promise<OperationResult> {
+  const latenciesMs: number[] = [];
+  const errorKinds: Record<string, number> = {};
+  const cpuBefore = cpuTimes(op.pids);
+  const started = performance.now();
+  const deadline = started + opts.durationMs;
+  let begun = 0;
+  const worker = async (first: boolean) => {
+    while (first || (performance.now() < deadline && begun < opts.maxOps)) {
+      first = false;
+      begun++;
+      const t0 = performance.now();
+      try {
+        await op.run();
+        latenciesMs.push(performance.now() - t0);
+      } catch (err) {
+        // fetch's "fetch failed" says why in its cause.
+        const cause =
+          err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+        const kind =
+          err instanceof Error
+            ? `${err.message}${typeof cause?.code === "string" ? ` (${cause.code})` : ""}`.slice(
+                0,
+                200,
+              )
+            : String(err);
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, (_, i) => worker(i === 0)));
+  const elapsedMs = performance.now() - started;
+  const cpuMs = Object.fromEntries(
+    Object.entries(cpuTimes(op.pids)).map(([name, ms]) => [name, ms - cpuBefore[name]!]),
+  );
+  const errors = Object.values(errorKinds).reduce((a, b) => a + b, 0);
+  return { latenciesMs, errors, elapsedMs, cpuMs, errorKinds };
+}

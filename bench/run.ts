@@ -17,6 +17,7 @@ import {
   type ReportBenchmark,
 } from "./monitors.ts";
 import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
+import { runPeerBenchmark, type PeerResult } from "./peer.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
 import { taskRunBenchmark } from "./taskRun.ts";
@@ -167,11 +168,17 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark | 
     "monitor-eval-10m": monitorEvaluationBenchmark,
     "monitors-1000": monitorScaleBenchmark,
   };
-if (values.only && !(values.only in benchmarks)) {
+// Run only when named: it installs Arize Phoenix and takes long with the default sizes (bench/peer.ts).
+const suites: Record<string, () => Promise<PeerResult>> = {
+  peer: () => runPeerBenchmark({ durationS, warmupS, rounds }),
+};
+if (values.only && !(values.only in benchmarks) && !(values.only in suites)) {
   throw new Error(
-    `--only ${values.only}: no such benchmark (${Object.keys(benchmarks).join(", ")})`,
+    `--only ${values.only}: no such benchmark (${[...Object.keys(benchmarks), ...Object.keys(suites)].join(", ")})`,
   );
 }
+const suiteResults: PeerResult[] = [];
+if (values.only && values.only in suites) suiteResults.push(await suites[values.only]!());
 for (const [key, setUp] of Object.entries(benchmarks)) {
   if (values.only && values.only !== key) continue;
   const bench = await setUp();
@@ -205,11 +212,18 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
 
 if (values.json) {
   const options = { durationS, warmupS, concurrency, rounds };
-  writeFileSync(values.json, `${JSON.stringify({ machine, options, results }, null, 2)}\n`);
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ machine, options, results, suites: suiteResults }, null, 2)}\n`,
+  );
   console.info(`results written to ${values.json}`);
 }
 const failed = results.flatMap((r) =>
   "subject" in r && r.subject.errors + r.baseline.errors > 0 ? [r] : [],
 );
 for (const r of failed) console.error(`${r.benchmark}: errors ${JSON.stringify(r.errorKinds)}`);
-process.exitCode = failed.length > 0 ? 1 : 0;
+const failedSuites = suiteResults.filter((r) =>
+  Object.values(r.errorKinds).some((kinds) => Object.keys(kinds).length > 0),
+);
+for (const r of failedSuites) console.error(`peer: errors ${JSON.stringify(r.errorKinds)}`);
+process.exitCode = failed.length + failedSuites.length > 0 ? 1 : 0;

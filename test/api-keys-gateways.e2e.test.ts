@@ -24,6 +24,7 @@ beforeAll(async () => {
       ...api.stack.processEnv.gateway,
       ARGUS_HTTP_PORT: String(port),
       ARGUS_OTLP_GRPC_PORT: "0",
+      ARGUS_FLIGHT_PORT: "0",
     },
     readyWhen: async () => (await fetch(`${secondUrl}/readyz`)).ok,
     timeoutMs: 60_000,

@@ -32,6 +32,7 @@ export async function spawnGateway(
       ARGUS_HTTP_PORT: String(port),
       // A second gateway beside the stack's: no OTLP/gRPC listener of its own.
       ARGUS_OTLP_GRPC_PORT: "0",
+      ARGUS_FLIGHT_PORT: "0",
     },
     readyWhen: async () => (await fetch(`${url}/readyz`)).ok,
     timeoutMs: 60_000,

@@ -80,6 +80,7 @@ it("a service and the gateway started before Postgres and NATS wait for them, th
       ...common,
       ARGUS_HTTP_PORT: String(httpPort),
       ARGUS_OTLP_GRPC_PORT: "0",
+      ARGUS_FLIGHT_PORT: "0",
       ARGUS_CURSOR_SECRET: "c".repeat(43),
       [serviceEnv("dataset").grpcUrl]: `127.0.0.1:${grpcPort}`,
       ...callKeyEnv(GATEWAY.name, keys),

@@ -13,6 +13,8 @@ import * as apiKeys from "@argus/proto/identity/v1/api_keys";
 import * as audit from "@argus/proto/identity/v1/audit";
 import * as directory from "@argus/proto/identity/v1/directory";
 import * as identity from "@argus/proto/identity/v1";
+import * as dashboards from "@argus/proto/tracing/v1/dashboards";
+import * as monitors from "@argus/proto/tracing/v1/monitors";
 import * as tracing from "@argus/proto/tracing/v1/tracing";
 import * as tasks from "@argus/proto/tasks/v1/tasks";
 import * as webhooks from "@argus/proto/webhooks/v1/webhooks";
@@ -55,6 +57,8 @@ const MODULES = [
   audit,
   directory,
   identity,
+  dashboards,
+  monitors,
   tracing,
   tasks,
   webhooks,

@@ -7,6 +7,7 @@ import {
   NATS_MANAGER,
   SERVICE_REGISTRY,
   entryOf,
+  TELEMETRY_REGISTER,
   generateCallKeys,
   serviceEnv,
   type CallKeyPair,
@@ -205,18 +206,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await ownNats?.server.stop();
     throw err;
   }
-  const logsInfo = !["warn", "error"].includes(env.LOG_LEVEL ?? "info");
   const start = (name: string, extra: Record<string, string> = {}, awaitReady = true) => {
     const spec = specs[name]!;
+    const childEnv = { ...env, ...processEnv[name], ...extra };
+    // The level the child runs at: ours (`LOG_LEVEL=warn ./argus up`) unless the stack sets one.
+    const level = childEnv.LOG_LEVEL ?? process.env.LOG_LEVEL ?? "info";
+    const logsInfo = !["warn", "error"].includes(level);
     return spawnProcess({
       name,
       command: process.execPath,
-      args: [spec.entry],
+      // The OpenTelemetry SDK starts before the entry point (it does nothing unless OTEL_*
+      // variables give it an exporter), as in the image.
+      args: ["--import", `${root}${TELEMETRY_REGISTER}`, spec.entry],
       cwd: root,
-      env: { ...env, ...processEnv[name], ...extra },
+      env: childEnv,
       readyWhen: awaitReady ? () => httpOk(spec.ready) : async () => true,
-      // Its own "listening" line tells it from a process that took its port; a stack logging
-      // warnings only (the benchmarks) has no such line and relies on the probe alone.
+      // Its own "listening" line tells it from a process that took its port; a process logging
+      // warnings only has no such line and is ready on its probe alone.
       ...(logsInfo && awaitReady ? { readyLine: new RegExp(`"msg":"${name} listening"`) } : {}),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),

@@ -107,6 +107,18 @@ export const NO_RATE_LIMITS: Readonly<Record<string, string>> = {
   ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
 };
 
+/**
+ * Whether a child started with `env` on top of `inherited` writes info lines: the level it runs
+ * at is the stack's, else the one it inherits (`LOG_LEVEL=warn ./argus up`), else info.
+ */
+export function logsInfo(
+  env: Readonly<Record<string, string | undefined>>,
+  inherited: Readonly<Record<string, string | undefined>>,
+): boolean {
+  const level = env.LOG_LEVEL ?? inherited.LOG_LEVEL ?? "info";
+  return !["warn", "error"].includes(level);
+}
+
 // Longer than the gateway's own readiness check (each backend channel gets up to 1 s): a
 // probe that gave up at the same second aborted answers that were on their way (a loaded CI).
 async function httpOk(url: string): Promise<boolean> {
@@ -209,9 +221,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const start = (name: string, extra: Record<string, string> = {}, awaitReady = true) => {
     const spec = specs[name]!;
     const childEnv = { ...env, ...processEnv[name], ...extra };
-    // The level the child runs at: ours (`LOG_LEVEL=warn ./argus up`) unless the stack sets one.
-    const level = childEnv.LOG_LEVEL ?? process.env.LOG_LEVEL ?? "info";
-    const logsInfo = !["warn", "error"].includes(level);
     return spawnProcess({
       name,
       command: process.execPath,
@@ -223,7 +232,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       readyWhen: awaitReady ? () => httpOk(spec.ready) : async () => true,
       // Its own "listening" line tells it from a process that took its port; a process logging
       // warnings only has no such line and is ready on its probe alone.
-      ...(logsInfo && awaitReady ? { readyLine: new RegExp(`"msg":"${name} listening"`) } : {}),
+      ...(logsInfo(childEnv, process.env) && awaitReady
+        ? { readyLine: new RegExp(`"msg":"${name} listening"`) }
+        : {}),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });

@@ -36,10 +36,19 @@ interface ExportRequest {
   }[];
 }
 
+interface MetricsRequest {
+  resourceMetrics?: {
+    resource?: { attributes?: KeyValue[] };
+    scopeMetrics?: { metrics?: { name: string }[] }[];
+  }[];
+}
+
 const attrs = (kvs: KeyValue[] = []): Record<string, unknown> =>
   Object.fromEntries(kvs.map((kv) => [kv.key, Object.values(kv.value)[0]]));
 
 const spans: OtlpSpan[] = [];
+/** The metric names each service exported. */
+const metricNames = new Map<string, Set<string>>();
 let collector: Server;
 let api: Api;
 
@@ -48,10 +57,23 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      const body = () =>
+        JSON.parse(
+          (req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8"),
+        ) as unknown;
+      if (req.url === "/v1/metrics") {
+        const parsed = body() as MetricsRequest;
+        for (const rm of parsed.resourceMetrics ?? []) {
+          const service = String(attrs(rm.resource?.attributes)["service.name"]);
+          const names = metricNames.get(service) ?? new Set<string>();
+          metricNames.set(service, names);
+          for (const sm of rm.scopeMetrics ?? [])
+            for (const m of sm.metrics ?? []) names.add(m.name);
+        }
+      }
       if (req.url === "/v1/traces") {
-        const raw = Buffer.concat(chunks);
-        const body = req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
-        const parsed = JSON.parse(body.toString("utf8")) as ExportRequest;
+        const parsed = body() as ExportRequest;
         for (const rs of parsed.resourceSpans ?? []) {
           const service = String(attrs(rs.resource?.attributes)["service.name"]);
           for (const ss of rs.scopeSpans ?? [])
@@ -69,7 +91,8 @@ beforeAll(async () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_BSP_SCHEDULE_DELAY: "100",
-      OTEL_METRICS_EXPORTER: "none",
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_METRIC_EXPORT_INTERVAL: "500",
       OTEL_LOGS_EXPORTER: "none",
     },
   });
@@ -162,4 +185,20 @@ it("one trace runs from the gateway's request through gRPC to Postgres and acros
     .find((l) => l.msg === "request" && l.route === "/v2/spaces" && l.method === "POST");
   expect(line).toMatchObject({ trace_id: traceId, level: "info", service: "gateway" });
   expect(line?.span_id).toMatch(/^[0-9a-f]{16}$/);
+});
+
+it("requests and RPCs are measured as duration histograms", async () => {
+  // The request of the test above has been served; each process exports every 500 ms.
+  const has = (service: string, name: string) => metricNames.get(service)?.has(name) ?? false;
+  await waitFor("the duration histograms", () =>
+    has("gateway", "http.server.request.duration") &&
+    has("gateway", "rpc.client.duration") &&
+    has("identity", "rpc.server.duration")
+      ? true
+      : undefined,
+  ).catch((err: Error) => {
+    throw new Error(
+      `${err.message}; metrics: ${JSON.stringify(Object.fromEntries([...metricNames].map(([k, v]) => [k, [...v]])))}`,
+    );
+  });
 });

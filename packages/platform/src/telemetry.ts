@@ -22,16 +22,18 @@ const isTrue = (v: string | undefined) => v?.trim().toLowerCase() === "true";
 /**
  * Whether this process runs the SDK: only when what it records has somewhere to go, i.e. an
  * OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or a
- * traces exporter named in `OTEL_TRACES_EXPORTER` (e.g. `console`), and `OTEL_SDK_DISABLED` is
- * not `true`. Otherwise nothing is hooked and no span, trace id or metric is made: the
- * instrumentations cost CPU on every request even when nothing is exported (bench/README.md).
+ * traces exporter named in `OTEL_TRACES_EXPORTER` (e.g. `console`, or `otlp` to its default
+ * endpoint), and `OTEL_SDK_DISABLED` is not `true`. Otherwise nothing is hooked and no span,
+ * trace id or metric is made: the instrumentations cost CPU on every request even when nothing
+ * is exported, and a process without an exporter keeps the cost it had before the SDK
+ * (bench/README.md).
  */
 export function telemetryEnabled(env: Env): boolean {
   if (isTrue(env.OTEL_SDK_DISABLED)) return false;
   const exporters = (env.OTEL_TRACES_EXPORTER ?? "")
     .split(",")
     .map((s) => s.trim())
-    .filter((s) => s && s !== "none" && s !== "otlp");
+    .filter((s) => s && s !== "none");
   return Boolean(
     env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ||
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ||

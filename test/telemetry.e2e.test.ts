@@ -27,11 +27,12 @@ interface KeyValue {
   key: string;
   value: Record<string, unknown>;
 }
+type WireSpan = Omit<OtlpSpan, "service" | "attributes"> & { attributes?: KeyValue[] };
 interface ExportRequest {
   resourceSpans?: {
     resource?: { attributes?: KeyValue[] };
     scopeSpans?: {
-      spans?: Omit<OtlpSpan, "service" | "attributes"> & { attributes?: KeyValue[] }[];
+      spans?: WireSpan[];
     }[];
   }[];
 }
@@ -77,7 +78,7 @@ beforeAll(async () => {
         for (const rs of parsed.resourceSpans ?? []) {
           const service = String(attrs(rs.resource?.attributes)["service.name"]);
           for (const ss of rs.scopeSpans ?? [])
-            for (const s of (ss.spans ?? []) as (OtlpSpan & { attributes?: KeyValue[] })[])
+            for (const s of ss.spans ?? [])
               spans.push({ ...s, service, attributes: attrs(s.attributes) });
         }
       }

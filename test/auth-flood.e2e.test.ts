@@ -14,7 +14,8 @@ const FLOOD = 60;
 // The gateway listens on 127.0.0.1 and trusts no forwarding header: a client bound to
 // 127.0.0.2 is another address.
 const FLOODER = "127.0.0.2";
-const AUTHENTICATE = "argus.identity.v1.IdentityService/Authenticate";
+// The gRPC instrumentation names a call's spans `grpc.<service>/<method>`.
+const AUTHENTICATE = "grpc.argus.identity.v1.IdentityService/Authenticate";
 
 /** A minimal OTLP/HTTP (JSON) receiver: every span the stack exports, with its service. */
 interface ExportedSpan {
@@ -47,6 +48,7 @@ beforeAll(async () => {
       ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: String(RATE),
       ARGUS_UNAUTH_RATE_LIMIT_BURST: String(BURST),
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     },
     onLine: (line) => {
       if (line.startsWith("[gateway] ")) gatewayLog.push(line.slice("[gateway] ".length));

@@ -24,7 +24,8 @@ const LEASE_MS = 3_000;
 // What a change may take beyond one lease when a gateway cannot confirm: the command itself,
 // the lease read, and timers on a loaded 2-core machine.
 const MARGIN_MS = 1_500;
-const AUTHENTICATE = "argus.identity.v1.IdentityService/Authenticate";
+// The gRPC instrumentation names a call's spans `grpc.<service>/<method>`.
+const AUTHENTICATE = "grpc.argus.identity.v1.IdentityService/Authenticate";
 
 /** A minimal OTLP/HTTP (JSON) receiver: every span the stack exports, with its service. */
 interface ExportedSpan {
@@ -68,7 +69,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
   const { port } = collector.address() as AddressInfo;
   api = await startApi({
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    },
     onLine: (line) => {
       if (line.startsWith("[gateway] ")) main.log.push(line.slice("[gateway] ".length));
     },

@@ -75,7 +75,7 @@ it("carries one trace from the request through the append, the publish and the c
   stoppables.push(relay);
   const store = createEventStore({ pool: env.pool, schema, onCommit: () => relay.wake() });
   await relay.start();
-  const handled: string[] = [];
+  const handled: { traceId: string; spanId: string }[] = [];
   stoppables.push(
     await runConsumer({
       nc,
@@ -88,7 +88,8 @@ it("carries one trace from the request through the append, the publish and the c
       logger: quietLogger,
       handler: async (tx, event) => {
         await tracedQuery(tx, "project", "SELECT $1::uuid", [event.eventId]);
-        handled.push(trace.getActiveSpan()?.spanContext().traceId ?? "none");
+        const active = trace.getActiveSpan()?.spanContext();
+        handled.push({ traceId: active?.traceId ?? "none", spanId: active?.spanId ?? "none" });
       },
     }),
   );
@@ -111,7 +112,7 @@ it("carries one trace from the request through the append, the publish and the c
   expect(read[0]!.metadata.traceparent).toBe(event!.metadata.traceparent);
 
   await eventually("the consumer", async () => (handled.length > 0 ? true : undefined));
-  expect(handled).toEqual([traceId]);
+  expect(handled.map((h) => h.traceId)).toEqual([traceId]);
   await eventually("the consumer span", async () =>
     exporter.getFinishedSpans().some((s) => s.kind === SpanKind.CONSUMER) ? true : undefined,
   );
@@ -120,26 +121,20 @@ it("carries one trace from the request through the append, the publish and the c
   const byKind = (kind: SpanKind) => spans.filter((s) => s.kind === kind);
   const producer = byKind(SpanKind.PRODUCER)[0]!;
   const consumer = byKind(SpanKind.CONSUMER)[0]!;
-  const append = spans.find((s) => s.name === "appendToStream")!;
-  // Each SQL statement is a CLIENT span; the append is one statement, however many events.
-  expect(append.kind).toBe(SpanKind.CLIENT);
-  expect(append.attributes).toMatchObject({
-    "db.system.name": "postgresql",
-    "db.operation.name": "appendToStream",
-  });
-  expect(spans.filter((s) => s.name === "appendToStream")).toHaveLength(1);
+  // SQL statements are spans of the pg instrumentation, which runs with the SDK in a process
+  // (test/telemetry.e2e.test.ts checks them there); none is made here.
+  expect(spans.some((s) => s.name === "appendToStream")).toBe(false);
   // The stored context is the store's transaction span, a child of the request.
   const transaction = spans.find((s) => s.name === "eventstore.transaction")!;
   expect(transaction.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
-  expect(append.parentSpanContext?.spanId).toBe(transaction.spanContext().spanId);
   expect(producer.parentSpanContext?.spanId).toBe(transaction.spanContext().spanId);
   expect(producer.attributes).toMatchObject({
     "messaging.system": "nats",
     "messaging.message.id": event!.eventId,
   });
   expect(consumer.parentSpanContext?.spanId).toBe(producer.spanContext().spanId);
-  const project = spans.find((s) => s.name === "project")!;
-  expect(project.parentSpanContext?.spanId).toBe(consumer.spanContext().spanId);
+  // The handler (and its statements) runs inside the consumer's span.
+  expect(handled[0]!.spanId).toBe(consumer.spanContext().spanId);
 
   // The message itself carries the producer's context.
   const msg = await (await jetstream(nc).consumers.get(stream)).next();

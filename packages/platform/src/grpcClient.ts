@@ -1,12 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
-import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import type { CallCredential } from "./callCredentials.ts";
 import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
-import { injectContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
-import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 
 export interface ClientMethod<Req, Res> {
   path: string;
@@ -93,8 +91,6 @@ export function createChannel(address: string): grpc.Client {
   });
 }
 
-// Looked up per call: a tracer taken before initTelemetry would stay a no-op.
-const tracer = () => trace.getTracer("argus.grpc");
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE]);
 
 /** The error grpc-js gives a call cancelled in flight, for one cancelled before it started. */
@@ -117,7 +113,6 @@ function once<Req, Res>(
   opts.credential.attach(md, method.path);
   md.set(REQUEST_ID_KEY, opts.requestId);
   if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
-  injectContext(metadataCarrier(md));
   return new Promise((resolve, reject) => {
     const cancel = () => call.cancel();
     const call = client.makeUnaryRequest(
@@ -139,7 +134,8 @@ function once<Req, Res>(
 
 /**
  * One unary call under one deadline. Methods declared NO_SIDE_EFFECTS or IDEMPOTENT in
- * proto/ are retried on UNAVAILABLE with backoff, never past the deadline.
+ * proto/ are retried on UNAVAILABLE with backoff, never past the deadline. Each attempt is a
+ * CLIENT span of the gRPC instrumentation, which also carries the trace in the metadata.
  */
 export async function callUnary<Req, Res>(
   client: grpc.Client,
@@ -152,32 +148,24 @@ export async function callUnary<Req, Res>(
   const retried = opts.idempotent ?? isIdempotent(method.path);
   const started = performance.now();
   let code: grpc.status = grpc.status.OK;
-  const span = tracer().startSpan(rpc, {
-    kind: SpanKind.CLIENT,
-    attributes: { "rpc.system": "grpc", "rpc.method": rpc },
-  });
   try {
-    return await context.with(trace.setSpan(context.active(), span), async () => {
-      for (let attempt = 0; ; attempt++) {
-        if (opts.signal?.aborted) throw cancelledOnClient();
-        try {
-          return await once(client, method, req, opts, deadline);
-        } catch (err) {
-          // 0.1 + 0.2 + 0.4 + 0.8 + 1.6 s: enough to ride out a restarting service.
-          const backoff = 100 * 2 ** attempt;
-          const code = (err as grpc.ServiceError).code;
-          if (!retried || attempt >= 5 || !RETRYABLE.has(code)) throw err;
-          if (Date.now() + backoff >= deadline.getTime()) throw err;
-          await sleep(backoff, undefined, { signal: opts.signal }).catch(() => undefined);
-        }
+    for (let attempt = 0; ; attempt++) {
+      if (opts.signal?.aborted) throw cancelledOnClient();
+      try {
+        return await once(client, method, req, opts, deadline);
+      } catch (err) {
+        // 0.1 + 0.2 + 0.4 + 0.8 + 1.6 s: enough to ride out a restarting service.
+        const backoff = 100 * 2 ** attempt;
+        const code = (err as grpc.ServiceError).code;
+        if (!retried || attempt >= 5 || !RETRYABLE.has(code)) throw err;
+        if (Date.now() + backoff >= deadline.getTime()) throw err;
+        await sleep(backoff, undefined, { signal: opts.signal }).catch(() => undefined);
       }
-    });
+    }
   } catch (err) {
-    span.setStatus({ code: SpanStatusCode.ERROR });
     code = (err as grpc.ServiceError).code ?? grpc.status.UNKNOWN;
     throw err;
   } finally {
-    span.end();
     recordDuration("rpc.client.duration", (performance.now() - started) / 1000, {
       "rpc.method": rpc,
       "rpc.grpc.status_code": code,

@@ -1,15 +1,14 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
 import { callVerifier, type CallTrust, type CallVerifier } from "./callCredentials.ts";
 import { runInCall, type CallContext } from "./context.ts";
 import { DomainError, isDependencyUnavailable, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { NOBODY } from "./principal.ts";
-import { extractContext } from "./telemetry.ts";
 import { recordDuration } from "./metrics.ts";
-import { metadataCarrier, REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 import { MAX_GRPC_MESSAGE_BYTES } from "./grpcClient.ts";
 
 interface MethodDefinition<Req, Res> {
@@ -84,9 +83,6 @@ export interface RunningGrpcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-// Looked up per call: a tracer taken before initTelemetry would stay a no-op.
-const tracer = () => trace.getTracer("argus.grpc");
-
 /** The incoming call's deadline; undefined when the caller set none. */
 function deadlineOf(call: { getDeadline(): grpc.Deadline }): Date | undefined {
   const d = call.getDeadline();
@@ -117,9 +113,10 @@ interface IncomingCall {
 }
 
 /**
- * Serves one call of any kind: its span, deadline and cancellation, the caller's verification
- * and context, then `body`; an error thrown becomes the gRPC status `fail` sends (a DomainError's
- * own, anything else INTERNAL and logged).
+ * Serves one call of any kind: its deadline and cancellation, the caller's verification and
+ * context, then `body`; an error thrown becomes the gRPC status `fail` sends (a DomainError's
+ * own, anything else INTERNAL and logged). Its SERVER span is the gRPC instrumentation's, which
+ * continues the caller's trace from the metadata and is the active span while it runs.
  */
 function serveCall(
   call: IncomingCall,
@@ -130,13 +127,7 @@ function serveCall(
   body: (ctx: CallContext) => Promise<void>,
   fail: (wire: grpc.ServiceError) => void,
 ): void {
-  const parent = extractContext(metadataCarrier(call.metadata));
   const rpc = method.path.slice(1);
-  const span = tracer().startSpan(
-    rpc,
-    { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } },
-    parent,
-  );
   const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
   const logger = opts.logger.child({ request_id: requestId, rpc });
   const deadline = deadlineOf(call);
@@ -152,7 +143,7 @@ function serveCall(
   const started = performance.now();
   let code: grpc.status = grpc.status.OK;
   // Answered through `fail` or the body; the body catches every error, so nothing is left to await.
-  void context.with(trace.setSpan(parent, span), async () => {
+  void (async () => {
     try {
       const verified = verifier.verify(call.metadata, method.path, services);
       const ctx: CallContext = {
@@ -177,22 +168,20 @@ function serveCall(
         logger.error("unhandled error in rpc", {
           error: err instanceof Error ? (err.stack ?? err.message) : String(err),
         });
-        span.recordException(err as Error);
+        trace.getActiveSpan()?.recordException(err as Error);
       }
-      span.setStatus({ code: SpanStatusCode.ERROR });
       const wire = toGrpcError(err);
       code = wire.code;
       fail(wire as grpc.ServiceError);
     } finally {
       answered = true;
       clearTimeout(expiry);
-      span.end();
       recordDuration("rpc.server.duration", (performance.now() - started) / 1000, {
         "rpc.method": rpc,
         "rpc.grpc.status_code": code,
       });
     }
-  });
+  })();
 }
 
 /**

@@ -1,9 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
-import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
 import type { CallCredential } from "./callCredentials.ts";
-import { CLIENT_IP_KEY, REQUEST_ID_KEY, metadataCarrier } from "./grpcMetadata.ts";
+import { CLIENT_IP_KEY, REQUEST_ID_KEY } from "./grpcMetadata.ts";
 import { recordDuration } from "./metrics.ts";
-import { injectContext } from "./telemetry.ts";
 
 export interface StreamMethod<Req, Res> {
   path: string;
@@ -25,35 +23,27 @@ export interface StreamCallOptions {
   signal?: AbortSignal | undefined;
 }
 
-// Looked up per call: a tracer taken before initTelemetry would stay a no-op.
-const tracer = () => trace.getTracer("argus.grpc");
-
 function metadataFor(path: string, opts: StreamCallOptions): grpc.Metadata {
   const md = new grpc.Metadata();
   opts.credential.attach(md, path);
   md.set(REQUEST_ID_KEY, opts.requestId);
   if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
-  injectContext(metadataCarrier(md));
   return md;
 }
 
-/** A span and a duration for one streaming call, ended once with the call's status. */
-function observe(path: string): { span: Span; end(err?: unknown): void } {
+/**
+ * The duration of one streaming call, recorded once with the call's status. Its span is the gRPC
+ * instrumentation's, which also carries the trace in the metadata.
+ */
+function observe(path: string): { end(err?: unknown): void } {
   const rpc = path.slice(1);
-  const span = tracer().startSpan(rpc, {
-    kind: SpanKind.CLIENT,
-    attributes: { "rpc.system": "grpc", "rpc.method": rpc },
-  });
   const started = performance.now();
   let ended = false;
   return {
-    span,
     end(err) {
       if (ended) return;
       ended = true;
       const code = err ? ((err as grpc.ServiceError).code ?? grpc.status.UNKNOWN) : grpc.status.OK;
-      if (err) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
       recordDuration("rpc.client.duration", (performance.now() - started) / 1000, {
         "rpc.method": rpc,
         "rpc.grpc.status_code": code,
@@ -86,20 +76,18 @@ export function callClientStream<Req, Res>(
   const answer = new Promise<Res>((resolve, reject) => (settle = { resolve, reject }));
   // Whoever awaits first sees the failure; nobody awaiting it is not an unhandled rejection.
   answer.catch(() => undefined);
-  const call = context.with(trace.setSpan(context.active(), observed.span), () =>
-    client.makeClientStreamRequest<Req, Res>(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      metadataFor(method.path, opts),
-      { deadline: opts.deadline ?? Infinity },
-      (err, res) => {
-        opts.signal?.removeEventListener("abort", cancel);
-        observed.end(err ?? undefined);
-        if (err) settle.reject(err);
-        else settle.resolve(res as Res);
-      },
-    ),
+  const call = client.makeClientStreamRequest<Req, Res>(
+    method.path,
+    method.requestSerialize,
+    method.responseDeserialize,
+    metadataFor(method.path, opts),
+    { deadline: opts.deadline ?? Infinity },
+    (err, res) => {
+      opts.signal?.removeEventListener("abort", cancel);
+      observed.end(err ?? undefined);
+      if (err) settle.reject(err);
+      else settle.resolve(res as Res);
+    },
   );
   const cancel = () => call.cancel();
   opts.signal?.addEventListener("abort", cancel, { once: true });
@@ -135,15 +123,13 @@ export async function* callServerStream<Req, Res>(
   opts: StreamCallOptions,
 ): AsyncGenerator<Res> {
   const observed = observe(method.path);
-  const call = context.with(trace.setSpan(context.active(), observed.span), () =>
-    client.makeServerStreamRequest<Req, Res>(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      request,
-      metadataFor(method.path, opts),
-      { deadline: opts.deadline ?? Infinity },
-    ),
+  const call = client.makeServerStreamRequest<Req, Res>(
+    method.path,
+    method.requestSerialize,
+    method.responseDeserialize,
+    request,
+    metadataFor(method.path, opts),
+    { deadline: opts.deadline ?? Infinity },
   );
   const cancel = () => call.cancel();
   opts.signal?.addEventListener("abort", cancel, { once: true });

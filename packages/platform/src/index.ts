@@ -23,6 +23,7 @@ export {
   callSigners,
   callersOf,
   entryOf,
+  TELEMETRY_REGISTER,
   envPrefix,
   keyEnv,
   serviceEnv,
@@ -43,8 +44,15 @@ export { natsReconnectOptions } from "./natsReconnect.ts";
 // Logs, traces and metrics.
 export type { Level, Logger } from "./logger.ts";
 export { createLogger } from "./logger.ts";
-export type { Telemetry } from "./telemetry.ts";
-export { extractContext, initTelemetry } from "./telemetry.ts";
+export {
+  currentSpan,
+  processName,
+  setHttpRoute,
+  shutdownTelemetry,
+  startTelemetry,
+  telemetryEnabled,
+  withQuerySummary,
+} from "./telemetry.ts";
 export { recordDuration } from "./metrics.ts";
 
 // Time: the one clock handlers read; fixedClock pins it in tests (StartOptions.clock).

@@ -1,15 +1,16 @@
 import { metrics, type Attributes, type Histogram, type MeterProvider } from "@opentelemetry/api";
 
+// HTTP's own (http.server.request.duration, by route) come from the HTTP instrumentation; the
+// gRPC instrumentation records none.
 const DURATIONS = {
-  "http.server.request.duration": "Duration of HTTP requests served by the gateway",
   "rpc.server.duration": "Duration of gRPC calls served",
   "rpc.client.duration": "Duration of gRPC calls made, retries included",
 } as const;
 
 export type DurationMetric = keyof typeof DURATIONS;
 
-// Instruments are bound to the provider that made them: one taken before initTelemetry would
-// stay a no-op, so they are looked up per provider rather than at import time.
+// Instruments are bound to the provider that made them: one taken before a provider is
+// registered (tests register theirs late) would stay a no-op, so they are looked up per provider.
 const byProvider = new WeakMap<MeterProvider, Map<DurationMetric, Histogram>>();
 
 /** Records a duration in seconds, per the OpenTelemetry semantic conventions' names. */

@@ -196,3 +196,9 @@ export const callSigners = (): string[] =>
 
 /** Entry point of a process, relative to the repository root. */
 export const entryOf = (name: string): string => `services/${name}/src/main.ts`;
+
+/**
+ * What every process imports before its entry point (`node --import <it> <entry>`): the
+ * OpenTelemetry SDK, whose module hooks must be in place before what it instruments is loaded.
+ */
+export const TELEMETRY_REGISTER = "packages/platform/src/telemetryRegister.ts";

@@ -14,7 +14,6 @@ import {
   createChannel,
   createLogger,
   grpcTarget,
-  initTelemetry,
   int,
   loadConfig,
   natsServers,
@@ -29,6 +28,7 @@ import {
   serviceCredential,
   serviceEnv,
   serviceNamed,
+  shutdownTelemetry,
   startGrpcServer,
   str,
   systemClock,
@@ -61,7 +61,6 @@ export interface CommonConfig {
   trustedKeys: Readonly<Record<string, KeyObject>>;
   stream: string;
   subjectRoot: string;
-  otlpEndpoint: string | undefined;
   logLevel: Level;
 }
 
@@ -136,7 +135,6 @@ function serviceConfigSpec(d: ServiceDescription): Spec {
       "first token of event subjects (<root>.<service>.<aggregate>.<EventType>)",
       "argus",
     ),
-    OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
     LOG_LEVEL: oneOf("log level", ["debug", "info", "warn", "error"], "info"),
   };
   const keys = callKeysOf(d.name);
@@ -184,7 +182,6 @@ export function loadServiceConfig<S extends Spec>(
     ),
     stream: all.ARGUS_EVENTS_STREAM as string,
     subjectRoot: all.ARGUS_SUBJECT_ROOT as string,
-    otlpEndpoint: all.OTEL_EXPORTER_OTLP_ENDPOINT as string | undefined,
     logLevel: all.LOG_LEVEL as Level,
   };
   const grpcUrls = Object.fromEntries(
@@ -296,18 +293,21 @@ export async function startService<S extends Spec>(
   }
 }
 
-/** A service process: telemetry, JSON logs, start, and a clean stop on SIGINT/SIGTERM. */
+/**
+ * A service process: JSON logs, start, and a clean stop on SIGINT/SIGTERM that flushes the
+ * last spans. Its OpenTelemetry SDK (if any) was started before, by the `--import` of
+ * `@argus/platform`'s `telemetryRegister.ts` in its start command.
+ */
 export async function serviceMain<S extends Spec>(def: ServiceDefinition<S>): Promise<void> {
   const name = def.description.name;
   const { config } = loadServiceConfig(def, process.env);
-  const telemetry = initTelemetry({ service: name, otlpEndpoint: config.otlpEndpoint });
   const logger = createLogger({ service: name, level: config.logLevel });
   const running = await startService(def, process.env, logger);
   logger.info(`${name} listening`, { grpc_port: running.grpcPort, probe_port: running.probePort });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       logger.info("shutting down", { signal });
-      void running.stop().finally(() => telemetry.shutdown().finally(() => process.exit(0)));
+      void running.stop().finally(() => shutdownTelemetry().finally(() => process.exit(0)));
     });
   }
 }

@@ -7,6 +7,7 @@ import {
   NATS_MANAGER,
   SERVICE_REGISTRY,
   entryOf,
+  TELEMETRY_REGISTER,
   generateCallKeys,
   serviceEnv,
   type CallKeyPair,
@@ -105,6 +106,18 @@ export const NO_RATE_LIMITS: Readonly<Record<string, string>> = {
   ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: "1000000",
   ARGUS_UNAUTH_RATE_LIMIT_BURST: "1000000",
 };
+
+/**
+ * Whether a child started with `env` on top of `inherited` writes info lines: the level it runs
+ * at is the stack's, else the one it inherits (`LOG_LEVEL=warn ./argus up`), else info.
+ */
+export function logsInfo(
+  env: Readonly<Record<string, string | undefined>>,
+  inherited: Readonly<Record<string, string | undefined>>,
+): boolean {
+  const level = env.LOG_LEVEL ?? inherited.LOG_LEVEL ?? "info";
+  return !["warn", "error"].includes(level);
+}
 
 // Longer than the gateway's own readiness check (each backend channel gets up to 1 s): a
 // probe that gave up at the same second aborted answers that were on their way (a loaded CI).
@@ -205,19 +218,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await ownNats?.server.stop();
     throw err;
   }
-  const logsInfo = !["warn", "error"].includes(env.LOG_LEVEL ?? "info");
   const start = (name: string, extra: Record<string, string> = {}, awaitReady = true) => {
     const spec = specs[name]!;
+    const childEnv = { ...env, ...processEnv[name], ...extra };
     return spawnProcess({
       name,
       command: process.execPath,
-      args: [spec.entry],
+      // The OpenTelemetry SDK starts before the entry point (it does nothing unless OTEL_*
+      // variables give it an exporter), as in the image.
+      args: ["--import", `${root}${TELEMETRY_REGISTER}`, spec.entry],
       cwd: root,
-      env: { ...env, ...processEnv[name], ...extra },
+      env: childEnv,
       readyWhen: awaitReady ? () => httpOk(spec.ready) : async () => true,
-      // Its own "listening" line tells it from a process that took its port; a stack logging
-      // warnings only (the benchmarks) has no such line and relies on the probe alone.
-      ...(logsInfo && awaitReady ? { readyLine: new RegExp(`"msg":"${name} listening"`) } : {}),
+      // Its own "listening" line tells it from a process that took its port; a process logging
+      // warnings only has no such line and is ready on its probe alone.
+      ...(logsInfo(childEnv, process.env) && awaitReady
+        ? { readyLine: new RegExp(`"msg":"${name} listening"`) }
+        : {}),
       timeoutMs: 60_000,
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });

@@ -43,7 +43,6 @@ export interface GatewayConfig {
   /** Problem `type` values are `${errorsBase}#<fragment>`. */
   errorsBase: string;
   logLevel: Level;
-  otlpEndpoint: string | undefined;
   /** OTLP trace ingestion (otlp/): OTLP/HTTP `POST /v1/traces` and OTLP/gRPC TraceService. */
   otlp: {
     /** Largest OTLP request body, on the wire and decompressed alike (HTTP and gRPC). */
@@ -126,7 +125,6 @@ const spec = {
     1024,
     2 ** 31 - 1,
   ),
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalStr("OTLP/HTTP endpoint for traces and metrics"),
   NATS_URL: optionalNatsServers(
     "NATS server URL (or each server's, separated by commas) for principal-cache invalidations; unset: no cache",
   ),
@@ -169,7 +167,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     grpcDeadlineMs: c.ARGUS_GRPC_DEADLINE_MS,
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
     logLevel: c.LOG_LEVEL,
-    otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
     otlp: { maxBodyBytes: c.ARGUS_OTLP_MAX_BODY_BYTES, grpcPort: c.ARGUS_OTLP_GRPC_PORT },
     flight: {
       port: c.ARGUS_FLIGHT_PORT,

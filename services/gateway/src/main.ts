@@ -1,9 +1,10 @@
-import { createLogger, initTelemetry } from "@argus/platform";
+import { createLogger, shutdownTelemetry } from "@argus/platform";
 import { loadGatewayConfig } from "./config.ts";
 import { startGateway } from "./server.ts";
 
+// Its OpenTelemetry SDK (if any) was started before, by the `--import` of @argus/platform's
+// telemetryRegister.ts in its start command.
 const config = loadGatewayConfig();
-const telemetry = initTelemetry({ service: "gateway", otlpEndpoint: config.otlpEndpoint });
 const logger = createLogger({ service: "gateway", level: config.logLevel });
 const running = await startGateway(config, logger);
 logger.info("gateway listening", {
@@ -17,6 +18,6 @@ logger.info("gateway listening", {
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     logger.info("shutting down", { signal });
-    void running.stop().finally(() => telemetry.shutdown().finally(() => process.exit(0)));
+    void running.stop().finally(() => shutdownTelemetry().finally(() => process.exit(0)));
   });
 }

@@ -31,7 +31,6 @@ describe("gateway configuration", () => {
       grpcDeadlineMs: 5_000,
       errorsBase: "https://argus.dev/errors",
       logLevel: "info",
-      otlpEndpoint: undefined,
       principalCache: {
         nats: undefined,
         subjectRoot: "argus",

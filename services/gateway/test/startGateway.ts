@@ -46,7 +46,6 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   httpHost: "127.0.0.1",
   errorsBase: "https://argus.dev/errors",
   logLevel: "info",
-  otlpEndpoint: undefined,
   principalCache: { nats: undefined, subjectRoot: "argus", maxEntries: 0, maxTtlMs: 60_000 },
   ...over,
 });

@@ -1,5 +1,6 @@
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
 import type { QueryResult, QueryResultRow } from "pg";
+import { withQuerySummary } from "@argus/platform";
 
 export const tracer = trace.getTracer("argus.eventstore");
 
@@ -9,8 +10,10 @@ export interface Queryable {
 }
 
 /**
- * Runs one SQL statement inside a CLIENT span named `name`; on a Pool it is a statement of its own. Only the parameterised text is
- * recorded, never the values, so no payload or secret reaches the traces.
+ * Runs one SQL statement named `name`. Its span is the pg instrumentation's (when the process
+ * runs the OpenTelemetry SDK), named `name` rather than after the SQL's first keyword; on a Pool
+ * it is a statement of its own. Only the parameterised text is recorded, never the values, so no
+ * payload or secret reaches the traces.
  */
 export function tracedQuery<Row extends QueryResultRow = QueryResultRow>(
   client: Queryable,
@@ -18,20 +21,9 @@ export function tracedQuery<Row extends QueryResultRow = QueryResultRow>(
   text: string,
   values: readonly unknown[] = [],
 ): Promise<QueryResult<Row>> {
-  const attributes = {
-    "db.system.name": "postgresql",
-    "db.operation.name": name,
-    "db.query.text": text,
-  };
-  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    try {
-      return await client.query<Row>(text, values as unknown[]);
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  // Outside a recorded trace no span is made (the instrumentation asks for a parent): no name.
+  if (!trace.getActiveSpan()?.isRecording()) return client.query<Row>(text, values as unknown[]);
+  return context.with(withQuerySummary(context.active(), name), () =>
+    client.query<Row>(text, values as unknown[]),
+  );
 }

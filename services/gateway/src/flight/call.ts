@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Request } from "express";
 import * as grpc from "@grpc/grpc-js";
-import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { isValidTraceId } from "@opentelemetry/api";
 import {
   DomainError,
-  extractContext,
+  currentSpan,
   recordDuration,
   toGrpcError,
   type Logger,
@@ -111,7 +111,7 @@ interface AnyServerCall {
 }
 
 /**
- * Serves one Flight call: its span, access log and metrics, the caller's authentication (and
+ * Serves one Flight call: its access log and metrics (its span is the gRPC instrumentation's), the caller's authentication (and
  * its key's rate limit) before anything else, then `body`; a failure is answered with `fail`.
  * `rpc` names the call in logs (`DoPut createDataset`).
  */
@@ -122,17 +122,9 @@ export function serveFlightCall(
   body: (caller: FlightCaller) => Promise<void>,
   fail: (status: grpc.ServiceError) => void,
 ): void {
-  const parent = extractContext({
-    get: (k) => text(call.metadata.get(k)[0]),
-    set: () => undefined,
-  });
-  const span = trace
-    .getTracer("argus.gateway")
-    .startSpan(
-      rpc,
-      { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": rpc } },
-      parent,
-    );
+  // The gRPC instrumentation's SERVER span (when the SDK runs), continuing the caller's trace.
+  const span = currentSpan();
+  const traceId = span.spanContext().traceId;
   const requestId = randomUUID();
   const ctx: RequestContext = {
     requestId,
@@ -148,9 +140,6 @@ export function serveFlightCall(
   );
   const started = performance.now();
   const done = (code: grpc.status) => {
-    if (code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.setAttribute("rpc.grpc.status_code", code);
-    span.end();
     const seconds = (performance.now() - started) / 1000;
     recordDuration("rpc.server.duration", seconds, {
       "rpc.method": rpc,
@@ -162,10 +151,10 @@ export function serveFlightCall(
       ...(ctx.principalCache ? { principal_cache: ctx.principalCache } : {}),
       grpc_status: code,
       duration_ms: Math.round(seconds * 1_000_000) / 1000,
-      trace_id: span.spanContext().traceId,
+      ...(isValidTraceId(traceId) ? { trace_id: traceId } : {}),
     });
   };
-  void context.with(trace.setSpan(parent, span), async () => {
+  void (async () => {
     try {
       const principal = await authenticateFlight(call.metadata, deps, ctx);
       await body({ principal, ctx, signal: abort.signal });
@@ -180,5 +169,5 @@ export function serveFlightCall(
       fail(status);
       done(status.code);
     }
-  });
+  })();
 }

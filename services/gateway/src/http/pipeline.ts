@@ -25,7 +25,7 @@ export function operationRoute(
 ): RequestHandler {
   return async (req, res) => {
     const ctx = requestContext(req);
-    setRoute(ctx, req.method, op.path);
+    setRoute(ctx, op.path);
     // Answers are per caller and some carry secrets shown once (a new or refreshed API key):
     // no cache, shared or private, may keep any of them.
     res.set("Cache-Control", "no-store");

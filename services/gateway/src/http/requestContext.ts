@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { SpanKind, SpanStatusCode, context, trace, type Span } from "@opentelemetry/api";
-import { extractContext, recordDuration, type Logger } from "@argus/platform";
+import { isValidTraceId, type Span } from "@opentelemetry/api";
+import { currentSpan, setHttpRoute, type Logger } from "@argus/platform";
 import type { CacheOutcome } from "../auth/principalCache.ts";
 
 /** What the gateway knows about a request from its first byte on. */
@@ -10,6 +10,7 @@ export interface RequestContext {
   clientIp: string;
   /** The request path, used as the Problem `instance`. */
   path: string;
+  /** The request's SERVER span (the HTTP or gRPC instrumentation's; recording nothing without the SDK). */
   span: Span;
   logger: Logger;
   /** The document's route template once an operation matched. */
@@ -38,32 +39,27 @@ export function requestContext(req: Request): RequestContext {
   return ctx;
 }
 
-/** Names the server span after the matched route, e.g. `GET /v2/spaces/{space_id}`. */
-export function setRoute(ctx: RequestContext, method: string, route: string): void {
+/**
+ * The matched route, e.g. `/v2/spaces/{space_id}`: the access log's, and (from the HTTP
+ * instrumentation, when the response ends) the server span's name `GET /v2/spaces/{space_id}`,
+ * its `http.route` and its duration histogram's.
+ */
+export function setRoute(ctx: RequestContext, route: string): void {
   ctx.route = route;
-  ctx.span.updateName(`${method} ${route}`);
-  ctx.span.setAttribute("http.route", route);
+  setHttpRoute(route);
 }
 
-/** First middleware: request id, server span (child of an incoming traceparent), access log. */
+/**
+ * First middleware: request id and access log. The request's SERVER span, continuing an
+ * incoming `traceparent`, is the HTTP instrumentation's (it times the request too).
+ */
 export function beginRequest(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get("x-request-id");
     const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.set("X-Request-Id", requestId);
-    const parent = extractContext({ get: (k) => req.get(k), set: () => undefined });
     const path = req.originalUrl.split("?")[0] ?? "/";
-    // Looked up per request, not at import: a tracer taken before initTelemetry registers the
-    // provider stays a no-op, because the SDK (CJS) and this module (ESM) load separate copies
-    // of @opentelemetry/api and only the global registry is shared between them.
-    const span = trace.getTracer("argus.gateway").startSpan(
-      req.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { "http.request.method": req.method, "url.path": path },
-      },
-      parent,
-    );
+    const span = currentSpan();
     const ctx: RequestContext = {
       requestId,
       clientIp: req.ip ?? req.socket.remoteAddress ?? "",
@@ -74,14 +70,7 @@ export function beginRequest(logger: Logger): RequestHandler {
     contexts.set(req, ctx);
     const started = performance.now();
     res.once("close", () => {
-      span.setAttribute("http.response.status_code", res.statusCode);
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      recordDuration("http.server.request.duration", (performance.now() - started) / 1000, {
-        "http.request.method": req.method,
-        "http.route": ctx.route ?? "unmatched",
-        "http.response.status_code": res.statusCode,
-      });
+      const traceId = span.spanContext().traceId;
       ctx.logger.info("request", {
         method: req.method,
         route: ctx.route ?? null,
@@ -91,9 +80,9 @@ export function beginRequest(logger: Logger): RequestHandler {
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         completed: res.writableFinished,
-        trace_id: span.spanContext().traceId,
+        ...(isValidTraceId(traceId) ? { trace_id: traceId } : {}),
       });
     });
-    context.with(trace.setSpan(parent, span), next);
+    next();
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
-import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import { extractContext, recordDuration, type Logger } from "@argus/platform";
+import { isValidTraceId } from "@opentelemetry/api";
+import { currentSpan, recordDuration, type Logger } from "@argus/platform";
 import {
   ExportTraceServiceResponse,
   TraceServiceService,
@@ -86,14 +86,8 @@ function exportHandler(
 ): grpc.handleUnaryCall<Buffer, ExportResponse> {
   return (call, callback) => {
     const md = lookup(call.metadata);
-    const parent = extractContext({ get: md, set: () => undefined });
-    const span = trace
-      .getTracer("argus.gateway")
-      .startSpan(
-        RPC,
-        { kind: SpanKind.SERVER, attributes: { "rpc.system": "grpc", "rpc.method": RPC } },
-        parent,
-      );
+    // The gRPC instrumentation's SERVER span, continuing the caller's trace.
+    const span = currentSpan();
     const requestId = randomUUID();
     const ctx: RequestContext = {
       requestId,
@@ -105,9 +99,6 @@ function exportHandler(
     };
     const started = performance.now();
     const done = (code: grpc.status) => {
-      if (code !== grpc.status.OK) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute("rpc.grpc.status_code", code);
-      span.end();
       const seconds = (performance.now() - started) / 1000;
       recordDuration("rpc.server.duration", seconds, {
         "rpc.method": RPC,
@@ -119,10 +110,11 @@ function exportHandler(
         ...(ctx.principalCache ? { principal_cache: ctx.principalCache } : {}),
         grpc_status: code,
         duration_ms: Math.round(seconds * 1_000_000) / 1000,
-        trace_id: span.spanContext().traceId,
+        ...(isValidTraceId(traceId) ? { trace_id: traceId } : {}),
       });
     };
-    void context.with(trace.setSpan(parent, span), async () => {
+    const traceId = span.spanContext().traceId;
+    void (async () => {
       try {
         const res = await ingest(
           { headers: md, payload: async () => call.request, encoding: "protobuf" },
@@ -142,7 +134,7 @@ function exportHandler(
         callback(toServiceError(failure));
         done(failure.grpc);
       }
-    });
+    })();
   };
 }
 

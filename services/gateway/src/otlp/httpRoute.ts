@@ -44,7 +44,7 @@ function logUnexpected(ctx: RequestContext, err: unknown): void {
 export function otlpTracesRoute(deps: OtlpHttpDeps): RequestHandler {
   return async (req, res) => {
     const ctx = requestContext(req);
-    setRoute(ctx, "POST", req.path);
+    setRoute(ctx, req.path);
     const declared = encodingOf(req.get("content-type"));
     const encoding = declared ?? "json";
     try {

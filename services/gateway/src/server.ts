@@ -15,6 +15,7 @@ import { startGatewayGrpc, type RunningGatewayGrpc } from "./flight/server.ts";
 import { createGatewayServer } from "./http/httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
+import { identityIdempotencyKeys } from "./http/idempotentRequests.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
 import { tracingExport } from "./otlp/ingest.ts";
 import { clocksOf } from "./auth/principalCache.ts";
@@ -125,6 +126,7 @@ export async function startGateway(
     limiters,
     traceExport,
     clock,
+    idempotencyKeys: identityIdempotencyKeys(identity, signing.self),
     ready: async () =>
       (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,

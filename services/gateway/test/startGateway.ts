@@ -43,6 +43,7 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   otlp: { maxBodyBytes: 65_536, grpcPort: 0 },
   flight: { port: 0, maxMessageBytes: 1 << 20 },
   grpcDeadlineMs: 5_000,
+  idempotencyLeaseMs: 15_000,
   httpHost: "127.0.0.1",
   errorsBase: "https://argus.dev/errors",
   logLevel: "info",

@@ -6244,6 +6244,21 @@ export interface components {
      *     below, which only lets a malformed value be recognized as such.
      */
     CursorQueryParam: string;
+    /**
+     * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+     *     connection, a 5xx). A request sent again with the same key and the same method, path,
+     *     query and body within 24 hours is not applied again: it gets the first request's
+     *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+     *     the caller (the user or service account of the API key): another caller's equal key is
+     *     another key. The same key with a different request is 422; while the first request
+     *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+     *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+     *     service that applied it answers for it. A request that was applied but whose answer was
+     *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+     *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+     *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+     */
+    IdempotencyKey: string;
     /** @description The AI integration id. */
     AiIntegrationIdPathParam: components["schemas"]["Id"];
     /** @description The annotation config id. */
@@ -6419,7 +6434,23 @@ export interface operations {
   create_ai_integration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6585,7 +6616,23 @@ export interface operations {
   create_annotation_config: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6752,7 +6799,23 @@ export interface operations {
   create_annotation_queue: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6915,7 +6978,23 @@ export interface operations {
   create_annotation_queue_record: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The annotation queue id. */
         annotation_queue_id: components["parameters"]["AnnotationQueueIdPathParam"];
@@ -6941,6 +7020,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7098,7 +7178,23 @@ export interface operations {
   create_api_key: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7121,6 +7217,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7129,7 +7226,23 @@ export interface operations {
   refresh_api_key: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The API key id. */
         api_key_id: components["parameters"]["ApiKeyIdPathParam"];
@@ -7155,6 +7268,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7613,7 +7727,23 @@ export interface operations {
   create_dataset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7792,7 +7922,23 @@ export interface operations {
         /** @description The dataset version; the latest when omitted or empty (the official SDK sends it empty). A version of another dataset is 404. */
         dataset_version_id?: components["parameters"]["DatasetVersionIdQueryParam"];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The dataset id.
@@ -7821,6 +7967,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7869,7 +8016,23 @@ export interface operations {
         /** @description The dataset version; the latest when omitted or empty (the official SDK sends it empty). A version of another dataset is 404. */
         dataset_version_id?: components["parameters"]["DatasetVersionIdQueryParam"];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The dataset id.
@@ -8022,7 +8185,23 @@ export interface operations {
   create_evaluator: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8188,7 +8367,23 @@ export interface operations {
   create_evaluator_version: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The evaluator id. */
         evaluator_id: components["parameters"]["EvaluatorIdPathParam"];
@@ -8214,6 +8409,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -8352,7 +8548,23 @@ export interface operations {
   create_experiment: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8488,7 +8700,23 @@ export interface operations {
   insert_experiment_runs: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The experiment id.
@@ -8517,6 +8745,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -8642,7 +8871,23 @@ export interface operations {
   create_integration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9058,7 +9303,23 @@ export interface operations {
   create_organization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9081,6 +9342,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -9179,7 +9441,23 @@ export interface operations {
   add_organization_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The organization id. */
         org_id: components["parameters"]["OrganizationIdPathParam"];
@@ -9205,6 +9483,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9287,7 +9566,23 @@ export interface operations {
   create_project: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9453,7 +9748,23 @@ export interface operations {
   create_prompt: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9651,7 +9962,23 @@ export interface operations {
   create_prompt_version: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The prompt id. */
         prompt_id: components["parameters"]["PromptIdPathParam"];
@@ -9677,6 +10004,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9814,7 +10142,23 @@ export interface operations {
   create_resource_restriction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9837,6 +10181,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9912,7 +10257,23 @@ export interface operations {
   create_role_binding: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10072,7 +10433,23 @@ export interface operations {
   create_role: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10235,7 +10612,23 @@ export interface operations {
   create_space: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10358,7 +10751,23 @@ export interface operations {
   add_space_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The space id. */
         space_id: components["parameters"]["SpaceIdPathParam"];
@@ -10384,6 +10793,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -10574,7 +10984,23 @@ export interface operations {
   create_tag: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11506,7 +11932,23 @@ export interface operations {
   create_task: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11529,6 +11971,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -11626,7 +12069,23 @@ export interface operations {
   trigger_task_run: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The task id. */
         task_id: components["parameters"]["TaskIdPathParam"];
@@ -11851,7 +12310,23 @@ export interface operations {
   create_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11980,7 +12455,23 @@ export interface operations {
   resend_user_invitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The user id. */
         user_id: components["parameters"]["UserIdPathParam"];
@@ -12000,6 +12491,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -12007,7 +12500,23 @@ export interface operations {
   reset_user_password: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The user id. */
         user_id: components["parameters"]["UserIdPathParam"];
@@ -12027,6 +12536,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -12075,7 +12586,23 @@ export interface operations {
   create_webhook_subscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -12203,7 +12730,23 @@ export interface operations {
   create_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -12325,7 +12868,23 @@ export interface operations {
   test_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The webhook id. */
         webhook_id: components["parameters"]["WebhookIdPathParam"];
@@ -12347,6 +12906,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       /** @description The test could not be sent; retry later. */
       503: {

@@ -227,6 +227,35 @@ describe("the same key with the same request", () => {
   });
 });
 
+describe("an answer carrying a secret shown once", () => {
+  it("is replayed to its caller, and no table holds a readable copy of it", async () => {
+    clock.set(PINNED);
+    const first = await post(
+      "/v2/api-keys",
+      { key_type: "USER", name: "once" },
+      { key: "k-secret" },
+    );
+    expect(first.status).toBe(201);
+    const raw = String(first.body.key);
+    const again = await post(
+      "/v2/api-keys",
+      { key_type: "USER", name: "once" },
+      { key: "k-secret" },
+    );
+    expect(again).toMatchObject({ status: 201, replayed: true, text: first.text });
+    // The gateway's copy is sealed; identity, which applied it, kept none.
+    const kept = await sql.query<{ body: Buffer }>(
+      "select body from identity.idempotency_keys where key = 'k-secret'",
+    );
+    expect(kept.rows[0]!.body.toString()).toMatch(/^v1\./);
+    expect(kept.rows[0]!.body.toString()).not.toContain(raw);
+    const applied = await sql.query<{ reply: Buffer | null }>(
+      "select reply from identity.applied_requests where key = 'k-secret'",
+    );
+    expect(applied.rows).toEqual([{ reply: null }]);
+  });
+});
+
 describe("the same key with another request", () => {
   it("is 422 and applies nothing", async () => {
     clock.set(PINNED);

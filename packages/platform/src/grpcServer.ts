@@ -185,7 +185,7 @@ async function serveOnce(
   }
   // Stored before the answer leaves: a retry after it finds it. Should storing fail, this
   // caller still gets its answer; a retry is then told the answer was lost.
-  if (key.recorded)
+  if (key.recorded && !key.replyWithheld)
     await replies
       .store(key, method.responseSerialize(res))
       .catch((err: Error) =>

@@ -96,6 +96,7 @@ export {
   IDEMPOTENCY_KEY_TTL_MS,
   RequestAlreadyApplied,
   idempotencyScope,
+  withholdReply,
 } from "./requestKeys.ts";
 
 // Signed calls between services: keys and credentials.

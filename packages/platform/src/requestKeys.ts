@@ -25,6 +25,8 @@ export interface RequestKey extends ForwardedKey {
    * answer must then be stored for a re-forwarded request (grpcServer.ts).
    */
   recorded: boolean;
+  /** The answer carries a secret shown once: no copy of it is kept (`withholdReply`). */
+  replyWithheld?: boolean;
 }
 
 export const IDEMPOTENCY_KEY_METADATA = "argus-idempotency-key";
@@ -45,6 +47,15 @@ const FINGERPRINT = /^[0-9a-f]{64}$/;
  */
 export function idempotencyScope(p: Principal): string {
   return p.userId ? `${p.accountId}/user/${p.userId}` : `${p.accountId}/sa/${p.serviceAccountId}`;
+}
+
+/**
+ * For a handler whose answer carries a secret shown once (a new API key, a webhook's signing
+ * secret, a generated password): the service keeps no copy of it for a request forwarded
+ * again, which is then told the answer was lost. Call it before returning the answer.
+ */
+export function withholdReply(ctx: { requestKey?: RequestKey | undefined }): void {
+  if (ctx.requestKey) ctx.requestKey.replyWithheld = true;
 }
 
 /** Puts a forwarded key on an outgoing call's metadata. */

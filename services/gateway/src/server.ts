@@ -4,6 +4,7 @@ import {
   SERVICE_REGISTRY,
   principalInvalidationSubject,
   principalSigner,
+  secretBox,
   serviceCredential,
   systemClock,
   type Clock,
@@ -126,7 +127,13 @@ export async function startGateway(
     limiters,
     traceExport,
     clock,
-    idempotencyKeys: identityIdempotencyKeys(identity, signing.self),
+    // Kept answers are sealed under a key derived from the cursor secret, apart from its use
+    // for cursors: the gateway holds no other secret of its own.
+    idempotencyKeys: identityIdempotencyKeys(
+      identity,
+      signing.self,
+      secretBox(`idempotent-answers\0${config.cursorSecret}`),
+    ),
     ready: async () =>
       (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,

@@ -57,6 +57,7 @@ export async function startGateway(
     config?: Partial<GatewayConfig>;
     clock?: Clock;
     ready?: () => Promise<boolean>;
+    idempotencyKeys?: GatewayDeps["idempotencyKeys"];
   } = {},
 ): Promise<TestGateway> {
   const logLines: string[] = [];
@@ -75,6 +76,7 @@ export async function startGateway(
     logger: createLogger({ service: "gateway-test", write: (l) => logLines.push(l) }),
     ready: opts.ready ?? (async () => true),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.idempotencyKeys ? { idempotencyKeys: opts.idempotencyKeys } : {}),
   };
   const server = createGatewayServer(createApp(deps), {
     errorsBase: deps.config.errorsBase,

@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { DomainError, callUnary, type CallCredential, type ForwardedKey } from "@argus/platform";
+import {
+  DomainError,
+  callUnary,
+  type CallCredential,
+  type ForwardedKey,
+  type SecretBox,
+} from "@argus/platform";
 import {
   BeginResponse_Outcome as Outcome,
   IdempotencyServiceService,
@@ -96,11 +102,18 @@ const asBegun = (res: {
   }
 };
 
-/** identity's IdempotencyService, called as the gateway itself. */
+/**
+ * identity's IdempotencyService, called as the gateway itself. Answers are sealed before they
+ * leave (`box`, a key of the gateway's own): some carry secrets shown once (a new API key, a
+ * webhook's signing secret), which identity's tables must not hold readable. Each is bound to
+ * its caller's key, so a sealed answer copied to another key does not open there.
+ */
 export function identityIdempotencyKeys(
   identity: Backend,
   gateway: CallCredential,
+  box: SecretBox,
 ): IdempotencyKeys {
+  const boundTo = (req: KeyedRequest) => `idempotent-answer\0${req.scope}\0${req.key}`;
   const opts = (requestId: string) => ({
     credential: gateway,
     requestId,
@@ -114,7 +127,17 @@ export function identityIdempotencyKeys(
         { ...req, leaseMs: BigInt(leaseMs) },
         opts(requestId),
       );
-      return asBegun(res);
+      const begun = asBegun(res);
+      if (begun.kind !== "replay") return begun;
+      try {
+        return { ...begun, body: Buffer.from(box.open(begun.body.toString("utf8"), boundTo(req))) };
+      } catch {
+        // Sealed under a key this gateway no longer holds (its secret was rotated).
+        throw new DomainError(
+          "resource-conflict",
+          "this Idempotency-Key's request was answered, but the answer kept for it can no longer be read: read the resource",
+        );
+      }
     },
     async complete(req, attempt, completion, requestId) {
       await callUnary(
@@ -126,7 +149,11 @@ export function identityIdempotencyKeys(
           attempt,
           ...(completion === "release"
             ? { status: 0, body: Buffer.alloc(0), release: true }
-            : { status: completion.status, body: completion.body, release: false }),
+            : {
+                status: completion.status,
+                body: Buffer.from(box.seal(completion.body.toString("utf8"), boundTo(req))),
+                release: false,
+              }),
         },
         opts(requestId),
       );

@@ -5,6 +5,7 @@ import {
   requireAccountAdmin,
   uuidv7,
   type CallContext,
+  withholdReply,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type {
@@ -70,6 +71,8 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
       // Generated before the transaction, so a retried attempt stores the one answered.
       const temporaryPassword =
         inviteMode === "TEMPORARY_PASSWORD" ? newTemporaryPassword() : undefined;
+      // The password is answered once: no copy of the answer is kept for a retry.
+      if (temporaryPassword !== undefined) withholdReply(ctx);
       await commands.transact(
         async (scope) => {
           const { events } = await scope.decide(

@@ -669,9 +669,10 @@ export interface paths {
     /**
      * Annotate dataset examples
      * @description Upserts human annotations on examples of the dataset (any of its versions), by
-     *     annotation config name (DATASET_EXAMPLE_ANNOTATE). Up to 1000 examples per request; an
-     *     example id that names no example of the dataset is 422, as is a name that is no
-     *     annotation config of the dataset's space.
+     *     annotation config name (DATASET_EXAMPLE_ANNOTATE). Up to 1000 examples per request. A
+     *     `record_id` that names no example of the dataset is ignored, the other records written,
+     *     and no error is returned; a name that is no annotation config of the dataset's space,
+     *     or a value outside its config, is 422 (whatever record it is for).
      */
     post: operations["annotate_dataset_examples"];
     delete?: never;
@@ -959,9 +960,10 @@ export interface paths {
     /**
      * Annotate experiment runs
      * @description Upserts human annotations on runs of the experiment, by annotation config name
-     *     (EXPERIMENT_RUN_ANNOTATE). Up to 1000 runs per request; a run id that names no run of the
-     *     experiment is 422, as is a name that is no annotation config of the experiment's
-     *     space.
+     *     (EXPERIMENT_RUN_ANNOTATE). Up to 1000 runs per request. A `record_id` that names no run
+     *     of the experiment is ignored, the other records written, and no error is returned; a
+     *     name that is no annotation config of the experiment's space, or a value outside its
+     *     config, is 422 (whatever record it is for).
      */
     post: operations["annotate_experiment_runs"];
     delete?: never;
@@ -1798,9 +1800,13 @@ export interface paths {
      *     through their root span (`TRACE`), by annotation config name (PROJECT_SPAN_ANNOTATE).
      *     Up to 1000 records per request; each `record_id` is a span id, looked up among the
      *     spans of `[start_time, end_time]` (by default the 31 days before `end_time`, which
-     *     defaults to now). `SESSION` granularity is not supported (400). A record that names no
-     *     span of the window, a non-root span for `TRACE`, or a name that is no annotation config
-     *     of the project's space is 422. The body may be up to 8 MiB.
+     *     defaults to now; the window may not exceed 31 days, nor either bound be in the future:
+     *     400). `SESSION` granularity is not supported (400). A `record_id` used twice, or an
+     *     annotation config name twice in one record's `values`, is 400; a name that is no
+     *     annotation config of the project's space, or a value outside its config, is 422. All
+     *     or nothing: when any record names no span of the project within the window (or a
+     *     non-root span for `TRACE`), the request is 404 and nothing is written. The body may be
+     *     up to 8 MiB.
      */
     post: operations["annotate_spans"];
     delete?: never;

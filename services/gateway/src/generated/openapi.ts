@@ -262,7 +262,12 @@ export interface paths {
      *     to ACTIVE. With `space_id`, the space's SERVICE keys (the caller needs
      *     SERVICE_KEY_READ there, or to be an account or space admin); `user_id` then filters
      *     by creator. Without `space_id`, USER keys by default: the caller's own, or those of
-     *     `user_id` (account admins only; others get 403).
+     *     `user_id` (account admins only; others get 403). Each SERVICE key carries its
+     *     `bot_user` (use `bot_user.id` as the `user_id` of a role binding for the key). Its
+     *     `organizations` are always empty in a list scoped to a space (the bot user may hold
+     *     bindings where the caller cannot read); without `space_id` they hold the bindings in
+     *     spaces the caller can see. A bot user that cannot be resolved has an empty `name`, no
+     *     `organizations` and a `MEMBER` placeholder `account_role`.
      */
     get: operations["list_api_keys"];
     put?: never;
@@ -3054,6 +3059,11 @@ export interface components {
        * @description Approximate (kept to the minute); omitted when never used.
        */
       last_used_at?: string;
+      /**
+       * @description SERVICE keys only: the key's service account. In a list scoped to a space its
+       *     `organizations` are empty.
+       */
+      bot_user?: components["schemas"]["ServiceKeyBotUser"];
     };
     /**
      * @description A predefined role by name (`{ "name": "MEMBER" }`, optionally with

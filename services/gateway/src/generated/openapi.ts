@@ -2432,7 +2432,9 @@ export interface paths {
     post?: never;
     /**
      * Delete a user
-     * @description Delete a user (account admins). Their keys stop authenticating and their role bindings are removed at once.
+     * @description Delete (block) a user (account admins). Their keys stop authenticating and their role
+     *     bindings are removed at once. Deleting is for good: deleting a deleted user again is
+     *     204 and changes nothing, and the e-mail of a deleted user cannot be invited again (409).
      */
     delete: operations["delete_user"];
     options?: never;
@@ -5976,7 +5978,7 @@ export interface components {
       is_developer: boolean;
     };
     /**
-     * @description NONE adds the user directly as ACTIVE (no invitation). EMAIL_LINK creates an INVITED invitation whose verification token expires after 7 days (Argus sends no e-mail); the e-mail is the invitation's idempotency key. TEMPORARY_PASSWORD adds the user as ACTIVE with a generated temporary password, returned once in the 201 response (only its hash is stored; the user must change it at first sign-in). For an e-mail that is already a user's, only EMAIL_LINK returns (or renews) the invitation; the others are 409.
+     * @description NONE adds the user directly as ACTIVE (no invitation). EMAIL_LINK creates an INVITED invitation whose verification token expires after 7 days (Argus sends no e-mail); the e-mail is the invitation's idempotency key. TEMPORARY_PASSWORD adds the user as ACTIVE with a generated temporary password, returned once in the 201 response (only its hash is stored; the user must change it at first sign-in). For an e-mail that is already a user's, only EMAIL_LINK returns (or renews) the invitation; the others are 409. The e-mail of a deleted user is 409 in every mode.
      * @enum {string}
      */
     InviteMode: "NONE" | "EMAIL_LINK" | "TEMPORARY_PASSWORD";

@@ -1,4 +1,5 @@
 import {
+  DomainError,
   actorMetadata,
   holdsAnywhere,
   isAccountAdmin,
@@ -44,6 +45,13 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
         ? (req.inviteMode as InviteMode)
         : "EMAIL_LINK";
       const existing = await findUserByEmail(pool, p.accountId, req.email);
+      // The public API: a deleted user is blocked, a terminal state; its e-mail is not invited
+      // again.
+      if (!existing && (await findUserByEmail(pool, p.accountId, req.email, { deleted: true })))
+        throw new DomainError(
+          "resource-conflict",
+          `the user with e-mail ${JSON.stringify(req.email)} was deleted and cannot be invited again`,
+        );
       if (existing) {
         requireAccountAdmin(p, "inviting users");
         const created = await renewInvitation(
@@ -132,10 +140,11 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
 
     /**
      * The user's keys are revoked as events in the deletion's transaction, so no listing or
-     * consumer ever sees an ACTIVE key of a deleted user.
+     * consumer ever sees an ACTIVE key of a deleted user. Deleting blocks the user for good:
+     * deleting a deleted user again changes nothing (the public API's 204).
      */
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
-      const row = await loadReadableUser(pool, ctx, req.id);
+      const row = await loadReadableUser(pool, ctx, req.id, { deleted: true });
       requireAccountAdmin(ctx.principal, "deleting users");
       const now = clock.now();
       const metadata = { ...actorMetadata(ctx), user_id: row.id };

@@ -20,6 +20,7 @@ export { fold } from "./commands/decider.ts";
 export type {
   CommandHandler,
   CommandInput,
+  CommandOptions,
   CommandScope,
   Decision,
   Project,

@@ -186,7 +186,9 @@ export interface paths {
     put?: never;
     /**
      * Add records to an annotation queue
-     * @description Add records from 1 to 2 sources (spans or traces of a project, or dataset examples), at most 500 records in all.
+     * @description Add records from 1 to 2 sources (spans or traces of a project, or dataset examples), at
+     *     most 500 records in all. A source the queue holds already adds nothing: 201 with the
+     *     records added when at least one was, 200 with none when every source was in the queue.
      */
     post: operations["create_annotation_queue_record"];
     /**
@@ -7025,6 +7027,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Every source was in the queue already; nothing was added. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CreateAnnotationQueueRecordResponse"];
+        };
+      };
       /** @description The added records. */
       201: {
         headers: {

@@ -2284,8 +2284,9 @@ export interface paths {
      *       required on a project task's first run), `data_end_time` (defaults to now; at most
      *       30 days after the start, which must come first), `max_spans` (default 10000),
      *       `override_evaluations` (default false), `experiment_ids` (dataset tasks only).
-     *     - `RUN_EXPERIMENT`: `experiment_name` is required (unique within the dataset, 1 to 255
-     *       characters, no `"` or `\`); optional `dataset_version_id` (default: the latest),
+     *     - `RUN_EXPERIMENT`: `experiment_name` is required (1 to 255 characters, no `"` or `\`:
+     *       400; unique within the dataset, case-sensitive: a name the dataset's experiments
+     *       have, or a `PENDING` or `RUNNING` run on the dataset is making, is 409); optional `dataset_version_id` (default: the latest),
      *       `example_ids` or `max_examples` (not both; default: every example), `query_filter`
      *       (intersected with `example_ids`), `tracing_metadata` (enables tracing) and
      *       `evaluation_task_ids` (evaluation tasks triggered once the experiment completes).

@@ -29,8 +29,8 @@ export interface RequestKey extends ForwardedKey {
   replyWithheld?: boolean;
 }
 
-export const IDEMPOTENCY_KEY_METADATA = "argus-idempotency-key";
-export const IDEMPOTENCY_FINGERPRINT_METADATA = "argus-idempotency-fingerprint";
+const IDEMPOTENCY_KEY_METADATA = "argus-idempotency-key";
+const IDEMPOTENCY_FINGERPRINT_METADATA = "argus-idempotency-fingerprint";
 
 /** How long a key is remembered: a request sent again within it is not applied again. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;

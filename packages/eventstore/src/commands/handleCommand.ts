@@ -185,7 +185,7 @@ export function commandScopeIn(
   );
 }
 
-interface CommandOptions {
+export interface CommandOptions {
   /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
   conflicts?: Readonly<Record<string, string>>;
   /**

@@ -31,7 +31,7 @@ export interface PipelineDeps {
 }
 
 /** Set on an answer replayed for a request with an Idempotency-Key it was first given to. */
-export const REPLAYED_HEADER = "Idempotent-Replayed";
+const REPLAYED_HEADER = "Idempotent-Replayed";
 
 /** The request path of one operation, in the order the gateway guarantees. */
 export function operationRoute(
@@ -125,6 +125,8 @@ async function once(
         "resource-conflict",
         `a request with this ${IDEMPOTENCY_KEY_HEADER} is still in flight; retry later`,
       );
+    case "started":
+      break;
   }
   const complete = (completion: Completion) =>
     idempotency.keys

@@ -8,16 +8,6 @@ export interface Answer {
   body?: { contentType: string; text: string } | undefined;
 }
 
-/** Writes a handler's result. */
-export function respond(
-  res: Response,
-  op: CompiledOperation,
-  out: ApiResponse,
-  signNext: (after: string) => string,
-): void {
-  send(res, render(op, out, signNext));
-}
-
 export function send(res: Response, answer: Answer): void {
   res.status(answer.status);
   if (answer.body === undefined) res.end();

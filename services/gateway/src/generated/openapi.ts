@@ -7423,7 +7423,23 @@ export interface operations {
   create_dashboard: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7446,6 +7462,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7545,7 +7562,23 @@ export interface operations {
   create_dashboard_widget: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The dashboard id. */
         dashboard_id: components["parameters"]["DashboardIdPathParam"];
@@ -9105,7 +9138,23 @@ export interface operations {
   create_monitor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9128,6 +9177,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9226,7 +9276,23 @@ export interface operations {
   evaluate_monitor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The monitor id. */
         monitor_id: components["parameters"]["MonitorIdPathParam"];
@@ -9248,6 +9314,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };

@@ -416,6 +416,16 @@ describe("annotation queues over plain HTTP: edges", () => {
     const records = await api.req("GET", `/v2/annotation-queues/${q.id}/records`);
     expect(records.body.records).toEqual([]);
     expect((await add([spans(2)])).status).toBe(201);
+    // A source the queue holds adds nothing (the public API): 201 with only the new records,
+    // 200 with none when every source was there already.
+    const more = await add([spans(3)]);
+    expect(more.status).toBe(201);
+    expect(more.body.record_sources).toHaveLength(1);
+    const again = await add([spans(3)]);
+    expect(again.status).toBe(200);
+    expect(again.body.record_sources).toEqual([]);
+    const held = await api.req("GET", `/v2/annotation-queues/${q.id}/records`);
+    expect(held.body.records).toHaveLength(3);
   });
 
   it("tags attach to a queue (spec endpoint 2) and go when the queue is deleted", async () => {

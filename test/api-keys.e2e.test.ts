@@ -322,6 +322,37 @@ describe("SERVICE keys", () => {
     const listed = await api.req("GET", `/v2/api-keys?space_id=${encodeURIComponent(spaceId)}`);
     expect(listed.body.api_keys.map((k: Json) => k.id)).toContain(created.id);
     expect(listed.body.api_keys.every((k: Json) => k.key_type === "SERVICE")).toBe(true);
+    // Each one carries its bot user (the public API's ServiceApiKey): in a list scoped to a
+    // space without its bindings, in one across spaces with those the caller can see, as the
+    // creation answered them.
+    const inSpace = listed.body.api_keys.find((k: Json) => k.id === created.id);
+    expect(inSpace.bot_user).toEqual({
+      id: created.botUser!.id,
+      name: "ci",
+      account_role: { type: "PREDEFINED", name: "MEMBER" },
+      organizations: [],
+    });
+    const across = (await api.req("GET", "/v2/api-keys?key_type=SERVICE&limit=100")).body
+      .api_keys as Json[];
+    for (const made of [
+      {
+        id: created.id,
+        bot_user: {
+          ...inSpace.bot_user,
+          organizations: [
+            {
+              org_id: orgId,
+              role: { type: "PREDEFINED", name: "READ_ONLY" },
+              spaces: [{ space_id: spaceId, role: { type: "PREDEFINED", name: "READ_ONLY" } }],
+            },
+          ],
+        },
+      },
+      orgAbove.body,
+      orgWide.body,
+    ])
+      expect(across.find((k) => k.id === made.id)?.bot_user).toEqual(made.bot_user);
+    expect(across.every((k) => k.bot_user !== undefined)).toBe(true);
     const other = await api.req(
       "GET",
       `/v2/api-keys?space_id=${encodeURIComponent(privateSpaceId)}`,

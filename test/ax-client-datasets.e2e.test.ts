@@ -902,7 +902,7 @@ describe("experiments through @arizeai/ax-client", () => {
 // The annotate rules over plain HTTP: names are annotation configs of the record's space,
 // records are the parent's own, labels keep to a categorical config's labels.
 describe("annotate: what the server refuses", () => {
-  it("unknown config names, foreign records and labels outside a config are 422", async () => {
+  it("unknown config names and labels outside a config are 422; a foreign record is ignored", async () => {
     const d = await api.req("POST", "/v2/datasets", {
       body: { space_id: spaceId, name: unique("raw"), examples: EXAMPLES },
     });
@@ -920,14 +920,16 @@ describe("annotate: what the server refuses", () => {
       422,
       "validation-error",
     );
-    expectProblem(
-      await annotate(
-        [{ name: config, label: "good" }],
-        Buffer.from("DatasetExample:0").toString("base64"),
-      ),
-      422,
-      "validation-error",
-    );
+    // A record id that names no example is ignored, the rest written (the public API's
+    // "Unmatched record IDs ... silently ignored. No error is returned").
+    expect(
+      (
+        await annotate(
+          [{ name: config, label: "good" }],
+          Buffer.from("DatasetExample:0").toString("base64"),
+        )
+      ).status,
+    ).toBe(202);
     // A later annotation of the same name keeps what it leaves out.
     expect((await annotate([{ name: config, text: "why" }])).status).toBe(202);
     const after = await api.req("GET", `/v2/datasets/${d.body.id}/examples`);

@@ -167,7 +167,7 @@ describe("users", () => {
     expectProblem(await api.req("GET", "/v2/users", { key: a.key }), 403, "access-forbidden");
   });
 
-  it("deleting a user stops its key on the very next request and frees its e-mail", async () => {
+  it("deleting a user stops its key on the very next request, and is for good", async () => {
     const u = await newUser(api, db, "MEMBER");
     expect((await api.req("GET", "/v2/spaces", { key: u.key })).status).toBe(200);
     expect((await api.req("DELETE", `/v2/users/${u.id}`)).status).toBe(204);
@@ -177,6 +177,22 @@ describe("users", () => {
       "authentication-required",
     );
     expectProblem(await api.req("GET", `/v2/users/${u.id}`), 404, "resource-not-found");
+    // The public API: blocking a blocked user again is 204, and a blocked user's e-mail is
+    // not invited again, in any mode (inactive is a terminal state).
+    expect((await api.req("DELETE", `/v2/users/${u.id}`)).status).toBe(204);
+    for (const invite_mode of ["EMAIL_LINK", "NONE", "TEMPORARY_PASSWORD"])
+      expectProblem(
+        await api.req("POST", "/v2/users", {
+          body: {
+            name: "again",
+            email: u.body.email.toUpperCase(),
+            role: { type: "PREDEFINED", name: "MEMBER" },
+            invite_mode,
+          },
+        }),
+        409,
+        "resource-conflict",
+      );
   });
 
   it("an admin cannot delete themself (400); members cannot delete (403)", async () => {

@@ -63,8 +63,12 @@ beforeAll(async () => {
         res.writeHead(503, { "retry-after": "0" }).end();
         return;
       }
-      const [status, out] = answer(path, body);
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(out));
+      const [status, out] = answer(path.replace(/^\/slow/, ""), body);
+      const reply = () =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(out));
+      // Under /slow the endpoint takes its time: a run stays RUNNING meanwhile.
+      if (path.startsWith("/slow")) setTimeout(reply, 3_000);
+      else reply();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -317,6 +321,66 @@ describe("AGENT_CALL experiments", () => {
     );
     expect(done.status).toBe("FAILED");
     expect(done.failure_reason).toMatch(/integration_id: integration not found/);
+  });
+});
+
+describe("a RUN_EXPERIMENT trigger's experiment_name", () => {
+  it("already used on the dataset, or held by a run still making it, is 409; quotes and backslashes 400", async () => {
+    const agent = await integration("AGENT", `/slow/agent/${unique("a")}`, { type: "object" });
+    const dataset = async () =>
+      asAdmin("POST", "/v2/datasets", {
+        space_id: spaceId,
+        name: unique("names-ds"),
+        examples: [{ input: "one" }],
+      });
+    const taskOn = async (datasetId: string) =>
+      asAdmin("POST", "/v2/tasks", {
+        type: "RUN_EXPERIMENT",
+        name: unique("names-task"),
+        dataset_id: datasetId,
+        run_configuration: {
+          experiment_type: "AGENT_CALL",
+          integration_id: agent.id,
+          input_template: { question: "{{input}}" },
+        },
+      });
+    const trigger = (taskId: string, experiment_name: string) =>
+      api.req("POST", `/v2/tasks/${taskId}/trigger`, { body: { experiment_name } });
+    const ds = await dataset();
+    const [task, other] = [await taskOn(ds.id), await taskOn(ds.id)];
+
+    // A run still making its experiment (the agent answers after 3 s) holds the name, for
+    // every task on the dataset.
+    const name = unique("held");
+    const first = await trigger(task.id, name);
+    expect(first.status).toBe(201);
+    expectProblem(await trigger(task.id, name), 409, "resource-conflict");
+    expectProblem(await trigger(other.id, name), 409, "resource-conflict");
+    const done = await until(first.body.id);
+    expect(done.status).toBe("COMPLETED");
+    // Then the experiment it made does.
+    expectProblem(await trigger(other.id, name), 409, "resource-conflict");
+
+    // An experiment made through the API holds its name as well.
+    const made = unique("made");
+    const [example] = (await asAdmin("GET", `/v2/datasets/${ds.id}/examples`)).examples as Json[];
+    await asAdmin("POST", "/v2/experiments", {
+      dataset_id: ds.id,
+      name: made,
+      experiment_runs: [{ example_id: example!.id, output: "o" }],
+    });
+    expectProblem(await trigger(task.id, made), 409, "resource-conflict");
+    // Names are the dataset's: another dataset's task may use them, and a name differing in
+    // letter case is another name.
+    const elsewhere = await trigger((await taskOn((await dataset()).id)).id, made);
+    expect(elsewhere.status).toBe(201);
+    const upper = await trigger(task.id, made.toUpperCase());
+    expect(upper.status).toBe(201);
+
+    for (const bad of ['say "hi"', "back\\slash"])
+      expectProblem(await trigger(task.id, bad), 400, "invalid-request");
+    await until(elsewhere.body.id);
+    await until(upper.body.id);
   });
 });
 

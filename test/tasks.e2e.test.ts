@@ -573,13 +573,15 @@ describe("a RUN_EXPERIMENT task (LLM_GENERATION)", () => {
         4 - fitting.length,
       );
 
-      // The experiment name is taken now: the next run with it fails and says why.
-      const again = await until(
-        (await trigger(generation.id, { experiment_name: name })).id,
-        terminal,
-      );
-      expect(again).toMatchObject({ status: "FAILED", experiment_id: null });
-      expect(again.failure_reason).toMatch(/already exists/);
+      // The experiment name is taken now: a trigger with it is refused, and no run is made.
+      const again = await api.req("POST", `/v2/tasks/${generation.id}/trigger`, {
+        body: { experiment_name: name },
+      });
+      expectProblem(again, 409, "resource-conflict");
+      expect(again.body.detail).toMatch(/already exists/);
+      expect(
+        ((await asAdmin("GET", `/v2/tasks/${generation.id}/runs`)).task_runs as Json[]).length,
+      ).toBe(1);
       // A chained task on another dataset is refused at the trigger.
       const other = await experiment(2);
       const elsewhere = await codeTask(other, fits.id);

@@ -20,6 +20,7 @@ export { fold } from "./commands/decider.ts";
 export type {
   CommandHandler,
   CommandInput,
+  CommandOptions,
   CommandScope,
   Decision,
   Project,
@@ -28,6 +29,9 @@ export type {
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
 export type { Projections } from "./commands/projector.ts";
 export { projector } from "./commands/projector.ts";
+
+// Request keys: what a keyed request applied, and its answer for a retry (the gRPC binding's).
+export { findRequest, storeReply, sweepRequests } from "./requests/appliedRequests.ts";
 
 // Relay and messages: committed events to the JetStream stream in commit order, and back.
 export { createRelay } from "./relay/relay.ts";

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Principal } from "@argus/proto/common/v1";
 import type { SignedCaller } from "./callCredentials.ts";
 import type { Logger } from "./logger.ts";
+import type { RequestKey } from "./requestKeys.ts";
 
 /** What a service handler knows about the call it serves. */
 export interface CallContext {
@@ -19,6 +20,12 @@ export interface CallContext {
   deadline: Date | undefined;
   /** Aborted when the caller cancels or the deadline passes: start no new work after it. */
   signal: AbortSignal;
+  /**
+   * The request's Idempotency-Key as the gateway forwarded it, scoped to the caller: the
+   * command handler records it with the command's events, so a second execution of the same
+   * request applies nothing twice (docs/architecture.md, "Safe retries").
+   */
+  requestKey?: RequestKey | undefined;
 }
 
 /** Event metadata every mutation records (ARCHITECTURE §5: actor, request id, trace). */
@@ -45,3 +52,6 @@ export const runInCall = <T>(ctx: CallContext, fn: () => Promise<T>): Promise<T>
  * transaction) stops when the caller is gone, without each handler passing it along.
  */
 export const currentCallSignal = (): AbortSignal | undefined => calls.getStore()?.signal;
+
+/** The request key of the call being served, if it carries one (for the command handler). */
+export const currentRequestKey = (): RequestKey | undefined => calls.getStore()?.requestKey;

@@ -5,6 +5,7 @@ import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
 import { recordDuration } from "./metrics.ts";
 import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { attachForwardedKey, type ForwardedKey } from "./requestKeys.ts";
 
 export interface ClientMethod<Req, Res> {
   path: string;
@@ -31,6 +32,11 @@ export interface CallOptions {
    * retries otherwise (STYLE §9). Leave unset; kept for call sites that predate the proto.
    */
   idempotent?: boolean;
+  /**
+   * The caller's Idempotency-Key (the gateway's, or the incoming call's on an onward call):
+   * the service that applies the request records it with its effect.
+   */
+  forwardedKey?: ForwardedKey | undefined;
 }
 
 export const DEFAULT_DEADLINE_MS = 5_000;
@@ -47,7 +53,13 @@ const ONWARD_MARGIN_MS = 20;
 export function onwardCall(ctx: CallContext): CallOptions {
   if (!ctx.caller)
     throw new Error(`no caller to act for: ${ctx.service ?? "this call"} called on its own behalf`);
-  return { ...sameCall(ctx), credential: ctx.caller };
+  const key = ctx.requestKey;
+  return {
+    ...sameCall(ctx),
+    credential: ctx.caller,
+    // A request applied through several services is remembered by each of them.
+    ...(key ? { forwardedKey: { key: key.key, fingerprint: key.fingerprint } } : {}),
+  };
 }
 
 /**
@@ -113,6 +125,7 @@ function once<Req, Res>(
   opts.credential.attach(md, method.path);
   md.set(REQUEST_ID_KEY, opts.requestId);
   if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
+  if (opts.forwardedKey) attachForwardedKey(md, opts.forwardedKey);
   return new Promise((resolve, reject) => {
     const cancel = () => call.cancel();
     const call = client.makeUnaryRequest(

@@ -10,6 +10,14 @@ import { NOBODY } from "./principal.ts";
 import { recordDuration } from "./metrics.ts";
 import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 import { MAX_GRPC_MESSAGE_BYTES } from "./grpcClient.ts";
+import {
+  RequestAlreadyApplied,
+  answerLost,
+  forwardedKeyOf,
+  idempotencyScope,
+  keyReused,
+  type RequestKey,
+} from "./requestKeys.ts";
 
 interface MethodDefinition<Req, Res> {
   path: string;
@@ -17,6 +25,7 @@ interface MethodDefinition<Req, Res> {
   responseStream: boolean;
   requestDeserialize(bytes: Buffer): Req;
   responseSerialize(value: Res): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
 }
 
 /** A client-streaming method: its requests as they arrive (ending with the caller's half-close). */
@@ -51,12 +60,17 @@ export interface ServiceBinding {
   serviceCalls: Readonly<Record<string, readonly string[]>>;
 }
 
+/** Any method of a generated definition (responses are serialized in, deserialized out). */
+type AnyMethod = Omit<MethodDefinition<unknown, never>, "responseDeserialize"> & {
+  responseDeserialize(bytes: Buffer): unknown;
+};
+
 /**
  * `serviceCalls` names, per method, the processes that may call it on their own behalf (each
  * must be a registry caller of the service); such a method serves them only. Every other
  * method serves only callers whose principal the gateway signed.
  */
-export function bindService<D extends Record<string, MethodDefinition<unknown, never>>>(
+export function bindService<D extends Record<string, AnyMethod>>(
   definition: D,
   implementation: Implementation<D>,
   serviceCalls: { readonly [K in keyof D]?: readonly string[] } = {},
@@ -75,6 +89,28 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Readiness beyond "the server is listening", e.g. the database answers. */
   ready?: () => Promise<boolean>;
+  /**
+   * Where the answers to requests sent with an Idempotency-Key are kept (the service's
+   * `applied_requests`); absent: keys are ignored, as by a service with no commands.
+   */
+  replies?: RequestReplies;
+}
+
+/** What a service recorded for a request key (service-host keeps it in Postgres). */
+export interface RecordedRequest {
+  fingerprint: string;
+  /** The RPC's answer, serialized; null from the commit of its effect until it is stored. */
+  reply: Buffer | null;
+}
+
+/**
+ * The answers of requests applied under a request key: a re-forwarded request (its first
+ * answer was lost on the way back) is answered with the first one instead of running again.
+ */
+export interface RequestReplies {
+  /** What is recorded for the key and method, unless it expired; undefined when nothing is. */
+  find(key: RequestKey): Promise<RecordedRequest | undefined>;
+  store(key: RequestKey, reply: Buffer): Promise<void>;
 }
 
 export interface RunningGrpcServer {
@@ -98,6 +134,65 @@ const expired = (deadline: Date) => Date.now() + 2 >= deadline.getTime();
 const timedOut = () => new DomainError("gateway-timeout", "the call's deadline passed");
 const cancelled = () => new DomainError("service-unavailable", "the caller cancelled the call");
 const AFTER_ANSWER = new DomainError("service-unavailable", "the call was answered");
+
+// How long a request that met its own key, just committed by a concurrent execution, waits
+// for that execution's answer to be stored before it is told the answer was lost.
+const STORED_REPLY_WAIT_MS = 1_000;
+const STORED_REPLY_POLL_MS = 25;
+
+/** The answer recorded for `key`, decoded; undefined when the request was never applied. */
+async function recordedAnswer(
+  key: RequestKey,
+  replies: RequestReplies,
+  method: MethodDefinition<unknown, unknown>,
+): Promise<{ value: unknown } | "pending" | undefined> {
+  const found = await replies.find(key);
+  if (!found) return undefined;
+  if (found.fingerprint !== key.fingerprint) throw keyReused();
+  return found.reply ? { value: method.responseDeserialize(found.reply) } : "pending";
+}
+
+/**
+ * Serves a call that carries a request key exactly once: a request applied before (its answer
+ * lost on the way back, the gateway forwarding it again) is answered from what was stored,
+ * without running; one whose command meets the key just committed by a concurrent execution
+ * waits briefly for that execution's answer. A request applied whose answer was never stored
+ * (the process died in between) is a 409 saying so: the caller reads the resource.
+ */
+async function serveOnce(
+  method: MethodDefinition<unknown, unknown>,
+  handler: (req: unknown, ctx: CallContext) => Promise<unknown>,
+  req: unknown,
+  ctx: CallContext,
+  replies: RequestReplies,
+): Promise<unknown> {
+  const key = ctx.requestKey!;
+  const earlier = await recordedAnswer(key, replies, method);
+  if (earlier === "pending") throw answerLost();
+  if (earlier) return earlier.value;
+  let res: unknown;
+  try {
+    res = await handler(req, ctx);
+  } catch (err) {
+    if (!(err instanceof RequestAlreadyApplied)) throw err;
+    const waitUntil = performance.now() + STORED_REPLY_WAIT_MS;
+    for (;;) {
+      const stored = await recordedAnswer(key, replies, method);
+      if (stored && stored !== "pending") return stored.value;
+      if (performance.now() >= waitUntil || ctx.signal.aborted) throw answerLost();
+      await new Promise((r) => setTimeout(r, STORED_REPLY_POLL_MS));
+    }
+  }
+  // Stored before the answer leaves: a retry after it finds it. Should storing fail, this
+  // caller still gets its answer; a retry is then told the answer was lost.
+  if (key.recorded && !key.replyWithheld)
+    await replies
+      .store(key, method.responseSerialize(res))
+      .catch((err: Error) =>
+        ctx.logger.warn("storing an idempotent answer failed", { error: err.message }),
+      );
+  return res;
+}
 
 function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | undefined {
   const ms = Math.max(0, deadline.getTime() - Date.now());
@@ -146,15 +241,29 @@ function serveCall(
   void (async () => {
     try {
       const verified = verifier.verify(call.metadata, method.path, services);
+      // Only a caller's unary request has a key: a service's own call has no caller to scope
+      // it to, and a stream's answer is not one message to keep.
+      const unary = !method.requestStream && !method.responseStream;
+      const forwarded =
+        verified.kind === "caller" && unary && opts.replies
+          ? forwardedKeyOf(call.metadata)
+          : undefined;
+      const principal = verified.kind === "caller" ? verified.principal : NOBODY;
       const ctx: CallContext = {
         ...(verified.kind === "caller"
-          ? { principal: verified.principal, caller: verified.caller }
-          : { principal: NOBODY, service: verified.service }),
+          ? { principal, caller: verified.caller }
+          : { principal, service: verified.service }),
         requestId,
         clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
         logger,
         deadline,
         signal: abort.signal,
+        requestKey: forwarded && {
+          ...forwarded,
+          scope: idempotencyScope(principal),
+          method: method.path,
+          recorded: false,
+        },
       };
       abort.signal.throwIfAborted();
       await runInCall(ctx, () => body(ctx));
@@ -273,17 +382,19 @@ function wrapMethod(
     return serverStream;
   }
   if (method.requestStream) throw new Error(`bidirectional streams are not served: ${method.path}`);
+  const unaryHandler = handler as (req: unknown, ctx: CallContext) => Promise<unknown>;
   const unary: grpc.handleUnaryCall<unknown, unknown> = (call, callback) =>
     serve(
       call,
-      async (ctx) =>
+      async (ctx) => {
+        const replies = opts.replies;
         callback(
           null,
-          await (handler as (req: unknown, ctx: CallContext) => Promise<unknown>)(
-            call.request,
-            ctx,
-          ),
-        ),
+          ctx.requestKey && replies
+            ? await serveOnce(method, unaryHandler, call.request, ctx, replies)
+            : await unaryHandler(call.request, ctx),
+        );
+      },
       (wire) => callback(wire),
     );
   return unary;

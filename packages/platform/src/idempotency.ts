@@ -12,6 +12,7 @@ import * as dataset from "@argus/proto/dataset/v1/dataset";
 import * as apiKeys from "@argus/proto/identity/v1/api_keys";
 import * as audit from "@argus/proto/identity/v1/audit";
 import * as directory from "@argus/proto/identity/v1/directory";
+import * as idempotency from "@argus/proto/identity/v1/idempotency";
 import * as identity from "@argus/proto/identity/v1";
 import * as dashboards from "@argus/proto/tracing/v1/dashboards";
 import * as monitors from "@argus/proto/tracing/v1/monitors";
@@ -56,6 +57,7 @@ const MODULES = [
   apiKeys,
   audit,
   directory,
+  idempotency,
   identity,
   dashboards,
   monitors,

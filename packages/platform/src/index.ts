@@ -68,7 +68,12 @@ export type { UntilReachableOptions } from "./untilReachable.ts";
 export { STARTUP_WAIT_MS, isUnreachable, untilReachable } from "./untilReachable.ts";
 
 // gRPC: serving, calling with deadlines and retries, and the call's context.
-export type { RunningGrpcServer, ServiceBinding } from "./grpcServer.ts";
+export type {
+  RecordedRequest,
+  RequestReplies,
+  RunningGrpcServer,
+  ServiceBinding,
+} from "./grpcServer.ts";
 export { bindService, startGrpcServer } from "./grpcServer.ts";
 export type { ClientMethod } from "./grpcClient.ts";
 export type { ClientStreamCall, StreamMethod } from "./grpcStreaming.ts";
@@ -82,7 +87,17 @@ export {
   ownCall,
 } from "./grpcClient.ts";
 export type { CallContext } from "./context.ts";
-export { actorMetadata, currentCallSignal, runInCall } from "./context.ts";
+export { actorMetadata, currentCallSignal, currentRequestKey, runInCall } from "./context.ts";
+
+// Safe retries: the Idempotency-Key as the gateway forwards it and services record it.
+export type { ForwardedKey, RequestKey } from "./requestKeys.ts";
+export {
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_KEY_TTL_MS,
+  RequestAlreadyApplied,
+  idempotencyScope,
+  withholdReply,
+} from "./requestKeys.ts";
 
 // Signed calls between services: keys and credentials.
 export type { CallCredential, CallKeyPair, PrincipalSigner } from "./callCredentials.ts";

@@ -42,6 +42,7 @@ import {
   type Project,
 } from "@argus/eventstore";
 import { provisionMessaging } from "./provisioning/provisionMessaging.ts";
+import { requestReplies } from "./requestReplies.ts";
 import { startServiceRuntime, type DurableConsumerOptions } from "./serviceRuntime.ts";
 
 type Spec = Record<string, EnvVar<unknown>>;
@@ -237,16 +238,17 @@ export async function startService<S extends Spec>(
   );
   const closeChannels = () => Object.values(channels).forEach((c) => c?.close());
   let stopInit: (() => Promise<void>) | undefined;
+  const clock = options.clock ?? systemClock;
   try {
     const deps: ServiceDeps<S> = {
       config,
       schema: def.description.schema,
       pool: runtime.pool,
       store: runtime.store,
-      commands: createCommandHandler(runtime.store, def.project),
+      commands: createCommandHandler(runtime.store, def.project, clock),
       nc: runtime.nc,
       logger,
-      clock: options.clock ?? systemClock,
+      clock,
       channels,
       self: config.privateKey
         ? serviceCredential(def.description.name, config.privateKey)
@@ -274,6 +276,7 @@ export async function startService<S extends Spec>(
       trust: { keys: config.trustedKeys },
       logger,
       ready: runtime.ready,
+      replies: requestReplies({ pool: runtime.pool, schema: deps.schema, clock, logger }),
     });
     return {
       grpcPort: server.port,

@@ -31,22 +31,30 @@ export const namesOf = (records: readonly AnnotationInput[]): string[] => [
 ];
 
 /**
+ * What becomes of a record id that names no record (`present` lacks it): `ignore` leaves it
+ * out and writes the rest (dataset examples and experiment runs, as the public API documents);
+ * `refuse` refuses the whole request with 404 and writes nothing (spans: all or nothing), `what`
+ * naming the records looked for.
+ */
+export type Unmatched = { unmatched: "ignore" } | { unmatched: "refuse"; what: string };
+
+/**
  * The rules of an annotate request (the public API's AnnotateRecordInput): 1 to 1000 records,
  * each with at least one value; a name is an annotation config of the record's space and
  * appears once per record; a label is one of a categorical config's labels, a score within a
- * continuous config's bounds. A record id that names no record of `present` is a 422.
+ * continuous config's bounds (422 otherwise, for every record, matched or not). Then a record
+ * id that names no record of `present` is ignored or refused, as `unmatched` says.
  */
 export function decideAnnotations(
   records: readonly AnnotationInput[],
   configs: readonly ConfigRules[],
   present: ReadonlySet<string>,
+  unmatched: Unmatched,
 ): AnnotationWrite[] {
   if (records.length < 1 || records.length > LIMITS.ANNOTATED_RECORDS_MAX)
     throw unprocessable(`annotations must hold 1 to ${LIMITS.ANNOTATED_RECORDS_MAX} records`);
   const rules = new Map(configs.map((c) => [c.name, c]));
-  const checked = records.flatMap((record, i) => {
-    if (!present.has(record.recordId))
-      throw unprocessable(`annotations[${i}].record_id names no record here`);
+  const checked = records.map((record, i) => {
     if (record.values.length === 0)
       throw unprocessable(`annotations[${i}].values must hold at least one value`);
     const seen = new Set<string>();
@@ -83,9 +91,16 @@ export function decideAnnotations(
       };
     });
   });
+  const missing = records.findIndex((r) => !present.has(r.recordId));
+  if (missing >= 0 && unmatched.unmatched === "refuse")
+    throw new DomainError(
+      "resource-not-found",
+      `annotations[${missing}].record_id names no ${unmatched.what}; nothing was written`,
+    );
   // A record named twice: its values of one name merge in request order (one upsert each).
   const merged = new Map<string, AnnotationWrite>();
-  for (const a of checked) {
+  for (const a of checked.flat()) {
+    if (!present.has(a.record_id)) continue;
     const key = `${a.record_id}\u0000${a.name}`;
     merged.set(key, { ...merged.get(key), ...a });
   }

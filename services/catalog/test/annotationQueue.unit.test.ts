@@ -4,9 +4,10 @@ import {
   annotationQueueDecider,
   type AnnotationQueueCommand,
 } from "../src/annotationQueues/annotationQueueDecider.ts";
-import type {
-  RecordDraft,
-  RecordSourceInput,
+import {
+  recordKey,
+  type RecordDraft,
+  type RecordSourceInput,
 } from "../src/annotationQueues/annotationQueueRecordRules.ts";
 import { problem, scenario } from "./decider.ts";
 
@@ -45,12 +46,11 @@ const create = (over: Partial<Create> = {}): Create => ({
   now,
   ...over,
 });
-const add = (sources: RecordSourceInput[], records: RecordDraft[]): AnnotationQueueCommand => ({
-  type: "AddRecords",
-  sources,
-  records,
-  now,
-});
+const add = (
+  sources: RecordSourceInput[],
+  records: RecordDraft[],
+  held?: ReadonlySet<string>,
+): AnnotationQueueCommand => ({ type: "AddRecords", sources, records, ...(held && { held }), now });
 const del: AnnotationQueueCommand = { type: "DeleteAnnotationQueue", now };
 
 const { given, history } = scenario(annotationQueueDecider);
@@ -114,6 +114,17 @@ describe("annotation queue decider", () => {
     expect(a([spanSource(1), spanSource(1), spanSource(1)], 3)).toBe("invalid-request");
     expect(a([spanSource(500)], 500)).toBe("none");
     expect(a([spanSource(501)], 501)).toBe("invalid-request");
+  });
+
+  it("a source the queue holds adds nothing, but counts toward the request's limits", () => {
+    const held = new Set(drafts(500).map(recordKey));
+    const a = (n: number, records: RecordDraft[]) =>
+      given(withRecords).when(add([spanSource(n)], records, held));
+    expect(a(500, drafts(500))).toEqual([]);
+    expect(a(500, [...drafts(499), draft("new")])).toMatchObject([
+      { data: { records: [{ id: "new" }] } },
+    ]);
+    expect(problem(() => a(501, [...drafts(500), draft("new")]))).toBe("invalid-request");
   });
 
   it("span ranges: exactly 7 days pass, longer or reversed are invalid; empty ids invalid", () => {

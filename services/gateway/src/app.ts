@@ -11,6 +11,7 @@ import { compileOperations, type CompiledOperation } from "./openapi/operations.
 import { operationalRoutes } from "./http/operationalRoutes.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
 import type { TraceExport } from "./otlp/ingest.ts";
+import type { IdempotencyKeys } from "./http/idempotentRequests.ts";
 import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
 import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   limiters?: GatewayLimiters;
   /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
   traceExport?: TraceExport;
+  /** Where answers to requests with an Idempotency-Key are kept; absent: the header is ignored. */
+  idempotencyKeys?: IdempotencyKeys;
 }
 
 function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers"]): void {
@@ -83,6 +86,11 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     failureLimiter: limiters.failures,
     readBody: createBodyReader(deps.config.maxBodyBytes),
     cursorSecret: deps.config.cursorSecret,
+    errorsBase: deps.config.errorsBase,
+    idempotency: deps.idempotencyKeys && {
+      keys: deps.idempotencyKeys,
+      leaseMs: deps.config.idempotencyLeaseMs,
+    },
   };
 
   const app = express();

@@ -7,13 +7,18 @@ import {
   type ClientMethod,
   type PrincipalSigner,
 } from "@argus/platform";
-import type { Principal } from "@argus/platform";
+import type { ForwardedKey, Principal } from "@argus/platform";
 
 /** Who a call to a backing service is made for: the caller's principal and request. */
 export interface Caller {
   principal: Principal;
   requestId: string;
   clientIp: string;
+  /**
+   * The request's Idempotency-Key and fingerprint, on operations that declare the header:
+   * forwarded on every call the request makes, so the service that applies it records it.
+   */
+  forwardedKey?: ForwardedKey | undefined;
 }
 
 /** What the gateway signs with: callers' principals, and its own calls (Authenticate). */
@@ -66,6 +71,7 @@ export function createBackend(
         requestId: from.requestId,
         clientIp: from.clientIp,
         deadlineMs: overrides?.deadlineMs ?? deadlineMs,
+        forwardedKey: from.forwardedKey,
       }),
     close: () => channel.close(),
   };

@@ -40,6 +40,11 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** Deadline of each request's gRPC calls (retries included); services pass on what remains. */
   grpcDeadlineMs: number;
+  /**
+   * How long a request sent with an Idempotency-Key is held in flight (a retry meanwhile is
+   * 409) before another attempt may take it over, its gateway presumed gone.
+   */
+  idempotencyLeaseMs: number;
   /** Problem `type` values are `${errorsBase}#<fragment>`. */
   errorsBase: string;
   logLevel: Level;
@@ -99,6 +104,14 @@ const spec = {
   ),
   ARGUS_MAX_BODY_BYTES: int("largest accepted request body in bytes", 1_048_576, 1, 104_857_600),
   ARGUS_GRPC_DEADLINE_MS: int("deadline of each gRPC call in milliseconds", 5_000, 1, 600_000),
+  // Above a request's usual length (a few calls of ARGUS_GRPC_DEADLINE_MS); a request that
+  // outlives it is still applied once, since the service that applies it records the key.
+  ARGUS_IDEMPOTENCY_LEASE_MS: int(
+    "milliseconds a request with an Idempotency-Key stays in flight before a retry may take it over",
+    15_000,
+    1_000,
+    600_000,
+  ),
   ARGUS_ERRORS_BASE: url(
     "base URI of problem types",
     ["https:", "http:"],
@@ -165,6 +178,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     unauthRateLimitBurst: c.ARGUS_UNAUTH_RATE_LIMIT_BURST,
     maxBodyBytes: c.ARGUS_MAX_BODY_BYTES,
     grpcDeadlineMs: c.ARGUS_GRPC_DEADLINE_MS,
+    idempotencyLeaseMs: c.ARGUS_IDEMPOTENCY_LEASE_MS,
     errorsBase: c.ARGUS_ERRORS_BASE.replace(/\/+$/, ""),
     logLevel: c.LOG_LEVEL,
     otlp: { maxBodyBytes: c.ARGUS_OTLP_MAX_BODY_BYTES, grpcPort: c.ARGUS_OTLP_GRPC_PORT },

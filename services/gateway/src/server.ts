@@ -4,6 +4,7 @@ import {
   SERVICE_REGISTRY,
   principalInvalidationSubject,
   principalSigner,
+  secretBox,
   serviceCredential,
   systemClock,
   type Clock,
@@ -15,6 +16,7 @@ import { startGatewayGrpc, type RunningGatewayGrpc } from "./flight/server.ts";
 import { createGatewayServer } from "./http/httpLimits.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
+import { identityIdempotencyKeys } from "./http/idempotentRequests.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
 import { tracingExport } from "./otlp/ingest.ts";
 import { clocksOf } from "./auth/principalCache.ts";
@@ -125,6 +127,13 @@ export async function startGateway(
     limiters,
     traceExport,
     clock,
+    // Kept answers are sealed under a key derived from the cursor secret, apart from its use
+    // for cursors: the gateway holds no other secret of its own.
+    idempotencyKeys: identityIdempotencyKeys(
+      identity,
+      signing.self,
+      secretBox(`idempotent-answers\0${config.cursorSecret}`),
+    ),
     ready: async () =>
       (await Promise.all(Object.values(backends).map((b) => channelReady(b.channel)))).every(
         Boolean,

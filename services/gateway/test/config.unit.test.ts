@@ -29,6 +29,7 @@ describe("gateway configuration", () => {
       otlp: { maxBodyBytes: 16_777_216, grpcPort: 4317 },
       flight: { port: 8815, maxMessageBytes: 536_870_912 },
       grpcDeadlineMs: 5_000,
+      idempotencyLeaseMs: 15_000,
       errorsBase: "https://argus.dev/errors",
       logLevel: "info",
       principalCache: {

@@ -43,6 +43,7 @@ export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => 
   otlp: { maxBodyBytes: 65_536, grpcPort: 0 },
   flight: { port: 0, maxMessageBytes: 1 << 20 },
   grpcDeadlineMs: 5_000,
+  idempotencyLeaseMs: 15_000,
   httpHost: "127.0.0.1",
   errorsBase: "https://argus.dev/errors",
   logLevel: "info",
@@ -56,6 +57,7 @@ export async function startGateway(
     config?: Partial<GatewayConfig>;
     clock?: Clock;
     ready?: () => Promise<boolean>;
+    idempotencyKeys?: GatewayDeps["idempotencyKeys"];
   } = {},
 ): Promise<TestGateway> {
   const logLines: string[] = [];
@@ -74,6 +76,7 @@ export async function startGateway(
     logger: createLogger({ service: "gateway-test", write: (l) => logLines.push(l) }),
     ready: opts.ready ?? (async () => true),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.idempotencyKeys ? { idempotencyKeys: opts.idempotencyKeys } : {}),
   };
   const server = createGatewayServer(createApp(deps), {
     errorsBase: deps.config.errorsBase,

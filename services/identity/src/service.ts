@@ -9,8 +9,10 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { ApiKeyServiceService } from "@argus/proto/identity/v1/api_keys";
 import { AuditServiceService } from "@argus/proto/identity/v1/audit";
 import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
+import { IdempotencyServiceService } from "@argus/proto/identity/v1/idempotency";
 import { auditConsumer } from "./auditLogs/auditConsumer.ts";
 import { gatewayLeaseHandler } from "./authentication/gatewayLeases.ts";
+import { idempotencyKeyHandlers } from "./idempotencyKeys/idempotencyKeyService.ts";
 import { natsPrincipalInvalidator } from "./authentication/principalInvalidation.ts";
 import { apiKeyChanges } from "./apiKeys/apiKeyChanges.ts";
 import { apiKeyCreation } from "./apiKeys/apiKeyCommands.ts";
@@ -117,6 +119,12 @@ export const identity = defineService("identity", {
         ...apiKeyChanges(deps),
       }),
       bindService(AuditServiceService, auditQueries(deps)),
+      // The gateway keeps its answers to requests sent with an Idempotency-Key here, as itself.
+      bindService(
+        IdempotencyServiceService,
+        idempotencyKeyHandlers({ pool: d.pool, clock: d.clock }),
+        { begin: ["gateway"], complete: ["gateway"] },
+      ),
       // The catalog names annotators by e-mail; it resolves them as itself, not as the caller.
       bindService(DirectoryServiceService, directoryQueries(deps), {
         // The catalog names annotators by e-mail; the services that store annotations show

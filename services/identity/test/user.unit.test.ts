@@ -141,10 +141,9 @@ describe("user decider (spec endpoint 11)", () => {
     expect(problem(() => given(active).when(again("EMAIL_LINK", null)))).toBe("resource-conflict");
   });
 
-  it("given deleted, update, delete, resend and accept are 404", () => {
+  it("given deleted, update, resend and accept are 404; a second delete changes nothing", () => {
     const commands: UserCommand[] = [
       update({ name: "x" }),
-      { type: "DeleteUser", callerUserId: "admin", now },
       { type: "ResendInvitation", now },
       { type: "AcceptInvitation", tokenExpiresAt: new Date(now.getTime() + 1), now },
       { type: "InviteAgain", inviteMode: "EMAIL_LINK", tokenExpiresAt: null, now },
@@ -152,6 +151,8 @@ describe("user decider (spec endpoint 11)", () => {
     for (const c of commands)
       expect(problem(() => given(deleted).when(c))).toBe("resource-not-found");
     expect(problem(() => given(deleted).when(invite()))).toBe("resource-conflict");
+    // The public API: "blocking an already-inactive user returns 204".
+    expect(given(deleted).when({ type: "DeleteUser", callerUserId: "admin", now })).toEqual([]);
   });
 });
 

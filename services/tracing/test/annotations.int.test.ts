@@ -181,10 +181,11 @@ describe("AnnotateSpans", () => {
     expect(third).toMatchObject({ label: "bad", score: 1, text: "second look" });
   });
 
-  it("refuses what the configs or the project do not allow (422), and changes nothing", async () => {
+  it("refuses what the configs or the project do not allow, and changes nothing", async () => {
     const f = await fixture();
     const one = (values: Value[], record = f.child1) => [{ record_id: record, values }];
-    const cases: [string, () => Promise<unknown>][] = [
+    // Values the configs do not allow: 422.
+    const invalidValues: [string, () => Promise<unknown>][] = [
       ["unknown config", () => annotate(f.projectId, one([{ name: "nope", label: "good" }]))],
       [
         "label not among the labels",
@@ -198,6 +199,13 @@ describe("AnnotateSpans", () => {
         "score below the minimum",
         () => annotate(f.projectId, one([{ name: "rating", score: -0.1 }])),
       ],
+      ["no values", () => annotate(f.projectId, one([]))],
+      ["no records", () => annotate(f.projectId, [])],
+    ];
+    // A record the project does not hold within the window: 404 for the whole request (the
+    // public API: "If ANY span cannot be located within the given range, the entire request
+    // is rejected with 404 and no annotations are written").
+    const notFound: [string, () => Promise<unknown>][] = [
       [
         "a span id of no span",
         () => annotate(f.projectId, one([{ name: "rating", score: 0.5 }], newSpanId())),
@@ -219,7 +227,19 @@ describe("AnnotateSpans", () => {
           }),
       ],
       [
-        "the same name twice",
+        "a span outside the window",
+        () =>
+          annotate(f.projectId, one([{ name: "rating", score: 0.5 }]), {
+            startTime: new Date(Date.now() - 60_000).toISOString(),
+          }),
+      ],
+    ];
+    // What the public API calls a malformed request: 400.
+    const inFuture = new Date(Date.now() + 60 * 60_000).toISOString();
+    const DAY = 24 * 60 * 60_000;
+    const invalidRequests: [string, () => Promise<unknown>][] = [
+      [
+        "the same name twice in one record",
         () =>
           annotate(
             f.projectId,
@@ -229,28 +249,43 @@ describe("AnnotateSpans", () => {
             ]),
           ),
       ],
-      ["no values", () => annotate(f.projectId, one([]))],
-      ["no records", () => annotate(f.projectId, [])],
       [
-        "a span outside the window",
+        "the same record twice",
         () =>
-          annotate(f.projectId, one([{ name: "rating", score: 0.5 }]), {
-            startTime: new Date(Date.now() - 60_000).toISOString(),
-          }),
+          annotate(f.projectId, [
+            ...one([{ name: "rating", score: 0.5 }]),
+            ...one([{ name: "notes", text: "again" }]),
+          ]),
+      ],
+      [
+        "an end in the future",
+        () => annotate(f.projectId, one([{ name: "rating", score: 0.5 }]), { endTime: inFuture }),
+      ],
+      [
+        "a window of 31 days and 1 ms",
+        () => {
+          const end = Date.now() - 60_000;
+          return annotate(f.projectId, one([{ name: "rating", score: 0.5 }]), {
+            startTime: new Date(end - 31 * DAY - 1).toISOString(),
+            endTime: new Date(end).toISOString(),
+          });
+        },
       ],
     ];
-    for (const [what, call] of cases)
-      expect({ what, problem: await problemOf(call()) }).toEqual({
-        what,
-        problem: "validation-error",
-      });
+    for (const [cases, expected] of [
+      [invalidValues, "validation-error"],
+      [notFound, "resource-not-found"],
+      [invalidRequests, "invalid-request"],
+    ] as const)
+      for (const [what, call] of cases)
+        expect({ what, problem: await problemOf(call()) }).toEqual({ what, problem: expected });
 
     // A span of another project is no record of this one.
     const other = await fixture();
     expect(
       await problemOf(annotate(f.projectId, one([{ name: "rating", score: 0.5 }], other.child1))),
-    ).toBe("validation-error");
-    // One bad record refuses the whole request.
+    ).toBe("resource-not-found");
+    // One bad record refuses the whole request: a value out of bounds, or a span not found.
     expect(
       await problemOf(
         annotate(f.projectId, [
@@ -259,8 +294,30 @@ describe("AnnotateSpans", () => {
         ]),
       ),
     ).toBe("validation-error");
+    expect(
+      await problemOf(
+        annotate(f.projectId, [
+          { record_id: f.child2, values: [{ name: "rating", score: 0.5 }] },
+          { record_id: newSpanId(), values: [{ name: "rating", score: 0.5 }] },
+        ]),
+      ),
+    ).toBe("resource-not-found");
     const spans = await listSpans(t, f.projectId);
     expect(spans.flatMap((s) => [...s.annotations, ...s.trace_annotations])).toEqual([]);
+  });
+
+  it("a window of exactly 31 days, ending now, is one", async () => {
+    const f = await fixture();
+    const DAY = 24 * 60 * 60_000;
+    const end = Date.now();
+    expect(
+      await problemOf(
+        annotate(f.projectId, [{ record_id: f.child1, values: [{ name: "rating", score: 0.5 }] }], {
+          startTime: new Date(end - 31 * DAY).toISOString(),
+          endTime: new Date(end).toISOString(),
+        }),
+      ),
+    ).toBe("ok");
   });
 
   it("SESSION and other granularities are invalid requests; the annotations must be a JSON array", async () => {
@@ -429,7 +486,7 @@ describe("AnnotateSpans", () => {
       await problemOf(
         annotate(f.projectId, [{ record_id: f.child1, values: [{ name: "notes", text: "x" }] }]),
       ),
-    ).toBe("validation-error");
+    ).toBe("resource-not-found");
   });
 
   it("annotation filters select the annotated spans", async () => {

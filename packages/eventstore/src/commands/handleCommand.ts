@@ -1,5 +1,11 @@
 import type { PoolClient } from "pg";
-import { DomainError, currentCallSignal } from "@argus/platform";
+import {
+  DomainError,
+  currentCallSignal,
+  currentRequestKey,
+  systemClock,
+  type Clock,
+} from "@argus/platform";
 import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.ts";
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
@@ -7,6 +13,7 @@ import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata } from "../types.ts";
+import { recordRequest } from "../requests/appliedRequests.ts";
 
 /** A service's inline projections: every event a command appends goes through them. */
 export type Project = (client: PoolClient, events: readonly DomainEvent[]) => Promise<void>;
@@ -178,7 +185,7 @@ export function commandScopeIn(
   );
 }
 
-interface CommandOptions {
+export interface CommandOptions {
   /** Unique index, exclusion or foreign-key constraint → the 409 detail when it fires. */
   conflicts?: Readonly<Record<string, string>>;
   /**
@@ -207,19 +214,45 @@ export interface CommandHandler {
  * 409, as it does when a projection's unique index or foreign key says the command conflicts.
  * A transaction whose database connection was lost before COMMIT is run again too (nothing of
  * it happened); one lost during COMMIT, and one still lost after the retries, is a 503.
+ *
+ * A call that carries a request key (an Idempotency-Key the gateway forwarded) has it recorded
+ * in the first transaction of the call, before the command decides: the key commits with the
+ * events or not at all, and a second execution of the request — concurrent ones wait on the
+ * first's insert — fails with RequestAlreadyApplied instead of appending again (the gRPC
+ * binding then answers with the first execution's answer). `clock` dates the record and
+ * decides when it expired.
  */
-export function createCommandHandler(store: EventStore, project: Project): CommandHandler {
+export function createCommandHandler(
+  store: EventStore,
+  project: Project,
+  clock: Clock = systemClock,
+): CommandHandler {
   async function transact<T>(
     fn: (scope: CommandScope) => Promise<T>,
     options: CommandOptions = {},
   ): Promise<T> {
     try {
       const signal = options.signal ?? currentCallSignal();
-      return await store.transaction((tx) => {
-        if (signal?.aborted)
-          throw new DomainError("gateway-timeout", "the call was cancelled or its deadline passed");
-        return fn(commandScope(tx, project));
-      });
+      // Recorded once per call: a later transaction of the same request (or one running beside
+      // the recording one) is part of the same effect.
+      const key = currentRequestKey();
+      const recording = key && !key.recorded && !recordingNow.has(key) ? key : undefined;
+      if (recording) recordingNow.add(recording);
+      try {
+        const result = await store.transaction(async (tx) => {
+          if (signal?.aborted)
+            throw new DomainError(
+              "gateway-timeout",
+              "the call was cancelled or its deadline passed",
+            );
+          if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
+          return fn(commandScope(tx, project));
+        });
+        if (recording) recording.recorded = true;
+        return result;
+      } finally {
+        if (recording) recordingNow.delete(recording);
+      }
     } catch (err) {
       if (err instanceof CommitOutcomeUnknownError)
         // 503, never run again here: only the caller can tell (by reading, or by sending the
@@ -237,6 +270,9 @@ export function createCommandHandler(store: EventStore, project: Project): Comma
       transact((scope) => scope.decide(streamId, decider, command, metadata), options),
   };
 }
+
+// The request keys a transaction of their call is recording at this moment.
+const recordingNow = new WeakSet<object>();
 
 function asConflict(
   err: unknown,

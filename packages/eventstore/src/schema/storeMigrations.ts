@@ -78,4 +78,23 @@ export const storeMigrations: readonly Migration[] = [
         taken_at       timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    id: "eventstore/0005_applied_requests",
+    sql: `
+      -- The Idempotency-Keys of requests this service applied (requests/appliedRequests.ts):
+      -- inserted in the transaction of the command's events, so a second execution of the
+      -- same request meets the row and appends nothing; reply is the RPC's answer, stored
+      -- once the handler returned, for a request the gateway forwards again.
+      CREATE TABLE applied_requests (
+        scope       text NOT NULL,
+        key         text NOT NULL,
+        method      text NOT NULL,
+        fingerprint text NOT NULL,
+        applied_at  timestamptz NOT NULL,
+        expires_at  timestamptz NOT NULL,
+        reply       bytea,
+        PRIMARY KEY (scope, key, method)
+      );
+      CREATE INDEX applied_requests_expiry_idx ON applied_requests (expires_at);`,
+  },
 ];

@@ -54,6 +54,8 @@ export interface EventStoreTransaction {
 }
 
 export interface EventStore {
+  /** The schema it keeps its tables in (the service's own). */
+  readonly schema: string;
   /**
    * Runs `fn` in one Postgres transaction. On a stream version conflict the whole `fn` runs
    * again (so it must load state inside), at most `retries` times, then ConcurrencyError; on a
@@ -107,6 +109,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   }
 
   return {
+    schema,
     transaction: (fn) =>
       tracer.startActiveSpan("eventstore.transaction", async (span) => {
         try {

@@ -11,6 +11,7 @@ import type {
   DeleteAnnotationQueueRecordsResponse,
 } from "@argus/proto/catalog/v1/annotations";
 import { resolveRecordSources } from "./annotationQueueRecordSources.ts";
+import { recordKey, type RecordDraft } from "./annotationQueueRecordRules.ts";
 import type { AnnotationQueueCommand, AnnotationQueueState } from "./annotationQueueDecider.ts";
 import { annotationConfigsById } from "../annotationConfigs/annotationConfigRows.ts";
 import { queueRecords, toRecord } from "./annotationQueueRows.ts";
@@ -28,6 +29,26 @@ async function recordsOfQueue(client: PoolClient, queueId: string, ids: string[]
     [queueId, ids.filter(isUuid)],
   );
   return res.rows.map((r) => r.id);
+}
+
+/** The keys (recordKey) of the queue's records among those of `drafts`. */
+async function heldRecords(
+  client: PoolClient,
+  queueId: string,
+  drafts: readonly RecordDraft[],
+): Promise<Set<string>> {
+  const res = await tracedQuery<{
+    source_type: string;
+    granularity: string | null;
+    data: Record<string, unknown>;
+  }>(
+    client,
+    "queue records held",
+    `select source_type, granularity, data from annotation_queue_records
+      where queue_id = $1 and data = any($2::jsonb[])`,
+    [queueId, drafts.map((d) => JSON.stringify(d.data))],
+  );
+  return new Set(res.rows.map(recordKey));
 }
 
 type Build = (state: AnnotationQueueState, client: PoolClient) => Promise<AnnotationQueueCommand>;
@@ -63,9 +84,20 @@ export function annotationQueueRecordCommands(deps: CatalogDeps) {
     ): Promise<AddAnnotationQueueRecordsResponse> {
       const queue = await queues.load(ctx, req.annotationQueueId, "QUEUE_RECORD_CREATE");
       const resolved = await resolveRecordSources(deps, ctx, queue.space_id, req.recordSources);
-      const command = { type: "AddRecords", ...resolved, now: deps.clock.now() } as const;
-      await queues.run(ctx, queue.id, queue.space_id, command);
-      const ids = resolved.records.map((r) => r.id);
+      const now = deps.clock.now();
+      const { events } = await queues.run(ctx, queue.id, queue.space_id, {
+        // What the queue holds is read after its stream: a concurrent add of the same source
+        // fails this append, and the retry finds it held.
+        build: async (_state, client) => ({
+          type: "AddRecords",
+          ...resolved,
+          held: await heldRecords(client, queue.id, resolved.records),
+          now,
+        }),
+      });
+      const ids = events.flatMap((e) =>
+        e.type === "AnnotationQueueRecordsAdded" ? e.data.records.map((r) => r.id) : [],
+      );
       const rows = await queueRecords(deps.pool, "where r.id = any($1::uuid[]) order by r.id", [
         ids,
       ]);

@@ -49,6 +49,35 @@ export function checkSources(sources: RecordSourceInput[], records: readonly unk
     throw invalid(`at most ${RECORDS_PER_REQUEST_MAX} records per request`);
 }
 
+/** What names a record's source: its type, granularity and data (key order aside). */
+export function recordKey(r: {
+  source_type: string;
+  granularity: string | null;
+  data: Record<string, unknown>;
+}): string {
+  const data = Object.keys(r.data)
+    .sort()
+    .map((k) => [k, r.data[k]]);
+  return JSON.stringify([r.source_type, r.granularity ?? null, data]);
+}
+
+/**
+ * The records of a request the queue does not hold yet (the public API: a source already in
+ * the queue adds nothing, and a request of only such sources answers 200 with none), each once.
+ */
+export function newRecords(
+  drafts: readonly RecordDraft[],
+  held: ReadonlySet<string>,
+): RecordDraft[] {
+  const seen = new Set(held);
+  return drafts.filter((d) => {
+    const key = recordKey(d);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Who a new record is assigned to: every annotator (ALL) or one drawn at random (RANDOM). */
 export function recordsFor(
   drafts: readonly RecordDraft[],
@@ -90,7 +119,14 @@ function requireAssignees(assignees: Annotator[]): void {
 
 /** Commands on a queue's records; record facts are read in the command's transaction. */
 export type RecordCommand =
-  | { type: "AddRecords"; sources: RecordSourceInput[]; records: RecordDraft[]; now: Date }
+  /** `held`: the recordKey of each of `records` the queue holds already. */
+  | {
+      type: "AddRecords";
+      sources: RecordSourceInput[];
+      records: RecordDraft[];
+      held?: ReadonlySet<string>;
+      now: Date;
+    }
   /** `existing`: the named records that are in the queue. */
   | { type: "DeleteRecords"; recordIds: string[]; existing: string[]; now: Date }
   | { type: "AssignRecord"; recordId: string; exists: boolean; assignees: Annotator[]; now: Date }
@@ -122,9 +158,11 @@ export function decideRecords(
   const on = { queue_id: state.id, space_id: state.spaceId };
   switch (command.type) {
     case "AddRecords": {
+      // The limits are the request's, held records or not.
       checkSources(command.sources, command.records);
-      if (command.records.length === 0) return [];
-      const records = recordsFor(command.records, state.annotators, state.assignmentMethod);
+      const fresh = newRecords(command.records, command.held ?? new Set());
+      if (fresh.length === 0) return [];
+      const records = recordsFor(fresh, state.annotators, state.assignmentMethod);
       return [{ type: "AnnotationQueueRecordsAdded", data: { ...on, records, added_at: at } }];
     }
     case "DeleteRecords": {

@@ -62,7 +62,8 @@ export async function annotateRecords(
     const parent = lock.row;
     const ids = records.map((r) => r.recordId);
     const present = await k.present(scope.client, parent.id, ids);
-    const annotations = decideAnnotations(records, configs, present);
+    // An id that names no record is left out, the rest written (the public API's answer).
+    const annotations = decideAnnotations(records, configs, present, { unmatched: "ignore" });
     const at = deps.clock.now().toISOString();
     const written = annotationChunks(annotations).map((chunk) =>
       k.event(parent, {

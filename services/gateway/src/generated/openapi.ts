@@ -186,7 +186,9 @@ export interface paths {
     put?: never;
     /**
      * Add records to an annotation queue
-     * @description Add records from 1 to 2 sources (spans or traces of a project, or dataset examples), at most 500 records in all.
+     * @description Add records from 1 to 2 sources (spans or traces of a project, or dataset examples), at
+     *     most 500 records in all. A source the queue holds already adds nothing: 201 with the
+     *     records added when at least one was, 200 with none when every source was in the queue.
      */
     post: operations["create_annotation_queue_record"];
     /**
@@ -262,7 +264,12 @@ export interface paths {
      *     to ACTIVE. With `space_id`, the space's SERVICE keys (the caller needs
      *     SERVICE_KEY_READ there, or to be an account or space admin); `user_id` then filters
      *     by creator. Without `space_id`, USER keys by default: the caller's own, or those of
-     *     `user_id` (account admins only; others get 403).
+     *     `user_id` (account admins only; others get 403). Each SERVICE key carries its
+     *     `bot_user` (use `bot_user.id` as the `user_id` of a role binding for the key). Its
+     *     `organizations` are always empty in a list scoped to a space (the bot user may hold
+     *     bindings where the caller cannot read); without `space_id` they hold the bindings in
+     *     spaces the caller can see. A bot user that cannot be resolved has an empty `name`, no
+     *     `organizations` and a `MEMBER` placeholder `account_role`.
      */
     get: operations["list_api_keys"];
     put?: never;
@@ -669,9 +676,10 @@ export interface paths {
     /**
      * Annotate dataset examples
      * @description Upserts human annotations on examples of the dataset (any of its versions), by
-     *     annotation config name (DATASET_EXAMPLE_ANNOTATE). Up to 1000 examples per request; an
-     *     example id that names no example of the dataset is 422, as is a name that is no
-     *     annotation config of the dataset's space.
+     *     annotation config name (DATASET_EXAMPLE_ANNOTATE). Up to 1000 examples per request. A
+     *     `record_id` that names no example of the dataset is ignored, the other records written,
+     *     and no error is returned; a name that is no annotation config of the dataset's space,
+     *     or a value outside its config, is 422 (whatever record it is for).
      */
     post: operations["annotate_dataset_examples"];
     delete?: never;
@@ -959,9 +967,10 @@ export interface paths {
     /**
      * Annotate experiment runs
      * @description Upserts human annotations on runs of the experiment, by annotation config name
-     *     (EXPERIMENT_RUN_ANNOTATE). Up to 1000 runs per request; a run id that names no run of the
-     *     experiment is 422, as is a name that is no annotation config of the experiment's
-     *     space.
+     *     (EXPERIMENT_RUN_ANNOTATE). Up to 1000 runs per request. A `record_id` that names no run
+     *     of the experiment is ignored, the other records written, and no error is returned; a
+     *     name that is no annotation config of the experiment's space, or a value outside its
+     *     config, is 422 (whatever record it is for).
      */
     post: operations["annotate_experiment_runs"];
     delete?: never;
@@ -1798,9 +1807,13 @@ export interface paths {
      *     through their root span (`TRACE`), by annotation config name (PROJECT_SPAN_ANNOTATE).
      *     Up to 1000 records per request; each `record_id` is a span id, looked up among the
      *     spans of `[start_time, end_time]` (by default the 31 days before `end_time`, which
-     *     defaults to now). `SESSION` granularity is not supported (400). A record that names no
-     *     span of the window, a non-root span for `TRACE`, or a name that is no annotation config
-     *     of the project's space is 422. The body may be up to 8 MiB.
+     *     defaults to now; the window may not exceed 31 days, nor either bound be in the future:
+     *     400). `SESSION` granularity is not supported (400). A `record_id` used twice, or an
+     *     annotation config name twice in one record's `values`, is 400; a name that is no
+     *     annotation config of the project's space, or a value outside its config, is 422. All
+     *     or nothing: when any record names no span of the project within the window (or a
+     *     non-root span for `TRACE`), the request is 404 and nothing is written. The body may be
+     *     up to 8 MiB.
      */
     post: operations["annotate_spans"];
     delete?: never;
@@ -2271,8 +2284,9 @@ export interface paths {
      *       required on a project task's first run), `data_end_time` (defaults to now; at most
      *       30 days after the start, which must come first), `max_spans` (default 10000),
      *       `override_evaluations` (default false), `experiment_ids` (dataset tasks only).
-     *     - `RUN_EXPERIMENT`: `experiment_name` is required (unique within the dataset, 1 to 255
-     *       characters, no `"` or `\`); optional `dataset_version_id` (default: the latest),
+     *     - `RUN_EXPERIMENT`: `experiment_name` is required (1 to 255 characters, no `"` or `\`:
+     *       400; unique within the dataset, case-sensitive: a name the dataset's experiments
+     *       have, or a `PENDING` or `RUNNING` run on the dataset is making, is 409); optional `dataset_version_id` (default: the latest),
      *       `example_ids` or `max_examples` (not both; default: every example), `query_filter`
      *       (intersected with `example_ids`), `tracing_metadata` (enables tracing) and
      *       `evaluation_task_ids` (evaluation tasks triggered once the experiment completes).
@@ -2421,7 +2435,9 @@ export interface paths {
     post?: never;
     /**
      * Delete a user
-     * @description Delete a user (account admins). Their keys stop authenticating and their role bindings are removed at once.
+     * @description Delete (block) a user (account admins). Their keys stop authenticating and their role
+     *     bindings are removed at once. Deleting is for good: deleting a deleted user again is
+     *     204 and changes nothing, and the e-mail of a deleted user cannot be invited again (409).
      */
     delete: operations["delete_user"];
     options?: never;
@@ -3048,6 +3064,11 @@ export interface components {
        * @description Approximate (kept to the minute); omitted when never used.
        */
       last_used_at?: string;
+      /**
+       * @description SERVICE keys only: the key's service account. In a list scoped to a space its
+       *     `organizations` are empty.
+       */
+      bot_user?: components["schemas"]["ServiceKeyBotUser"];
     };
     /**
      * @description A predefined role by name (`{ "name": "MEMBER" }`, optionally with
@@ -5960,7 +5981,7 @@ export interface components {
       is_developer: boolean;
     };
     /**
-     * @description NONE adds the user directly as ACTIVE (no invitation). EMAIL_LINK creates an INVITED invitation whose verification token expires after 7 days (Argus sends no e-mail); the e-mail is the invitation's idempotency key. TEMPORARY_PASSWORD adds the user as ACTIVE with a generated temporary password, returned once in the 201 response (only its hash is stored; the user must change it at first sign-in). For an e-mail that is already a user's, only EMAIL_LINK returns (or renews) the invitation; the others are 409.
+     * @description NONE adds the user directly as ACTIVE (no invitation). EMAIL_LINK creates an INVITED invitation whose verification token expires after 7 days (Argus sends no e-mail); the e-mail is the invitation's idempotency key. TEMPORARY_PASSWORD adds the user as ACTIVE with a generated temporary password, returned once in the 201 response (only its hash is stored; the user must change it at first sign-in). For an e-mail that is already a user's, only EMAIL_LINK returns (or renews) the invitation; the others are 409. The e-mail of a deleted user is 409 in every mode.
      * @enum {string}
      */
     InviteMode: "NONE" | "EMAIL_LINK" | "TEMPORARY_PASSWORD";
@@ -6244,6 +6265,21 @@ export interface components {
      *     below, which only lets a malformed value be recognized as such.
      */
     CursorQueryParam: string;
+    /**
+     * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+     *     connection, a 5xx). A request sent again with the same key and the same method, path,
+     *     query and body within 24 hours is not applied again: it gets the first request's
+     *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+     *     the caller (the user or service account of the API key): another caller's equal key is
+     *     another key. The same key with a different request is 422; while the first request
+     *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+     *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+     *     service that applied it answers for it. A request that was applied but whose answer was
+     *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+     *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+     *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+     */
+    IdempotencyKey: string;
     /** @description The AI integration id. */
     AiIntegrationIdPathParam: components["schemas"]["Id"];
     /** @description The annotation config id. */
@@ -6419,7 +6455,23 @@ export interface operations {
   create_ai_integration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6585,7 +6637,23 @@ export interface operations {
   create_annotation_config: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6752,7 +6820,23 @@ export interface operations {
   create_annotation_queue: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6915,7 +6999,23 @@ export interface operations {
   create_annotation_queue_record: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The annotation queue id. */
         annotation_queue_id: components["parameters"]["AnnotationQueueIdPathParam"];
@@ -6928,6 +7028,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Every source was in the queue already; nothing was added. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CreateAnnotationQueueRecordResponse"];
+        };
+      };
       /** @description The added records. */
       201: {
         headers: {
@@ -6941,6 +7050,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7098,7 +7208,23 @@ export interface operations {
   create_api_key: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7121,6 +7247,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7129,7 +7256,23 @@ export interface operations {
   refresh_api_key: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The API key id. */
         api_key_id: components["parameters"]["ApiKeyIdPathParam"];
@@ -7155,6 +7298,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7279,7 +7423,23 @@ export interface operations {
   create_dashboard: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7302,6 +7462,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7401,7 +7562,23 @@ export interface operations {
   create_dashboard_widget: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The dashboard id. */
         dashboard_id: components["parameters"]["DashboardIdPathParam"];
@@ -7613,7 +7790,23 @@ export interface operations {
   create_dataset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -7792,7 +7985,23 @@ export interface operations {
         /** @description The dataset version; the latest when omitted or empty (the official SDK sends it empty). A version of another dataset is 404. */
         dataset_version_id?: components["parameters"]["DatasetVersionIdQueryParam"];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The dataset id.
@@ -7821,6 +8030,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -7869,7 +8079,23 @@ export interface operations {
         /** @description The dataset version; the latest when omitted or empty (the official SDK sends it empty). A version of another dataset is 404. */
         dataset_version_id?: components["parameters"]["DatasetVersionIdQueryParam"];
       };
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The dataset id.
@@ -8022,7 +8248,23 @@ export interface operations {
   create_evaluator: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8188,7 +8430,23 @@ export interface operations {
   create_evaluator_version: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The evaluator id. */
         evaluator_id: components["parameters"]["EvaluatorIdPathParam"];
@@ -8214,6 +8472,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -8352,7 +8611,23 @@ export interface operations {
   create_experiment: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8488,7 +8763,23 @@ export interface operations {
   insert_experiment_runs: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /**
          * @description The experiment id.
@@ -8517,6 +8808,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -8642,7 +8934,23 @@ export interface operations {
   create_integration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8830,7 +9138,23 @@ export interface operations {
   create_monitor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -8853,6 +9177,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -8951,7 +9276,23 @@ export interface operations {
   evaluate_monitor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The monitor id. */
         monitor_id: components["parameters"]["MonitorIdPathParam"];
@@ -8973,6 +9314,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -9058,7 +9401,23 @@ export interface operations {
   create_organization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9081,6 +9440,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -9179,7 +9539,23 @@ export interface operations {
   add_organization_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The organization id. */
         org_id: components["parameters"]["OrganizationIdPathParam"];
@@ -9205,6 +9581,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9287,7 +9664,23 @@ export interface operations {
   create_project: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9453,7 +9846,23 @@ export interface operations {
   create_prompt: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9651,7 +10060,23 @@ export interface operations {
   create_prompt_version: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The prompt id. */
         prompt_id: components["parameters"]["PromptIdPathParam"];
@@ -9677,6 +10102,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9814,7 +10240,23 @@ export interface operations {
   create_resource_restriction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -9837,6 +10279,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -9912,7 +10355,23 @@ export interface operations {
   create_role_binding: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10072,7 +10531,23 @@ export interface operations {
   create_role: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10235,7 +10710,23 @@ export interface operations {
   create_space: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -10358,7 +10849,23 @@ export interface operations {
   add_space_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The space id. */
         space_id: components["parameters"]["SpaceIdPathParam"];
@@ -10384,6 +10891,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -10574,7 +11082,23 @@ export interface operations {
   create_tag: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11506,7 +12030,23 @@ export interface operations {
   create_task: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11529,6 +12069,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
@@ -11626,7 +12167,23 @@ export interface operations {
   trigger_task_run: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The task id. */
         task_id: components["parameters"]["TaskIdPathParam"];
@@ -11851,7 +12408,23 @@ export interface operations {
   create_user: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -11980,7 +12553,23 @@ export interface operations {
   resend_user_invitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The user id. */
         user_id: components["parameters"]["UserIdPathParam"];
@@ -12000,6 +12589,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -12007,7 +12598,23 @@ export interface operations {
   reset_user_password: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The user id. */
         user_id: components["parameters"]["UserIdPathParam"];
@@ -12027,6 +12634,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };
@@ -12075,7 +12684,23 @@ export interface operations {
   create_webhook_subscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -12203,7 +12828,23 @@ export interface operations {
   create_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path?: never;
       cookie?: never;
     };
@@ -12325,7 +12966,23 @@ export interface operations {
   test_webhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry when its answer was lost (a timeout, a reset
+         *     connection, a 5xx). A request sent again with the same key and the same method, path,
+         *     query and body within 24 hours is not applied again: it gets the first request's
+         *     answer, status and body, with the header `Idempotent-Replayed: true`. Keys belong to
+         *     the caller (the user or service account of the API key): another caller's equal key is
+         *     another key. The same key with a different request is 422; while the first request
+         *     with the key is still being served, 409 (retry later). Answers 409, 429 and 5xx are
+         *     not kept: a retry runs the request again, and where an earlier attempt was applied the
+         *     service that applied it answers for it. A request that was applied but whose answer was
+         *     lost before it could be kept (a process killed at that instant) is 409 with a detail
+         *     saying so: read the resource to see the outcome. Validation errors (400, 422 before
+         *     the request runs) keep nothing. Use a fresh random value (a UUID) per intended write.
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
       path: {
         /** @description The webhook id. */
         webhook_id: components["parameters"]["WebhookIdPathParam"];
@@ -12347,6 +13004,8 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["UnprocessableEntity"];
       429: components["responses"]["RateLimitExceeded"];
       /** @description The test could not be sent; retry later. */
       503: {

@@ -139,7 +139,7 @@ export type ResourceHandlers<R extends Resource> = { [Op in resources[R]]: Handl
  * against that operation's schemas (openapi/operations.ts) is what makes it the operation's
  * ApiRequest: `handlerOf` is the one place where the generated types meet that check.
  */
-interface ValidatedRequest extends Caller {
+export interface ValidatedRequest extends Caller {
   body: unknown;
   query: Record<string, unknown>;
   params: Record<string, unknown>;

@@ -2,17 +2,28 @@ import type { Response } from "express";
 import { JsonObjectText, type ApiResponse } from "./handler.ts";
 import type { CompiledOperation } from "../openapi/operations.ts";
 
+/** An answer as it goes on the wire: status and the body's JSON text (none for 204). */
+export interface Answer {
+  status: number;
+  body?: { contentType: string; text: string } | undefined;
+}
+
+export function send(res: Response, answer: Answer): void {
+  res.status(answer.status);
+  if (answer.body === undefined) res.end();
+  else res.type(answer.body.contentType).send(answer.body.text);
+}
+
 /**
- * Writes a handler's result. On paginated operations the gateway owns `pagination`: a
- * non-empty `nextAfter` becomes `has_more: true` with a signed `next_cursor`; otherwise
- * `has_more: false` and no cursor (the spec omits it on the last page).
+ * A handler's result as it will be sent. On paginated operations the gateway owns
+ * `pagination`: a non-empty `nextAfter` becomes `has_more: true` with a signed `next_cursor`;
+ * otherwise `has_more: false` and no cursor (the spec omits it on the last page).
  */
-export function respond(
-  res: Response,
+export function render(
   op: CompiledOperation,
   out: ApiResponse,
   signNext: (after: string) => string,
-): void {
+): Answer {
   let body = out.body;
   if (op.paginated && out.status < 300) {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -26,11 +37,14 @@ export function respond(
         ? withMember(body, "pagination", pagination)
         : { ...body, pagination };
   }
-  res.status(out.status);
-  if (body === undefined || out.status === 204) res.end();
-  else if (body instanceof JsonObjectText)
-    res.type("application/json; charset=utf-8").send(body.text);
-  else res.json(body);
+  if (body === undefined || out.status === 204) return { status: out.status };
+  return {
+    status: out.status,
+    body: {
+      contentType: "application/json; charset=utf-8",
+      text: body instanceof JsonObjectText ? body.text : JSON.stringify(body),
+    },
+  };
 }
 
 /** The object text with one more member before its closing brace, the rest left as it is. */

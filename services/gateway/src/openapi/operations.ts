@@ -36,7 +36,17 @@ export interface CompiledOperation {
   paginated: boolean;
   /** Validates in place (coercing path and query, filling defaults); throws DomainError. */
   validate(input: RawInput): RawInput;
+  /**
+   * Declares the `Idempotency-Key` header (docs/architecture.md, "Safe retries"): the request
+   * is then applied at most once per key. Operations that do not declare it ignore it.
+   */
+  acceptsIdempotencyKey: boolean;
+  /** The header's value checked against its declared schema (400 when it breaks it). */
+  idempotencyKey(raw: string | undefined): string | undefined;
 }
+
+/** The header a retried request repeats so that it is not applied twice. */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 
 const EXPRESS_SPECIAL = /[()[\]?+!*:\\]/g;
 
@@ -92,6 +102,9 @@ function compileOperation(
   ];
   const query = byLocation("query");
   const pathParams = byLocation("path");
+  const keyHeader = byLocation("header").find(
+    (p) => p.name.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase(),
+  );
   const names = query.map((p) => p.name);
   const paginated = names.includes("cursor");
   if (paginated && query.find((p) => p.name === "limit")?.schema?.default === undefined) {
@@ -114,6 +127,7 @@ function compileOperation(
   const validatePath = compilers.input(objectSchema(pathParams));
   const validateQuery = compilers.input(objectSchema(query));
   const validateBody = bodySchema ? compilers.body(bodySchema) : undefined;
+  const validateKey = keyHeader && compilers.body(keyHeader.schema ?? {});
   const bodyFailure = status === 422 ? "validation-error" : "invalid-request";
 
   return {
@@ -124,6 +138,16 @@ function compileOperation(
     hasBody: validateBody !== undefined,
     maxBodyBytes,
     paginated,
+    acceptsIdempotencyKey: validateKey !== undefined,
+    idempotencyKey(raw) {
+      if (raw === undefined || !validateKey) return undefined;
+      if (!validateKey(raw))
+        throw new DomainError(
+          "invalid-request",
+          `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`,
+        );
+      return raw;
+    },
     validate(input) {
       // A malformed id in the path names no resource (ARCHITECTURE §10), hence 404 not 400.
       check(

@@ -210,7 +210,12 @@ export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"ann
         { annotationQueueId: queueId(req), recordSources: b.record_sources.map(sourceOf) },
         req,
       );
-      return { status: 201, body: { record_sources: res.records.map(toPublicRecord) } };
+      // The public API: 201 when a record was added; 200 with none when every source was
+      // in the queue already.
+      return {
+        status: res.records.length > 0 ? 201 : 200,
+        body: { record_sources: res.records.map(toPublicRecord) },
+      };
     },
 
     async delete_annotation_queue_record(req) {

@@ -114,7 +114,13 @@ export function apiKeyHandlers(identity: Backend): ResourceHandlers<"api-keys"> 
       );
       return {
         status: 200,
-        body: { api_keys: res.apiKeys.map(toPublicApiKey) },
+        body: {
+          // A SERVICE key carries its bot user (the public API's ServiceApiKey).
+          api_keys: res.apiKeys.map((k) => ({
+            ...toPublicApiKey(k),
+            ...(k.botUser ? { bot_user: toPublicBotUser(k.botUser) } : {}),
+          })),
+        },
         nextAfter: res.page?.nextAfter ?? "",
       };
     },

@@ -84,7 +84,8 @@ export const annotationsMember = (annotationsJson: string): string =>
 
 /**
  * An annotate request for the service: each record id as the internal uuid of its type (""
- * when the public id names none of that type: the service answers 422 for it).
+ * when the public id names none of that type: the service leaves it out, as it does any id
+ * that names no record).
  */
 export function annotateRequest(
   parentId: string,

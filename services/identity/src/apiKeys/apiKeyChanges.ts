@@ -1,4 +1,10 @@
-import { DomainError, actorMetadata, notFound, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  actorMetadata,
+  notFound,
+  type CallContext,
+  withholdReply,
+} from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type {
   RefreshApiKeyRequest,
@@ -52,6 +58,8 @@ export function apiKeyChanges({ pool, commands, pepper, clock }: IdentityDeps) {
       ctx: CallContext,
     ): Promise<RefreshApiKeyResponse> {
       const metadata = await authorize(ctx, req.id, canRefreshKey);
+      // The new secret is answered once: no copy of the answer is kept for a retry.
+      withholdReply(ctx);
       const secret = generateArgusKey();
       const refresh = {
         type: "RefreshKey" as const,

@@ -4,6 +4,7 @@ import {
   isAccountAdmin,
   uuidv7,
   type CallContext,
+  withholdReply,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { CreateApiKeyRequest, CreateApiKeyResponse } from "@argus/proto/identity/v1/api_keys";
@@ -62,6 +63,8 @@ export function apiKeyCreation({
   return {
     async createApiKey(req: CreateApiKeyRequest, ctx: CallContext): Promise<CreateApiKeyResponse> {
       requireCreatable(req, ctx);
+      // The secret is answered once: no copy of the answer is kept for a retry.
+      withholdReply(ctx);
       const p = ctx.principal;
       const secret = generateArgusKey();
       const id = uuidv7();

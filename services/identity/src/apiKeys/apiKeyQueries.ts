@@ -14,6 +14,7 @@ import type { ListApiKeysRequest, ListApiKeysResponse } from "@argus/proto/ident
 import type { Pool } from "pg";
 import { KEY_COLUMNS, toApiKey, type KeyRow } from "./apiKeyRows.ts";
 import { adminSpaces } from "./apiKeyReads.ts";
+import { botUsersOf } from "./botUsers.ts";
 import { spaceFacts } from "../spaces/spaceRows.ts";
 import { findSpace } from "../spaces/spaceAccess.ts";
 
@@ -91,7 +92,21 @@ export function apiKeyQueries({ pool }: { pool: Pool }) {
         ],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
-      return { apiKeys: items.map(toApiKey), page: { nextAfter } };
+      // Each SERVICE key carries its bot user; a list scoped to a space shows none of its
+      // bindings (the public API: they may be in spaces the caller cannot read).
+      const bots = await botUsersOf(
+        pool,
+        p,
+        items.flatMap((r) => (r.service_account_id ? [r.service_account_id] : [])),
+        !req.spaceId,
+      );
+      return {
+        apiKeys: items.map((r) => ({
+          ...toApiKey(r),
+          ...(r.service_account_id ? { botUser: bots.get(r.service_account_id)! } : {}),
+        })),
+        page: { nextAfter },
+      };
     },
   };
 }

@@ -1,10 +1,12 @@
 import {
+  DomainError,
   actorMetadata,
   holdsAnywhere,
   isAccountAdmin,
   requireAccountAdmin,
   uuidv7,
   type CallContext,
+  withholdReply,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type {
@@ -43,6 +45,13 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
         ? (req.inviteMode as InviteMode)
         : "EMAIL_LINK";
       const existing = await findUserByEmail(pool, p.accountId, req.email);
+      // The public API: a deleted user is blocked, a terminal state; its e-mail is not invited
+      // again.
+      if (!existing && (await findUserByEmail(pool, p.accountId, req.email, { deleted: true })))
+        throw new DomainError(
+          "resource-conflict",
+          `the user with e-mail ${JSON.stringify(req.email)} was deleted and cannot be invited again`,
+        );
       if (existing) {
         requireAccountAdmin(p, "inviting users");
         const created = await renewInvitation(
@@ -70,6 +79,8 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
       // Generated before the transaction, so a retried attempt stores the one answered.
       const temporaryPassword =
         inviteMode === "TEMPORARY_PASSWORD" ? newTemporaryPassword() : undefined;
+      // The password is answered once: no copy of the answer is kept for a retry.
+      if (temporaryPassword !== undefined) withholdReply(ctx);
       await commands.transact(
         async (scope) => {
           const { events } = await scope.decide(
@@ -129,10 +140,11 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
 
     /**
      * The user's keys are revoked as events in the deletion's transaction, so no listing or
-     * consumer ever sees an ACTIVE key of a deleted user.
+     * consumer ever sees an ACTIVE key of a deleted user. Deleting blocks the user for good:
+     * deleting a deleted user again changes nothing (the public API's 204).
      */
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
-      const row = await loadReadableUser(pool, ctx, req.id);
+      const row = await loadReadableUser(pool, ctx, req.id, { deleted: true });
       requireAccountAdmin(ctx.principal, "deleting users");
       const now = clock.now();
       const metadata = { ...actorMetadata(ctx), user_id: row.id };

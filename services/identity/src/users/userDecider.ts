@@ -60,6 +60,8 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
     if (state.status !== "none") throw new DomainError("resource-conflict", "user already exists");
     return [newUserEvent(command)];
   }
+  // The public API: blocking a user who is blocked already is a no-op.
+  if (state.status === "deleted" && command.type === "DeleteUser") return [];
   if (state.status !== "live") throw gone();
   switch (command.type) {
     case "InviteAgain": {

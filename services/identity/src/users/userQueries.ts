@@ -33,18 +33,24 @@ export async function findUser(
   return res.rows[0];
 }
 
-/** The live user of the account with this e-mail (case-insensitive), if any. */
+/**
+ * The live user of the account with this e-mail (case-insensitive), if any; with `deleted`, a
+ * deleted one instead.
+ */
 export async function findUserByEmail(
   db: Queryable,
   accountId: string,
   email: string,
+  o: { deleted?: boolean } = {},
 ): Promise<UserRow | undefined> {
   const res = await tracedQuery<UserRow>(
     db,
     "find user by e-mail",
     `select ${USER_COLUMNS} from ${USER_FROM}
-      where u.account_id = $1 and lower(u.email) = lower($2) and u.deleted_at is null`,
-    [accountId, email],
+      where u.account_id = $1 and lower(u.email) = lower($2)
+        and (u.deleted_at is not null) = $3
+      limit 1`,
+    [accountId, email, o.deleted ?? false],
   );
   return res.rows[0];
 }
@@ -54,8 +60,9 @@ export async function loadReadableUser(
   db: Queryable,
   ctx: CallContext,
   id: string,
+  o: { deleted?: boolean } = {},
 ): Promise<UserRow> {
-  const row = await findUser(db, ctx.principal.accountId, id);
+  const row = await findUser(db, ctx.principal.accountId, id, o.deleted);
   const p = ctx.principal;
   if (!row || !(holdsAnywhere(p, "USER_READ") || p.userId === row.id)) throw notFound("user");
   return row;

@@ -33,6 +33,8 @@ export interface Places {
   project(ctx: CallContext, id: string): Promise<{ id: string; spaceId: string }>;
   dataset(ctx: CallContext, id: string): Promise<{ id: string; spaceId: string }>;
   experiment(ctx: CallContext, id: string): Promise<{ id: string; datasetId: string }>;
+  /** Whether the dataset has an experiment named exactly `name` (names are unique on it). */
+  experimentNamed(ctx: CallContext, datasetId: string, name: string): Promise<boolean>;
   /** `versionId` empty: the latest version. */
   evaluator(ctx: CallContext, id: string, versionId: string): Promise<EvaluatorPlace>;
   /** An AGENT or EVALUATOR integration: its type. */
@@ -88,6 +90,23 @@ export function servicePlaces(catalog: Client, dataset: Client): Places {
         "experiment",
       );
       return { id: e.id, datasetId: e.datasetId };
+    },
+    async experimentNamed(ctx, datasetId, name) {
+      // The list's name filter is a case-insensitive substring: the exact name is among what
+      // it answers, if the dataset has it. Few names contain another, so this is a page or two.
+      let after = "";
+      for (;;) {
+        const page = await ask(
+          dataset,
+          DatasetServiceService.listExperiments,
+          { datasetId: uuid(datasetId, "dataset"), spaceId: "", name, page: { limit: 100, after } },
+          ctx,
+          "dataset",
+        );
+        if (page.experiments.some((e) => e.name === name)) return true;
+        after = page.page?.nextAfter ?? "";
+        if (!after) return false;
+      }
     },
     async evaluator(ctx, id, versionId) {
       const res = await ask(

@@ -1,5 +1,10 @@
 import { streamId, type TaskRunCreated } from "@argus/contracts";
-import { tracedQuery, type CommandHandler, type EventMetadata } from "@argus/eventstore";
+import {
+  tracedQuery,
+  type CommandHandler,
+  type CommandOptions,
+  type EventMetadata,
+} from "@argus/eventstore";
 import { runDecider } from "./taskRunDecider.ts";
 
 /** Postgres channel a triggered run is announced on, so an idle worker starts at once. */
@@ -10,6 +15,7 @@ export async function createRun(
   commands: CommandHandler,
   data: TaskRunCreated["data"],
   metadata: EventMetadata,
+  options?: CommandOptions,
 ): Promise<void> {
   await commands.transact(async (scope) => {
     await scope.decide(
@@ -19,5 +25,5 @@ export async function createRun(
       metadata,
     );
     await tracedQuery(scope.client, "announce run", "select pg_notify($1, '')", [RUNS_CHANNEL]);
-  });
+  }, options);
 }

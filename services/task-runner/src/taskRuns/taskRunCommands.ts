@@ -1,5 +1,5 @@
 import { streamId, type TaskRunCreated } from "@argus/contracts";
-import { actorMetadata, uuidv7, type CallContext } from "@argus/platform";
+import { DomainError, actorMetadata, uuidv7, type CallContext } from "@argus/platform";
 import type { CancelRunRequest, TaskRun, TriggerRunRequest } from "@argus/proto/tasks/v1/tasks";
 import { requirePermissionAt } from "@argus/spaces";
 import type { TasksDeps } from "../deps.ts";
@@ -97,6 +97,12 @@ async function chainedTasks(
   return chained;
 }
 
+const nameTaken = (name: string) =>
+  new DomainError(
+    "resource-conflict",
+    `an experiment named ${JSON.stringify(name)} already exists on the task's dataset, or a run is making it`,
+  );
+
 /**
  * What a run needs to know, fixed when it is triggered (the caller is there to ask on):
  * the window or experiments, and each evaluator's version (the pinned one, else the latest
@@ -123,6 +129,10 @@ async function optionsOf(
       );
     if (req.exampleIds.length > 0 && req.maxExamples > 0)
       throw invalid("example_ids and max_examples are mutually exclusive");
+    // The public API: a name already used on the dataset is a 409 at the trigger, not a run
+    // that fails later. A run still making its experiment holds the name too (the unique index
+    // task_runs_experiment_name, which also orders two triggers racing for one name).
+    if (await deps.places.experimentNamed(ctx, task.dataset_id!, name)) throw nameTaken(name);
     if (fields.has("max_examples") && req.maxExamples < 1)
       throw invalid("max_examples must be at least 1");
     checkFilterSyntax("query_filter", req.queryFilter);
@@ -131,6 +141,8 @@ async function optionsOf(
         // Chosen now, so a run resumed by another worker finds the experiment it made.
         experiment_id: uuidv7(),
         experiment_name: name,
+        // Where the name is unique: the dataset's (task_runs_experiment_name).
+        experiment_dataset_id: task.dataset_id,
         dataset_version_id: req.datasetVersionId || null,
         example_ids: req.exampleIds,
         max_examples: req.maxExamples || null,
@@ -208,7 +220,12 @@ export function taskRunCommands(deps: TasksDeps) {
         created_by_user_id: ctx.principal.userId,
         created_at: deps.clock.now().toISOString(),
       };
-      await createRun(deps.commands, data, actorMetadata(ctx));
+      const name = data.options.experiment_name;
+      await createRun(deps.commands, data, actorMetadata(ctx), {
+        conflicts: {
+          task_runs_experiment_name: nameTaken(typeof name === "string" ? name : "").message,
+        },
+      });
       return toRun(await runRow(pool, ctx, id));
     },
 

@@ -20,13 +20,27 @@ function recordsOf(text: string): AnnotationInput[] {
     throw invalid("annotations must be a JSON array");
   }
   if (!Array.isArray(parsed)) throw invalid("annotations must be a JSON array");
+  const seen = new Map<string, number>();
   return parsed.map((r: { record_id?: unknown; values?: unknown }, i) => {
     if (typeof r?.record_id !== "string" || !Array.isArray(r.values))
       throw invalid(`annotations[${i}] must have a record_id and values`);
-    return {
-      recordId: r.record_id,
-      values: (r.values as unknown[]).map((v, j) => valueOf(v, `annotations[${i}].values[${j}]`)),
-    };
+    // The public API: a record once per request, a config name once per record (400 both).
+    const first = seen.get(r.record_id);
+    if (first !== undefined)
+      throw invalid(`annotations[${i}].record_id repeats annotations[${first}].record_id`);
+    seen.set(r.record_id, i);
+    const values = (r.values as unknown[]).map((v, j) =>
+      valueOf(v, `annotations[${i}].values[${j}]`),
+    );
+    const names = new Set<string>();
+    values.forEach((v, j) => {
+      if (names.has(v.name))
+        throw invalid(
+          `annotations[${i}].values[${j}].name ${JSON.stringify(v.name)} appears twice`,
+        );
+      names.add(v.name);
+    });
+    return { recordId: r.record_id, values };
   });
 }
 
@@ -55,12 +69,24 @@ function valueOf(v: unknown, at: string): AnnotationInput["values"][number] {
   };
 }
 
+/** The public API's bounds of an annotate window: 31 days at most, nothing in the future. */
+function checkAnnotateWindow(window: { start: string; end: string }, now: Date): void {
+  const [start, end] = [Date.parse(window.start), Date.parse(window.end)];
+  if (end - start > WINDOW_DEFAULTS.annotate)
+    throw invalid("the window from start_time to end_time must not exceed 31 days");
+  if (Math.max(start, end) > now.getTime())
+    throw invalid("start_time and end_time must not be in the future");
+}
+
 /**
  * `POST /v2/spans/annotate` (202): SPAN records are span ids; TRACE records are the root span
  * ids of traces (a non-root span is refused), and their annotations belong to the trace (its
  * spans show them as `trace_annotations`). Records are looked up in the project within the
  * window; each value upserts by annotation config name and keeps to the configs of the
- * project's space. A record that names nothing there is a 422.
+ * project's space. A record id used twice, or a config name twice in one record, is a 400.
+ * The window is at most 31 days and neither of its bounds in the future (400). All or nothing:
+ * when any record names nothing in the project within the window, the request is a 404 and
+ * nothing is written.
  */
 export function annotateCommand(deps: TracingDeps) {
   return async function annotateSpans(
@@ -72,6 +98,7 @@ export function annotateCommand(deps: TracingDeps) {
       throw invalid(`granularity ${granularity} is not supported (SPAN or TRACE)`);
     const now = deps.clock.now();
     const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate, now.getTime());
+    checkAnnotateWindow(window, now);
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
     const records = recordsOf(req.annotations);
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
@@ -88,7 +115,10 @@ export function annotateCommand(deps: TracingDeps) {
               ),
             )
           : await deps.store.tracesOfRoots(scope.client, project.id, ids, window);
-      const annotations = decideAnnotations(records, configs, new Set(keyOf.keys())).map((a) => ({
+      const annotations = decideAnnotations(records, configs, new Set(keyOf.keys()), {
+        unmatched: "refuse",
+        what: `${granularity === "SPAN" ? "span" : "trace root span"} of the project within the window`,
+      }).map((a) => ({
         ...a,
         record_id: keyOf.get(a.record_id)!,
       }));

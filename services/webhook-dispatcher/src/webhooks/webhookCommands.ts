@@ -7,6 +7,7 @@ import {
   notFound,
   uuidv7,
   type CallContext,
+  withholdReply,
 } from "@argus/platform";
 import type {
   CreateWebhookRequest,
@@ -78,6 +79,8 @@ export function webhookCommands(deps: WebhooksDeps) {
 
   return {
     async createWebhook(req: CreateWebhookRequest, ctx: CallContext): Promise<CreatedWebhook> {
+      // An HMAC signing secret is answered once: no copy of the answer is kept for a retry.
+      withholdReply(ctx);
       const authType = (req.authType || "BEARER") as WebhookAuthType;
       if (!AUTH_TYPES.includes(authType))
         throw invalid(`auth_type must be one of ${AUTH_TYPES.join(", ")}`);

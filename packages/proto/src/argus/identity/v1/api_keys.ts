@@ -40,6 +40,11 @@ export interface ApiKey {
   lastUsedAt: string;
   /** Set for SERVICE keys. */
   serviceAccountId: string;
+  /**
+   * In lists, for SERVICE keys: the service account (the public API's bot_user). Its
+   * organizations are empty in a list scoped to one space.
+   */
+  botUser?: BotUser | undefined;
 }
 
 /**
@@ -134,6 +139,7 @@ function createBaseApiKey(): ApiKey {
     expiresAt: "",
     lastUsedAt: "",
     serviceAccountId: "",
+    botUser: undefined,
   };
 }
 
@@ -171,6 +177,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.serviceAccountId !== "") {
       writer.uint32(90).string(message.serviceAccountId);
+    }
+    if (message.botUser !== undefined) {
+      BotUser.encode(message.botUser, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -274,6 +283,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             }
 
             message.serviceAccountId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.botUser = BotUser.decode(reader, reader.uint32());
             continue;
           }
         }

@@ -1,6 +1,7 @@
 /**
  * The dispatcher takes "now" from the one clock in its deps: a replica started with a pinned
- * clock stamps its deliveries' timestamp headers with that clock, not the machine's.
+ * clock stamps its deliveries' timestamp headers with that clock, not the machine's. What a
+ * subscription gets is cut by database time instead, so the pinned clock does not move it.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +16,7 @@ import {
   uniqueName,
   type TestDatabase,
 } from "@argus/testkit";
+import { catalogEventsConsumer } from "../src/deliveries/deliveryConsumers.ts";
 import { webhookDispatcher } from "../src/service.ts";
 
 // Years away from the machine's clock, so the headers cannot match by reading it.
@@ -89,4 +91,49 @@ it("a delivery's timestamp headers are the pinned clock's, in whole seconds", as
   expect(headers["webhook-id"]).toBe(event);
   expect(headers["webhook-timestamp"]).toBe(seconds);
   expect(headers["x-arize-webhook-timestamp"]).toBe(seconds);
+});
+
+it("a subscription gets the events recorded after it, not one already on its way", async () => {
+  const [webhook, prompt, space] = [uuidv7(), uuidv7(), uuidv7()];
+  await pool.query(
+    `insert into webhooks (id, account_id, organization_id, name, description, url, auth_type,
+       signing_secret_hint, timeout_ms, headers, has_auth_token, created_by_user_id, created_at,
+       updated_at)
+     values ($1, $2, $3, 'cut-off', '', $4, 'BEARER', '', 5000, '{}', false, '', now(), now())`,
+    [webhook, uuidv7(), uuidv7(), url],
+  );
+  const { rows } = await pool.query<{ active_from: Date }>(
+    `insert into webhook_subscriptions (id, account_id, organization_id, webhook_id, source_type,
+       source_id, space_id, event, created_at)
+     select $1, account_id, organization_id, id, 'PROMPT', $2, $3, 'PROMPT_VERSION_CREATED', $4
+       from webhooks where id = $5
+     returning active_from`,
+    [uuidv7(), prompt, space, PINNED, webhook],
+  );
+  const activeFrom = rows[0]!.active_from;
+  const versionCreated = (recordedAt: Date) => ({
+    globalPosition: 1n,
+    transactionId: 1n,
+    streamId: `prompt-${prompt}`,
+    streamVersion: 1,
+    eventId: uuidv7(),
+    type: "PromptVersionCreated",
+    data: { id: uuidv7(), prompt_id: prompt, space_id: space, commit_hash: "c", created_at: "" },
+    metadata: {},
+    recordedAt,
+  });
+  const before = versionCreated(new Date(activeFrom.getTime() - 1));
+  const after = versionCreated(new Date(activeFrom.getTime() + 1));
+  const consumer = catalogEventsConsumer({ subjectRoot: "unused", cascade: undefined as never });
+  const client = await pool.connect();
+  try {
+    for (const event of [before, after]) await consumer.handler(client, event);
+  } finally {
+    client.release();
+  }
+  const made = await pool.query<{ event_id: string }>(
+    "select event_id from deliveries where webhook_id = $1",
+    [webhook],
+  );
+  expect(made.rows.map((r) => r.event_id)).toEqual([after.eventId]);
 });

@@ -119,7 +119,10 @@ export function monitorEventsConsumer(o: { subjectRoot: string }): DurableConsum
   };
 }
 
-/** One delivery row per webhook subscribed to the event on any of its sources, announced. */
+/**
+ * One delivery row per webhook subscribed to the event on any of its sources (subscribed before
+ * the event was recorded), announced.
+ */
 async function makeDeliveries(tx: PoolClient, d: Deliverable): Promise<void> {
   const res = await tracedQuery(
     tx,
@@ -129,9 +132,16 @@ async function makeDeliveries(tx: PoolClient, d: Deliverable): Promise<void> {
        from webhook_subscriptions s
        join jsonb_to_recordset($4::jsonb) as src(type text, id uuid)
          on s.source_type = src.type and s.source_id = src.id
-      where s.event = $5
+      where s.event = $5 and s.active_from <= $6
      on conflict (event_id, webhook_id) do nothing`,
-    [d.message.eventId, d.message.event, d.message.body, JSON.stringify(d.sources), d.eventType],
+    [
+      d.message.eventId,
+      d.message.event,
+      d.message.body,
+      JSON.stringify(d.sources),
+      d.eventType,
+      d.recordedAt,
+    ],
   );
   if ((res.rowCount ?? 0) > 0)
     await tracedQuery(tx, "announce deliveries", "select pg_notify($1, '')", [DELIVERIES_CHANNEL]);

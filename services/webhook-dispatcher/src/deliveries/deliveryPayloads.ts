@@ -15,6 +15,8 @@ export interface Deliverable {
   sources: { type: WebhookSourceType; id: string }[];
   eventType: WebhookEventType;
   message: Message;
+  /** When the event was recorded: subscriptions created after it do not get it. */
+  recordedAt: Date;
 }
 
 /** The public API's payload names of each event (`www.arize.com/docs/ax/.../webhooks.md`). */
@@ -75,6 +77,7 @@ export function deliverableOf(e: StoredEvent): Deliverable | undefined {
   ): Deliverable => ({
     sources: [{ type: sourceType, id: sourceId }],
     eventType,
+    recordedAt: e.recordedAt,
     message: envelope(e.eventId, eventType, occurredAt, {
       space_id: encodeId("Space", str(d, "space_id")),
       ...data,
@@ -150,6 +153,7 @@ export function taskRunFailedOf(e: StoredEvent): Deliverable | undefined {
       { type: "SPACE", id: spaceId },
     ],
     eventType: "ONLINE_TASK_RUN_FAILED",
+    recordedAt: e.recordedAt,
     message: envelope(e.eventId, "ONLINE_TASK_RUN_FAILED", str(d, "finished_at"), {
       space_id: encodeId("Space", spaceId),
       task_id: encodeId("Task", taskId),

@@ -133,13 +133,14 @@ export function keyedLimiter(limit: number) {
  * The run's evaluators that can run, or why each cannot: MANAGED code in process, CUSTOM code
  * in sandboxed Python processes (closed with the run), TEMPLATE through its AI integration's
  * provider (one client per integration, calls limited per integration): OpenAI-compatible,
- * Azure OpenAI and Anthropic.
+ * Azure OpenAI and Anthropic. Their calls out stop when `stopped` (the run's) aborts.
  */
 export async function itemEvaluators(
   d: EvaluatorDeps,
   limit: ReturnType<typeof keyedLimiter>,
   run: { id: string; task_id: string; account_id: string },
   evaluators: readonly RunEvaluator[],
+  stopped: AbortSignal,
 ): Promise<RunEvaluators> {
   const accountId = run.account_id;
   const runnable: ItemEvaluator[] = [];
@@ -206,7 +207,7 @@ export async function itemEvaluators(
         evaluator_id: encodeId("Evaluator", e.evaluator_id),
         evaluator_name: name,
       };
-      const options = { policy: d.policy, timeoutMs: d.providerTimeoutMs };
+      const options = { policy: d.policy, timeoutMs: d.providerTimeoutMs, stopped };
       runnable.push({
         evaluatorId: e.evaluator_id,
         name,
@@ -226,7 +227,7 @@ export async function itemEvaluators(
     if (!client) {
       try {
         const integration = await d.integrations(accountId, integrationId);
-        client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds);
+        client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds, stopped);
         clients.set(integrationId, client);
       } catch (err) {
         reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);

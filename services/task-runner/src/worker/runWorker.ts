@@ -31,7 +31,7 @@ import {
 } from "./endpoints.ts";
 import { providerChat } from "./llm.ts";
 import type { Chat } from "./providerHttp.ts";
-import type { Outcome, RunToWork } from "./runItems.ts";
+import type { Outcome, Progress, RunToWork } from "./runItems.ts";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import {
   itemEvaluators,
@@ -72,6 +72,36 @@ interface TaskFacts {
   run_configuration: RunConfiguration | null;
 }
 
+/**
+ * How often a run being worked is looked at: a cancel, or its task's deletion, aborts every call
+ * the run has out within this and one query (the promise: within a second).
+ */
+const WATCH_MS = 250;
+
+/**
+ * Looks every `ms` whether a run may go on (`live`), and aborts `signal` the first time it may
+ * not. A look that fails decides nothing: the next one does.
+ */
+function watchRun(live: () => Promise<boolean>, ms: number): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  let ended = false;
+  let timer: ReturnType<typeof setTimeout>;
+  const look = async () => {
+    const goOn = await live().catch(() => true);
+    if (ended) return;
+    if (!goOn) return controller.abort();
+    timer = setTimeout(() => void look(), ms);
+  };
+  timer = setTimeout(() => void look(), ms);
+  return {
+    signal: controller.signal,
+    end() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 const metadata = (r: RunToWork) => ({
   account_id: r.account_id,
   space_id: r.space_id,
@@ -83,8 +113,9 @@ const metadata = (r: RunToWork) => ({
  * Works off runs: claims one at a time under a lease it renews while working (a run whose
  * worker died is taken over once the lease passes, and resumes where the items recorded so
  * far end), records its start, executes it, and records its end with counts taken from the
- * items. A cancel is seen at the next page (the progress update finds the run no longer
- * RUNNING) and the work stops there: within one page of items and one heartbeat.
+ * items. A cancel, or the deletion of the run's task (which takes the run's row), is seen
+ * within `WATCH_MS`: the run's provider and endpoint calls out are aborted, none starts after,
+ * and the work stops at the end of the page, recording only the items evaluated.
  */
 export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   // Calls to one AI integration at once, across every run this replica works.
@@ -134,8 +165,19 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return res.rows[0]!;
   }
 
+  /** Still RUNNING: a cancel ends it, its task's deletion takes the row. */
+  const running = async (id: string) =>
+    (
+      await tracedQuery(
+        o.pool,
+        "task run still running",
+        "select 1 from task_runs where id = $1 and status = 'RUNNING'",
+        [id],
+      )
+    ).rowCount === 1;
+
   /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
-  const progress = (id: string) => async () => {
+  const report = (id: string) => async () => {
     const c = await counts(id);
     const res = await tracedQuery(
       o.pool,
@@ -149,7 +191,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   };
 
   /** The model a RUN_EXPERIMENT task's generation calls, limited per integration. */
-  async function generationChat(run: RunToWork, config: GenerationConfig): Promise<Chat> {
+  async function generationChat(
+    run: RunToWork,
+    config: GenerationConfig,
+    stopped: AbortSignal,
+  ): Promise<Chat> {
     const integrationId = config.ai_integration_id ?? "";
     const integration = await o.evaluators.integrations(run.account_id, integrationId);
     const chat = providerChat(
@@ -157,16 +203,21 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       o.evaluators.policy,
       o.evaluators.providerTimeoutMs,
       o.evaluators.clouds,
+      stopped,
     );
     return (request) => limit(integrationId, () => chat(request));
   }
 
   /** What makes a RUN_EXPERIMENT run's outputs, or why it cannot run. */
-  async function producerOf(run: RunToWork, config: RunConfiguration): Promise<Produce | string> {
+  async function producerOf(
+    run: RunToWork,
+    config: RunConfiguration,
+    stopped: AbortSignal,
+  ): Promise<Produce | string> {
     if (config.experiment_type === "LLM_GENERATION")
-      return generation(config, await generationChat(run, config));
+      return generation(config, await generationChat(run, config, stopped));
     if (config.experiment_type === "TEMPLATE_EVALUATION")
-      return judgement(config, await generationChat(run, config));
+      return judgement(config, await generationChat(run, config, stopped));
     if (config.experiment_type === "AGENT_CALL") {
       let agent: Endpoint;
       try {
@@ -178,7 +229,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         return `run_configuration.integration_id: ${(err as Error).message}`;
       }
       const template = config.input_template ?? {};
-      const options = { policy: o.evaluators.policy, timeoutMs: o.evaluators.providerTimeoutMs };
+      const options = {
+        policy: o.evaluators.policy,
+        timeoutMs: o.evaluators.providerTimeoutMs,
+        stopped,
+      };
       return async (fields) =>
         limit(agent.id, async () =>
           agentOutput(await callEndpoint(agent, renderAgentBody(agent, template, fields), options)),
@@ -191,9 +246,10 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     run: RunToWork,
     task: TaskFacts,
     experimentId: string | null,
+    progress: Progress,
   ): Promise<Outcome> {
     if (task.task_type === "RUN_EXPERIMENT") {
-      const produce = await producerOf(run, task.run_configuration ?? {});
+      const produce = await producerOf(run, task.run_configuration ?? {}, progress.stopped);
       if (typeof produce === "string") return { status: "FAILED", reason: produce };
       return generateExperiment(
         o.pool,
@@ -201,11 +257,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         run,
         { datasetId: task.dataset_id!, experimentId: experimentId!, taskId: run.task_id },
         produce,
-        progress(run.id),
+        progress,
       );
     }
     const attached = (run.options.evaluators ?? []) as RunEvaluator[];
-    const evaluators = await itemEvaluators(o.evaluators, limit, run, attached);
+    const evaluators = await itemEvaluators(o.evaluators, limit, run, attached, progress.stopped);
     try {
       // A task's evaluators are all of one shape: trace/session ones read whole units.
       const traceShaped = attached.some((e) => e.query_mappings);
@@ -216,7 +272,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             "trace/session evaluators (query_mappings) run on a project's traces and sessions; a dataset task has none",
         };
       if (task.dataset_id)
-        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
+        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress);
       if (traceShaped)
         return await evaluateUnits(
           o.pool,
@@ -228,7 +284,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             query_filters: task.query_filters,
           },
           evaluators,
-          progress(run.id),
+          progress,
         );
       return await evaluateSpans(
         o.pool,
@@ -241,7 +297,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           evaluatorFilters: new Map(task.evaluators.map((e) => [e.evaluator_id, e.query_filter])),
         },
         evaluators,
-        progress(run.id),
+        progress,
       );
     } finally {
       evaluators.close();
@@ -279,10 +335,19 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           { type: "StartRun", now: o.clock.now(), experimentId },
           metadata(run),
         );
+        const watch = watchRun(() => running(run.id), WATCH_MS);
         try {
-          outcome = await execute(run, task, experimentId);
+          outcome = await execute(run, task, experimentId, {
+            report: report(run.id),
+            stopped: watch.signal,
+          });
         } catch (err) {
-          outcome = { status: "FAILED", reason: (err as Error).message };
+          // Stopped mid-way: its end is the cancel's, or went with its task.
+          outcome = watch.signal.aborted
+            ? { status: "STOPPED" }
+            : { status: "FAILED", reason: (err as Error).message };
+        } finally {
+          watch.end();
         }
       }
       if (outcome.status === "STOPPED") return;

@@ -1,7 +1,7 @@
 /**
  * Outbound work stops when it is stopped (issue 29 item 5): once a run's cancel returns, or
- * its task is deleted, the provider and endpoint calls it has out are aborted within a second
- * and none starts after. The provider is a real HTTP server on loopback that holds every
+ * its task, its evaluator or the integration that evaluator calls is deleted, the provider and
+ * endpoint calls it has out are aborted within a second and none starts after. The provider is a real HTTP server on loopback that holds every
  * request and never answers (the edge Argus does not own): it sees each connection close.
  */
 import { createServer, type Server } from "node:http";
@@ -63,54 +63,81 @@ afterAll(async () => {
 
 const calls = (tag: string) => held.filter((h) => h.path.startsWith(`/${tag}/`));
 
-/** A dataset task of 40 items whose evaluator calls the slow provider under `/<tag>/`. */
-async function slowTask(tag: string, kind: "TEMPLATE" | "REMOTE") {
+/** An EVALUATOR or AGENT integration whose endpoint is the slow provider's `/<tag>/…`. */
+const endpoint = (type: "EVALUATOR" | "AGENT", tag: string, field: string) =>
+  asAdmin("POST", "/v2/integrations", {
+    type,
+    name: unique(`slow-${type.toLowerCase()}`),
+    config: {
+      endpoint: `${root}/${tag}/${type.toLowerCase()}`,
+      input_schema: {
+        type: "object",
+        properties: { [field]: { type: "string" } },
+        required: [field],
+      },
+    },
+  });
+
+/**
+ * A task over 40 dataset items whose calls go to the slow provider under `/<tag>/`: a TEMPLATE
+ * evaluator's model (an OpenAI-compatible AI integration), a REMOTE evaluator's endpoint, or an
+ * AGENT_CALL experiment's agent. Triggered, and answered once its calls are out.
+ */
+async function slowTask(tag: string, kind: "TEMPLATE" | "REMOTE" | "AGENT") {
   const e = await taskExperiment(asAdmin, spaceId, unique, 40);
-  let evaluatorId: string;
+  let evaluatorId = "";
   let integration: Json;
-  if (kind === "TEMPLATE") {
-    integration = await asAdmin("POST", "/v2/ai-integrations", {
-      name: unique("slow-llm"),
-      provider: "OPEN_AI",
-      api_key: "sk-slow",
-      base_url: `${root}/${tag}/v1`,
-    });
-    evaluatorId = await relevanceJudge(asAdmin, spaceId, {
-      name: unique("judge"),
-      column: "judge",
-      integrationId: integration.id as string,
-      model: "gpt-slow",
-    });
-  } else {
-    integration = await asAdmin("POST", "/v2/integrations", {
-      type: "EVALUATOR",
-      name: unique("slow-endpoint"),
-      config: {
-        endpoint: `${root}/${tag}/evaluate`,
-        input_schema: {
-          type: "object",
-          properties: { output: { type: "string" } },
-          required: ["output"],
-        },
+  let task: Json;
+  if (kind === "AGENT") {
+    integration = await endpoint("AGENT", tag, "question");
+    task = await asAdmin("POST", "/v2/tasks", {
+      type: "RUN_EXPERIMENT",
+      name: unique("slow-agent-task"),
+      dataset_id: e.datasetId,
+      run_configuration: {
+        experiment_type: "AGENT_CALL",
+        integration_id: integration.id,
+        input_template: { question: "{{input}}" },
       },
     });
-    evaluatorId = (
-      await asAdmin("POST", "/v2/evaluators", {
-        space_id: spaceId,
-        name: unique("remote"),
-        type: "REMOTE",
-        version: { commit_message: "v1", remote_config: { integration_id: integration.id } },
-      })
-    ).id as string;
+  } else {
+    if (kind === "TEMPLATE") {
+      integration = await asAdmin("POST", "/v2/ai-integrations", {
+        name: unique("slow-llm"),
+        provider: "OPEN_AI",
+        api_key: "sk-slow",
+        base_url: `${root}/${tag}/v1`,
+      });
+      evaluatorId = await relevanceJudge(asAdmin, spaceId, {
+        name: unique("judge"),
+        column: "judge",
+        integrationId: integration.id as string,
+        model: "gpt-slow",
+      });
+    } else {
+      integration = await endpoint("EVALUATOR", tag, "output");
+      evaluatorId = (
+        await asAdmin("POST", "/v2/evaluators", {
+          space_id: spaceId,
+          name: unique("remote"),
+          type: "REMOTE",
+          version: { commit_message: "v1", remote_config: { integration_id: integration.id } },
+        })
+      ).id as string;
+    }
+    task = await asAdmin("POST", "/v2/tasks", {
+      type: kind === "TEMPLATE" ? "TEMPLATE_EVALUATION" : "CODE_EVALUATION",
+      name: unique("slow-task"),
+      dataset_id: e.datasetId,
+      experiment_ids: [e.experimentId],
+      evaluators: [{ evaluator_id: evaluatorId }],
+    });
   }
-  const task = await asAdmin("POST", "/v2/tasks", {
-    type: kind === "TEMPLATE" ? "TEMPLATE_EVALUATION" : "CODE_EVALUATION",
-    name: unique("slow-task"),
-    dataset_id: e.datasetId,
-    experiment_ids: [e.experimentId],
-    evaluators: [{ evaluator_id: evaluatorId }],
-  });
-  const run = await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, {});
+  const run = await asAdmin(
+    "POST",
+    `/v2/tasks/${task.id}/trigger`,
+    kind === "AGENT" ? { experiment_name: unique("slow-exp") } : {},
+  );
   // The run is out on the provider: every call it may make to one integration at once is held.
   await expect.poll(() => calls(tag).length, { timeout: 60_000, interval: 50 }).toBe(4);
   return { task, run, evaluatorId, integration };
@@ -165,5 +192,43 @@ describe("a stopped run's calls out", () => {
       expect((await api.req("DELETE", `/v2/tasks/${task.id}`)).status).toBe(204);
     });
     expect((await api.req("GET", `/v2/task-runs/${run.id}`)).status).toBe(404);
+  });
+
+  it("deleting the evaluator mid-run aborts its calls, starts none after, and ends the run", async () => {
+    const tag = unique("delete-evaluator");
+    const { run, evaluatorId } = await slowTask(tag, "TEMPLATE");
+    await expectStopped(tag, async () => {
+      expect((await api.req("DELETE", `/v2/evaluators/${evaluatorId}`)).status).toBe(204);
+    });
+    const ended = await untilRun(asAdmin, run.id);
+    expect(ended).toMatchObject({ status: "CANCELLED", num_successes: 0, num_errors: 0 });
+    expect(ended.failure_reason).toMatch(/^the run's evaluator .+ was deleted$/);
+  });
+
+  it("deleting the AI integration mid-run aborts its calls, starts none after, and ends the run", async () => {
+    const tag = unique("delete-ai-integration");
+    const { run, integration } = await slowTask(tag, "TEMPLATE");
+    await expectStopped(tag, async () => {
+      expect((await api.req("DELETE", `/v2/ai-integrations/${integration.id}`)).status).toBe(204);
+    });
+    const ended = await untilRun(asAdmin, run.id);
+    expect(ended).toMatchObject({
+      status: "CANCELLED",
+      failure_reason: `the run's AI integration ${integration.id} was deleted`,
+    });
+  });
+
+  it("deleting an AGENT_CALL experiment's agent mid-run aborts its calls and ends the run", async () => {
+    // (An EVALUATOR integration cannot be deleted while a REMOTE evaluator uses it: 409.)
+    const tag = unique("delete-agent");
+    const { run, integration } = await slowTask(tag, "AGENT");
+    await expectStopped(tag, async () => {
+      expect((await api.req("DELETE", `/v2/integrations/${integration.id}`)).status).toBe(204);
+    });
+    const ended = await untilRun(asAdmin, run.id);
+    expect(ended).toMatchObject({
+      status: "CANCELLED",
+      failure_reason: `the run's integration ${integration.id} was deleted`,
+    });
   });
 });

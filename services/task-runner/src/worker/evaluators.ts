@@ -109,6 +109,50 @@ function shapeOf(
   return { granularity, queryMappings: e.query_mappings as QueryMapping[] };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What a run uses that the catalog may delete while it runs, by id, with how a reason names
+ * it: each evaluator and the integration its version calls (a TEMPLATE's AI integration, a
+ * REMOTE's endpoint), and a RUN_EXPERIMENT run's integration (`experiment`, internal ids).
+ */
+export function runSources(
+  evaluators: readonly RunEvaluator[],
+  experiment: { ai_integration_id?: string; integration_id?: string } | null,
+): Map<string, string> {
+  const sources = new Map<string, string>();
+  const add = (id: string, what: string) => {
+    if (UUID.test(id)) sources.set(id, what);
+  };
+  const integration = (type: string, id: unknown) => {
+    const publicId = String(id ?? "");
+    add(
+      decodeId(type, publicId) ?? publicId,
+      `${type === "Integration" ? "integration" : "AI integration"} ${publicId}`,
+    );
+  };
+  for (const e of evaluators) {
+    add(e.evaluator_id, `evaluator ${e.evaluator_name ?? encodeId("Evaluator", e.evaluator_id)}`);
+    if (e.type === "REMOTE") integration("Integration", e.config.integration_id);
+    if (e.type === "TEMPLATE")
+      integration(
+        "AiIntegration",
+        (e.config as unknown as TemplateConfig).llm_config?.ai_integration_id,
+      );
+  }
+  if (experiment?.ai_integration_id)
+    add(
+      experiment.ai_integration_id,
+      `AI integration ${encodeId("AiIntegration", experiment.ai_integration_id)}`,
+    );
+  if (experiment?.integration_id)
+    add(
+      experiment.integration_id,
+      `integration ${encodeId("Integration", experiment.integration_id)}`,
+    );
+  return sources;
+}
+
 /** A counting semaphore per key: at most `limit` tasks of one key run at once. */
 export function keyedLimiter(limit: number) {
   const running = new Map<string, number>();

@@ -36,6 +36,7 @@ import type { ProjectSpans } from "../peers/projectSpans.ts";
 import {
   itemEvaluators,
   keyedLimiter,
+  runSources,
   type EvaluatorDeps,
   type RunEvaluator,
 } from "./evaluators.ts";
@@ -73,26 +74,39 @@ interface TaskFacts {
 }
 
 /**
- * How often a run being worked is looked at: a cancel, or its task's deletion, aborts every call
- * the run has out within this and one query (the promise: within a second).
+ * How often a run being worked is looked at: a cancel, its task's deletion, or the deletion of
+ * an evaluator or integration it uses aborts every call the run has out within this and one
+ * query (the promise: within a second).
  */
 const WATCH_MS = 250;
 
 /**
- * Looks every `ms` whether a run may go on (`live`), and aborts `signal` the first time it may
- * not. A look that fails decides nothing: the next one does.
+ * What a look at a run being worked finds: it goes on; it ended elsewhere (a cancel, its task's
+ * deletion took the row); or something it uses was deleted (how a reason names it).
  */
-function watchRun(live: () => Promise<boolean>, ms: number): { signal: AbortSignal; end(): void } {
+type Look = "running" | "ended" | { deleted: string };
+
+/** The reason a run's signal aborts with when something it uses was deleted. */
+class SourceDeleted extends Error {}
+
+/**
+ * Looks at a run every `ms` and aborts `signal` the first time it may not go on, with what was
+ * deleted as the reason, if that was it. A look that fails decides nothing: the next one does.
+ */
+function watchRun(look: () => Promise<Look>, ms: number): { signal: AbortSignal; end(): void } {
   const controller = new AbortController();
   let ended = false;
   let timer: ReturnType<typeof setTimeout>;
-  const look = async () => {
-    const goOn = await live().catch(() => true);
+  const next = async () => {
+    const found = await look().catch((): Look => "running");
     if (ended) return;
-    if (!goOn) return controller.abort();
-    timer = setTimeout(() => void look(), ms);
+    if (found !== "running")
+      return controller.abort(
+        found === "ended" ? undefined : new SourceDeleted(`the run's ${found.deleted} was deleted`),
+      );
+    timer = setTimeout(() => void next(), ms);
   };
-  timer = setTimeout(() => void look(), ms);
+  timer = setTimeout(() => void next(), ms);
   return {
     signal: controller.signal,
     end() {
@@ -165,16 +179,22 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return res.rows[0]!;
   }
 
-  /** Still RUNNING: a cancel ends it, its task's deletion takes the row. */
-  const running = async (id: string) =>
-    (
-      await tracedQuery(
-        o.pool,
-        "task run still running",
-        "select 1 from task_runs where id = $1 and status = 'RUNNING'",
-        [id],
-      )
-    ).rowCount === 1;
+  /**
+   * Whether the run goes on: a cancel ends it, its task's deletion takes the row, and the
+   * deletion of one of its `sources` (the catalog's, recorded by catalogDeletions) stops it.
+   */
+  async function look(id: string, sources: Map<string, string>): Promise<Look> {
+    const res = await tracedQuery<{ status: string; deleted: string | null }>(
+      o.pool,
+      "task run still running",
+      `select status, (select id from catalog_deletions where id = any($2::uuid[]) limit 1) as deleted
+         from task_runs where id = $1`,
+      [id, [...sources.keys()]],
+    );
+    const row = res.rows[0];
+    if (row?.status !== "RUNNING") return "ended";
+    return row.deleted ? { deleted: sources.get(row.deleted) ?? row.deleted } : "running";
+  }
 
   /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
   const report = (id: string) => async () => {
@@ -335,7 +355,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           { type: "StartRun", now: o.clock.now(), experimentId },
           metadata(run),
         );
-        const watch = watchRun(() => running(run.id), WATCH_MS);
+        const sources = runSources(
+          (run.options.evaluators ?? []) as RunEvaluator[],
+          task.run_configuration,
+        );
+        const watch = watchRun(() => look(run.id, sources), WATCH_MS);
         try {
           outcome = await execute(run, task, experimentId, {
             report: report(run.id),
@@ -349,11 +373,13 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         } finally {
           watch.end();
         }
+        const why: unknown = watch.signal.reason;
+        if (why instanceof SourceDeleted) outcome = { status: "CANCELLED", reason: why.message };
       }
       if (outcome.status === "STOPPED") return;
       let c = await counts(run.id);
       let status: "COMPLETED" | "FAILED" | "CANCELLED" = outcome.status;
-      let reason = outcome.status === "FAILED" ? outcome.reason : null;
+      let reason = "reason" in outcome ? outcome.reason : null;
       // The spec's rule: everything already labeled and no override → CANCELLED, zero counts.
       if (status === "COMPLETED" && c.num_successes + c.num_errors === 0 && c.num_skipped > 0) {
         status = "CANCELLED";

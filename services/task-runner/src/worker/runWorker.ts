@@ -90,13 +90,18 @@ type Look = "running" | "ended" | { deleted: string };
 class SourceDeleted extends Error {}
 
 /**
- * Looks at a run every `ms` and aborts `signal` the first time it may not go on, with what was
- * deleted as the reason, if that was it. A look that fails decides nothing: the next one does.
+ * Looks at a run now and then every `ms`, and aborts `signal` the first time it may not go on,
+ * with what was deleted as the reason, if that was it. The first look is answered before the
+ * run makes a call, so a run claimed after a deletion makes none. A look that fails decides
+ * nothing: the next one does.
  */
-function watchRun(look: () => Promise<Look>, ms: number): { signal: AbortSignal; end(): void } {
+async function watchRun(
+  look: () => Promise<Look>,
+  ms: number,
+): Promise<{ signal: AbortSignal; end(): void }> {
   const controller = new AbortController();
   let ended = false;
-  let timer: ReturnType<typeof setTimeout>;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const next = async () => {
     const found = await look().catch((): Look => "running");
     if (ended) return;
@@ -106,7 +111,7 @@ function watchRun(look: () => Promise<Look>, ms: number): { signal: AbortSignal;
       );
     timer = setTimeout(() => void next(), ms);
   };
-  timer = setTimeout(() => void next(), ms);
+  await next();
   return {
     signal: controller.signal,
     end() {
@@ -359,7 +364,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           (run.options.evaluators ?? []) as RunEvaluator[],
           task.run_configuration,
         );
-        const watch = watchRun(() => look(run.id, sources), WATCH_MS);
+        const watch = await watchRun(() => look(run.id, sources), WATCH_MS);
         try {
           outcome = await execute(run, task, experimentId, {
             report: report(run.id),

@@ -201,7 +201,8 @@ describe("a stopped run's calls out", () => {
       expect((await api.req("DELETE", `/v2/evaluators/${evaluatorId}`)).status).toBe(204);
     });
     const ended = await untilRun(asAdmin, run.id);
-    expect(ended).toMatchObject({ status: "CANCELLED", num_successes: 0, num_errors: 0 });
+    // As a run whose evaluator is gone before it starts: FAILED, with the reason.
+    expect(ended).toMatchObject({ status: "FAILED", num_successes: 0, num_errors: 0 });
     expect(ended.failure_reason).toMatch(/^the run's evaluator .+ was deleted$/);
   });
 
@@ -213,7 +214,7 @@ describe("a stopped run's calls out", () => {
     });
     const ended = await untilRun(asAdmin, run.id);
     expect(ended).toMatchObject({
-      status: "CANCELLED",
+      status: "FAILED",
       failure_reason: `the run's AI integration ${integration.id} was deleted`,
     });
   });
@@ -227,7 +228,7 @@ describe("a stopped run's calls out", () => {
     });
     const ended = await untilRun(asAdmin, run.id);
     expect(ended).toMatchObject({
-      status: "CANCELLED",
+      status: "FAILED",
       failure_reason: `the run's integration ${integration.id} was deleted`,
     });
   });

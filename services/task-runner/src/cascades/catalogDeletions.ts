@@ -7,7 +7,7 @@ const DELETIONS = new Set(["EvaluatorDeleted", "AiIntegrationDeleted", "Integrat
 /**
  * Records the ids of the catalog's deleted evaluators, AI integrations and integrations: the
  * run worker's watcher reads them and stops a run that uses one (its calls out aborted, its end
- * CANCELLED with the reason). Checked at runtime: the bus is not trusted to hold the contract.
+ * FAILED with the reason). Checked at runtime: the bus is not trusted to hold the contract.
  */
 export function catalogDeletionsConsumer(o: { subjectRoot: string }): DurableConsumerOptions {
   return {

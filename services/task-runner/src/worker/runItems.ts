@@ -49,14 +49,9 @@ export function noEvaluators(e: {
     : undefined;
 }
 
-/**
- * How a run's work ended; STOPPED: it was cancelled meanwhile (its end is already recorded);
- * CANCELLED: something it uses was deleted meanwhile (the reason).
- */
+/** How a run's work ended; STOPPED: it was cancelled meanwhile (its end is already recorded). */
 export type Outcome =
-  | { status: "COMPLETED" }
-  | { status: "FAILED" | "CANCELLED"; reason: string }
-  | { status: "STOPPED" };
+  { status: "COMPLETED" } | { status: "FAILED"; reason: string } | { status: "STOPPED" };
 
 /** One item's outcome with one evaluator: true evaluated, false its error, null skipped. */
 export interface ItemOutcome {

@@ -379,12 +379,12 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           watch.end();
         }
         const why: unknown = watch.signal.reason;
-        if (why instanceof SourceDeleted) outcome = { status: "CANCELLED", reason: why.message };
+        if (why instanceof SourceDeleted) outcome = { status: "FAILED", reason: why.message };
       }
       if (outcome.status === "STOPPED") return;
       let c = await counts(run.id);
       let status: "COMPLETED" | "FAILED" | "CANCELLED" = outcome.status;
-      let reason = "reason" in outcome ? outcome.reason : null;
+      let reason = outcome.status === "FAILED" ? outcome.reason : null;
       // The spec's rule: everything already labeled and no override → CANCELLED, zero counts.
       if (status === "COMPLETED" && c.num_successes + c.num_errors === 0 && c.num_skipped > 0) {
         status = "CANCELLED";

@@ -132,9 +132,10 @@ const metadata = (r: RunToWork) => ({
  * Works off runs: claims one at a time under a lease it renews while working (a run whose
  * worker died is taken over once the lease passes, and resumes where the items recorded so
  * far end), records its start, executes it, and records its end with counts taken from the
- * items. A cancel, or the deletion of the run's task (which takes the run's row), is seen
- * within `WATCH_MS`: the run's provider and endpoint calls out are aborted, none starts after,
- * and the work stops at the end of the page, recording only the items evaluated.
+ * items. A cancel, the deletion of the run's task (which takes the run's row), or that of an
+ * evaluator or integration it uses (then the run ends FAILED, naming it) is seen within
+ * `WATCH_MS`: the run's provider and endpoint calls out are aborted, none starts after, and the
+ * work stops at the end of the page, recording only the items evaluated.
  */
 export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   // Calls to one AI integration at once, across every run this replica works.

@@ -320,7 +320,10 @@ describe("AGENT_CALL experiments", () => {
       (await asAdmin("POST", `/v2/tasks/${task.id}/trigger`, { experiment_name: unique("x") })).id,
     );
     expect(done.status).toBe("FAILED");
-    expect(done.failure_reason).toMatch(/integration_id: integration not found/);
+    // Found gone when the run resolves it, or by the watcher of deletions before that.
+    expect(done.failure_reason).toMatch(
+      /integration_id: integration not found|^the run's integration .+ was deleted$/,
+    );
   });
 });
 

@@ -32,6 +32,11 @@ export interface OutboundRequest {
   resolve?: Resolve;
   /** Bytes of the response body kept (default 4096); the rest is discarded. */
   maxResponseBytes?: number;
+  /**
+   * The caller no longer wants the answer (a cancelled task run): nothing is sent once it has
+   * aborted, and an attempt under way is torn down at once, its connection closed.
+   */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResult {
@@ -307,6 +312,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
     if (err instanceof DomainError) return failed(err.message, true);
     throw err;
   }
+  if (req.signal?.aborted) return failed("cancelled");
   const hostname = bareHost(url);
   const maxBytes = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const transport = url.protocol === "https:" ? https : http;
@@ -339,6 +345,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
       if (done) return;
       done = true;
       clearTimeout(timer);
+      req.signal?.removeEventListener("abort", cancel);
       // agent: false means this socket is ours alone; tearing it down frees nothing shared.
       request.destroy();
       const statusCode = response?.statusCode;
@@ -363,6 +370,12 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
     // receiver hold a worker indefinitely. Once a status has arrived it stays the verdict, and
     // a body cut short by the timer is only truncated.
     const timer = setTimeout(() => finish(`timed out after ${req.timeoutMs} ms`), req.timeoutMs);
+    // A cancel is a network error of its own: whatever arrived before it is not the verdict.
+    const cancel = () => {
+      response = undefined;
+      finish("cancelled");
+    };
+    req.signal?.addEventListener("abort", cancel, { once: true });
 
     request.on("error", (err) => {
       refused = err instanceof BlockedDestinationError;

@@ -110,7 +110,11 @@ export const SERVICE_REGISTRY: readonly ServiceDescription[] = [
     // integrations; the dataset service: datasets, experiments and the runs dataset tasks
     // evaluate; the tracing service: the spans project tasks evaluate.
     calls: ["identity", "catalog", "dataset", "tracing"],
-    consumes: [{ durable: "tasks-space-cascade", subjects: "identity.space.>" }],
+    consumes: [
+      { durable: "tasks-space-cascade", subjects: "identity.space.>" },
+      // Deleted evaluators and integrations: a run that uses one stops.
+      { durable: "tasks-catalog-deletions", subjects: "catalog.>" },
+    ],
   }),
   describeService({
     name: "webhook-dispatcher",

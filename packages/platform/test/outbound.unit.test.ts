@@ -413,6 +413,25 @@ describe("sendOutbound against loopback receivers (allowLoopback)", () => {
     expect(result).toMatchObject({ statusCode: undefined, error: "timed out after 300 ms" });
   });
 
+  it("sends nothing once the signal has aborted, and tears down an attempt under way", async () => {
+    const held: http.IncomingMessage[] = [];
+    const r = await receiver((req) => void held.push(req));
+    const before = new AbortController();
+    before.abort();
+    const none = await post(`http://127.0.0.1:${r.port}/`, { signal: before.signal });
+    expect(none).toMatchObject({ statusCode: undefined, error: "cancelled", refused: false });
+    expect(r.connections()).toBe(0);
+
+    const during = new AbortController();
+    const pending = post(`http://127.0.0.1:${r.port}/`, { signal: during.signal });
+    await expect.poll(() => held.length).toBe(1);
+    const closed = new Promise((ok) => held[0]!.socket.once("close", ok));
+    during.abort();
+    expect(await pending).toMatchObject({ statusCode: undefined, error: "cancelled" });
+    // The receiver sees its connection closed: the call is over on both ends.
+    await closed;
+  });
+
   it("reports a refused connection with no status", async () => {
     const gone = await listen(() => {});
     await gone.close();

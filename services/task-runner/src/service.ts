@@ -2,6 +2,7 @@ import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-h
 import { bindService, int, oneOf, str, type ServiceBinding } from "@argus/platform";
 import { TaskServiceService } from "@argus/proto/tasks/v1/tasks";
 import { accessFactsMigration, identitySpaces } from "@argus/spaces";
+import { catalogDeletionsConsumer } from "./cascades/catalogDeletions.ts";
 import { tasksSpaceCascade } from "./cascades/spaceCascade.ts";
 import type { TasksDeps } from "./deps.ts";
 import { catalogEvaluators } from "./peers/catalogEvaluators.ts";
@@ -115,9 +116,11 @@ export const taskRunner = defineService("task-runner", {
     (a, b) => a.id.localeCompare(b.id),
   ),
   project,
-  // A deleted space's tasks go with it (and their runs).
+  // A deleted space's tasks go with it (and their runs); a deleted evaluator or integration
+  // stops the runs that use it.
   consumers: (d) => [
     tasksSpaceCascade({ schema: d.schema, subjectRoot: d.config.subjectRoot, clock: d.clock }),
+    catalogDeletionsConsumer({ subjectRoot: d.config.subjectRoot }),
   ],
   async init(d) {
     const spans = tracingProjectSpans(d.channels.tracing!, d.self);

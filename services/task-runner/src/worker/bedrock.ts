@@ -88,6 +88,7 @@ export function bedrockChat(
   policy: OutboundPolicy,
   timeoutMs: number,
   aws: AwsOptions,
+  stopped?: AbortSignal,
 ): Chat {
   const metadata = integration.providerMetadataJson
     ? (JSON.parse(integration.providerMetadataJson) as Record<string, unknown>)
@@ -116,7 +117,7 @@ export function bedrockChat(
           aws,
         )
       : undefined;
-  const send = guardedFetch(policy, timeoutMs);
+  const send = guardedFetch(policy, timeoutMs, stopped);
 
   /** The request's headers: signed (DEFAULT), with the bearer token, or the proxy's. */
   async function authorized(url: URL, body: string): Promise<Record<string, string>> {
@@ -150,8 +151,10 @@ export function bedrockChat(
   return async ({ model, messages, parameters }) => {
     const url = new URL(`${base}/model/${encodeURIComponent(model)}/converse`);
     const body = JSON.stringify(converseBody(messages, parameters));
-    const res = await retried("Bedrock", async () =>
-      send(url.href, { method: "POST", headers: await authorized(url, body), body }),
+    const res = await retried(
+      "Bedrock",
+      async () => send(url.href, { method: "POST", headers: await authorized(url, body), body }),
+      stopped,
     );
     const answer = (await res.json()) as {
       output?: { message?: { content?: { text?: string }[] } };

@@ -13,6 +13,8 @@ import { guardedFetch, retried, USER_AGENT } from "./providerHttp.ts";
 export interface EndpointOptions {
   policy: OutboundPolicy;
   timeoutMs: number;
+  /** The run's: once aborted, nothing more is sent and the calls out are torn down. */
+  stopped?: AbortSignal;
 }
 
 /** The reserved request field Argus adds to a REMOTE evaluator's body (the public API's). */
@@ -51,14 +53,17 @@ export async function callEndpoint(
   body: unknown,
   o: EndpointOptions,
 ): Promise<string> {
-  const send = guardedFetch(o.policy, o.timeoutMs);
+  const send = guardedFetch(o.policy, o.timeoutMs, o.stopped);
   try {
-    const res = await retried("the endpoint", () =>
-      send(e.url, {
-        method: "POST",
-        headers: { "user-agent": USER_AGENT, ...e.headers, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }),
+    const res = await retried(
+      "the endpoint",
+      () =>
+        send(e.url, {
+          method: "POST",
+          headers: { "user-agent": USER_AGENT, ...e.headers, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      o.stopped,
     );
     return await res.text();
   } catch (err) {

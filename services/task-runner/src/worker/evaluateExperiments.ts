@@ -11,6 +11,7 @@ import {
   type ItemOutcome,
   type Outcome,
   type PageJob,
+  type Progress,
   type PendingEvaluation,
   type RunToWork,
 } from "./runItems.ts";
@@ -44,7 +45,7 @@ export async function evaluateExperiments(
   runs: ExperimentRuns,
   run: RunToWork,
   evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
-  progress: () => Promise<boolean>,
+  progress: Progress,
 ): Promise<Outcome> {
   const options = run.options as { experiment_ids: string[]; override_evaluations: boolean };
   const failed = noEvaluators(evaluators);

@@ -12,6 +12,7 @@ import {
   type ItemOutcome,
   type Outcome,
   type PageJob,
+  type Progress,
   type PendingEvaluation,
   type RunToWork,
 } from "./runItems.ts";
@@ -72,7 +73,7 @@ export async function evaluateSpans(
   run: RunToWork,
   task: SpanTask,
   evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
-  progress: () => Promise<boolean>,
+  progress: Progress,
 ): Promise<Outcome> {
   const started = projectRun(run, evaluators);
   if ("status" in started) return started;

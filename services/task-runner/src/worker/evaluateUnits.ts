@@ -14,6 +14,7 @@ import {
   type ItemOutcome,
   type Outcome,
   type PageJob,
+  type Progress,
   type RunToWork,
 } from "./runItems.ts";
 
@@ -68,7 +69,7 @@ export async function evaluateUnits(
   run: RunToWork,
   task: UnitTask,
   evaluators: { runnable: ItemEvaluator[]; reasons: string[] },
-  progress: () => Promise<boolean>,
+  progress: Progress,
 ): Promise<Outcome> {
   const started = projectRun(run, evaluators);
   if ("status" in started) return started;

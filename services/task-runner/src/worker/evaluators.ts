@@ -109,6 +109,50 @@ function shapeOf(
   return { granularity, queryMappings: e.query_mappings as QueryMapping[] };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What a run uses that the catalog may delete while it runs, by id, with how a reason names
+ * it: each evaluator and the integration its version calls (a TEMPLATE's AI integration, a
+ * REMOTE's endpoint), and a RUN_EXPERIMENT run's integration (`experiment`, internal ids).
+ */
+export function runSources(
+  evaluators: readonly RunEvaluator[],
+  experiment: { ai_integration_id?: string; integration_id?: string } | null,
+): Map<string, string> {
+  const sources = new Map<string, string>();
+  const add = (id: string, what: string) => {
+    if (UUID.test(id)) sources.set(id, what);
+  };
+  const integration = (type: string, id: unknown) => {
+    const publicId = String(id ?? "");
+    add(
+      decodeId(type, publicId) ?? publicId,
+      `${type === "Integration" ? "integration" : "AI integration"} ${publicId}`,
+    );
+  };
+  for (const e of evaluators) {
+    add(e.evaluator_id, `evaluator ${e.evaluator_name ?? encodeId("Evaluator", e.evaluator_id)}`);
+    if (e.type === "REMOTE") integration("Integration", e.config.integration_id);
+    if (e.type === "TEMPLATE")
+      integration(
+        "AiIntegration",
+        (e.config as unknown as TemplateConfig).llm_config?.ai_integration_id,
+      );
+  }
+  if (experiment?.ai_integration_id)
+    add(
+      experiment.ai_integration_id,
+      `AI integration ${encodeId("AiIntegration", experiment.ai_integration_id)}`,
+    );
+  if (experiment?.integration_id)
+    add(
+      experiment.integration_id,
+      `integration ${encodeId("Integration", experiment.integration_id)}`,
+    );
+  return sources;
+}
+
 /** A counting semaphore per key: at most `limit` tasks of one key run at once. */
 export function keyedLimiter(limit: number) {
   const running = new Map<string, number>();
@@ -133,13 +177,14 @@ export function keyedLimiter(limit: number) {
  * The run's evaluators that can run, or why each cannot: MANAGED code in process, CUSTOM code
  * in sandboxed Python processes (closed with the run), TEMPLATE through its AI integration's
  * provider (one client per integration, calls limited per integration): OpenAI-compatible,
- * Azure OpenAI and Anthropic.
+ * Azure OpenAI and Anthropic. Their calls out stop when `stopped` (the run's) aborts.
  */
 export async function itemEvaluators(
   d: EvaluatorDeps,
   limit: ReturnType<typeof keyedLimiter>,
   run: { id: string; task_id: string; account_id: string },
   evaluators: readonly RunEvaluator[],
+  stopped: AbortSignal,
 ): Promise<RunEvaluators> {
   const accountId = run.account_id;
   const runnable: ItemEvaluator[] = [];
@@ -206,7 +251,7 @@ export async function itemEvaluators(
         evaluator_id: encodeId("Evaluator", e.evaluator_id),
         evaluator_name: name,
       };
-      const options = { policy: d.policy, timeoutMs: d.providerTimeoutMs };
+      const options = { policy: d.policy, timeoutMs: d.providerTimeoutMs, stopped };
       runnable.push({
         evaluatorId: e.evaluator_id,
         name,
@@ -226,7 +271,7 @@ export async function itemEvaluators(
     if (!client) {
       try {
         const integration = await d.integrations(accountId, integrationId);
-        client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds);
+        client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds, stopped);
         clients.set(integrationId, client);
       } catch (err) {
         reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);

@@ -90,7 +90,8 @@ const ANTHROPIC_MAX_TOKENS = 1024;
  * AZURE_OPEN_AI (`base_url` is the resource endpoint, the model name its deployment), ANTHROPIC
  * (the Messages API), and the OpenAI chat completions API for OPEN_AI and every other provider
  * with an OpenAI-compatible `base_url`. Each client retries 429 (honouring Retry-After), 5xx and
- * timeouts 3 times; every call goes through the outbound guard.
+ * timeouts 3 times; every call goes through the outbound guard. Once `stopped` (the run's)
+ * aborts, no call starts and those out are torn down.
  */
 export function providerChat(
   integration: ResolvedIntegration,
@@ -100,18 +101,19 @@ export function providerChat(
     aws: { region: "us-east-1", stsEndpoint: "" },
     gcp: { endpoint: "" },
   },
+  stopped?: AbortSignal,
 ): Chat {
   if (integration.provider === "AWS_BEDROCK")
-    return bedrockChat(integration, policy, timeoutMs, clouds.aws);
+    return bedrockChat(integration, policy, timeoutMs, clouds.aws, stopped);
   if (integration.provider === "VERTEX_AI")
-    return vertexChat(integration, policy, timeoutMs, clouds.gcp);
+    return vertexChat(integration, policy, timeoutMs, clouds.gcp, stopped);
   const headers = integration.headersJson
     ? (JSON.parse(integration.headersJson) as Record<string, string>)
     : {};
   const common = {
     maxRetries: 3,
     timeout: timeoutMs,
-    fetch: guardedFetch(policy, timeoutMs),
+    fetch: guardedFetch(policy, timeoutMs, stopped),
     defaultHeaders: headers,
   };
   const base = integration.baseUrl;
@@ -128,16 +130,19 @@ export function providerChat(
       return async ({ model, messages, parameters }) => {
         // The Messages API takes the system prompt apart from the turns.
         const system = messages.filter((m) => m.role === "system").map((m) => m.content);
-        const res = await client.messages.create({
-          max_tokens: ANTHROPIC_MAX_TOKENS,
-          ...parameters,
-          model,
-          ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
-          messages: messages.flatMap((m) =>
-            m.role === "system" ? [] : [{ role: m.role, content: m.content }],
-          ),
-          stream: false,
-        });
+        const res = await client.messages.create(
+          {
+            max_tokens: ANTHROPIC_MAX_TOKENS,
+            ...parameters,
+            model,
+            ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
+            messages: messages.flatMap((m) =>
+              m.role === "system" ? [] : [{ role: m.role, content: m.content }],
+            ),
+            stream: false,
+          },
+          { signal: stopped },
+        );
         const text = res.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
         return text.length > 0 ? text.join("") : undefined;
       };
@@ -154,7 +159,7 @@ export function providerChat(
         endpoint: base,
         apiVersion: typeof version === "string" && version !== "" ? version : AZURE_API_VERSION,
       });
-      return (request) => openAiChat(client, request);
+      return (request) => openAiChat(client, request, stopped);
     }
     default: {
       const baseURL = base ?? (integration.provider === "OPEN_AI" ? OPENAI_BASE_URL : undefined);
@@ -163,18 +168,22 @@ export function providerChat(
           `AI integration ${integration.id} (${integration.provider}) has no base_url this version can call`,
         );
       const client = new OpenAI({ ...common, apiKey: integration.apiKey ?? "none", baseURL });
-      return (request) => openAiChat(client, request);
+      return (request) => openAiChat(client, request, stopped);
     }
   }
 }
 
-async function openAiChat(client: OpenAI, request: Parameters<Chat>[0]) {
-  const res = await client.chat.completions.create({
-    ...request.parameters,
-    model: request.model,
-    messages: request.messages,
-    stream: false,
-  });
+/** `stopped` as the request's own signal: an aborted request is neither retried nor waited on. */
+async function openAiChat(client: OpenAI, request: Parameters<Chat>[0], stopped?: AbortSignal) {
+  const res = await client.chat.completions.create(
+    {
+      ...request.parameters,
+      model: request.model,
+      messages: request.messages,
+      stream: false,
+    },
+    { signal: stopped },
+  );
   return res.choices[0]?.message?.content ?? undefined;
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { sendOutbound, type OutboundPolicy } from "@argus/platform";
 
 /*
@@ -12,13 +13,16 @@ export const USER_AGENT = "Argus-Tasks/1";
  * fetch for the provider's client through the one outbound guard (packages/platform
  * outbound.ts): the base URL is a customer's, so the address dialled is checked like a
  * webhook's; no redirect is followed; the client's own retries (429 honouring Retry-After,
- * 5xx, timeouts) stay the client's.
+ * 5xx, timeouts) stay the client's. `stopped` is the run's: once it aborts (a cancel, a
+ * deletion) no call starts and the calls out are torn down, as when the client aborts its own.
  */
-export function guardedFetch(policy: OutboundPolicy, timeoutMs: number) {
+export function guardedFetch(policy: OutboundPolicy, timeoutMs: number, stopped?: AbortSignal) {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+    const signals = [stopped, init?.signal ?? undefined].filter((s) => s !== undefined);
+    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
     const result = await sendOutbound({
       url,
       headers,
@@ -26,7 +30,10 @@ export function guardedFetch(policy: OutboundPolicy, timeoutMs: number) {
       timeoutMs,
       policy,
       maxResponseBytes: 4 * 1024 * 1024,
+      signal,
     });
+    // Aborted as fetch is: the clients know this error and do not try again.
+    signal?.throwIfAborted();
     // A refused destination is answered here as a 403 (what the SDKs and `retried` do not
     // retry): it was never contacted, and asking again would be refused again.
     if (result.refused)
@@ -76,11 +83,17 @@ const ATTEMPTS = 4;
 
 /**
  * A provider call made again on 429, 5xx or no answer (3 more times, honouring Retry-After,
- * else backing off); answers the 2xx, else throws what the provider last said.
+ * else backing off); answers the 2xx, else throws what the provider last said. Once `stopped`
+ * aborts, no attempt starts and the wait for the next ends.
  */
-export async function retried(provider: string, call: () => Promise<Response>): Promise<Response> {
+export async function retried(
+  provider: string,
+  call: () => Promise<Response>,
+  stopped?: AbortSignal,
+): Promise<Response> {
   let last = "";
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    stopped?.throwIfAborted();
     let res: Response | undefined;
     try {
       res = await call();
@@ -92,9 +105,8 @@ export async function retried(provider: string, call: () => Promise<Response>): 
     if (res && res.status !== 429 && res.status < 500) break;
     if (attempt < ATTEMPTS - 1) {
       const after = Number(res?.headers.get("retry-after-ms") ?? NaN);
-      await new Promise((r) =>
-        setTimeout(r, Number.isFinite(after) ? Math.min(after, 10_000) : 250 * 2 ** attempt),
-      );
+      const ms = Number.isFinite(after) ? Math.min(after, 10_000) : 250 * 2 ** attempt;
+      await setTimeout(ms, undefined, { signal: stopped }).catch(() => undefined);
     }
   }
   throw new Error(last);

@@ -9,6 +9,7 @@ import {
   writePending,
   type Outcome,
   type PageJob,
+  type Progress,
   type RunToWork,
 } from "./runItems.ts";
 
@@ -143,7 +144,7 @@ export async function generateExperiment(
   run: RunToWork,
   target: { datasetId: string; experimentId: string; taskId: string },
   produce: Produce,
-  progress: () => Promise<boolean>,
+  progress: Progress,
 ): Promise<Outcome> {
   const options = run.options as unknown as ExperimentOptions;
   const write = (experimentId: string, outputs: { item_id: string; output: string }[]) =>

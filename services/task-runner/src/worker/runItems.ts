@@ -85,6 +85,16 @@ async function eachLimited<T>(
   await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
 }
 
+/**
+ * What a run's pages report to: `report` records progress and answers false once the run is no
+ * longer RUNNING; `stopped` aborts when the run's worker stops it (a cancel, a deletion), and
+ * with it every call the run has out.
+ */
+export interface Progress {
+  report(): Promise<boolean>;
+  stopped: AbortSignal;
+}
+
 /** Items of one page worked at once (provider calls are limited per integration too). */
 const PARALLEL = 16;
 
@@ -100,7 +110,8 @@ export interface PageJob<T> {
  * The end every page of a run shares: the jobs `PARALLEL` at a time (a job that throws is its
  * item's error, never the run's), their outcomes recorded with those the page `settled`
  * already (skipped items), the results kept so far written, and progress reported. False once
- * the run is no longer RUNNING (cancelled): the work stops there.
+ * the run is no longer RUNNING (cancelled) or its worker stopped it: the work stops there. A
+ * job cut short by the stop was not evaluated, so it is no item's error.
  */
 export async function workPage<T extends object>(
   pool: Pool,
@@ -108,21 +119,22 @@ export async function workPage<T extends object>(
   settled: readonly ItemOutcome[],
   jobs: readonly PageJob<T>[],
   write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
-  progress: () => Promise<boolean>,
+  progress: Progress,
 ): Promise<boolean> {
   const items = [...settled];
   await eachLimited(jobs, PARALLEL, async (job) => {
     const outcome = { item_id: job.item_id, evaluator_id: job.evaluator_id };
+    if (progress.stopped.aborted) return;
     try {
       const verdict = await job.run();
       items.push({ ...outcome, ok: true, target: job.target, verdict });
     } catch {
-      items.push({ ...outcome, ok: false });
+      if (!progress.stopped.aborted) items.push({ ...outcome, ok: false });
     }
   });
   await recordItems(pool, runId, items);
   await writePending<T>(pool, runId, write);
-  return progress();
+  return !progress.stopped.aborted && (await progress.report());
 }
 
 /** What a page did, kept per run: what a resumed run skips, and where the counts come from. */

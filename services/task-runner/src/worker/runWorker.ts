@@ -31,11 +31,12 @@ import {
 } from "./endpoints.ts";
 import { providerChat } from "./llm.ts";
 import type { Chat } from "./providerHttp.ts";
-import type { Outcome, RunToWork } from "./runItems.ts";
+import type { Outcome, Progress, RunToWork } from "./runItems.ts";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import {
   itemEvaluators,
   keyedLimiter,
+  runSources,
   type EvaluatorDeps,
   type RunEvaluator,
 } from "./evaluators.ts";
@@ -72,6 +73,54 @@ interface TaskFacts {
   run_configuration: RunConfiguration | null;
 }
 
+/**
+ * How often a run being worked is looked at: a cancel, its task's deletion, or the deletion of
+ * an evaluator or integration it uses aborts every call the run has out within this and one
+ * query (the promise: within a second).
+ */
+const WATCH_MS = 250;
+
+/**
+ * What a look at a run being worked finds: it goes on; it ended elsewhere (a cancel, its task's
+ * deletion took the row); or something it uses was deleted (how a reason names it).
+ */
+type Look = "running" | "ended" | { deleted: string };
+
+/** The reason a run's signal aborts with when something it uses was deleted. */
+class SourceDeleted extends Error {}
+
+/**
+ * Looks at a run now and then every `ms`, and aborts `signal` the first time it may not go on,
+ * with what was deleted as the reason, if that was it. The first look is answered before the
+ * run makes a call, so a run claimed after a deletion makes none. A look that fails decides
+ * nothing: the next one does.
+ */
+async function watchRun(
+  look: () => Promise<Look>,
+  ms: number,
+): Promise<{ signal: AbortSignal; end(): void }> {
+  const controller = new AbortController();
+  let ended = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const next = async () => {
+    const found = await look().catch((): Look => "running");
+    if (ended) return;
+    if (found !== "running")
+      return controller.abort(
+        found === "ended" ? undefined : new SourceDeleted(`the run's ${found.deleted} was deleted`),
+      );
+    timer = setTimeout(() => void next(), ms);
+  };
+  await next();
+  return {
+    signal: controller.signal,
+    end() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 const metadata = (r: RunToWork) => ({
   account_id: r.account_id,
   space_id: r.space_id,
@@ -83,8 +132,10 @@ const metadata = (r: RunToWork) => ({
  * Works off runs: claims one at a time under a lease it renews while working (a run whose
  * worker died is taken over once the lease passes, and resumes where the items recorded so
  * far end), records its start, executes it, and records its end with counts taken from the
- * items. A cancel is seen at the next page (the progress update finds the run no longer
- * RUNNING) and the work stops there: within one page of items and one heartbeat.
+ * items. A cancel, the deletion of the run's task (which takes the run's row), or that of an
+ * evaluator or integration it uses (then the run ends FAILED, naming it) is seen within
+ * `WATCH_MS`: the run's provider and endpoint calls out are aborted, none starts after, and the
+ * work stops at the end of the page, recording only the items evaluated.
  */
 export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   // Calls to one AI integration at once, across every run this replica works.
@@ -134,8 +185,25 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return res.rows[0]!;
   }
 
+  /**
+   * Whether the run goes on: a cancel ends it, its task's deletion takes the row, and the
+   * deletion of one of its `sources` (the catalog's, recorded by catalogDeletions) stops it.
+   */
+  async function look(id: string, sources: Map<string, string>): Promise<Look> {
+    const res = await tracedQuery<{ status: string; deleted: string | null }>(
+      o.pool,
+      "task run still running",
+      `select status, (select id from catalog_deletions where id = any($2::uuid[]) limit 1) as deleted
+         from task_runs where id = $1`,
+      [id, [...sources.keys()]],
+    );
+    const row = res.rows[0];
+    if (row?.status !== "RUNNING") return "ended";
+    return row.deleted ? { deleted: sources.get(row.deleted) ?? row.deleted } : "running";
+  }
+
   /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
-  const progress = (id: string) => async () => {
+  const report = (id: string) => async () => {
     const c = await counts(id);
     const res = await tracedQuery(
       o.pool,
@@ -149,7 +217,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   };
 
   /** The model a RUN_EXPERIMENT task's generation calls, limited per integration. */
-  async function generationChat(run: RunToWork, config: GenerationConfig): Promise<Chat> {
+  async function generationChat(
+    run: RunToWork,
+    config: GenerationConfig,
+    stopped: AbortSignal,
+  ): Promise<Chat> {
     const integrationId = config.ai_integration_id ?? "";
     const integration = await o.evaluators.integrations(run.account_id, integrationId);
     const chat = providerChat(
@@ -157,16 +229,21 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       o.evaluators.policy,
       o.evaluators.providerTimeoutMs,
       o.evaluators.clouds,
+      stopped,
     );
     return (request) => limit(integrationId, () => chat(request));
   }
 
   /** What makes a RUN_EXPERIMENT run's outputs, or why it cannot run. */
-  async function producerOf(run: RunToWork, config: RunConfiguration): Promise<Produce | string> {
+  async function producerOf(
+    run: RunToWork,
+    config: RunConfiguration,
+    stopped: AbortSignal,
+  ): Promise<Produce | string> {
     if (config.experiment_type === "LLM_GENERATION")
-      return generation(config, await generationChat(run, config));
+      return generation(config, await generationChat(run, config, stopped));
     if (config.experiment_type === "TEMPLATE_EVALUATION")
-      return judgement(config, await generationChat(run, config));
+      return judgement(config, await generationChat(run, config, stopped));
     if (config.experiment_type === "AGENT_CALL") {
       let agent: Endpoint;
       try {
@@ -178,7 +255,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         return `run_configuration.integration_id: ${(err as Error).message}`;
       }
       const template = config.input_template ?? {};
-      const options = { policy: o.evaluators.policy, timeoutMs: o.evaluators.providerTimeoutMs };
+      const options = {
+        policy: o.evaluators.policy,
+        timeoutMs: o.evaluators.providerTimeoutMs,
+        stopped,
+      };
       return async (fields) =>
         limit(agent.id, async () =>
           agentOutput(await callEndpoint(agent, renderAgentBody(agent, template, fields), options)),
@@ -191,9 +272,10 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     run: RunToWork,
     task: TaskFacts,
     experimentId: string | null,
+    progress: Progress,
   ): Promise<Outcome> {
     if (task.task_type === "RUN_EXPERIMENT") {
-      const produce = await producerOf(run, task.run_configuration ?? {});
+      const produce = await producerOf(run, task.run_configuration ?? {}, progress.stopped);
       if (typeof produce === "string") return { status: "FAILED", reason: produce };
       return generateExperiment(
         o.pool,
@@ -201,11 +283,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         run,
         { datasetId: task.dataset_id!, experimentId: experimentId!, taskId: run.task_id },
         produce,
-        progress(run.id),
+        progress,
       );
     }
     const attached = (run.options.evaluators ?? []) as RunEvaluator[];
-    const evaluators = await itemEvaluators(o.evaluators, limit, run, attached);
+    const evaluators = await itemEvaluators(o.evaluators, limit, run, attached, progress.stopped);
     try {
       // A task's evaluators are all of one shape: trace/session ones read whole units.
       const traceShaped = attached.some((e) => e.query_mappings);
@@ -216,7 +298,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             "trace/session evaluators (query_mappings) run on a project's traces and sessions; a dataset task has none",
         };
       if (task.dataset_id)
-        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress(run.id));
+        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress);
       if (traceShaped)
         return await evaluateUnits(
           o.pool,
@@ -228,7 +310,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             query_filters: task.query_filters,
           },
           evaluators,
-          progress(run.id),
+          progress,
         );
       return await evaluateSpans(
         o.pool,
@@ -241,7 +323,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           evaluatorFilters: new Map(task.evaluators.map((e) => [e.evaluator_id, e.query_filter])),
         },
         evaluators,
-        progress(run.id),
+        progress,
       );
     } finally {
       evaluators.close();
@@ -279,11 +361,26 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           { type: "StartRun", now: o.clock.now(), experimentId },
           metadata(run),
         );
+        const sources = runSources(
+          (run.options.evaluators ?? []) as RunEvaluator[],
+          task.run_configuration,
+        );
+        const watch = await watchRun(() => look(run.id, sources), WATCH_MS);
         try {
-          outcome = await execute(run, task, experimentId);
+          outcome = await execute(run, task, experimentId, {
+            report: report(run.id),
+            stopped: watch.signal,
+          });
         } catch (err) {
-          outcome = { status: "FAILED", reason: (err as Error).message };
+          // Stopped mid-way: its end is the cancel's, or went with its task.
+          outcome = watch.signal.aborted
+            ? { status: "STOPPED" }
+            : { status: "FAILED", reason: (err as Error).message };
+        } finally {
+          watch.end();
         }
+        const why: unknown = watch.signal.reason;
+        if (why instanceof SourceDeleted) outcome = { status: "FAILED", reason: why.message };
       }
       if (outcome.status === "STOPPED") return;
       let c = await counts(run.id);

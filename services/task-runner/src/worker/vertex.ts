@@ -47,6 +47,7 @@ export function vertexChat(
   policy: OutboundPolicy,
   timeoutMs: number,
   gcp: GcpOptions,
+  stopped?: AbortSignal,
 ): Chat {
   const m = integration.providerMetadataJson
     ? (JSON.parse(integration.providerMetadataJson) as Record<string, unknown>)
@@ -62,23 +63,27 @@ export function vertexChat(
       ? "https://aiplatform.googleapis.com"
       : `https://${location}-aiplatform.googleapis.com`;
   const base = (gcp.endpoint || host).replace(/\/+$/, "");
-  const send = guardedFetch(policy, timeoutMs);
+  const send = guardedFetch(policy, timeoutMs, stopped);
   return async ({ model, messages, parameters }) => {
     const path = `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/google/models/${encodeURIComponent(model)}:generateContent`;
     const body = JSON.stringify(generateBody(messages, parameters));
-    const res = await retried("Vertex AI", async () => {
-      const token = await identity().getAccessToken();
-      if (!token) throw new Error("no Google access token for the deployment");
-      return send(base + path, {
-        method: "POST",
-        headers: {
-          "user-agent": USER_AGENT,
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-        },
-        body,
-      });
-    });
+    const res = await retried(
+      "Vertex AI",
+      async () => {
+        const token = await identity().getAccessToken();
+        if (!token) throw new Error("no Google access token for the deployment");
+        return send(base + path, {
+          method: "POST",
+          headers: {
+            "user-agent": USER_AGENT,
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+          },
+          body,
+        });
+      },
+      stopped,
+    );
     const answer = (await res.json()) as {
       candidates?: { content?: { parts?: { text?: string }[] } }[];
     };

@@ -1,8 +1,8 @@
-import { DomainError, decodeId, encodeId } from "@argus/platform";
+import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import { memberOf, pathId } from "./params.ts";
 
 const toPublicOrganization = (o: Organization) => ({
   id: encodeId("Organization", o.id),
@@ -71,21 +71,9 @@ export function organizationHandlers(identity: Backend): ResourceHandlers<"organ
     },
 
     async add_organization_user(req) {
-      const body = req.body;
-      const userId = decodeId("User", body.user_id);
-      if (userId === null)
-        throw new DomainError("unprocessable-entity", "user_id is not a user id");
-      const customRoleId = body.role.type === "CUSTOM" ? decodeId("Role", body.role.id) : "";
-      if (customRoleId === null)
-        throw new DomainError("unprocessable-entity", "role.id is not a role id");
       const m = await identity.call(
         IdentityServiceService.addOrganizationUser,
-        {
-          organizationId: organizationPathId(req.params.org_id),
-          userId,
-          roleName: body.role.type === "PREDEFINED" ? body.role.name : "",
-          customRoleId,
-        },
+        { organizationId: organizationPathId(req.params.org_id), ...memberOf(req.body) },
         req,
       );
       return {

@@ -1,4 +1,4 @@
-import { decodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, notFound } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
 
 export interface SpaceListQuery {
@@ -38,4 +38,26 @@ export function pathId(type: string, raw: string | undefined, what: string): str
   const id = decodeId(type, raw ?? "");
   if (id === null) throw notFound(what);
   return id;
+}
+
+/** A membership's body as the public API sends it: the user, and a predefined or custom role. */
+interface MemberBody {
+  user_id: string;
+  role: { type: "PREDEFINED"; name: string } | { type: "CUSTOM"; id: string };
+}
+
+/** The user and role of an organization's or a space's new member; ids that name nothing: 422. */
+export function memberOf(body: MemberBody): {
+  userId: string;
+  roleName: string;
+  customRoleId: string;
+} {
+  const userId = decodeId("User", body.user_id);
+  if (userId === null) throw new DomainError("unprocessable-entity", "user_id is not a user id");
+  if (body.role.type === "PREDEFINED")
+    return { userId, roleName: body.role.name, customRoleId: "" };
+  const customRoleId = decodeId("Role", body.role.id);
+  if (customRoleId === null)
+    throw new DomainError("unprocessable-entity", "role.id is not a role id");
+  return { userId, roleName: "", customRoleId };
 }

@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import { memberOf, pathId } from "./params.ts";
 
 /** The public API's space settings Argus stores and returns as set (never set: absent). */
 const SETTING_KEYS = [
@@ -110,21 +110,9 @@ export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
     },
 
     async add_space_user(req) {
-      const body = req.body;
-      const userId = decodeId("User", body.user_id);
-      if (userId === null)
-        throw new DomainError("unprocessable-entity", "user_id is not a user id");
-      const customRoleId = body.role.type === "CUSTOM" ? decodeId("Role", body.role.id) : "";
-      if (customRoleId === null)
-        throw new DomainError("unprocessable-entity", "role.id is not a role id");
       const m = await identity.call(
         IdentityServiceService.addSpaceUser,
-        {
-          spaceId: spacePathId(req.params.space_id),
-          userId,
-          roleName: body.role.type === "PREDEFINED" ? body.role.name : "",
-          customRoleId,
-        },
+        { spaceId: spacePathId(req.params.space_id), ...memberOf(req.body) },
         req,
       );
       return { status: 200, body: toPublicSpaceMembership(m) };

@@ -1,5 +1,11 @@
 import type { MatrixHelpers } from "./authz-catalog.ts";
-import { recentWindow, sendSpans, type SentSpans, type SpanTarget } from "./spans-support.ts";
+import {
+  pastWindow,
+  recentWindow,
+  sendSpans,
+  type SentSpans,
+  type SpanTarget,
+} from "./spans-support.ts";
 
 interface Request {
   method: string;
@@ -316,7 +322,7 @@ export function contentRecipes(
         path: "/v2/spans/annotate",
         body: {
           project_id: sent.projectId,
-          ...recentWindow(),
+          ...pastWindow(),
           annotations: [{ record_id: sent.spanIds[1], values: [{ name: cfg.name, text: "ok" }] }],
         },
       };

@@ -134,6 +134,18 @@ export async function projectIdOf(
   return project.id;
 }
 
+/**
+ * The last hour up to now: the window annotate takes (its bounds may not be in the future), and
+ * it holds every span `sendSpans` has sent by default.
+ */
+export function pastWindow(): { start_time: string; end_time: string } {
+  const now = Date.now();
+  return {
+    start_time: new Date(now - 3_600_000).toISOString(),
+    end_time: new Date(now).toISOString(),
+  };
+}
+
 /** An ISO window around now that holds every span `sendSpans` sends by default. */
 export function recentWindow(): { start_time: string; end_time: string } {
   return {

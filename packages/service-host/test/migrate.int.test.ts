@@ -23,6 +23,7 @@ describe("migrate", () => {
       "eventstore/0002_relay_checkpoints",
       "eventstore/0003_consumers",
       "eventstore/0004_snapshots",
+      "eventstore/0005_applied_requests",
       "0001_tags",
     ]);
     const { rows } = await env.pool.query<{ table_name: string }>(
@@ -30,6 +31,7 @@ describe("migrate", () => {
       [schema],
     );
     expect(rows.map((r) => r.table_name)).toEqual([
+      "applied_requests",
       "consumer_checkpoints",
       "dead_letters",
       "events",
@@ -107,10 +109,11 @@ describe("migrate", () => {
         "eventstore/0002_relay_checkpoints",
         "eventstore/0003_consumers",
         "eventstore/0004_snapshots",
+        "eventstore/0005_applied_requests",
       ].sort(),
     );
     const { rows } = await env.pool.query(`SELECT id FROM "${schema}".schema_migrations`);
-    expect(rows).toHaveLength(5);
+    expect(rows).toHaveLength(6);
   });
 
   it("refuses a migration whose text changed after it was applied", async () => {

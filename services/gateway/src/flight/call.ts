@@ -1,10 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Request } from "express";
 import * as grpc from "@grpc/grpc-js";
 import { isValidTraceId } from "@opentelemetry/api";
 import {
   DomainError,
-  currentSpan,
   recordDuration,
   toGrpcError,
   type Logger,
@@ -13,9 +11,8 @@ import {
 import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
 import type { Caller } from "../backend.ts";
 import type { GatewayLimiters } from "../http/rateLimit.ts";
-import { peerAddress } from "../otlp/grpcServer.ts";
 import { toDomainError } from "../http/problem.ts";
-import type { RequestContext } from "../http/requestContext.ts";
+import { grpcRequestContext, type RequestContext } from "../http/requestContext.ts";
 
 /** What every Flight call needs of the gateway: the REST API's authentication and limits. */
 export interface FlightCallDeps {
@@ -123,17 +120,9 @@ export function serveFlightCall(
   fail: (status: grpc.ServiceError) => void,
 ): void {
   // The gRPC instrumentation's SERVER span (when the SDK runs), continuing the caller's trace.
-  const span = currentSpan();
+  const ctx = grpcRequestContext(call.getPeer(), rpc, deps.logger);
+  const { span } = ctx;
   const traceId = span.spanContext().traceId;
-  const requestId = randomUUID();
-  const ctx: RequestContext = {
-    requestId,
-    clientIp: peerAddress(call.getPeer()),
-    path: rpc,
-    route: rpc,
-    span,
-    logger: deps.logger.child({ request_id: requestId }),
-  };
   const abort = new AbortController();
   call.on("cancelled", () =>
     abort.abort(new DomainError("service-unavailable", "the client cancelled the call")),

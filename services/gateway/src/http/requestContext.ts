@@ -86,3 +86,28 @@ export function beginRequest(logger: Logger): RequestHandler {
     next();
   };
 }
+
+/** grpc-js peers read `ipv4:1.2.3.4:5`, `ipv6:[::1]:5` or plain `1.2.3.4:5`: the address. */
+function peerAddress(peer: string): string {
+  const address = peer.replace(/^ipv[46]:/, "");
+  const bracketed = /^\[([^\]]*)\]/.exec(address);
+  if (bracketed) return bracketed[1]!;
+  const colon = address.lastIndexOf(":");
+  return colon > 0 && address.indexOf(":") === colon ? address.slice(0, colon) : address;
+}
+
+/**
+ * A gRPC call's context (OTLP/gRPC, Flight): a fresh request id, the peer's address, `name` as
+ * path and route, and the gRPC instrumentation's SERVER span, which continues the caller's trace.
+ */
+export function grpcRequestContext(peer: string, name: string, logger: Logger): RequestContext {
+  const requestId = randomUUID();
+  return {
+    requestId,
+    clientIp: peerAddress(peer),
+    path: name,
+    route: name,
+    span: currentSpan(),
+    logger: logger.child({ request_id: requestId }),
+  };
+}

@@ -1,13 +1,12 @@
-import { randomUUID } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
 import { isValidTraceId } from "@opentelemetry/api";
-import { currentSpan, recordDuration, type Logger } from "@argus/platform";
+import { recordDuration, type Logger } from "@argus/platform";
 import {
   ExportTraceServiceResponse,
   TraceServiceService,
 } from "@argus/proto/otlp/collector/trace/v1/trace_service";
 import type { ExportResponse } from "@argus/proto/tracing/v1/tracing";
-import type { RequestContext } from "../http/requestContext.ts";
+import { grpcRequestContext } from "../http/requestContext.ts";
 import { otlpFailureOf, type OtlpFailure } from "./failure.ts";
 import { ingest, type HeaderLookup, type IngestDeps } from "./ingest.ts";
 import { encodeRetryInfo, encodeStatusProto, toTraceServiceResponse } from "./wire.ts";
@@ -55,15 +54,6 @@ const lookup =
     return typeof v === "string" ? v : undefined;
   };
 
-/** grpc-js peers read `ipv4:1.2.3.4:5`, `ipv6:[::1]:5` or plain `1.2.3.4:5`: the address. */
-export function peerAddress(peer: string): string {
-  const address = peer.replace(/^ipv[46]:/, "");
-  const bracketed = /^\[([^\]]*)\]/.exec(address);
-  if (bracketed) return bracketed[1]!;
-  const colon = address.lastIndexOf(":");
-  return colon > 0 && address.indexOf(":") === colon ? address.slice(0, colon) : address;
-}
-
 /**
  * The gRPC error an OTLP/gRPC client reads. A retryable RESOURCE_EXHAUSTED carries RetryInfo,
  * without which OTLP clients drop the batch rather than retry it: in `grpc-status-details-bin`
@@ -86,17 +76,8 @@ function exportHandler(
 ): grpc.handleUnaryCall<Buffer, ExportResponse> {
   return (call, callback) => {
     const md = lookup(call.metadata);
-    // The gRPC instrumentation's SERVER span, continuing the caller's trace.
-    const span = currentSpan();
-    const requestId = randomUUID();
-    const ctx: RequestContext = {
-      requestId,
-      clientIp: peerAddress(call.getPeer()),
-      path: METHOD,
-      route: METHOD,
-      span,
-      logger: opts.logger.child({ request_id: requestId }),
-    };
+    const ctx = grpcRequestContext(call.getPeer(), METHOD, opts.logger);
+    const span = ctx.span;
     const started = performance.now();
     const done = (code: grpc.status) => {
       const seconds = (performance.now() - started) / 1000;

@@ -75,7 +75,10 @@ CONTAINERD_SOCK="$RUN_DIR/containerd/containerd.sock"
 CONTAINERD_ROOT="$ARGUS_CACHE/containerd"
 export KUBECONFIG="$CLUSTER_DIR/admin.kubeconfig"
 
-log() { echo "cluster: $*" >&2; }
+# fd 9 is the run's own stderr, for what must be seen even inside wait_for (which silences its
+# command).
+exec 9>&2
+log() { echo "cluster: $*" >&9; }
 die() {
   log "$*"
   exit 1
@@ -123,6 +126,8 @@ wait_for() {
 start_bg() {
   local name=$1
   shift
+  # A restarted process keeps its predecessor's log beside its own.
+  [ -s "$LOGS/$name.log" ] && mv "$LOGS/$name.log" "$LOGS/$name.$(date +%s%N).log"
   "$@" >"$LOGS/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/pids/$name"
 }
@@ -381,6 +386,9 @@ EOF
 EOF
   start_bg containerd containerd --config "$CLUSTER_DIR/containerd/config.toml"
   wait_for containerd 30 ctr_ version
+  # containerd answers before its CRI plugin has recovered its state, and a kubelet that connects
+  # in that window exits ("server is not initialized yet"). The plugin logs this line last.
+  wait_for "containerd's CRI plugin" 60 grep -q 'msg="Start streaming server"' "$LOGS/containerd.log"
 }
 
 ctr_() { ctr --address "$CONTAINERD_SOCK" --namespace k8s.io "$@"; }
@@ -478,7 +486,22 @@ EOF
   start_bg kube-proxy "$(argus_tool kube-proxy)" --config "$CLUSTER_DIR/kube-proxy.yaml"
 }
 
+# keep_running NAME START: starts NAME again if it has exited (what systemd's Restart=always does
+# for a kubelet elsewhere), showing why it exited; at most 3 times a run.
+RESTARTS=0
+keep_running() {
+  local name=$1 start=$2
+  kill -0 "$(cat "$RUN_DIR/pids/$name")" 2>/dev/null && return 0
+  [ "$RESTARTS" -lt 3 ] || return 1
+  RESTARTS=$((RESTARTS + 1))
+  log "$name exited; its last lines, then it starts again:"
+  tail -n 12 "$LOGS/$name.log" | cut -c1-400 >&9
+  "$start"
+}
+
 node_ready() {
+  keep_running kubelet start_kubelet
+  keep_running kube-proxy start_kube_proxy
   [ "$("$KUBECTL" get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
 }
 
@@ -669,8 +692,19 @@ on_exit() {
   [ "$status" -ne 0 ] && ARGUS_CLUSTER_FAILED=1
   if [ "$status" -ne 0 ] && [ -n "${KUBECTL:-}" ] && [ -f "$KUBECONFIG" ]; then
     echo "== cluster: state at failure"
-    "$KUBECTL" get pods -A -o wide 2>&1 | head -40
-    "$KUBECTL" get events -A --sort-by=.lastTimestamp 2>&1 | tail -30
+    # What is shown here must never stop the teardown below.
+    set +e
+    "$KUBECTL" get pods -A -o wide 2>&1 | head -25
+    "$KUBECTL" get events -A --sort-by=.lastTimestamp 2>&1 | tail -15
+    "$KUBECTL" get node "$NODE_NAME" 2>&1 | tail -1
+    "$KUBECTL" get node "$NODE_NAME" -o \
+      jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}' 2>&1
+    local f
+    for f in containerd kubelet kube-proxy; do
+      [ -f "$LOGS/$f.log" ] || continue
+      echo "-- $f: alive=$(kill -0 "$(cat "$RUN_DIR/pids/$f" 2>/dev/null)" 2>/dev/null && echo yes || echo no), its errors and last lines"
+      { grep -E '^[EF][0-9]{4} |level=(error|fatal)' "$LOGS/$f.log" | tail -8; tail -n 4 "$LOGS/$f.log"; } | cut -c1-300
+    done
   fi
   if [ "${ARGUS_CLUSTER_KEEP:-}" = 1 ]; then
     log "left up (ARGUS_CLUSTER_KEEP=1): KUBECONFIG=$KUBECONFIG; tear down with $0 down"

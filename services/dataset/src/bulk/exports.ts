@@ -17,7 +17,7 @@ import { exampleColumnsOf, runColumnsOf } from "./columns.ts";
 import { columnBatches, type BatchLimits } from "./copyColumns.ts";
 
 /** Rows per batch of a download, and bytes: small enough that no side holds much of it. */
-const EXPORT_BATCH: BatchLimits = { rows: 4096, bytes: 4 << 20 };
+const EXPORT_BATCH: BatchLimits = { rows: 1024, bytes: 1 << 20 };
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER } = ColumnKind;
 

@@ -112,11 +112,13 @@ if [ -f "$out/default.yaml" ]; then
 fi
 if [ -f "$out/all-services-values.yaml" ]; then
   y="$out/all-services-values.yaml"
-  # Plus the gateway's OTLP/gRPC port on its own Service.
-  expect "all-services: a gRPC Service and its headless twin per registry service, and OTLP/gRPC" \
-    "$(grep -c 'appProtocol: grpc' "$y")" "$((2 * ($(count Deployment "$y") - 1) + 1))"
+  # Plus the gateway's OTLP/gRPC and Arrow Flight ports on its own Service.
+  expect "all-services: a gRPC Service and its headless twin per registry service, OTLP/gRPC and Flight" \
+    "$(grep -c 'appProtocol: grpc' "$y")" "$((2 * ($(count Deployment "$y") - 1) + 2))"
   expect "all-services: the gateway listens for OTLP/gRPC" \
     "$(grep -c 'name: ARGUS_OTLP_GRPC_PORT' "$y")" 1
+  expect "all-services: the gateway listens for Arrow Flight on its own port" \
+    "$(grep -A1 'name: ARGUS_FLIGHT_PORT' "$y" | grep -c 'value: "8815"')" 1
   expect "all-services: OTLP endpoint configured" "$(grep -c 'OTEL_EXPORTER_OTLP_ENDPOINT' "$y")" 1
 fi
 if [ -f "$out/provision-values.yaml" ]; then

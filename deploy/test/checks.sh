@@ -109,7 +109,8 @@ install_release() {
   fi
   local gateway
   gateway="$(k -n "$NS_ARGUS" get svc "$RELEASE-gateway" -o jsonpath='{.spec.clusterIP}')"
-  CHECK_ENV+=("GATEWAY_URL=http://$gateway:8080" "GATEWAY_OTLP_GRPC=$gateway:4317")
+  CHECK_ENV+=("GATEWAY_URL=http://$gateway:8080" "GATEWAY_OTLP_GRPC=$gateway:4317" \
+    "GATEWAY_FLIGHT=$gateway:8815")
   checks_ts stream
 }
 

@@ -3,15 +3,17 @@
 //   node deploy/test/checks.ts stream|api|scaled|chaos|poll
 // Prints one "ok   …" or "FAIL …" line per check (cluster.sh counts them) and exits 0 once it
 // ran to the end; a crash exits 1. Configuration comes from cluster.sh in the environment:
-// GATEWAY_URL, GATEWAY_OTLP_GRPC, ARGUS_API_KEY, PG_URL (the superuser), NATS_MANAGER_URL and
-// NATS_MANAGER_PASSWORD, IDENTITY_PODS, KUBECTL, KUBECONFIG, NS_ARGUS, NS_NATS, POLL_STOP_FILE.
+// GATEWAY_URL, GATEWAY_OTLP_GRPC, GATEWAY_FLIGHT, ARGUS_API_KEY, PG_URL (the superuser),
+// NATS_MANAGER_URL and NATS_MANAGER_PASSWORD, IDENTITY_PODS, KUBECTL, KUBECONFIG, NS_ARGUS,
+// NS_NATS, POLL_STOP_FILE.
 import { Buffer } from "node:buffer";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import process from "node:process";
 import { promisify } from "node:util";
-import type * as Grpc from "@grpc/grpc-js";
+import * as grpcJs from "@grpc/grpc-js";
+import { Message } from "apache-arrow";
 import { SpanKind, context, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter as GrpcExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -19,6 +21,8 @@ import { SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import pg from "pg";
 import { NATS_MANAGER, SERVICE_REGISTRY, inboxPrefixOf } from "@argus/platform";
+import { FlightServiceService, Ticket } from "@argus/proto/flight";
+import { decodeFlightData } from "../../services/gateway/src/flight/flightData.ts";
 import { projectIdOf, recentWindow, sendSpans } from "../../test/spans-support.ts";
 
 const env = (name: string): string => {
@@ -203,7 +207,7 @@ async function apiAndOtlp(): Promise<void> {
   // The exporter's own grpc-js: its Metadata is the one the exporter sends.
   const grpc = createRequire(import.meta.resolve("@opentelemetry/exporter-trace-otlp-grpc"))(
     "@grpc/grpc-js",
-  ) as typeof Grpc;
+  ) as typeof grpcJs;
   const metadata = new grpc.Metadata();
   metadata.set("authorization", env("ARGUS_API_KEY"));
   metadata.set("arize-space-id", spaceId);
@@ -243,6 +247,51 @@ async function apiAndOtlp(): Promise<void> {
   ).catch(() => undefined);
   const viaGrpc = grpcProject ? await listed(grpcProject, 2) : 0;
   check(viaGrpc === 2, `OTLP/gRPC TraceService/Export: 2 spans sent, ${viaGrpc} listed`);
+
+  // Arrow Flight DoGet (the official clients' bulk download) on the Service's flight port and,
+  // as ARIZE_SINGLE_HOST/PORT clients use it, on the http port.
+  const dataset = await api("POST", "/v2/datasets", {
+    name: "cluster-flight",
+    space_id: spaceId,
+    examples: [{ q: "a" }, { q: "b" }, { q: "c" }],
+  });
+  check(dataset.status === 201, `POST /v2/datasets -> ${dataset.status}`, dataset.body);
+  const ticket = { getDataset: { spaceId, datasetId: String(dataset.body.id) } };
+  const http = new URL(env("GATEWAY_URL")).host;
+  for (const [port, address] of [
+    ["flight", env("GATEWAY_FLIGHT")],
+    ["http", http],
+  ] as const) {
+    const rows = await flightRows(address, ticket).catch((err: unknown) => String(err));
+    check(
+      rows === 3,
+      `Flight DoGet getDataset on the gateway Service's ${port} port: ${rows} of 3 rows`,
+    );
+  }
+}
+
+/** The rows of a DoGet's record batches, read to its end as pyarrow's client would. */
+function flightRows(address: string, ticket: unknown): Promise<number> {
+  const client = new grpcJs.Client(address, grpcJs.credentials.createInsecure());
+  const md = new grpcJs.Metadata();
+  md.set("auth-token-bin", Buffer.from(env("ARGUS_API_KEY")));
+  return new Promise<number>((resolve, reject) => {
+    const call = client.makeServerStreamRequest(
+      FlightServiceService.doGet.path,
+      (t: Ticket) => Buffer.from(Ticket.encode(t).finish()),
+      (b: Buffer) => b,
+      { ticket: Buffer.from(JSON.stringify(ticket)) },
+      md,
+      { deadline: Date.now() + 20_000 },
+    );
+    let rows = 0;
+    call.on("data", (b: Buffer) => {
+      const m = Message.decode(decodeFlightData(b).header);
+      if (m.isRecordBatch()) rows += m.header().length;
+    });
+    call.on("error", reject);
+    call.on("end", () => resolve(rows));
+  }).finally(() => client.close());
 }
 
 // ---- scaled: identity at two replicas ----------------------------------------------------------

@@ -80,6 +80,9 @@ spec:
             - name: otlp-grpc
               containerPort: {{ $ports.otlpGrpc }}
               protocol: TCP
+            - name: flight
+              containerPort: {{ $ports.flight }}
+              protocol: TCP
             {{- else }}
             - name: grpc
               containerPort: {{ $ports.grpc }}
@@ -102,6 +105,8 @@ spec:
               value: {{ $ports.http | quote }}
             - name: ARGUS_OTLP_GRPC_PORT
               value: {{ $ports.otlpGrpc | quote }}
+            - name: ARGUS_FLIGHT_PORT
+              value: {{ $ports.flight | quote }}
             # Its NATS identity only receives principal-cache invalidations and answers them.
             {{- $gatewayName := (include "argus.registry" $root | fromJson).gateway.name }}
             - name: NATS_USER
@@ -229,6 +234,11 @@ spec:
     - name: otlp-grpc
       port: {{ $root.Values.ports.otlpGrpc }}
       targetPort: otlp-grpc
+      protocol: TCP
+      appProtocol: grpc
+    - name: flight
+      port: {{ $root.Values.ports.flight }}
+      targetPort: flight
       protocol: TCP
       appProtocol: grpc
 {{- else }}
@@ -425,6 +435,8 @@ spec:
         - port: {{ $v.ports.http }}
           protocol: TCP
         - port: {{ $v.ports.otlpGrpc }}
+          protocol: TCP
+        - port: {{ $v.ports.flight }}
           protocol: TCP
       {{- with $v.networkPolicy.gatewayIngressFrom }}
       from:

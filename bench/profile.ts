@@ -1,5 +1,6 @@
-// `pnpm exec node bench/profile.ts [seconds]`: where the gateway and identity spend their CPU on
-// GET /v2/spaces/{id} with a warm principal cache. Each process runs with --cpu-prof; after a
+// `pnpm exec node bench/profile.ts [seconds] [space|datasets]`: where the processes spend their
+// CPU on GET /v2/spaces/{id} (default), or on a page of 50 datasets out of 200 of 10 examples
+// each (`datasets`, the peer benchmark's list), with a warm principal cache. Each process runs with --cpu-prof; after a
 // closed-loop load the stack stops, Node writes the profiles, and the self time is summed per
 // function and per package. Reported in bench/README.md ("Where the time goes").
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -22,6 +23,8 @@ interface CpuProfile {
 }
 
 const seconds = Number(process.argv[2] ?? "10");
+const subject = process.argv[3] ?? "space";
+if (subject !== "space" && subject !== "datasets") throw new Error(`no such subject: ${subject}`);
 const dir = mkdtempSync(join(tmpdir(), "argus-prof-"));
 const { infra, stop: stopInfra } = await startInfra();
 const db = await createTestDatabase(infra);
@@ -38,7 +41,20 @@ try {
   const listed = (await (await fetch(`${stack.baseUrl}/v2/spaces`, { headers })).json()) as {
     spaces: { id: string }[];
   };
-  const url = `${stack.baseUrl}/v2/spaces/${encodeURIComponent(listed.spaces[0]!.id)}`;
+  const spaceId = listed.spaces[0]!.id;
+  let url = `${stack.baseUrl}/v2/spaces/${encodeURIComponent(spaceId)}`;
+  if (subject === "datasets") {
+    for (let i = 0; i < 200; i++) {
+      const examples = Array.from({ length: 10 }, (_, e) => ({ question: `q${i}-${e}` }));
+      const res = await fetch(`${stack.baseUrl}/v2/datasets`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ name: `profile-${i}`, space_id: spaceId, examples }),
+      });
+      if (res.status !== 201) throw new Error(`POST /v2/datasets -> ${res.status}`);
+    }
+    url = `${stack.baseUrl}/v2/datasets?space_id=${encodeURIComponent(spaceId)}&limit=50`;
+  }
   const target = { name: "stack", url, headers, pids: {} };
   const load = { concurrency: 16, maxRequests: 1_000_000, timeoutMs: 10_000 };
   await runLoad(target, { ...load, durationMs: 2000 });

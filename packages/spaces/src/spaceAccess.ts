@@ -87,7 +87,12 @@ export async function listableSpaces(
   const p = ctx.principal;
   let ids: string[] | null = null;
   if (filter.spaceId) {
-    await requireCreatable(spaces, ctx, filter.spaceId, read);
+    // When the caller's grants alone decide (an account admin, a grant on that very space), the
+    // service's own copy is enough to know the space exists: a page costs no call to identity.
+    // A space the copy lacks yet (just created) or one only its facts decide asks identity.
+    const decided =
+      decideInSpace(p, filter.spaceId, read) === true && (await spaces.known(ctx, filter.spaceId));
+    if (!decided) await requireCreatable(spaces, ctx, filter.spaceId, read);
     ids = [filter.spaceId];
   }
   if (filter.spaceName) {

@@ -14,6 +14,7 @@ import {
 import { tracedQuery } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
+import { isUuid } from "./rows.ts";
 
 export interface SpaceRef extends SpaceFacts {
   name: string;
@@ -48,6 +49,11 @@ export interface Spaces {
     spaceIds: readonly string[],
     projectIds: readonly string[],
   ): Promise<{ spaces: Map<string, SpaceFacts>; restricted: Set<string> }>;
+  /**
+   * Whether the calling service's copy (`space_facts`, fed by identity's events) holds the space
+   * in the caller's account: no call, and it may lag identity by an event.
+   */
+  known(ctx: CallContext, spaceId: string): Promise<boolean>;
   /** Whether the organization is in the caller's account and visible to them. */
   seesOrganization(ctx: CallContext, organizationId: string): Promise<boolean>;
 }
@@ -74,6 +80,16 @@ export function identitySpaces(channel: Client, pool: Pool): Spaces {
       [f.id, accountId, f.organizationId, f.isPrivate],
     );
   return {
+    async known(ctx, spaceId) {
+      if (!isUuid(spaceId)) return false;
+      const res = await tracedQuery(
+        pool,
+        "space known",
+        "select 1 from space_facts where id = $1 and account_id = $2",
+        [spaceId, ctx.principal.accountId],
+      );
+      return res.rowCount === 1;
+    },
     async factsOfMany(ctx, spaceIds, projectIds) {
       try {
         const res = await callUnary(

@@ -2,9 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { PoolClient } from "pg";
 import type { StoredEvent } from "@argus/eventstore";
 import type { SpaceDeleted } from "@argus/contracts";
+import { notFound, type CallContext } from "@argus/platform";
+import { testPrincipal } from "@argus/platform/testing";
+import { AccountRole, type Principal } from "@argus/proto/common/v1";
 import {
   ACCESS_FACTS_SQL,
   accessFactsMigration,
+  listableSpaces,
+  type SpaceRef,
+  type Spaces,
   restrictionsConsumer,
   spaceDeletedOf,
   spaceEventsConsumer,
@@ -120,5 +126,58 @@ describe("accessFactsMigration", () => {
     expect(() => accessFactsMigration(10000)).toThrow();
     expect(() => accessFactsMigration(1.5)).toThrow();
     expect(() => accessFactsMigration(3, "Access-Facts")).toThrow();
+  });
+});
+
+describe("listableSpaces with a space_id filter", () => {
+  /** Spaces whose copy holds `known`; `get` answers identity's verdict and counts its calls. */
+  function spacesWith(known: readonly string[], identity: (id: string) => SpaceRef | undefined) {
+    const calls: string[] = [];
+    const spaces = {
+      known: async (_ctx: CallContext, id: string) => known.includes(id),
+      get: async (_ctx: CallContext, id: string) => {
+        calls.push(id);
+        const found = identity(id);
+        if (!found) throw notFound("space");
+        return found;
+      },
+    } as unknown as Spaces;
+    return { spaces, calls };
+  }
+  const ref = (id: string, isPrivate = false): SpaceRef => ({
+    id,
+    organizationId: ORG,
+    isPrivate,
+    name: "s",
+  });
+  const ctxOf = (principal: Principal) => ({ principal }) as unknown as CallContext;
+  const admin = testPrincipal({ accountId: ACCOUNT, accountRole: AccountRole.ACCOUNT_ROLE_ADMIN });
+  const filter = { spaceId: SPACE, spaceName: "" };
+  const list = (spaces: Spaces, p: Principal) =>
+    listableSpaces(spaces, ctxOf(p), filter, "DATASET_READ", "d.space_id", 5);
+
+  it("asks identity nothing when the grants decide and the service's copy holds the space", async () => {
+    const granted = testPrincipal({ accountId: ACCOUNT, perms: { [SPACE]: ["DATASET_READ"] } });
+    for (const p of [admin, granted]) {
+      const { spaces, calls } = spacesWith([SPACE], ref);
+      const readable = await list(spaces, p);
+      expect(readable.params[0]).toEqual([SPACE]);
+      expect(calls).toEqual([]);
+    }
+  });
+
+  it("asks identity for a space the copy lacks: found is listed, unknown is 404", async () => {
+    const found = spacesWith([], ref);
+    expect((await list(found.spaces, admin)).params[0]).toEqual([SPACE]);
+    expect(found.calls).toEqual([SPACE]);
+    const missing = spacesWith([], () => undefined);
+    await expect(list(missing.spaces, admin)).rejects.toMatchObject({ type: "resource-not-found" });
+  });
+
+  it("asks identity when only the space's facts decide (a member reading a public space)", async () => {
+    const member = testPrincipal({ accountId: ACCOUNT, organizationIds: [ORG] });
+    const { spaces, calls } = spacesWith([SPACE], ref);
+    expect((await list(spaces, member)).params[0]).toEqual([SPACE]);
+    expect(calls).toEqual([SPACE]);
   });
 });

@@ -45,12 +45,16 @@ export interface SpansDeleted {
   };
 }
 
-/** Evaluations a task's run wrote on spans of the project, by span and evaluation name. */
+/**
+ * Evaluations a task's run (or a client: the SDK's spans.update_evaluations) wrote on spans of
+ * the project, by span and evaluation name.
+ */
 export interface SpansEvaluated {
   type: "SpansEvaluated";
   data: {
     project_id: string;
     space_id: string;
+    /** The task whose run wrote them; "" when a client did. */
     task_id: string;
     evaluations: {
       span_id: string;

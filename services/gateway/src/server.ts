@@ -153,7 +153,7 @@ export async function startGateway(
       maxMessageBytes: config.flight.maxMessageBytes,
       authenticator: caching.authenticator,
       limiters,
-      backends: { dataset },
+      backends: { dataset, tracing },
       signer: signing.callers,
       otlp: {
         deps: { authenticator: caching.authenticator, limiters, export: traceExport },

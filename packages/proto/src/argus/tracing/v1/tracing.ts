@@ -103,6 +103,36 @@ export interface AnnotateSpansRequest {
 
 export interface AnnotateSpansResponse {}
 
+export interface WriteSpanEvaluationsRequest {
+  /** Internal uuid. */
+  spaceId: string;
+  /** The project by name, as the SDK names it (its `external_model_id`). */
+  projectName: string;
+  evaluations: SpanEvaluation[];
+}
+
+export interface SpanAnnotationValue {
+  spanId: string;
+  /** The annotation config's name. */
+  name: string;
+  label?: string | undefined;
+  score?: number | undefined;
+  text?: string | undefined;
+}
+
+export interface WriteSpanAnnotationsRequest {
+  spaceId: string;
+  projectName: string;
+  annotations: SpanAnnotationValue[];
+}
+
+export interface WriteSpanUpdatesResponse {
+  /** Distinct span ids written on. */
+  recordsUpdated: bigint;
+  /** Distinct span ids of no span of the project, in the order first named. */
+  unmatchedIds: string[];
+}
+
 export interface DeleteSpansRequest {
   projectId: string;
   spanIds: string[];
@@ -805,6 +835,303 @@ export const AnnotateSpansResponse: MessageFns<AnnotateSpansResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanEvaluationsRequest(): WriteSpanEvaluationsRequest {
+  return { spaceId: "", projectName: "", evaluations: [] };
+}
+
+export const WriteSpanEvaluationsRequest: MessageFns<WriteSpanEvaluationsRequest> = {
+  encode(
+    message: WriteSpanEvaluationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.evaluations) {
+      SpanEvaluation.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanEvaluationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanEvaluationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.evaluations.push(SpanEvaluation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanAnnotationValue(): SpanAnnotationValue {
+  return { spanId: "", name: "", label: undefined, score: undefined, text: undefined };
+}
+
+export const SpanAnnotationValue: MessageFns<SpanAnnotationValue> = {
+  encode(message: SpanAnnotationValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.score !== undefined) {
+      writer.uint32(33).double(message.score);
+    }
+    if (message.text !== undefined) {
+      writer.uint32(42).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanAnnotationValue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanAnnotationValue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanAnnotationsRequest(): WriteSpanAnnotationsRequest {
+  return { spaceId: "", projectName: "", annotations: [] };
+}
+
+export const WriteSpanAnnotationsRequest: MessageFns<WriteSpanAnnotationsRequest> = {
+  encode(
+    message: WriteSpanAnnotationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.annotations) {
+      SpanAnnotationValue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanAnnotationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanAnnotationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.annotations.push(SpanAnnotationValue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanUpdatesResponse(): WriteSpanUpdatesResponse {
+  return { recordsUpdated: 0n, unmatchedIds: [] };
+}
+
+export const WriteSpanUpdatesResponse: MessageFns<WriteSpanUpdatesResponse> = {
+  encode(
+    message: WriteSpanUpdatesResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.recordsUpdated !== 0n) {
+      if (BigInt.asIntN(64, message.recordsUpdated) !== message.recordsUpdated) {
+        throw new globalThis.Error(
+          "value provided for field message.recordsUpdated of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.recordsUpdated);
+    }
+    for (const v of message.unmatchedIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanUpdatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanUpdatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recordsUpdated = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.unmatchedIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2056,6 +2383,32 @@ export const TracingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+     * columns): evaluations upserted by span and name on spans of the project named in the
+     * space. Ids of no span of the project (within the kept days) are answered, not refused;
+     * the rest is written all or nothing.
+     */
+    writeSpanEvaluations: {
+      name: "WriteSpanEvaluations",
+      requestType: WriteSpanEvaluationsRequest as typeof WriteSpanEvaluationsRequest,
+      requestStream: false,
+      responseType: WriteSpanUpdatesResponse as typeof WriteSpanUpdatesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+     * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+     */
+    writeSpanAnnotations: {
+      name: "WriteSpanAnnotations",
+      requestType: WriteSpanAnnotationsRequest as typeof WriteSpanAnnotationsRequest,
+      requestStream: false,
+      responseType: WriteSpanUpdatesResponse as typeof WriteSpanUpdatesResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2133,6 +2486,42 @@ export const TracingServiceService = {
       Buffer.from(DeleteSpansResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteSpansResponse => DeleteSpansResponse.decode(value),
   },
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations: {
+    path: "/argus.tracing.v1.TracingService/WriteSpanEvaluations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WriteSpanEvaluationsRequest): Buffer =>
+      Buffer.from(WriteSpanEvaluationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WriteSpanEvaluationsRequest =>
+      WriteSpanEvaluationsRequest.decode(value),
+    responseSerialize: (value: WriteSpanUpdatesResponse): Buffer =>
+      Buffer.from(WriteSpanUpdatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteSpanUpdatesResponse =>
+      WriteSpanUpdatesResponse.decode(value),
+  },
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations: {
+    path: "/argus.tracing.v1.TracingService/WriteSpanAnnotations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WriteSpanAnnotationsRequest): Buffer =>
+      Buffer.from(WriteSpanAnnotationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WriteSpanAnnotationsRequest =>
+      WriteSpanAnnotationsRequest.decode(value),
+    responseSerialize: (value: WriteSpanUpdatesResponse): Buffer =>
+      Buffer.from(WriteSpanUpdatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteSpanUpdatesResponse =>
+      WriteSpanUpdatesResponse.decode(value),
+  },
 } as const;
 
 export interface TracingServiceServer extends UntypedServiceImplementation {
@@ -2150,6 +2539,18 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
   annotateSpans: handleUnaryCall<AnnotateSpansRequest, AnnotateSpansResponse>;
   /** `DELETE /v2/spans`: idempotent; ids that match nothing are reported, not an error. */
   deleteSpans: handleUnaryCall<DeleteSpansRequest, DeleteSpansResponse>;
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations: handleUnaryCall<WriteSpanEvaluationsRequest, WriteSpanUpdatesResponse>;
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations: handleUnaryCall<WriteSpanAnnotationsRequest, WriteSpanUpdatesResponse>;
 }
 
 export interface TracingServiceClient extends Client {
@@ -2236,6 +2637,46 @@ export interface TracingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteSpansResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -21,6 +21,20 @@ beforeAll(async () => {
   await ensurePythonSdk();
   api = await startApi();
   const spaceId = (await api.ok("GET", "/v2/spaces")).spaces[0].id as string;
+  const orgId = (await api.ok("GET", "/v2/organizations")).organizations[0].id as string;
+  const readOnlyKey = (
+    await api.ok("POST", "/v2/api-keys", {
+      key_type: "SERVICE",
+      name: uniqueName("flight-spans"),
+      organizations: [
+        {
+          org_id: orgId,
+          role: { name: "READ_ONLY" },
+          spaces: [{ space_id: spaceId, role: { type: "PREDEFINED", name: "READ_ONLY" } }],
+        },
+      ],
+    })
+  ).key as string;
   const project = uniqueName("flight-spans");
   sent = await sendSpans(api.stack, { spaceId, projectName: project, traces: 3, spansPerTrace: 2 });
   await api.ok("POST", "/v2/annotation-configs", {
@@ -43,6 +57,7 @@ beforeAll(async () => {
         unmatched: UNMATCHED,
         unknown_project: uniqueName("no-such-project"),
         config,
+        read_only_key: readOnlyKey,
       }),
     ],
     { cwd: root, timeout: 300_000 },
@@ -109,5 +124,16 @@ describe("the SDK's span updates over Flight", () => {
     expect(out["unknown annotation config"]!.message).toMatch(
       /"nosuchconfig" is no annotation config of this space/,
     );
+    expect(out["a row without span id"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["a row without span id"]!.message).toMatch(/row 1 has no span id/);
+    expect(out["read-only key"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["read-only key"]!.message).toMatch(/unauthorized error.*PROJECT_SPAN_EVAL_FEEDBACK_UPDATE/is);
+    expect(out["wrong key"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["wrong key"]!.message).toMatch(/unauthenticated error.*missing or invalid API key/is);
+  });
+
+  it("a refused upload writes nothing, not even its valid rows", async () => {
+    for (const span of (await spansById()).values())
+      expect(byName(span.evaluations as Json[]).refused).toBeUndefined();
   });
 });

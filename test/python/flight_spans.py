@@ -3,7 +3,7 @@ spans.update_annotations on spans ingested over OTLP, and the refusals the clien
 
 argv: base URL, API key, Flight address (host:port), then a JSON object: space_id, project,
 span_ids (of the project), unmatched (a span id of no span), unknown_project, config (an
-annotation config of the space). Prints one JSON line: per call, the SDK's answer or the
+annotation config of the space), read_only_key (a key that may only read the space). Prints one JSON line: per call, the SDK's answer or the
 exception's class and message; the test reads the spans back through REST and compares.
 """
 import json
@@ -64,5 +64,21 @@ attempt("no span id column", lambda: client.spans.update_evaluations(
 attempt("unknown annotation config", lambda: client.spans.update_annotations(
     space_id=space, project_name=project,
     dataframe=pd.DataFrame({"context.span_id": ids[:1], "annotation.nosuchconfig.label": ["x"]})))
+
+# Refused as a whole: the first row's evaluation is not written either.
+attempt("a row without span id", lambda: client.spans.update_evaluations(
+    space_id=space, project_name=project, validate=False,
+    dataframe=pd.DataFrame({"context.span_id": [ids[0], None], "eval.refused.label": ["x", "y"]})))
+reader = ArizeClient(api_key=ctx["read_only_key"], api_host=url.hostname, api_scheme="http",
+                     api_port=url.port, flight_host=flight_host, flight_port=int(flight_port),
+                     flight_scheme="grpc")
+attempt("read-only key", lambda: reader.spans.update_evaluations(
+    space_id=space, project_name=project,
+    dataframe=pd.DataFrame({"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
+attempt("wrong key", lambda: ArizeClient(
+    api_key="ak-wrong", api_host=url.hostname, api_scheme="http", api_port=url.port,
+    flight_host=flight_host, flight_port=int(flight_port), flight_scheme="grpc",
+).spans.update_evaluations(space_id=space, project_name=project, dataframe=pd.DataFrame(
+    {"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
 
 print(json.dumps(out, default=str))

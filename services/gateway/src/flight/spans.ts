@@ -23,13 +23,13 @@ import type { FlightUpload } from "./service.ts";
  * it. The whole upload is read before anything is written, so a failed stream writes nothing.
  */
 
-export const SPAN_ID_COLUMN = "context.span_id";
+const SPAN_ID_COLUMN = "context.span_id";
 
 /** What a value column holds, as the SDK sends it. */
 type ValueKind = "text" | "number";
 
 /** One `<prefix>.<name>.<field>` column the update reads. */
-export interface ValueColumn {
+interface ValueColumn {
   column: string;
   name: string;
   field: string;
@@ -187,7 +187,7 @@ export function updatesOfBatch(
  * The bytes of updates one upload may carry: they go to the tracing service in one message
  * (one transaction), under its gRPC limit with room to spare.
  */
-export const MAX_UPDATE_BYTES = 16 * 1024 * 1024;
+const MAX_UPDATE_BYTES = 16 * 1024 * 1024;
 
 const sizeOf = (u: SpanUpdate): number => {
   let n = u.spanId.length + u.name.length + 16;

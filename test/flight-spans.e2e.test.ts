@@ -127,9 +127,13 @@ describe("the SDK's span updates over Flight", () => {
     expect(out["a row without span id"]).toMatchObject({ type: "RuntimeError" });
     expect(out["a row without span id"]!.message).toMatch(/row 1 has no span id/);
     expect(out["read-only key"]).toMatchObject({ type: "RuntimeError" });
-    expect(out["read-only key"]!.message).toMatch(/unauthorized error.*PROJECT_SPAN_EVAL_FEEDBACK_UPDATE/is);
+    expect(out["read-only key"]!.message).toMatch(
+      /unauthorized error.*PROJECT_SPAN_EVAL_FEEDBACK_UPDATE/is,
+    );
     expect(out["wrong key"]).toMatchObject({ type: "RuntimeError" });
-    expect(out["wrong key"]!.message).toMatch(/unauthenticated error.*missing or invalid API key/is);
+    expect(out["wrong key"]!.message).toMatch(
+      /unauthenticated error.*missing or invalid API key/is,
+    );
   });
 
   it("a refused upload writes nothing, not even its valid rows", async () => {

@@ -115,6 +115,29 @@ describe("the SDK's span updates over Flight", () => {
     expect(annotation(3)[config]).toBeUndefined();
   });
 
+  it("update_metadata: patches merged into the spans' metadata; an id of no span is an error of its own", async () => {
+    expect(out.update_metadata).toEqual({
+      type: "ok",
+      answer: {
+        spans_processed: "3",
+        spans_updated: "2",
+        spans_failed: "1",
+        errors: [{ span_id: UNMATCHED, error_message: expect.stringMatching(/no span/) }],
+      },
+    });
+    expect(out["update_metadata again"]).toEqual({
+      type: "ok",
+      answer: { spans_processed: "1", spans_updated: "1" },
+    });
+    const spans = await spansById();
+    // Kept as OTLP sends it, JSON text; a null sets null.
+    const metadata = (i: number) =>
+      JSON.parse(spans.get(sent.spanIds[i]!)!.attributes.metadata as string) as Json;
+    expect(metadata(0)).toEqual({ tag: null, n: 1, nested: { b: 2 } });
+    expect(metadata(1)).toEqual({ tag: "standard", n: 2 });
+    expect(spans.get(sent.spanIds[2]!)!.attributes.metadata).toBeUndefined();
+  });
+
   it("refusals reach the client as its errors, naming the cause", () => {
     expect(out["unknown project"]).toMatchObject({ type: "RuntimeError" });
     expect(out["unknown project"]!.message).toMatch(/project not found/);

@@ -1,5 +1,5 @@
-"""The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations and
-spans.update_annotations on spans ingested over OTLP, and the refusals the client reports.
+"""The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations,
+spans.update_annotations and spans.update_metadata on spans ingested over OTLP, and the refusals the client reports.
 
 argv: base URL, API key, Flight address (host:port), then a JSON object: space_id, project,
 span_ids (of the project), unmatched (a span id of no span), unknown_project, config (an
@@ -54,6 +54,19 @@ annotations = pd.DataFrame({
 })
 attempt("update_annotations", lambda: client.spans.update_annotations(
     space_id=space, project_name=project, dataframe=annotations))
+
+# Fields as columns on spans 0-1 (and an id of no span), then a patch document merged in.
+attempt("update_metadata", lambda: client.spans.update_metadata(
+    space_id=space, project_name=project, dataframe=pd.DataFrame({
+        "context.span_id": ids[:2] + [ctx["unmatched"]],
+        "attributes.metadata.tag": ["important", "standard", "x"],
+        "attributes.metadata.n": [1, 2, 3],
+    })))
+attempt("update_metadata again", lambda: client.spans.update_metadata(
+    space_id=space, project_name=project, dataframe=pd.DataFrame({
+        "context.span_id": ids[:1],
+        "patch_document": [{"tag": None, "nested": {"b": 2}}],
+    })))
 
 attempt("unknown project", lambda: client.spans.update_evaluations(
     space_id=space, project_name=ctx["unknown_project"], dataframe=evals))

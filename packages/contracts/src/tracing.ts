@@ -67,4 +67,19 @@ export interface SpansEvaluated {
   };
 }
 
-export type TracingEvent = SpansReceived | SpansAnnotated | SpansDeleted | SpansEvaluated;
+/**
+ * The `metadata` attribute of these spans was patched (the SDK's spans.update_metadata): like
+ * ingestion and deletes, the spans are written directly; the event says which and when.
+ */
+export interface SpansMetadataPatched {
+  type: "SpansMetadataPatched";
+  data: {
+    project_id: string;
+    space_id: string;
+    span_ids: string[];
+    at: string;
+  };
+}
+
+export type TracingEvent =
+  SpansReceived | SpansAnnotated | SpansDeleted | SpansEvaluated | SpansMetadataPatched;

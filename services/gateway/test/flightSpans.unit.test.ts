@@ -17,6 +17,8 @@ import {
   EVALUATIONS,
   annotationOf,
   evaluationOf,
+  metadataLayout,
+  patchOf,
   readUpdates,
   spanUpdateLayout,
   updatesOfBatch,
@@ -186,5 +188,27 @@ describe("span updates: columns → updates", () => {
     await expect(
       readUpdates({ schema: t.schema, batches: batches(t) }, layout, size - 1),
     ).rejects.toMatchObject({ type: "payload-too-large" });
+  });
+
+  it("metadata: span ids and patch_document, each row's patch as it came; nothing else", () => {
+    const t = table({
+      "context.span_id": [new Utf8(), ["a", "b"]],
+      patch_document: [new Utf8(), ['{"k":1}', null]],
+    });
+    const updates = updatesOfBatch(t.batches[0]!, metadataLayout(t.schema), 0);
+    expect(updates.map(patchOf)).toEqual([{ spanId: "a", patchJson: '{"k":1}' }]);
+    const cases: [Record<string, [DataType, unknown[]]>, RegExp][] = [
+      [{ "context.span_id": [new Utf8(), ["a"]] }, /no "patch_document" column/],
+      [
+        { "context.span_id": [new Utf8(), ["a"]], patch_document: [new Int64(), [1n]] },
+        /column "patch_document" has Arrow type Int64: it must hold JSON text/,
+      ],
+      [
+        { "context.span_id": [new Utf8(), ["a"]], "attributes.metadata.k": [new Utf8(), ["v"]] },
+        /column "attributes\.metadata\.k" is not one of context\.span_id, patch_document/,
+      ],
+    ];
+    for (const [columns, says] of cases)
+      expect(refusal(() => metadataLayout(table(columns).schema)).message).toMatch(says);
   });
 });

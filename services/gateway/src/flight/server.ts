@@ -52,6 +52,7 @@ function flightHandlers(opts: Pick<GatewayGrpcOptions, "backends" | "signer">): 
       postExperimentData: experiments.postExperimentData,
       writeSpanEvaluationRequest: spans.writeSpanEvaluationRequest,
       writeSpanAnnotationRequest: spans.writeSpanAnnotationRequest,
+      writeSpanAttributesMetadataRequest: spans.writeSpanAttributesMetadataRequest,
     },
     doGet: {
       getDataset: datasets.getDataset,

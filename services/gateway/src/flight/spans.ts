@@ -4,11 +4,14 @@ import {
   TracingServiceService,
   type SpanAnnotationValue,
   type SpanEvaluation,
+  type SpanMetadataPatch,
 } from "@argus/proto/tracing/v1/tracing";
 import {
   WriteSpanAnnotationResponse,
+  WriteSpanAttributesMetadataResponse,
   WriteSpanEvaluationResponse,
   type WriteSpanAnnotationRequest,
+  type WriteSpanAttributesMetadataRequest,
   type WriteSpanEvaluationRequest,
 } from "@argus/proto/public/flight";
 import type { BulkBackend } from "./bulk.ts";
@@ -102,17 +105,21 @@ const KIND_TEXT: Record<ValueKind, string> = { text: "text", number: "numbers" }
  * How an upload's columns are read, checked before any row is: the span id column must be
  * there and hold text; every other column must be one of the kind's, of its type.
  */
-export function spanUpdateLayout(
-  schema: Schema,
-  kind: UpdateKind,
-  idColumn = SPAN_ID_COLUMN,
-): SpanUpdateLayout {
+function checkIdColumn(schema: Schema, idColumn: string): void {
   const id = schema.fields.find((f) => f.name === idColumn);
   if (!id) throw invalid(`the upload has no ${JSON.stringify(idColumn)} column (the span ids)`);
   if (!isText(typeOf(id)))
     throw invalid(
       `column ${JSON.stringify(idColumn)} must hold span ids as text, not ${String(id.type)}`,
     );
+}
+
+export function spanUpdateLayout(
+  schema: Schema,
+  kind: UpdateKind,
+  idColumn = SPAN_ID_COLUMN,
+): SpanUpdateLayout {
+  checkIdColumn(schema, idColumn);
   const names = new Map<string, ValueColumn[]>();
   const seen = new Set<string>();
   const pattern = new RegExp(`^${kind.prefix}\\.(.+)\\.([a-z_]+)$`);
@@ -183,6 +190,39 @@ export function updatesOfBatch(
   return out;
 }
 
+const PATCH_COLUMN = "patch_document";
+
+/**
+ * A metadata upload's columns (row 8): the span ids and `patch_document`, JSON text of an
+ * object (the SDK's merge of its `attributes.metadata.*` columns and its patch column).
+ */
+export function metadataLayout(schema: Schema): SpanUpdateLayout {
+  checkIdColumn(schema, SPAN_ID_COLUMN);
+  for (const field of schema.fields) {
+    if (field.name === SPAN_ID_COLUMN) continue;
+    if (field.name !== PATCH_COLUMN)
+      throw invalid(
+        `column ${JSON.stringify(field.name)} is not one of ${SPAN_ID_COLUMN}, ${PATCH_COLUMN}`,
+      );
+    const type = typeOf(field);
+    if (!isText(type) && !DataType.isNull(type))
+      throw invalid(
+        `column "${PATCH_COLUMN}" has Arrow type ${String(field.type)}: it must hold JSON text`,
+      );
+  }
+  if (!schema.fields.some((f) => f.name === PATCH_COLUMN))
+    throw invalid(`the upload has no "${PATCH_COLUMN}" column`);
+  return {
+    idColumn: SPAN_ID_COLUMN,
+    names: [
+      {
+        name: PATCH_COLUMN,
+        columns: [{ column: PATCH_COLUMN, name: PATCH_COLUMN, field: "patch", kind: "text" }],
+      },
+    ],
+  };
+}
+
 /**
  * The bytes of updates one upload may carry: they go to the tracing service in one message
  * (one transaction), under its gRPC limit with room to spare.
@@ -238,9 +278,17 @@ export const annotationOf = (u: SpanUpdate): SpanAnnotationValue => ({
   text: text(u.values.text),
 });
 
-/** The tracing Flight requests: #6 DoPut writeSpanEvaluationRequest, #7 writeSpanAnnotationRequest. */
+export const patchOf = (u: SpanUpdate): SpanMetadataPatch => ({
+  spanId: u.spanId,
+  patchJson: String(u.values.patch),
+});
+
+/**
+ * The tracing Flight requests: DoPut #6 writeSpanEvaluationRequest, #7
+ * writeSpanAnnotationRequest, #8 writeSpanAttributesMetadataRequest.
+ */
 export function spanFlight(tracing: BulkBackend) {
-  const target = (req: WriteSpanEvaluationRequest | WriteSpanAnnotationRequest, what: string) => ({
+  const target = (req: { spaceId: string; externalModelId: string }, what: string) => ({
     spaceId: idOf("Space", req.spaceId, `${what}.spaceId`),
     projectName: required(req.externalModelId, `${what}.externalModelId`),
   });
@@ -276,6 +324,35 @@ export function spanFlight(tracing: BulkBackend) {
         caller,
       );
       return WriteSpanAnnotationResponse.encode(res).finish();
+    },
+
+    /** Rows with no patch (null) change nothing and count as processed. */
+    async writeSpanAttributesMetadataRequest(
+      req: WriteSpanAttributesMetadataRequest,
+      upload: FlightUpload,
+      caller: FlightCaller,
+    ): Promise<Uint8Array> {
+      const where = target(req, "writeSpanAttributesMetadataRequest");
+      const layout = metadataLayout(upload.schema);
+      let rows = 0;
+      const counted = async function* () {
+        for await (const batch of upload.batches) {
+          rows += batch.numRows;
+          yield batch;
+        }
+      };
+      const updates = await readUpdates({ schema: upload.schema, batches: counted() }, layout);
+      const res = await tracing.call(
+        TracingServiceService.patchSpanMetadata,
+        { ...where, patches: updates.map(patchOf) },
+        caller,
+      );
+      return WriteSpanAttributesMetadataResponse.encode({
+        spansProcessed: BigInt(rows),
+        spansUpdated: res.spansUpdated,
+        spansFailed: BigInt(res.errors.length),
+        errors: res.errors,
+      }).finish();
     },
   };
 }

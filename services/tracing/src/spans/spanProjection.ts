@@ -26,6 +26,7 @@ export const spanProjections: Projections<TracingEvent> = {
     ),
   SpansReceived: async () => {},
   SpansDeleted: async () => {},
+  SpansMetadataPatched: async () => {},
   /** Upserts by record and name: a field an annotation leaves out keeps its value. */
   SpansAnnotated: (client, d) =>
     tracedQuery(

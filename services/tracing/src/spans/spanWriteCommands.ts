@@ -2,6 +2,8 @@ import { LIMITS, streamId, type AnnotationWrite, type SpansEvaluated } from "@ar
 import { EVENT_PAYLOAD_BYTES, chunkBySize } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type {
+  PatchSpanMetadataRequest,
+  PatchSpanMetadataResponse,
   SpanAnnotationValue,
   SpanEvaluation,
   WriteSpanAnnotationsRequest,
@@ -18,6 +20,7 @@ import {
 import type { TracingDeps } from "../deps.ts";
 import { loadProjectByName } from "../projects/projectAccess.ts";
 import { invalid, windowOf } from "../shared/tracingRules.ts";
+import type { SpanMetadataRow } from "../storage/spanStore.ts";
 
 const DAY = 86_400_000;
 
@@ -78,6 +81,55 @@ export function decideSpanAnnotations(
   return [...merged.values()];
 }
 
+type JsonObject = Record<string, unknown>;
+
+const isObject = (v: unknown): v is JsonObject =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A patch's objects merge key by key into the value's; anything else, null too, replaces it. */
+function merged(target: JsonObject, patch: JsonObject): JsonObject {
+  const out: JsonObject = { ...target };
+  for (const [key, value] of Object.entries(patch))
+    out[key] = isObject(value) && isObject(out[key]) ? merged(out[key], value) : value;
+  return out;
+}
+
+/**
+ * A span's `metadata` attribute after the patches, or why it cannot take them. Ingestion keeps
+ * it as OTLP sent it, JSON text by OpenInference's convention: text stays text (none becomes
+ * text too), an object stays an object. A null in a patch sets JSON null rather than removing
+ * the key, as the SDK documents for update_metadata.
+ */
+export function patchedMetadata(
+  current: unknown,
+  patches: readonly JsonObject[],
+): { ok: true; value: unknown } | { ok: false; error: string } {
+  let base: unknown = current;
+  if (typeof current === "string") {
+    try {
+      base = JSON.parse(current);
+    } catch {
+      return { ok: false, error: "parse_failure: the span's metadata is not JSON" };
+    }
+  }
+  if (base === undefined || base === null) base = {};
+  if (!isObject(base))
+    return { ok: false, error: "type_conflict: the span's metadata is not a JSON object" };
+  const value = patches.reduce(merged, base);
+  return { ok: true, value: isObject(current) ? value : JSON.stringify(value) };
+}
+
+function patchOf(text: string, i: number): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid(`patches[${i}].patch_json is not JSON`);
+  }
+  if (!isObject(value)) throw invalid(`patches[${i}].patch_json must be a JSON object`);
+  return value;
+}
+
 /**
  * The official SDK's span updates (spans.update_evaluations, update_annotations over Arrow
  * Flight): by the project's name, its spans looked up over every kept day; span ids of no span
@@ -91,6 +143,64 @@ export function spanWriteCommands(deps: TracingDeps) {
   };
 
   return {
+    async patchSpanMetadata(
+      req: PatchSpanMetadataRequest,
+      ctx: CallContext,
+    ): Promise<PatchSpanMetadataResponse> {
+      const patches = new Map<string, JsonObject[]>();
+      req.patches.forEach((p, i) => {
+        if (p.spanId === "") throw invalid(`patches[${i}].span_id is required`);
+        const list = patches.get(p.spanId) ?? [];
+        list.push(patchOf(p.patchJson, i));
+        patches.set(p.spanId, list);
+      });
+      const project = await loadProjectByName(
+        deps,
+        ctx,
+        req.spaceId,
+        req.projectName,
+        "PROJECT_SPAN_UPDATE",
+      );
+      const at = deps.clock.now().toISOString();
+      return deps.commands.transact(async (scope) => {
+        await deps.store.lockProject(scope.client, project.id);
+        const ids = [...patches.keys()];
+        const rows = await deps.store.metadataOf(scope.client, project.id, ids, keptDays());
+        const errors = new Map<string, string>();
+        const written: SpanMetadataRow[] = [];
+        for (const row of rows) {
+          const result = patchedMetadata(row.metadata, patches.get(row.spanId)!);
+          if (result.ok) written.push({ ...row, metadata: result.value });
+          else errors.set(row.spanId, result.error);
+        }
+        // A span id of rows in several traces is written whole or not at all.
+        const updated = written.filter((r) => !errors.has(r.spanId));
+        const { matched, unmatched } = matchIds(ids, new Set(rows.map((r) => r.spanId)));
+        for (const id of unmatched) errors.set(id, "segment_not_found: no span of the project");
+        await deps.store.setMetadata(scope.client, project.id, updated);
+        const spanIds = matched.filter((id) => !errors.has(id));
+        const events = chunkBySize(spanIds, (id) => id.length + 3, EVENT_PAYLOAD_BYTES).map(
+          (chunk) => ({
+            type: "SpansMetadataPatched" as const,
+            data: { project_id: project.id, space_id: project.spaceId, span_ids: chunk, at },
+          }),
+        );
+        if (events.length > 0)
+          await scope.appendToSet(
+            streamId("project_spans", project.id),
+            events,
+            spaceMetadata(ctx, project.spaceId),
+          );
+        return {
+          spansUpdated: BigInt(spanIds.length),
+          errors: ids.flatMap((id) => {
+            const error = errors.get(id);
+            return error ? [{ spanId: id, errorMessage: error }] : [];
+          }),
+        };
+      });
+    },
+
     async writeSpanEvaluations(
       req: WriteSpanEvaluationsRequest,
       ctx: CallContext,

@@ -133,6 +133,29 @@ export interface WriteSpanUpdatesResponse {
   unmatchedIds: string[];
 }
 
+export interface SpanMetadataPatch {
+  spanId: string;
+  /** A JSON object. */
+  patchJson: string;
+}
+
+export interface PatchSpanMetadataRequest {
+  spaceId: string;
+  projectName: string;
+  patches: SpanMetadataPatch[];
+}
+
+export interface SpanMetadataError {
+  spanId: string;
+  errorMessage: string;
+}
+
+export interface PatchSpanMetadataResponse {
+  /** Distinct span ids whose metadata was written. */
+  spansUpdated: bigint;
+  errors: SpanMetadataError[];
+}
+
 export interface DeleteSpansRequest {
   projectId: string;
   spanIds: string[];
@@ -1130,6 +1153,256 @@ export const WriteSpanUpdatesResponse: MessageFns<WriteSpanUpdatesResponse> = {
             }
 
             message.unmatchedIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanMetadataPatch(): SpanMetadataPatch {
+  return { spanId: "", patchJson: "" };
+}
+
+export const SpanMetadataPatch: MessageFns<SpanMetadataPatch> = {
+  encode(message: SpanMetadataPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.patchJson !== "") {
+      writer.uint32(18).string(message.patchJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanMetadataPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanMetadataPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patchJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePatchSpanMetadataRequest(): PatchSpanMetadataRequest {
+  return { spaceId: "", projectName: "", patches: [] };
+}
+
+export const PatchSpanMetadataRequest: MessageFns<PatchSpanMetadataRequest> = {
+  encode(
+    message: PatchSpanMetadataRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.patches) {
+      SpanMetadataPatch.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchSpanMetadataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchSpanMetadataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.patches.push(SpanMetadataPatch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanMetadataError(): SpanMetadataError {
+  return { spanId: "", errorMessage: "" };
+}
+
+export const SpanMetadataError: MessageFns<SpanMetadataError> = {
+  encode(message: SpanMetadataError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(18).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanMetadataError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanMetadataError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePatchSpanMetadataResponse(): PatchSpanMetadataResponse {
+  return { spansUpdated: 0n, errors: [] };
+}
+
+export const PatchSpanMetadataResponse: MessageFns<PatchSpanMetadataResponse> = {
+  encode(
+    message: PatchSpanMetadataResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spansUpdated !== 0n) {
+      if (BigInt.asIntN(64, message.spansUpdated) !== message.spansUpdated) {
+        throw new globalThis.Error(
+          "value provided for field message.spansUpdated of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.spansUpdated);
+    }
+    for (const v of message.errors) {
+      SpanMetadataError.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchSpanMetadataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchSpanMetadataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.spansUpdated = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errors.push(SpanMetadataError.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -2409,6 +2682,20 @@ export const TracingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+     * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+     * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+     * written all or nothing.
+     */
+    patchSpanMetadata: {
+      name: "PatchSpanMetadata",
+      requestType: PatchSpanMetadataRequest as typeof PatchSpanMetadataRequest,
+      requestStream: false,
+      responseType: PatchSpanMetadataResponse as typeof PatchSpanMetadataResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2522,6 +2809,25 @@ export const TracingServiceService = {
     responseDeserialize: (value: Buffer): WriteSpanUpdatesResponse =>
       WriteSpanUpdatesResponse.decode(value),
   },
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata: {
+    path: "/argus.tracing.v1.TracingService/PatchSpanMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchSpanMetadataRequest): Buffer =>
+      Buffer.from(PatchSpanMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchSpanMetadataRequest =>
+      PatchSpanMetadataRequest.decode(value),
+    responseSerialize: (value: PatchSpanMetadataResponse): Buffer =>
+      Buffer.from(PatchSpanMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchSpanMetadataResponse =>
+      PatchSpanMetadataResponse.decode(value),
+  },
 } as const;
 
 export interface TracingServiceServer extends UntypedServiceImplementation {
@@ -2551,6 +2857,13 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
    * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
    */
   writeSpanAnnotations: handleUnaryCall<WriteSpanAnnotationsRequest, WriteSpanUpdatesResponse>;
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata: handleUnaryCall<PatchSpanMetadataRequest, PatchSpanMetadataResponse>;
 }
 
 export interface TracingServiceClient extends Client {
@@ -2677,6 +2990,27 @@ export interface TracingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
+  ): ClientUnaryCall;
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
+  ): ClientUnaryCall;
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
   ): ClientUnaryCall;
 }
 

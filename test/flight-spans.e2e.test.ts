@@ -138,6 +138,21 @@ describe("the SDK's span updates over Flight", () => {
     expect(spans.get(sent.spanIds[2]!)!.attributes.metadata).toBeUndefined();
   });
 
+  it("update_evaluations(force_http=True): POST /v1/pandas_arrow writes the same; unknown projects are 404", async () => {
+    expect(out["update_evaluations over HTTP"]).toEqual({
+      type: "ok",
+      answer: { status: 200, body: { records_updated: 2, unmatched_ids: [UNMATCHED] } },
+    });
+    const spans = await spansById();
+    const http = (i: number) =>
+      byName(spans.get(sent.spanIds[i]!)!.evaluations as Json[]).http_eval;
+    expect(http(0)).toEqual({ name: "http_eval", label: "h0", score: 0.25 });
+    expect(http(1)).toEqual({ name: "http_eval", label: "h1" });
+    expect(http(2)).toBeUndefined();
+    expect(out["unknown project over HTTP"]).toMatchObject({ type: "APIError" });
+    expect(out["unknown project over HTTP"]!.message).toMatch(/404|project not found/);
+  });
+
   it("refusals reach the client as its errors, naming the cause", () => {
     expect(out["unknown project"]).toMatchObject({ type: "RuntimeError" });
     expect(out["unknown project"]!.message).toMatch(/project not found/);

@@ -1,5 +1,6 @@
-"""The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations,
-spans.update_annotations and spans.update_metadata on spans ingested over OTLP, and the refusals the client reports.
+"""The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations
+(also with force_http: POST /v1/pandas_arrow), spans.update_annotations and
+spans.update_metadata on spans ingested over OTLP, and the refusals the client reports.
 
 argv: base URL, API key, Flight address (host:port), then a JSON object: space_id, project,
 span_ids (of the project), unmatched (a span id of no span), unknown_project, config (an
@@ -77,6 +78,21 @@ attempt("no span id column", lambda: client.spans.update_evaluations(
 attempt("unknown annotation config", lambda: client.spans.update_annotations(
     space_id=space, project_name=project,
     dataframe=pd.DataFrame({"context.span_id": ids[:1], "annotation.nosuchconfig.label": ["x"]})))
+
+# With force_http: POST /v1/pandas_arrow, the same write.
+def over_http(project_name, frame):
+    resp = client.spans.update_evaluations(space_id=space, project_name=project_name,
+                                           dataframe=frame, force_http=True)
+    return {"status": resp.status_code, "body": resp.json()}
+
+
+attempt("update_evaluations over HTTP", lambda: over_http(project, pd.DataFrame({
+    "context.span_id": ids[:2] + [ctx["unmatched"]],
+    "eval.http_eval.label": ["h0", "h1", "hx"],
+    "eval.http_eval.score": [0.25, None, 1.0],
+})))
+attempt("unknown project over HTTP", lambda: over_http(ctx["unknown_project"], pd.DataFrame({
+    "context.span_id": ids[:1], "eval.refused.label": ["x"]})))
 
 # Refused as a whole: the first row's evaluation is not written either.
 attempt("a row without span id", lambda: client.spans.update_evaluations(

@@ -23,6 +23,8 @@ import {
   spanUpdateLayout,
   updatesOfBatch,
 } from "../src/flight/spans.ts";
+import { projectOfArizeSchema } from "../src/flight/pandasArrow.ts";
+import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
 
 /** A table of typed columns, as pandas → pyarrow makes them (nulls where pandas had None/NaN). */
 function table(columns: Record<string, [DataType, unknown[]]>): Table {
@@ -210,5 +212,30 @@ describe("span updates: columns → updates", () => {
     ];
     for (const [columns, says] of cases)
       expect(refusal(() => metadataLayout(table(columns).schema)).message).toMatch(says);
+  });
+});
+
+describe("POST /v1/pandas_arrow: the project an arize-schema names", () => {
+  const encoded = (environment: Schema_Environment, modelId: string) =>
+    Buffer.from(
+      ArizeSchema.encode(ArizeSchema.fromJSON({ constants: { modelId, environment } })).finish(),
+    ).toString("base64");
+
+  it("reads the SDK's tracing schema (public-v2-flight.md §2.4e)", () => {
+    expect(projectOfArizeSchema("CgoKBHByb2ogBSgHQgA=")).toBe("proj");
+  });
+
+  it("refuses no schema, one that is not protobuf, another environment, no project", () => {
+    const cases: [string | undefined, RegExp][] = [
+      [undefined, /no 'arize-schema' metadata/],
+      [Buffer.from([0x0a, 0x05, 0x01]).toString("base64"), /not a base64 public\.Schema/],
+      [encoded(Schema_Environment.PRODUCTION, "p"), /only tracing uploads/],
+      [encoded(Schema_Environment.TRACING, " "), /names no project/],
+    ];
+    for (const [metadata, says] of cases) {
+      const err = refusal(() => projectOfArizeSchema(metadata));
+      expect(err.type).toBe("invalid-request");
+      expect(err.message).toMatch(says);
+    }
   });
 });

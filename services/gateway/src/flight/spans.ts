@@ -5,6 +5,7 @@ import {
   type SpanAnnotationValue,
   type SpanEvaluation,
   type SpanMetadataPatch,
+  type WriteSpanUpdatesResponse,
 } from "@argus/proto/tracing/v1/tracing";
 import {
   WriteSpanAnnotationResponse,
@@ -26,7 +27,7 @@ import type { FlightUpload } from "./service.ts";
  * it. The whole upload is read before anything is written, so a failed stream writes nothing.
  */
 
-const SPAN_ID_COLUMN = "context.span_id";
+export const SPAN_ID_COLUMN = "context.span_id";
 
 /** What a value column holds, as the SDK sends it. */
 type ValueKind = "text" | "number";
@@ -283,30 +284,48 @@ export const patchOf = (u: SpanUpdate): SpanMetadataPatch => ({
   patchJson: String(u.values.patch),
 });
 
+/** Which project's spans an update is for: the space (internal uuid) and the project's name. */
+export interface SpanTarget {
+  spaceId: string;
+  projectName: string;
+}
+
 /**
  * The tracing Flight requests: DoPut #6 writeSpanEvaluationRequest, #7
  * writeSpanAnnotationRequest, #8 writeSpanAttributesMetadataRequest.
  */
 export function spanFlight(tracing: BulkBackend) {
-  const target = (req: { spaceId: string; externalModelId: string }, what: string) => ({
+  const target = (req: { spaceId: string; externalModelId: string }, what: string): SpanTarget => ({
     spaceId: idOf("Space", req.spaceId, `${what}.spaceId`),
     projectName: required(req.externalModelId, `${what}.externalModelId`),
   });
 
+  const writeEvaluations = async (
+    where: SpanTarget,
+    upload: FlightUpload,
+    caller: FlightCaller,
+    idColumn?: string,
+  ): Promise<WriteSpanUpdatesResponse> => {
+    const layout = spanUpdateLayout(upload.schema, EVALUATIONS, idColumn);
+    const updates = await readUpdates(upload, layout);
+    return tracing.call(
+      TracingServiceService.writeSpanEvaluations,
+      { ...where, evaluations: updates.map(evaluationOf) },
+      caller,
+    );
+  };
+
   return {
+    /** The same write for `POST /v1/pandas_arrow` (update_evaluations with force_http). */
+    writeEvaluations,
+
     async writeSpanEvaluationRequest(
       req: WriteSpanEvaluationRequest,
       upload: FlightUpload,
       caller: FlightCaller,
     ): Promise<Uint8Array> {
       const where = target(req, "writeSpanEvaluationRequest");
-      const layout = spanUpdateLayout(upload.schema, EVALUATIONS, req.rowIdColumnName || undefined);
-      const updates = await readUpdates(upload, layout);
-      const res = await tracing.call(
-        TracingServiceService.writeSpanEvaluations,
-        { ...where, evaluations: updates.map(evaluationOf) },
-        caller,
-      );
+      const res = await writeEvaluations(where, upload, caller, req.rowIdColumnName || undefined);
       return WriteSpanEvaluationResponse.encode(res).finish();
     },
 

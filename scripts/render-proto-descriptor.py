@@ -32,13 +32,14 @@ def enum(e, ind, out):
     for v in e.value: out.append(f"{ind}  {v.name} = {v.number};")
     out.append(f"{ind}}}")
 
-def message(m, ind, out, pkg, syntax):
+def message(m, ind, out, pkg, syntax, scope=""):
+    full = f"{scope}.{m.name}" if scope else m.name
     out.append(f"{ind}message {m.name} {{")
     for e in m.enum_type: enum(e, ind + "  ", out)
     for n in m.nested_type:
         if n.options.map_entry: continue
-        message(n, ind + "  ", out, pkg, syntax)
-    maps = {"." + pkg + "." + m.name + "." + n.name: n for n in m.nested_type if n.options.map_entry}
+        message(n, ind + "  ", out, pkg, syntax, full)
+    maps = {"." + pkg + "." + full + "." + n.name: n for n in m.nested_type if n.options.map_entry}
     done_oneof = set()
     for f in m.field:
         synthetic = f.HasField("oneof_index") and f.proto3_optional
@@ -63,6 +64,9 @@ def message(m, ind, out, pkg, syntax):
         elif synthetic or (syntax == "proto2" and f.label == T.LABEL_OPTIONAL):
             label = "optional "
         out.append(f"{ind}  {label}{tname(f, pkg)} {f.name} = {f.number}{opts(f)};")
+    for r in m.reserved_range:
+        out.append(f"{ind}  reserved {r.start};" if r.end == r.start + 1 else f"{ind}  reserved {r.start} to {r.end - 1};")
+    for n in m.reserved_name: out.append(f'{ind}  reserved "{n}";')
     out.append(f"{ind}}}")
 
 mod = importlib.import_module(sys.argv[1])

@@ -45,12 +45,16 @@ export interface SpansDeleted {
   };
 }
 
-/** Evaluations a task's run wrote on spans of the project, by span and evaluation name. */
+/**
+ * Evaluations a task's run (or a client: the SDK's spans.update_evaluations) wrote on spans of
+ * the project, by span and evaluation name.
+ */
 export interface SpansEvaluated {
   type: "SpansEvaluated";
   data: {
     project_id: string;
     space_id: string;
+    /** The task whose run wrote them; "" when a client did. */
     task_id: string;
     evaluations: {
       span_id: string;
@@ -63,4 +67,19 @@ export interface SpansEvaluated {
   };
 }
 
-export type TracingEvent = SpansReceived | SpansAnnotated | SpansDeleted | SpansEvaluated;
+/**
+ * The `metadata` attribute of these spans was patched (the SDK's spans.update_metadata): like
+ * ingestion and deletes, the spans are written directly; the event says which and when.
+ */
+export interface SpansMetadataPatched {
+  type: "SpansMetadataPatched";
+  data: {
+    project_id: string;
+    space_id: string;
+    span_ids: string[];
+    at: string;
+  };
+}
+
+export type TracingEvent =
+  SpansReceived | SpansAnnotated | SpansDeleted | SpansEvaluated | SpansMetadataPatched;

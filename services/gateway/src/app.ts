@@ -9,6 +9,7 @@ import { refuseLongUri } from "./http/httpLimits.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./http/operationalRoutes.ts";
+import { PANDAS_ARROW_PATH, pandasArrowRoute, type PandasArrowDeps } from "./flight/pandasArrow.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
 import type { TraceExport } from "./otlp/ingest.ts";
 import type { IdempotencyKeys } from "./http/idempotentRequests.ts";
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   limiters?: GatewayLimiters;
   /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
   traceExport?: TraceExport;
+  /** The SDK's span writes: `POST /v1/pandas_arrow` (flight/pandasArrow.ts); absent: not served. */
+  spanWrites?: PandasArrowDeps["spans"];
   /** Where answers to requests with an Idempotency-Key are kept; absent: the header is ignored. */
   idempotencyKeys?: IdempotencyKeys;
 }
@@ -125,6 +128,17 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
       );
     });
   }
+
+  if (deps.spanWrites)
+    app.post(
+      PANDAS_ARROW_PATH,
+      pandasArrowRoute({
+        authenticator: deps.authenticator,
+        limiters,
+        spans: deps.spanWrites,
+        maxBodyBytes: deps.config.maxBodyBytes,
+      }),
+    );
 
   // An operation that declares a larger body limit (dataset writes) reads up to it; a
   // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.

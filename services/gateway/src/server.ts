@@ -19,6 +19,8 @@ import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAut
 import { identityIdempotencyKeys } from "./http/idempotentRequests.ts";
 import { startOtlpGrpcServer, type RunningOtlpGrpc } from "./otlp/grpcServer.ts";
 import { tracingExport } from "./otlp/ingest.ts";
+import { bulkBackend } from "./flight/bulk.ts";
+import { spanFlight } from "./flight/spans.ts";
 import { clocksOf } from "./auth/principalCache.ts";
 import { startPrincipalCaching } from "./auth/principalCaching.ts";
 import { aiIntegrationHandlers } from "./routes/aiIntegrations.ts";
@@ -126,6 +128,7 @@ export async function startGateway(
     logger,
     limiters,
     traceExport,
+    spanWrites: spanFlight(bulkBackend(tracing, signing.callers)),
     clock,
     // Kept answers are sealed under a key derived from the cursor secret, apart from its use
     // for cursors: the gateway holds no other secret of its own.
@@ -153,7 +156,7 @@ export async function startGateway(
       maxMessageBytes: config.flight.maxMessageBytes,
       authenticator: caching.authenticator,
       limiters,
-      backends: { dataset },
+      backends: { dataset, tracing },
       signer: signing.callers,
       otlp: {
         deps: { authenticator: caching.authenticator, limiters, export: traceExport },

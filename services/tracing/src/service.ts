@@ -28,6 +28,7 @@ import { spanDirectoryQueries } from "./spans/spanDirectory.ts";
 import { spanEvaluationCommands } from "./spans/spanEvaluationCommands.ts";
 import { exportCommand } from "./spans/spanExportCommand.ts";
 import { spanQueries } from "./spans/spanQueries.ts";
+import { spanWriteCommands } from "./spans/spanWriteCommands.ts";
 import { postgresSpanStore } from "./storage/postgres.ts";
 import { startRetention } from "./storage/retention.ts";
 import type { SpanStore } from "./storage/spanStore.ts";
@@ -42,6 +43,7 @@ function tracingServices(d: TracingDeps): ServiceBinding[] {
       ...traceQueries(d),
       annotateSpans: annotateCommand(d),
       deleteSpans: deleteCommand(d),
+      ...spanWriteCommands(d),
     }),
     // Own-behalf look-ups: the catalog's (annotation-queue records of spans and traces) and
     // the task runner's (what evaluation tasks read and write), each nobody else's.

@@ -9,6 +9,7 @@ import type { IngestDeps } from "../otlp/ingest.ts";
 import { bulkBackend } from "./bulk.ts";
 import { datasetFlight } from "./datasets.ts";
 import { CREATE_EXPERIMENT_DB_ENTRY, experimentFlight } from "./experiments.ts";
+import { spanFlight } from "./spans.ts";
 import {
   flightServiceDefinition,
   flightServiceImplementation,
@@ -24,7 +25,7 @@ export interface GatewayGrpcOptions {
   maxMessageBytes: number;
   authenticator: Authenticator;
   limiters: GatewayLimiters;
-  backends: { dataset: Backend };
+  backends: { dataset: Backend; tracing: Backend };
   signer: PrincipalSigner;
   /** OTLP/gRPC as its own listener serves it, for the REST port's HTTP/2 side. */
   otlp: { deps: IngestDeps; maxMessageBytes: number } | undefined;
@@ -39,15 +40,19 @@ export interface RunningGatewayGrpc {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Every Flight request part A serves; part B adds the span ones here. */
+/** Every Flight request served: datasets and experiments, and the span updates. */
 function flightHandlers(opts: Pick<GatewayGrpcOptions, "backends" | "signer">): FlightHandlers {
   const dataset = bulkBackend(opts.backends.dataset, opts.signer);
   const datasets = datasetFlight(dataset);
   const experiments = experimentFlight(dataset);
+  const spans = spanFlight(bulkBackend(opts.backends.tracing, opts.signer));
   return {
     doPut: {
       createDataset: datasets.createDataset,
       postExperimentData: experiments.postExperimentData,
+      writeSpanEvaluationRequest: spans.writeSpanEvaluationRequest,
+      writeSpanAnnotationRequest: spans.writeSpanAnnotationRequest,
+      writeSpanAttributesMetadataRequest: spans.writeSpanAttributesMetadataRequest,
     },
     doGet: {
       getDataset: datasets.getDataset,

@@ -55,9 +55,10 @@ const carrying = (authorization: string | undefined): Request =>
     get: (name: string) => (name.toLowerCase() === "authorization" ? authorization : undefined),
   }) as unknown as Request;
 
-async function authenticateOtlp(
+/** The caller of an OTLP request, or of another HTTP path of the SDK's (`/v1/pandas_arrow`). */
+export async function authenticateOtlp(
   headers: HeaderLookup,
-  deps: IngestDeps,
+  deps: Pick<IngestDeps, "authenticator" | "limiters">,
   ctx: RequestContext,
 ): Promise<Principal> {
   try {

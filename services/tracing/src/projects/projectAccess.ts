@@ -11,7 +11,26 @@ export async function loadProject(
   id: string,
   permission: Permission,
 ): Promise<ProjectPlace> {
-  const project = await deps.projects.byId(ctx, id);
+  return authorizedProject(deps, ctx, await deps.projects.byId(ctx, id), permission);
+}
+
+/** The space's project of this name, as loadProject has it (the SDK names projects). */
+export async function loadProjectByName(
+  deps: Pick<TracingDeps, "projects" | "spaces">,
+  ctx: CallContext,
+  spaceId: string,
+  name: string,
+  permission: Permission,
+): Promise<ProjectPlace> {
+  return authorizedProject(deps, ctx, await deps.projects.byName(ctx, spaceId, name), permission);
+}
+
+async function authorizedProject(
+  deps: Pick<TracingDeps, "spaces">,
+  ctx: CallContext,
+  project: ProjectPlace | undefined,
+  permission: Permission,
+): Promise<ProjectPlace> {
   await requirePermissionAt(
     deps.spaces,
     ctx,

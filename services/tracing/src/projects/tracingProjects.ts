@@ -26,6 +26,11 @@ export interface ProjectPlace {
 export interface Projects {
   /** The project with this id in the caller's account, or undefined. */
   byId(ctx: CallContext, id: string): Promise<ProjectPlace | undefined>;
+  /**
+   * The space's project of this name in the caller's account, from the copy (every project
+   * that received spans is in it), or undefined.
+   */
+  byName(ctx: CallContext, spaceId: string, name: string): Promise<ProjectPlace | undefined>;
   /** The space's project of this name, created when there is none (OTLP ingestion). */
   ensure(ctx: CallContext, spaceId: string, name: string): Promise<ProjectPlace>;
 }
@@ -96,6 +101,16 @@ export function catalogProjects(channel: Client, self: CallCredential, pool: Poo
       } catch (err) {
         throw fromGrpcError(err);
       }
+    },
+
+    async byName(ctx, spaceId, name) {
+      if (!isUuid(spaceId)) return undefined;
+      const known = await local("space_id = $1 and name = $2 and account_id = $3", [
+        spaceId,
+        name,
+        ctx.principal.accountId,
+      ]);
+      return known && placeOf(known);
     },
 
     async ensure(ctx, spaceId, name) {

@@ -4,7 +4,7 @@ import type { TracingEvent } from "@argus/contracts";
 // Spans are written by ingestion and deleted by their command directly (storage/): their
 // events only say so. Annotations are projected from theirs, like every annotation.
 export const spanProjections: Projections<TracingEvent> = {
-  /** One evaluation per span and name: a later run's replaces it. */
+  /** One evaluation per span and name: a later one replaces it (a task's run or a client). */
   SpansEvaluated: (client, d) =>
     tracedQuery(
       client,
@@ -17,10 +17,16 @@ export const spanProjections: Projections<TracingEvent> = {
        on conflict (project_id, span_id, name) do update
          set score = excluded.score, label = excluded.label, explanation = excluded.explanation,
              metadata = excluded.metadata, updated_at = excluded.updated_at`,
-      [d.project_id, JSON.stringify(d.evaluations), JSON.stringify({ task_id: d.task_id }), d.at],
+      [
+        d.project_id,
+        JSON.stringify(d.evaluations),
+        d.task_id ? JSON.stringify({ task_id: d.task_id }) : null,
+        d.at,
+      ],
     ),
   SpansReceived: async () => {},
   SpansDeleted: async () => {},
+  SpansMetadataPatched: async () => {},
   /** Upserts by record and name: a field an annotation leaves out keeps its value. */
   SpansAnnotated: (client, d) =>
     tracedQuery(

@@ -187,6 +187,49 @@ export function postgresSpanStore(pool: Pool): SpanStore {
       );
     },
 
+    async metadataOf(tx, projectId, spanIds, window) {
+      const res = await tracedQuery<{
+        trace_id: string;
+        span_id: string;
+        start_time: string;
+        metadata: unknown;
+      }>(
+        tx,
+        "span metadata",
+        `select s.trace_id, s.span_id, s.start_time::text as start_time,
+                s.attributes -> 'metadata' as metadata
+           from spans s where s.project_id = $1 and s.span_id = any($2::text[])
+            and ${inWindow("s", window, 3)}
+          order by s.start_time, s.trace_id
+            for update`,
+        [projectId, spanIds, window.start, window.end],
+      );
+      return res.rows.map((r) => ({
+        traceId: r.trace_id,
+        spanId: r.span_id,
+        startTime: r.start_time,
+        metadata: r.metadata ?? undefined,
+      }));
+    },
+
+    async setMetadata(tx, projectId, rows) {
+      if (rows.length === 0) return;
+      await tracedQuery(
+        tx,
+        "set span metadata",
+        `update spans s set attributes = jsonb_set(s.attributes, '{metadata}', x.m)
+           from jsonb_to_recordset($2::jsonb) as x(t text, i text, s text, m jsonb)
+          where s.project_id = $1 and s.trace_id = x.t and s.span_id = x.i
+            and s.start_time = x.s::timestamptz`,
+        [
+          projectId,
+          JSON.stringify(
+            rows.map((r) => ({ t: r.traceId, i: r.spanId, s: r.startTime, m: r.metadata })),
+          ),
+        ],
+      );
+    },
+
     async delete(tx, projectId, spanIds, window) {
       const res = await tracedQuery<{ span_id: string }>(
         tx,

@@ -71,6 +71,15 @@ interface SessionTraces {
  * can take over behind this interface. Writes take the transaction of the command that
  * records their event, so a batch and its SpansReceived commit together.
  */
+/** One stored span's `metadata` attribute, and where its row is. */
+export interface SpanMetadataRow {
+  traceId: string;
+  spanId: string;
+  /** Postgres's text of the row's start time (exact to the microsecond). */
+  startTime: string;
+  metadata: unknown;
+}
+
 export interface SpanStore {
   /**
    * Makes sure every day of `days` can be written (partitions, or the engine's equivalent).
@@ -156,6 +165,18 @@ export interface SpanStore {
    * project, for the rest of `tx`: an annotation never lands on a span a concurrent delete took.
    */
   lockProject(tx: PoolClient, projectId: string): Promise<void>;
+  /**
+   * The `metadata` attribute of these spans in the window (undefined: none), each row locked
+   * for the rest of `tx`; a span id of several rows (traces) has each.
+   */
+  metadataOf(
+    tx: PoolClient,
+    projectId: string,
+    spanIds: readonly string[],
+    window: Window,
+  ): Promise<SpanMetadataRow[]>;
+  /** Sets the `metadata` attribute of these rows (as metadataOf answered them). */
+  setMetadata(tx: PoolClient, projectId: string, rows: readonly SpanMetadataRow[]): Promise<void>;
   /** Deletes these spans in the window; answers the ids deleted. */
   delete(
     tx: PoolClient,

@@ -103,6 +103,59 @@ export interface AnnotateSpansRequest {
 
 export interface AnnotateSpansResponse {}
 
+export interface WriteSpanEvaluationsRequest {
+  /** Internal uuid. */
+  spaceId: string;
+  /** The project by name, as the SDK names it (its `external_model_id`). */
+  projectName: string;
+  evaluations: SpanEvaluation[];
+}
+
+export interface SpanAnnotationValue {
+  spanId: string;
+  /** The annotation config's name. */
+  name: string;
+  label?: string | undefined;
+  score?: number | undefined;
+  text?: string | undefined;
+}
+
+export interface WriteSpanAnnotationsRequest {
+  spaceId: string;
+  projectName: string;
+  annotations: SpanAnnotationValue[];
+}
+
+export interface WriteSpanUpdatesResponse {
+  /** Distinct span ids written on. */
+  recordsUpdated: bigint;
+  /** Distinct span ids of no span of the project, in the order first named. */
+  unmatchedIds: string[];
+}
+
+export interface SpanMetadataPatch {
+  spanId: string;
+  /** A JSON object. */
+  patchJson: string;
+}
+
+export interface PatchSpanMetadataRequest {
+  spaceId: string;
+  projectName: string;
+  patches: SpanMetadataPatch[];
+}
+
+export interface SpanMetadataError {
+  spanId: string;
+  errorMessage: string;
+}
+
+export interface PatchSpanMetadataResponse {
+  /** Distinct span ids whose metadata was written. */
+  spansUpdated: bigint;
+  errors: SpanMetadataError[];
+}
+
 export interface DeleteSpansRequest {
   projectId: string;
   spanIds: string[];
@@ -805,6 +858,553 @@ export const AnnotateSpansResponse: MessageFns<AnnotateSpansResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanEvaluationsRequest(): WriteSpanEvaluationsRequest {
+  return { spaceId: "", projectName: "", evaluations: [] };
+}
+
+export const WriteSpanEvaluationsRequest: MessageFns<WriteSpanEvaluationsRequest> = {
+  encode(
+    message: WriteSpanEvaluationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.evaluations) {
+      SpanEvaluation.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanEvaluationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanEvaluationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.evaluations.push(SpanEvaluation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanAnnotationValue(): SpanAnnotationValue {
+  return { spanId: "", name: "", label: undefined, score: undefined, text: undefined };
+}
+
+export const SpanAnnotationValue: MessageFns<SpanAnnotationValue> = {
+  encode(message: SpanAnnotationValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.score !== undefined) {
+      writer.uint32(33).double(message.score);
+    }
+    if (message.text !== undefined) {
+      writer.uint32(42).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanAnnotationValue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanAnnotationValue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanAnnotationsRequest(): WriteSpanAnnotationsRequest {
+  return { spaceId: "", projectName: "", annotations: [] };
+}
+
+export const WriteSpanAnnotationsRequest: MessageFns<WriteSpanAnnotationsRequest> = {
+  encode(
+    message: WriteSpanAnnotationsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.annotations) {
+      SpanAnnotationValue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanAnnotationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanAnnotationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.annotations.push(SpanAnnotationValue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteSpanUpdatesResponse(): WriteSpanUpdatesResponse {
+  return { recordsUpdated: 0n, unmatchedIds: [] };
+}
+
+export const WriteSpanUpdatesResponse: MessageFns<WriteSpanUpdatesResponse> = {
+  encode(
+    message: WriteSpanUpdatesResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.recordsUpdated !== 0n) {
+      if (BigInt.asIntN(64, message.recordsUpdated) !== message.recordsUpdated) {
+        throw new globalThis.Error(
+          "value provided for field message.recordsUpdated of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.recordsUpdated);
+    }
+    for (const v of message.unmatchedIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteSpanUpdatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteSpanUpdatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recordsUpdated = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.unmatchedIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanMetadataPatch(): SpanMetadataPatch {
+  return { spanId: "", patchJson: "" };
+}
+
+export const SpanMetadataPatch: MessageFns<SpanMetadataPatch> = {
+  encode(message: SpanMetadataPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.patchJson !== "") {
+      writer.uint32(18).string(message.patchJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanMetadataPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanMetadataPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patchJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePatchSpanMetadataRequest(): PatchSpanMetadataRequest {
+  return { spaceId: "", projectName: "", patches: [] };
+}
+
+export const PatchSpanMetadataRequest: MessageFns<PatchSpanMetadataRequest> = {
+  encode(
+    message: PatchSpanMetadataRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    for (const v of message.patches) {
+      SpanMetadataPatch.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchSpanMetadataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchSpanMetadataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.patches.push(SpanMetadataPatch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSpanMetadataError(): SpanMetadataError {
+  return { spanId: "", errorMessage: "" };
+}
+
+export const SpanMetadataError: MessageFns<SpanMetadataError> = {
+  encode(message: SpanMetadataError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spanId !== "") {
+      writer.uint32(10).string(message.spanId);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(18).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpanMetadataError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpanMetadataError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePatchSpanMetadataResponse(): PatchSpanMetadataResponse {
+  return { spansUpdated: 0n, errors: [] };
+}
+
+export const PatchSpanMetadataResponse: MessageFns<PatchSpanMetadataResponse> = {
+  encode(
+    message: PatchSpanMetadataResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.spansUpdated !== 0n) {
+      if (BigInt.asIntN(64, message.spansUpdated) !== message.spansUpdated) {
+        throw new globalThis.Error(
+          "value provided for field message.spansUpdated of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.spansUpdated);
+    }
+    for (const v of message.errors) {
+      SpanMetadataError.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchSpanMetadataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchSpanMetadataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.spansUpdated = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errors.push(SpanMetadataError.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2056,6 +2656,46 @@ export const TracingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+     * columns): evaluations upserted by span and name on spans of the project named in the
+     * space. Ids of no span of the project (within the kept days) are answered, not refused;
+     * the rest is written all or nothing.
+     */
+    writeSpanEvaluations: {
+      name: "WriteSpanEvaluations",
+      requestType: WriteSpanEvaluationsRequest as typeof WriteSpanEvaluationsRequest,
+      requestStream: false,
+      responseType: WriteSpanUpdatesResponse as typeof WriteSpanUpdatesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+     * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+     */
+    writeSpanAnnotations: {
+      name: "WriteSpanAnnotations",
+      requestType: WriteSpanAnnotationsRequest as typeof WriteSpanAnnotationsRequest,
+      requestStream: false,
+      responseType: WriteSpanUpdatesResponse as typeof WriteSpanUpdatesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+     * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+     * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+     * written all or nothing.
+     */
+    patchSpanMetadata: {
+      name: "PatchSpanMetadata",
+      requestType: PatchSpanMetadataRequest as typeof PatchSpanMetadataRequest,
+      requestStream: false,
+      responseType: PatchSpanMetadataResponse as typeof PatchSpanMetadataResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2133,6 +2773,61 @@ export const TracingServiceService = {
       Buffer.from(DeleteSpansResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteSpansResponse => DeleteSpansResponse.decode(value),
   },
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations: {
+    path: "/argus.tracing.v1.TracingService/WriteSpanEvaluations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WriteSpanEvaluationsRequest): Buffer =>
+      Buffer.from(WriteSpanEvaluationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WriteSpanEvaluationsRequest =>
+      WriteSpanEvaluationsRequest.decode(value),
+    responseSerialize: (value: WriteSpanUpdatesResponse): Buffer =>
+      Buffer.from(WriteSpanUpdatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteSpanUpdatesResponse =>
+      WriteSpanUpdatesResponse.decode(value),
+  },
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations: {
+    path: "/argus.tracing.v1.TracingService/WriteSpanAnnotations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WriteSpanAnnotationsRequest): Buffer =>
+      Buffer.from(WriteSpanAnnotationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WriteSpanAnnotationsRequest =>
+      WriteSpanAnnotationsRequest.decode(value),
+    responseSerialize: (value: WriteSpanUpdatesResponse): Buffer =>
+      Buffer.from(WriteSpanUpdatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WriteSpanUpdatesResponse =>
+      WriteSpanUpdatesResponse.decode(value),
+  },
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata: {
+    path: "/argus.tracing.v1.TracingService/PatchSpanMetadata" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchSpanMetadataRequest): Buffer =>
+      Buffer.from(PatchSpanMetadataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchSpanMetadataRequest =>
+      PatchSpanMetadataRequest.decode(value),
+    responseSerialize: (value: PatchSpanMetadataResponse): Buffer =>
+      Buffer.from(PatchSpanMetadataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchSpanMetadataResponse =>
+      PatchSpanMetadataResponse.decode(value),
+  },
 } as const;
 
 export interface TracingServiceServer extends UntypedServiceImplementation {
@@ -2150,6 +2845,25 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
   annotateSpans: handleUnaryCall<AnnotateSpansRequest, AnnotateSpansResponse>;
   /** `DELETE /v2/spans`: idempotent; ids that match nothing are reported, not an error. */
   deleteSpans: handleUnaryCall<DeleteSpansRequest, DeleteSpansResponse>;
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations: handleUnaryCall<WriteSpanEvaluationsRequest, WriteSpanUpdatesResponse>;
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations: handleUnaryCall<WriteSpanAnnotationsRequest, WriteSpanUpdatesResponse>;
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata: handleUnaryCall<PatchSpanMetadataRequest, PatchSpanMetadataResponse>;
 }
 
 export interface TracingServiceClient extends Client {
@@ -2236,6 +2950,67 @@ export interface TracingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteSpansResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The official SDK's `spans.update_evaluations` (Arrow Flight; the gateway decodes the
+   * columns): evaluations upserted by span and name on spans of the project named in the
+   * space. Ids of no span of the project (within the kept days) are answered, not refused;
+   * the rest is written all or nothing.
+   */
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanEvaluations(
+    request: WriteSpanEvaluationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The SDK's `spans.update_annotations`: as WriteSpanEvaluations, with the rules of
+   * AnnotateSpans (the space's annotation configs, upsert by name, the caller as annotator).
+   */
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  writeSpanAnnotations(
+    request: WriteSpanAnnotationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WriteSpanUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The SDK's `spans.update_metadata`: each patch merged into its span's `metadata` attribute
+   * (JSON merge patch, except that a null sets JSON null, as the SDK documents). A span id of no
+   * span, or a span whose metadata is no JSON object, is answered in `errors`; the rest is
+   * written all or nothing.
+   */
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
+  ): ClientUnaryCall;
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
+  ): ClientUnaryCall;
+  patchSpanMetadata(
+    request: PatchSpanMetadataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueName } from "@argus/testkit";
+import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
+import { recentWindow, sendSpans, type SentSpans } from "./spans-support.ts";
+import { startApi, type Api, type Json } from "./support.ts";
+
+/**
+ * The official Python SDK's span updates over Arrow Flight (public-v2-flight.md rows 6–7),
+ * without force_http, on spans ingested over OTLP: what the SDK answers, and the spans as REST
+ * reads them afterwards.
+ */
+
+let api: Api;
+let sent: SentSpans;
+let out: Record<string, { type: string; message?: string; answer?: Json }>;
+const SPANS = 6;
+const UNMATCHED = "00000000000000ff";
+const config = uniqueName("quality").replace(/-/g, "_");
+
+beforeAll(async () => {
+  await ensurePythonSdk();
+  api = await startApi();
+  const spaceId = (await api.ok("GET", "/v2/spaces")).spaces[0].id as string;
+  const orgId = (await api.ok("GET", "/v2/organizations")).organizations[0].id as string;
+  const readOnlyKey = (
+    await api.ok("POST", "/v2/api-keys", {
+      key_type: "SERVICE",
+      name: uniqueName("flight-spans"),
+      organizations: [
+        {
+          org_id: orgId,
+          role: { name: "READ_ONLY" },
+          spaces: [{ space_id: spaceId, role: { type: "PREDEFINED", name: "READ_ONLY" } }],
+        },
+      ],
+    })
+  ).key as string;
+  const project = uniqueName("flight-spans");
+  sent = await sendSpans(api.stack, { spaceId, projectName: project, traces: 3, spansPerTrace: 2 });
+  await api.ok("POST", "/v2/annotation-configs", {
+    name: config,
+    space_id: spaceId,
+    annotation_config_type: "CATEGORICAL",
+    values: [{ label: "good" }, { label: "bad" }],
+  });
+  const { stdout } = await run(
+    python,
+    [
+      "test/python/flight_spans.py",
+      api.stack.baseUrl,
+      api.stack.apiKey,
+      api.stack.flightAddress,
+      JSON.stringify({
+        space_id: spaceId,
+        project,
+        span_ids: sent.spanIds,
+        unmatched: UNMATCHED,
+        unknown_project: uniqueName("no-such-project"),
+        config,
+        read_only_key: readOnlyKey,
+      }),
+    ],
+    { cwd: root, timeout: 300_000 },
+  );
+  out = JSON.parse(stdout.trim().split("\n").at(-1)!) as typeof out;
+}, 300_000);
+afterAll(async () => {
+  await api?.stop();
+});
+
+async function spansById(): Promise<Map<string, Json>> {
+  const listed = await api.ok("POST", "/v2/spans?limit=100", {
+    project_id: sent.projectId,
+    ...recentWindow(),
+  });
+  return new Map((listed.spans as Json[]).map((s) => [s.context.span_id as string, s]));
+}
+
+const byName = (list: Json[]) =>
+  Object.fromEntries(list.map((e) => [e.name as string, e])) as Record<string, Json>;
+
+describe("the SDK's span updates over Flight", () => {
+  it("update_evaluations: every span gets its row's evaluations; the unknown id is reported", async () => {
+    expect(sent.spanIds).toHaveLength(SPANS);
+    expect(out.update_evaluations).toEqual({
+      type: "ok",
+      answer: { records_updated: String(SPANS), unmatched_ids: [UNMATCHED] },
+    });
+    const spans = await spansById();
+    sent.spanIds.forEach((id, i) => {
+      const evals = byName(spans.get(id)!.evaluations as Json[]);
+      expect(evals.correctness, id).toMatchObject({
+        label: `label ${i}`,
+        score: i / 10,
+        explanation: `because ${i}`,
+      });
+      // A value the row left out is none at all.
+      if (i % 2 === 0) expect(evals.tone, id).toEqual({ name: "tone", label: "calm" });
+      else expect(evals.tone, id).toBeUndefined();
+    });
+  });
+
+  it("update_annotations: by config name, fields left out are kept out; the unknown id is reported", async () => {
+    expect(out.update_annotations).toEqual({
+      type: "ok",
+      answer: { records_updated: "3", unmatched_ids: [UNMATCHED] },
+    });
+    const spans = await spansById();
+    const annotation = (i: number) => byName(spans.get(sent.spanIds[i]!)!.annotations as Json[]);
+    expect(annotation(0)[config]).toMatchObject({ label: "good", score: 1, text: "fine" });
+    expect(annotation(1)[config]).toMatchObject({ label: "bad", score: 0 });
+    expect(annotation(1)[config]!.text ?? null).toBeNull();
+    expect(annotation(2)[config]).toMatchObject({ score: 0.5, text: "meh" });
+    expect(annotation(2)[config]!.label ?? null).toBeNull();
+    expect(annotation(3)[config]).toBeUndefined();
+  });
+
+  it("update_metadata: patches merged into the spans' metadata; an id of no span is an error of its own", async () => {
+    expect(out.update_metadata).toEqual({
+      type: "ok",
+      answer: {
+        spans_processed: "3",
+        spans_updated: "2",
+        spans_failed: "1",
+        errors: [{ span_id: UNMATCHED, error_message: expect.stringMatching(/no span/) }],
+      },
+    });
+    expect(out["update_metadata again"]).toEqual({
+      type: "ok",
+      answer: { spans_processed: "1", spans_updated: "1" },
+    });
+    const spans = await spansById();
+    // Kept as OTLP sends it, JSON text; a null sets null.
+    const metadata = (i: number) =>
+      JSON.parse(spans.get(sent.spanIds[i]!)!.attributes.metadata as string) as Json;
+    expect(metadata(0)).toEqual({ tag: null, n: 1, nested: { b: 2 } });
+    expect(metadata(1)).toEqual({ tag: "standard", n: 2 });
+    expect(spans.get(sent.spanIds[2]!)!.attributes.metadata).toBeUndefined();
+  });
+
+  it("update_evaluations(force_http=True): POST /v1/pandas_arrow writes the same; unknown projects are 404", async () => {
+    expect(out["update_evaluations over HTTP"]).toEqual({
+      type: "ok",
+      answer: { status: 200, body: { records_updated: 2, unmatched_ids: [UNMATCHED] } },
+    });
+    const spans = await spansById();
+    const http = (i: number) =>
+      byName(spans.get(sent.spanIds[i]!)!.evaluations as Json[]).http_eval;
+    expect(http(0)).toEqual({ name: "http_eval", label: "h0", score: 0.25 });
+    expect(http(1)).toEqual({ name: "http_eval", label: "h1" });
+    expect(http(2)).toBeUndefined();
+    expect(out["unknown project over HTTP"]).toMatchObject({ type: "APIError" });
+    expect(out["unknown project over HTTP"]!.message).toMatch(/404|project not found/);
+  });
+
+  it("refusals reach the client as its errors, naming the cause", () => {
+    expect(out["unknown project"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["unknown project"]!.message).toMatch(/project not found/);
+    expect(out["no span id column"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["no span id column"]!.message).toMatch(/no "context\.span_id" column/);
+    expect(out["unknown annotation config"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["unknown annotation config"]!.message).toMatch(
+      /"nosuchconfig" is no annotation config of this space/,
+    );
+    expect(out["a row without span id"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["a row without span id"]!.message).toMatch(/row 1 has no span id/);
+    expect(out["read-only key"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["read-only key"]!.message).toMatch(
+      /unauthorized error.*PROJECT_SPAN_EVAL_FEEDBACK_UPDATE/is,
+    );
+    expect(out["wrong key"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["wrong key"]!.message).toMatch(
+      /unauthenticated error.*missing or invalid API key/is,
+    );
+  });
+
+  it("a refused upload writes nothing, not even its valid rows", async () => {
+    for (const span of (await spansById()).values())
+      expect(byName(span.evaluations as Json[]).refused).toBeUndefined();
+  });
+});

@@ -16,7 +16,6 @@ export type { SpaceRow } from "./rows.ts";
 export {
   authorized,
   firstWhere,
-  isUuid,
   json,
   placeOf,
   projectPlaceOf,
@@ -38,3 +37,4 @@ export type { AnnotationConfigs } from "./annotationConfigs.ts";
 export { catalogAnnotationConfigs } from "./annotationConfigs.ts";
 export type { Annotators } from "./annotators.ts";
 export { identityAnnotators } from "./annotators.ts";
+export { isUuid } from "./uuid.ts";

@@ -5,11 +5,7 @@ import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { notFound, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
 import { requirePermissionAt, type RowPlace } from "./spaceAccess.ts";
 import type { Spaces } from "./spaces.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Ids that cannot be a resource id (not a uuid) are simply not found, never a query error. */
-export const isUuid = (id: string): boolean => UUID.test(id);
+import { isUuid } from "./uuid.ts";
 
 /** A projection row of a space-owned resource. */
 export interface SpaceRow {

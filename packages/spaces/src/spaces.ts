@@ -14,7 +14,7 @@ import {
 import { tracedQuery } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { isUuid } from "./rows.ts";
+import { isUuid } from "./uuid.ts";
 
 export interface SpaceRef extends SpaceFacts {
   name: string;

@@ -1,22 +1,13 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import type { PoolClient } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureConsumer,
-  ensureStream,
-  runConsumer,
-  type ConsumerRunner,
-  type StoredEvent,
-} from "../src/index.ts";
+import { runConsumer, type ConsumerRunner, type StoredEvent } from "../src/index.ts";
 import type { Relay } from "../src/relay/relay.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   recordingLogger,
   schemaName,
@@ -44,30 +35,16 @@ const effects =
 async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {}) {
   const source = schemaName("producer");
   const schema = schemaName("consumer");
-  const root = uniqueName("t");
-  const stream = uniqueName("CONSUME");
-  const durable = uniqueName("projection");
   await createSchema(env.pool, source);
   await createSchema(env.pool, schema, effects);
-  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
   const maxDeliver = consumer.maxDeliver ?? 5;
-  await ensureConsumer(nc, {
-    stream,
-    durable,
-    filterSubjects: [`${root}.>`],
-    maxDeliver,
-    ackWaitMs: consumer.ackWaitMs ?? 10_000,
-  });
-  const relay = createRelay({
-    pool: env.pool,
-    schema: source,
+  const { root, stream, durable, store } = await liveStream(
+    env,
     nc,
-    subject: defaultSubject("svc", root),
-    logger: quietLogger,
-  });
-  relays.push(relay);
-  const store = createEventStore({ pool: env.pool, schema: source, onCommit: () => relay.wake() });
-  await relay.start();
+    source,
+    { maxDeliver, ackWaitMs: consumer.ackWaitMs ?? 10_000 },
+    (relay) => relays.push(relay),
+  );
   const run = async (
     handler: (tx: PoolClient, event: StoredEvent) => Promise<void>,
     options: {

@@ -1,14 +1,9 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import type { PoolClient } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
   ensureConsumer,
-  ensureStream,
   runConsumer,
   type ConsumerRunner,
   type StoredEvent,
@@ -18,6 +13,7 @@ import type { Relay } from "../src/relay/relay.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   schemaName,
   testEnv,
@@ -40,9 +36,6 @@ describe("replay", () => {
   it("rebuilds a projection from Postgres alone, equal to the live one, and live redeliveries change nothing", async () => {
     const source = schemaName("source");
     const schema = schemaName("projection");
-    const root = uniqueName("t");
-    const stream = uniqueName("REPLAY");
-    const durable = uniqueName("counts");
     await createSchema(env.pool, source);
     await createSchema(
       env.pool,
@@ -64,28 +57,10 @@ describe("replay", () => {
       ).rows;
 
     // The live path: relay → JetStream → consumer.
-    await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
-    await ensureConsumer(nc, {
-      stream,
-      durable,
-      filterSubjects: [`${root}.>`],
-      maxDeliver: 3,
-      ackWaitMs: 5000,
-    });
-    const relay = createRelay({
-      pool: env.pool,
-      schema: source,
-      nc,
-      subject: defaultSubject("svc", root),
-      logger: quietLogger,
-    });
-    stoppables.push(relay);
-    const store = createEventStore({
-      pool: env.pool,
-      schema: source,
-      onCommit: () => relay.wake(),
-    });
-    await relay.start();
+    const consumer = { maxDeliver: 3, ackWaitMs: 5000 };
+    const { root, stream, durable, store } = await liveStream(env, nc, source, consumer, (relay) =>
+      stoppables.push(relay),
+    );
     const live = await runConsumer({
       nc,
       pool: env.pool,

@@ -2,7 +2,15 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createTestDatabase, testInfra, uniqueName } from "@argus/testkit";
 import pg from "pg";
-import type { Logger } from "../src/logger.ts";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  ensureConsumer,
+  ensureStream,
+  type Logger,
+} from "../src/index.ts";
+import type { Relay } from "../src/relay/relay.ts";
 import { quoteSchema } from "../src/schema/schemaName.ts";
 import { storeMigrations } from "../src/schema/storeMigrations.ts";
 
@@ -86,4 +94,34 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The way a service's events go, up to a consumer: a store on `source` whose relay (started,
+ * handed to `started` so the file stops it) publishes into a fresh stream, and a durable
+ * consumer on that stream, not running yet.
+ */
+export async function liveStream(
+  env: TestEnv,
+  nc: NatsConnection,
+  source: string,
+  consumer: { maxDeliver: number; ackWaitMs: number },
+  started: (relay: Relay) => void,
+) {
+  const root = uniqueName("t");
+  const stream = uniqueName("STREAM");
+  const durable = uniqueName("durable");
+  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
+  await ensureConsumer(nc, { stream, durable, filterSubjects: [`${root}.>`], ...consumer });
+  const relay = createRelay({
+    pool: env.pool,
+    schema: source,
+    nc,
+    subject: defaultSubject("svc", root),
+    logger: quietLogger,
+  });
+  started(relay);
+  const store = createEventStore({ pool: env.pool, schema: source, onCommit: () => relay.wake() });
+  await relay.start();
+  return { root, stream, durable, store };
 }

@@ -8,22 +8,13 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureConsumer,
-  ensureStream,
-  runConsumer,
-  tracedQuery,
-  type ConsumerRunner,
-} from "../src/index.ts";
+import { runConsumer, tracedQuery, type ConsumerRunner } from "../src/index.ts";
 import type { Relay } from "../src/relay/relay.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   schemaName,
   testEnv,
@@ -53,28 +44,11 @@ afterAll(async () => {
 
 it("carries one trace from the request through the append, the publish and the consumer", async () => {
   const schema = schemaName("traced");
-  const root = uniqueName("t");
-  const stream = uniqueName("TRACED");
-  const durable = uniqueName("audit");
   await createSchema(env.pool, schema);
-  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
-  await ensureConsumer(nc, {
-    stream,
-    durable,
-    filterSubjects: [`${root}.>`],
-    maxDeliver: 3,
-    ackWaitMs: 5000,
-  });
-  const relay = createRelay({
-    pool: env.pool,
-    schema,
-    nc,
-    subject: defaultSubject("svc", root),
-    logger: quietLogger,
-  });
-  stoppables.push(relay);
-  const store = createEventStore({ pool: env.pool, schema, onCommit: () => relay.wake() });
-  await relay.start();
+  const delivery = { maxDeliver: 3, ackWaitMs: 5000 };
+  const { stream, durable, store } = await liveStream(env, nc, schema, delivery, (relay) =>
+    stoppables.push(relay),
+  );
   const handled: { traceId: string; spanId: string }[] = [];
   stoppables.push(
     await runConsumer({

@@ -1,44 +1,26 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
 import type { PoolClient } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ensureConsumer,
-  runConsumer,
-  type ConsumerRunner,
-  type StoredEvent,
-} from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { ensureConsumer, runConsumer, type StoredEvent } from "../src/index.ts";
 import { replay } from "../src/consumers/replay.ts";
-import type { Relay } from "../src/relay/relay.ts";
 import {
   createSchema,
   eventually,
   liveStream,
   quietLogger,
   schemaName,
-  testEnv,
-  type TestEnv,
+  fileEnv,
 } from "./support.ts";
 
-let env: TestEnv;
-let nc: NatsConnection;
-const stoppables: (Relay | ConsumerRunner)[] = [];
-beforeAll(async () => {
-  env = await testEnv();
-  nc = await env.nats();
-});
-afterAll(async () => {
-  await Promise.all(stoppables.map((s) => s.stop()));
-  await env.close();
-});
+const file = fileEnv();
 
 describe("replay", () => {
   it("rebuilds a projection from Postgres alone, equal to the live one, and live redeliveries change nothing", async () => {
     const source = schemaName("source");
     const schema = schemaName("projection");
-    await createSchema(env.pool, source);
+    await createSchema(file.env.pool, source);
     await createSchema(
-      env.pool,
+      file.env.pool,
       schema,
       "CREATE TABLE counts (stream_id text PRIMARY KEY, n int NOT NULL, last_version int NOT NULL)",
     );
@@ -51,19 +33,17 @@ describe("replay", () => {
     };
     const counts = async () =>
       (
-        await env.pool.query(
+        await file.env.pool.query(
           `SELECT stream_id, n, last_version FROM "${schema}".counts ORDER BY stream_id`,
         )
       ).rows;
 
     // The live path: relay → JetStream → consumer.
     const consumer = { maxDeliver: 3, ackWaitMs: 5000 };
-    const { root, stream, durable, store } = await liveStream(env, nc, source, consumer, (relay) =>
-      stoppables.push(relay),
-    );
+    const { root, stream, durable, store } = await liveStream(file, source, consumer);
     const live = await runConsumer({
-      nc,
-      pool: env.pool,
+      nc: file.nc,
+      pool: file.env.pool,
       schema,
       stream,
       durable,
@@ -87,7 +67,7 @@ describe("replay", () => {
 
     // Rebuild: clear the table with the reset, then replay from the events table.
     const result = await replay({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       consumer: durable,
       eventsSchema: source,
@@ -97,7 +77,7 @@ describe("replay", () => {
     });
     expect(result.events).toBe(60);
     expect(await counts()).toEqual(liveCounts);
-    const checkpoint = await env.pool.query(
+    const checkpoint = await file.env.pool.query(
       `SELECT global_position::text FROM "${schema}".consumer_checkpoints WHERE consumer = $1`,
       [durable],
     );
@@ -105,7 +85,7 @@ describe("replay", () => {
 
     // A filter limits the rebuild to what the consumer subscribes to.
     const filtered = await replay({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       consumer: durable,
       eventsSchema: source,
@@ -118,26 +98,26 @@ describe("replay", () => {
 
     // Back to everything; then JetStream redelivers it all (a reset consumer): no double counting.
     await replay({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       consumer: durable,
       eventsSchema: source,
       handler: project,
       clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
     });
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(file.nc);
     await jsm.consumers.delete(stream, durable);
-    await ensureConsumer(nc, {
+    await ensureConsumer(file.nc, {
       stream,
       durable,
       filterSubjects: [`${root}.>`],
       maxDeliver: 3,
       ackWaitMs: 5000,
     });
-    stoppables.push(
+    file.started(
       await runConsumer({
-        nc,
-        pool: env.pool,
+        nc: file.nc,
+        pool: file.env.pool,
         schema,
         stream,
         durable,

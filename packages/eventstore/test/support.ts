@@ -2,6 +2,7 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createTestDatabase, testInfra, uniqueName } from "@argus/testkit";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import {
   createEventStore,
   createRelay,
@@ -10,7 +11,6 @@ import {
   ensureStream,
   type Logger,
 } from "../src/index.ts";
-import type { Relay } from "../src/relay/relay.ts";
 import { quoteSchema } from "../src/schema/schemaName.ts";
 import { storeMigrations } from "../src/schema/storeMigrations.ts";
 
@@ -59,6 +59,44 @@ export async function testEnv(poolSize = 20): Promise<TestEnv> {
 }
 
 /**
+ * This file's environment and a NATS connection on it: opened before its tests, closed after
+ * them once everything they `started` (relays, consumers) has stopped.
+ */
+interface FileEnv {
+  readonly env: TestEnv;
+  readonly nc: NatsConnection;
+  started<T extends { stop(): Promise<unknown> }>(running: T): T;
+}
+
+export function fileEnv(): FileEnv {
+  let env: TestEnv | undefined;
+  let nc: NatsConnection | undefined;
+  const running: { stop(): Promise<unknown> }[] = [];
+  beforeAll(async () => {
+    env = await testEnv();
+    nc = await env.nats();
+  });
+  afterAll(async () => {
+    await Promise.all(running.map((r) => r.stop()));
+    await env?.close();
+  });
+  return {
+    get env() {
+      if (!env) throw new Error("the test environment is opened before the file's tests");
+      return env;
+    },
+    get nc() {
+      if (!nc) throw new Error("the test environment is opened before the file's tests");
+      return nc;
+    },
+    started(r) {
+      running.push(r);
+      return r;
+    },
+  };
+}
+
+/**
  * A new schema with the store's tables, then `sql` (a test's own tables), in one transaction:
  * what the service host's migrate applies, without its bookkeeping, so these tests need no host.
  */
@@ -98,15 +136,13 @@ export async function eventually<T>(
 
 /**
  * The way a service's events go, up to a consumer: a store on `source` whose relay (started,
- * handed to `started` so the file stops it) publishes into a fresh stream, and a durable
- * consumer on that stream, not running yet.
+ * and stopped with the file) publishes into a fresh stream, and a durable consumer on that
+ * stream, not running yet.
  */
 export async function liveStream(
-  env: TestEnv,
-  nc: NatsConnection,
+  { env, nc, started }: FileEnv,
   source: string,
   consumer: { maxDeliver: number; ackWaitMs: number },
-  started: (relay: Relay) => void,
 ) {
   const root = uniqueName("t");
   const stream = uniqueName("STREAM");

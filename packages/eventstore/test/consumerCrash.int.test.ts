@@ -1,13 +1,17 @@
-import { existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
+import { uniqueName, type SpawnedProcess } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createEventStore, ensureConsumer, ensureStream } from "../src/index.ts";
 import { encodeEvent } from "../src/messages/eventCodec.ts";
-import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import {
+  createSchema,
+  eventually,
+  schemaName,
+  spawnFixture,
+  testEnv,
+  type TestEnv,
+} from "./support.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/consumerProcess.ts", import.meta.url));
 let env: TestEnv;
@@ -41,23 +45,14 @@ it("has no second effect when the consumer process dies between its commit and i
   );
 
   const start = async (name: string, extra: Record<string, string>) => {
-    const readyFile = join(tmpdir(), uniqueName("consumer-ready"));
-    const child = await spawnProcess({
-      name,
-      command: process.execPath,
-      args: [fixture],
-      env: {
-        DATABASE_URL: env.url,
-        NATS_URL: env.natsUrl,
-        SCHEMA: schema,
-        STREAM: stream,
-        DURABLE: durable,
-        READY_FILE: readyFile,
-        ...extra,
-      },
-      readyWhen: async () => existsSync(readyFile),
+    const child = await spawnFixture(name, fixture, {
+      DATABASE_URL: env.url,
+      NATS_URL: env.natsUrl,
+      SCHEMA: schema,
+      STREAM: stream,
+      DURABLE: durable,
+      ...extra,
     });
-    rmSync(readyFile, { force: true });
     processes.push(child);
     return child;
   };

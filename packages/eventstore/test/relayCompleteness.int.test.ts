@@ -1,13 +1,17 @@
-import { existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
+import { uniqueName, type SpawnedProcess } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createEventStore, ensureStream } from "../src/index.ts";
 import { ConcurrencyError } from "../src/errors.ts";
-import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import {
+  createSchema,
+  eventually,
+  schemaName,
+  spawnFixture,
+  testEnv,
+  type TestEnv,
+} from "./support.ts";
 
 const TOTAL = 10_000;
 const WRITERS = 16;
@@ -60,22 +64,13 @@ it(
 
     let relayCount = 0;
     const startRelay = async (): Promise<SpawnedProcess> => {
-      const readyFile = join(tmpdir(), `${uniqueName("relay-ready")}`);
-      const relay = await spawnProcess({
-        name: `relay-${++relayCount}`,
-        command: process.execPath,
-        args: [fixture],
-        env: {
-          DATABASE_URL: env.url,
-          NATS_URL: env.natsUrl,
-          SCHEMA: schema,
-          SERVICE: "svc",
-          SUBJECT_ROOT: root,
-          READY_FILE: readyFile,
-        },
-        readyWhen: async () => existsSync(readyFile),
+      const relay = await spawnFixture(`relay-${++relayCount}`, fixture, {
+        DATABASE_URL: env.url,
+        NATS_URL: env.natsUrl,
+        SCHEMA: schema,
+        SERVICE: "svc",
+        SUBJECT_ROOT: root,
       });
-      rmSync(readyFile, { force: true });
       relays.push(relay);
       return relay;
     };

@@ -41,17 +41,19 @@ describe("replay", () => {
     // The live path: relay → JetStream → consumer.
     const consumer = { maxDeliver: 3, ackWaitMs: 5000 };
     const { root, stream, durable, store } = await liveStream(file, source, consumer);
-    const live = await runConsumer({
-      nc: file.nc,
-      pool: file.env.pool,
-      schema,
-      stream,
-      durable,
-      concurrency: 4,
-      maxDeliver: 3,
-      handler: project,
-      logger: quietLogger,
-    });
+    const projecting = () =>
+      runConsumer({
+        nc: file.nc,
+        pool: file.env.pool,
+        schema,
+        stream,
+        durable,
+        concurrency: 4,
+        maxDeliver: consumer.maxDeliver,
+        handler: project,
+        logger: quietLogger,
+      });
+    const live = await projecting();
     for (let i = 0; i < 30; i++) {
       await store.transaction(async (tx) => {
         await tx.append(`item-${i % 7}`, "any", [{ type: "ItemChanged", data: { i } }]);
@@ -66,15 +68,17 @@ describe("replay", () => {
     const liveCounts = await counts();
 
     // Rebuild: clear the table with the reset, then replay from the events table.
-    const result = await replay({
-      pool: file.env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-      batchSize: 7,
-    });
+    const rebuild = (options: Pick<Parameters<typeof replay>[0], "batchSize" | "filter"> = {}) =>
+      replay({
+        pool: file.env.pool,
+        schema,
+        consumer: durable,
+        eventsSchema: source,
+        handler: project,
+        clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
+        ...options,
+      });
+    const result = await rebuild({ batchSize: 7 });
     expect(result.events).toBe(60);
     expect(await counts()).toEqual(liveCounts);
     const checkpoint = await file.env.pool.query(
@@ -84,49 +88,16 @@ describe("replay", () => {
     expect(BigInt(checkpoint.rows[0].global_position)).toBe(result.checkpoint.globalPosition);
 
     // A filter limits the rebuild to what the consumer subscribes to.
-    const filtered = await replay({
-      pool: file.env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      filter: (e) => e.type === "ItemChanged",
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-    });
+    const filtered = await rebuild({ filter: (e) => e.type === "ItemChanged" });
     expect(filtered.events).toBe(30);
     expect((await counts()).every((r) => r.stream_id.startsWith("item-"))).toBe(true);
 
     // Back to everything; then JetStream redelivers it all (a reset consumer): no double counting.
-    await replay({
-      pool: file.env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-    });
+    await rebuild();
     const jsm = await jetstreamManager(file.nc);
     await jsm.consumers.delete(stream, durable);
-    await ensureConsumer(file.nc, {
-      stream,
-      durable,
-      filterSubjects: [`${root}.>`],
-      maxDeliver: 3,
-      ackWaitMs: 5000,
-    });
-    file.started(
-      await runConsumer({
-        nc: file.nc,
-        pool: file.env.pool,
-        schema,
-        stream,
-        durable,
-        concurrency: 4,
-        maxDeliver: 3,
-        handler: project,
-        logger: quietLogger,
-      }),
-    );
+    await ensureConsumer(file.nc, { stream, durable, filterSubjects: [`${root}.>`], ...consumer });
+    file.started(await projecting());
     await eventually("all redelivered and acked", async () => {
       const info = await jsm.consumers.info(stream, durable);
       return info.delivered.stream_seq === 60 && info.num_ack_pending === 0 ? true : undefined;

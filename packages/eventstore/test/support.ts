@@ -1,6 +1,15 @@
+import { existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { createTestDatabase, testInfra, uniqueName } from "@argus/testkit";
+import {
+  createTestDatabase,
+  spawnProcess,
+  testInfra,
+  uniqueName,
+  type SpawnedProcess,
+} from "@argus/testkit";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import {
@@ -160,4 +169,25 @@ export async function liveStream(
   const store = createEventStore({ pool: env.pool, schema: source, onCommit: () => relay.wake() });
   await relay.start();
   return { root, stream, durable, store };
+}
+
+/**
+ * A fixture (test/fixtures/*.ts) in a process of its own, with `env` and the ready file it
+ * writes once it is ready (see fixtureProcess.ts): answered when it has written it.
+ */
+export async function spawnFixture(
+  name: string,
+  fixture: string,
+  env: Record<string, string>,
+): Promise<SpawnedProcess> {
+  const readyFile = join(tmpdir(), uniqueName(`${name}-ready`));
+  const child = await spawnProcess({
+    name,
+    command: process.execPath,
+    args: [fixture],
+    env: { ...env, READY_FILE: readyFile },
+    readyWhen: async () => existsSync(readyFile),
+  });
+  rmSync(readyFile, { force: true });
+  return child;
 }

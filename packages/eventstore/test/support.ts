@@ -77,12 +77,12 @@ interface FileEnv {
   started<T extends { stop(): Promise<unknown> }>(running: T): T;
 }
 
-export function fileEnv(): FileEnv {
+export function fileEnv(poolSize?: number): FileEnv {
   let env: TestEnv | undefined;
   let nc: NatsConnection | undefined;
   const running: { stop(): Promise<unknown> }[] = [];
   beforeAll(async () => {
-    env = await testEnv();
+    env = await testEnv(poolSize);
     nc = await env.nats();
   });
   afterAll(async () => {
@@ -173,9 +173,11 @@ export async function liveStream(
 
 /**
  * A fixture (test/fixtures/*.ts) in a process of its own, with `env` and the ready file it
- * writes once it is ready (see fixtureProcess.ts): answered when it has written it.
+ * writes once it is ready (see fixtureProcess.ts): answered when it has written it, and killed
+ * at the end of the file whatever the test left running.
  */
 export async function spawnFixture(
+  file: FileEnv,
   name: string,
   fixture: string,
   env: Record<string, string>,
@@ -189,5 +191,6 @@ export async function spawnFixture(
     readyWhen: async () => existsSync(readyFile),
   });
   rmSync(readyFile, { force: true });
+  file.started({ stop: () => child.stop("SIGKILL") });
   return child;
 }

@@ -106,6 +106,30 @@ export function fileEnv(poolSize?: number): FileEnv {
 }
 
 /**
+ * This file's environment with one schema of the store's tables and `sql` (the tests' own
+ * tables), made before its tests; the environment is closed after them.
+ */
+export function fileSchema(
+  prefix: string,
+  ...sql: string[]
+): { readonly env: TestEnv; schema: string } {
+  const schema = schemaName(prefix);
+  let env: TestEnv | undefined;
+  beforeAll(async () => {
+    env = await testEnv();
+    await createSchema(env.pool, schema, ...sql);
+  });
+  afterAll(() => env?.close());
+  return {
+    get env() {
+      if (!env) throw new Error("the test environment is opened before the file's tests");
+      return env;
+    },
+    schema,
+  };
+}
+
+/**
  * A new schema with the store's tables, then `sql` (a test's own tables), in one transaction:
  * what the service host's migrate applies, without its bookkeeping, so these tests need no host.
  */

@@ -4,14 +4,11 @@ import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
 import type { Verdict } from "./managedEvaluators.ts";
 import {
-  doneItems,
+  evaluatePage,
   projectRun,
   evaluateOne,
-  workPage,
   writePending,
-  type ItemOutcome,
   type Outcome,
-  type PageJob,
   type Progress,
   type PendingEvaluation,
   type RunToWork,
@@ -37,13 +34,43 @@ export const sampled = (spanId: string, rate: number | null): boolean =>
   rate >= 1 ||
   createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;
 
+/**
+ * The first `room` of a page's items that are in the sample: a run takes `max_spans` at most,
+ * counted over its pages.
+ */
+export function sampleOf<T>(
+  items: readonly T[],
+  idOf: (item: T) => string,
+  rate: number | null,
+  room: number,
+): T[] {
+  const chosen: T[] = [];
+  for (const item of items) {
+    if (chosen.length >= room) break;
+    if (sampled(idOf(item), rate)) chosen.push(item);
+  }
+  return chosen;
+}
+
+/** A value as an evaluator's variable reads it: a string as it is, anything else as JSON. */
+export const text = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+
+type SpanColumns = { name: string; kind: string; attributes: Record<string, unknown> };
+
+/** A span as the tracing service sends it (attributes as JSON), as `columnOf` reads it. */
+export const spanColumns = (s: {
+  name: string;
+  kind: string;
+  attributesJson: string;
+}): SpanColumns => ({
+  name: s.name,
+  kind: s.kind,
+  attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+});
+
 /** A span column's text: `attributes.<key>` (OpenInference keys are flat), else a few names. */
-export function columnOf(
-  column: string,
-  span: { name: string; kind: string; attributes: Record<string, unknown> },
-) {
-  const text = (v: unknown) =>
-    v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+export function columnOf(column: string, span: SpanColumns) {
   if (column.startsWith("attributes.")) {
     const key = column.slice("attributes.".length);
     if (key in span.attributes) return text(span.attributes[key]);
@@ -106,43 +133,27 @@ export async function evaluateSpans(
         after,
         limit: PAGE,
       });
-      const chosen = [];
-      for (const s of page.spans) {
-        if (taken >= options.max_spans) break;
-        if (!sampled(s.spanId, task.sampling_rate)) continue;
-        taken++;
-        chosen.push(s);
-      }
-      const seen = await doneItems(
-        pool,
-        run.id,
-        chosen.map((c) => c.spanId),
+      const chosen = sampleOf(
+        page.spans,
+        (s) => s.spanId,
+        task.sampling_rate,
+        options.max_spans - taken,
       );
-      const skipped: ItemOutcome[] = [];
-      const jobs: PageJob<Verdict & { name: string }>[] = [];
-      for (const s of chosen) {
-        const span = {
-          name: s.name,
-          kind: s.kind,
-          attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+      taken += chosen.length;
+      const items = chosen.map((s) => {
+        const span = spanColumns(s);
+        return {
+          id: s.spanId,
+          target: task.project_id,
+          evaluatedBy: (e: ItemEvaluator) => s.evaluated.includes(e.name),
+          verdict: async (e: ItemEvaluator) => ({
+            name: e.name,
+            ...(await evaluateOne(e, (column) => columnOf(column, span))),
+          }),
         };
-        for (const e of group) {
-          if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
-          if (!options.override_evaluations && s.evaluated.includes(e.name))
-            skipped.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
-          else
-            jobs.push({
-              item_id: s.spanId,
-              evaluator_id: e.evaluatorId,
-              target: task.project_id,
-              run: async () => ({
-                name: e.name,
-                ...(await evaluateOne(e, (column) => columnOf(column, span))),
-              }),
-            });
-        }
-      }
-      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+      });
+      const override = options.override_evaluations;
+      if (!(await evaluatePage(pool, run.id, items, group, override, write, progress)))
         return { status: "STOPPED" };
       after = taken >= options.max_spans ? "" : page.nextAfter;
     } while (after !== "");

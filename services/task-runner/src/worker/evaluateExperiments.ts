@@ -1,7 +1,6 @@
 import type { Pool } from "pg";
 import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "./managedEvaluators.ts";
 import { text } from "./evaluateSpans.ts";
 import {
   evaluatePage,

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "./managedEvaluators.ts";
 import {
   evaluatePage,
   projectRun,
@@ -35,21 +34,29 @@ export const sampled = (spanId: string, rate: number | null): boolean =>
   createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;
 
 /**
- * The first `room` of a page's items that are in the sample: a run takes `max_spans` at most,
- * counted over its pages.
+ * A window's items page by page (`page` fetches the one after `after`), each page's sample:
+ * `max` items at most over all pages, so the pages stop once that many were taken.
  */
-export function sampleOf<T>(
-  items: readonly T[],
+export async function* sampledPages<T>(
+  page: (after: string) => Promise<{ items: T[]; nextAfter: string }>,
   idOf: (item: T) => string,
   rate: number | null,
-  room: number,
-): T[] {
-  const chosen: T[] = [];
-  for (const item of items) {
-    if (chosen.length >= room) break;
-    if (sampled(idOf(item), rate)) chosen.push(item);
-  }
-  return chosen;
+  max: number,
+): AsyncGenerator<T[]> {
+  let after = "";
+  let taken = 0;
+  do {
+    const { items, nextAfter } = await page(after);
+    const chosen: T[] = [];
+    for (const item of items) {
+      if (taken >= max) break;
+      if (!sampled(idOf(item), rate)) continue;
+      taken++;
+      chosen.push(item);
+    }
+    yield chosen;
+    after = taken >= max ? "" : nextAfter;
+  } while (after !== "");
 }
 
 /** A value as an evaluator's variable reads it: a string as it is, anything else as JSON. */
@@ -121,25 +128,24 @@ export async function evaluateSpans(
   // A dead worker's verdicts first: kept, not yet written.
   await writePending(pool, run.id, write);
   for (const [filter, group] of passes) {
-    let after = "";
-    let taken = 0;
-    do {
-      const page = await spans.page({
-        accountId: run.account_id,
-        projectId: task.project_id,
-        startTime: window.start,
-        endTime: window.end,
-        filter,
-        after,
-        limit: PAGE,
-      });
-      const chosen = sampleOf(
-        page.spans,
-        (s) => s.spanId,
-        task.sampling_rate,
-        options.max_spans - taken,
-      );
-      taken += chosen.length;
+    const pages = sampledPages(
+      async (after) => {
+        const page = await spans.page({
+          accountId: run.account_id,
+          projectId: task.project_id,
+          startTime: window.start,
+          endTime: window.end,
+          filter,
+          after,
+          limit: PAGE,
+        });
+        return { items: page.spans, nextAfter: page.nextAfter };
+      },
+      (s) => s.spanId,
+      task.sampling_rate,
+      options.max_spans,
+    );
+    for await (const chosen of pages) {
       const items = chosen.map((s) => {
         const span = spanColumns(s);
         return {
@@ -155,8 +161,7 @@ export async function evaluateSpans(
       const override = options.override_evaluations;
       if (!(await evaluatePage(pool, run.id, items, group, override, write, progress)))
         return { status: "STOPPED" };
-      after = taken >= options.max_spans ? "" : page.nextAfter;
-    } while (after !== "");
+    }
   }
   return { status: "COMPLETED" };
 }

@@ -1,10 +1,10 @@
 import type { Pool } from "pg";
-import type { SpanToEvaluate, UnitToEvaluate } from "@argus/proto/tracing/v1/tracing";
+import type { SpanToEvaluate } from "@argus/proto/tracing/v1/tracing";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { Verdict } from "./managedEvaluators.ts";
 import type { QueryFilters } from "../tasks/taskDecider.ts";
 import type { Granularity, ItemEvaluator, QueryMapping } from "./evaluators.ts";
-import { columnOf, sampleOf, spanColumns } from "./evaluateSpans.ts";
+import { columnOf, sampledPages, spanColumns } from "./evaluateSpans.ts";
 import {
   evaluatePage,
   projectRun,
@@ -82,27 +82,26 @@ export async function evaluateUnits(
   const passes = new Map<Granularity, ItemEvaluator[]>();
   for (const e of runnable) passes.set(e.granularity, [...(passes.get(e.granularity) ?? []), e]);
   for (const [granularity, group] of passes) {
-    let after = "";
-    let taken = 0;
-    do {
-      const page = await spans.units({
-        accountId: run.account_id,
-        projectId: task.project_id,
-        startTime: window.start,
-        endTime: window.end,
-        granularity,
-        filters,
-        expression: task.query_filters?.expression ?? "",
-        after,
-        limit: PAGE,
-      });
-      const chosen = sampleOf(
-        page.units,
-        (u) => u.id,
-        task.sampling_rate,
-        options.max_spans - taken,
-      );
-      taken += chosen.length;
+    const pages = sampledPages(
+      async (after) => {
+        const page = await spans.units({
+          accountId: run.account_id,
+          projectId: task.project_id,
+          startTime: window.start,
+          endTime: window.end,
+          granularity,
+          filters,
+          expression: task.query_filters?.expression ?? "",
+          after,
+          limit: PAGE,
+        });
+        return { items: page.units, nextAfter: page.nextAfter };
+      },
+      (u) => u.id,
+      task.sampling_rate,
+      options.max_spans,
+    );
+    for await (const chosen of pages) {
       const items = chosen.map((u) => ({
         // A trace is its root span (a trace with two is two); a session, its id.
         id: granularity === "TRACE" ? u.rootSpanId : u.id,
@@ -117,8 +116,7 @@ export async function evaluateUnits(
       const override = options.override_evaluations;
       if (!(await evaluatePage(pool, run.id, items, group, override, write, progress)))
         return { status: "STOPPED" };
-      after = taken >= options.max_spans ? "" : page.nextAfter;
-    } while (after !== "");
+    }
   }
   return { status: "COMPLETED" };
 }

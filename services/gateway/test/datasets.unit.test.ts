@@ -19,16 +19,21 @@ import {
   exampleUuid,
   examplesText,
 } from "../src/routes/datasets.ts";
-import { callAsAlice, startGateway, testConfig, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  callAsAlice,
+  startGateway,
+  testConfig,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const DATASET = uuid(1);
 const SPACE = uuid(2);
 const V1 = uuid(3);
 const V2 = uuid(4);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   dataset: encodeId("Dataset", DATASET),
   space: encodeId("Space", SPACE),

@@ -20,16 +20,13 @@ import {
   toPublicExperiment,
 } from "../src/routes/experiments.ts";
 import { exampleUuid } from "../src/routes/datasets.ts";
-import { callAsAlice, startGateway, type TestGateway } from "./startGateway.ts";
+import { AT, LATER, callAsAlice, startGateway, type TestGateway, uuid } from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const EXPERIMENT = uuid(1);
 const SPACE = uuid(2);
 const DATASET = uuid(3);
 const VERSION = uuid(4);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   experiment: encodeId("Experiment", EXPERIMENT),
   space: encodeId("Space", SPACE),

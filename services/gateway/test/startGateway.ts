@@ -27,6 +27,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** The n-th id a route test's fake service answers with (a uuid v7 as the services make). */
+export const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
+/** A resource's creation and last update, as the fake service answers them. */
+export const AT = "2026-01-02T03:04:05.000Z";
+export const LATER = "2026-02-02T03:04:05.000Z";
+
 export const KEYS: Record<string, Principal> = {
   "ak-alice": { ...NOBODY, accountId: "acc-1", userId: "alice", apiKeyId: "key-alice" },
   "ak-bob": { ...NOBODY, accountId: "acc-1", userId: "bob", apiKeyId: "key-bob" },

@@ -10,10 +10,16 @@ import type {
 } from "@argus/proto/tasks/v1/tasks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { NO_SUCH_ID, taskHandlers } from "../src/routes/tasks.ts";
-import { documentedRoutes, startGateway, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  documentedRoutes,
+  startGateway,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const TASK = uuid(1);
 const RUN = uuid(2);
 const PROJECT = uuid(3);
@@ -29,8 +35,6 @@ const AGENT = uuid(12);
 const DATASET_VERSION = uuid(13);
 const EXAMPLE = uuid(14);
 const OTHER_TASK = uuid(15);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   task: encodeId("Task", TASK),
   run: encodeId("TaskRun", RUN),

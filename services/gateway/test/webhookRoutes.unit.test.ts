@@ -30,18 +30,22 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend, type CallOverrides, type Caller } from "../src/backend.ts";
 import { webhookSubscriptionHandlers } from "../src/routes/webhookSubscriptions.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
-import { documentedRoutes, startGateway, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  documentedRoutes,
+  startGateway,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const WEBHOOK = uuid(1);
 const ORG = uuid(2);
 const USER = uuid(3);
 const SUBSCRIPTION = uuid(4);
 const PROMPT = uuid(5);
 const TASK = uuid(6);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   webhook: encodeId("Webhook", WEBHOOK),
   org: encodeId("Organization", ORG),

@@ -9,7 +9,7 @@ import type {
   ImportRunsResponse,
 } from "@argus/proto/dataset/v1/bulk";
 import type { Experiment } from "@argus/proto/dataset/v1/dataset";
-import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
+import { findVersion, loadDataset, lockLatestVersion } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { loadExperiment, lockExperiment, toExperiment } from "../experiments/experimentRows.ts";
@@ -67,11 +67,7 @@ export function runImport(deps: DatasetDeps) {
       return deps.commands.transact(
         async (scope) => {
           const now = deps.clock.now();
-          // The dataset's lock: it is not deleted under the new experiment.
-          const row = await findDataset(scope.client, dataset.id, true);
-          if (!row) throw notFound("dataset");
-          const version = await findVersion(scope.client, row.id, "");
-          if (!version) throw notFound("dataset version");
+          const { dataset: row, version } = await lockLatestVersion(scope.client, dataset.id);
           const { state } = await scope.decide(
             streamId("experiment", id),
             experimentDecider,

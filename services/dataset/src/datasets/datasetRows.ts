@@ -3,6 +3,7 @@ import { tracedQuery } from "@argus/eventstore";
 import { isUuid } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
 import { ACCESS } from "../shared/access.ts";
+import { notFound } from "../shared/lifecycleRules.ts";
 import { resourceRows } from "../shared/rowOf.ts";
 
 export interface DatasetRow {
@@ -73,6 +74,18 @@ export async function findVersion(
     [datasetId, versionId || null],
   );
   return res.rows[0];
+}
+
+/**
+ * The dataset under its row lock, so that it is not deleted under what is made on it, and its
+ * latest version (the one a new experiment runs on); either one gone is not found.
+ */
+export async function lockLatestVersion(client: PoolClient, datasetId: string) {
+  const dataset = await findDataset(client, datasetId, true);
+  if (!dataset) throw notFound("dataset");
+  const version = await findVersion(client, dataset.id, "");
+  if (!version) throw notFound("dataset version");
+  return { dataset, version };
 }
 
 /** Newest first. */

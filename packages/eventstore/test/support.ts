@@ -44,7 +44,7 @@ export interface TestEnv {
 }
 
 /** One database per test file, a pool on it, and NATS connections that are all closed at the end. */
-export async function testEnv(poolSize = 20): Promise<TestEnv> {
+async function testEnv(poolSize = 20): Promise<TestEnv> {
   const infra = testInfra();
   const db = await createTestDatabase(infra);
   const pool = new pg.Pool({ connectionString: db.url, max: poolSize });

@@ -28,7 +28,7 @@ export interface SpanTask {
  * Whether a span is in the sample: a stable function of its id, so a resumed run and a
  * re-trigger sample the same spans.
  */
-export const sampled = (spanId: string, rate: number | null): boolean =>
+const sampled = (spanId: string, rate: number | null): boolean =>
   rate === null ||
   rate >= 1 ||
   createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;

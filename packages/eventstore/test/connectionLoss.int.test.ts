@@ -1,40 +1,33 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError } from "@argus/platform";
 import { createCommandHandler, createEventStore, tracedQuery } from "../src/index.ts";
 import { CommitOutcomeUnknownError } from "../src/errors.ts";
-import { createSchema, recordingLogger, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { recordingLogger, fileSchema } from "./support.ts";
 
 // A database restart or failover breaks the connections a service holds (issue 29). A pooled
 // client that is checked out then emits 'error' — which killed the process when nobody listened
 // — and the transaction on it is lost. Before COMMIT was sent nothing of it happened, so the
 // store runs it again; during COMMIT its outcome is unknown, so the caller gets a 503.
 
-let env: TestEnv;
-let schema: string;
-beforeAll(async () => {
-  env = await testEnv();
-  schema = schemaName("lost");
-  await createSchema(
-    env.pool,
-    schema,
-    "CREATE TABLE writes (attempt int NOT NULL)",
-    "CREATE TABLE slow_writes (attempt int NOT NULL)",
-    // A commit that takes 2 s (a deferred trigger): long enough to lose the connection in it.
-    `CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+const file = fileSchema(
+  "lost",
+  "CREATE TABLE writes (attempt int NOT NULL)",
+  "CREATE TABLE slow_writes (attempt int NOT NULL)",
+  // A commit that takes 2 s (a deferred trigger): long enough to lose the connection in it.
+  `CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
        $$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$`,
-    `CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON slow_writes
+  `CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON slow_writes
        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()`,
-  );
-});
-afterAll(() => env.close());
+);
+const { schema } = file;
 
 const project = async () => undefined;
 
 describe("a transaction whose connection is lost", () => {
   it("before COMMIT: runs again on a fresh connection and commits once, with no unhandled error", async () => {
     const logger = recordingLogger();
-    const store = createEventStore({ pool: env.pool, schema, logger });
+    const store = createEventStore({ pool: file.env.pool, schema, logger });
     let attempts = 0;
     await createCommandHandler(store, project).transact(async (scope) => {
       attempts++;
@@ -46,7 +39,7 @@ describe("a transaction whose connection is lost", () => {
         await tracedQuery(scope.client, "kill", "SELECT pg_terminate_backend(pg_backend_pid())");
     });
     expect(attempts).toBe(2);
-    const { rows } = await env.pool.query(`SELECT attempt FROM ${schema}.writes`);
+    const { rows } = await file.env.pool.query(`SELECT attempt FROM ${schema}.writes`);
     expect(rows).toEqual([{ attempt: 2 }]);
     expect(logger.lines.map((l) => l.msg)).toContain(
       "database connection lost before commit; running again",
@@ -54,18 +47,18 @@ describe("a transaction whose connection is lost", () => {
   });
 
   it("during COMMIT: not run again; the caller gets 503, since it may have committed", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     let attempts = 0;
     let pid: number | undefined;
     const killer = (async () => {
       // Ends the session once it is inside its COMMIT (the deferred trigger's sleep).
       for (let i = 0; i < 200; i++) {
-        const { rows } = await env.pool.query<{ query: string }>(
+        const { rows } = await file.env.pool.query<{ query: string }>(
           "SELECT query FROM pg_stat_activity WHERE pid = $1 AND state = 'active'",
           [pid ?? -1],
         );
         if (rows[0]?.query === "COMMIT") {
-          await env.pool.query("SELECT pg_terminate_backend($1)", [pid]);
+          await file.env.pool.query("SELECT pg_terminate_backend($1)", [pid]);
           return true;
         }
         await sleep(25);
@@ -91,12 +84,12 @@ describe("a transaction whose connection is lost", () => {
   });
 
   it("during COMMIT, as the store reports it: CommitOutcomeUnknownError", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     let pid: number | undefined;
     const killing = (async () => {
       while (pid === undefined) await sleep(10);
       await sleep(500);
-      await env.pool.query("SELECT pg_terminate_backend($1)", [pid]);
+      await file.env.pool.query("SELECT pg_terminate_backend($1)", [pid]);
     })();
     const err = await store
       .transaction(async (tx) => {

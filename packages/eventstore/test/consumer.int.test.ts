@@ -1,41 +1,19 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import type { PoolClient } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureConsumer,
-  ensureStream,
-  runConsumer,
-  type ConsumerRunner,
-  type StoredEvent,
-} from "../src/index.ts";
-import type { Relay } from "../src/relay/relay.ts";
+import { describe, expect, it } from "vitest";
+import { runConsumer, type StoredEvent } from "../src/index.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   recordingLogger,
   schemaName,
-  testEnv,
-  type TestEnv,
+  fileEnv,
 } from "./support.ts";
 
-let env: TestEnv;
-let nc: NatsConnection;
-const relays: Relay[] = [];
-const runners: ConsumerRunner[] = [];
-beforeAll(async () => {
-  env = await testEnv();
-  nc = await env.nats();
-});
-afterAll(async () => {
-  await Promise.all([...runners, ...relays].map((r) => r.stop()));
-  await env.close();
-});
+const file = fileEnv();
 
 const effects =
   "CREATE TABLE effects (seq bigserial PRIMARY KEY, event_id uuid NOT NULL, stream_id text NOT NULL, version int NOT NULL)";
@@ -44,30 +22,13 @@ const effects =
 async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {}) {
   const source = schemaName("producer");
   const schema = schemaName("consumer");
-  const root = uniqueName("t");
-  const stream = uniqueName("CONSUME");
-  const durable = uniqueName("projection");
-  await createSchema(env.pool, source);
-  await createSchema(env.pool, schema, effects);
-  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
+  await createSchema(file.env.pool, source);
+  await createSchema(file.env.pool, schema, effects);
   const maxDeliver = consumer.maxDeliver ?? 5;
-  await ensureConsumer(nc, {
-    stream,
-    durable,
-    filterSubjects: [`${root}.>`],
+  const { root, stream, durable, store } = await liveStream(file, source, {
     maxDeliver,
     ackWaitMs: consumer.ackWaitMs ?? 10_000,
   });
-  const relay = createRelay({
-    pool: env.pool,
-    schema: source,
-    nc,
-    subject: defaultSubject("svc", root),
-    logger: quietLogger,
-  });
-  relays.push(relay);
-  const store = createEventStore({ pool: env.pool, schema: source, onCommit: () => relay.wake() });
-  await relay.start();
   const run = async (
     handler: (tx: PoolClient, event: StoredEvent) => Promise<void>,
     options: {
@@ -77,8 +38,8 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
     } = {},
   ) => {
     const runner = await runConsumer({
-      nc: options.connection ?? nc,
-      pool: env.pool,
+      nc: options.connection ?? file.nc,
+      pool: file.env.pool,
       schema,
       stream,
       durable,
@@ -88,7 +49,7 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
       logger: options.logger ?? quietLogger,
       nakBackoff: { baseMs: 50, maxMs: 200 },
     });
-    runners.push(runner);
+    file.started(runner);
     return runner;
   };
   const record = async (tx: PoolClient, event: StoredEvent) => {
@@ -99,11 +60,12 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
   };
   const effectRows = async () =>
     (
-      await env.pool.query<{ event_id: string; stream_id: string; version: number }>(
+      await file.env.pool.query<{ event_id: string; stream_id: string; version: number }>(
         `SELECT event_id, stream_id, version FROM "${schema}".effects ORDER BY seq`,
       )
     ).rows;
-  const consumerInfo = async () => (await jetstreamManager(nc)).consumers.info(stream, durable);
+  const consumerInfo = async () =>
+    (await jetstreamManager(file.nc)).consumers.info(stream, durable);
   return { schema, root, stream, durable, store, run, record, effectRows, consumerInfo };
 }
 
@@ -149,7 +111,7 @@ describe("runConsumer", () => {
     const t = await setup({ ackWaitMs: 1000 });
     // The first worker's NATS connection dies inside the handler: its transaction still
     // commits, but the ack can never reach the server.
-    const doomed = await env.nats();
+    const doomed = await file.env.nats();
     let calls = 0;
     const first = await t.run(
       async (tx, event) => {
@@ -222,7 +184,7 @@ describe("runConsumer", () => {
     });
     const [event] = await t.store.transaction((tx) => tx.append("item-1", 0, [changed(1)]));
     const letter = await eventually("a dead letter", async () => {
-      const { rows } = await env.pool.query(`SELECT * FROM "${t.schema}".dead_letters`);
+      const { rows } = await file.env.pool.query(`SELECT * FROM "${t.schema}".dead_letters`);
       return rows[0] as Record<string, unknown> | undefined;
     });
     expect(letter).toMatchObject({
@@ -252,12 +214,12 @@ describe("runConsumer", () => {
     });
     const id = crypto.randomUUID();
     const hdrs = headers();
-    await jetstream(nc).publish(`${t.root}.svc.item.Garbage`, new Uint8Array([0x7b, 0xff]), {
+    await jetstream(file.nc).publish(`${t.root}.svc.item.Garbage`, new Uint8Array([0x7b, 0xff]), {
       msgID: id,
       headers: hdrs,
     });
     const letter = await eventually("a dead letter", async () => {
-      const { rows } = await env.pool.query(
+      const { rows } = await file.env.pool.query(
         `SELECT event_id, deliveries, error FROM "${t.schema}".dead_letters`,
       );
       return rows[0] as Record<string, unknown> | undefined;

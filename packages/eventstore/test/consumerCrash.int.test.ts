@@ -1,32 +1,21 @@
-import { existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { uniqueName } from "@argus/testkit";
+import { expect, it } from "vitest";
 import { createEventStore, ensureConsumer, ensureStream } from "../src/index.ts";
 import { encodeEvent } from "../src/messages/eventCodec.ts";
-import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createSchema, eventually, schemaName, spawnFixture, fileEnv } from "./support.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/consumerProcess.ts", import.meta.url));
-let env: TestEnv;
-const processes: SpawnedProcess[] = [];
-beforeAll(async () => {
-  env = await testEnv();
-});
-afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop("SIGKILL")));
-  await env.close();
-});
+const file = fileEnv();
 
 it("has no second effect when the consumer process dies between its commit and its ack", async () => {
   const schema = schemaName("crash");
   const root = uniqueName("t");
   const stream = uniqueName("CRASH");
   const durable = uniqueName("projection");
-  await createSchema(env.pool, schema, "CREATE TABLE effects (event_id uuid NOT NULL)");
-  const nc = await env.nats();
+  await createSchema(file.env.pool, schema, "CREATE TABLE effects (event_id uuid NOT NULL)");
+  const nc = file.nc;
   await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
   await ensureConsumer(nc, {
     stream,
@@ -35,30 +24,20 @@ it("has no second effect when the consumer process dies between its commit and i
     maxDeliver: 5,
     ackWaitMs: 1000,
   });
-  const store = createEventStore({ pool: env.pool, schema });
+  const store = createEventStore({ pool: file.env.pool, schema });
   const [event] = await store.transaction((tx) =>
     tx.append("item-1", 0, [{ type: "ItemChanged", data: {} }]),
   );
 
   const start = async (name: string, extra: Record<string, string>) => {
-    const readyFile = join(tmpdir(), uniqueName("consumer-ready"));
-    const child = await spawnProcess({
-      name,
-      command: process.execPath,
-      args: [fixture],
-      env: {
-        DATABASE_URL: env.url,
-        NATS_URL: env.natsUrl,
-        SCHEMA: schema,
-        STREAM: stream,
-        DURABLE: durable,
-        READY_FILE: readyFile,
-        ...extra,
-      },
-      readyWhen: async () => existsSync(readyFile),
+    const child = await spawnFixture(file, name, fixture, {
+      DATABASE_URL: file.env.url,
+      NATS_URL: file.env.natsUrl,
+      SCHEMA: schema,
+      STREAM: stream,
+      DURABLE: durable,
+      ...extra,
     });
-    rmSync(readyFile, { force: true });
-    processes.push(child);
     return child;
   };
 
@@ -67,7 +46,9 @@ it("has no second effect when the consumer process dies between its commit and i
     msgID: event!.eventId,
   });
   await eventually("the doomed consumer's commit", async () => {
-    const { rows } = await env.pool.query(`SELECT count(*)::int AS n FROM "${schema}".effects`);
+    const { rows } = await file.env.pool.query(
+      `SELECT count(*)::int AS n FROM "${schema}".effects`,
+    );
     return rows[0].n === 1 ? true : undefined;
   });
   expect(await doomed.stop("SIGTERM")).toBe(null); // it was already gone: killed by its own SIGKILL
@@ -78,7 +59,7 @@ it("has no second effect when the consumer process dies between its commit and i
   );
   const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
   expect(info.delivered.consumer_seq).toBe(2);
-  const { rows } = await env.pool.query(`SELECT event_id FROM "${schema}".effects`);
+  const { rows } = await file.env.pool.query(`SELECT event_id FROM "${schema}".effects`);
   expect(rows).toEqual([{ event_id: event!.eventId }]);
   expect(survivor.output()).not.toContain('"msg":"handling"');
   await survivor.stop("SIGTERM");

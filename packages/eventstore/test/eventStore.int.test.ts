@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createEventStore, type StoredEvent } from "../src/index.ts";
 import { ConcurrencyError, EventTooLargeError } from "../src/errors.ts";
-import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { fileSchema } from "./support.ts";
 
-let env: TestEnv;
-let schema: string;
-beforeAll(async () => {
-  env = await testEnv();
-  schema = schemaName("store");
-  await createSchema(
-    env.pool,
-    schema,
-    "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)",
-  );
-});
-afterAll(() => env.close());
+const file = fileSchema(
+  "store",
+  "CREATE TABLE tags (id text PRIMARY KEY, name text NOT NULL UNIQUE)",
+);
+const { schema } = file;
 
 const created = (name: string) => ({
   type: "TagCreated",
@@ -25,7 +18,7 @@ const stream = () => `tag-${crypto.randomUUID()}`;
 
 describe("createEventStore", () => {
   it("appends to a new stream and reads it back in version order", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     const id = stream();
     const stored = await store.transaction((tx) =>
       tx.append(id, 0, [created("a"), { type: "TagRenamed", data: { name: "b" } }]),
@@ -59,7 +52,7 @@ describe("createEventStore", () => {
   });
 
   it("appends after an expected version, or after whatever is there with 'any'", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     const id = stream();
     await store.transaction((tx) => tx.append(id, 0, [created("a")]));
     await store.transaction((tx) => tx.append(id, 1, [created("b")]));
@@ -71,7 +64,7 @@ describe("createEventStore", () => {
 
   it("treats a taken or a missing expected version as a conflict, after bounded retries", async () => {
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retries: 2,
       retryBackoff: { baseMs: 1, maxMs: 2 },
@@ -92,7 +85,7 @@ describe("createEventStore", () => {
 
   it("retries the whole function, so writers that re-read state all get through", async () => {
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retries: 20,
       retryBackoff: { baseMs: 2, maxMs: 20 },
@@ -114,7 +107,7 @@ describe("createEventStore", () => {
   });
 
   it("lets other unique violations through untouched and unretried", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     const name = `dup-${crypto.randomUUID()}`;
     const create = () => {
       let calls = 0;
@@ -138,7 +131,7 @@ describe("createEventStore", () => {
   it("keeps nothing of a transaction that throws, and calls onCommit only after commits", async () => {
     const commits: StoredEvent[][] = [];
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       onCommit: (events) => commits.push([...events]),
     });
@@ -162,7 +155,7 @@ describe("createEventStore", () => {
   });
 
   it("refuses to commit when fn swallowed a failed statement", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     const id = stream();
     await expect(
       store.transaction(async (tx) => {
@@ -174,7 +167,7 @@ describe("createEventStore", () => {
   });
 
   it("refuses an event too large for one NATS message with a typed error", async () => {
-    const store = createEventStore({ pool: env.pool, schema, maxEventBytes: 64 * 1024 });
+    const store = createEventStore({ pool: file.env.pool, schema, maxEventBytes: 64 * 1024 });
     const huge = { type: "ExampleAdded", data: { text: "x".repeat(70 * 1024) } };
     await expect(store.transaction((tx) => tx.append(stream(), 0, [huge]))).rejects.toThrow(
       EventTooLargeError,
@@ -182,7 +175,7 @@ describe("createEventStore", () => {
   });
 
   it("gives every event a random uuid and appends many events in one statement", async () => {
-    const store = createEventStore({ pool: env.pool, schema });
+    const store = createEventStore({ pool: file.env.pool, schema });
     const id = stream();
     const many = Array.from({ length: 1000 }, (_, i) => created(`n${i}`));
     const stored = await store.transaction((tx) => tx.append(id, 0, many));
@@ -195,12 +188,12 @@ describe("createEventStore", () => {
 describe("a deadlock between two commands", () => {
   it("is retried: the victim runs again and both commit, instead of a 500", async () => {
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retryBackoff: { baseMs: 1, maxMs: 5 },
     });
     const [a, b] = [`dl-a-${crypto.randomUUID()}`, `dl-b-${crypto.randomUUID()}`];
-    await env.pool.query(`insert into ${schema}.tags values ($1, $1), ($2, $2)`, [a, b]);
+    await file.env.pool.query(`insert into ${schema}.tags values ($1, $1), ($2, $2)`, [a, b]);
     let attempts = 0;
     // Both take the two rows in opposite orders, each waiting for the other to hold its first:
     // Postgres aborts one (40P01); its re-run finds the other committed and goes through.

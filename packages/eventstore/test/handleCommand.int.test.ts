@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError, createLogger, runInCall, type CallContext } from "@argus/platform";
 import {
   createCommandHandler,
@@ -10,7 +10,7 @@ import {
   type RowLock,
 } from "../src/index.ts";
 import { snapshotTag } from "../src/commands/decider.ts";
-import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { fileSchema } from "./support.ts";
 
 /** A counter that may be closed: increments after the close are refused. */
 type Event = { type: "Incremented"; data: { n: number } } | { type: "Closed"; data: object };
@@ -32,19 +32,12 @@ const counter: Decider<State, Command, Event> = {
   },
 };
 
-let env: TestEnv;
-let schema: string;
-beforeAll(async () => {
-  env = await testEnv();
-  schema = schemaName("cmd");
-  await createSchema(
-    env.pool,
-    schema,
-    "CREATE TABLE names (name text PRIMARY KEY)",
-    "CREATE TABLE items (id text PRIMARY KEY, label text NOT NULL)",
-  );
-});
-afterAll(() => env.close());
+const file = fileSchema(
+  "cmd",
+  "CREATE TABLE names (name text PRIMARY KEY)",
+  "CREATE TABLE items (id text PRIMARY KEY, label text NOT NULL)",
+);
+const { schema } = file;
 
 const project: Project = async (client, events) => {
   for (const e of events)
@@ -55,11 +48,14 @@ const project: Project = async (client, events) => {
 };
 const stream = () => `counter-${crypto.randomUUID()}`;
 const history = async (id: string) =>
-  (await createEventStore({ pool: env.pool, schema }).readStream(id)).map((e) => e.type);
+  (await createEventStore({ pool: file.env.pool, schema }).readStream(id)).map((e) => e.type);
 
 describe("handleCommand", () => {
   it("decides on the folded stream and appends at the version read", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const id = stream();
     await commands.handle(id, counter, { type: "Increment" }, {});
     const second = await commands.handle(id, counter, { type: "Increment" }, { actor: "a" });
@@ -69,7 +65,7 @@ describe("handleCommand", () => {
 
   it("re-decides with fresh state when the stream moved on between read and append", async () => {
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retryBackoff: { baseMs: 1, maxMs: 2 },
     });
@@ -106,7 +102,7 @@ describe("handleCommand", () => {
   });
 
   it("20 racing commands on one stream leave a history the decider accepts, never a gap", async () => {
-    const store = createEventStore({ pool: env.pool, schema, retries: 30 });
+    const store = createEventStore({ pool: file.env.pool, schema, retries: 30 });
     const commands = createCommandHandler(store, project);
     const id = stream();
     const outcomes = await Promise.allSettled(
@@ -114,7 +110,7 @@ describe("handleCommand", () => {
         commands.handle(id, counter, { type: i % 7 === 6 ? "Close" : "Increment" }, {}),
       ),
     );
-    const events = await createEventStore({ pool: env.pool, schema }).readStream(id);
+    const events = await createEventStore({ pool: file.env.pool, schema }).readStream(id);
     // Replaying the history through the decider: every increment counts on, nothing after a close.
     let state = counter.initialState;
     for (const e of events) {
@@ -129,7 +125,7 @@ describe("handleCommand", () => {
   });
 
   it("answers 409 once the retries are used up", async () => {
-    const store = createEventStore({ pool: env.pool, schema, retries: 0 });
+    const store = createEventStore({ pool: file.env.pool, schema, retries: 0 });
     const commands = createCommandHandler(store, project);
     const id = stream();
     const err = await commands
@@ -155,7 +151,10 @@ describe("handleCommand", () => {
   });
 
   it("maps a projection's unique index to the 409 detail it was given, writing nothing", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const named: Decider<null, string, { type: "Named"; data: { name: string } }> = {
       initialState: null,
       evolve: (s) => s,
@@ -174,7 +173,10 @@ describe("handleCommand", () => {
 
 describe("handleCommand with the call's signal", () => {
   it("starts no attempt once the call is cancelled", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const id = stream();
     const err = await commands
       .handle(id, counter, { type: "Increment" }, {}, { signal: AbortSignal.abort() })
@@ -184,7 +186,10 @@ describe("handleCommand with the call's signal", () => {
   });
 
   it("takes the signal of the gRPC call being served when none is given", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const id = stream();
     const call = {
       signal: AbortSignal.abort(),
@@ -205,19 +210,22 @@ describe("handleCommand on a snapshotted stream", () => {
   });
   const snapshotOf = async (id: string) =>
     (
-      await env.pool.query<{ tag: string; stream_version: number; state: State }>(
+      await file.env.pool.query<{ tag: string; stream_version: number; state: State }>(
         `select tag, stream_version, state from ${schema}.snapshots where stream_id = $1`,
         [id],
       )
     ).rows[0];
   /** Rewrites a stream's snapshot state behind the handler's back. */
   const alterSnapshot = (id: string, state: State) =>
-    env.pool.query(`update ${schema}.snapshots set state = $2 where stream_id = $1`, [
+    file.env.pool.query(`update ${schema}.snapshots set state = $2 where stream_id = $1`, [
       id,
       JSON.stringify(state),
     ]);
   const increments = async (decider: Decider<State, Command, Event>, id: string, n: number) => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     let last;
     for (let i = 0; i < n; i++)
       last = await commands.handle(id, decider, { type: "Increment" }, {});
@@ -277,7 +285,7 @@ describe("handleCommand on a snapshotted stream", () => {
   it("writers racing on one stream leave a snapshot of a version some command committed", async () => {
     const id = stream();
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retries: 50,
       retryBackoff: { baseMs: 1, maxMs: 10 },
@@ -299,17 +307,20 @@ describe("appendLocked", () => {
   const items = () => `${schema}.items`;
   const item = async () => {
     const id = crypto.randomUUID();
-    await env.pool.query(`insert into ${items()} values ($1, 'an item')`, [id]);
+    await file.env.pool.query(`insert into ${items()} values ($1, 'an item')`, [id]);
     return id;
   };
   const noted = (by: string) => [{ type: "Noted", data: { by } }];
   const notes = async (id: string) =>
-    (await createEventStore({ pool: env.pool, schema }).readStream(id)).map(
+    (await createEventStore({ pool: file.env.pool, schema }).readStream(id)).map(
       (e) => (e.data as { by: string }).by,
     );
 
   it("appends after whatever the stream holds, under the lock of a row it read", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const [id, s] = [await item(), stream()];
     const row = await commands.transact(async (scope) => {
       const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
@@ -323,13 +334,19 @@ describe("appendLocked", () => {
   });
 
   it("gives no lock for a row that is not there", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const lock = await commands.transact((scope) => scope.lockRow(items(), "none"));
     expect(lock).toBeUndefined();
   });
 
   it("holds the row until the transaction ends: a second writer waits, then appends after", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const [id, s] = [await item(), stream()];
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -357,7 +374,10 @@ describe("appendLocked", () => {
   });
 
   it("refuses a lock this transaction did not take, appending nothing", async () => {
-    const commands = createCommandHandler(createEventStore({ pool: env.pool, schema }), project);
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      project,
+    );
     const [id, s] = [await item(), stream()];
     // An earlier transaction's lock: it ended with that transaction.
     const stale = await commands.transact((scope) => scope.lockRow(items(), id));

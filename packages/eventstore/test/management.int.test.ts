@@ -1,34 +1,28 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import { millis, type NatsConnection } from "@nats-io/nats-core";
+import { millis } from "@nats-io/nats-core";
 import { uniqueName } from "@argus/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ensureConsumer, ensureStream } from "../src/index.ts";
-import { testEnv, type TestEnv } from "./support.ts";
+import { fileEnv } from "./support.ts";
 
-let env: TestEnv;
-let nc: NatsConnection;
-beforeAll(async () => {
-  env = await testEnv(1);
-  nc = await env.nats();
-});
-afterAll(() => env.close());
+const file = fileEnv(1);
 
 describe("management step", () => {
   it("creates a stream once, even from concurrent starts, and updates what changed", async () => {
     const name = uniqueName("MGMT");
     const root = uniqueName("t");
     const infos = await Promise.all(
-      Array.from({ length: 4 }, () => ensureStream(nc, { name, subjects: [`${root}.>`] })),
+      Array.from({ length: 4 }, () => ensureStream(file.nc, { name, subjects: [`${root}.>`] })),
     );
     expect(new Set(infos.map((i) => i.config.name))).toEqual(new Set([name]));
     expect(millis(infos[0]!.config.duplicate_window)).toBe(120_000);
-    const updated = await ensureStream(nc, {
+    const updated = await ensureStream(file.nc, {
       name,
       subjects: [`${root}.>`],
       duplicateWindowMs: 300_000,
     });
     expect(millis(updated.config.duplicate_window)).toBe(300_000);
-    expect((await (await jetstreamManager(nc)).streams.info(name)).config.subjects).toEqual([
+    expect((await (await jetstreamManager(file.nc)).streams.info(name)).config.subjects).toEqual([
       `${root}.>`,
     ]);
   });
@@ -37,7 +31,7 @@ describe("management step", () => {
     const stream = uniqueName("MGMT");
     const root = uniqueName("t");
     const durable = uniqueName("audit");
-    await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
+    await ensureStream(file.nc, { name: stream, subjects: [`${root}.>`] });
     const options = {
       stream,
       durable,
@@ -45,17 +39,19 @@ describe("management step", () => {
       maxDeliver: 5,
       ackWaitMs: 30_000,
     };
-    const infos = await Promise.all(Array.from({ length: 3 }, () => ensureConsumer(nc, options)));
+    const infos = await Promise.all(
+      Array.from({ length: 3 }, () => ensureConsumer(file.nc, options)),
+    );
     expect(infos[0]!.config).toMatchObject({
       durable_name: durable,
       ack_policy: "explicit",
       max_deliver: 5,
       filter_subject: `${root}.>`,
     });
-    const updated = await ensureConsumer(nc, { ...options, maxDeliver: 8, ackWaitMs: 5_000 });
+    const updated = await ensureConsumer(file.nc, { ...options, maxDeliver: 8, ackWaitMs: 5_000 });
     expect(updated.config.max_deliver).toBe(8);
     expect(millis(updated.config.ack_wait ?? 0)).toBe(5_000);
-    const all = await (await jetstreamManager(nc)).consumers.list(stream).next();
+    const all = await (await jetstreamManager(file.nc)).consumers.list(stream).next();
     expect(all.map((c) => c.name)).toEqual([durable]);
   });
 });

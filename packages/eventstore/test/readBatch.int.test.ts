@@ -1,25 +1,19 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendToStream } from "../src/streams/appendToStream.ts";
 import { initialCheckpoint } from "../src/streams/checkpoint.ts";
 import { ConcurrencyError } from "../src/errors.ts";
 import { readBatch } from "../src/streams/readBatch.ts";
-import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createSchema, eventually, fileSchema, schemaName } from "./support.ts";
 
-let env: TestEnv;
-let schema: string;
-beforeAll(async () => {
-  env = await testEnv();
-  schema = schemaName("gap");
-  await createSchema(env.pool, schema);
-});
-afterAll(() => env.close());
+const file = fileSchema("gap");
+const { schema } = file;
 
 const options = { maxEventBytes: 1 << 20 };
 const event = (name: string) => [{ type: "TagCreated", data: { name } }];
 
 async function connection(): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: env.url });
+  const client = new pg.Client({ connectionString: file.env.url });
   await client.connect();
   return client;
 }
@@ -73,7 +67,7 @@ describe("reading the global log", () => {
 
   it("refuses to append on top of a younger transaction's event, which would read out of stream order", async () => {
     const s = schemaName("order");
-    await createSchema(env.pool, s);
+    await createSchema(file.env.pool, s);
     const older = await connection();
     const younger = await connection();
     try {
@@ -106,7 +100,7 @@ describe("reading the global log", () => {
 
   it("orders positions as numbers, across a change in digit count", async () => {
     const s = schemaName("digits");
-    await createSchema(env.pool, s);
+    await createSchema(file.env.pool, s);
     const client = await connection();
     try {
       await client.query("BEGIN");
@@ -132,7 +126,7 @@ describe("reading the global log", () => {
 
   it("pages by (transaction_id, global_position) and skips rolled-back events", async () => {
     const s = schemaName("page");
-    await createSchema(env.pool, s);
+    await createSchema(file.env.pool, s);
     const client = await connection();
     try {
       await client.query("BEGIN");

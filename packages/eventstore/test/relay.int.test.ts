@@ -1,10 +1,8 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { uniqueName } from "@argus/testkit";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createEventStore, createRelay, defaultSubject, ensureStream } from "../src/index.ts";
-import type { Relay } from "../src/relay/relay.ts";
 import { loadRelayCheckpoint } from "../src/relay/relayCheckpoint.ts";
 import {
   createSchema,
@@ -12,46 +10,35 @@ import {
   quietLogger,
   recordingLogger,
   schemaName,
-  testEnv,
-  type TestEnv,
+  fileEnv,
 } from "./support.ts";
 
-let env: TestEnv;
-let nc: NatsConnection;
-const relays: Relay[] = [];
-beforeAll(async () => {
-  env = await testEnv();
-  nc = await env.nats();
-});
-afterAll(async () => {
-  await Promise.all(relays.map((r) => r.stop()));
-  await env.close();
-});
+const file = fileEnv();
 
 async function setup() {
   const schema = schemaName("relay");
   const root = uniqueName("t");
   const stream = uniqueName("RELAY");
-  await createSchema(env.pool, schema);
-  const store = createEventStore({ pool: env.pool, schema });
+  await createSchema(file.env.pool, schema);
+  const store = createEventStore({ pool: file.env.pool, schema });
   const subject = defaultSubject("svc", root);
   const relay = (
     options: { pollIntervalMs?: number; logger?: ReturnType<typeof recordingLogger> } = {},
   ) => {
     const r = createRelay({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
-      nc,
+      nc: file.nc,
       subject,
       logger: quietLogger,
       lockRetryMs: 100,
       ...options,
     });
-    relays.push(r);
+    file.started(r);
     return r;
   };
   const checkpoint = async () => {
-    const client = await env.pool.connect();
+    const client = await file.env.pool.connect();
     try {
       return await loadRelayCheckpoint(client, schema, "default");
     } finally {
@@ -59,7 +46,7 @@ async function setup() {
     }
   };
   const messages = async (count: number): Promise<JsMsg[]> => {
-    const consumer = await jetstream(nc).consumers.get(stream);
+    const consumer = await jetstream(file.nc).consumers.get(stream);
     const got: JsMsg[] = [];
     const iter = await consumer.fetch({ max_messages: count, expires: 5000 });
     for await (const msg of iter) got.push(msg);
@@ -73,7 +60,7 @@ const created = (n: number) => ({ type: "TagCreated", data: { n }, metadata: { a
 describe("createRelay", () => {
   it("publishes each event to its subject with the event id as msgID, then advances the checkpoint", async () => {
     const t = await setup();
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const stored = await t.store.transaction(async (tx) => [
       ...(await tx.append("tag-1", 0, [created(1), created(2)])),
       ...(await tx.append("space-9", 0, [{ type: "SpaceCreated", data: {} }])),
@@ -115,7 +102,7 @@ describe("createRelay", () => {
       logger.lines.some((l) => l.msg === "relay failed; retrying") ? true : undefined,
     );
     expect(await t.checkpoint()).toEqual({ transactionId: 0n, globalPosition: 0n });
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const msgs = await t.messages(2);
     expect(msgs.map((m) => m.json<{ streamVersion: number }>().streamVersion)).toEqual([1, 2]);
     await eventually("checkpoint", async () =>
@@ -125,7 +112,7 @@ describe("createRelay", () => {
 
   it("lets one relay per schema publish, and a standby take over from the checkpoint", async () => {
     const t = await setup();
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const first = recordingLogger();
     const second = recordingLogger();
     const a = t.relay({ logger: first });
@@ -149,22 +136,22 @@ describe("createRelay", () => {
     );
     const msgs = await t.messages(2);
     expect(msgs.map((m) => m.json<{ streamVersion: number }>().streamVersion)).toEqual([1, 2]);
-    const info = await (await jetstreamManager(nc)).streams.info(t.stream);
+    const info = await (await jetstreamManager(file.nc)).streams.info(t.stream);
     expect(info.state.messages).toBe(2);
   });
 
   it("keeps a standby polling for the lock at its own pace however many commits wake it", async () => {
     const t = await setup();
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     await t.relay().start();
     await eventually("a leader", async () => ((await t.checkpoint()) ? true : undefined));
-    const standbyPool = new pg.Pool({ connectionString: env.url, max: 2 });
+    const standbyPool = new pg.Pool({ connectionString: file.env.url, max: 2 });
     let checkouts = 0;
     standbyPool.on("acquire", () => checkouts++);
     const standby = createRelay({
       pool: standbyPool,
       schema: t.schema,
-      nc,
+      nc: file.nc,
       subject: defaultSubject("svc", t.root),
       logger: quietLogger,
       lockRetryMs: 200,
@@ -183,10 +170,10 @@ describe("createRelay", () => {
 
   it("publishes at once when woken after a commit, without waiting for the poll", async () => {
     const t = await setup();
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const relay = t.relay({ pollIntervalMs: 60_000 });
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema: t.schema,
       onCommit: () => relay.wake(),
     });
@@ -200,7 +187,7 @@ describe("createRelay", () => {
 
   it("publishes a backlog in order (throughput)", async () => {
     const t = await setup();
-    await ensureStream(nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const count = 5000;
     for (let i = 0; i < count / 500; i++) {
       await t.store.transaction((tx) =>
@@ -213,7 +200,7 @@ describe("createRelay", () => {
     }
     const startedAt = Date.now();
     await t.relay().start();
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(file.nc);
     await eventually(
       "backlog published",
       async () => ((await jsm.streams.info(t.stream)).state.messages === count ? true : undefined),

@@ -1,13 +1,10 @@
-import { existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { spawnProcess, uniqueName, type SpawnedProcess } from "@argus/testkit";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { uniqueName, type SpawnedProcess } from "@argus/testkit";
+import { expect, it } from "vitest";
 import { createEventStore, ensureStream } from "../src/index.ts";
 import { ConcurrencyError } from "../src/errors.ts";
-import { createSchema, eventually, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { createSchema, eventually, schemaName, spawnFixture, fileEnv } from "./support.ts";
 
 const TOTAL = 10_000;
 const WRITERS = 16;
@@ -15,15 +12,8 @@ const STREAMS = 400;
 const ROLLBACK_RATE = 0.1;
 
 const fixture = fileURLToPath(new URL("./fixtures/relayProcess.ts", import.meta.url));
-let env: TestEnv;
 const relays: SpawnedProcess[] = [];
-beforeAll(async () => {
-  env = await testEnv(WRITERS + 4);
-});
-afterAll(async () => {
-  await Promise.all(relays.map((r) => r.stop("SIGKILL")));
-  await env.close();
-});
+const file = fileEnv(WRITERS + 4);
 
 class Rollback extends Error {}
 
@@ -34,8 +24,8 @@ it(
     const schema = schemaName("complete");
     const root = uniqueName("t");
     const streamName = uniqueName("COMPLETE");
-    await createSchema(env.pool, schema);
-    const nc = await env.nats();
+    await createSchema(file.env.pool, schema);
+    const nc = file.nc;
     await ensureStream(nc, { name: streamName, subjects: [`${root}.>`] });
 
     // The observer: an ordered consumer sees the stream's messages in stream order.
@@ -60,28 +50,19 @@ it(
 
     let relayCount = 0;
     const startRelay = async (): Promise<SpawnedProcess> => {
-      const readyFile = join(tmpdir(), `${uniqueName("relay-ready")}`);
-      const relay = await spawnProcess({
-        name: `relay-${++relayCount}`,
-        command: process.execPath,
-        args: [fixture],
-        env: {
-          DATABASE_URL: env.url,
-          NATS_URL: env.natsUrl,
-          SCHEMA: schema,
-          SERVICE: "svc",
-          SUBJECT_ROOT: root,
-          READY_FILE: readyFile,
-        },
-        readyWhen: async () => existsSync(readyFile),
+      const relay = await spawnFixture(file, `relay-${++relayCount}`, fixture, {
+        DATABASE_URL: file.env.url,
+        NATS_URL: file.env.natsUrl,
+        SCHEMA: schema,
+        SERVICE: "svc",
+        SUBJECT_ROOT: root,
       });
-      rmSync(readyFile, { force: true });
       relays.push(relay);
       return relay;
     };
 
     const store = createEventStore({
-      pool: env.pool,
+      pool: file.env.pool,
       schema,
       retries: 10,
       retryBackoff: { baseMs: 2, maxMs: 50 },
@@ -164,7 +145,7 @@ it(
       60_000,
     ).catch(async (err: Error) => {
       const missing = [...committed].filter((id) => !firstSeen.has(id)).slice(0, 10);
-      const { rows } = await env.pool.query(
+      const { rows } = await file.env.pool.query(
         `SELECT event_id, transaction_id::text, global_position::text FROM "${schema}".events WHERE event_id = ANY($1::uuid[])`,
         [missing],
       );

@@ -1,51 +1,26 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import type { PoolClient } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureConsumer,
-  ensureStream,
-  runConsumer,
-  type ConsumerRunner,
-  type StoredEvent,
-} from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { ensureConsumer, runConsumer, type StoredEvent } from "../src/index.ts";
 import { replay } from "../src/consumers/replay.ts";
-import type { Relay } from "../src/relay/relay.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   schemaName,
-  testEnv,
-  type TestEnv,
+  fileEnv,
 } from "./support.ts";
 
-let env: TestEnv;
-let nc: NatsConnection;
-const stoppables: (Relay | ConsumerRunner)[] = [];
-beforeAll(async () => {
-  env = await testEnv();
-  nc = await env.nats();
-});
-afterAll(async () => {
-  await Promise.all(stoppables.map((s) => s.stop()));
-  await env.close();
-});
+const file = fileEnv();
 
 describe("replay", () => {
   it("rebuilds a projection from Postgres alone, equal to the live one, and live redeliveries change nothing", async () => {
     const source = schemaName("source");
     const schema = schemaName("projection");
-    const root = uniqueName("t");
-    const stream = uniqueName("REPLAY");
-    const durable = uniqueName("counts");
-    await createSchema(env.pool, source);
+    await createSchema(file.env.pool, source);
     await createSchema(
-      env.pool,
+      file.env.pool,
       schema,
       "CREATE TABLE counts (stream_id text PRIMARY KEY, n int NOT NULL, last_version int NOT NULL)",
     );
@@ -58,45 +33,27 @@ describe("replay", () => {
     };
     const counts = async () =>
       (
-        await env.pool.query(
+        await file.env.pool.query(
           `SELECT stream_id, n, last_version FROM "${schema}".counts ORDER BY stream_id`,
         )
       ).rows;
 
     // The live path: relay → JetStream → consumer.
-    await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
-    await ensureConsumer(nc, {
-      stream,
-      durable,
-      filterSubjects: [`${root}.>`],
-      maxDeliver: 3,
-      ackWaitMs: 5000,
-    });
-    const relay = createRelay({
-      pool: env.pool,
-      schema: source,
-      nc,
-      subject: defaultSubject("svc", root),
-      logger: quietLogger,
-    });
-    stoppables.push(relay);
-    const store = createEventStore({
-      pool: env.pool,
-      schema: source,
-      onCommit: () => relay.wake(),
-    });
-    await relay.start();
-    const live = await runConsumer({
-      nc,
-      pool: env.pool,
-      schema,
-      stream,
-      durable,
-      concurrency: 4,
-      maxDeliver: 3,
-      handler: project,
-      logger: quietLogger,
-    });
+    const consumer = { maxDeliver: 3, ackWaitMs: 5000 };
+    const { root, stream, durable, store } = await liveStream(file, source, consumer);
+    const projecting = () =>
+      runConsumer({
+        nc: file.nc,
+        pool: file.env.pool,
+        schema,
+        stream,
+        durable,
+        concurrency: 4,
+        maxDeliver: consumer.maxDeliver,
+        handler: project,
+        logger: quietLogger,
+      });
+    const live = await projecting();
     for (let i = 0; i < 30; i++) {
       await store.transaction(async (tx) => {
         await tx.append(`item-${i % 7}`, "any", [{ type: "ItemChanged", data: { i } }]);
@@ -111,67 +68,36 @@ describe("replay", () => {
     const liveCounts = await counts();
 
     // Rebuild: clear the table with the reset, then replay from the events table.
-    const result = await replay({
-      pool: env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-      batchSize: 7,
-    });
+    const rebuild = (options: Pick<Parameters<typeof replay>[0], "batchSize" | "filter"> = {}) =>
+      replay({
+        pool: file.env.pool,
+        schema,
+        consumer: durable,
+        eventsSchema: source,
+        handler: project,
+        clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
+        ...options,
+      });
+    const result = await rebuild({ batchSize: 7 });
     expect(result.events).toBe(60);
     expect(await counts()).toEqual(liveCounts);
-    const checkpoint = await env.pool.query(
+    const checkpoint = await file.env.pool.query(
       `SELECT global_position::text FROM "${schema}".consumer_checkpoints WHERE consumer = $1`,
       [durable],
     );
     expect(BigInt(checkpoint.rows[0].global_position)).toBe(result.checkpoint.globalPosition);
 
     // A filter limits the rebuild to what the consumer subscribes to.
-    const filtered = await replay({
-      pool: env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      filter: (e) => e.type === "ItemChanged",
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-    });
+    const filtered = await rebuild({ filter: (e) => e.type === "ItemChanged" });
     expect(filtered.events).toBe(30);
     expect((await counts()).every((r) => r.stream_id.startsWith("item-"))).toBe(true);
 
     // Back to everything; then JetStream redelivers it all (a reset consumer): no double counting.
-    await replay({
-      pool: env.pool,
-      schema,
-      consumer: durable,
-      eventsSchema: source,
-      handler: project,
-      clear: (tx) => tx.query(`TRUNCATE "${schema}".counts`).then(() => undefined),
-    });
-    const jsm = await jetstreamManager(nc);
+    await rebuild();
+    const jsm = await jetstreamManager(file.nc);
     await jsm.consumers.delete(stream, durable);
-    await ensureConsumer(nc, {
-      stream,
-      durable,
-      filterSubjects: [`${root}.>`],
-      maxDeliver: 3,
-      ackWaitMs: 5000,
-    });
-    stoppables.push(
-      await runConsumer({
-        nc,
-        pool: env.pool,
-        schema,
-        stream,
-        durable,
-        concurrency: 4,
-        maxDeliver: 3,
-        handler: project,
-        logger: quietLogger,
-      }),
-    );
+    await ensureConsumer(file.nc, { stream, durable, filterSubjects: [`${root}.>`], ...consumer });
+    file.started(await projecting());
     await eventually("all redelivered and acked", async () => {
       const info = await jsm.consumers.info(stream, durable);
       return info.delivered.stream_seq === 60 && info.num_ack_pending === 0 ? true : undefined;

@@ -3,7 +3,7 @@
  * call commits with its command's events or not at all, and a second execution of the same
  * request appends nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DomainError,
   RequestAlreadyApplied,
@@ -15,7 +15,7 @@ import {
 } from "@argus/platform";
 import { createCommandHandler, createEventStore, type Decider } from "../src/index.ts";
 import { findRequest, storeReply } from "../src/requests/appliedRequests.ts";
-import { createSchema, schemaName, testEnv, type TestEnv } from "./support.ts";
+import { fileSchema } from "./support.ts";
 
 type Event = { type: "Incremented"; data: { n: number } };
 type Command = { type: "Increment"; fail?: boolean };
@@ -30,19 +30,13 @@ const counter: Decider<{ n: number }, Command, Event> = {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const clock = fixedClock(new Date("2031-01-01T00:00:00Z"));
-let env: TestEnv;
-let schema: string;
-beforeAll(async () => {
-  env = await testEnv();
-  schema = schemaName("keys");
-  await createSchema(env.pool, schema);
-});
-afterAll(() => env.close());
+const file = fileSchema("keys");
+const { schema } = file;
 
 const commands = () =>
-  createCommandHandler(createEventStore({ pool: env.pool, schema }), async () => {}, clock);
+  createCommandHandler(createEventStore({ pool: file.env.pool, schema }), async () => {}, clock);
 const history = async (id: string) =>
-  (await createEventStore({ pool: env.pool, schema }).readStream(id)).map((e) => e.data);
+  (await createEventStore({ pool: file.env.pool, schema }).readStream(id)).map((e) => e.data);
 const keyOf = (key: string, over: Partial<RequestKey> = {}): RequestKey => ({
   scope: "acc/user/u",
   key,
@@ -82,7 +76,7 @@ describe("a call's request key", () => {
     const failing = keyOf(`k-${id}`);
     await expect(increment(id, failing, true)).rejects.toMatchObject({ type: "validation-error" });
     expect(failing.recorded).toBe(false);
-    expect(await findRequest(env.pool, schema, failing, clock.now())).toBeUndefined();
+    expect(await findRequest(file.env.pool, schema, failing, clock.now())).toBeUndefined();
     await increment(id, keyOf(`k-${id}`));
     expect(await history(`counter-${id}`)).toEqual([{ n: 1 }]);
   });
@@ -122,22 +116,24 @@ describe("a call's request key", () => {
     const applied = clock.now();
     const key = keyOf(`k-${id}`);
     await increment(id, key);
-    expect(await findRequest(env.pool, schema, key, applied)).toEqual({
+    expect(await findRequest(file.env.pool, schema, key, applied)).toEqual({
       fingerprint: key.fingerprint,
       reply: null,
     });
-    await storeReply(env.pool, schema, key, Buffer.from("answer"));
+    await storeReply(file.env.pool, schema, key, Buffer.from("answer"));
     clock.set(new Date(applied.getTime() + DAY_MS - 1));
-    expect((await findRequest(env.pool, schema, key, clock.now()))?.reply).toEqual(
+    expect((await findRequest(file.env.pool, schema, key, clock.now()))?.reply).toEqual(
       Buffer.from("answer"),
     );
     await expect(increment(id, keyOf(`k-${id}`))).rejects.toBeInstanceOf(RequestAlreadyApplied);
     clock.set(new Date(applied.getTime() + DAY_MS));
-    expect(await findRequest(env.pool, schema, key, clock.now())).toBeUndefined();
+    expect(await findRequest(file.env.pool, schema, key, clock.now())).toBeUndefined();
     // Expired: a new request with the key applies, and takes the record over.
     await increment(id, keyOf(`k-${id}`));
     expect(await history(`counter-${id}`)).toEqual([{ n: 1 }, { n: 2 }]);
-    expect(await findRequest(env.pool, schema, key, clock.now())).toMatchObject({ reply: null });
+    expect(await findRequest(file.env.pool, schema, key, clock.now())).toMatchObject({
+      reply: null,
+    });
     clock.set(applied);
   });
 });

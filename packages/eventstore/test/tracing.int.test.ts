@@ -7,79 +7,43 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { jetstream } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { uniqueName } from "@argus/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  createEventStore,
-  createRelay,
-  defaultSubject,
-  ensureConsumer,
-  ensureStream,
-  runConsumer,
-  tracedQuery,
-  type ConsumerRunner,
-} from "../src/index.ts";
-import type { Relay } from "../src/relay/relay.ts";
+import { runConsumer, tracedQuery } from "../src/index.ts";
 import {
   createSchema,
   eventually,
+  liveStream,
   quietLogger,
   schemaName,
-  testEnv,
-  type TestEnv,
+  fileEnv,
 } from "./support.ts";
 
 const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-let env: TestEnv;
-let nc: NatsConnection;
-const stoppables: (Relay | ConsumerRunner)[] = [];
-beforeAll(async () => {
+beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  env = await testEnv();
-  nc = await env.nats();
 });
 afterAll(async () => {
-  await Promise.all(stoppables.map((s) => s.stop()));
-  await env.close();
   await provider.shutdown();
   trace.disable();
   propagation.disable();
   context.disable();
 });
+// After the global tracing set-up: its hooks close the environment before that is undone.
+const file = fileEnv();
 
 it("carries one trace from the request through the append, the publish and the consumer", async () => {
   const schema = schemaName("traced");
-  const root = uniqueName("t");
-  const stream = uniqueName("TRACED");
-  const durable = uniqueName("audit");
-  await createSchema(env.pool, schema);
-  await ensureStream(nc, { name: stream, subjects: [`${root}.>`] });
-  await ensureConsumer(nc, {
-    stream,
-    durable,
-    filterSubjects: [`${root}.>`],
-    maxDeliver: 3,
-    ackWaitMs: 5000,
-  });
-  const relay = createRelay({
-    pool: env.pool,
-    schema,
-    nc,
-    subject: defaultSubject("svc", root),
-    logger: quietLogger,
-  });
-  stoppables.push(relay);
-  const store = createEventStore({ pool: env.pool, schema, onCommit: () => relay.wake() });
-  await relay.start();
+  await createSchema(file.env.pool, schema);
+  const delivery = { maxDeliver: 3, ackWaitMs: 5000 };
+  const { stream, durable, store } = await liveStream(file, schema, delivery);
   const handled: { traceId: string; spanId: string }[] = [];
-  stoppables.push(
+  file.started(
     await runConsumer({
-      nc,
-      pool: env.pool,
+      nc: file.nc,
+      pool: file.env.pool,
       schema,
       stream,
       durable,
@@ -137,6 +101,6 @@ it("carries one trace from the request through the append, the publish and the c
   expect(handled[0]!.spanId).toBe(consumer.spanContext().spanId);
 
   // The message itself carries the producer's context.
-  const msg = await (await jetstream(nc).consumers.get(stream)).next();
+  const msg = await (await jetstream(file.nc).consumers.get(stream)).next();
   expect(msg?.headers?.get("traceparent")).toContain(producer.spanContext().spanId);
 });

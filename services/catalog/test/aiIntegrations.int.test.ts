@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { secretBox } from "@argus/platform";
 import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +8,6 @@ import { aiIntegrationConfig } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
 let t: CatalogStack;
-let db: pg.Pool;
 let spaceId: string;
 const KEY = "sk-live-0123456789abcdefghij-LAST";
 const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };
@@ -18,12 +16,10 @@ const config = aiIntegrationConfig;
 
 beforeAll(async () => {
   t = await startCatalogStack();
-  db = new pg.Pool({ connectionString: t.databaseUrl, options: "-c search_path=catalog" });
   spaceId = await t.createSpace();
 }, 60_000);
 
 afterAll(async () => {
-  await db?.end();
   await t?.stop();
 });
 
@@ -32,7 +28,7 @@ describe("AI integrations", () => {
     const created = await t.call(S.createAiIntegration, { config: config(), apiKey: KEY });
     expect(created).toMatchObject({ hasApiKey: true, apiKeyHint: "…LAST" });
     expect(JSON.stringify(created)).not.toContain("0123456789");
-    const secret = await db.query(
+    const secret = await t.pool.query(
       "select api_key from ai_integration_secrets where integration_id = $1",
       [created.id],
     );
@@ -44,7 +40,7 @@ describe("AI integrations", () => {
     const box = secretBox("s".repeat(32));
     expect(box.open(stored, apiKeyBinding(created.id))).toBe(KEY);
     expect(() => box.open(stored, apiKeyBinding(randomUUID()))).toThrow();
-    const events = await db.query(
+    const events = await t.pool.query(
       "select data::text, metadata::text from events where stream_id = $1",
       [`ai_integration-${created.id}`],
     );
@@ -66,9 +62,10 @@ describe("AI integrations", () => {
       ...NO_MERGE,
     });
     expect(removed).toMatchObject({ hasApiKey: false, apiKeyHint: "" });
-    const gone = await db.query("select 1 from ai_integration_secrets where integration_id = $1", [
-      created.id,
-    ]);
+    const gone = await t.pool.query(
+      "select 1 from ai_integration_secrets where integration_id = $1",
+      [created.id],
+    );
     expect(gone.rowCount).toBe(0);
   });
 

@@ -1,4 +1,3 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
 import { EvaluatorServiceService as E } from "@argus/proto/catalog/v1/evaluators";
@@ -18,17 +17,14 @@ const clock = fixedClock(PINNED);
 const at = (d: Date) => d.toISOString();
 
 let t: CatalogStack;
-let db: pg.Pool;
 let spaceId: string;
 
 beforeAll(async () => {
   t = await startCatalogStack({ clock });
-  db = new pg.Pool({ connectionString: t.databaseUrl, options: "-c search_path=catalog" });
   spaceId = await t.createSpace();
 }, 60_000);
 
 afterAll(async () => {
-  await db?.end();
   await t?.stop();
 });
 
@@ -119,7 +115,7 @@ describe("the catalog takes 'now' from its injected clock", () => {
 
     const deletedAt = async () =>
       (
-        await db.query<{ deleted_at: string }>(
+        await t.pool.query<{ deleted_at: string }>(
           `select data->>'deleted_at' as deleted_at from events
             where stream_id = $1 and event_type = 'TagDeleted'`,
           [`tag-${tag.id}`],

@@ -11,6 +11,7 @@ import {
   type Clock,
   type Principal,
 } from "@argus/platform";
+import pg from "pg";
 import { createTestDatabase, freePort, testCallKeys, testInfra, uniqueName } from "@argus/testkit";
 import { startIdentity } from "@argus/identity";
 import { startCatalog } from "../src/index.ts";
@@ -59,6 +60,7 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
   const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
   const channel: grpc.Client = createChannel(`127.0.0.1:${catalog.grpcPort}`);
   const nc: NatsConnection = await connect({ servers: infra.natsUrl });
+  const pool = new pg.Pool({ connectionString: db.url, options: "-c search_path=catalog" });
 
   const callIdentity = <Req, Res>(
     method: Parameters<typeof callUnary<Req, Res>>[1],
@@ -86,6 +88,8 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
     admin,
     organizationId,
     databaseUrl: db.url,
+    /** A pool on the catalog's schema (search_path=catalog), for looking behind the API. */
+    pool,
     stream,
     root,
     nc,
@@ -133,6 +137,7 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
       };
     },
     async stop() {
+      await pool.end();
       await nc.drain();
       channel.close();
       identityChannel.close();

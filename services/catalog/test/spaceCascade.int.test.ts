@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { headers } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
@@ -20,7 +19,6 @@ import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.
 import { uniqueName } from "@argus/testkit";
 
 let t: CatalogStack;
-let db: pg.Pool;
 
 const page = { limit: 100, after: "" };
 const list = { page, spaceId: "", spaceName: "", name: "" };
@@ -121,7 +119,11 @@ const listed = async (): Promise<Set<string>> => {
 
 const cascadeEvents = async (causeEventId: string) =>
   (
-    await db.query<{ stream_id: string; event_type: string; metadata: Record<string, unknown> }>(
+    await t.pool.query<{
+      stream_id: string;
+      event_type: string;
+      metadata: Record<string, unknown>;
+    }>(
       `select stream_id, event_type, metadata from events
         where metadata->>'cause_event_id' = $1 order by global_position`,
       [causeEventId],
@@ -129,7 +131,7 @@ const cascadeEvents = async (causeEventId: string) =>
   ).rows;
 
 const spaceDeletedEventId = async (spaceId: string): Promise<string> => {
-  const { rows } = await db.query<{ event_id: string }>(
+  const { rows } = await t.pool.query<{ event_id: string }>(
     `select event_id from identity.events where stream_id = $1 and event_type = 'SpaceDeleted'`,
     [`space-${spaceId}`],
   );
@@ -156,11 +158,9 @@ const deleteSpace = (id: string) =>
 
 beforeAll(async () => {
   t = await startCatalogStack();
-  db = new pg.Pool({ connectionString: t.databaseUrl, options: "-c search_path=catalog" });
 }, 60_000);
 
 afterAll(async () => {
-  await db?.end();
   await t?.stop();
 });
 
@@ -221,7 +221,7 @@ describe("deleting a space cascades to what it holds in the catalog", () => {
       });
 
     // Nothing of the space is left in any projection (versions, records, tags, registry).
-    const left = await db.query<{ n: number }>(
+    const left = await t.pool.query<{ n: number }>(
       `select (select count(*) from resources where space_id = $1)
             + (select count(*) from tag_attachments where space_id = $1)
             + (select count(*) from prompt_versions v join prompts p on p.id = v.prompt_id where p.space_id = $1)
@@ -287,7 +287,7 @@ describe("deleting a space cascades to what it holds in the catalog", () => {
     expect(await cascadeEvents(causeId)).toHaveLength(8);
 
     // And the handler alone, past the processed marker: nothing is left to delete.
-    const tx = await db.connect();
+    const tx = await t.pool.connect();
     try {
       await tx.query("begin");
       await cascadeSpaceDeleted(tx, "catalog", decodeEvent(raw), systemClock);

@@ -19,16 +19,21 @@ import {
   exampleUuid,
   examplesText,
 } from "../src/routes/datasets.ts";
-import { startGateway, testConfig, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  callAsAlice,
+  startGateway,
+  testConfig,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const DATASET = uuid(1);
 const SPACE = uuid(2);
 const V1 = uuid(3);
 const V2 = uuid(4);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   dataset: encodeId("Dataset", DATASET),
   space: encodeId("Space", SPACE),
@@ -67,27 +72,7 @@ beforeEach(() => {
   reset();
 });
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; type: string; text: string; json: Record<string, unknown> }> {
-  const res = await fetch(gw.url + path, {
-    method,
-    headers: {
-      authorization: "Bearer ak-alice",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    text,
-    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-  };
-}
+const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
 
 describe("the document", () => {
   const ops = compileOperations(loadDocument().document);
@@ -488,7 +473,7 @@ describe("example pages", () => {
     };
     const first = await call("GET", `${path}?limit=1`);
     expect(first.status).toBe(200);
-    expect(first.type).toBe("application/json; charset=utf-8");
+    expect(first.contentType).toBe("application/json; charset=utf-8");
     expect(first.json).toEqual({
       examples: [{ id: pub.example(1), created_at: AT, updated_at: LATER, q: "ü" }],
       pagination: { has_more: true, next_cursor: expect.any(String) },

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { expect } from "vitest";
 import {
   DomainError,
   NOBODY,
@@ -11,7 +12,8 @@ import {
 import { createApp } from "../src/app.ts";
 import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
-import { compileOperations } from "../src/openapi/operations.ts";
+import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
+import { createResponseChecker } from "../src/openapi/responses.ts";
 import type { GatewayConfig } from "../src/config.ts";
 import type { GatewayDeps } from "../src/app.ts";
 import type { Handlers } from "../src/http/handler.ts";
@@ -24,6 +26,12 @@ export interface TestGateway {
   authenticated: string[];
   close(): Promise<void>;
 }
+
+/** The n-th id a route test's fake service answers with (a uuid v7 as the services make). */
+export const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
+/** A resource's creation and last update, as the fake service answers them. */
+export const AT = "2026-01-02T03:04:05.000Z";
+export const LATER = "2026-02-02T03:04:05.000Z";
 
 export const KEYS: Record<string, Principal> = {
   "ak-alice": { ...NOBODY, accountId: "acc-1", userId: "alice", apiKeyId: "key-alice" },
@@ -112,7 +120,7 @@ export interface JsonAnswer {
   json: Record<string, unknown>;
 }
 
-/** One JSON request through `gw` as alice; the answer's text and, when there is one, its JSON. */
+/** One request through `gw` as alice; the answer's text and, when there is one, its JSON. */
 export async function callAsAlice(
   gw: TestGateway,
   method: string,
@@ -125,7 +133,8 @@ export async function callAsAlice(
       authorization: "Bearer ak-alice",
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    // A string is sent as it is, so a test can send text that is not valid JSON.
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
   return {
@@ -134,4 +143,37 @@ export async function callAsAlice(
     text,
     json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
   };
+}
+
+/**
+ * The document's operations for a route group's tests: `call` goes through the gateway as alice
+ * and fails the test when an answer does not fit the document; `edge` says whether the edge's
+ * validation takes an input ("ok") or the problem type it refuses it with, the operation's path
+ * ids filled in from `pathIds` (name → public id).
+ */
+export function documentedRoutes(gateway: () => TestGateway, pathIds: Record<string, string>) {
+  const { document } = loadDocument();
+  const ops = compileOperations(document);
+  const op = (id: string) => ops.find((o) => o.operationId === id)!;
+  const checkResponse = createResponseChecker(document);
+  async function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
+    const res = await callAsAlice(gateway(), method, path, body);
+    if (res.text)
+      expect(checkResponse(method, path, res.status, res.contentType, res.json)).toEqual([]);
+    return res;
+  }
+  function edge(id: string, input: Partial<RawInput>): string {
+    const o = op(id);
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(pathIds))
+      if (o.path.includes(`{${name}}`)) params[name] = value;
+    try {
+      o.validate({ params, query: {}, body: undefined, ...input });
+      return "ok";
+    } catch (e) {
+      if (e instanceof DomainError) return e.type;
+      throw e;
+    }
+  }
+  return { ops, op, call, edge };
 }

@@ -9,14 +9,17 @@ import type {
   UpdateTaskRequest,
 } from "@argus/proto/tasks/v1/tasks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadDocument } from "../src/openapi/document.ts";
-import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
-import { createResponseChecker } from "../src/openapi/responses.ts";
 import { NO_SUCH_ID, taskHandlers } from "../src/routes/tasks.ts";
-import { callAsAlice, startGateway, type JsonAnswer, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  documentedRoutes,
+  startGateway,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const TASK = uuid(1);
 const RUN = uuid(2);
 const PROJECT = uuid(3);
@@ -32,8 +35,6 @@ const AGENT = uuid(12);
 const DATASET_VERSION = uuid(13);
 const EXAMPLE = uuid(14);
 const OTHER_TASK = uuid(15);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   task: encodeId("Task", TASK),
   run: encodeId("TaskRun", RUN),
@@ -151,40 +152,14 @@ const run = (over: Partial<TaskRun> = {}): TaskRun => ({
 const rec = recordingBackend();
 const { calls, answers } = rec;
 
-const { document } = loadDocument();
-const ops = compileOperations(document);
-const op = (id: string) => ops.find((o) => o.operationId === id)!;
-const checkResponse = createResponseChecker(document);
-
 let gw: TestGateway;
+const { ops, op, call, edge } = documentedRoutes(() => gw, { task_id: pub.task, run_id: pub.run });
+
 beforeAll(async () => {
   gw = await startGateway(taskHandlers(rec.backend));
 });
 afterAll(() => gw.close());
 beforeEach(() => rec.reset());
-
-/** One request through the gateway; every answer must fit the document. */
-async function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
-  const res = await callAsAlice(gw, method, path, body);
-  if (res.text)
-    expect(checkResponse(method, path, res.status, res.contentType, res.json)).toEqual([]);
-  return res;
-}
-
-/** "ok", or the problem type the edge refuses the input with (path ids filled in). */
-function edge(id: string, input: Partial<RawInput>): string {
-  const o = op(id);
-  const params: Record<string, string> = {};
-  if (o.path.includes("{task_id}")) params.task_id = pub.task;
-  if (o.path.includes("{run_id}")) params.run_id = pub.run;
-  try {
-    o.validate({ params, query: {}, body: undefined, ...input });
-    return "ok";
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-}
 
 const spanEvaluator = { evaluator_id: pub.evaluator, column_mappings: { input: "x" } };
 const traceEvaluator = { evaluator_id: pub.evaluator, query_mappings: QUERY_MAPPINGS };

@@ -28,23 +28,24 @@ import {
 } from "@argus/proto/webhooks/v1/webhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend, type CallOverrides, type Caller } from "../src/backend.ts";
-import { loadDocument } from "../src/openapi/document.ts";
-import { compileOperations, type RawInput } from "../src/openapi/operations.ts";
-import { createResponseChecker } from "../src/openapi/responses.ts";
 import { webhookSubscriptionHandlers } from "../src/routes/webhookSubscriptions.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
-import { callAsAlice, startGateway, type JsonAnswer, type TestGateway } from "./startGateway.ts";
+import {
+  AT,
+  LATER,
+  documentedRoutes,
+  startGateway,
+  type TestGateway,
+  uuid,
+} from "./startGateway.ts";
 import { recordingBackend } from "./recordingBackend.ts";
 
-const uuid = (n: number) => `0192f4a0-0000-7000-8000-${String(n).padStart(12, "0")}`;
 const WEBHOOK = uuid(1);
 const ORG = uuid(2);
 const USER = uuid(3);
 const SUBSCRIPTION = uuid(4);
 const PROMPT = uuid(5);
 const TASK = uuid(6);
-const AT = "2026-01-02T03:04:05.000Z";
-const LATER = "2026-02-02T03:04:05.000Z";
 const pub = {
   webhook: encodeId("Webhook", WEBHOOK),
   org: encodeId("Organization", ORG),
@@ -96,12 +97,12 @@ const fake: Backend = {
   },
 };
 
-const { document } = loadDocument();
-const ops = compileOperations(document);
-const op = (id: string) => ops.find((o) => o.operationId === id)!;
-const checkResponse = createResponseChecker(document);
-
 let gw: TestGateway;
+const { ops, op, call, edge } = documentedRoutes(() => gw, {
+  webhook_id: pub.webhook,
+  subscription_id: pub.subscription,
+});
+
 beforeAll(async () => {
   gw = await startGateway({ ...webhookHandlers(fake), ...webhookSubscriptionHandlers(fake) });
 });
@@ -110,29 +111,6 @@ beforeEach(() => {
   rec.reset();
   overrides.length = 0;
 });
-
-/** One request through the gateway; every answer must fit the document. */
-async function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
-  const res = await callAsAlice(gw, method, path, body);
-  if (res.text)
-    expect(checkResponse(method, path, res.status, res.contentType, res.json)).toEqual([]);
-  return res;
-}
-
-/** "ok", or the problem type the edge refuses the input with (path ids filled in). */
-function edge(id: string, input: Partial<RawInput>): string {
-  const o = op(id);
-  const params: Record<string, string> = {};
-  if (o.path.includes("{webhook_id}")) params.webhook_id = pub.webhook;
-  if (o.path.includes("{subscription_id}")) params.subscription_id = pub.subscription;
-  try {
-    o.validate({ params, query: {}, body: undefined, ...input });
-    return "ok";
-  } catch (e) {
-    if (e instanceof DomainError) return e.type;
-    throw e;
-  }
-}
 
 describe("the document", () => {
   it("serves the SDK's eleven operations with its ids, methods and paths", () => {

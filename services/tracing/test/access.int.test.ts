@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { predefinedRole, type Principal } from "@argus/platform";
@@ -79,14 +78,7 @@ beforeAll(async () => {
   t = await startTracingUnderTest();
   privateSpace = await t.createSpace(true);
   publicSpace = await t.createSpace(false);
-  for (const spaceId of [privateSpace, publicSpace])
-    await t.callOn(t.catalog, C.createAnnotationConfig, {
-      spaceId,
-      name: "notes",
-      type: "FREEFORM",
-      values: [],
-      optimizationDirection: "",
-    });
+  for (const spaceId of [privateSpace, publicSpace]) await t.createNotesConfig(spaceId);
 });
 afterAll(async () => {
   await t?.stop();

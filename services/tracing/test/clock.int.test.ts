@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "@argus/platform";
-import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
 import { exportRaw, listSpans, listTraces, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
@@ -14,13 +13,7 @@ let t: TracingUnderTest;
 
 beforeAll(async () => {
   t = await startTracingUnderTest({}, { clock: fixedClock(pinned) });
-  await t.callOn(t.catalog, C.createAnnotationConfig, {
-    spaceId: t.spaceId,
-    name: "notes",
-    type: "FREEFORM",
-    values: [],
-    optimizationDirection: "",
-  });
+  await t.createNotesConfig();
 });
 afterAll(async () => {
   await t?.stop();

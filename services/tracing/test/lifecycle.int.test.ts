@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { ProjectServiceService as P } from "@argus/proto/catalog/v1/projects";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
@@ -59,13 +58,7 @@ beforeAll(async () => {
     },
   });
   await nc.flush();
-  await t.callOn(t.catalog, C.createAnnotationConfig, {
-    spaceId: t.spaceId,
-    name: "notes",
-    type: "FREEFORM",
-    values: [],
-    optimizationDirection: "",
-  });
+  await t.createNotesConfig();
 });
 afterAll(async () => {
   await nc?.drain();

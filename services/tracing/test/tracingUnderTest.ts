@@ -10,6 +10,7 @@ import {
 } from "@argus/platform";
 import { grantsFor } from "@argus/platform/testing";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
+import { AnnotationConfigServiceService } from "@argus/proto/catalog/v1/annotations";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   createTestDatabase,
@@ -58,6 +59,11 @@ export interface TracingUnderTest {
   ): Promise<Res>;
   /** A new space of the admin's organization. */
   createSpace(isPrivate?: boolean): Promise<string>;
+  /**
+   * The FREEFORM annotation config "notes" in a space (default: `spaceId`): the catalog's config
+   * an annotation of that name needs.
+   */
+  createNotesConfig(spaceId?: string): Promise<void>;
   /**
    * An account member (signed like the gateway would) holding exactly these permissions per
    * space, or a predefined space role by name (e.g. "READ_ONLY"); `extra` overrides fields.
@@ -141,6 +147,15 @@ export async function startTracingUnderTest(
         isPrivate,
       });
       return space.id;
+    },
+    async createNotesConfig(spaceId = identity.spaceId) {
+      await callOn(catalogChannel, AnnotationConfigServiceService.createAnnotationConfig, {
+        spaceId,
+        name: "notes",
+        type: "FREEFORM",
+        values: [],
+        optimizationDirection: "",
+      });
     },
     member(perms = {}, extra = {}) {
       const custom: Record<string, readonly string[]> = {};

@@ -8,16 +8,9 @@ import { lockDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { requireInsertableColumns } from "../examples/exampleRules.ts";
 import { FIRST_VERSION_NAME } from "../shared/access.ts";
-import {
-  columnNames,
-  requireRowFields,
-  staged,
-  startOf,
-  takeRows,
-  type ImportPart,
-} from "./imports.ts";
+import { columnNames, requireRowFields, stageUpload, startOf, uploadOf } from "./imports.ts";
 import { LIMITS } from "@argus/contracts";
-import { beginImport, claimImport, idSequence } from "./staging.ts";
+import { claimImport } from "./staging.ts";
 
 const nameTaken = (name: string) =>
   `a dataset named ${JSON.stringify(name)} already exists in this space`;
@@ -34,12 +27,7 @@ export function exampleImport(deps: DatasetDeps) {
     requests: AsyncIterable<ImportDatasetMessage>,
     ctx: CallContext,
   ): Promise<ImportDatasetResponse> => {
-    const messages = requests[Symbol.asyncIterator]() as AsyncIterator<{
-      part?: ImportPart<
-        Extract<ImportDatasetMessage["part"], { $case: "start" }>["value"],
-        Extract<ImportDatasetMessage["part"], { $case: "rows" }>["value"]
-      >;
-    }>;
+    const messages = uploadOf(requests);
     const start = await startOf(messages);
     await requireCreatable(deps.spaces, ctx, start.spaceId, "DATASET_CREATE");
     requireInsertableColumns(columnNames(start.columns));
@@ -63,22 +51,24 @@ export function exampleImport(deps: DatasetDeps) {
     );
     if (taken.rowCount) throw new DomainError("resource-conflict", nameTaken(start.name));
 
-    const staging = await beginImport(deps.pool, "examples", ctx.principal.accountId);
-    return staged(staging, async () => {
-      const nextId = idSequence(now);
-      const count = await takeRows(
-        messages,
-        async (rows, first) => {
-          for (let i = 0; i < rows.fieldsJson.length; i++) {
-            const fields = rows.fieldsJson[i]!;
-            requireRowFields(fields, first + i);
-            await staging.add(`{"id":"${nextId()}","fields":${fields}}`);
-          }
-          return rows.fieldsJson.length;
-        },
-        LIMITS.EXAMPLES_PER_IMPORT_MAX,
-      );
-      await staging.flush();
+    const upload = {
+      pool: deps.pool,
+      kind: "examples" as const,
+      accountId: ctx.principal.accountId,
+      now,
+      max: LIMITS.EXAMPLES_PER_IMPORT_MAX,
+    };
+    const rowTexts = function* (
+      rows: { fieldsJson: string[] },
+      first: number,
+      nextId: () => string,
+    ) {
+      for (const [i, fields] of rows.fieldsJson.entries()) {
+        requireRowFields(fields, first + i);
+        yield `{"id":"${nextId()}","fields":${fields}}`;
+      }
+    };
+    return stageUpload(messages, upload, rowTexts, async (importId, count) => {
       const meta = spaceMetadata(ctx, start.spaceId);
       const imported: DatasetExamplesImported = {
         type: "DatasetExamplesImported",
@@ -86,7 +76,7 @@ export function exampleImport(deps: DatasetDeps) {
           dataset_id: create.id,
           space_id: start.spaceId,
           version_id: create.firstVersion.id,
-          import_id: staging.importId,
+          import_id: importId,
           count,
           columns: start.columns.map((c) => ({ name: c.name, kinds: c.kinds })),
           at: now.toISOString(),
@@ -94,7 +84,7 @@ export function exampleImport(deps: DatasetDeps) {
       };
       await deps.commands.transact(
         async (scope) => {
-          await claimImport(scope.client, staging.importId);
+          await claimImport(scope.client, importId);
           await scope.decide(streamId("dataset", create.id), datasetDecider, create, meta);
           // Nobody else knows the new dataset yet: its lock, free, is the examples' all the same.
           const lock = await lockDataset(scope, create.id);

@@ -1,7 +1,8 @@
 import { LIMITS, type ImportedColumn } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
-import type { Staging } from "./staging.ts";
+import type { Pool } from "pg";
+import { beginImport, idSequence, type ImportKind } from "./staging.ts";
 
 /**
  * What every bulk upload shares: its messages in order (a start, rows, an end that counts them),
@@ -13,6 +14,19 @@ export type ImportPart<Start, Rows> =
   | { $case: "start"; value: Start }
   | { $case: "rows"; value: Rows }
   | { $case: "end"; value: { rowCount: bigint } };
+
+/** An upload's messages, read one at a time, with the start and rows types of its oneof. */
+type Upload<M extends { part?: { $case: string; value: unknown } | undefined }> = AsyncIterator<{
+  part?: ImportPart<
+    Extract<M["part"], { $case: "start" }>["value"],
+    Extract<M["part"], { $case: "rows" }>["value"]
+  >;
+}>;
+
+/** An upload's request stream as `startOf` and `stageUpload` read it. */
+export const uploadOf = <M extends { part?: { $case: string; value: unknown } | undefined }>(
+  requests: AsyncIterable<M>,
+) => requests[Symbol.asyncIterator]() as unknown as Upload<M>;
 
 /** The start message; anything else first is a broken stream. */
 export async function startOf<Start, Rows>(
@@ -83,12 +97,35 @@ export function columnNames(columns: readonly ImportedColumn[]): string[] {
 }
 
 /**
- * Runs `body` over a staged upload: on any failure (the client gone included) the staging is
- * dropped before the error goes on, so a failed upload leaves nothing behind but an error.
+ * The rest of an upload after its start: its rows staged as they arrive (`rowTexts` checks a
+ * message's rows, the first numbered `first`, and yields each one's JSON text, with new ids from
+ * `nextId`), at most `max`, then `commit` with the import and the row count. On any failure (the
+ * client gone included) the staging is dropped before the error goes on, so a failed upload
+ * leaves nothing behind but an error.
  */
-export async function staged<T>(staging: Staging, body: () => Promise<T>): Promise<T> {
+export async function stageUpload<Start, Rows, T>(
+  messages: AsyncIterator<{ part?: ImportPart<Start, Rows> | undefined }>,
+  upload: { pool: Pool; kind: ImportKind; accountId: string; now: Date; max: number },
+  rowTexts: (rows: Rows, first: number, nextId: () => string) => Iterable<string>,
+  commit: (importId: string, count: number) => Promise<T>,
+): Promise<T> {
+  const staging = await beginImport(upload.pool, upload.kind, upload.accountId);
   try {
-    return await body();
+    const nextId = idSequence(upload.now);
+    const count = await takeRows(
+      messages,
+      async (rows, first) => {
+        let n = 0;
+        for (const text of rowTexts(rows, first, nextId)) {
+          await staging.add(text);
+          n++;
+        }
+        return n;
+      },
+      upload.max,
+    );
+    await staging.flush();
+    return await commit(staging.importId, count);
   } catch (err) {
     await staging.drop();
     throw err;

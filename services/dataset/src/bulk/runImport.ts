@@ -9,21 +9,14 @@ import type {
   ImportRunsResponse,
 } from "@argus/proto/dataset/v1/bulk";
 import type { Experiment } from "@argus/proto/dataset/v1/dataset";
-import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
+import { findVersion, loadDataset, lockLatestVersion } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { loadExperiment, lockExperiment, toExperiment } from "../experiments/experimentRows.ts";
 import { requireRunColumns } from "../experiments/experimentRunRules.ts";
 import { notFound, unprocessable } from "../shared/lifecycleRules.ts";
-import {
-  columnNames,
-  requireRowFields,
-  staged,
-  startOf,
-  takeRows,
-  type ImportPart,
-} from "./imports.ts";
-import { beginImport, claimImport, idSequence } from "./staging.ts";
+import { columnNames, requireRowFields, stageUpload, startOf, uploadOf } from "./imports.ts";
+import { claimImport } from "./staging.ts";
 
 const nameTaken = (name: string) =>
   `an experiment named ${JSON.stringify(name)} already exists on this dataset`;
@@ -74,11 +67,7 @@ export function runImport(deps: DatasetDeps) {
       return deps.commands.transact(
         async (scope) => {
           const now = deps.clock.now();
-          // The dataset's lock: it is not deleted under the new experiment.
-          const row = await findDataset(scope.client, dataset.id, true);
-          if (!row) throw notFound("dataset");
-          const version = await findVersion(scope.client, row.id, "");
-          if (!version) throw notFound("dataset version");
+          const { dataset: row, version } = await lockLatestVersion(scope.client, dataset.id);
           const { state } = await scope.decide(
             streamId("experiment", id),
             experimentDecider,
@@ -119,12 +108,7 @@ export function runImport(deps: DatasetDeps) {
       requests: AsyncIterable<ImportRunsMessage>,
       ctx: CallContext,
     ): Promise<ImportRunsResponse> {
-      const messages = requests[Symbol.asyncIterator]() as AsyncIterator<{
-        part?: ImportPart<
-          Extract<ImportRunsMessage["part"], { $case: "start" }>["value"],
-          Extract<ImportRunsMessage["part"], { $case: "rows" }>["value"]
-        >;
-      }>;
+      const messages = uploadOf(requests);
       const start = await startOf(messages);
       const dataset = await loadDataset(deps, ctx, start.datasetId);
       const named = await tracedQuery<{ id: string }>(
@@ -138,42 +122,42 @@ export function runImport(deps: DatasetDeps) {
       requireRunColumns(columnNames(start.columns));
 
       const now = deps.clock.now();
-      const staging = await beginImport(deps.pool, "runs", ctx.principal.accountId);
-      return staged(staging, async () => {
-        const nextId = idSequence(now);
-        const count = await takeRows(
-          messages,
-          async (rows, first) => {
-            for (let i = 0; i < rows.runs.length; i++) {
-              const run = rows.runs[i]!;
-              const n = first + i;
-              if (run.exampleId === "")
-                throw unprocessable(`row ${n}: example_id is required on a dataset's experiment`);
-              if (!isUuid(run.exampleId))
-                throw unprocessable(`row ${n}: example_id is not an example id`);
-              const fields = run.fieldsJson || "{}";
-              if (fields !== "{}") requireRowFields(fields, n, Buffer.byteLength(run.output));
-              await staging.add(
-                `{"n":${n},"id":"${nextId()}","example_id":"${run.exampleId}","output":${JSON.stringify(run.output)},"fields":${fields}}`,
-              );
-            }
-            return rows.runs.length;
-          },
-          LIMITS.RUNS_PER_IMPORT_MAX,
-        );
-        await staging.flush();
+      const upload = {
+        pool: deps.pool,
+        kind: "runs" as const,
+        accountId: ctx.principal.accountId,
+        now,
+        max: LIMITS.RUNS_PER_IMPORT_MAX,
+      };
+      const rowTexts = function* (
+        rows: { runs: { exampleId: string; fieldsJson: string; output: string }[] },
+        first: number,
+        nextId: () => string,
+      ) {
+        for (const [i, run] of rows.runs.entries()) {
+          const n = first + i;
+          if (run.exampleId === "")
+            throw unprocessable(`row ${n}: example_id is required on a dataset's experiment`);
+          if (!isUuid(run.exampleId))
+            throw unprocessable(`row ${n}: example_id is not an example id`);
+          const fields = run.fieldsJson || "{}";
+          if (fields !== "{}") requireRowFields(fields, n, Buffer.byteLength(run.output));
+          yield `{"n":${n},"id":"${nextId()}","example_id":"${run.exampleId}","output":${JSON.stringify(run.output)},"fields":${fields}}`;
+        }
+      };
+      return stageUpload(messages, upload, rowTexts, async (importId, count) => {
         const at = now.toISOString();
         const experiment = await deps.commands.transact(async (scope) => {
           const lock = await lockExperiment(scope, checked.id);
           if (!lock) throw notFound("experiment");
           const row = lock.row;
-          await claimImport(scope.client, staging.importId);
+          await claimImport(scope.client, importId);
           if (row.dataset_id && row.dataset_version_id) {
             const version = await findVersion(scope.client, row.dataset_id, row.dataset_version_id);
             if (!version) throw notFound("dataset version");
             const missing = await firstRunWithoutExample(
               scope.client,
-              staging.importId,
+              importId,
               row.dataset_id,
               version.lineage,
             );
@@ -187,7 +171,7 @@ export function runImport(deps: DatasetDeps) {
             data: {
               experiment_id: row.id,
               space_id: row.space_id,
-              import_id: staging.importId,
+              import_id: importId,
               count,
               columns: start.columns.map((c) => ({ name: c.name, kinds: c.kinds })),
               at,

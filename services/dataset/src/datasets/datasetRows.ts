@@ -1,11 +1,10 @@
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery, type CommandScope } from "@argus/eventstore";
-import { notFound, type CallContext, type Permission } from "@argus/platform";
-import { authorized, isUuid } from "@argus/spaces";
+import { tracedQuery } from "@argus/eventstore";
+import { isUuid } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
-import type { DatasetDeps } from "../deps.ts";
 import { ACCESS } from "../shared/access.ts";
-import { lockRowOf, rowOf } from "../shared/rowOf.ts";
+import { notFound } from "../shared/lifecycleRules.ts";
+import { resourceRows } from "../shared/rowOf.ts";
 
 export interface DatasetRow {
   id: string;
@@ -46,34 +45,18 @@ const toVersion = (v: VersionRow): DatasetVersion => ({
   updatedAt: v.updated_at.toISOString(),
 });
 
-export const findDataset = (db: Pool | PoolClient, id: string, lock = false) =>
-  rowOf<DatasetRow>(db, "datasets", DATASET_COLUMNS, id, lock);
+const datasetRows = resourceRows<DatasetRow>("datasets", DATASET_COLUMNS, ACCESS.dataset);
+
+export const findDataset = datasetRows.find;
 
 /** The dataset's row, locked: every writer of its examples takes that lock first. */
-export const lockDataset = (scope: CommandScope, id: string) =>
-  lockRowOf<DatasetRow>(scope, "datasets", DATASET_COLUMNS, id);
+export const lockDataset = datasetRows.lock;
 
 /** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
-export async function loadDataset(
-  deps: Pick<DatasetDeps, "pool" | "spaces">,
-  ctx: CallContext,
-  id: string,
-  permission?: Permission,
-): Promise<DatasetRow> {
-  return authorized(deps.spaces, ctx, await findDataset(deps.pool, id), ACCESS.dataset, permission);
-}
+export const loadDataset = datasetRows.load;
 
-/** The dataset when it is in the account the task runner names; else 404. */
-export async function datasetInAccount(
-  db: Pool | PoolClient,
-  accountId: string,
-  id: string,
-  lock = false,
-): Promise<DatasetRow> {
-  const row = isUuid(id) ? await findDataset(db, id, lock) : undefined;
-  if (!row || row.account_id !== accountId) throw notFound("dataset");
-  return row;
-}
+/** The dataset when it is in the account the task runner names (row-locked on request); else 404. */
+export const datasetInAccount = datasetRows.inAccount;
 
 /** The named version of the dataset, or its latest (newest id: ids are uuid v7) when none is. */
 export async function findVersion(
@@ -91,6 +74,18 @@ export async function findVersion(
     [datasetId, versionId || null],
   );
   return res.rows[0];
+}
+
+/**
+ * The dataset under its row lock, so that it is not deleted under what is made on it, and its
+ * latest version (the one a new experiment runs on); either one gone is not found.
+ */
+export async function lockLatestVersion(client: PoolClient, datasetId: string) {
+  const dataset = await findDataset(client, datasetId, true);
+  if (!dataset) throw notFound("dataset");
+  const version = await findVersion(client, dataset.id, "");
+  if (!version) throw notFound("dataset version");
+  return { dataset, version };
 }
 
 /** Newest first. */

@@ -10,7 +10,7 @@ import type {
   ExperimentWrite,
   InsertExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { findDataset, findVersion, loadDataset } from "../datasets/datasetRows.ts";
+import { findVersion, loadDataset, lockLatestVersion } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
 import { presentIds } from "../examples/exampleRows.ts";
@@ -109,13 +109,9 @@ export function experimentCommands(deps: DatasetDeps) {
           const now = deps.clock.now();
           let on: { id: string; versionId: string } | null = null;
           if (dataset) {
-            // The dataset's lock: it is not deleted under the new experiment.
-            const row = await findDataset(scope.client, dataset.id, true);
-            if (!row) throw notFound("dataset");
-            const version = await findVersion(scope.client, row.id, "");
-            if (!version) throw notFound("dataset version");
-            on = { id: row.id, versionId: version.id };
-            await requireExamples(scope.client, row.id, version.id, runs);
+            const { version } = await lockLatestVersion(scope.client, dataset.id);
+            on = { id: dataset.id, versionId: version.id };
+            await requireExamples(scope.client, dataset.id, version.id, runs);
           }
           const { state } = await scope.decide(
             streamId("experiment", id),

@@ -1,12 +1,10 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery, type CommandScope, type RowLock } from "@argus/eventstore";
-import { notFound, type CallContext, type Permission } from "@argus/platform";
-import { authorized, isUuid } from "@argus/spaces";
+import { notFound } from "@argus/platform";
 import type { Experiment, ExperimentRun } from "@argus/proto/dataset/v1/dataset";
-import type { DatasetDeps } from "../deps.ts";
 import { ACCESS } from "../shared/access.ts";
 import { annotationsOf } from "../shared/annotationRows.ts";
-import { lockRowOf, rowOf } from "../shared/rowOf.ts";
+import { resourceRows } from "../shared/rowOf.ts";
 
 export interface ExperimentRow {
   id: string;
@@ -34,39 +32,22 @@ export const toExperiment = (r: ExperimentRow): Experiment => ({
   integrationId: r.integration_id ?? "",
 });
 
-export const findExperiment = (db: Pool | PoolClient, id: string, lock = false) =>
-  rowOf<ExperimentRow>(db, "experiments", EXPERIMENT_COLUMNS, id, lock);
+const experimentRows = resourceRows<ExperimentRow>(
+  "experiments",
+  EXPERIMENT_COLUMNS,
+  ACCESS.experiment,
+);
+
+export const findExperiment = experimentRows.find;
 
 /** The experiment's row, locked: every writer of its runs takes that lock first. */
-export const lockExperiment = (scope: CommandScope, id: string) =>
-  lockRowOf<ExperimentRow>(scope, "experiments", EXPERIMENT_COLUMNS, id);
+export const lockExperiment = experimentRows.lock;
 
 /** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */
-export async function loadExperiment(
-  deps: Pick<DatasetDeps, "pool" | "spaces">,
-  ctx: CallContext,
-  id: string,
-  permission?: Permission,
-): Promise<ExperimentRow> {
-  return authorized(
-    deps.spaces,
-    ctx,
-    await findExperiment(deps.pool, id),
-    ACCESS.experiment,
-    permission,
-  );
-}
+export const loadExperiment = experimentRows.load;
 
 /** The experiment when it is in the account the task runner names; else 404. */
-export async function experimentInAccount(
-  db: Pool | PoolClient,
-  accountId: string,
-  id: string,
-): Promise<ExperimentRow> {
-  const row = isUuid(id) ? await findExperiment(db, id) : undefined;
-  if (!row || row.account_id !== accountId) throw notFound("experiment");
-  return row;
-}
+export const experimentInAccount = experimentRows.inAccount;
 
 /** `experimentInAccount` under the experiment's row lock, which every writer of its runs takes. */
 export async function lockExperimentInAccount(

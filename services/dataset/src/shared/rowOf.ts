@@ -1,12 +1,14 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery, type CommandScope, type RowLock } from "@argus/eventstore";
-import { isUuid } from "@argus/spaces";
+import { notFound, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
+import { authorized, isUuid, type SpaceRow } from "@argus/spaces";
+import type { DatasetDeps } from "../deps.ts";
 
 /**
  * The row of `table` with this id, row-locked when `lock` (the lock every writer of the
  * resource's records takes first); none for an id that is no uuid.
  */
-export async function rowOf<T extends object>(
+async function rowOf<T extends object>(
   db: Pool | PoolClient,
   table: string,
   columns: string,
@@ -28,10 +30,41 @@ export async function rowOf<T extends object>(
  * of the resource's records takes first, and `appendLocked` asks for. None for an id that is
  * no uuid.
  */
-export const lockRowOf = <T extends object>(
+const lockRowOf = <T extends object>(
   scope: CommandScope,
   table: string,
   columns: string,
   id: string,
 ): Promise<RowLock<T> | undefined> =>
   isUuid(id) ? scope.lockRow<T>(table, id, columns) : Promise.resolve(undefined);
+
+/**
+ * The ways a space-owned resource's row is read, the same for each of the service's resources:
+ * by id (row-locked on request), locked in a command, as the caller may act on it with a
+ * permission (404 / 403 otherwise), and in the account a peer service names (404 otherwise).
+ */
+export function resourceRows<T extends SpaceRow>(
+  table: string,
+  columns: string,
+  access: ResourceAccess,
+) {
+  const find = (db: Pool | PoolClient, id: string, lock = false) =>
+    rowOf<T>(db, table, columns, id, lock);
+  return {
+    find,
+    lock: (scope: CommandScope, id: string) => lockRowOf<T>(scope, table, columns, id),
+    async load(
+      deps: Pick<DatasetDeps, "pool" | "spaces">,
+      ctx: CallContext,
+      id: string,
+      permission?: Permission,
+    ): Promise<T> {
+      return authorized(deps.spaces, ctx, await find(deps.pool, id), access, permission);
+    },
+    async inAccount(db: Pool | PoolClient, accountId: string, id: string, lock = false) {
+      const row = await find(db, id, lock);
+      if (!row || row.account_id !== accountId) throw notFound(access.label);
+      return row;
+    },
+  };
+}

@@ -6,12 +6,7 @@ import type {
   RemoveOrganizationUserRequest,
 } from "@argus/proto/identity/v1";
 import type { IdentityDeps } from "../deps.ts";
-import { bindUser, unbindUser } from "../roleBindings/membershipBindings.ts";
-import {
-  membershipRole,
-  predefinedRoleId,
-  requireRoleFitsAccountRole,
-} from "../roleBindings/membershipChecks.ts";
+import { addMember, unbindUser } from "../roleBindings/membershipBindings.ts";
 import { hold } from "../shared/holds.ts";
 import { loadOrganizationFor } from "./organizationQueries.ts";
 
@@ -22,31 +17,19 @@ export function organizationMemberCommands({ pool, commands, clock }: IdentityDe
       req: AddOrganizationUserRequest,
       ctx: CallContext,
     ): Promise<OrganizationMembership> {
-      const accountId = ctx.principal.accountId;
       await loadOrganizationFor(pool, ctx, req.organizationId, "adding organization users");
       const on = { type: "ORGANIZATION" as const, id: req.organizationId };
-      // A custom role makes the user a member, as any role below ADMIN (README).
-      const roleId = req.customRoleId || predefinedRoleId(req.roleName);
-      const id = await bindUser(
-        { commands, clock },
+      const { id, ...role } = await addMember(
+        { pool, commands, clock },
         ctx,
         on,
-        req.userId,
-        roleId,
-        async ({ client }) => {
-          if (!req.customRoleId)
-            await requireRoleFitsAccountRole(
-              client,
-              accountId,
-              req.userId,
-              req.roleName,
-              "organization",
-            );
-          else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
-          else if (!(await hold(client, "user", req.userId, accountId))) throw notFound("user");
+        req,
+        async (client, account) => {
+          // A predefined role's check found the user already (without holding it).
+          if (req.customRoleId && !(await hold(client, "user", req.userId, account)))
+            throw notFound("user");
         },
       );
-      const role = await membershipRole(pool, roleId);
       return { id, userId: req.userId, organizationId: req.organizationId, ...role };
     },
 

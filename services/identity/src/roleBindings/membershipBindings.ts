@@ -1,11 +1,16 @@
 import { notFound, uuidv7, type CallContext } from "@argus/platform";
-import type { CommandHandler, CommandScope } from "@argus/eventstore";
+import type { CommandHandler, CommandScope, Queryable } from "@argus/eventstore";
 import { streamId, type BindingResourceType } from "@argus/contracts";
 import type { IdentityDeps } from "../deps.ts";
 import { roleBindingDecider } from "./roleBindingDecider.ts";
 import { bindingTargets } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
-import { findMembership } from "./membershipChecks.ts";
+import {
+  findMembership,
+  membershipRole,
+  predefinedRoleId,
+  requireRoleFitsAccountRole,
+} from "./membershipChecks.ts";
 import { BINDING_CONFLICT, bindingMetadata } from "./roleBindingCommands.ts";
 
 export interface Place {
@@ -17,7 +22,7 @@ export interface Place {
  * Binds (or rebinds) the user on the resource after `check`, in one transaction: one binding
  * per user and resource, so adding a user already bound changes the role. The binding's id.
  */
-export const bindUser = (
+const bindUser = (
   { commands, clock }: Pick<IdentityDeps, "commands" | "clock">,
   ctx: CallContext,
   on: Place,
@@ -66,6 +71,46 @@ export const bindUser = (
     },
     { conflicts: BINDING_CONFLICT },
   );
+
+/** A member as add_organization_user and add_space_user name one. */
+interface NewMember {
+  userId: string;
+  roleName: string;
+  customRoleId: string;
+}
+
+/**
+ * Binds the user on an organization or a space with a predefined role by name (which must fit
+ * the user's account role) or a custom one (which must be the account's); `more` adds the
+ * resource's own rules, in the same transaction. The binding's id and its role as a membership
+ * names it.
+ */
+export async function addMember(
+  { pool, commands, clock }: Pick<IdentityDeps, "pool" | "commands" | "clock">,
+  ctx: CallContext,
+  on: Place & { type: "ORGANIZATION" | "SPACE" },
+  req: NewMember,
+  more: (client: Queryable, accountId: string) => Promise<void>,
+) {
+  const accountId = ctx.principal.accountId;
+  // A custom role makes the user a member, as any role below ADMIN (README).
+  const roleId = req.customRoleId || predefinedRoleId(req.roleName);
+  const where = on.type === "ORGANIZATION" ? "organization" : "space";
+  const id = await bindUser(
+    { commands, clock },
+    ctx,
+    on,
+    req.userId,
+    roleId,
+    async ({ client }) => {
+      if (!req.customRoleId)
+        await requireRoleFitsAccountRole(client, accountId, req.userId, req.roleName, where);
+      else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+      await more(client, accountId);
+    },
+  );
+  return { id, ...(await membershipRole(pool, roleId)) };
+}
 
 /** Removes the user's binding on the resource (404 when there is none). */
 export const unbindUser = (

@@ -3,24 +3,33 @@ import { hashApiKey } from "../shared/secretHash.ts";
 import { newInvitationToken } from "../shared/newSecrets.ts";
 
 /**
- * Writes (or, on resend, replaces) the user's verification token, in the transaction of the
- * event that invites: the previous one stops working. The raw token would be e-mailed to the
- * invitee (delivery is outside Argus); only its HMAC under the pepper is stored.
+ * Writes (or replaces) a user's one-time token in `table`, in the transaction of the event that
+ * issues it: the previous one stops working. The raw token would be e-mailed (delivery is
+ * outside Argus); only its HMAC under the pepper is stored.
  */
-export async function issueInvitationToken(
+export async function issueUserToken(
   client: Queryable,
+  table: "invitation_tokens" | "password_reset_tokens",
   pepper: string,
   userId: string,
   expiresAt: string,
 ): Promise<void> {
   await tracedQuery(
     client,
-    "store invitation token",
-    `insert into invitation_tokens (user_id, token_hash, expires_at) values ($1, $2, $3)
+    `store ${table === "invitation_tokens" ? "invitation" : "password reset"} token`,
+    `insert into ${table} (user_id, token_hash, expires_at) values ($1, $2, $3)
        on conflict (user_id) do update set token_hash = excluded.token_hash, expires_at = excluded.expires_at`,
     [userId, hashApiKey(newInvitationToken(), pepper), expiresAt],
   );
 }
+
+/** The invitation's token, in the transaction of the event that invites (or resends). */
+export const issueInvitationToken = (
+  client: Queryable,
+  pepper: string,
+  userId: string,
+  expiresAt: string,
+) => issueUserToken(client, "invitation_tokens", pepper, userId, expiresAt);
 
 export interface InvitationRow {
   user_id: string;

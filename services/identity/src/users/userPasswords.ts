@@ -1,6 +1,6 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { hashApiKey } from "../shared/secretHash.ts";
-import { newInvitationToken } from "../shared/newSecrets.ts";
+import { issueUserToken } from "./invitationTokens.ts";
 
 /**
  * Stores a user's temporary password (create_user with invite_mode TEMPORARY_PASSWORD) in the
@@ -35,22 +35,10 @@ export async function hasPassword(client: Queryable, userId: string): Promise<bo
   return res.rows.length > 0;
 }
 
-/**
- * Writes (or replaces) the user's password-reset token in the transaction of its event: the
- * raw token would be e-mailed to the user (delivery is outside Argus); only its HMAC under the
- * pepper is stored, and a new request makes the previous token stop working.
- */
-export async function issuePasswordResetToken(
+/** The user's password-reset token, in the transaction of the event that requests it. */
+export const issuePasswordResetToken = (
   client: Queryable,
   pepper: string,
   userId: string,
   expiresAt: string,
-): Promise<void> {
-  await tracedQuery(
-    client,
-    "store password reset token",
-    `insert into password_reset_tokens (user_id, token_hash, expires_at) values ($1, $2, $3)
-       on conflict (user_id) do update set token_hash = excluded.token_hash, expires_at = excluded.expires_at`,
-    [userId, hashApiKey(newInvitationToken(), pepper), expiresAt],
-  );
-}
+) => issueUserToken(client, "password_reset_tokens", pepper, userId, expiresAt);

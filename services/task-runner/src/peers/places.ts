@@ -60,35 +60,25 @@ export function servicePlaces(catalog: Client, dataset: Client): Places {
     if (!isUuid(id)) throw notFound(what);
     return id;
   };
+  /** A resource by its id (none that is no uuid), not found as `what`. */
+  const byId = <Res>(
+    channel: Client,
+    method: ClientMethod<{ id: string }, Res>,
+    ctx: CallContext,
+    id: string,
+    what: string,
+  ) => ask(channel, method, { id: uuid(id, what) }, ctx, what);
   return {
     async project(ctx, id) {
-      const p = await ask(
-        catalog,
-        ProjectServiceService.getProject,
-        { id: uuid(id, "project") },
-        ctx,
-        "project",
-      );
+      const p = await byId(catalog, ProjectServiceService.getProject, ctx, id, "project");
       return { id: p.id, spaceId: p.spaceId };
     },
     async dataset(ctx, id) {
-      const d = await ask(
-        dataset,
-        DatasetServiceService.getDataset,
-        { id: uuid(id, "dataset") },
-        ctx,
-        "dataset",
-      );
+      const d = await byId(dataset, DatasetServiceService.getDataset, ctx, id, "dataset");
       return { id: d.id, spaceId: d.spaceId };
     },
     async experiment(ctx, id) {
-      const e = await ask(
-        dataset,
-        DatasetServiceService.getExperiment,
-        { id: uuid(id, "experiment") },
-        ctx,
-        "experiment",
-      );
+      const e = await byId(dataset, DatasetServiceService.getExperiment, ctx, id, "experiment");
       return { id: e.id, datasetId: e.datasetId };
     },
     async experimentNamed(ctx, datasetId, name) {
@@ -128,11 +118,11 @@ export function servicePlaces(catalog: Client, dataset: Client): Places {
       };
     },
     async integration(ctx, id) {
-      const i = await ask(
+      const i = await byId(
         catalog,
         IntegrationServiceService.getIntegration,
-        { id: uuid(id, "integration") },
         ctx,
+        id,
         "integration",
       );
       return { id: i.id, type: i.type };

@@ -1,25 +1,19 @@
 import type { Pool } from "pg";
 import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "./managedEvaluators.ts";
+import { text } from "./evaluateSpans.ts";
 import {
-  doneItems,
+  evaluatePage,
   noEvaluators,
   evaluateOne,
-  workPage,
   writePending,
-  type ItemOutcome,
   type Outcome,
-  type PageJob,
   type Progress,
   type PendingEvaluation,
   type RunToWork,
 } from "./runItems.ts";
 
 const PAGE = 200;
-
-const text = (v: unknown): string | undefined =>
-  v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
 
 interface Item {
   output: string;
@@ -64,34 +58,27 @@ export async function evaluateExperiments(
     let after = "";
     do {
       const page = await runs.page(run.account_id, experimentId, after, PAGE);
-      const ids = page.runs.map((r) => r.id);
-      const seen = await doneItems(pool, run.id, ids);
-      const skipped: ItemOutcome[] = [];
-      const jobs: PageJob<Verdict & { name: string }>[] = [];
-      for (const r of page.runs) {
+      const items = page.runs.map((r) => {
         const item: Item = {
           output: r.output,
           fields: JSON.parse(r.fieldsJson || "{}") as Record<string, unknown>,
           example: JSON.parse(r.exampleFieldsJson || "{}") as Record<string, unknown>,
         };
-        for (const e of runnable) {
-          if (seen.has(`${r.id}/${e.evaluatorId}`)) continue;
-          const labeled = item.fields[`eval.${e.name}.label`];
-          if (!options.override_evaluations && labeled !== undefined && labeled !== null)
-            skipped.push({ item_id: r.id, evaluator_id: e.evaluatorId, ok: null });
-          else
-            jobs.push({
-              item_id: r.id,
-              evaluator_id: e.evaluatorId,
-              target: experimentId,
-              run: async () => ({
-                name: e.name,
-                ...(await evaluateOne(e, (column) => valueOf(column, item))),
-              }),
-            });
-        }
-      }
-      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+        return {
+          id: r.id,
+          target: experimentId,
+          evaluatedBy: (e: ItemEvaluator) => {
+            const labeled = item.fields[`eval.${e.name}.label`];
+            return labeled !== undefined && labeled !== null;
+          },
+          verdict: async (e: ItemEvaluator) => ({
+            name: e.name,
+            ...(await evaluateOne(e, (column) => valueOf(column, item))),
+          }),
+        };
+      });
+      const override = options.override_evaluations;
+      if (!(await evaluatePage(pool, run.id, items, runnable, override, write, progress)))
         return { status: "STOPPED" };
       after = page.page?.nextAfter ?? "";
     } while (after !== "");

@@ -2,16 +2,12 @@ import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
-import type { Verdict } from "./managedEvaluators.ts";
 import {
-  doneItems,
+  evaluatePage,
   projectRun,
   evaluateOne,
-  workPage,
   writePending,
-  type ItemOutcome,
   type Outcome,
-  type PageJob,
   type Progress,
   type PendingEvaluation,
   type RunToWork,
@@ -32,18 +28,56 @@ export interface SpanTask {
  * Whether a span is in the sample: a stable function of its id, so a resumed run and a
  * re-trigger sample the same spans.
  */
-export const sampled = (spanId: string, rate: number | null): boolean =>
+const sampled = (spanId: string, rate: number | null): boolean =>
   rate === null ||
   rate >= 1 ||
   createHash("sha256").update(spanId).digest().readUInt32BE(0) / 0x1_0000_0000 < rate;
 
+/**
+ * A window's items page by page (`page` fetches the one after `after`), each page's sample:
+ * `max` items at most over all pages, so the pages stop once that many were taken.
+ */
+export async function* sampledPages<T>(
+  page: (after: string) => Promise<{ items: T[]; nextAfter: string }>,
+  idOf: (item: T) => string,
+  rate: number | null,
+  max: number,
+): AsyncGenerator<T[]> {
+  let after = "";
+  let taken = 0;
+  do {
+    const { items, nextAfter } = await page(after);
+    const chosen: T[] = [];
+    for (const item of items) {
+      if (taken >= max) break;
+      if (!sampled(idOf(item), rate)) continue;
+      taken++;
+      chosen.push(item);
+    }
+    yield chosen;
+    after = taken >= max ? "" : nextAfter;
+  } while (after !== "");
+}
+
+/** A value as an evaluator's variable reads it: a string as it is, anything else as JSON. */
+export const text = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+
+type SpanColumns = { name: string; kind: string; attributes: Record<string, unknown> };
+
+/** A span as the tracing service sends it (attributes as JSON), as `columnOf` reads it. */
+export const spanColumns = (s: {
+  name: string;
+  kind: string;
+  attributesJson: string;
+}): SpanColumns => ({
+  name: s.name,
+  kind: s.kind,
+  attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+});
+
 /** A span column's text: `attributes.<key>` (OpenInference keys are flat), else a few names. */
-export function columnOf(
-  column: string,
-  span: { name: string; kind: string; attributes: Record<string, unknown> },
-) {
-  const text = (v: unknown) =>
-    v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v);
+export function columnOf(column: string, span: SpanColumns) {
   if (column.startsWith("attributes.")) {
     const key = column.slice("attributes.".length);
     if (key in span.attributes) return text(span.attributes[key]);
@@ -94,58 +128,40 @@ export async function evaluateSpans(
   // A dead worker's verdicts first: kept, not yet written.
   await writePending(pool, run.id, write);
   for (const [filter, group] of passes) {
-    let after = "";
-    let taken = 0;
-    do {
-      const page = await spans.page({
-        accountId: run.account_id,
-        projectId: task.project_id,
-        startTime: window.start,
-        endTime: window.end,
-        filter,
-        after,
-        limit: PAGE,
-      });
-      const chosen = [];
-      for (const s of page.spans) {
-        if (taken >= options.max_spans) break;
-        if (!sampled(s.spanId, task.sampling_rate)) continue;
-        taken++;
-        chosen.push(s);
-      }
-      const seen = await doneItems(
-        pool,
-        run.id,
-        chosen.map((c) => c.spanId),
-      );
-      const skipped: ItemOutcome[] = [];
-      const jobs: PageJob<Verdict & { name: string }>[] = [];
-      for (const s of chosen) {
-        const span = {
-          name: s.name,
-          kind: s.kind,
-          attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
+    const pages = sampledPages(
+      async (after) => {
+        const page = await spans.page({
+          accountId: run.account_id,
+          projectId: task.project_id,
+          startTime: window.start,
+          endTime: window.end,
+          filter,
+          after,
+          limit: PAGE,
+        });
+        return { items: page.spans, nextAfter: page.nextAfter };
+      },
+      (s) => s.spanId,
+      task.sampling_rate,
+      options.max_spans,
+    );
+    for await (const chosen of pages) {
+      const items = chosen.map((s) => {
+        const span = spanColumns(s);
+        return {
+          id: s.spanId,
+          target: task.project_id,
+          evaluatedBy: (e: ItemEvaluator) => s.evaluated.includes(e.name),
+          verdict: async (e: ItemEvaluator) => ({
+            name: e.name,
+            ...(await evaluateOne(e, (column) => columnOf(column, span))),
+          }),
         };
-        for (const e of group) {
-          if (seen.has(`${s.spanId}/${e.evaluatorId}`)) continue;
-          if (!options.override_evaluations && s.evaluated.includes(e.name))
-            skipped.push({ item_id: s.spanId, evaluator_id: e.evaluatorId, ok: null });
-          else
-            jobs.push({
-              item_id: s.spanId,
-              evaluator_id: e.evaluatorId,
-              target: task.project_id,
-              run: async () => ({
-                name: e.name,
-                ...(await evaluateOne(e, (column) => columnOf(column, span))),
-              }),
-            });
-        }
-      }
-      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+      });
+      const override = options.override_evaluations;
+      if (!(await evaluatePage(pool, run.id, items, group, override, write, progress)))
         return { status: "STOPPED" };
-      after = taken >= options.max_spans ? "" : page.nextAfter;
-    } while (after !== "");
+    }
   }
   return { status: "COMPLETED" };
 }

@@ -1,19 +1,16 @@
 import type { Pool } from "pg";
-import type { SpanToEvaluate, UnitToEvaluate } from "@argus/proto/tracing/v1/tracing";
+import type { SpanToEvaluate } from "@argus/proto/tracing/v1/tracing";
 import type { ProjectSpans } from "../peers/projectSpans.ts";
 import type { Verdict } from "./managedEvaluators.ts";
 import type { QueryFilters } from "../tasks/taskDecider.ts";
 import type { Granularity, ItemEvaluator, QueryMapping } from "./evaluators.ts";
-import { columnOf, sampled } from "./evaluateSpans.ts";
+import { columnOf, sampledPages, spanColumns } from "./evaluateSpans.ts";
 import {
-  doneItems,
+  evaluatePage,
   projectRun,
   evaluateOne,
-  workPage,
   writePending,
-  type ItemOutcome,
   type Outcome,
-  type PageJob,
   type Progress,
   type RunToWork,
 } from "./runItems.ts";
@@ -46,12 +43,7 @@ function unitValue(
   const ids = m === undefined ? [] : m.query_ids.length > 0 ? m.query_ids : declared;
   const values = spans.flatMap((s) => {
     if (ids.length > 0 && !s.matches.some((id) => ids.includes(id))) return [];
-    const span = {
-      name: s.name,
-      kind: s.kind,
-      attributes: JSON.parse(s.attributesJson) as Record<string, unknown>,
-    };
-    const v = columnOf(m?.attribute_path ?? variable, span);
+    const v = columnOf(m?.attribute_path ?? variable, spanColumns(s));
     return v === undefined ? [] : [v];
   });
   return values.length > 0 ? values.join("\n") : undefined;
@@ -90,56 +82,41 @@ export async function evaluateUnits(
   const passes = new Map<Granularity, ItemEvaluator[]>();
   for (const e of runnable) passes.set(e.granularity, [...(passes.get(e.granularity) ?? []), e]);
   for (const [granularity, group] of passes) {
-    let after = "";
-    let taken = 0;
-    do {
-      const page = await spans.units({
-        accountId: run.account_id,
-        projectId: task.project_id,
-        startTime: window.start,
-        endTime: window.end,
-        granularity,
-        filters,
-        expression: task.query_filters?.expression ?? "",
-        after,
-        limit: PAGE,
-      });
-      const chosen: UnitToEvaluate[] = [];
-      for (const u of page.units) {
-        if (taken >= options.max_spans) break;
-        if (!sampled(u.id, task.sampling_rate)) continue;
-        taken++;
-        chosen.push(u);
-      }
-      // A trace is its root span (a trace with two is two); a session, its id.
-      const itemOf = (u: UnitToEvaluate) => (granularity === "TRACE" ? u.rootSpanId : u.id);
-      const seen = await doneItems(pool, run.id, chosen.map(itemOf));
-      const skipped: ItemOutcome[] = [];
-      const jobs: PageJob<UnitVerdict>[] = [];
-      for (const u of chosen)
-        for (const e of group) {
-          const item_id = itemOf(u);
-          if (seen.has(`${item_id}/${e.evaluatorId}`)) continue;
-          if (!options.override_evaluations && u.evaluated.includes(e.name))
-            skipped.push({ item_id, evaluator_id: e.evaluatorId, ok: null });
-          else
-            jobs.push({
-              item_id,
-              evaluator_id: e.evaluatorId,
-              target: task.project_id,
-              run: async () => ({
-                name: e.name,
-                span_id: u.rootSpanId,
-                ...(await evaluateOne(e, (v) =>
-                  unitValue(v, e.queryMappings ?? [], declared, u.spans),
-                )),
-              }),
-            });
-        }
-      if (!(await workPage(pool, run.id, skipped, jobs, write, progress)))
+    const pages = sampledPages(
+      async (after) => {
+        const page = await spans.units({
+          accountId: run.account_id,
+          projectId: task.project_id,
+          startTime: window.start,
+          endTime: window.end,
+          granularity,
+          filters,
+          expression: task.query_filters?.expression ?? "",
+          after,
+          limit: PAGE,
+        });
+        return { items: page.units, nextAfter: page.nextAfter };
+      },
+      (u) => u.id,
+      task.sampling_rate,
+      options.max_spans,
+    );
+    for await (const chosen of pages) {
+      const items = chosen.map((u) => ({
+        // A trace is its root span (a trace with two is two); a session, its id.
+        id: granularity === "TRACE" ? u.rootSpanId : u.id,
+        target: task.project_id,
+        evaluatedBy: (e: ItemEvaluator) => u.evaluated.includes(e.name),
+        verdict: async (e: ItemEvaluator): Promise<UnitVerdict> => ({
+          name: e.name,
+          span_id: u.rootSpanId,
+          ...(await evaluateOne(e, (v) => unitValue(v, e.queryMappings ?? [], declared, u.spans))),
+        }),
+      }));
+      const override = options.override_evaluations;
+      if (!(await evaluatePage(pool, run.id, items, group, override, write, progress)))
         return { status: "STOPPED" };
-      after = taken >= options.max_spans ? "" : page.nextAfter;
-    } while (after !== "");
+    }
   }
   return { status: "COMPLETED" };
 }

@@ -200,6 +200,48 @@ export async function writePending<T extends object = Verdict & { name: string }
   }
 }
 
+/** One item of an evaluation run's page, as each kind of run reads it. */
+export interface EvaluatedItem<T> {
+  id: string;
+  /** Where its verdicts go (an experiment, a project). */
+  target: string;
+  /** Whether an earlier run already gave it this evaluator's verdict. */
+  evaluatedBy(e: ItemEvaluator): boolean;
+  verdict(e: ItemEvaluator): Promise<T>;
+}
+
+/**
+ * One page of an evaluation run, whatever its items: each item with each evaluator once — what
+ * this run already did (a run resumed by another worker) passed over, an item an earlier run
+ * evaluated skipped unless the trigger overrides — then worked as `workPage` does. False once
+ * the run stopped.
+ */
+export async function evaluatePage<T extends object>(
+  pool: Pool,
+  runId: string,
+  items: readonly EvaluatedItem<T>[],
+  evaluators: readonly ItemEvaluator[],
+  override: boolean,
+  write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
+  progress: Progress,
+): Promise<boolean> {
+  const seen = await doneItems(
+    pool,
+    runId,
+    items.map((i) => i.id),
+  );
+  const skipped: ItemOutcome[] = [];
+  const jobs: PageJob<T>[] = [];
+  for (const item of items)
+    for (const e of evaluators) {
+      const outcome = { item_id: item.id, evaluator_id: e.evaluatorId };
+      if (seen.has(`${item.id}/${e.evaluatorId}`)) continue;
+      if (!override && item.evaluatedBy(e)) skipped.push({ ...outcome, ok: null });
+      else jobs.push({ ...outcome, target: item.target, run: () => item.verdict(e) });
+    }
+  return workPage(pool, runId, skipped, jobs, write, progress);
+}
+
 /** `item/evaluator` of what this run already did with these items (a resumed run skips them). */
 export async function doneItems(
   pool: Pool,

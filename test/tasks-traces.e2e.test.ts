@@ -331,5 +331,6 @@ describe("a worker killed mid trace run", () => {
       [uuidOf(runId)],
     );
     expect(items.rows[0]).toEqual({ n: total, distinct_items: total });
-  });
+    // 4000 traces, a kill and a restart: the run may take the whole of its own 120 s poll.
+  }, 240_000);
 });

@@ -142,6 +142,22 @@ export function spanWriteCommands(deps: TracingDeps) {
     return windowOf("", new Date(now + DAY).toISOString(), (deps.retentionDays + 1) * DAY, now);
   };
 
+  type Scope = Parameters<Parameters<typeof deps.commands.transact>[0]>[0];
+  /** A write's events on its project's span set (a write that matched nothing has none). */
+  const appendToSpans = async (
+    scope: Scope,
+    ctx: CallContext,
+    project: { id: string; spaceId: string },
+    events: Parameters<Scope["appendToSet"]>[1],
+  ) => {
+    if (events.length > 0)
+      await scope.appendToSet(
+        streamId("project_spans", project.id),
+        events,
+        spaceMetadata(ctx, project.spaceId),
+      );
+  };
+
   return {
     async patchSpanMetadata(
       req: PatchSpanMetadataRequest,
@@ -185,12 +201,7 @@ export function spanWriteCommands(deps: TracingDeps) {
             data: { project_id: project.id, space_id: project.spaceId, span_ids: chunk, at },
           }),
         );
-        if (events.length > 0)
-          await scope.appendToSet(
-            streamId("project_spans", project.id),
-            events,
-            spaceMetadata(ctx, project.spaceId),
-          );
+        await appendToSpans(scope, ctx, project, events);
         return {
           spansUpdated: BigInt(spanIds.length),
           errors: ids.flatMap((id) => {
@@ -243,12 +254,7 @@ export function spanWriteCommands(deps: TracingDeps) {
             at,
           },
         }));
-        if (events.length > 0)
-          await scope.appendToSet(
-            streamId("project_spans", project.id),
-            events,
-            spaceMetadata(ctx, project.spaceId),
-          );
+        await appendToSpans(scope, ctx, project, events);
         return { recordsUpdated: BigInt(matched.length), unmatchedIds: unmatched };
       });
     },
@@ -287,12 +293,7 @@ export function spanWriteCommands(deps: TracingDeps) {
             at,
           },
         }));
-        if (events.length > 0)
-          await scope.appendToSet(
-            streamId("project_spans", project.id),
-            events,
-            spaceMetadata(ctx, project.spaceId),
-          );
+        await appendToSpans(scope, ctx, project, events);
         return { recordsUpdated: BigInt(matched.length), unmatchedIds: unmatched };
       });
     },

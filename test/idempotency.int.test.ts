@@ -60,6 +60,7 @@ async function startTheGateway(): Promise<void> {
 interface Answer {
   status: number;
   replayed: boolean;
+  retryAfter: string | null;
   text: string;
   body: Record<string, unknown>;
 }
@@ -82,6 +83,7 @@ async function post(
   return {
     status: res.status,
     replayed: res.headers.get("idempotent-replayed") === "true",
+    retryAfter: res.headers.get("retry-after"),
     text,
     body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
   };
@@ -345,6 +347,8 @@ describe("a request still in flight under the key", () => {
       const second = await post("/v2/tags", tagBody(name), { key: "k-held" });
       expect(second.status).toBe(409);
       expect(second.body.detail).toMatch(/still in flight/);
+      // "Retry later", said the way clients act on: a retry with the same key may succeed.
+      expect(second.retryAfter).toBe("1");
       await holder.query("commit");
       const answered = await first;
       expect(answered.status).toBe(201);

@@ -86,9 +86,16 @@ export async function send(
   }
 }
 
-/** An answer the client cannot read the outcome from: send it again under the same key. */
+/**
+ * An answer the client cannot read the outcome from: send it again under the same key. A 409
+ * with Retry-After is one: an earlier attempt under the key is still in flight.
+ */
 const lost = (a: Answer) =>
-  a.status === 0 || a.status === 408 || a.status === 429 || a.status >= 500;
+  a.status === 0 ||
+  a.status === 408 ||
+  a.status === 429 ||
+  (a.status === 409 && a.retryAfter !== undefined) ||
+  a.status >= 500;
 
 type Outcome =
   /** 2xx: the write was acknowledged. */

@@ -11,7 +11,7 @@ import {
 } from "./idempotentRequests.ts";
 import { IDEMPOTENCY_KEY_HEADER, type CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
-import { problemBody, toDomainError } from "./problem.ts";
+import { GatewayError, problemBody, toDomainError } from "./problem.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute, type RequestContext } from "./requestContext.ts";
 import { render, send, type Answer } from "./respond.ts";
@@ -98,6 +98,9 @@ export function operationRoute(
   };
 }
 
+/** When to send a request again whose key is still held by an attempt in flight. */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Runs a keyed request at most once per caller's key: a request identity already answered is
  * replayed, one with another fingerprint is 422, one still in flight 409. Otherwise `run`,
@@ -121,9 +124,11 @@ async function once(
         `this ${IDEMPOTENCY_KEY_HEADER} was used with a different request (method, path, query or body)`,
       );
     case "in_flight":
-      throw new DomainError(
+      // Unlike other conflicts this one passes: the same request may be sent again soon.
+      throw new GatewayError(
         "resource-conflict",
         `a request with this ${IDEMPOTENCY_KEY_HEADER} is still in flight; retry later`,
+        { "Retry-After": String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
       );
     case "started":
       break;

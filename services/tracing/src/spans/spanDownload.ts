@@ -160,7 +160,8 @@ export function spanDownload(deps: TracingDeps) {
         window: r.window,
         ...(r.filter ? { filter: r.filter } : {}),
       };
-      const fields = FIELDS.filter((f) => projects(req.columns, f.name));
+      // `time` whatever the projection: the SDK sorts every export by it.
+      const fields = FIELDS.filter((f) => f.name === "time" || projects(req.columns, f.name));
       const keys = (await deps.store.attributeKeys(q)).filter((k) =>
         projects(req.columns, `${ATTRIBUTES}.${k.key}`),
       );

@@ -158,12 +158,14 @@ export function postgresSpanStore(pool: Pool): SpanStore {
 
     async attributeKeys(q) {
       const m = matching(q);
+      // An integer is one JavaScript keeps exact (15 digits): a longer one would come back as
+      // `1e+21` or rounded, so it counts as another number.
       const res = await tracedQuery<{ key: string; kinds: number }>(
         pool,
         "span attribute keys",
         `select k.key, bit_or(case jsonb_typeof(k.value)
                                 when 'string' then 1 when 'boolean' then 2
-                                when 'number' then case when k.value::text ~ '^-?[0-9]+$' then 4 else 8 end
+                                when 'number' then case when k.value::text ~ '^-?[0-9]{1,15}$' then 4 else 8 end
                                 when 'null' then 0 else 16 end) as kinds
            from spans s, jsonb_each(s.attributes) as k(key, value)
           where ${m.where} group by k.key order by k.key`,

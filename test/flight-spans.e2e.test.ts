@@ -243,6 +243,13 @@ describe("the SDK's span export over Flight (GetFlightInfo + DoGet)", () => {
     expect(projected.columns.sort()).toEqual(["context.span_id", "name", "time"]);
   });
 
+  it("export_to_parquet writes the same spans", async () => {
+    expect(out.export_to_parquet).toEqual({
+      type: "ok",
+      answer: { rows: SPANS, span_ids: [...(await spansById()).keys()].sort() },
+    });
+  });
+
   it("an empty window answers total_records 0: an empty frame, no DoGet", () => {
     expect(out["export_to_df empty window"]).toEqual({
       type: "ok",

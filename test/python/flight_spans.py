@@ -1,7 +1,7 @@
 """The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations
 (also with force_http: POST /v1/pandas_arrow), spans.update_annotations and
 spans.update_metadata on spans ingested over OTLP, and the refusals the client reports; then
-spans.export_to_df (Flight GetFlightInfo + DoGet) of the same spans.
+spans.export_to_df and export_to_parquet (Flight GetFlightInfo + DoGet) of the same spans.
 
 argv: base URL, API key, Flight address (host:port), then a JSON object: space_id, project,
 span_ids (of the project), unmatched (a span id of no span), unknown_project, config (an
@@ -130,6 +130,19 @@ attempt("export_to_df filtered", lambda: export(project, now - hour, now + hour,
                                                 where="name = 'root-0'"))
 attempt("export_to_df projected", lambda: export(project, now - hour, now + hour,
                                                  columns=["context.span_id", "name"]))
+
+
+def export_parquet():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spans.parquet")
+        client.spans.export_to_parquet(path=path, space_id=space, project_name=project,
+                                       start_time=now - hour, end_time=now + hour)
+        df = pd.read_parquet(path)
+        return {"rows": len(df), "span_ids": sorted(df["context.span_id"].tolist())}
+
+
+attempt("export_to_parquet", export_parquet)
 attempt("export_to_df empty window", lambda: export(project, now - 3 * hour, now - 2 * hour))
 attempt("export_to_df unknown project",
         lambda: export(ctx["unknown_project"], now - hour, now + hour))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { epochNanos, projects, textColumn } from "../src/spans/spanDownload.ts";
+import { batchesOf, epochNanos, projects, textColumn } from "../src/spans/spanDownload.ts";
 
 describe("span export columns", () => {
   it("times are integer nanoseconds, microseconds kept", () => {
@@ -36,5 +36,24 @@ describe("span export columns", () => {
     expect(full.validity.length).toBe(0);
     expect(full.nullCount).toBe(0);
     expect(textColumn([]).offsets.byteLength).toBe(4);
+  });
+
+  it("batches: a batch ends after the row that reaches the characters' limit", () => {
+    const rows = [
+      ["ab", "c"],
+      ["d", null],
+      ["ef", "g"],
+    ];
+    const counts = (max: number) => [...batchesOf(rows, 2, max)].map((b) => b.rowCount);
+    expect(counts(1_000)).toEqual([3]);
+    // 3 characters: the first row reaches it; 4: the second row passes it.
+    expect(counts(3)).toEqual([1, 2]);
+    expect(counts(4)).toEqual([2, 1]);
+    expect(counts(1)).toEqual([1, 1, 1]);
+    const [first, second] = [...batchesOf(rows, 2, 3)];
+    expect(first!.columns).toHaveLength(2);
+    expect(Buffer.from(second!.columns[0]!.data).toString()).toBe("def");
+    expect(second!.columns[1]!.nullCount).toBe(1);
+    expect([...batchesOf([], 2, 3)]).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { notFound, type CallContext } from "@argus/platform";
 import {
   ColumnKind,
   type Column,
+  type ColumnBatch,
   type ExportMessage,
   type TextColumn,
 } from "@argus/proto/dataset/v1/bulk";
@@ -19,8 +20,13 @@ import { predicate } from "./spanQueries.ts";
  * a time (the list's keyset walk), so no export is ever held whole on this side.
  */
 
-/** Spans per page read, and so per batch sent. */
+/** Spans per page read (and at most per batch sent). */
 const EXPORT_PAGE = 1000;
+/**
+ * Characters of values per batch, about: a batch ends after the row that reaches it, so a page
+ * of large spans stays far below a gRPC message's limit (24 MiB) and the gateway's memory.
+ */
+const EXPORT_BATCH_CHARS = 1 << 20;
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT } = ColumnKind;
 
@@ -98,6 +104,34 @@ export function textColumn(values: readonly (string | null)[]): TextColumn {
     validity,
     nullCount: nulls,
   };
+}
+
+/**
+ * A page's rows (each its columns' values) as batches of at most `maxChars` characters of
+ * values, about: a batch ends after the row that reaches the limit, so every batch has a row.
+ */
+export function* batchesOf(
+  rows: readonly (string | null)[][],
+  columns: number,
+  maxChars: number,
+): Generator<ColumnBatch> {
+  let from = 0;
+  let chars = 0;
+  const cut = (to: number): ColumnBatch => ({
+    rowCount: to - from,
+    columns: Array.from({ length: columns }, (_, c) =>
+      textColumn(rows.slice(from, to).map((r) => r[c]!)),
+    ),
+  });
+  for (let i = 0; i < rows.length; i++) {
+    for (const v of rows[i]!) chars += v?.length ?? 0;
+    if (chars >= maxChars) {
+      yield cut(i + 1);
+      from = i + 1;
+      chars = 0;
+    }
+  }
+  if (from < rows.length) yield cut(rows.length);
 }
 
 interface Resolved {
@@ -178,20 +212,12 @@ export function spanDownload(deps: TracingDeps) {
           ...(after ? { after } : {}),
         });
         if (rows.length === 0) return;
-        yield {
-          part: {
-            $case: "batch",
-            value: {
-              rowCount: rows.length,
-              columns: [
-                ...fields.map((f) => textColumn(rows.map(f.value))),
-                ...keys.map((k) =>
-                  textColumn(rows.map((row) => attributeText(row.attributes[k.key]))),
-                ),
-              ],
-            },
-          },
-        };
+        const values = rows.map((row) => [
+          ...fields.map((f) => f.value(row)),
+          ...keys.map((k) => attributeText(row.attributes[k.key])),
+        ]);
+        for (const batch of batchesOf(values, columns.length, EXPORT_BATCH_CHARS))
+          yield { part: { $case: "batch", value: batch } };
         if (rows.length < EXPORT_PAGE) return;
         const last = rows[rows.length - 1]!;
         after = { startTime: last.start_time, traceId: last.trace_id, spanId: last.span_id };

@@ -118,7 +118,9 @@ describe("ExportSpans", () => {
     expect(got.rows.some((r) => r.name === "first")).toBe(true);
     expect(got.rows.some((r) => r.name === "at-end")).toBe(false);
     expect(await count({ endTime: iso(BASE + 60_001) })).toBe(SPANS + 1);
-    expect(await count({ startTime: iso(BASE + 1000), endTime: iso(BASE + 2000) })).toBe(0);
+    // The last span starts at BASE + 1000 ms.
+    expect(await count({ startTime: iso(BASE + 1000) })).toBe(1);
+    expect(await count({ startTime: iso(BASE + 1001) })).toBe(0);
   });
 
   it("columns: span fields, then attributes with the kinds of their values; times in ns", async () => {
@@ -165,10 +167,24 @@ describe("ExportSpans", () => {
     expect(await problemOf(count({ startTime: "yesterday" }))).toBe("invalid-request");
     expect(await problemOf(count({ filter: "name = = 'x'" }))).toBe("invalid-request");
     expect(await problemOf(download({ filter: "name = = 'x'" }))).toBe("invalid-request");
-    // The REST list's permission: PROJECT_SPAN_READ on the project.
-    const noSpans = t.member({ [t.spaceId]: ["PROJECT_READ"] });
-    expect(await problemOf(count({}, noSpans))).toBe("access-forbidden");
-    expect(await problemOf(download({}, noSpans))).toBe("access-forbidden");
-    expect(await count({}, t.member({ [t.spaceId]: "READ_ONLY" }))).toBe(SPANS);
+    // The REST list's permission, PROJECT_SPAN_READ on the project (a private space: a
+    // public one lets every member read).
+    const privateSpace = await t.createSpace(true);
+    const hidden = uniqueName("export-private");
+    const put = await exportRaw(
+      t,
+      hidden,
+      [{ traceId: newTraceId(), spanId: newSpanId(), startMs: BASE }],
+      {
+        spaceId: privateSpace,
+      },
+    );
+    expect(put.rejectedSpans).toBe(0n);
+    const there = { spaceId: privateSpace, projectName: hidden };
+    const noSpans = t.member({ [privateSpace]: ["PROJECT_READ"] });
+    expect(await problemOf(count(there, noSpans))).toBe("access-forbidden");
+    expect(await problemOf(download(there, noSpans))).toBe("access-forbidden");
+    expect(await problemOf(count(there, t.member()))).toBe("resource-not-found");
+    expect(await count(there, t.member({ [privateSpace]: "READ_ONLY" }))).toBe(1);
   });
 });

@@ -239,8 +239,9 @@ describe("the SDK's span export over Flight (GetFlightInfo + DoGet)", () => {
     expect(filtered.records[0]!["context.span_id"]).toBe(sent.rootSpanIds[0]);
     const projected = out["export_to_df projected"]!.answer as Exported;
     expect(projected.rows).toBe(SPANS);
-    // `time` comes always: the SDK sorts by it.
-    expect(projected.columns.sort()).toEqual(["context.span_id", "name", "time"]);
+    // `time` comes always: the SDK sorts by it; `index` is the SDK's own (its reset_index after
+    // the sort).
+    expect(projected.columns.sort()).toEqual(["context.span_id", "index", "name", "time"]);
   });
 
   it("export_to_parquet writes the same spans", async () => {

@@ -7,7 +7,7 @@ import { startApi, type Api, type Json } from "./support.ts";
 /**
  * The official Python SDK's span updates over Arrow Flight (public-v2-flight.md rows 6–7),
  * without force_http, on spans ingested over OTLP: what the SDK answers, and the spans as REST
- * reads them afterwards.
+ * reads them afterwards; then its span export (rows 9–10), compared with what REST lists.
  */
 
 let api: Api;
@@ -177,5 +177,91 @@ describe("the SDK's span updates over Flight", () => {
   it("a refused upload writes nothing, not even its valid rows", async () => {
     for (const span of (await spansById()).values())
       expect(byName(span.evaluations as Json[]).refused).toBeUndefined();
+  });
+});
+
+type Exported = { rows: number; columns: string[]; records: Json[] };
+
+describe("the SDK's span export over Flight (GetFlightInfo + DoGet)", () => {
+  it("export_to_df: every span of the window, its fields as POST /v2/spans has them, time as the start", async () => {
+    expect(out.export_to_df).toMatchObject({ type: "ok" });
+    const got = out.export_to_df!.answer as Exported;
+    expect(got.rows).toBe(SPANS);
+    expect(got.columns).toEqual(
+      expect.arrayContaining([
+        "context.span_id",
+        "context.trace_id",
+        "parent_id",
+        "name",
+        "span_kind",
+        "start_time",
+        "end_time",
+        "time",
+        "status_code",
+        "attributes.openinference.span.kind",
+        "attributes.metadata",
+      ]),
+    );
+    const spans = await spansById();
+    expect(got.records.map((r) => r["context.span_id"]).sort()).toEqual([...spans.keys()].sort());
+    for (const r of got.records) {
+      const span = spans.get(r["context.span_id"] as string)!;
+      const id = r["context.span_id"] as string;
+      expect(r["context.trace_id"], id).toBe(span.context.trace_id);
+      expect(r.name, id).toBe(span.name);
+      expect(r.span_kind, id).toBe(span.kind);
+      expect(r.status_code, id).toBe(span.status_code);
+      expect(r.parent_id ?? undefined, id).toBe(span.parent_id);
+      // The SDK turns the nanoseconds into timestamps (here ISO text to the microsecond).
+      expect(Date.parse(r.start_time as string), id).toBe(Date.parse(span.start_time as string));
+      expect(Date.parse(r.end_time as string), id).toBe(Date.parse(span.end_time as string));
+      expect(r["attributes.openinference.span.kind"], id).toBe(
+        span.attributes["openinference.span.kind"],
+      );
+      // JSON text, as REST keeps it; the SDK parses metadata into a dict.
+      const metadata = span.attributes.metadata as string | undefined;
+      expect(r["attributes.metadata"] ?? undefined, id).toEqual(
+        metadata === undefined ? undefined : JSON.parse(metadata),
+      );
+    }
+    // `time` is the start in nanoseconds (the SDK sorts by it and leaves it a number).
+    for (const r of got.records)
+      expect(Math.round((r.time as number) / 1e6), r["context.span_id"] as string).toBe(
+        Date.parse(r.start_time as string),
+      );
+  });
+
+  it("the filter language of POST /v2/spans and projected columns apply", () => {
+    expect(out["export_to_df filtered"]).toMatchObject({ type: "ok" });
+    expect(out["export_to_df projected"]).toMatchObject({ type: "ok" });
+    const filtered = out["export_to_df filtered"]!.answer as Exported;
+    expect(filtered.rows).toBe(1);
+    expect(filtered.records[0]!["context.span_id"]).toBe(sent.rootSpanIds[0]);
+    const projected = out["export_to_df projected"]!.answer as Exported;
+    expect(projected.rows).toBe(SPANS);
+    // `time` comes always: the SDK sorts by it; `index` is the SDK's own (its reset_index after
+    // the sort).
+    expect(projected.columns.sort()).toEqual(["context.span_id", "index", "name", "time"]);
+  });
+
+  it("export_to_parquet writes the same spans", async () => {
+    expect(out.export_to_parquet).toEqual({
+      type: "ok",
+      answer: { rows: SPANS, span_ids: [...(await spansById()).keys()].sort() },
+    });
+  });
+
+  it("an empty window answers total_records 0: an empty frame, no DoGet", () => {
+    expect(out["export_to_df empty window"]).toEqual({
+      type: "ok",
+      answer: { rows: 0, columns: [], records: [] },
+    });
+  });
+
+  it("an unknown project is NOT_FOUND and a bad filter INVALID_ARGUMENT, as the client reports them", () => {
+    expect(out["export_to_df unknown project"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["export_to_df unknown project"]!.message).toMatch(/not ?found.*project not found/is);
+    expect(out["export_to_df bad filter"]).toMatchObject({ type: "RuntimeError" });
+    expect(out["export_to_df bad filter"]!.message).toMatch(/invalid/i);
   });
 });

@@ -1,6 +1,7 @@
 """The SDK's span updates over Arrow Flight, without force_http: spans.update_evaluations
 (also with force_http: POST /v1/pandas_arrow), spans.update_annotations and
-spans.update_metadata on spans ingested over OTLP, and the refusals the client reports.
+spans.update_metadata on spans ingested over OTLP, and the refusals the client reports; then
+spans.export_to_df and export_to_parquet (Flight GetFlightInfo + DoGet) of the same spans.
 
 argv: base URL, API key, Flight address (host:port), then a JSON object: space_id, project,
 span_ids (of the project), unmatched (a span id of no span), unknown_project, config (an
@@ -10,6 +11,7 @@ exception's class and message; the test reads the spans back through REST and co
 import json
 import os
 import sys
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlparse
 
 os.environ.setdefault("DISABLE_PRERELEASE_WARNING", "true")
@@ -109,5 +111,42 @@ attempt("wrong key", lambda: ArizeClient(
     flight_host=flight_host, flight_port=int(flight_port), flight_scheme="grpc",
 ).spans.update_evaluations(space_id=space, project_name=project, dataframe=pd.DataFrame(
     {"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
+
+# The export, after the writes above: the test compares it with POST /v2/spans.
+now = datetime.now(timezone.utc)
+
+
+def export(project_name, start, end, **kw):
+    df = client.spans.export_to_df(space_id=space, project_name=project_name, start_time=start,
+                                   end_time=end, **kw)
+    return {"rows": len(df), "columns": list(df.columns),
+            "records": json.loads(df.to_json(orient="records", date_format="iso",
+                                             date_unit="us"))}
+
+
+hour = timedelta(hours=1)
+attempt("export_to_df", lambda: export(project, now - hour, now + hour))
+attempt("export_to_df filtered", lambda: export(project, now - hour, now + hour,
+                                                where="name = 'root-0'"))
+attempt("export_to_df projected", lambda: export(project, now - hour, now + hour,
+                                                 columns=["context.span_id", "name"]))
+
+
+def export_parquet():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spans.parquet")
+        client.spans.export_to_parquet(path=path, space_id=space, project_name=project,
+                                       start_time=now - hour, end_time=now + hour)
+        df = pd.read_parquet(path)
+        return {"rows": len(df), "span_ids": sorted(df["context.span_id"].tolist())}
+
+
+attempt("export_to_parquet", export_parquet)
+attempt("export_to_df empty window", lambda: export(project, now - 3 * hour, now - 2 * hour))
+attempt("export_to_df unknown project",
+        lambda: export(ctx["unknown_project"], now - hour, now + hour))
+attempt("export_to_df bad filter", lambda: export(project, now - hour, now + hour,
+                                                  where="name = = 'x'"))
 
 print(json.dumps(out, default=str))

@@ -24,6 +24,7 @@ import { project } from "./projection.ts";
 import { catalogProjects } from "./projects/tracingProjects.ts";
 import { annotateCommand } from "./spans/spanAnnotateCommand.ts";
 import { deleteCommand } from "./spans/spanDeleteCommand.ts";
+import { spanDownload } from "./spans/spanDownload.ts";
 import { spanDirectoryQueries } from "./spans/spanDirectory.ts";
 import { spanEvaluationCommands } from "./spans/spanEvaluationCommands.ts";
 import { exportCommand } from "./spans/spanExportCommand.ts";
@@ -44,6 +45,7 @@ function tracingServices(d: TracingDeps): ServiceBinding[] {
       annotateSpans: annotateCommand(d),
       deleteSpans: deleteCommand(d),
       ...spanWriteCommands(d),
+      ...spanDownload(d),
     }),
     // Own-behalf look-ups: the catalog's (annotation-queue records of spans and traces) and
     // the task runner's (what evaluation tasks read and write), each nobody else's.

@@ -9,6 +9,7 @@ import type { IngestDeps } from "../otlp/ingest.ts";
 import { bulkBackend } from "./bulk.ts";
 import { datasetFlight } from "./datasets.ts";
 import { CREATE_EXPERIMENT_DB_ENTRY, experimentFlight } from "./experiments.ts";
+import { EXPORT_SPANS_TICKET, spanExportFlight } from "./spanExport.ts";
 import { spanFlight } from "./spans.ts";
 import {
   flightServiceDefinition,
@@ -40,12 +41,14 @@ export interface RunningGatewayGrpc {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Every Flight request served: datasets and experiments, and the span updates. */
+/** Every Flight request served: datasets and experiments, the span updates and export. */
 function flightHandlers(opts: Pick<GatewayGrpcOptions, "backends" | "signer">): FlightHandlers {
   const dataset = bulkBackend(opts.backends.dataset, opts.signer);
   const datasets = datasetFlight(dataset);
   const experiments = experimentFlight(dataset);
-  const spans = spanFlight(bulkBackend(opts.backends.tracing, opts.signer));
+  const tracing = bulkBackend(opts.backends.tracing, opts.signer);
+  const spans = spanFlight(tracing);
+  const spanExport = spanExportFlight(tracing);
   return {
     doPut: {
       createDataset: datasets.createDataset,
@@ -58,6 +61,8 @@ function flightHandlers(opts: Pick<GatewayGrpcOptions, "backends" | "signer">): 
       getDataset: datasets.getDataset,
       getExperiment: experiments.getExperiment,
     },
+    ownTickets: { [EXPORT_SPANS_TICKET]: spanExport.exportSpans },
+    getFlightInfo: spanExport.getFlightInfo,
     doAction: {
       [CREATE_EXPERIMENT_DB_ENTRY]: {
         description:

@@ -1,7 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { DomainError } from "@argus/platform";
-import type { ActionType, Result } from "@argus/proto/flight";
+import type { ActionType, FlightDescriptor, FlightInfo, Result } from "@argus/proto/flight";
 import {
   FlightDescriptor_DescriptorType,
   FlightServiceService,
@@ -64,6 +64,8 @@ export interface FlightHandlers {
    * their JSON object; tried when a ticket is no DoGetRequest.
    */
   ownTickets?: Record<string, DoGetHandler<unknown>>;
+  /** GetFlightInfo of a CMD descriptor, given its command's bytes; absent: not served. */
+  getFlightInfo?: (cmd: Uint8Array, caller: FlightCaller) => Promise<FlightInfo>;
   /** By action type, with a description for ListActions. */
   doAction: Record<string, { description: string; handle: DoActionHandler }>;
 }
@@ -249,6 +251,21 @@ export function flightServiceImplementation(
       (status) => call.emit("error", status),
     );
 
+  const getFlightInfo: grpc.handleUnaryCall<FlightDescriptor, FlightInfo> = (call, callback) =>
+    serveFlightCall(
+      call,
+      "GetFlightInfo",
+      opts,
+      async (caller) => {
+        const info = handlers.getFlightInfo;
+        if (!info) throw unimplemented("GetFlightInfo");
+        if (call.request.type !== FlightDescriptor_DescriptorType.CMD)
+          throw invalid("GetFlightInfo takes a CMD descriptor (a path names nothing here)");
+        callback(null, await info(call.request.cmd, caller));
+      },
+      (status) => callback(status),
+    );
+
   const listActions: grpc.handleServerStreamingCall<Empty, ActionType> = (call) =>
     serveFlightCall(
       call,
@@ -276,7 +293,7 @@ export function flightServiceImplementation(
         "error",
         answered(grpc.status.UNIMPLEMENTED, "ListFlights is not served by this Flight server"),
       )) as grpc.handleServerStreamingCall<unknown, unknown>,
-    getFlightInfo: refuse("GetFlightInfo"),
+    getFlightInfo,
     getSchema: refuse("GetSchema"),
     doGet,
     doPut,

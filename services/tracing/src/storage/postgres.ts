@@ -50,6 +50,18 @@ export function postgresSpanStore(pool: Pool): SpanStore {
     return res.rows;
   }
 
+  /** The WHERE of a project's spans in a window that match a filter, with its parameters. */
+  function matching(q: Parameters<SpanStore["countSpans"]>[0]) {
+    const params: unknown[] = [q.projectId, q.window.start, q.window.end];
+    const where = ["s.project_id = $1", inWindow("s", q.window, 2)];
+    if (q.filter) {
+      const f = q.filter("s", params.length + 1);
+      params.push(...f.params);
+      where.push(f.sql);
+    }
+    return { where: where.join(" and "), params };
+  }
+
   return {
     async prepare(days, recheck = false) {
       if (recheck) for (const day of days) ready.delete(day);
@@ -132,6 +144,35 @@ export function postgresSpanStore(pool: Pool): SpanStore {
 
     listSpans: (q) => page(q, false),
     listRoots: (q) => page(q, true),
+
+    async countSpans(q) {
+      const m = matching(q);
+      const res = await tracedQuery<{ n: string }>(
+        pool,
+        "count spans",
+        `select count(*) as n from spans s where ${m.where}`,
+        m.params,
+      );
+      return Number(res.rows[0]!.n);
+    },
+
+    async attributeKeys(q) {
+      const m = matching(q);
+      // An integer is one JavaScript keeps exact (15 digits): a longer one would come back as
+      // `1e+21` or rounded, so it counts as another number.
+      const res = await tracedQuery<{ key: string; kinds: number }>(
+        pool,
+        "span attribute keys",
+        `select k.key, bit_or(case jsonb_typeof(k.value)
+                                when 'string' then 1 when 'boolean' then 2
+                                when 'number' then case when k.value::text ~ '^-?[0-9]{1,15}$' then 4 else 8 end
+                                when 'null' then 0 else 16 end) as kinds
+           from spans s, jsonb_each(s.attributes) as k(key, value)
+          where ${m.where} group by k.key order by k.key`,
+        m.params,
+      );
+      return res.rows.map((r) => ({ key: r.key, kinds: Number(r.kinds) }));
+    },
     ...postgresUnits(pool),
 
     async spansOfTraces(projectId, traceIds, window, perTrace) {

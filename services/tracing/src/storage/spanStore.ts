@@ -100,6 +100,18 @@ export interface SpanStore {
     after?: SpanPosition;
     limit: number;
   }): Promise<SpanRow[]>;
+  /** How many spans listSpans would walk (every page) for the same project, window and filter. */
+  countSpans(q: { projectId: string; window: Window; filter?: SpanPredicate }): Promise<number>;
+  /**
+   * The attribute keys the spans listSpans would walk hold, sorted, each with the kinds of
+   * JSON values it holds there (ColumnKind bits: string 1, boolean 2, integer 4, other number
+   * 8, object or array 16; null none).
+   */
+  attributeKeys(q: {
+    projectId: string;
+    window: Window;
+    filter?: SpanPredicate;
+  }): Promise<{ key: string; kinds: number }[]>;
   /** Root spans newest first, each of a trace with a span in the window that matches. */
   listRoots(q: {
     projectId: string;

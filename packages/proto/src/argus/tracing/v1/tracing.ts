@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -19,6 +21,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { PageRequest, PageResponse } from "../../common/v1/common.ts";
+import { ExportMessage } from "../../dataset/v1/bulk.ts";
 
 export const protobufPackage = "argus.tracing.v1";
 
@@ -102,6 +105,26 @@ export interface AnnotateSpansRequest {
 }
 
 export interface AnnotateSpansResponse {}
+
+export interface ExportSpansRequest {
+  /** Internal uuid. */
+  spaceId: string;
+  projectName: string;
+  /** RFC 3339; start inclusive, end exclusive. */
+  startTime: string;
+  endTime: string;
+  /** The `POST /v2/spans` filter language; empty: every span. */
+  filter: string;
+  /**
+   * Columns to send (a name, or `attributes` / `attributes.<prefix>` for the keys under it);
+   * empty: all.
+   */
+  columns: string[];
+}
+
+export interface CountExportSpansResponse {
+  totalRecords: bigint;
+}
 
 export interface WriteSpanEvaluationsRequest {
   /** Internal uuid. */
@@ -858,6 +881,161 @@ export const AnnotateSpansResponse: MessageFns<AnnotateSpansResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseExportSpansRequest(): ExportSpansRequest {
+  return { spaceId: "", projectName: "", startTime: "", endTime: "", filter: "", columns: [] };
+}
+
+export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
+  encode(message: ExportSpansRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.spaceId !== "") {
+      writer.uint32(10).string(message.spaceId);
+    }
+    if (message.projectName !== "") {
+      writer.uint32(18).string(message.projectName);
+    }
+    if (message.startTime !== "") {
+      writer.uint32(26).string(message.startTime);
+    }
+    if (message.endTime !== "") {
+      writer.uint32(34).string(message.endTime);
+    }
+    if (message.filter !== "") {
+      writer.uint32(42).string(message.filter);
+    }
+    for (const v of message.columns) {
+      writer.uint32(50).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportSpansRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportSpansRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.spaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.projectName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startTime = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.endTime = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.filter = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.columns.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCountExportSpansResponse(): CountExportSpansResponse {
+  return { totalRecords: 0n };
+}
+
+export const CountExportSpansResponse: MessageFns<CountExportSpansResponse> = {
+  encode(
+    message: CountExportSpansResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.totalRecords !== 0n) {
+      if (BigInt.asIntN(64, message.totalRecords) !== message.totalRecords) {
+        throw new globalThis.Error(
+          "value provided for field message.totalRecords of type int64 too large",
+        );
+      }
+      writer.uint32(8).int64(message.totalRecords);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountExportSpansResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountExportSpansResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.totalRecords = reader.int64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2696,6 +2874,32 @@ export const TracingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The SDK's `spans.export_to_df` (Arrow Flight GetFlightInfo): how many spans ExportSpans
+     * would send, with the same authorization (PROJECT_SPAN_READ) and refusals.
+     */
+    countExportSpans: {
+      name: "CountExportSpans",
+      requestType: ExportSpansRequest as typeof ExportSpansRequest,
+      requestStream: false,
+      responseType: CountExportSpansResponse as typeof CountExportSpansResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The SDK's span export (Arrow Flight DoGet): the spans of the project named in the space
+     * that start in [start_time, end_time) and match `filter` (the `POST /v2/spans` language):
+     * an ExportHeader naming the columns (span fields, then `attributes.<key>` of every key the
+     * spans hold), then ColumnBatches read page by page from storage.
+     */
+    exportSpans: {
+      name: "ExportSpans",
+      requestType: ExportSpansRequest as typeof ExportSpansRequest,
+      requestStream: false,
+      responseType: ExportMessage as typeof ExportMessage,
+      responseStream: true,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
   },
 } as const;
 
@@ -2828,6 +3032,39 @@ export const TracingServiceService = {
     responseDeserialize: (value: Buffer): PatchSpanMetadataResponse =>
       PatchSpanMetadataResponse.decode(value),
   },
+  /**
+   * The SDK's `spans.export_to_df` (Arrow Flight GetFlightInfo): how many spans ExportSpans
+   * would send, with the same authorization (PROJECT_SPAN_READ) and refusals.
+   */
+  countExportSpans: {
+    path: "/argus.tracing.v1.TracingService/CountExportSpans" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportSpansRequest): Buffer =>
+      Buffer.from(ExportSpansRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportSpansRequest => ExportSpansRequest.decode(value),
+    responseSerialize: (value: CountExportSpansResponse): Buffer =>
+      Buffer.from(CountExportSpansResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountExportSpansResponse =>
+      CountExportSpansResponse.decode(value),
+  },
+  /**
+   * The SDK's span export (Arrow Flight DoGet): the spans of the project named in the space
+   * that start in [start_time, end_time) and match `filter` (the `POST /v2/spans` language):
+   * an ExportHeader naming the columns (span fields, then `attributes.<key>` of every key the
+   * spans hold), then ColumnBatches read page by page from storage.
+   */
+  exportSpans: {
+    path: "/argus.tracing.v1.TracingService/ExportSpans" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ExportSpansRequest): Buffer =>
+      Buffer.from(ExportSpansRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportSpansRequest => ExportSpansRequest.decode(value),
+    responseSerialize: (value: ExportMessage): Buffer =>
+      Buffer.from(ExportMessage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportMessage => ExportMessage.decode(value),
+  },
 } as const;
 
 export interface TracingServiceServer extends UntypedServiceImplementation {
@@ -2864,6 +3101,18 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
    * written all or nothing.
    */
   patchSpanMetadata: handleUnaryCall<PatchSpanMetadataRequest, PatchSpanMetadataResponse>;
+  /**
+   * The SDK's `spans.export_to_df` (Arrow Flight GetFlightInfo): how many spans ExportSpans
+   * would send, with the same authorization (PROJECT_SPAN_READ) and refusals.
+   */
+  countExportSpans: handleUnaryCall<ExportSpansRequest, CountExportSpansResponse>;
+  /**
+   * The SDK's span export (Arrow Flight DoGet): the spans of the project named in the space
+   * that start in [start_time, end_time) and match `filter` (the `POST /v2/spans` language):
+   * an ExportHeader naming the columns (span fields, then `attributes.<key>` of every key the
+   * spans hold), then ColumnBatches read page by page from storage.
+   */
+  exportSpans: handleServerStreamingCall<ExportSpansRequest, ExportMessage>;
 }
 
 export interface TracingServiceClient extends Client {
@@ -3012,6 +3261,40 @@ export interface TracingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PatchSpanMetadataResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The SDK's `spans.export_to_df` (Arrow Flight GetFlightInfo): how many spans ExportSpans
+   * would send, with the same authorization (PROJECT_SPAN_READ) and refusals.
+   */
+  countExportSpans(
+    request: ExportSpansRequest,
+    callback: (error: ServiceError | null, response: CountExportSpansResponse) => void,
+  ): ClientUnaryCall;
+  countExportSpans(
+    request: ExportSpansRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountExportSpansResponse) => void,
+  ): ClientUnaryCall;
+  countExportSpans(
+    request: ExportSpansRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountExportSpansResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The SDK's span export (Arrow Flight DoGet): the spans of the project named in the space
+   * that start in [start_time, end_time) and match `filter` (the `POST /v2/spans` language):
+   * an ExportHeader naming the columns (span fields, then `attributes.<key>` of every key the
+   * spans hold), then ColumnBatches read page by page from storage.
+   */
+  exportSpans(
+    request: ExportSpansRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExportMessage>;
+  exportSpans(
+    request: ExportSpansRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExportMessage>;
 }
 
 export const TracingServiceClient = makeGenericClientConstructor(

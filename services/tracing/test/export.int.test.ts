@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callServerStream, type Principal } from "@argus/platform";
+import {
+  ColumnKind,
+  type ExportHeader,
+  type ExportMessage,
+  type TextColumn,
+} from "@argus/proto/dataset/v1/bulk";
+import {
+  TracingServiceService as T,
+  type ExportSpansRequest,
+} from "@argus/proto/tracing/v1/tracing";
+import { uniqueName } from "@argus/testkit";
+import { exportRaw, newSpanId, newTraceId, type RawSpan } from "./spans.ts";
+import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+
+/** The SDK's span export on the tracing side: CountExportSpans and the ExportSpans stream. */
+
+let t: TracingUnderTest;
+
+beforeAll(async () => {
+  t = await startTracingUnderTest();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+// Whole seconds, as the SDK sends them, a few minutes ago (within the kept days).
+const BASE = Math.floor((Date.now() - 600_000) / 1000) * 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function text(c: TextColumn, i: number): string | null {
+  if (c.validity.length > 0 && (c.validity[i >> 3]! & (1 << (i & 7))) === 0) return null;
+  const o = new Int32Array(
+    c.offsets.buffer.slice(c.offsets.byteOffset, c.offsets.byteOffset + c.offsets.byteLength),
+  );
+  return Buffer.from(c.data).toString("utf8", o[i], o[i + 1]);
+}
+
+/** The stream: its header, each batch's row count, and every row by column name. */
+async function download(req: Partial<ExportSpansRequest>, as?: Principal) {
+  const stream = callServerStream(t.tracing, T.exportSpans, request(req), {
+    credential: t.keys.caller(as ?? t.admin),
+    requestId: "export-test",
+  });
+  let header: ExportHeader | undefined;
+  const batches: number[] = [];
+  const rows: Record<string, string | null>[] = [];
+  for await (const m of stream as AsyncIterable<ExportMessage>) {
+    if (m.part?.$case === "header") header = m.part.value;
+    else if (m.part?.$case === "batch") {
+      const b = m.part.value;
+      batches.push(b.rowCount);
+      for (let i = 0; i < b.rowCount; i++)
+        rows.push(
+          Object.fromEntries(header!.columns.map((c, j) => [c.name, text(b.columns[j]!, i)])),
+        );
+    }
+  }
+  return { header: header!, batches, rows };
+}
+
+let project = "";
+const request = (req: Partial<ExportSpansRequest>): ExportSpansRequest => ({
+  spaceId: t.spaceId,
+  projectName: project,
+  startTime: iso(BASE),
+  endTime: iso(BASE + 60_000),
+  filter: "",
+  columns: [],
+  ...req,
+});
+const count = async (req: Partial<ExportSpansRequest>, as?: Principal) =>
+  Number((await t.call(T.countExportSpans, request(req), as)).totalRecords);
+
+// 1001 spans a millisecond apart from BASE: one page of 1000 and one of 1; one more span
+// exactly at the window's end (excluded), with attributes of every kind.
+const SPANS = 1001;
+const spans: RawSpan[] = [];
+
+beforeAll(async () => {
+  project = uniqueName("export");
+  for (let i = 0; i < SPANS; i++)
+    spans.push({
+      traceId: newTraceId(),
+      spanId: newSpanId(),
+      name: i === 0 ? "first" : "other",
+      startMs: BASE + i,
+      attributes: {
+        "llm.token_count.total": i,
+        score: i + 0.5,
+        ok: i % 2 === 0,
+        "input.value": `q${i}`,
+      },
+    });
+  spans.push({
+    traceId: newTraceId(),
+    spanId: newSpanId(),
+    name: "at-end",
+    startMs: BASE + 60_000,
+  });
+  const res = await exportRaw(t, project, spans);
+  expect(res.rejectedSpans).toBe(0n);
+}, 120_000);
+
+describe("ExportSpans", () => {
+  it("every span of [start, end) once, in pages of 1000; the count says as many", async () => {
+    expect(await count({})).toBe(SPANS);
+    const got = await download({});
+    expect(got.batches).toEqual([1000, 1]);
+    expect(got.rows.map((r) => r["context.span_id"]).sort()).toEqual(
+      spans
+        .slice(0, SPANS)
+        .map((s) => s.spanId)
+        .sort(),
+    );
+    // The start is inclusive: the span at BASE is there; the one at the end is not.
+    expect(got.rows.some((r) => r.name === "first")).toBe(true);
+    expect(got.rows.some((r) => r.name === "at-end")).toBe(false);
+    expect(await count({ endTime: iso(BASE + 60_001) })).toBe(SPANS + 1);
+    // The last span starts at BASE + 1000 ms.
+    expect(await count({ startTime: iso(BASE + 1000) })).toBe(1);
+    expect(await count({ startTime: iso(BASE + 1001) })).toBe(0);
+  });
+
+  it("columns: span fields, then attributes with the kinds of their values; times in ns", async () => {
+    const got = await download({ filter: "name = 'first'" });
+    const kinds = Object.fromEntries(got.header.columns.map((c) => [c.name, c.kinds]));
+    expect(kinds).toMatchObject({
+      "context.span_id": ColumnKind.COLUMN_KIND_STRING,
+      time: ColumnKind.COLUMN_KIND_INTEGER,
+      "attributes.llm.token_count.total": ColumnKind.COLUMN_KIND_INTEGER,
+      "attributes.score": ColumnKind.COLUMN_KIND_FLOAT,
+      "attributes.ok": ColumnKind.COLUMN_KIND_BOOL,
+      "attributes.input.value": ColumnKind.COLUMN_KIND_STRING,
+    });
+    expect(got.rows).toHaveLength(1);
+    expect(got.rows[0]).toMatchObject({
+      "context.span_id": spans[0]!.spanId,
+      "context.trace_id": spans[0]!.traceId,
+      parent_id: null,
+      time: String(BigInt(BASE) * 1_000_000n),
+      start_time: String(BigInt(BASE) * 1_000_000n),
+      "attributes.llm.token_count.total": "0",
+      "attributes.score": "0.5",
+      "attributes.ok": "true",
+      "attributes.input.value": "q0",
+    });
+    expect(await count({ filter: "name = 'first'" })).toBe(1);
+  });
+
+  it("projected columns: the named ones, and time always (the SDK sorts by it)", async () => {
+    const got = await download({ columns: ["name", "attributes.score"], filter: "name = 'first'" });
+    expect(got.header.columns.map((c) => c.name)).toEqual(["name", "time", "attributes.score"]);
+  });
+
+  it("an empty window streams the header only", async () => {
+    const got = await download({ startTime: iso(BASE - 60_000), endTime: iso(BASE) });
+    expect(got.batches).toEqual([]);
+    expect(got.header.columns.length).toBeGreaterThan(0);
+  });
+
+  it("refusals: unknown project or space 404, a bad window or filter 400, no span read 403", async () => {
+    expect(await problemOf(count({ projectName: uniqueName("none") }))).toBe("resource-not-found");
+    expect(await problemOf(count({ spaceId: "nope" }))).toBe("resource-not-found");
+    expect(await problemOf(count({ endTime: iso(BASE) }))).toBe("invalid-request");
+    expect(await problemOf(count({ startTime: "yesterday" }))).toBe("invalid-request");
+    expect(await problemOf(count({ filter: "name = = 'x'" }))).toBe("invalid-request");
+    expect(await problemOf(download({ filter: "name = = 'x'" }))).toBe("invalid-request");
+    // The REST list's permission, PROJECT_SPAN_READ on the project (a private space: a
+    // public one lets every member read).
+    const privateSpace = await t.createSpace(true);
+    const hidden = uniqueName("export-private");
+    const put = await exportRaw(
+      t,
+      hidden,
+      [{ traceId: newTraceId(), spanId: newSpanId(), startMs: BASE }],
+      {
+        spaceId: privateSpace,
+      },
+    );
+    expect(put.rejectedSpans).toBe(0n);
+    const there = { spaceId: privateSpace, projectName: hidden };
+    const noSpans = t.member({ [privateSpace]: ["PROJECT_READ"] });
+    expect(await problemOf(count(there, noSpans))).toBe("access-forbidden");
+    expect(await problemOf(download(there, noSpans))).toBe("access-forbidden");
+    expect(await problemOf(count(there, t.member()))).toBe("resource-not-found");
+    expect(await count(there, t.member({ [privateSpace]: "READ_ONLY" }))).toBe(1);
+  });
+});

@@ -51,6 +51,12 @@ export interface ExportRequest {
   encoding: Encoding;
   /** The space the spans go to (internal uuid), from `arize-space-id` / `space_id`. */
   spaceId: string;
+  /**
+   * Set for the official SDK's `spans.log` (its `/v1/pandas_arrow` upload, which the gateway
+   * turns into this request): any span that would be rejected refuses the whole request,
+   * INVALID_ARGUMENT naming the first reason, and nothing of it is stored.
+   */
+  allOrNothing?: boolean | undefined;
 }
 
 export interface ExportResponse {
@@ -304,7 +310,7 @@ export interface PresentRecordsResponse {
 }
 
 function createBaseExportRequest(): ExportRequest {
-  return { payload: Buffer.alloc(0), encoding: 0, spaceId: "" };
+  return { payload: Buffer.alloc(0), encoding: 0, spaceId: "", allOrNothing: undefined };
 }
 
 export const ExportRequest: MessageFns<ExportRequest> = {
@@ -317,6 +323,9 @@ export const ExportRequest: MessageFns<ExportRequest> = {
     }
     if (message.spaceId !== "") {
       writer.uint32(26).string(message.spaceId);
+    }
+    if (message.allOrNothing !== undefined) {
+      writer.uint32(32).bool(message.allOrNothing);
     }
     return writer;
   },
@@ -356,6 +365,14 @@ export const ExportRequest: MessageFns<ExportRequest> = {
             }
 
             message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.allOrNothing = reader.bool();
             continue;
           }
         }
@@ -2787,8 +2804,8 @@ export const TracingServiceDefinition = {
   methods: {
     /**
      * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-     * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-     * and nothing of it is stored.
+     * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+     * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
      */
     export: {
       name: "Export",
@@ -2914,8 +2931,8 @@ export type TracingServiceService = typeof TracingServiceService;
 export const TracingServiceService = {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export: {
     path: "/argus.tracing.v1.TracingService/Export" as const,
@@ -3070,8 +3087,8 @@ export const TracingServiceService = {
 export interface TracingServiceServer extends UntypedServiceImplementation {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export: handleUnaryCall<ExportRequest, ExportResponse>;
   /** Spec/public API `POST /v2/spans`: newest first, keyset paged. */
@@ -3118,8 +3135,8 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
 export interface TracingServiceClient extends Client {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export(
     request: ExportRequest,

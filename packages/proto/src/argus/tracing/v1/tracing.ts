@@ -126,6 +126,12 @@ export interface ExportSpansRequest {
    * empty: all.
    */
   columns: string[];
+  /**
+   * The share of the traces to send, 0 < x <= 1 (absent: 1): a span is kept when a hash of its
+   * trace id falls under it, so whole traces go together, and the count and the stream agree,
+   * call after call.
+   */
+  sampleRate?: number | undefined;
 }
 
 export interface CountExportSpansResponse {
@@ -912,7 +918,15 @@ export const AnnotateSpansResponse: MessageFns<AnnotateSpansResponse> = {
 };
 
 function createBaseExportSpansRequest(): ExportSpansRequest {
-  return { spaceId: "", projectName: "", startTime: "", endTime: "", filter: "", columns: [] };
+  return {
+    spaceId: "",
+    projectName: "",
+    startTime: "",
+    endTime: "",
+    filter: "",
+    columns: [],
+    sampleRate: undefined,
+  };
 }
 
 export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
@@ -934,6 +948,9 @@ export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
     }
     for (const v of message.columns) {
       writer.uint32(50).string(v!);
+    }
+    if (message.sampleRate !== undefined) {
+      writer.uint32(57).double(message.sampleRate);
     }
     return writer;
   },
@@ -997,6 +1014,14 @@ export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
             }
 
             message.columns.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.sampleRate = reader.double();
             continue;
           }
         }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "@argus/testkit";
 import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
@@ -242,6 +243,28 @@ describe("the SDK's span export over Flight (GetFlightInfo + DoGet)", () => {
     // `time` comes always: the SDK sorts by it; `index` is the SDK's own (its reset_index after
     // the sort).
     expect(projected.columns.sort()).toEqual(["context.span_id", "index", "name", "time"]);
+  });
+
+  it("sample_rate: whole traces, those whose trace id's md5 falls under it, as counted", async () => {
+    expect(out["export_to_df sampled"]).toMatchObject({ type: "ok" });
+    const got = out["export_to_df sampled"]!.answer as Exported;
+    const kept = [...(await spansById()).values()]
+      .filter(
+        (s) =>
+          parseInt(
+            createHash("md5")
+              .update(s.context.trace_id as string)
+              .digest("hex")
+              .slice(0, 8),
+            16,
+          ) <
+          2 ** 31,
+      )
+      .map((s) => s.context.span_id as string)
+      .sort();
+    // An empty sample is total_records 0, after which the SDK asks nothing more.
+    expect(got.rows).toBe(kept.length);
+    expect(got.records.map((r) => r["context.span_id"]).sort()).toEqual(kept);
   });
 
   it("export_to_parquet writes the same spans", async () => {

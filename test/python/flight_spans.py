@@ -130,6 +130,9 @@ attempt("export_to_df filtered", lambda: export(project, now - hour, now + hour,
                                                 where="name = 'root-0'"))
 attempt("export_to_df projected", lambda: export(project, now - hour, now + hour,
                                                  columns=["context.span_id", "name"]))
+attempt("export_to_df sampled", lambda: export(project, now - hour, now + hour,
+                                               columns=["context.span_id", "context.trace_id"],
+                                               sample_rate=0.5))
 
 
 def export_parquet():

@@ -35,7 +35,10 @@ export interface GatewayDeps {
   limiters?: GatewayLimiters;
   /** The tracing service's Export: OTLP/HTTP `POST /v1/traces` (otlp/); absent: not served. */
   traceExport?: TraceExport;
-  /** The SDK's span writes: `POST /v1/pandas_arrow` (flight/pandasArrow.ts); absent: not served. */
+  /**
+   * The SDK's span writes: `POST /v1/pandas_arrow` (flight/pandasArrow.ts, with traceExport for
+   * spans.log); absent: not served.
+   */
   spanWrites?: PandasArrowDeps["spans"];
   /** Where answers to requests with an Idempotency-Key are kept; absent: the header is ignored. */
   idempotencyKeys?: IdempotencyKeys;
@@ -129,14 +132,15 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     });
   }
 
-  if (deps.spanWrites)
+  if (deps.spanWrites && deps.traceExport)
     app.post(
       PANDAS_ARROW_PATH,
       pandasArrowRoute({
         authenticator: deps.authenticator,
         limiters,
         spans: deps.spanWrites,
-        maxBodyBytes: deps.config.maxBodyBytes,
+        export: deps.traceExport,
+        maxBodyBytes: deps.config.otlp.maxBodyBytes,
       }),
     );
 

@@ -85,11 +85,16 @@ describe("spanExportRequest (GetFlightInfo's RecordQueryDescriptor)", () => {
     );
   });
 
-  it("sampleRate: 1 is everything; below 1 is not served; outside (0, 1] is malformed", () => {
-    expect(() => spanExportRequest(descriptor({ sampleRate: 1 }))).not.toThrow();
-    expect(refusal(descriptor({ sampleRate: 0.5 })).message).toMatch(/below 1 is not served/);
-    expect(refusal(descriptor({ sampleRate: 0 })).message).toMatch(/above 0 and at most 1/);
-    expect(refusal(descriptor({ sampleRate: 1.5 })).message).toMatch(/above 0 and at most 1/);
+  it("sampleRate: 1 is everything (no sample asked); below it is passed on; outside (0, 1] is malformed", () => {
+    expect(spanExportRequest(descriptor({ sampleRate: 1 })).sampleRate).toBeUndefined();
+    expect(spanExportRequest(descriptor({ sampleRate: 0.5 })).sampleRate).toBe(0.5);
+    expect(spanExportRequest(descriptor({ sampleRate: Number.MIN_VALUE })).sampleRate).toBe(
+      Number.MIN_VALUE,
+    );
+    for (const rate of [0, -0.1, 1.5, 1 + Number.EPSILON])
+      expect(refusal(descriptor({ sampleRate: rate })).message, String(rate)).toBe(
+        "the RecordQueryDescriptor: sampleRate must be above 0 and at most 1",
+      );
   });
 
   it("refuses similarity search and a chunk size below 1; a malformed field is a 400", () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callServerStream, type Principal } from "@argus/platform";
 import {
@@ -12,7 +13,12 @@ import {
 } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
 import { exportRaw, newSpanId, newTraceId, type RawSpan } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import {
+  problemOf,
+  problemWith,
+  startTracingUnderTest,
+  type TracingUnderTest,
+} from "./tracingUnderTest.ts";
 
 /** The SDK's span export on the tracing side: CountExportSpans and the ExportSpans stream. */
 
@@ -158,6 +164,44 @@ describe("ExportSpans", () => {
     const got = await download({ startTime: iso(BASE - 60_000), endTime: iso(BASE) });
     expect(got.batches).toEqual([]);
     expect(got.header.columns.length).toBeGreaterThan(0);
+  });
+
+  it("sample_rate: a span is kept when the md5 of its trace id falls under the rate; count and stream agree", async () => {
+    const kept = (rate: number) =>
+      spans
+        .slice(0, SPANS)
+        .filter(
+          (s) =>
+            parseInt(createHash("md5").update(s.traceId).digest("hex").slice(0, 8), 16) <
+            Math.floor(rate * 2 ** 32),
+        )
+        .map((s) => s.spanId)
+        .sort();
+    const ids = async (req: Partial<ExportSpansRequest>) =>
+      (await download(req)).rows.map((r) => r["context.span_id"]!).sort();
+    const half = kept(0.5);
+    // 1001 traces of a span each, random ids: about half, far from both ends.
+    expect(half.length).toBeGreaterThan(400);
+    expect(half.length).toBeLessThan(600);
+    expect(await count({ sampleRate: 0.5 })).toBe(half.length);
+    expect(await ids({ sampleRate: 0.5 })).toEqual(half);
+    // The same spans call after call, and a smaller rate's sample inside a larger one's.
+    expect(await ids({ sampleRate: 0.5 })).toEqual(half);
+    const quarter = await ids({ sampleRate: 0.25 });
+    expect(quarter).toEqual(kept(0.25));
+    expect(quarter.every((id) => half.includes(id))).toBe(true);
+    // With a filter (its parameters first, then the rate's).
+    expect(await count({ sampleRate: 0.5, filter: "name = 'first'" })).toBe(
+      half.includes(spans[0]!.spanId) ? 1 : 0,
+    );
+    // The edges: 1 is every span; the smallest positive rate none; 0, above 1, NaN refused.
+    expect(await count({ sampleRate: 1 })).toBe(SPANS);
+    expect(await count({ sampleRate: Number.MIN_VALUE })).toBe(0);
+    for (const rate of [0, -0.5, 1 + Number.EPSILON, Number.NaN])
+      expect(await problemWith(count({ sampleRate: rate })), String(rate)).toEqual({
+        type: "invalid-request",
+        detail: "sample_rate must be above 0 and at most 1",
+      });
   });
 
   it("refusals: unknown project or space 404, a bad window or filter 400, no span read 403", async () => {

@@ -66,6 +66,8 @@ export const traceOf =
 export interface ExportOptions {
   spaceId?: string;
   as?: Principal;
+  /** The SDK's spans.log: every span stored, or none. */
+  allOrNothing?: boolean;
 }
 
 /** SDK spans through Export, as the gateway forwards them. */
@@ -168,6 +170,7 @@ export function exportRaw(
       payload: otlpJson(project, spans),
       encoding: Encoding.ENCODING_JSON,
       spaceId: o.spaceId ?? t.spaceId,
+      ...(o.allOrNothing ? { allOrNothing: true } : {}),
     },
     o.as,
   );

@@ -3,13 +3,21 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { Encoding, TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
 import {
+  exportRaw,
   exportSpans as exportWith,
   listSpans,
+  newSpanId,
+  newTraceId,
   projectIdOf as idOf,
   record,
   traceOf,
 } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import {
+  problemOf,
+  problemWith,
+  startTracingUnderTest,
+  type TracingUnderTest,
+} from "./tracingUnderTest.ts";
 
 let t: TracingUnderTest;
 
@@ -74,6 +82,39 @@ describe("OTLP export", () => {
     const res = await exportSpans([...old, ...fresh]);
     expect(res.rejectedSpans).toBe(1n);
     expect(res.errorMessage).toMatch(/outside the stored window/);
+  });
+
+  it("all_or_nothing (the SDK's spans.log): a span that cannot be stored refuses the request whole, before its project is created", async () => {
+    const project = uniqueName("proj");
+    const trace = newTraceId();
+    // One start, so that the span sent twice below is stored once.
+    const good = { traceId: trace, spanId: newSpanId(), startMs: Date.now() - 60_000 };
+    const cases = [
+      {
+        spans: [good, { traceId: trace, spanId: "00" }],
+        reason: /span 1 of resource 0 has no valid span_id/,
+      },
+      {
+        spans: [
+          good,
+          { traceId: trace, spanId: newSpanId(), startMs: Date.now() - 400 * 86_400_000 },
+        ],
+        reason: /1 spans start outside the stored window/,
+      },
+    ];
+    for (const c of cases)
+      expect(await problemWith(exportRaw(t, project, c.spans, { allOrNothing: true }))).toEqual({
+        type: "invalid-request",
+        detail: expect.stringMatching(c.reason) as string,
+      });
+    await expect(projectIdOf(project)).rejects.toThrow(/no project/);
+    // Without it, the same request is OTLP's partial success.
+    expect((await exportRaw(t, project, cases[0]!.spans)).rejectedSpans).toBe(1n);
+    const res = await exportRaw(t, project, [good, { traceId: trace, spanId: newSpanId() }], {
+      allOrNothing: true,
+    });
+    expect(res).toEqual({ rejectedSpans: 0n, errorMessage: "" });
+    expect(await list(await projectIdOf(project))).toHaveLength(2);
   });
 });
 

@@ -2,22 +2,26 @@ import type { RequestHandler } from "express";
 import { RecordBatchReader, type RecordBatch, type Schema } from "apache-arrow";
 import { DomainError } from "@argus/platform";
 import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
+import { Encoding, type WriteSpanUpdatesResponse } from "@argus/proto/tracing/v1/tracing";
 import { chargeKey } from "../auth/authenticate.ts";
 import { requestContext, setRoute } from "../http/requestContext.ts";
 import type { GatewayLimiters } from "../http/rateLimit.ts";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { readOtlpBody } from "../otlp/body.ts";
-import { authenticateOtlp } from "../otlp/ingest.ts";
+import { authenticateOtlp, type TraceExport } from "../otlp/ingest.ts";
 import { idOf, invalid } from "./requests.ts";
-import { EVALUATIONS, SPAN_ID_COLUMN, type SpanTarget, type spanFlight } from "./spans.ts";
+import { isSpanLog, spanLogExport, spanLogLayout } from "./spanLog.ts";
+import type { SpanTarget, spanFlight } from "./spans.ts";
 
 /**
  * `POST /v1/pandas_arrow`, the SDK's HTTP path for columnar uploads (public-v2-flight.md §5):
  * an Arrow IPC stream whose schema metadata `arize-schema` names the project, the space in
- * `arize-space-id`, the raw key in `authorization`. Served for what `spans.update_evaluations`
- * sends with force_http (the same write as Flight's writeSpanEvaluationRequest); other uploads
- * (`spans.log`, `ml.log`) are refused. The SDK reads only the status; the body says what was
- * written, as Flight's answer does.
+ * `arize-space-id`, the raw key in `authorization`. Two uploads are served: `spans.log`'s
+ * spans (spanLog.ts: the same OTLP ingestion, all or nothing) and what
+ * `spans.update_evaluations` sends with force_http (the same write as Flight's
+ * writeSpanEvaluationRequest); both are read under the OTLP request's size limit. Classic ML
+ * uploads (`ml.log`) are refused. The SDK reads only the status; the body says what was
+ * written.
  */
 
 export const PANDAS_ARROW_PATH = "/v1/pandas_arrow";
@@ -25,8 +29,13 @@ export const PANDAS_ARROW_PATH = "/v1/pandas_arrow";
 export interface PandasArrowDeps {
   authenticator: Authenticator;
   limiters: GatewayLimiters;
-  spans: Pick<ReturnType<typeof spanFlight>, "writeEvaluations">;
-  /** The largest upload read (the REST body limit's, as bulk uploads belong on Flight). */
+  spans: Pick<ReturnType<typeof spanFlight>, "readEvaluations" | "writeEvaluations">;
+  /** The tracing service's OTLP ingestion, which `spans.log`'s spans go through. */
+  export: TraceExport;
+  /**
+   * ARGUS_OTLP_MAX_BODY_BYTES: the largest upload read, and the largest OTLP request a log's
+   * spans may make, as an export of the same spans over OTLP would be bounded.
+   */
   maxBodyBytes: number;
 }
 
@@ -42,20 +51,10 @@ export function projectOfArizeSchema(base64: string | undefined): string {
     );
   }
   if (schema.constants?.environment !== Schema_Environment.TRACING)
-    throw invalid("only tracing uploads (spans.update_evaluations) are served here");
+    throw invalid("only tracing uploads (spans.log, spans.update_evaluations) are served here");
   const name = schema.constants.modelId;
   if (name.trim() === "") throw invalid("'arize-schema' names no project (constants.model_id)");
   return name;
-}
-
-/** Evaluation columns only: what update_evaluations sends (spans.log sends spans). */
-function checkEvaluationUpload(names: readonly string[]): void {
-  const evalColumn = new RegExp(`^${EVALUATIONS.prefix}\\.`);
-  const other = names.find((n) => n !== SPAN_ID_COLUMN && !evalColumn.test(n));
-  if (other !== undefined)
-    throw invalid(
-      `column ${JSON.stringify(other)}: only spans.update_evaluations uploads (context.span_id and eval.* columns) are served at ${PANDAS_ARROW_PATH}; log spans over OTLP`,
-    );
 }
 
 export function pandasArrowRoute(deps: PandasArrowDeps): RequestHandler {
@@ -85,30 +84,54 @@ export function pandasArrowRoute(deps: PandasArrowDeps): RequestHandler {
       spaceId,
       projectName: projectOfArizeSchema(schema.metadata.get("arize-schema")),
     };
-    checkEvaluationUpload(schema.fields.map((f) => f.name));
     const abort = new AbortController();
     res.on("close", () => {
       if (!res.writableFinished)
         abort.abort(new DomainError("service-unavailable", "the client went away"));
     });
-    const answer = await deps.spans.writeEvaluations(
-      where,
-      {
-        schema,
-        batches: (async function* () {
-          yield* batches;
-        })(),
-      },
-      { principal, ctx, signal: abort.signal },
+    const caller = { principal, ctx, signal: abort.signal };
+    const upload = () => ({
+      schema,
+      batches: (async function* () {
+        yield* batches;
+      })(),
+    });
+    const updated = (answer: WriteSpanUpdatesResponse) => ({
+      records_updated: Number(answer.recordsUpdated),
+      unmatched_ids: answer.unmatchedIds,
+    });
+
+    if (!isSpanLog(schema)) {
+      const answer = await deps.spans.writeEvaluations(where, upload(), caller);
+      res
+        .status(200)
+        .type("application/json")
+        .send(JSON.stringify(updated(answer)));
+      return;
+    }
+    const layout = spanLogLayout(schema);
+    // The evaluations joined to the spans (log's evals_dataframe) are read and checked now, so
+    // that a bad one refuses the upload before a span is stored, and written once they are.
+    const writeEvaluations =
+      layout.evaluations.length > 0
+        ? await deps.spans.readEvaluations(upload(), { columns: layout.evaluations })
+        : undefined;
+    const { payload, spans } = await spanLogExport(
+      layout,
+      batches,
+      where.projectName,
+      deps.maxBodyBytes,
     );
+    await deps.export(
+      { payload, encoding: Encoding.ENCODING_PROTOBUF, spaceId, allOrNothing: true },
+      { principal, requestId: ctx.requestId, clientIp: ctx.clientIp },
+    );
+    const evaluated = writeEvaluations && updated(await writeEvaluations(where, caller));
     res
       .status(200)
       .type("application/json")
       .send(
-        JSON.stringify({
-          records_updated: Number(answer.recordsUpdated),
-          unmatched_ids: answer.unmatchedIds,
-        }),
+        JSON.stringify({ spans_logged: spans, ...(evaluated ? { evaluations: evaluated } : {}) }),
       );
   };
 }

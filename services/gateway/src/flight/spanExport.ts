@@ -33,7 +33,7 @@ function instant(value: Date | undefined, field: string): string {
 /**
  * A descriptor's command → the tracing service's request (its space as the public id).
  * What the SDK may ask that Argus does not do is refused by name, never ignored: classic ML
- * environments, similarity search, sampling below 1. `streamChunkSize` is a hint the server
+ * environments, similarity search. `streamChunkSize` is a hint the server
  * may ignore (its batches are its own size); `includeActuals`, `modelVersion` and `batchId`
  * mean nothing for spans.
  */
@@ -55,11 +55,8 @@ export function spanExportRequest(json: Record<string, unknown>): ExportSpansReq
   if (startTime >= endTime) throw invalid(`${D}: startTime must be before endTime`);
   if (d.similaritySearchParams !== undefined)
     throw invalid(`${D}: similaritySearchParams is not served`);
-  if (d.sampleRate !== undefined) {
-    if (!(d.sampleRate > 0 && d.sampleRate <= 1))
-      throw invalid(`${D}: sampleRate must be above 0 and at most 1`);
-    if (d.sampleRate !== 1) throw invalid(`${D}: sampleRate below 1 is not served`);
-  }
+  if (d.sampleRate !== undefined && !(d.sampleRate > 0 && d.sampleRate <= 1))
+    throw invalid(`${D}: sampleRate must be above 0 and at most 1`);
   if (d.streamChunkSize !== undefined && d.streamChunkSize < 1n)
     throw invalid(`${D}: streamChunkSize must be positive`);
   return {
@@ -69,6 +66,7 @@ export function spanExportRequest(json: Record<string, unknown>): ExportSpansReq
     endTime,
     filter: d.filterExpression.trim(),
     columns: d.projectedColumns,
+    ...(d.sampleRate !== undefined && d.sampleRate !== 1 ? { sampleRate: d.sampleRate } : {}),
   };
 }
 

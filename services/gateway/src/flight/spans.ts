@@ -300,23 +300,34 @@ export function spanFlight(tracing: BulkBackend) {
     projectName: required(req.externalModelId, `${what}.externalModelId`),
   });
 
+  /**
+   * An upload's evaluations, read and checked whole before anything is written; writing them
+   * is the call returned. `columns` are the upload's columns that hold them (spans.log's
+   * upload has span columns beside them).
+   */
+  const readEvaluations = async (
+    upload: FlightUpload,
+    opts: { idColumn?: string | undefined; columns?: readonly string[] } = {},
+  ): Promise<(where: SpanTarget, caller: FlightCaller) => Promise<WriteSpanUpdatesResponse>> => {
+    const idColumn = opts.idColumn ?? SPAN_ID_COLUMN;
+    const schema = opts.columns ? upload.schema.select([idColumn, ...opts.columns]) : upload.schema;
+    const layout = spanUpdateLayout(schema, EVALUATIONS, idColumn);
+    const evaluations = (await readUpdates(upload, layout)).map(evaluationOf);
+    return (where, caller) =>
+      tracing.call(TracingServiceService.writeSpanEvaluations, { ...where, evaluations }, caller);
+  };
+
   const writeEvaluations = async (
     where: SpanTarget,
     upload: FlightUpload,
     caller: FlightCaller,
     idColumn?: string,
-  ): Promise<WriteSpanUpdatesResponse> => {
-    const layout = spanUpdateLayout(upload.schema, EVALUATIONS, idColumn);
-    const updates = await readUpdates(upload, layout);
-    return tracing.call(
-      TracingServiceService.writeSpanEvaluations,
-      { ...where, evaluations: updates.map(evaluationOf) },
-      caller,
-    );
-  };
+  ): Promise<WriteSpanUpdatesResponse> =>
+    (await readEvaluations(upload, { idColumn }))(where, caller);
 
   return {
-    /** The same write for `POST /v1/pandas_arrow` (update_evaluations with force_http). */
+    /** For `POST /v1/pandas_arrow`: update_evaluations with force_http, and spans.log's evals. */
+    readEvaluations,
     writeEvaluations,
 
     async writeSpanEvaluationRequest(

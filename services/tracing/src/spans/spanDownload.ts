@@ -152,13 +152,45 @@ function windowOfExport(req: ExportSpansRequest): Window {
   return { start: req.startTime, end: req.endTime, endExclusive: true };
 }
 
+/**
+ * The SDK's `sampleRate` ("sampled server-side by trace id, so whole traces are kept together
+ * and re-runs return the same sample"): a span is kept when the first 32 bits of the md5 of
+ * its trace id fall under rate × 2³². Deterministic, so CountExportSpans and ExportSpans (two
+ * calls, maybe on two replicas) pick the same spans, and a larger rate's sample holds a
+ * smaller one's; a hash rather than the id's own digits, since ids logged by hand need not be
+ * random.
+ */
+function sampleOf(rate: number | undefined): SpanPredicate | undefined {
+  if (rate === undefined) return undefined;
+  if (!(rate > 0 && rate <= 1)) throw invalid("sample_rate must be above 0 and at most 1");
+  if (rate === 1) return undefined;
+  const under = Math.floor(rate * 2 ** 32);
+  return (alias, firstParam) => ({
+    sql: `('x' || left(md5(${alias}.trace_id), 8))::bit(32)::bigint < $${firstParam}`,
+    params: [under],
+  });
+}
+
+/** Both predicates (either may be absent), their parameters numbered in turn. */
+function bothOf(
+  a: SpanPredicate | undefined,
+  b: SpanPredicate | undefined,
+): SpanPredicate | undefined {
+  if (!a || !b) return a ?? b;
+  return (alias, firstParam) => {
+    const x = a(alias, firstParam);
+    const y = b(alias, firstParam + x.params.length);
+    return { sql: `(${x.sql}) and (${y.sql})`, params: [...x.params, ...y.params] };
+  };
+}
+
 async function resolve(
   deps: TracingDeps,
   req: ExportSpansRequest,
   ctx: CallContext,
 ): Promise<Resolved> {
   const window = windowOfExport(req);
-  const filter = predicate(req.filter);
+  const filter = bothOf(predicate(req.filter), sampleOf(req.sampleRate));
   // Only ids name spaces; anything else would reach identity's lookup as a malformed uuid.
   if (!isUuid(req.spaceId)) throw notFound("space");
   if (req.projectName.trim() === "") throw invalid("the project name is required");

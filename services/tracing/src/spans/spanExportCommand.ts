@@ -67,7 +67,8 @@ interface Refusal {
 }
 
 /**
- * OTLP ingestion: decode, then per project named by a resource — created in the space on
+ * OTLP ingestion (and the SDK's spans.log, which the gateway sends as OTLP with
+ * `all_or_nothing`): decode, then per project named by a resource — created in the space on
  * first use — check PROJECT_SPAN_CREATE there (restricted projects hold), and store each
  * project's spans set-based with one SpansReceived event, all in one transaction. Spans that
  * cannot be stored are OTLP's partial success, with the first reason; a request none of whose
@@ -115,6 +116,10 @@ export function exportCommand(deps: TracingDeps) {
         count: outside,
         reason: `${outside} spans start outside the stored window (the last ${deps.retentionDays} days to tomorrow)`,
       });
+    // The SDK's spans.log: an upload lands whole or not at all (its caller reads only the
+    // status), refused before a project is created for it.
+    if (req.allOrNothing && refusals.length > 0)
+      throw invalid(refusals.map((r) => r.reason).join("; "));
 
     const writable: { project: ProjectPlace; spans: SpanRecord[] }[] = [];
     let denial: unknown;
@@ -139,6 +144,7 @@ export function exportCommand(deps: TracingDeps) {
       }
     }
     if (writable.length === 0 && denial !== undefined) throw denial;
+    if (req.allOrNothing && denial !== undefined) throw denial;
 
     if (writable.length > 0) {
       const days = writable.flatMap((w) => w.spans.map((s) => dayOfNanos(s.startTimeUnixNano)));

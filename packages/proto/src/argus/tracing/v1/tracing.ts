@@ -51,6 +51,12 @@ export interface ExportRequest {
   encoding: Encoding;
   /** The space the spans go to (internal uuid), from `arize-space-id` / `space_id`. */
   spaceId: string;
+  /**
+   * Set for the official SDK's `spans.log` (its `/v1/pandas_arrow` upload, which the gateway
+   * turns into this request): any span that would be rejected refuses the whole request,
+   * INVALID_ARGUMENT naming the first reason, and nothing of it is stored.
+   */
+  allOrNothing?: boolean | undefined;
 }
 
 export interface ExportResponse {
@@ -120,6 +126,12 @@ export interface ExportSpansRequest {
    * empty: all.
    */
   columns: string[];
+  /**
+   * The share of the traces to send, 0 < x <= 1 (absent: 1): a span is kept when a hash of its
+   * trace id falls under it, so whole traces go together, and the count and the stream agree,
+   * call after call.
+   */
+  sampleRate?: number | undefined;
 }
 
 export interface CountExportSpansResponse {
@@ -304,7 +316,7 @@ export interface PresentRecordsResponse {
 }
 
 function createBaseExportRequest(): ExportRequest {
-  return { payload: Buffer.alloc(0), encoding: 0, spaceId: "" };
+  return { payload: Buffer.alloc(0), encoding: 0, spaceId: "", allOrNothing: undefined };
 }
 
 export const ExportRequest: MessageFns<ExportRequest> = {
@@ -317,6 +329,9 @@ export const ExportRequest: MessageFns<ExportRequest> = {
     }
     if (message.spaceId !== "") {
       writer.uint32(26).string(message.spaceId);
+    }
+    if (message.allOrNothing !== undefined) {
+      writer.uint32(32).bool(message.allOrNothing);
     }
     return writer;
   },
@@ -356,6 +371,14 @@ export const ExportRequest: MessageFns<ExportRequest> = {
             }
 
             message.spaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.allOrNothing = reader.bool();
             continue;
           }
         }
@@ -895,7 +918,15 @@ export const AnnotateSpansResponse: MessageFns<AnnotateSpansResponse> = {
 };
 
 function createBaseExportSpansRequest(): ExportSpansRequest {
-  return { spaceId: "", projectName: "", startTime: "", endTime: "", filter: "", columns: [] };
+  return {
+    spaceId: "",
+    projectName: "",
+    startTime: "",
+    endTime: "",
+    filter: "",
+    columns: [],
+    sampleRate: undefined,
+  };
 }
 
 export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
@@ -917,6 +948,9 @@ export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
     }
     for (const v of message.columns) {
       writer.uint32(50).string(v!);
+    }
+    if (message.sampleRate !== undefined) {
+      writer.uint32(57).double(message.sampleRate);
     }
     return writer;
   },
@@ -980,6 +1014,14 @@ export const ExportSpansRequest: MessageFns<ExportSpansRequest> = {
             }
 
             message.columns.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.sampleRate = reader.double();
             continue;
           }
         }
@@ -2787,8 +2829,8 @@ export const TracingServiceDefinition = {
   methods: {
     /**
      * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-     * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-     * and nothing of it is stored.
+     * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+     * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
      */
     export: {
       name: "Export",
@@ -2914,8 +2956,8 @@ export type TracingServiceService = typeof TracingServiceService;
 export const TracingServiceService = {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export: {
     path: "/argus.tracing.v1.TracingService/Export" as const,
@@ -3070,8 +3112,8 @@ export const TracingServiceService = {
 export interface TracingServiceServer extends UntypedServiceImplementation {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export: handleUnaryCall<ExportRequest, ExportResponse>;
   /** Spec/public API `POST /v2/spans`: newest first, keyset paged. */
@@ -3118,8 +3160,8 @@ export interface TracingServiceServer extends UntypedServiceImplementation {
 export interface TracingServiceClient extends Client {
   /**
    * One OTLP ExportTraceServiceRequest. Spans that cannot be stored are counted in
-   * `rejected_spans` (OTLP partial success); a body that cannot be decoded is INVALID_ARGUMENT
-   * and nothing of it is stored.
+   * `rejected_spans` (OTLP partial success; with `all_or_nothing`, INVALID_ARGUMENT); a body
+   * that cannot be decoded is INVALID_ARGUMENT and nothing of it is stored.
    */
   export(
     request: ExportRequest,

@@ -31,7 +31,13 @@ const ATTRIBUTE_KEYS = [
  * and 4 LLM children), seeded by ONE set-based insert in the shape ingestion writes (the same
  * 8 attributes as bench/spans.ts's, ~450 bytes a span); span ids are `lpad(to_hex(i), 16)`.
  */
-async function seedSpans(pool: pg.Pool, projectId: string, n: number, fromMs: number, toMs: number) {
+async function seedSpans(
+  pool: pg.Pool,
+  projectId: string,
+  n: number,
+  fromMs: number,
+  toMs: number,
+) {
   await postgresSpanStore(pool).prepare(
     Array.from({ length: dayOfMs(toMs) - dayOfMs(fromMs) + 1 }, (_, i) => dayOfMs(fromMs) + i),
   );
@@ -100,7 +106,9 @@ function rssSampler(b: BenchStack, label: string) {
     console.info(
       `${label}: resident memory growth of each Argus process during the subject (peak − before): ${growth
         .map(([n, g]) => `${n} ${mib(g)} (of ${mib(before[n]!)})`)
-        .join(", ")}; goal < 256 MiB each: ${growth.every(([, g]) => g < 256 * 1024 * 1024) ? "met" : "NOT met"}`,
+        .join(
+          ", ",
+        )}; goal < 256 MiB each: ${growth.every(([, g]) => g < 256 * 1024 * 1024) ? "met" : "NOT met"}`,
     );
   });
   return {
@@ -119,33 +127,68 @@ function rssSampler(b: BenchStack, label: string) {
   };
 }
 
-const EXPORT_SPANS = 1_000_000;
+/** `BENCH_EXPORT_SPANS` makes it smaller, for trying a change; recorded numbers use the default. */
+const EXPORT_SPANS = Number(process.env.BENCH_EXPORT_SPANS ?? 1_000_000);
+
+/**
+ * A project of EXPORT_SPANS spans in a 6-hour window (seedSpans), and the baseline both export
+ * benchmarks compare with: ONE `COPY (select … the export's columns …) TO STDOUT` of the same
+ * spans in the same order, read to its end by this process, which must count EXPORT_SPANS rows.
+ */
+async function exportSetup(b: BenchStack, label: string) {
+  const api = new Api(b.stack);
+  const spaceId = await api.defaultSpaceId();
+  const project = await benchProject(api, spaceId, "export");
+  const pool = superPool(b);
+  const now = Date.now();
+  const window = { start: now - 6 * HOUR, end: now };
+  const seeded = performance.now();
+  await seedSpans(pool, project.uuid, EXPORT_SPANS, window.start, window.end);
+  console.info(
+    `${label}: seeded ${EXPORT_SPANS} spans in ${Math.round(performance.now() - seeded)} ms`,
+  );
+  // The export's columns: the span fields, then one per attribute key.
+  const copySql = `copy (select s.span_id, s.trace_id, s.parent_id, s.name, s.kind, s.start_time,
+                                s.end_time, s.start_time as time, s.end_time - s.start_time as latency,
+                                s.status_code, s.status_message,
+                                ${ATTRIBUTE_KEYS.map((k) => `s.attributes ->> '${k}'`).join(", ")}
+                           from tracing.spans s
+                          where s.project_id = '${project.uuid}'
+                            and s.start_time >= '${new Date(window.start).toISOString()}'
+                            and s.start_time < '${new Date(window.end).toISOString()}'
+                          order by s.start_time desc, s.trace_id desc, s.span_id desc) to stdout`;
+  const copy = {
+    name: "COPY",
+    async run() {
+      const client = await pool.connect();
+      try {
+        const stream = client.query(copyTo(copySql));
+        let lines = 0;
+        for await (const chunk of stream as AsyncIterable<Buffer>)
+          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+        if (lines !== EXPORT_SPANS) throw new Error(`COPY read ${lines} rows`);
+      } finally {
+        client.release();
+      }
+    },
+    pids: {},
+  };
+  return { spaceId, project, pool, window, copy };
+}
 
 /**
  * The official SDK's span export (spans.export_to_df: GetFlightInfo with a
  * RecordQueryDescriptor, then DoGet of its ticket, the Arrow stream decoded into record
- * batches) of the 1 000 000 spans of one project in a 6-hour window, versus ONE
- * `COPY (select … the same columns …) TO STDOUT` of the same spans in the same order, read to
- * its end by this process. Seeded in SQL (seedSpans). Both count their rows, which must be
- * 1 000 000 (and FlightInfo's total_records too). The peak growth of every Argus process's
- * resident memory during the exports is reported when the benchmark stops.
+ * batches) of the 1 000 000 spans of one project in a 6-hour window, versus the COPY of
+ * exportSetup. Both count their rows, which must be 1 000 000 (and FlightInfo's total_records
+ * too). The peak growth of every Argus process's resident memory during the exports is
+ * reported when the benchmark stops.
  */
 export async function spansExportBenchmark(): Promise<OperationBenchmark> {
   return withBenchStack(async (b) => {
-    const { stack, onStop, stop } = b;
-    const api = new Api(stack);
-    const spaceId = await api.defaultSpaceId();
-    const project = await benchProject(api, spaceId, "export");
-    const pool = superPool(b);
-    const now = Date.now();
-    const window = { start: now - 6 * HOUR, end: now };
-    const seeded = performance.now();
-    await seedSpans(pool, project.uuid, EXPORT_SPANS, window.start, window.end);
-    console.info(
-      `spans-export-1m: seeded ${EXPORT_SPANS} spans in ${Math.round(performance.now() - seeded)} ms`,
-    );
-    const flight = flightClient(stack.flightAddress, stack.apiKey);
-    onStop(async () => flight.client.close());
+    const { spaceId, project, window, copy } = await exportSetup(b, "spans-export-1m");
+    const flight = flightClient(b.stack.flightAddress, b.stack.apiKey);
+    b.onStop(async () => flight.client.close());
     const descriptor = JSON.stringify({
       spaceId,
       modelId: project.name,
@@ -154,16 +197,6 @@ export async function spansExportBenchmark(): Promise<OperationBenchmark> {
       endTime: new Date(window.end).toISOString(),
     });
     const memory = rssSampler(b, "spans-export-1m");
-    // The export's columns: the span fields, then one per attribute key.
-    const copySql = `copy (select s.span_id, s.trace_id, s.parent_id, s.name, s.kind, s.start_time,
-                                  s.end_time, s.start_time as time, s.end_time - s.start_time as latency,
-                                  s.status_code, s.status_message,
-                                  ${ATTRIBUTE_KEYS.map((k) => `s.attributes ->> '${k}'`).join(", ")}
-                             from tracing.spans s
-                            where s.project_id = '${project.uuid}'
-                              and s.start_time >= '${new Date(window.start).toISOString()}'
-                              and s.start_time < '${new Date(window.end).toISOString()}'
-                            order by s.start_time desc, s.trace_id desc, s.span_id desc) to stdout`;
     return {
       kind: "operations",
       name: `span export of ${EXPORT_SPANS} spans (GetFlightInfo + DoGet, Arrow decoded) vs COPY (select … the same columns …) TO STDOUT`,
@@ -180,27 +213,51 @@ export async function spansExportBenchmark(): Promise<OperationBenchmark> {
           const { rows, columns } = await flight.getArrow(ticket);
           if (rows !== EXPORT_SPANS) throw new Error(`DoGet read ${rows} rows`);
           // 11 span fields and the 8 attributes.
-          if (columns !== 11 + ATTRIBUTE_KEYS.length) throw new Error(`DoGet sent ${columns} columns`);
+          if (columns !== 11 + ATTRIBUTE_KEYS.length)
+            throw new Error(`DoGet sent ${columns} columns`);
         },
         pids: memory.pids,
       },
-      baseline: {
-        name: "COPY",
+      baseline: copy,
+      stop: b.stop,
+    };
+  });
+}
+
+/**
+ * The floor under the export, in Postgres alone: its Arrow schema comes before any row, and
+ * the columns it names (each attribute key, typed by the JSON values it holds in the window)
+ * are known only by reading every span's attributes once (SpanStore.attributeKeys), then the
+ * rows a second time. Subject: that key query as the service runs it, then the same COPY;
+ * baseline: the COPY alone.
+ */
+export async function spansExportFloorBenchmark(): Promise<OperationBenchmark> {
+  return withBenchStack(async (b) => {
+    const { project, pool, window, copy } = await exportSetup(b, "spans-export-floor");
+    const store = postgresSpanStore(pool);
+    const q = {
+      projectId: project.uuid,
+      window: {
+        start: new Date(window.start).toISOString(),
+        end: new Date(window.end).toISOString(),
+        endExclusive: true,
+      },
+    };
+    return {
+      kind: "operations",
+      name: `the attribute keys of ${EXPORT_SPANS} spans, then COPY … TO STDOUT of them vs the COPY alone`,
+      maxOpsPerSlice: 1,
+      subject: {
+        name: "keys+COPY",
         async run() {
-          const client = await pool.connect();
-          try {
-            const copy = client.query(copyTo(copySql));
-            let lines = 0;
-            for await (const chunk of copy as AsyncIterable<Buffer>)
-              for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
-            if (lines !== EXPORT_SPANS) throw new Error(`COPY read ${lines} rows`);
-          } finally {
-            client.release();
-          }
+          const keys = await store.attributeKeys(q);
+          if (keys.length !== ATTRIBUTE_KEYS.length) throw new Error(`${keys.length} keys`);
+          await copy.run();
         },
         pids: {},
       },
-      stop,
+      baseline: copy,
+      stop: b.stop,
     };
   });
 }
@@ -260,7 +317,12 @@ export async function spansUpdateEvaluationsBenchmark(): Promise<OperationBenchm
         varint(Buffer.byteLength(cmd)),
         Buffer.from(cmd),
       ]);
-      return Buffer.concat([Buffer.from([0x0a]), varint(descriptor.length), descriptor, schemaBytes]);
+      return Buffer.concat([
+        Buffer.from([0x0a]),
+        varint(descriptor.length),
+        descriptor,
+        schemaBytes,
+      ]);
     };
     let messages: Buffer[] = [];
     const inRest = async (expected: number[]) => {
@@ -277,7 +339,9 @@ export async function spansUpdateEvaluationsBenchmark(): Promise<OperationBenchm
         const span = spans.find((s) => s.context.span_id === spanIds[i]);
         const label = span?.evaluations.find((e) => e.name === EVAL_NAME)?.label;
         if (label !== values.labels[i])
-          throw new Error(`span ${spanIds[i]} reads ${label} through REST, not ${values.labels[i]}`);
+          throw new Error(
+            `span ${spanIds[i]} reads ${label} through REST, not ${values.labels[i]}`,
+          );
       }
     };
     return {
@@ -321,7 +385,8 @@ export async function spansUpdateEvaluationsBenchmark(): Promise<OperationBenchm
               where e.project_id = $1 and e.span_id = x.span_id and e.name = '${EVAL_NAME}'`,
             [project.uuid, spanIds, values.labels, values.scores, values.explanations],
           );
-          if (res.rowCount !== EVALUATED_SPANS) throw new Error(`UPDATE changed ${res.rowCount} rows`);
+          if (res.rowCount !== EVALUATED_SPANS)
+            throw new Error(`UPDATE changed ${res.rowCount} rows`);
         },
         pids: {},
       },

@@ -26,7 +26,7 @@ import { predicate } from "./spanQueries.ts";
  * a batch of large spans stays far below a gRPC message's limit (24 MiB) and the gateway's
  * memory.
  */
-export const EXPORT_BATCH: BatchLimits = { rows: 1000, bytes: 1 << 20 };
+const EXPORT_BATCH: BatchLimits = { rows: 1000, bytes: 1 << 20 };
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT, COLUMN_KIND_JSON } = ColumnKind;
 

@@ -59,9 +59,11 @@ describe("parameters written in as literals (the export's COPY takes none)", () 
     );
   });
 
-  it("a value naming a placeholder is not read again; a missing parameter or another type throws", () => {
+  it("a value naming a placeholder is not read again; a missing parameter, a number that is not finite or another type throws", () => {
     expect(withLiterals(client, "$1 $2", ["$2", "b"])).toBe("'$2' 'b'");
     expect(() => withLiterals(client, "$2", ["a"])).toThrow(/no parameter \$2/);
-    expect(() => withLiterals(client, "$1", [1])).toThrow(/cannot be written/);
+    expect(withLiterals(client, "x - $1 < $2", [-1, 4294967296])).toBe("x - (-1) < (4294967296)");
+    expect(() => withLiterals(client, "$1", [Number.NaN])).toThrow(/cannot be written/);
+    expect(() => withLiterals(client, "$1", [true])).toThrow(/cannot be written/);
   });
 });

@@ -39,11 +39,14 @@ function exportColumnSql(client: PoolClient, c: ExportColumn): string {
 /**
  * A parameterized statement with its parameters written in as literals, for COPY, which takes
  * none. Every `$n` of the statements given here is a placeholder (filters bind every part of
- * a name and value), and each value becomes one escaped literal: text, or an array of text.
+ * a name and value), and each value becomes one escaped literal: text, an array of text, or a
+ * finite number.
  */
 export function withLiterals(client: PoolClient, sql: string, params: readonly unknown[]): string {
   const literal = (v: unknown): string => {
     if (typeof v === "string") return client.escapeLiteral(v);
+    // In parentheses: a negative number after an operator must not read as a comment (`--`).
+    if (typeof v === "number" && Number.isFinite(v)) return `(${String(v)})`;
     if (Array.isArray(v) && v.every((e) => typeof e === "string"))
       return client.escapeLiteral(
         `{${v.map((e) => `"${e.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`,

@@ -48,6 +48,12 @@ describe("int64s: integer text → int64 without a BigInt per value", () => {
     expect([...got]).toEqual(values.map((v) => BigInt.asIntN(64, BigInt(v))));
   });
 
+  it("offsets at an odd address (a view into a gRPC message) are read the same", () => {
+    const c = column(["12", "3456789012345"]);
+    const odd = Buffer.concat([Buffer.alloc(1), c.offsets]).subarray(1);
+    expect([...int64s({ ...c, offsets: odd }, 2)]).toEqual([12n, 3456789012345n]);
+  });
+
   it("a null is 0 under its validity bit", () => {
     expect([...int64s(column(["5", null, "6"]), 3)]).toEqual([5n, 0n, 6n]);
   });

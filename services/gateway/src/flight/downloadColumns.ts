@@ -43,7 +43,7 @@ function int32s(bytes: Uint8Array, count: number): Int32Array {
   // A view when aligned (the usual case), a copy when not.
   return bytes.byteOffset % 4 === 0
     ? new Int32Array(bytes.buffer, bytes.byteOffset, count)
-    : new Int32Array(bytes.slice().buffer);
+    : new Int32Array(new Uint8Array(bytes).buffer);
 }
 
 const present = (validity: Uint8Array, i: number): boolean =>

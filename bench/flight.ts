@@ -4,9 +4,19 @@ import { Message, Table, Utf8, vectorFromArray } from "apache-arrow";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { uuidv7 } from "@argus/platform";
-import { FlightServiceService } from "@argus/proto/flight";
+import {
+  FlightDescriptor,
+  FlightDescriptor_DescriptorType,
+  FlightInfo,
+  FlightServiceService,
+  PutResult,
+} from "@argus/proto/flight";
 import { encodeFlightData, decodeFlightData } from "../services/gateway/src/flight/flightData.ts";
-import { recordBatchFrame, schemaFrame } from "../services/gateway/src/flight/ipc.ts";
+import {
+  readRecordBatches,
+  recordBatchFrame,
+  schemaFrame,
+} from "../services/gateway/src/flight/ipc.ts";
 import { copyRowsInto, copyText } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { OperationBenchmark } from "./operations.ts";
@@ -25,7 +35,7 @@ const fieldsOf = (row: number) =>
   );
 
 /** A Flight client of the gateway, as pyarrow's speaks: FlightData in, PutResult out. */
-function flightClient(address: string, key: string) {
+export function flightClient(address: string, key: string) {
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), {
     "grpc.max_receive_message_length": -1,
     "grpc.max_send_message_length": -1,
@@ -37,8 +47,11 @@ function flightClient(address: string, key: string) {
   };
   return {
     client,
-    /** Streams `messages` (FlightData, already encoded) and waits for the first PutResult. */
-    put(messages: readonly Buffer[]): Promise<void> {
+    /**
+     * Streams `messages` (FlightData, already encoded) and waits for the end of the call;
+     * answers the first PutResult's app_metadata.
+     */
+    put(messages: readonly Buffer[]): Promise<Uint8Array> {
       return new Promise((resolve, reject) => {
         const call = client.makeBidiStreamRequest(
           FlightServiceService.doPut.path,
@@ -46,10 +59,10 @@ function flightClient(address: string, key: string) {
           (b: Buffer) => b,
           md(),
         );
-        let answered = false;
-        call.on("data", () => (answered = true));
+        let answer: Uint8Array | undefined;
+        call.on("data", (b: Buffer) => (answer ??= PutResult.decode(b).appMetadata));
         call.on("error", reject);
-        call.on("end", () => (answered ? resolve() : reject(new Error("no PutResult"))));
+        call.on("end", () => (answer ? resolve(answer) : reject(new Error("no PutResult"))));
         void (async () => {
           for (const m of messages)
             if (!call.write(m)) await new Promise((r) => call.once("drain", r));
@@ -77,11 +90,48 @@ function flightClient(address: string, key: string) {
         call.on("end", () => resolve(rows));
       });
     },
+    /** GetFlightInfo of a CMD descriptor, as the SDK's span export asks it first. */
+    info(cmd: string): Promise<FlightInfo> {
+      return new Promise((resolve, reject) => {
+        client.makeUnaryRequest(
+          FlightServiceService.getFlightInfo.path,
+          (d: FlightDescriptor) => Buffer.from(FlightDescriptor.encode(d).finish()),
+          (b: Buffer) => FlightInfo.decode(b),
+          { type: FlightDescriptor_DescriptorType.CMD, cmd: Buffer.from(cmd), path: [] },
+          md(),
+          (err, info) => (err || !info ? reject(err ?? new Error("no FlightInfo")) : resolve(info)),
+        );
+      });
+    },
+    /**
+     * DoGet of a ticket (its bytes as GetFlightInfo gave them), decoded as pyarrow's reader
+     * does: every message through apache-arrow's IPC stream reader into record batches.
+     * Answers the rows and the schema's columns.
+     */
+    async getArrow(ticket: Uint8Array): Promise<{ rows: number; columns: number }> {
+      const call = client.makeServerStreamRequest(
+        FlightServiceService.doGet.path,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        FlightServiceServiceTicket(ticket),
+        md(),
+      );
+      const messages = async function* () {
+        for await (const b of call as AsyncIterable<Buffer>) yield decodeFlightData(b);
+      };
+      const { schema, batches } = await readRecordBatches(messages());
+      let rows = 0;
+      for await (const batch of batches) {
+        if (batch.numCols !== schema.fields.length) throw new Error("a batch lacks columns");
+        rows += batch.numRows;
+      }
+      return { rows, columns: schema.fields.length };
+    },
   };
 }
 
 /** A Ticket message with `ticket` as its bytes (field 1). */
-function FlightServiceServiceTicket(ticket: string): Buffer {
+function FlightServiceServiceTicket(ticket: string | Uint8Array): Buffer {
   const bytes = Buffer.from(ticket);
   const len: number[] = [];
   let n = bytes.length;
@@ -94,7 +144,7 @@ function FlightServiceServiceTicket(ticket: string): Buffer {
 }
 
 /** Resident memory of a process, in bytes (Linux). */
-function rss(pid: number): number {
+export function rss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
 }
@@ -205,7 +255,7 @@ export async function flightCreateBenchmark(): Promise<OperationBenchmark> {
   });
 }
 
-function varint(n: number): Buffer {
+export function varint(n: number): Buffer {
   const out: number[] = [];
   while (n >= 0x80) {
     out.push((n & 0x7f) | 0x80);
@@ -322,4 +372,4 @@ export async function flightGetBenchmark(): Promise<OperationBenchmark> {
   });
 }
 
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

@@ -9,6 +9,11 @@ import { datasetCreateBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
 import { flightCreateBenchmark, flightGetBenchmark } from "./flight.ts";
+import {
+  spansExportBenchmark,
+  spansExportFloorBenchmark,
+  spansUpdateEvaluationsBenchmark,
+} from "./flightSpans.ts";
 import { getSpaceBenchmark, getSpaceFloorBenchmark } from "./getSpace.ts";
 import { longStreamBenchmark } from "./longStreams.ts";
 import {
@@ -165,6 +170,9 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark | 
     "long-stream": longStreamBenchmark,
     "flight-create-100k": flightCreateBenchmark,
     "flight-get-1m": flightGetBenchmark,
+    "spans-export-1m": spansExportBenchmark,
+    "spans-export-floor": spansExportFloorBenchmark,
+    "spans-update-evals-100k": spansUpdateEvaluationsBenchmark,
     "monitor-eval-10m": monitorEvaluationBenchmark,
     "monitors-1000": monitorScaleBenchmark,
   };

@@ -160,3 +160,5 @@ export { secretBox } from "./sealedSecrets.ts";
 // Outbound HTTP: every request to a user-given address goes through one guard.
 export type { OutboundPolicy, OutboundResult, Resolve } from "./outbound.ts";
 export { checkDestinationUrl, sendOutbound } from "./outbound.ts";
+export type { BatchLimits } from "./copyColumns.ts";
+export { columnBatches } from "./copyColumns.ts";

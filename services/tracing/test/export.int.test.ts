@@ -155,6 +155,13 @@ describe("ExportSpans", () => {
     expect(await count({ filter: "name = 'first'" })).toBe(1);
   });
 
+  it("a filter's values (text, and a dotted attribute's path as text[]) reach the one COPY", async () => {
+    const got = await download({ filter: "attributes.llm.token_count.total IN (5, 6)" });
+    expect(got.rows.map((r) => r["attributes.input.value"]).sort()).toEqual(["q5", "q6"]);
+    const quoted = await download({ filter: "attributes.input.value IN ('q7', 'it''s')" });
+    expect(quoted.rows.map((r) => r["attributes.input.value"])).toEqual(["q7"]);
+  });
+
   it("projected columns: the named ones, and time always (the SDK sorts by it)", async () => {
     const got = await download({ columns: ["name", "attributes.score"], filter: "name = 'first'" });
     expect(got.header.columns.map((c) => c.name)).toEqual(["name", "time", "attributes.score"]);

@@ -1,15 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { batchesOf, epochNanos, projects, textColumn } from "../src/spans/spanDownload.ts";
+import type { PoolClient } from "pg";
+import { Client } from "pg";
+import { projects, respellJson, textColumn } from "../src/spans/spanDownload.ts";
+import { withLiterals } from "../src/storage/postgres.ts";
 
 describe("span export columns", () => {
-  it("times are integer nanoseconds, microseconds kept", () => {
-    expect(epochNanos("1970-01-01T00:00:00.000000Z")).toBe("0");
-    expect(epochNanos("1970-01-01T00:00:01.000001Z")).toBe("1000001000");
-    expect(epochNanos("2026-11-29T12:00:00.123456Z")).toBe(
-      (BigInt(Date.parse("2026-11-29T12:00:00Z")) * 1_000_000n + 123_456_000n).toString(),
-    );
-  });
-
   it("projected columns: all when none; by name or a dotted prefix, never a partial word", () => {
     expect(projects([], "attributes.llm.model_name")).toBe(true);
     expect(projects(["name"], "name")).toBe(true);
@@ -38,22 +33,37 @@ describe("span export columns", () => {
     expect(textColumn([]).offsets.byteLength).toBe(4);
   });
 
-  it("batches: a batch ends after the row that reaches the characters' limit", () => {
-    const rows = [
-      ["ab", "c"],
-      ["d", null],
-      ["ef", "g"],
-    ];
-    const counts = (max: number) => [...batchesOf(rows, 2, max)].map((b) => b.rowCount);
-    expect(counts(1_000)).toEqual([3]);
-    // 3 characters: the first row reaches it; 4: the second row passes it.
-    expect(counts(3)).toEqual([1, 2]);
-    expect(counts(4)).toEqual([2, 1]);
-    expect(counts(1)).toEqual([1, 1, 1]);
-    const [first, second] = [...batchesOf(rows, 2, 3)];
-    expect(first!.columns).toHaveLength(2);
-    expect(Buffer.from(second!.columns[0]!.data).toString()).toBe("def");
-    expect(second!.columns[1]!.nullCount).toBe(1);
-    expect([...batchesOf([], 2, 3)]).toEqual([]);
+  it("JSON as the store spells it is respelled as JavaScript does; nulls stay null", () => {
+    const col = respellJson(
+      textColumn(['{"a": 1, "b": [1.0, 2]}', null, "1.50", '"x"', "null"]),
+      5,
+    );
+    const o = new Int32Array(col.offsets.buffer.slice(col.offsets.byteOffset));
+    const text = (i: number) => Buffer.from(col.data).toString("utf8", o[i], o[i + 1]);
+    expect([0, 2, 3].map(text)).toEqual(['{"a":1,"b":[1,2]}', "1.5", "x"]);
+    expect(col.nullCount).toBe(2);
+    expect([...col.validity]).toEqual([0b01101]);
+  });
+});
+
+describe("parameters written in as literals (the export's COPY takes none)", () => {
+  const client = new Client() as unknown as PoolClient;
+
+  it("text and text arrays escaped; $10 is not $1 followed by 0", () => {
+    const params = ["it's", ["a", 'b"c', "d\\e", "'"], "3", "4", "5", "6", "7", "8", "9", "ten"];
+    expect(
+      withLiterals(client, "x = $1::text and y = any($2::text[]) and z = $10::text", params),
+    ).toBe(
+      // The E-string reads as {"a","b\"c","d\\e","'"}: the array of a, b"c, d\e and '.
+      String.raw`x = 'it''s'::text and y = any( E'{"a","b\\"c","d\\\\e","''"}'::text[]) and z = 'ten'::text`,
+    );
+  });
+
+  it("a value naming a placeholder is not read again; a missing parameter, a number that is not finite or another type throws", () => {
+    expect(withLiterals(client, "$1 $2", ["$2", "b"])).toBe("'$2' 'b'");
+    expect(() => withLiterals(client, "$2", ["a"])).toThrow(/no parameter \$2/);
+    expect(withLiterals(client, "x - $1 < $2", [-1, 4294967296])).toBe("x - (-1) < (4294967296)");
+    expect(() => withLiterals(client, "$1", [Number.NaN])).toThrow(/cannot be written/);
+    expect(() => withLiterals(client, "$1", [true])).toThrow(/cannot be written/);
   });
 });

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import type { ImportedColumn } from "@argus/contracts";
-import { checkout, type CallContext } from "@argus/platform";
+import { checkout, columnBatches, type BatchLimits, type CallContext } from "@argus/platform";
 import { isUuid } from "@argus/spaces";
 import {
   ColumnKind,
@@ -14,7 +14,6 @@ import type { DatasetDeps } from "../deps.ts";
 import { loadExperiment } from "../experiments/experimentRows.ts";
 import { notFound } from "../shared/lifecycleRules.ts";
 import { exampleColumnsOf, runColumnsOf } from "./columns.ts";
-import { columnBatches, type BatchLimits } from "./copyColumns.ts";
 
 /** Rows per batch of a download, and bytes: small enough that no side holds much of it. */
 const EXPORT_BATCH: BatchLimits = { rows: 1024, bytes: 1 << 20 };

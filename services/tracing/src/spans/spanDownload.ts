@@ -1,8 +1,7 @@
-import { notFound, type CallContext } from "@argus/platform";
+import { notFound, type BatchLimits, type CallContext } from "@argus/platform";
 import {
   ColumnKind,
   type Column,
-  type ColumnBatch,
   type ExportMessage,
   type TextColumn,
 } from "@argus/proto/dataset/v1/bulk";
@@ -11,38 +10,35 @@ import { isUuid } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { loadProjectByName } from "../projects/projectAccess.ts";
 import { invalid, isRfc3339 } from "../shared/tracingRules.ts";
-import type { SpanPosition, SpanPredicate, SpanRow, Window } from "../storage/spanStore.ts";
+import type { ExportColumn, SpanPredicate, Window } from "../storage/spanStore.ts";
 import { predicate } from "./spanQueries.ts";
 
 /**
  * The official SDK's span export (`spans.export_to_df`, over Flight GetFlightInfo + DoGet):
- * the spans of a project in a window as OpenInference columns, read from storage one page at
- * a time (the list's keyset walk), so no export is ever held whole on this side.
+ * the spans of a project in a window as OpenInference columns, read from storage by one
+ * statement as the stream takes its batches (SpanStore.exportSpans), so no export is ever
+ * held whole on this side, and no value becomes a string on its way unless it must be
+ * respelled.
  */
 
-/** Spans per page read (and at most per batch sent). */
-const EXPORT_PAGE = 1000;
 /**
- * Characters of values per batch, about: a batch ends after the row that reaches it, so a page
- * of large spans stays far below a gRPC message's limit (24 MiB) and the gateway's memory.
+ * Rows per batch, and bytes of values, about: a batch ends after the row that reaches it, so
+ * a batch of large spans stays far below a gRPC message's limit (24 MiB) and the gateway's
+ * memory.
  */
-const EXPORT_BATCH_CHARS = 1 << 20;
+const EXPORT_BATCH: BatchLimits = { rows: 1000, bytes: 1 << 20 };
 
-const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT } = ColumnKind;
+const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT, COLUMN_KIND_JSON } = ColumnKind;
 
-/** A span field column: its name, the kinds of its values, and its value of a row as text. */
+/** A span field column: its name, the kinds of its values, and what the store reads for it. */
 interface FieldColumn {
   name: string;
   kinds: number;
-  value: (row: SpanRow) => string | null;
+  source: ExportColumn;
 }
 
-/** Nanoseconds since the epoch of the store's RFC 3339 text (always `….ffffffZ`, UTC). */
-export function epochNanos(text: string): string {
-  const seconds = Math.floor(Date.parse(`${text.slice(0, 19)}Z`) / 1000);
-  const micros = text.slice(20, 26).padEnd(6, "0");
-  return (BigInt(seconds) * 1_000_000_000n + BigInt(micros) * 1000n).toString();
-}
+const field = (name: string, kinds: number, f: Extract<ExportColumn, { field: string }>["field"]) =>
+  ({ name, kinds, source: { field: f } }) satisfies FieldColumn;
 
 /**
  * The span fields, named as OpenInference's flattened export names them. `time` is the
@@ -50,22 +46,17 @@ export function epochNanos(text: string): string {
  * timestamps.
  */
 const FIELDS: readonly FieldColumn[] = [
-  { name: "context.span_id", kinds: COLUMN_KIND_STRING, value: (r) => r.span_id },
-  { name: "context.trace_id", kinds: COLUMN_KIND_STRING, value: (r) => r.trace_id },
-  { name: "parent_id", kinds: COLUMN_KIND_STRING, value: (r) => r.parent_id },
-  { name: "name", kinds: COLUMN_KIND_STRING, value: (r) => r.name },
-  { name: "span_kind", kinds: COLUMN_KIND_STRING, value: (r) => r.kind },
-  { name: "start_time", kinds: COLUMN_KIND_INTEGER, value: (r) => epochNanos(r.start_time) },
-  { name: "end_time", kinds: COLUMN_KIND_INTEGER, value: (r) => epochNanos(r.end_time) },
-  { name: "time", kinds: COLUMN_KIND_INTEGER, value: (r) => epochNanos(r.start_time) },
-  {
-    name: "latency_ms",
-    kinds: COLUMN_KIND_FLOAT,
-    value: (r) =>
-      String(Number(BigInt(epochNanos(r.end_time)) - BigInt(epochNanos(r.start_time))) / 1e6),
-  },
-  { name: "status_code", kinds: COLUMN_KIND_STRING, value: (r) => r.status_code },
-  { name: "status_message", kinds: COLUMN_KIND_STRING, value: (r) => r.status_message },
+  field("context.span_id", COLUMN_KIND_STRING, "span_id"),
+  field("context.trace_id", COLUMN_KIND_STRING, "trace_id"),
+  field("parent_id", COLUMN_KIND_STRING, "parent_id"),
+  field("name", COLUMN_KIND_STRING, "name"),
+  field("span_kind", COLUMN_KIND_STRING, "kind"),
+  field("start_time", COLUMN_KIND_INTEGER, "start_ns"),
+  field("end_time", COLUMN_KIND_INTEGER, "end_ns"),
+  field("time", COLUMN_KIND_INTEGER, "start_ns"),
+  field("latency_ms", COLUMN_KIND_FLOAT, "latency_ms"),
+  field("status_code", COLUMN_KIND_STRING, "status_code"),
+  field("status_message", COLUMN_KIND_STRING, "status_message"),
 ];
 
 const ATTRIBUTES = "attributes";
@@ -80,6 +71,13 @@ export function projects(projected: readonly string[], column: string): boolean 
 /** An attribute's value as its column's text: a string as itself, anything else as JSON. */
 const attributeText = (v: unknown): string | null =>
   v === undefined || v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
+
+/**
+ * Values whose JSON has more than one spelling (a number with a fraction or an exponent, an
+ * object, an array) are read as the store spells them and respelled as JavaScript does;
+ * strings, booleans and integers are the same text either way.
+ */
+const respelled = (kinds: number) => (kinds & (COLUMN_KIND_FLOAT | COLUMN_KIND_JSON)) !== 0;
 
 /** Values → one column in Arrow Utf8 layout (the shape ExportMessage carries). */
 export function textColumn(values: readonly (string | null)[]): TextColumn {
@@ -106,32 +104,24 @@ export function textColumn(values: readonly (string | null)[]): TextColumn {
   };
 }
 
-/**
- * A page's rows (each its columns' values) as batches of at most `maxChars` characters of
- * values, about: a batch ends after the row that reaches the limit, so every batch has a row.
- */
-export function* batchesOf(
-  rows: readonly (string | null)[][],
-  columns: number,
-  maxChars: number,
-): Generator<ColumnBatch> {
-  let from = 0;
-  let chars = 0;
-  const cut = (to: number): ColumnBatch => ({
-    rowCount: to - from,
-    columns: Array.from({ length: columns }, (_, c) =>
-      textColumn(rows.slice(from, to).map((r) => r[c]!)),
+/** A column of JSON texts as the store spells them → their attribute text (attributeText). */
+export function respellJson(column: TextColumn, rows: number): TextColumn {
+  const offsets = new Int32Array(
+    column.offsets.buffer.slice(
+      column.offsets.byteOffset,
+      column.offsets.byteOffset + column.offsets.byteLength,
     ),
-  });
-  for (let i = 0; i < rows.length; i++) {
-    for (const v of rows[i]!) chars += v?.length ?? 0;
-    if (chars >= maxChars) {
-      yield cut(i + 1);
-      from = i + 1;
-      chars = 0;
-    }
+  );
+  const data = Buffer.from(column.data.buffer, column.data.byteOffset, column.data.byteLength);
+  const values: (string | null)[] = new Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const present =
+      column.validity.length === 0 || (column.validity[i >> 3]! & (1 << (i & 7))) !== 0;
+    values[i] = present
+      ? attributeText(JSON.parse(data.toString("utf8", offsets[i], offsets[i + 1])))
+      : null;
   }
-  if (from < rows.length) yield cut(rows.length);
+  return textColumn(values);
 }
 
 interface Resolved {
@@ -236,23 +226,30 @@ export function spanDownload(deps: TracingDeps) {
         ...keys.map((k) => ({ name: `${ATTRIBUTES}.${k.key}`, kinds: k.kinds })),
       ];
       yield { part: { $case: "header", value: { spaceId: r.spaceId, versionId: "", columns } } };
-      let after: SpanPosition | undefined;
-      for (;;) {
-        const rows = await deps.store.listSpans({
-          ...q,
-          limit: EXPORT_PAGE,
-          ...(after ? { after } : {}),
+      // What the store reads, each once (`time` is `start_time` again), and where each
+      // column of the header finds its values.
+      const read: ExportColumn[] = [];
+      const at = new Map<string, number>();
+      const place = (c: ExportColumn) => {
+        const key = JSON.stringify(c);
+        if (!at.has(key)) at.set(key, read.push(c) - 1);
+        return at.get(key)!;
+      };
+      const places = [
+        ...fields.map((f) => place(f.source)),
+        ...keys.map((k) => place({ attribute: k.key, json: respelled(k.kinds) })),
+      ];
+      for await (const batch of deps.store.exportSpans({ ...q, columns: read }, EXPORT_BATCH)) {
+        const values = batch.columns.map((c, i) => {
+          const source = read[i]!;
+          return "json" in source && source.json ? respellJson(c, batch.rowCount) : c;
         });
-        if (rows.length === 0) return;
-        const values = rows.map((row) => [
-          ...fields.map((f) => f.value(row)),
-          ...keys.map((k) => attributeText(row.attributes[k.key])),
-        ]);
-        for (const batch of batchesOf(values, columns.length, EXPORT_BATCH_CHARS))
-          yield { part: { $case: "batch", value: batch } };
-        if (rows.length < EXPORT_PAGE) return;
-        const last = rows[rows.length - 1]!;
-        after = { startTime: last.start_time, traceId: last.trace_id, spanId: last.span_id };
+        yield {
+          part: {
+            $case: "batch",
+            value: { rowCount: batch.rowCount, columns: places.map((p) => values[p]!) },
+          },
+        };
       }
     },
   };

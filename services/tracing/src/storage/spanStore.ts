@@ -1,5 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { QueryExpression } from "@argus/filter";
+import type { BatchLimits } from "@argus/platform";
+import type { ColumnBatch } from "@argus/proto/dataset/v1/bulk";
 import type { SpanRecord } from "../spans/spanRecord.ts";
 
 /** A time window of span start times: `start` inclusive; `end` inclusive unless said. */
@@ -39,6 +41,29 @@ export interface SpanRow {
   trace_annotations: unknown[] | null;
   evaluations: unknown[] | null;
 }
+
+/**
+ * One column of an export, as text: a span field (times as integer nanoseconds since the
+ * epoch, the latency as milliseconds), or an attribute's value. `json: false` reads a string
+ * as itself and any other value as its JSON text, for attributes whose values have one JSON
+ * spelling (strings, booleans, integers); `json: true` reads the value's JSON text as the
+ * store writes it, for the caller to respell (numbers with a fraction, objects, arrays).
+ */
+export type ExportColumn =
+  | {
+      field:
+        | "span_id"
+        | "trace_id"
+        | "parent_id"
+        | "name"
+        | "kind"
+        | "start_ns"
+        | "end_ns"
+        | "latency_ms"
+        | "status_code"
+        | "status_message";
+    }
+  | { attribute: string; json: boolean };
 
 /** What admits a trace or session: the expression over named filters, each true when a span matches. */
 export interface UnitAdmission {
@@ -100,6 +125,20 @@ export interface SpanStore {
     after?: SpanPosition;
     limit: number;
   }): Promise<SpanRow[]>;
+  /**
+   * The spans listSpans would walk (every page, in its order) as batches of `columns` in Arrow
+   * Utf8 layout, read by one statement (one snapshot), batch by batch as the consumer takes
+   * them; leaving early stops the read.
+   */
+  exportSpans(
+    q: {
+      projectId: string;
+      window: Window;
+      filter?: SpanPredicate;
+      columns: readonly ExportColumn[];
+    },
+    limits: BatchLimits,
+  ): AsyncGenerator<ColumnBatch>;
   /** How many spans listSpans would walk (every page) for the same project, window and filter. */
   countSpans(q: { projectId: string; window: Window; filter?: SpanPredicate }): Promise<number>;
   /**

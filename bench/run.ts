@@ -8,7 +8,7 @@ import { authOverheadBenchmark } from "./authOverhead.ts";
 import { datasetCreateBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
-import { flightCreateBenchmark, flightGetBenchmark } from "./flight.ts";
+import { flightCreateBenchmark, flightCreateFloorBenchmark, flightGetBenchmark } from "./flight.ts";
 import {
   spansExportBenchmark,
   spansExportFloorBenchmark,
@@ -169,6 +169,7 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark | 
     "task-run-1000": taskRunBenchmark,
     "long-stream": longStreamBenchmark,
     "flight-create-100k": flightCreateBenchmark,
+    "flight-create-floor": flightCreateFloorBenchmark,
     "flight-get-1m": flightGetBenchmark,
     "spans-export-1m": spansExportBenchmark,
     "spans-export-floor": spansExportFloorBenchmark,

@@ -1,8 +1,9 @@
+import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import { uuidv7 } from "@argus/platform";
 import pg from "pg";
 import { copyRowsInto, copyText } from "./copy.ts";
 import { Api } from "./datasets.ts";
-import type { OperationBenchmark } from "./operations.ts";
+import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
 
 const EXAMPLES = 1000;
@@ -36,7 +37,18 @@ function text(n: number, length: number): string {
  * creates a new dataset (a unique name) or copies under a new version id; `prepare` builds the
  * next body or COPY text, untimed.
  */
-export async function datasetCreateBenchmark(): Promise<OperationBenchmark> {
+export const datasetCreateBenchmark = () => createBenchmark("api");
+
+/**
+ * The floor under `dataset-create-8mib`: what the event-sourced create asks of Postgres alone,
+ * from a pg pool with no gateway or service in between. In one transaction, the examples'
+ * events are appended (the same chunks of at most EVENT_PAYLOAD_BYTES as the service appends,
+ * under a stream and a type no projection or consumer knows) and each event's examples are
+ * inserted from its JSON, as the projection inserts them. Same baseline: one `COPY`.
+ */
+export const datasetCreateFloorBenchmark = () => createBenchmark("floor");
+
+async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
     const spaceId = await api.defaultSpaceId();
@@ -69,31 +81,91 @@ export async function datasetCreateBenchmark(): Promise<OperationBenchmark> {
     let created = 0;
     let body = "";
     let rows = "";
+    let events: { stream: string; version: string; dataset: string; data: string[] } | undefined;
     const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    const viaApi: Operation = {
+      name: "POST",
+      prepare() {
+        body = bodyOf(++created);
+      },
+      async run() {
+        const res = await api.call<{ id?: string; example_ids?: string[] }>(
+          "POST",
+          "/v2/datasets",
+          201,
+          body,
+        );
+        if (typeof res.id !== "string") throw new Error("POST /v2/datasets answered no id");
+        if (res.example_ids !== undefined && res.example_ids.length !== EXAMPLES) {
+          throw new Error(`POST /v2/datasets created ${res.example_ids.length} examples`);
+        }
+      },
+      pids,
+    };
+    const floor: Operation = {
+      name: "events+insert",
+      prepare() {
+        const [version, dataset, at] = [uuidv7(), uuidv7(), new Date().toISOString()];
+        const examples = fields.map((f) => ({
+          id: uuidv7(),
+          fields: JSON.parse(f) as unknown,
+          bytes: Buffer.byteLength(f),
+        }));
+        const chunks = chunkBySize(examples, (e) => e.bytes + 64, EVENT_PAYLOAD_BYTES);
+        events = {
+          stream: `bench_floor-${dataset}`,
+          version,
+          dataset,
+          data: chunks.map((chunk) =>
+            JSON.stringify({
+              dataset_id: dataset,
+              version_id: version,
+              at,
+              examples: chunk.map(({ id, fields: f }) => ({ id, fields: f })),
+            }),
+          ),
+        };
+      },
+      async run() {
+        const e = events!;
+        const client = await pool.connect();
+        try {
+          await client.query("begin");
+          let inserted = 0;
+          for (const [n, data] of e.data.entries()) {
+            await client.query(
+              `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+               values ($1, $2, gen_random_uuid(), 'BenchFloorInserted', $3::jsonb, '{}')`,
+              [e.stream, n + 1, data],
+            );
+            const res = await client.query(
+              `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+               select $1, x.id, $2, x.fields, now(), now()
+                 from jsonb_to_recordset(($3::jsonb) -> 'examples') as x(id uuid, fields jsonb)`,
+              [e.version, e.dataset, data],
+            );
+            inserted += res.rowCount ?? 0;
+          }
+          if (inserted !== EXAMPLES) throw new Error(`the floor inserted ${inserted} examples`);
+          await client.query("commit");
+        } catch (err) {
+          await client.query("rollback");
+          throw err;
+        } finally {
+          client.release();
+        }
+      },
+      pids: {},
+    };
     return {
       kind: "operations",
-      name: `create a dataset of ${EXAMPLES} × ${length}-character examples (${bytes}-byte body): POST /v2/datasets vs one COPY of the same rows`,
+      name:
+        subjectKind === "api"
+          ? `create a dataset of ${EXAMPLES} × ${length}-character examples (${bytes}-byte body): POST /v2/datasets vs one COPY of the same rows`
+          : `${EXAMPLES} × ${length}-character examples as events and rows (the create's design in Postgres alone) vs one COPY of the same rows`,
       // 8 MiB more in Postgres (and NATS) per operation: a slice stops at 10.
       maxOpsPerSlice: 10,
-      subject: {
-        name: "POST",
-        prepare() {
-          body = bodyOf(++created);
-        },
-        async run() {
-          const res = await api.call<{ id?: string; example_ids?: string[] }>(
-            "POST",
-            "/v2/datasets",
-            201,
-            body,
-          );
-          if (typeof res.id !== "string") throw new Error("POST /v2/datasets answered no id");
-          if (res.example_ids !== undefined && res.example_ids.length !== EXAMPLES) {
-            throw new Error(`POST /v2/datasets created ${res.example_ids.length} examples`);
-          }
-        },
-        pids,
-      },
+      subject: subjectKind === "api" ? viaApi : floor,
       baseline: {
         name: "COPY",
         prepare() {

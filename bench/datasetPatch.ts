@@ -133,7 +133,7 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
 }
 
 /** Every example id of a dataset through the API, in order. */
-async function exampleIds(api: Api, datasetId: string): Promise<string[]> {
+export async function exampleIds(api: Api, datasetId: string): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   do {

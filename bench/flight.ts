@@ -19,7 +19,7 @@ import {
 } from "../services/gateway/src/flight/ipc.ts";
 import { copyRowsInto, copyText } from "./copy.ts";
 import { Api } from "./datasets.ts";
-import type { OperationBenchmark } from "./operations.ts";
+import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
 
 /** 10 columns of ~100 characters: a row of ~1 KB of fields. */
@@ -157,7 +157,18 @@ const BATCH_ROWS = 10_000;
  * through REST, versus ONE `COPY dataset.examples FROM STDIN` of the same rows. The client sends
  * ready-made FlightData (prepared untimed), as pyarrow would, in batches of 10 000 rows.
  */
-export async function flightCreateBenchmark(): Promise<OperationBenchmark> {
+export const flightCreateBenchmark = () => createBenchmark("flight");
+
+/**
+ * The floor under `flight-create-100k`: what the bulk design itself asks of Postgres, from a pg
+ * pool with no gateway, service or Arrow in between. The rows are staged as JSON chunks under an
+ * import (a statement a batch, as the service stages them), then the import's rows are inserted
+ * into the examples from the chunks by the projection's own statement, in one transaction. Same
+ * baseline: one `COPY` of the rows.
+ */
+export const flightCreateFloorBenchmark = () => createBenchmark("floor");
+
+async function createBenchmark(subjectKind: "flight" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
     const spaceId = await api.defaultSpaceId();
@@ -185,53 +196,107 @@ export async function flightCreateBenchmark(): Promise<OperationBenchmark> {
     const fields = Array.from({ length: UPLOAD_ROWS }, (_, r) => fieldsOf(r));
     let created = 0;
     let messages: Buffer[] = [];
+    let chunks: string[] = [];
     let rows = "";
     let name = "";
     const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    const viaFlight: Operation = {
+      name: "DoPut",
+      prepare() {
+        name = `flight-create-${++created}`;
+        const cmd = JSON.stringify({
+          createDataset: { spaceId, datasetName: name, datasetType: "GENERATIVE" },
+        });
+        const schema = schemaFrame(table.schema);
+        // The first message: the descriptor and the schema.
+        const descriptor = Buffer.concat([
+          Buffer.from([0x08, 0x02, 0x12]),
+          varint(Buffer.byteLength(cmd)),
+          Buffer.from(cmd),
+        ]);
+        const first = Buffer.concat([
+          Buffer.from([0x0a]),
+          varint(descriptor.length),
+          descriptor,
+          encodeFlightData(schema),
+        ]);
+        messages = [first, ...batches];
+      },
+      async run() {
+        await flight.put(messages);
+        const listed = await api.call<{ datasets: { id: string }[] }>(
+          "GET",
+          `/v2/datasets?name=${name}`,
+          200,
+        );
+        const id = listed.datasets[0]?.id;
+        if (!id) throw new Error("the uploaded dataset is not readable");
+        const page = await api.call<{ examples: unknown[] }>(
+          "GET",
+          `/v2/datasets/${encodeURIComponent(id)}/examples?limit=1`,
+          200,
+        );
+        if (page.examples.length !== 1) throw new Error("the uploaded examples are not readable");
+      },
+      pids,
+    };
+    const floor: Operation = {
+      name: "stage+project",
+      prepare() {
+        chunks = Array.from({ length: UPLOAD_ROWS / BATCH_ROWS }, (_, b) =>
+          JSON.stringify(
+            fields
+              .slice(b * BATCH_ROWS, (b + 1) * BATCH_ROWS)
+              .map((f) => ({ id: uuidv7(), fields: JSON.parse(f) as unknown })),
+          ),
+        );
+      },
+      async run() {
+        const [importId, version, dataset] = [uuidv7(), uuidv7(), uuidv7()];
+        const client = await pool.connect();
+        try {
+          await client.query("begin");
+          await client.query(
+            `insert into dataset.imports (id, kind, account_id, started_at, touched_at)
+             values ($1, 'examples', $2, now(), now())`,
+            [importId, uuidv7()],
+          );
+          for (const [seq, rows] of chunks.entries()) {
+            await client.query(
+              "insert into dataset.import_chunks (import_id, seq, rows) values ($1, $2, $3)",
+              [importId, seq, rows],
+            );
+          }
+          const res = await client.query(
+            `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+             select $1, x.id, $2, x.fields, now(), now()
+               from dataset.import_chunks c
+               cross join lateral jsonb_to_recordset(c.rows::jsonb) as x(id uuid, fields jsonb)
+              where c.import_id = $3`,
+            [version, dataset, importId],
+          );
+          if (res.rowCount !== UPLOAD_ROWS) throw new Error(`the floor wrote ${res.rowCount} rows`);
+          await client.query("update dataset.imports set committed_at = now() where id = $1", [
+            importId,
+          ]);
+          await client.query("commit");
+        } catch (err) {
+          await client.query("rollback");
+          throw err;
+        } finally {
+          client.release();
+        }
+      },
+      pids: {},
+    };
     return {
       kind: "operations",
-      name: `DoPut createDataset of ${UPLOAD_ROWS} examples (${COLUMNS} columns, ~1 KB a row) until readable through REST vs one COPY of the same rows`,
+      name:
+        subjectKind === "flight"
+          ? `DoPut createDataset of ${UPLOAD_ROWS} examples (${COLUMNS} columns, ~1 KB a row) until readable through REST vs one COPY of the same rows`
+          : `${UPLOAD_ROWS} examples staged as chunks and projected (the bulk design in Postgres alone) vs one COPY of the same rows`,
       maxOpsPerSlice: 2,
-      subject: {
-        name: "DoPut",
-        prepare() {
-          name = `flight-create-${++created}`;
-          const cmd = JSON.stringify({
-            createDataset: { spaceId, datasetName: name, datasetType: "GENERATIVE" },
-          });
-          const schema = schemaFrame(table.schema);
-          // The first message: the descriptor and the schema.
-          const descriptor = Buffer.concat([
-            Buffer.from([0x08, 0x02, 0x12]),
-            varint(Buffer.byteLength(cmd)),
-            Buffer.from(cmd),
-          ]);
-          const first = Buffer.concat([
-            Buffer.from([0x0a]),
-            varint(descriptor.length),
-            descriptor,
-            encodeFlightData(schema),
-          ]);
-          messages = [first, ...batches];
-        },
-        async run() {
-          await flight.put(messages);
-          const listed = await api.call<{ datasets: { id: string }[] }>(
-            "GET",
-            `/v2/datasets?name=${name}`,
-            200,
-          );
-          const id = listed.datasets[0]?.id;
-          if (!id) throw new Error("the uploaded dataset is not readable");
-          const page = await api.call<{ examples: unknown[] }>(
-            "GET",
-            `/v2/datasets/${encodeURIComponent(id)}/examples?limit=1`,
-            200,
-          );
-          if (page.examples.length !== 1) throw new Error("the uploaded examples are not readable");
-        },
-        pids,
-      },
+      subject: subjectKind === "flight" ? viaFlight : floor,
       baseline: {
         name: "COPY",
         prepare() {

@@ -1,12 +1,15 @@
-// `pnpm exec node bench/profile.ts [seconds] [space|datasets]`: where the processes spend their
-// CPU on GET /v2/spaces/{id} (default), or on a page of 50 datasets out of 200 of 10 examples
-// each (`datasets`, the peer benchmark's list), with a warm principal cache. Each process runs with --cpu-prof; after a
+// `pnpm exec node bench/profile.ts [seconds] [space|datasets|patch]`: where the processes spend
+// their CPU on GET /v2/spaces/{id} (default), on a page of 50 datasets out of 200 of 10 examples
+// each (`datasets`, the peer benchmark's list), or on PATCHes of all 1000 examples of a dataset,
+// one at a time (`patch`, `dataset-patch-1000`'s subject), with a warm principal cache. Each process runs with --cpu-prof; after a
 // closed-loop load the stack stops, Node writes the profiles, and the self time is summed per
 // function and per package. Reported in bench/README.md ("Where the time goes").
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
+import { exampleIds } from "./datasetPatch.ts";
+import { Api, createDataset } from "./datasets.ts";
 import { runLoad } from "./load.ts";
 
 interface ProfileNode {
@@ -24,7 +27,8 @@ interface CpuProfile {
 
 const seconds = Number(process.argv[2] ?? "10");
 const subject = process.argv[3] ?? "space";
-if (subject !== "space" && subject !== "datasets") throw new Error(`no such subject: ${subject}`);
+if (subject !== "space" && subject !== "datasets" && subject !== "patch")
+  throw new Error(`no such subject: ${subject}`);
 const dir = mkdtempSync(join(tmpdir(), "argus-prof-"));
 const { infra, stop: stopInfra } = await startInfra();
 const db = await createTestDatabase(infra);
@@ -36,6 +40,12 @@ const names = new Map(
   Object.entries(stack.processes).map(([name, proc]) => [String(proc.pid), name] as const),
 );
 let requests: number;
+/**
+ * The measured window on the monotonic clock, in µs: V8 stamps profile samples with the same
+ * clock (CLOCK_MONOTONIC), so start-up and set-up are left out of what is reported.
+ */
+const window = { from: 0, to: 0 };
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 try {
   const headers = { authorization: `Bearer ${stack.apiKey}` };
   const listed = (await (await fetch(`${stack.baseUrl}/v2/spaces`, { headers })).json()) as {
@@ -55,24 +65,59 @@ try {
     }
     url = `${stack.baseUrl}/v2/datasets?space_id=${encodeURIComponent(spaceId)}&limit=50`;
   }
-  const target = { name: "stack", url, headers, pids: {} };
-  const load = { concurrency: 16, maxRequests: 1_000_000, timeoutMs: 10_000 };
-  await runLoad(target, { ...load, durationMs: 2000 });
-  const result = await runLoad(target, { ...load, durationMs: seconds * 1000 });
-  requests = result.latenciesMs.length;
+  if (subject === "patch") requests = await patchLoop(spaceId, headers);
+  else {
+    const target = { name: "stack", url, headers, pids: {} };
+    const load = { concurrency: 16, maxRequests: 1_000_000, timeoutMs: 10_000 };
+    await runLoad(target, { ...load, durationMs: 2000 });
+    window.from = nowUs();
+    const result = await runLoad(target, { ...load, durationMs: seconds * 1000 });
+    window.to = nowUs();
+    requests = result.latenciesMs.length;
+  }
 } finally {
   await stack.stop();
   await db.drop();
   await stopInfra();
 }
 
+/** PATCHes of all 1000 examples of a new dataset, one at a time, for 2 s of warmup + `seconds`. */
+async function patchLoop(spaceId: string, headers: Record<string, string>): Promise<number> {
+  const json = { ...headers, "content-type": "application/json" };
+  const api = new Api(stack);
+  const examples = Array.from({ length: 1000 }, (_, n) => ({ input: `q${n}`, flag: "b" }));
+  const { id } = await createDataset(api, spaceId, "profile-patch", examples);
+  const ids = await exampleIds(api, id);
+  const path = `${stack.baseUrl}/v2/datasets/${encodeURIComponent(id)}/examples`;
+  let n = 0;
+  const until = async (end: number) => {
+    let count = 0;
+    while (performance.now() < end) {
+      const flag = ++n % 2 ? "a" : "b";
+      const body = JSON.stringify({ examples: ids.map((e) => ({ id: e, flag })) });
+      const res = await fetch(path, { method: "PATCH", headers: json, body });
+      if (res.status !== 200) throw new Error(`PATCH -> ${res.status}`);
+      await res.arrayBuffer();
+      count++;
+    }
+    return count;
+  };
+  await until(performance.now() + 2000);
+  window.from = nowUs();
+  const count = await until(performance.now() + seconds * 1000);
+  window.to = nowUs();
+  return count;
+}
+
 /** Self time (ms) per key, from the sampled profile. */
 function selfTimes(p: CpuProfile, keyOf: (n: ProfileNode) => string): Map<string, number> {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const out = new Map<string, number>();
+  let at = p.startTime;
   p.samples.forEach((id, i) => {
+    at += p.timeDeltas[i] ?? 0;
     const node = byId.get(id);
-    if (!node) return;
+    if (!node || at < window.from || at > window.to) return;
     const k = keyOf(node);
     out.set(k, (out.get(k) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
   });
@@ -108,7 +153,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
   const pid = /\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(file)?.[1] ?? "";
   console.info(
     `\n${names.get(pid) ?? file}: ${(total - idle).toFixed(0)} ms busy of ${total.toFixed(0)} ms ` +
-      "profiled (start-up included; CPU per request is ./argus bench's)",
+      `profiled in the measured ${seconds} s (${((total - idle) / requests).toFixed(2)} ms busy per request)`,
   );
   console.info(`by package:\n${top(byPackage, 12, total - idle)}`);
   console.info(`by function:\n${top(selfTimes(p, functionOf), 15, total - idle)}`);

@@ -5,10 +5,10 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import type { Benchmark } from "./benchmark.ts";
 import { authOverheadBenchmark } from "./authOverhead.ts";
-import { datasetCreateBenchmark } from "./datasetCreate.ts";
+import { datasetCreateBenchmark, datasetCreateFloorBenchmark } from "./datasetCreate.ts";
 import { datasetPagingBenchmark } from "./datasetPaging.ts";
 import { datasetPatchBenchmark, datasetPatchFloorBenchmark } from "./datasetPatch.ts";
-import { flightCreateBenchmark, flightGetBenchmark } from "./flight.ts";
+import { flightCreateBenchmark, flightCreateFloorBenchmark, flightGetBenchmark } from "./flight.ts";
 import {
   spansExportBenchmark,
   spansExportFloorBenchmark,
@@ -25,7 +25,7 @@ import { orgAdminScaleBenchmark } from "./orgAdminScale.ts";
 import { runPeerBenchmark, type PeerResult } from "./peer.ts";
 import { spansIngestBenchmark } from "./spansIngest.ts";
 import { spansListBenchmark } from "./spansList.ts";
-import { taskRunBenchmark } from "./taskRun.ts";
+import { taskRunBenchmark, taskRunFloorBenchmark } from "./taskRun.ts";
 import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webhooks.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
@@ -162,13 +162,16 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark | 
     "dataset-patch-1000": datasetPatchBenchmark,
     "dataset-patch-floor": datasetPatchFloorBenchmark,
     "dataset-create-8mib": datasetCreateBenchmark,
+    "dataset-create-floor": datasetCreateFloorBenchmark,
     "spans-ingest-100k": spansIngestBenchmark,
     "spans-list-10m": spansListBenchmark,
     "webhook-delivery": webhookDeliveryBenchmark,
     "webhook-dead-neighbour": webhookDeadNeighbourBenchmark,
     "task-run-1000": taskRunBenchmark,
+    "task-run-floor": taskRunFloorBenchmark,
     "long-stream": longStreamBenchmark,
     "flight-create-100k": flightCreateBenchmark,
+    "flight-create-floor": flightCreateFloorBenchmark,
     "flight-get-1m": flightGetBenchmark,
     "spans-export-1m": spansExportBenchmark,
     "spans-export-floor": spansExportFloorBenchmark,

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { decodeId } from "@argus/platform";
 import { Api } from "./datasets.ts";
-import type { OperationBenchmark } from "./operations.ts";
+import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
 
 const ITEMS = 1000;
@@ -15,7 +15,21 @@ const ITEMS = 1000;
  * evaluation as a bare loop over SQL — one select of the runs with their examples' `expected`,
  * the comparison in a loop, one update writing the same eval.* fields.
  */
-export async function taskRunBenchmark(): Promise<OperationBenchmark> {
+export const taskRunBenchmark = () => taskBenchmark("api");
+
+/**
+ * The floor under `task-run-1000`: the same evaluation, event-sourced and paged as the design
+ * asks (no process holds a whole experiment), in Postgres alone from a pg pool: per page of
+ * 200 runs, one keyset select of the runs with their examples' `expected`, the comparison, the
+ * page's evaluations appended as one event (a stream and type no projection or consumer knows)
+ * and the rows updated from it, each page its own transaction. Same baseline: the bare loop.
+ */
+export const taskRunFloorBenchmark = () => taskBenchmark("floor");
+
+/** Runs a page, as the task runner reads them. */
+const PAGE = 200;
+
+async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
     const spaceId = await api.defaultSpaceId();
@@ -77,33 +91,95 @@ export async function taskRunBenchmark(): Promise<OperationBenchmark> {
       "task-runner": p["task-runner"]!.pid,
       dataset: p.dataset!.pid,
     };
+    const evaluationsOf = (rows: { id: string; output: string; expected: string | null }[]) =>
+      rows.map((r) => {
+        const ok = r.output === r.expected;
+        return {
+          run_id: r.id,
+          patch: {
+            "eval.exact_match.label": ok ? "true" : "false",
+            "eval.exact_match.score": ok ? 1 : 0,
+            "eval.exact_match.explanation": ok ? "the values are equal" : "the values differ",
+          },
+        };
+      });
+    let floorRuns = 0;
+    const floor: Operation = {
+      name: "paged events+update",
+      pids: {},
+      async run() {
+        const stream = `bench_floor-${++floorRuns}-${experimentUuid}`;
+        let after = "00000000-0000-0000-0000-000000000000";
+        let updated = 0;
+        for (let page = 1; ; page++) {
+          const rows = await pool.query<{ id: string; output: string; expected: string | null }>(
+            `select r.id, r.output, (select e.fields ->> 'expected' from dataset.examples e
+                                      where e.id = r.example_id limit 1) as expected
+               from dataset.experiment_runs r
+              where r.experiment_id = $1 and r.id > $2
+              order by r.id limit $3`,
+            [experimentUuid, after, PAGE],
+          );
+          if (rows.rows.length === 0) break;
+          after = rows.rows[rows.rows.length - 1]!.id;
+          const evaluations = JSON.stringify(evaluationsOf(rows.rows));
+          const client = await pool.connect();
+          try {
+            await client.query("begin");
+            await client.query(
+              `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+               values ($1, $2, gen_random_uuid(), 'BenchFloorEvaluated', jsonb_build_object('evaluations', $3::jsonb), '{}')`,
+              [stream, page, evaluations],
+            );
+            const res = await client.query(
+              `update dataset.experiment_runs r set fields = r.fields || x.patch
+                 from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)
+                where r.experiment_id = $1 and r.id = x.run_id`,
+              [experimentUuid, evaluations],
+            );
+            updated += res.rowCount ?? 0;
+            await client.query("commit");
+          } catch (err) {
+            await client.query("rollback");
+            throw err;
+          } finally {
+            client.release();
+          }
+        }
+        if (updated !== ITEMS) throw new Error(`${updated} updated`);
+      },
+    };
+    const viaApi: Operation = {
+      name: "task run",
+      pids,
+      async run() {
+        const run = await api.call<{ id: string }>("POST", `/v2/tasks/${task.id}/trigger`, 201, {
+          override_evaluations: true,
+        });
+        for (;;) {
+          const now = await api.call<{ status: string; num_successes: number }>(
+            "GET",
+            `/v2/task-runs/${run.id}`,
+            200,
+          );
+          if (now.status === "COMPLETED") {
+            if (now.num_successes !== ITEMS) throw new Error(`${now.num_successes} evaluated`);
+            return;
+          }
+          if (now.status !== "PENDING" && now.status !== "RUNNING")
+            throw new Error(`run ended ${now.status}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      },
+    };
     return {
       kind: "operations",
-      name: `an evaluation run over ${ITEMS} experiment runs (EXACT_MATCH) vs the same in a bare loop over SQL`,
+      name:
+        subjectKind === "api"
+          ? `an evaluation run over ${ITEMS} experiment runs (EXACT_MATCH) vs the same in a bare loop over SQL`
+          : `the same evaluation over ${ITEMS} runs, paged and event-sourced in Postgres alone, vs the bare loop over SQL`,
       maxOpsPerSlice: 50,
-      subject: {
-        name: "task run",
-        pids,
-        async run() {
-          const run = await api.call<{ id: string }>("POST", `/v2/tasks/${task.id}/trigger`, 201, {
-            override_evaluations: true,
-          });
-          for (;;) {
-            const now = await api.call<{ status: string; num_successes: number }>(
-              "GET",
-              `/v2/task-runs/${run.id}`,
-              200,
-            );
-            if (now.status === "COMPLETED") {
-              if (now.num_successes !== ITEMS) throw new Error(`${now.num_successes} evaluated`);
-              return;
-            }
-            if (now.status !== "PENDING" && now.status !== "RUNNING")
-              throw new Error(`run ended ${now.status}`);
-            await new Promise((r) => setTimeout(r, 10));
-          }
-        },
-      },
+      subject: subjectKind === "api" ? viaApi : floor,
       baseline: {
         name: "SQL loop",
         pids: {},
@@ -114,17 +190,7 @@ export async function taskRunBenchmark(): Promise<OperationBenchmark> {
                from dataset.experiment_runs r where r.experiment_id = $1`,
             [experimentUuid],
           );
-          const evaluations = rows.rows.map((r) => {
-            const ok = r.output === r.expected;
-            return {
-              run_id: r.id,
-              patch: {
-                "eval.exact_match.label": ok ? "true" : "false",
-                "eval.exact_match.score": ok ? 1 : 0,
-                "eval.exact_match.explanation": ok ? "the values are equal" : "the values differ",
-              },
-            };
-          });
+          const evaluations = evaluationsOf(rows.rows);
           const res = await pool.query(
             `update dataset.experiment_runs r set fields = r.fields || x.patch
                from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)

@@ -85,8 +85,8 @@ _argus_apt_install() {
     return 1
   fi
   _argus_tools_log "installing $* from Debian packages"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  apt-get update -qq -o DPkg::Lock::Timeout=600
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends "$@" >/dev/null
 }
 
 # _argus_go_run [NAME=VALUE...] GO ARGS...: runs Go with its caches in $ARGUS_CACHE, static.

@@ -646,8 +646,9 @@ teardown() {
 
 # ---- Main -------------------------------------------------------------------------------------
 tools() {
-  KUBECTL="$(argus_tool kubectl)"
+  # Helm first: CI's chart lint needs it first, while this builds in the background.
   HELM="$(argus_tool helm)"
+  KUBECTL="$(argus_tool kubectl)"
   KUBE_PROXY="$(argus_tool kube-proxy)"
   local p
   for p in kube-apiserver kube-controller-manager kube-scheduler kubelet coredns; do argus_tool "$p" >/dev/null; done

@@ -3,6 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { CallCredential } from "./callCredentials.ts";
 import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
+import { fromGrpcError } from "./errors.ts";
 import { recordDuration } from "./metrics.ts";
 import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
 import { attachForwardedKey, type ForwardedKey } from "./requestKeys.ts";
@@ -183,5 +184,37 @@ export async function callUnary<Req, Res>(
       "rpc.method": rpc,
       "rpc.grpc.status_code": code,
     });
+  }
+}
+
+/**
+ * `callUnary` to another Argus service, a failure as the DomainError it stands for
+ * (`fromGrpcError`): what the peer refused, its caller is refused the same way.
+ */
+export async function callPeer<Req, Res>(
+  client: grpc.Client,
+  method: ClientMethod<Req, Res>,
+  req: Req,
+  opts: CallOptions,
+): Promise<Res> {
+  try {
+    return await callUnary(client, method, req, opts);
+  } catch (err) {
+    throw fromGrpcError(err);
+  }
+}
+
+/** `callPeer` for a lookup: undefined where the peer answers NOT_FOUND. */
+export async function findOnPeer<Req, Res>(
+  client: grpc.Client,
+  method: ClientMethod<Req, Res>,
+  req: Req,
+  opts: CallOptions,
+): Promise<Res | undefined> {
+  try {
+    return await callUnary(client, method, req, opts);
+  } catch (err) {
+    if ((err as Partial<grpc.ServiceError>).code === grpc.status.NOT_FOUND) return undefined;
+    throw fromGrpcError(err);
   }
 }

@@ -82,6 +82,8 @@ export {
   DEFAULT_DEADLINE_MS,
   MAX_GRPC_MESSAGE_BYTES,
   callUnary,
+  callPeer,
+  findOnPeer,
   createChannel,
   onwardCall,
   ownCall,

@@ -1,11 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import {
-  callUnary,
-  fromGrpcError,
-  ownCall,
-  type CallContext,
-  type CallCredential,
-} from "@argus/platform";
+import { ownCall, type CallContext, type CallCredential, callPeer } from "@argus/platform";
 import { AnnotationConfigDirectoryService } from "@argus/proto/catalog/v1/config_directory";
 import type { ConfigRules } from "./annotations.ts";
 
@@ -28,21 +22,17 @@ export function catalogAnnotationConfigs(channel: Client, self: CallCredential):
       const chunks = Array.from({ length: Math.ceil(names.length / PER_CALL) }, (_, i) =>
         names.slice(i * PER_CALL, (i + 1) * PER_CALL),
       );
-      try {
-        const answers = await Promise.all(
-          chunks.map((chunk) =>
-            callUnary(
-              channel,
-              AnnotationConfigDirectoryService.resolveAnnotationConfigs,
-              { accountId: ctx.principal.accountId, spaceId, names: chunk },
-              ownCall(ctx, self),
-            ),
+      const answers = await Promise.all(
+        chunks.map((chunk) =>
+          callPeer(
+            channel,
+            AnnotationConfigDirectoryService.resolveAnnotationConfigs,
+            { accountId: ctx.principal.accountId, spaceId, names: chunk },
+            ownCall(ctx, self),
           ),
-        );
-        return answers.flatMap((a) => a.configs);
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+        ),
+      );
+      return answers.flatMap((a) => a.configs);
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   onwardCall,
   type CallContext,
   type SpaceFacts,
+  callPeer,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
@@ -91,25 +92,21 @@ export function identitySpaces(channel: Client, pool: Pool): Spaces {
       return res.rowCount === 1;
     },
     async factsOfMany(ctx, spaceIds, projectIds) {
-      try {
-        const res = await callUnary(
-          channel,
-          IdentityServiceService.getAccessFactsBatch,
-          { spaceIds: [...spaceIds], projectIds: [...projectIds] },
-          opts(ctx),
-        );
-        return {
-          spaces: new Map(
-            res.spaces.map((f) => [
-              f.spaceId,
-              { id: f.spaceId, organizationId: f.organizationId, isPrivate: f.isPrivate },
-            ]),
-          ),
-          restricted: new Set(res.restrictedProjectIds),
-        };
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      const res = await callPeer(
+        channel,
+        IdentityServiceService.getAccessFactsBatch,
+        { spaceIds: [...spaceIds], projectIds: [...projectIds] },
+        opts(ctx),
+      );
+      return {
+        spaces: new Map(
+          res.spaces.map((f) => [
+            f.spaceId,
+            { id: f.spaceId, organizationId: f.organizationId, isPrivate: f.isPrivate },
+          ]),
+        ),
+        restricted: new Set(res.restrictedProjectIds),
+      };
     },
     async seesOrganization(ctx, organizationId) {
       try {
@@ -161,20 +158,16 @@ export function identitySpaces(channel: Client, pool: Pool): Spaces {
     async idsNamed(ctx, name) {
       const ids: string[] = [];
       let after = "";
-      try {
-        do {
-          const res = await callUnary(
-            channel,
-            IdentityServiceService.listSpaces,
-            { page: { limit: 100, after }, name, organizationId: "" },
-            opts(ctx),
-          );
-          ids.push(...res.spaces.map((s) => s.id));
-          after = res.page?.nextAfter ?? "";
-        } while (after !== "" && ids.length < MAX_SPACES_PER_NAME_FILTER);
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      do {
+        const res = await callPeer(
+          channel,
+          IdentityServiceService.listSpaces,
+          { page: { limit: 100, after }, name, organizationId: "" },
+          opts(ctx),
+        );
+        ids.push(...res.spaces.map((s) => s.id));
+        after = res.page?.nextAfter ?? "";
+      } while (after !== "" && ids.length < MAX_SPACES_PER_NAME_FILTER);
       if (after !== "")
         throw new DomainError("invalid-request", "space_name matches too many spaces; narrow it");
       return ids;

@@ -2,11 +2,10 @@ import type { Client } from "@grpc/grpc-js";
 import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
 import {
   DomainError,
-  callUnary,
-  fromGrpcError,
   ownCall,
   type CallContext,
   type CallCredential,
+  callPeer,
 } from "@argus/platform";
 import type { Annotator } from "@argus/contracts";
 import { identityAnnotators } from "@argus/spaces";
@@ -27,17 +26,13 @@ export interface QueueUsers {
  */
 export function identityQueueUsers(channel: Client, self: CallCredential): QueueUsers {
   const resolve = async (ctx: CallContext, q: { emails?: string[]; ids?: string[] }) => {
-    try {
-      const res = await callUnary(
-        channel,
-        DirectoryServiceService.resolveUsers,
-        { accountId: ctx.principal.accountId, emails: q.emails ?? [], ids: q.ids ?? [] },
-        ownCall(ctx, self),
-      );
-      return res.users;
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
+    const res = await callPeer(
+      channel,
+      DirectoryServiceService.resolveUsers,
+      { accountId: ctx.principal.accountId, emails: q.emails ?? [], ids: q.ids ?? [] },
+      ownCall(ctx, self),
+    );
+    return res.users;
   };
   return {
     async byEmails(ctx, emails) {

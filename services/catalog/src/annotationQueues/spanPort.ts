@@ -1,11 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import {
-  callUnary,
-  fromGrpcError,
-  ownCall,
-  type CallContext,
-  type CallCredential,
-} from "@argus/platform";
+import { ownCall, type CallContext, type CallCredential, callPeer } from "@argus/platform";
 import { SpanDirectoryService } from "@argus/proto/tracing/v1/tracing";
 
 /** Spans and traces belong to the tracing service: asked synchronously, as the catalog itself. */
@@ -26,17 +20,13 @@ export interface SpanPort {
 export function grpcSpanPort(channel: Client, self: CallCredential): SpanPort {
   return {
     async present(ctx, q) {
-      try {
-        const res = await callUnary(
-          channel,
-          SpanDirectoryService.presentRecords,
-          { accountId: ctx.principal.accountId, ...q, ids: [...q.ids] },
-          ownCall(ctx, self),
-        );
-        return new Set(res.ids);
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      const res = await callPeer(
+        channel,
+        SpanDirectoryService.presentRecords,
+        { accountId: ctx.principal.accountId, ...q, ids: [...q.ids] },
+        ownCall(ctx, self),
+      );
+      return new Set(res.ids);
     },
   };
 }

@@ -1,5 +1,5 @@
-import { status, type Client, type ServiceError } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, onwardCall, type CallContext } from "@argus/platform";
+import type { Client } from "@grpc/grpc-js";
+import { onwardCall, type CallContext, findOnPeer } from "@argus/platform";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 
 type ForeignResourceType = "dataset" | "experiment";
@@ -23,18 +23,13 @@ export interface DatasetPort {
 export function grpcDatasetPort(channel: Client): DatasetPort {
   return {
     async getResourceRef(ctx, type, id) {
-      try {
-        const ref = await callUnary(
-          channel,
-          DatasetServiceService.getResourceRef,
-          { type, id },
-          onwardCall(ctx),
-        );
-        return { id: ref.id, spaceId: ref.spaceId, accountId: ref.accountId };
-      } catch (err) {
-        if ((err as Partial<ServiceError>).code === status.NOT_FOUND) return undefined;
-        throw fromGrpcError(err);
-      }
+      const ref = await findOnPeer(
+        channel,
+        DatasetServiceService.getResourceRef,
+        { type, id },
+        onwardCall(ctx),
+      );
+      return ref && { id: ref.id, spaceId: ref.spaceId, accountId: ref.accountId };
     },
   };
 }

@@ -1,5 +1,5 @@
-import { status, type Client, type ServiceError } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, onwardCall, type CallContext } from "@argus/platform";
+import type { Client } from "@grpc/grpc-js";
+import { onwardCall, type CallContext, findOnPeer } from "@argus/platform";
 import { MonitorServiceService } from "@argus/proto/tracing/v1/monitors";
 import type { RowPlace } from "@argus/spaces";
 
@@ -15,18 +15,13 @@ export interface MonitorPort {
 export function grpcMonitorPort(channel: Client): MonitorPort {
   return {
     async placeOf(ctx, id) {
-      try {
-        const ref = await callUnary(
-          channel,
-          MonitorServiceService.getMonitorRef,
-          { id },
-          onwardCall(ctx),
-        );
-        return { accountId: ref.accountId, spaceId: ref.spaceId, projectId: ref.projectId };
-      } catch (err) {
-        if ((err as Partial<ServiceError>).code === status.NOT_FOUND) return undefined;
-        throw fromGrpcError(err);
-      }
+      const ref = await findOnPeer(
+        channel,
+        MonitorServiceService.getMonitorRef,
+        { id },
+        onwardCall(ctx),
+      );
+      return ref && { accountId: ref.accountId, spaceId: ref.spaceId, projectId: ref.projectId };
     },
   };
 }

@@ -38,29 +38,30 @@ async function record(
   );
 }
 
-/** The columns of rows just written (read back, so the kinds are those of the stored JSON). */
-async function recordWritten(
-  client: PoolClient,
-  c: Catalog,
-  rowsTable: string,
-  ownerId: string,
-  ids: readonly string[],
-): Promise<void> {
-  if (ids.length === 0) return;
-  await tracedQuery(
-    client,
-    `record ${c.table} of written rows`,
-    `insert into ${c.table} (${c.owner}, name, kinds)
-     select $1, f.key, bit_or(json_kind(f.value))
-       from ${rowsTable} r cross join lateral jsonb_each(r.fields) f
-      where r.${c.owner} = $1 and r.id = any($2::uuid[])
+/**
+ * The statement that records the fields `fields` holds for each row of `rows` (a relation of
+ * the projection's own statement: the JSON it writes or merges into rows of `owner`), kinds
+ * merged into known ones, rewriting no row whose kinds stay the same. It ends the projection's
+ * statement (after its `with`), so the written JSON is parsed once and no row is read back: a
+ * merge keeps a row's other fields, whose kinds the catalog already holds.
+ */
+function recordKinds(c: Catalog, owner: string, rows: string, fields: string): string {
+  return `insert into ${c.table} (${c.owner}, name, kinds)
+     select ${owner}, f.key, bit_or(json_kind(f.value))
+       from ${rows} cross join lateral jsonb_each(${fields}) f
       group by f.key
       order by f.key
      on conflict (${c.owner}, name) do update set kinds = ${c.table}.kinds | excluded.kinds
-      where ${c.table}.kinds <> ${c.table}.kinds | excluded.kinds`,
-    [ownerId, ids],
-  );
+      where ${c.table}.kinds <> ${c.table}.kinds | excluded.kinds`;
 }
+
+/** Records the example fields a projection writes to version `owner` (a SQL parameter). */
+export const recordExampleKinds = (owner: string, rows: string, fields: string) =>
+  recordKinds(EXAMPLES, owner, rows, fields);
+
+/** Records the run fields a projection writes to experiment `owner` (a SQL parameter). */
+export const recordRunKinds = (owner: string, rows: string, fields: string) =>
+  recordKinds(RUNS, owner, rows, fields);
 
 export const recordExampleColumns = (
   client: PoolClient,
@@ -73,20 +74,6 @@ export const recordRunColumns = (
   experimentId: string,
   columns: readonly ImportedColumn[],
 ) => record(client, RUNS, experimentId, columns);
-
-/** After examples of `versionId` were inserted or changed. */
-export const recordWrittenExamples = (
-  client: PoolClient,
-  versionId: string,
-  ids: readonly string[],
-) => recordWritten(client, EXAMPLES, "examples", versionId, ids);
-
-/** After runs of `experimentId` were inserted or evaluated. */
-export const recordWrittenRuns = (
-  client: PoolClient,
-  experimentId: string,
-  ids: readonly string[],
-) => recordWritten(client, RUNS, "experiment_runs", experimentId, ids);
 
 /** A version's columns: those of every version of its lineage (its examples read through). */
 export async function exampleColumnsOf(

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { DatasetExamplesEvent } from "@argus/contracts";
-import { recordWrittenExamples } from "../bulk/columns.ts";
+import { recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
 import { effectiveRows } from "./exampleRows.ts";
@@ -66,15 +66,14 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     await tracedQuery(
       client,
       "dataset DatasetExamplesInserted",
-      `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
-       select $1, x.id, $2, x.fields, $3, $3
-         from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)`,
+      `with x as materialized (
+         select * from jsonb_to_recordset($4::jsonb) as x(id uuid, fields jsonb)
+       ), inserted as (
+         insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+         select $1, x.id, $2, x.fields, $3, $3 from x
+       )
+       ${recordExampleKinds("$1", "x", "x.fields")}`,
       [d.version_id, d.dataset_id, d.at, JSON.stringify(d.examples)],
-    );
-    await recordWrittenExamples(
-      client,
-      d.version_id,
-      d.examples.map((e) => e.id),
     );
     await touch(client, d);
   },
@@ -94,17 +93,18 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          update examples e set fields = e.fields || x.fields, updated_at = $3
            from x
           where e.version_id = $2 and e.id = x.id and not e.deleted
+       ), copied as (
+         insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+         select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
+           from x
+           join (${effectiveRows("$1", "$2::uuid", "array(select id from x)")}) eff
+             on eff.id = x.id and not eff.deleted
+          where (select parent_id from dataset_versions where id = $2) is not null
+            and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
        )
-       insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
-       select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
-         from x
-         join (${effectiveRows("$1", "$2::uuid", "array(select id from x)")}) eff
-           on eff.id = x.id and not eff.deleted
-        where (select parent_id from dataset_versions where id = $2) is not null
-          and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)`,
+       ${recordExampleKinds("$2", "x", "x.fields")}`,
       [d.dataset_id, d.version_id, d.at, JSON.stringify(d.examples)],
     );
-    await recordWrittenExamples(client, d.version_id, ids);
     await touch(client, d);
   },
   async DatasetExamplesDeleted(client, d) {

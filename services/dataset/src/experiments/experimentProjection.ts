@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
-import { recordWrittenRuns } from "../bulk/columns.ts";
+import { recordRunKinds } from "../bulk/columns.ts";
 import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
 
@@ -42,35 +42,37 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
     await tracedQuery(
       client,
       "dataset ExperimentRunsEvaluated",
-      `update experiment_runs r set fields = r.fields || x.patch
-         from (select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
-                 from jsonb_to_recordset($2::jsonb)
-                   as e(run_id uuid, name text, label text, score double precision, explanation text)
-                 cross join lateral (values
-                   ('eval.' || e.name || '.label', to_jsonb(e.label)),
-                   ('eval.' || e.name || '.score', to_jsonb(e.score)),
-                   ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
-                group by e.run_id) x
-        where r.experiment_id = $1 and r.id = x.run_id`,
+      `with x as materialized (
+         select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
+           from jsonb_to_recordset($2::jsonb)
+             as e(run_id uuid, name text, label text, score double precision, explanation text)
+           cross join lateral (values
+             ('eval.' || e.name || '.label', to_jsonb(e.label)),
+             ('eval.' || e.name || '.score', to_jsonb(e.score)),
+             ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
+          group by e.run_id
+       ), evaluated as (
+         update experiment_runs r set fields = r.fields || x.patch
+           from x
+          where r.experiment_id = $1 and r.id = x.run_id
+       )
+       ${recordRunKinds("$1", "x", "x.patch")}`,
       [d.experiment_id, JSON.stringify(d.evaluations)],
     );
-    await recordWrittenRuns(client, d.experiment_id, [
-      ...new Set(d.evaluations.map((e) => e.run_id)),
-    ]);
   },
   async ExperimentRunsInserted(client, d) {
     await tracedQuery(
       client,
       "dataset ExperimentRunsInserted",
-      `insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
-       select $1, x.id, x.example_id, x.output, x.fields, $2
-         from jsonb_to_recordset($3::jsonb) as x(id uuid, example_id uuid, output text, fields jsonb)`,
+      `with x as materialized (
+         select * from jsonb_to_recordset($3::jsonb)
+           as x(id uuid, example_id uuid, output text, fields jsonb)
+       ), inserted as (
+         insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
+         select $1, x.id, x.example_id, x.output, x.fields, $2 from x
+       )
+       ${recordRunKinds("$1", "x", "x.fields")}`,
       [d.experiment_id, d.at, JSON.stringify(d.runs)],
-    );
-    await recordWrittenRuns(
-      client,
-      d.experiment_id,
-      d.runs.map((r) => r.id),
     );
     await tracedQuery(
       client,

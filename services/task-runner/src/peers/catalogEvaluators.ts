@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential } from "@argus/platform";
+import { type CallCredential, callPeer } from "@argus/platform";
 import {
   EvaluatorDirectoryService,
   type EvaluatorRef,
@@ -15,16 +15,12 @@ export type EvaluatorResolver = (
 
 export function catalogEvaluators(channel: Client, self: CallCredential): EvaluatorResolver {
   return async (accountId, spaceId, evaluators) => {
-    try {
-      const res = await callUnary(
-        channel,
-        EvaluatorDirectoryService.resolveEvaluators,
-        { accountId, spaceId, evaluators },
-        { credential: self, requestId: `evaluators-${spaceId}` },
-      );
-      return res.evaluators;
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
+    const res = await callPeer(
+      channel,
+      EvaluatorDirectoryService.resolveEvaluators,
+      { accountId, spaceId, evaluators },
+      { credential: self, requestId: `evaluators-${spaceId}` },
+    );
+    return res.evaluators;
   };
 }

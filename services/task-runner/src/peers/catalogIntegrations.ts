@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
+import { type CallCredential, type ClientMethod, callPeer } from "@argus/platform";
 import {
   AiIntegrationDirectoryService,
   type ResolvedIntegration,
@@ -19,16 +19,12 @@ function ownBehalf<T>(
   what: string,
 ): Lookup<T> {
   return async (accountId, id) => {
-    try {
-      return await callUnary(
-        channel,
-        method,
-        { accountId, id },
-        { credential: self, requestId: `${what}-${id}` },
-      );
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
+    return callPeer(
+      channel,
+      method,
+      { accountId, id },
+      { credential: self, requestId: `${what}-${id}` },
+    );
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
+import { type CallCredential, type ClientMethod, callPeer } from "@argus/platform";
 import {
   RunEvaluationDirectoryService,
   type ExamplesToRunRequest,
@@ -35,15 +35,11 @@ export interface ExperimentRuns {
 
 export function datasetExperimentRuns(channel: Client, self: CallCredential): ExperimentRuns {
   const call = async <Req, Res>(method: ClientMethod<Req, Res>, request: Req, key: string) => {
-    try {
-      return await callUnary(channel, method, request, {
-        credential: self,
-        requestId: `task-run-${key}`,
-        deadlineMs: 30_000,
-      });
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
+    return callPeer(channel, method, request, {
+      credential: self,
+      requestId: `task-run-${key}`,
+      deadlineMs: 30_000,
+    });
   };
   const D = RunEvaluationDirectoryService;
   return {

@@ -1,5 +1,5 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, fromGrpcError, type CallCredential, type ClientMethod } from "@argus/platform";
+import { type CallCredential, type ClientMethod, callPeer } from "@argus/platform";
 import {
   SpanDirectoryService,
   type SpanEvaluation,
@@ -24,15 +24,11 @@ export interface ProjectSpans {
 
 export function tracingProjectSpans(channel: Client, self: CallCredential): ProjectSpans {
   async function ask<Req, Res>(method: ClientMethod<Req, Res>, req: Req, projectId: string) {
-    try {
-      return await callUnary(channel, method, req, {
-        credential: self,
-        requestId: `task-spans-${projectId}`,
-        deadlineMs: 30_000,
-      });
-    } catch (err) {
-      throw fromGrpcError(err);
-    }
+    return callPeer(channel, method, req, {
+      credential: self,
+      requestId: `task-spans-${projectId}`,
+      deadlineMs: 30_000,
+    });
   }
   return {
     page: (req) => ask(SpanDirectoryService.spansToEvaluate, req, req.projectId),

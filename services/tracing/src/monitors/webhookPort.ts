@@ -1,7 +1,7 @@
-import { status, type Client, type ServiceError } from "@grpc/grpc-js";
+import type { Client } from "@grpc/grpc-js";
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { callUnary, fromGrpcError, onwardCall, type CallContext } from "@argus/platform";
+import { onwardCall, type CallContext, findOnPeer } from "@argus/platform";
 import { WebhookServiceService } from "@argus/proto/webhooks/v1/webhooks";
 
 interface ChannelWebhook {
@@ -22,18 +22,13 @@ export interface WebhookPort {
 export function dispatcherWebhooks(channel: Client): WebhookPort {
   return {
     async get(ctx, id) {
-      try {
-        const w = await callUnary(
-          channel,
-          WebhookServiceService.getWebhook,
-          { id },
-          onwardCall(ctx),
-        );
-        return { id: w.id, organizationId: w.organizationId, url: w.url };
-      } catch (err) {
-        if ((err as Partial<ServiceError>).code === status.NOT_FOUND) return undefined;
-        throw fromGrpcError(err);
-      }
+      const w = await findOnPeer(
+        channel,
+        WebhookServiceService.getWebhook,
+        { id },
+        onwardCall(ctx),
+      );
+      return w && { id: w.id, organizationId: w.organizationId, url: w.url };
     },
   };
 }

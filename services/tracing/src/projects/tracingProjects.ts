@@ -1,13 +1,7 @@
 import type { Client } from "@grpc/grpc-js";
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import {
-  callUnary,
-  fromGrpcError,
-  ownCall,
-  type CallContext,
-  type CallCredential,
-} from "@argus/platform";
+import { ownCall, type CallContext, type CallCredential, callPeer } from "@argus/platform";
 import {
   ProjectDirectoryService,
   type DirectoryProject,
@@ -87,20 +81,16 @@ export function catalogProjects(channel: Client, self: CallCredential, pool: Poo
       const accountId = ctx.principal.accountId;
       const known = await local("id = $1 and account_id = $2", [id, accountId]);
       if (known) return placeOf(known);
-      try {
-        const { projects } = await callUnary(
-          channel,
-          ProjectDirectoryService.resolveProjects,
-          { accountId, ids: [id] },
-          ownCall(ctx, self),
-        );
-        const found = projects[0];
-        if (!found) return undefined;
-        await remember(pool, fromDirectory(found));
-        return placeOf(fromDirectory(found));
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      const { projects } = await callPeer(
+        channel,
+        ProjectDirectoryService.resolveProjects,
+        { accountId, ids: [id] },
+        ownCall(ctx, self),
+      );
+      const found = projects[0];
+      if (!found) return undefined;
+      await remember(pool, fromDirectory(found));
+      return placeOf(fromDirectory(found));
     },
 
     async byName(ctx, spaceId, name) {
@@ -121,25 +111,21 @@ export function catalogProjects(channel: Client, self: CallCredential, pool: Poo
         p.accountId,
       ]);
       if (known) return placeOf(known);
-      try {
-        const project = await callUnary(
-          channel,
-          ProjectDirectoryService.ensureProject,
-          {
-            accountId: p.accountId,
-            spaceId,
-            name,
-            actorUserId: p.userId,
-            actorServiceAccountId: p.serviceAccountId,
-            apiKeyId: p.apiKeyId,
-          },
-          ownCall(ctx, self),
-        );
-        await remember(pool, fromDirectory(project));
-        return placeOf(fromDirectory(project));
-      } catch (err) {
-        throw fromGrpcError(err);
-      }
+      const project = await callPeer(
+        channel,
+        ProjectDirectoryService.ensureProject,
+        {
+          accountId: p.accountId,
+          spaceId,
+          name,
+          actorUserId: p.userId,
+          actorServiceAccountId: p.serviceAccountId,
+          apiKeyId: p.apiKeyId,
+        },
+        ownCall(ctx, self),
+      );
+      await remember(pool, fromDirectory(project));
+      return placeOf(fromDirectory(project));
     },
   };
 }

@@ -143,6 +143,16 @@ export function spanWriteCommands(deps: TracingDeps) {
   };
 
   type Scope = Parameters<Parameters<typeof deps.commands.transact>[0]>[0];
+  /**
+   * Under the project's lock (writes to one project's spans take turns): which of `spanIds`
+   * are kept spans of it, the distinct ids split by that in the order first named.
+   */
+  const presentUnderLock = async (scope: Scope, projectId: string, spanIds: string[]) => {
+    await deps.store.lockProject(scope.client, projectId);
+    const ids = [...new Set(spanIds)];
+    const present = await deps.store.present(scope.client, projectId, "span", ids, keptDays());
+    return { present, ...matchIds(ids, present) };
+  };
   /** A write's events on its project's span set (a write that matched nothing has none). */
   const appendToSpans = async (
     scope: Scope,
@@ -226,10 +236,11 @@ export function spanWriteCommands(deps: TracingDeps) {
       );
       const at = deps.clock.now().toISOString();
       return deps.commands.transact(async (scope) => {
-        await deps.store.lockProject(scope.client, project.id);
-        const ids = [...new Set(req.evaluations.map((e) => e.spanId))];
-        const present = await deps.store.present(scope.client, project.id, "span", ids, keptDays());
-        const { matched, unmatched } = matchIds(ids, present);
+        const { present, matched, unmatched } = await presentUnderLock(
+          scope,
+          project.id,
+          req.evaluations.map((e) => e.spanId),
+        );
         const evaluations: SpansEvaluated["data"]["evaluations"] = req.evaluations
           .filter((e) => present.has(e.spanId))
           .map((e) => ({
@@ -276,10 +287,11 @@ export function spanWriteCommands(deps: TracingDeps) {
       const annotator = await deps.annotators.caller(ctx);
       const at = deps.clock.now().toISOString();
       return deps.commands.transact(async (scope) => {
-        await deps.store.lockProject(scope.client, project.id);
-        const ids = [...new Set(req.annotations.map((a) => a.spanId))];
-        const present = await deps.store.present(scope.client, project.id, "span", ids, keptDays());
-        const { matched, unmatched } = matchIds(ids, present);
+        const { present, matched, unmatched } = await presentUnderLock(
+          scope,
+          project.id,
+          req.annotations.map((a) => a.spanId),
+        );
         const annotations = decideSpanAnnotations(req.annotations, configs, present);
         const events = annotationChunks(annotations).map((chunk) => ({
           type: "SpansAnnotated" as const,

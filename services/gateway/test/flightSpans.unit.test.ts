@@ -183,10 +183,25 @@ describe("span updates: columns → updates", () => {
   it("the bytes of an upload's updates: at the bound it passes, one byte under it is 413", async () => {
     const t = evals();
     const layout = spanUpdateLayout(t.schema, EVALUATIONS);
-    // ids and names + 16 each; text 3 bytes a character (UTF-8's most), numbers 9.
-    const size = 1 + 11 + 16 + (3 * 3 + 9 + 3 * 3) + (1 + 11 + 16 + 9) + (1 + 4 + 16 + 9);
+    // ids and names + 16 each; text its UTF-8 bytes, numbers 9.
+    const size = 1 + 11 + 16 + (3 + 9 + 3) + (1 + 11 + 16 + 9) + (1 + 4 + 16 + 9);
     const read = await readUpdates({ schema: t.schema, batches: batches(t) }, layout, size);
     expect(read).toHaveLength(3);
+    await expect(
+      readUpdates({ schema: t.schema, batches: batches(t) }, layout, size - 1),
+    ).rejects.toMatchObject({ type: "payload-too-large" });
+  });
+
+  it("text is counted in UTF-8 bytes: two-byte and four-byte characters at the bound", async () => {
+    const t = table({
+      "context.span_id": [new Utf8(), ["a"]],
+      "eval.e.label": [new Utf8(), ["é😀"]],
+    });
+    const layout = spanUpdateLayout(t.schema, EVALUATIONS);
+    const size = 1 + 1 + 16 + (2 + 4);
+    expect(await readUpdates({ schema: t.schema, batches: batches(t) }, layout, size)).toHaveLength(
+      1,
+    );
     await expect(
       readUpdates({ schema: t.schema, batches: batches(t) }, layout, size - 1),
     ).rejects.toMatchObject({ type: "payload-too-large" });

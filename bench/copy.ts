@@ -27,3 +27,22 @@ export async function copyRowsInto(
     client.release();
   }
 }
+
+/** `fn` in one transaction on a connection of `pool`: committed when it returns, else rolled back. */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const result = await fn(client);
+    await client.query("commit");
+    return result;
+  } catch (err) {
+    await client.query("rollback");
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,7 +1,7 @@
 import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import { uuidv7 } from "@argus/platform";
 import pg from "pg";
-import { copyRowsInto, copyText } from "./copy.ts";
+import { copyRowsInto, copyText, inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
@@ -128,9 +128,7 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
       },
       async run() {
         const e = events!;
-        const client = await pool.connect();
-        try {
-          await client.query("begin");
+        await inTransaction(pool, async (client) => {
           let inserted = 0;
           for (const [n, data] of e.data.entries()) {
             await client.query(
@@ -147,13 +145,7 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
             inserted += res.rowCount ?? 0;
           }
           if (inserted !== EXAMPLES) throw new Error(`the floor inserted ${inserted} examples`);
-          await client.query("commit");
-        } catch (err) {
-          await client.query("rollback");
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
       },
       pids: {},
     };

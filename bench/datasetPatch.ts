@@ -1,4 +1,5 @@
 import pg from "pg";
+import { inTransaction } from "./copy.ts";
 import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
@@ -77,9 +78,7 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
         changesJson = JSON.stringify(changes);
       },
       async run() {
-        const client = await pool.connect();
-        try {
-          await client.query("begin");
+        await inTransaction(pool, async (client) => {
           // Its own stream, under a type no projection or consumer knows.
           await client.query(
             `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
@@ -93,13 +92,7 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
             [dataset.versionUuid, changesJson],
           );
           if (res.rowCount !== SIZE) throw new Error(`the update changed ${res.rowCount} rows`);
-          await client.query("commit");
-        } catch (err) {
-          await client.query("rollback");
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
       },
       pids: {},
     };

@@ -17,7 +17,7 @@ import {
   recordBatchFrame,
   schemaFrame,
 } from "../services/gateway/src/flight/ipc.ts";
-import { copyRowsInto, copyText } from "./copy.ts";
+import { copyRowsInto, copyText, inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
@@ -253,9 +253,7 @@ async function createBenchmark(subjectKind: "flight" | "floor"): Promise<Operati
       },
       async run() {
         const [importId, version, dataset] = [uuidv7(), uuidv7(), uuidv7()];
-        const client = await pool.connect();
-        try {
-          await client.query("begin");
+        await inTransaction(pool, async (client) => {
           await client.query(
             `insert into dataset.imports (id, kind, account_id, started_at, touched_at)
              values ($1, 'examples', $2, now(), now())`,
@@ -279,13 +277,7 @@ async function createBenchmark(subjectKind: "flight" | "floor"): Promise<Operati
           await client.query("update dataset.imports set committed_at = now() where id = $1", [
             importId,
           ]);
-          await client.query("commit");
-        } catch (err) {
-          await client.query("rollback");
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
       },
       pids: {},
     };

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { decodeId } from "@argus/platform";
+import { inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
@@ -123,9 +124,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
           if (rows.rows.length === 0) break;
           after = rows.rows[rows.rows.length - 1]!.id;
           const evaluations = JSON.stringify(evaluationsOf(rows.rows));
-          const client = await pool.connect();
-          try {
-            await client.query("begin");
+          await inTransaction(pool, async (client) => {
             await client.query(
               `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
                values ($1, $2, gen_random_uuid(), 'BenchFloorEvaluated', jsonb_build_object('evaluations', $3::jsonb), '{}')`,
@@ -138,13 +137,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
               [experimentUuid, evaluations],
             );
             updated += res.rowCount ?? 0;
-            await client.query("commit");
-          } catch (err) {
-            await client.query("rollback");
-            throw err;
-          } finally {
-            client.release();
-          }
+          });
         }
         if (updated !== ITEMS) throw new Error(`${updated} updated`);
       },

@@ -210,6 +210,8 @@ describe("a deadlock between two commands", () => {
         await tx.append(stream(), 0, [created(first)]);
       });
     await expect(Promise.all([lockBoth(a, b), lockBoth(b, a)])).resolves.toHaveLength(2);
-    expect(attempts).toBe(3);
+    // Two first attempts and at least one re-run; on a loaded machine the re-run can meet the
+    // other's first attempt again and be retried once more, which is the same rule at work.
+    expect(attempts).toBeGreaterThanOrEqual(3);
   });
 });

@@ -40,8 +40,8 @@ export function readKnownExceptions(file: string): KnownException[] {
       const [check = "", method = "", path = "", ...reason] = line.split(/\s+/);
       const where = `${file}:${i + 1}`;
       if (!CHECKS.has(check)) throw new Error(`${where}: unknown check "${check}"`);
-      if (!METHODS.has(method) || !path.startsWith("/v2/"))
-        throw new Error(`${where}: expected "<check> <METHOD> /v2/<path> <reason>"`);
+      if (!METHODS.has(method) || !/^\/v[12]\//.test(path))
+        throw new Error(`${where}: expected "<check> <METHOD> /v2/<path> <reason>" (or /v1/)`);
       if (reason.length === 0) throw new Error(`${where}: the reason is missing`);
       out.push({ check, operation: `${method} ${path}`, reason: reason.join(" ") });
     });

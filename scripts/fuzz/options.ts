@@ -9,18 +9,31 @@ export interface FuzzOptions {
   schemathesis: string;
   /** Where the JSON and JUnit reports of each run go. */
   reportDir: string;
+  /** The runs made, in their order: `v1` (the non-/v2 routes), `member`, `admin`. */
+  runs: string[];
   /** More Schemathesis `run` arguments, e.g. `--include-operation-id get_tag` to look at one. */
   extraArgs: string[];
 }
 
-const USAGE = `usage: node scripts/fuzz.ts [--examples N] [--seed N] [--workers N] [--report-dir DIR] [-- <schemathesis run args>]
-  env: ARGUS_FUZZ_EXAMPLES, ARGUS_FUZZ_SEED, ARGUS_FUZZ_WORKERS, ARGUS_FUZZ_REPORT_DIR, SCHEMATHESIS`;
+const USAGE = `usage: node scripts/fuzz.ts [--examples N] [--seed N] [--workers N] [--report-dir DIR] [--runs v1,member,admin] [-- <schemathesis run args>]
+  env: ARGUS_FUZZ_EXAMPLES, ARGUS_FUZZ_SEED, ARGUS_FUZZ_WORKERS, ARGUS_FUZZ_REPORT_DIR, ARGUS_FUZZ_RUNS, SCHEMATHESIS`;
 
 function positive(name: string, raw: string): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`${name} must be a positive integer, not "${raw}"\n${USAGE}`);
   return n;
+}
+
+const RUNS = ["v1", "member", "admin"];
+
+/** A subset of the runs, e.g. `v1` alone while working on the non-/v2 routes. */
+function runsOf(raw: string): string[] {
+  const runs = raw.split(",").map((r) => r.trim());
+  const unknown = runs.filter((r) => !RUNS.includes(r));
+  if (unknown.length > 0 || runs.length === 0)
+    throw new Error(`--runs takes ${RUNS.join(", ")}, not "${raw}"\n${USAGE}`);
+  return RUNS.filter((r) => runs.includes(r));
 }
 
 /** Flags win over the environment; the defaults are CI's: a small, fixed-seed run. */
@@ -36,6 +49,7 @@ export function fuzzOptions(
       seed: { type: "string" },
       workers: { type: "string" },
       "report-dir": { type: "string" },
+      runs: { type: "string" },
     },
     strict: true,
     allowPositionals: true,
@@ -48,6 +62,7 @@ export function fuzzOptions(
     workers: positive("--workers", values.workers ?? env.ARGUS_FUZZ_WORKERS ?? "1"),
     schemathesis: env.SCHEMATHESIS ?? defaults.schemathesis,
     reportDir: values["report-dir"] ?? env.ARGUS_FUZZ_REPORT_DIR ?? defaults.reportDir,
+    runs: runsOf(values.runs ?? env.ARGUS_FUZZ_RUNS ?? RUNS.join(",")),
     extraArgs: positionals,
   };
 }

@@ -5,6 +5,10 @@ import { join } from "node:path";
 export interface RunSpec {
   schemathesis: string;
   baseUrl: string;
+  /** The run's name: its reports go to `<reportDir>/<name>`. */
+  name: string;
+  /** The document fuzzed: a URL or a file. */
+  document: string;
   /** Identity names, in the order Schemathesis tries them; the key broker hands out their keys. */
   identities: string[];
   keyBrokerUrl: string;
@@ -77,13 +81,14 @@ function writeConfig(spec: RunSpec, dir: string): string {
 }
 
 /**
- * One Schemathesis run over every operation of the served document: every check, positive and
+ * One Schemathesis run over every operation of a document (the served one, or the non-/v2
+ * routes' of test/fuzz): every check, positive and
  * negative data, all phases including the stateful one. Its own report (pytest-like) goes to
  * `schemathesis.log` beside the JSON and JUnit reports, not to our stdout: CI reads a run's
  * closing lines, and ours (the fuzz totals, then the tests line) must be the only ones there.
  */
 export async function runSchemathesis(spec: RunSpec): Promise<RunReport> {
-  const dir = join(spec.reportDir, spec.as);
+  const dir = join(spec.reportDir, spec.name);
   mkdirSync(dir, { recursive: true });
   const config = writeConfig(spec, dir);
   const reportPath = join(dir, "report.json");
@@ -91,7 +96,7 @@ export async function runSchemathesis(spec: RunSpec): Promise<RunReport> {
     "--config-file",
     config,
     "run",
-    `${spec.baseUrl}/v2/spec.yaml`,
+    spec.document,
     "--url",
     spec.baseUrl,
     "--checks",
@@ -126,7 +131,7 @@ export async function runSchemathesis(spec: RunSpec): Promise<RunReport> {
     child.once("error", reject);
     child.once("exit", resolve);
   }).finally(() => closeSync(log));
-  console.log(`schemathesis as ${spec.as}: exit ${code}, its report in ${logPath}`);
+  console.log(`schemathesis ${spec.name}: exit ${code}, its report in ${logPath}`);
   try {
     return JSON.parse(readFileSync(reportPath, "utf8")) as RunReport;
   } catch (err) {

@@ -78,6 +78,13 @@ export function createLimiters(config: GatewayConfig, clock: Clock = systemClock
   };
 }
 
+/** Another method on a path served for POST only: 405 with Allow, as the document's paths answer. */
+const postOnly = (req: Request): never => {
+  throw new GatewayError("method-not-allowed", `${req.method} is not allowed here; allowed: POST`, {
+    Allow: "POST",
+  });
+};
+
 /**
  * The gateway's HTTP application: every route comes from the OpenAPI document, except OTLP's
  * `POST /v1/traces` and `POST /v1` (a protocol of its own, with OTLP's bodies and errors, not the public API).
@@ -121,18 +128,10 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
         maxBodyBytes: deps.config.otlp.maxBodyBytes,
       }),
     );
-    app.all(OTLP_TRACES_PATHS, (req) => {
-      throw new GatewayError(
-        "method-not-allowed",
-        `${req.method} is not allowed here; allowed: POST`,
-        {
-          Allow: "POST",
-        },
-      );
-    });
+    app.all(OTLP_TRACES_PATHS, postOnly);
   }
 
-  if (deps.spanWrites && deps.traceExport)
+  if (deps.spanWrites && deps.traceExport) {
     app.post(
       PANDAS_ARROW_PATH,
       pandasArrowRoute({
@@ -143,6 +142,8 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
         maxBodyBytes: deps.config.otlp.maxBodyBytes,
       }),
     );
+    app.all(PANDAS_ARROW_PATH, postOnly);
+  }
 
   // An operation that declares a larger body limit (dataset writes) reads up to it; a
   // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.

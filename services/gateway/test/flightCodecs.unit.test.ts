@@ -104,6 +104,30 @@ describe("Arrow IPC over FlightData", () => {
     expect(again[0]!.getChild("q")!.toArray()).toEqual(["a", "b", null]);
   });
 
+  it("a schema header whose field count runs past it is INVALID_ARGUMENT before it is decoded", async () => {
+    const messages = flightDataOf(tableToIPC(tableFromArrays({ q: ["a"] }), "stream"));
+    // A copy with a buffer of its own (the decoded header may be a Buffer view of the frame).
+    const header = new Uint8Array(messages[0]!.header);
+    const view = new DataView(header.buffer);
+    // Message (the root table) → its header, the Schema table → its `fields` vector (slot 6).
+    const field = (table: number, slot: number) =>
+      table + view.getUint16(table - view.getInt32(table, true) + slot, true);
+    const message = view.getUint32(0, true);
+    const schemaRef = field(message, 8);
+    const fieldsRef = field(schemaRef + view.getUint32(schemaRef, true), 6);
+    const fieldsAt = fieldsRef + view.getUint32(fieldsRef, true);
+    expect(view.getUint32(fieldsAt, true)).toBe(1);
+    // 2^31 - 1 fields: apache-arrow alone would loop that many times on the event loop.
+    view.setUint32(fieldsAt, 0x7fffffff, true);
+    const err = await batchesOf([{ ...messages[0]!, header }, ...messages.slice(1)]).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).message).toBe(
+      "not Arrow IPC: a message header points outside itself",
+    );
+  });
+
   it("anything else is INVALID_ARGUMENT", async () => {
     const err = await batchesOf([
       {

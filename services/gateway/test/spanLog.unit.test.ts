@@ -6,6 +6,7 @@ import {
   List,
   Field,
   Table,
+  Uint64,
   Utf8,
   vectorFromArray,
   type DataType,
@@ -224,6 +225,34 @@ describe("spans.log: refusals before any span is sent", () => {
       exported(logged({ status_code: [new Utf8(), ["OK", "FINE"]] })),
     );
     expect(err.message).toBe('row 1, column "status_code" must be OK, ERROR or UNSET, not "FINE"');
+  });
+
+  it("times outside OTLP's fixed64 nanoseconds, naming the row, and their edges accepted", async () => {
+    const start = (values: bigint[], type: DataType = new Int64()) =>
+      exported(logged({ start_time: [type, values] }));
+    expect((await refusal(() => start([0n, -1n]))).message).toBe(
+      'row 1, column "start_time" must be nanoseconds since the epoch (0 to 2^64 - 1), not -1',
+    );
+    const max = (1n << 64n) - 1n;
+    const { request } = await start([0n, max], new Uint64());
+    expect(request.resourceSpans[0]!.scopeSpans[0]!.spans.map((s) => s.startTimeUnixNano)).toEqual([
+      0n,
+      max,
+    ]);
+    expect(
+      (await refusal(() => exported(logged({ end_time: [new Int64(), [START, -5n]] })))).message,
+    ).toMatch(/^row 1, column "end_time" must be nanoseconds since the epoch/);
+  });
+
+  it("an event time before the epoch or past 2^64 ns, naming its row; the epoch itself kept", async () => {
+    const event = (timestamp: unknown) =>
+      exported(logged({ events: [strings(), [[], [JSON.stringify({ name: "e", timestamp })]]] }));
+    for (const timestamp of [-1, 2 ** 64, "1969-12-31T23:59:59Z"])
+      expect((await refusal(() => event(timestamp))).message).toMatch(
+        /^row 1, column "events", event 0: its timestamp must be nanoseconds since the epoch/,
+      );
+    const { request } = await event("1970-01-01T00:00:00Z");
+    expect(request.resourceSpans[0]!.scopeSpans[0]!.spans[1]!.events[0]!.timeUnixNano).toBe(0n);
   });
 
   it("an event that is not JSON of an object, naming its row", async () => {

@@ -10,6 +10,7 @@ import * as ipcMetadata from "apache-arrow/ipc/metadata/message";
 import { VectorAssembler } from "apache-arrow/visitor/vectorassembler";
 import { DomainError } from "@argus/platform";
 import type { FlightData } from "./flightData.ts";
+import { checkIpcMessage } from "./ipcGuard.ts";
 
 /**
  * Arrow IPC over Flight. A FlightData message is one IPC message cut in two: its flatbuffer
@@ -34,6 +35,8 @@ async function* ipcStream(messages: AsyncIterable<FlightData>): AsyncGenerator<U
   for await (const m of messages) {
     // A message may carry application metadata alone.
     if (m.header.length === 0) continue;
+    // Before apache-arrow decodes it: a forged count in a header would hold the event loop.
+    checkIpcMessage(m.header);
     yield framed(m.header);
     if (m.body.length > 0) yield m.body;
   }

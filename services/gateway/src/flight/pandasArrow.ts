@@ -9,6 +9,7 @@ import type { GatewayLimiters } from "../http/rateLimit.ts";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { readOtlpBody } from "../otlp/body.ts";
 import { authenticateOtlp, type TraceExport } from "../otlp/ingest.ts";
+import { checkIpcStream } from "./ipcGuard.ts";
 import { idOf, invalid } from "./requests.ts";
 import { isSpanLog, spanLogExport, spanLogLayout } from "./spanLog.ts";
 import type { SpanTarget, spanFlight } from "./spans.ts";
@@ -57,6 +58,17 @@ export function projectOfArizeSchema(base64: string | undefined): string {
   return name;
 }
 
+/**
+ * Every column named: the IPC format lets a field go unnamed (apache-arrow then reads its name
+ * as null), and every check after this one reads columns by name.
+ */
+export function requireColumnNames(schema: Schema): void {
+  const unnamed = schema.fields.findIndex(
+    (f) => typeof (f.name as unknown) !== "string" || f.name === "",
+  );
+  if (unnamed >= 0) throw invalid(`column ${unnamed} of the Arrow schema has no name`);
+}
+
 export function pandasArrowRoute(deps: PandasArrowDeps): RequestHandler {
   return async (req, res) => {
     const ctx = requestContext(req);
@@ -69,6 +81,7 @@ export function pandasArrowRoute(deps: PandasArrowDeps): RequestHandler {
     const body = await readOtlpBody(req, "identity", deps.maxBodyBytes);
     let schema: Schema;
     let batches: RecordBatch[];
+    checkIpcStream(body);
     try {
       const reader = RecordBatchReader.from(body).open();
       // The schema is known once the reader is open; iterating closes the reader.
@@ -80,6 +93,7 @@ export function pandasArrowRoute(deps: PandasArrowDeps): RequestHandler {
       );
     }
     if (!schema) throw invalid("the body is not an Arrow IPC stream: it has no schema");
+    requireColumnNames(schema);
     const where: SpanTarget = {
       spaceId,
       projectName: projectOfArizeSchema(schema.metadata.get("arize-schema")),

@@ -237,18 +237,28 @@ function idBytes(text: string | null): Buffer {
   return /^(?:[0-9a-fA-F]{2})*$/.test(t) ? Buffer.from(t, "hex") : Buffer.alloc(0);
 }
 
-function nanos(v: unknown): bigint {
+/** OTLP's times are fixed64: nanoseconds since the epoch, neither before it nor past 2^64. */
+const MAX_NANOS = (1n << 64n) - 1n;
+
+function epochNanos(n: bigint, where: () => string): bigint {
+  if (n < 0n || n > MAX_NANOS)
+    throw invalid(`${where()} must be nanoseconds since the epoch (0 to 2^64 - 1), not ${n}`);
+  return n;
+}
+
+function nanos(v: unknown, where: () => string): bigint {
   if (v === null || v === undefined) return 0n;
-  return typeof v === "bigint" ? v : BigInt(Math.trunc(Number(v)));
+  return epochNanos(typeof v === "bigint" ? v : BigInt(Math.trunc(Number(v))), where);
 }
 
 /** An event's time: integer nanoseconds, or an ISO date-time; absent: the span's start. */
 function eventTime(v: Json | undefined, start: bigint, where: () => string): bigint {
   if (v === undefined || v === null) return start;
-  if (typeof v === "number" && Number.isFinite(v)) return BigInt(Math.trunc(v));
+  const at = () => `${where()}: its timestamp`;
+  if (typeof v === "number" && Number.isFinite(v)) return epochNanos(BigInt(Math.trunc(v)), at);
   if (typeof v === "string" && !Number.isNaN(Date.parse(v)))
-    return BigInt(Date.parse(v)) * 1_000_000n;
-  throw invalid(`${where()}: its timestamp must be integer nanoseconds or an ISO date-time`);
+    return epochNanos(BigInt(Date.parse(v)) * 1_000_000n, at);
+  throw invalid(`${at()} must be integer nanoseconds or an ISO date-time`);
 }
 
 function eventsOf(items: Json | undefined, start: bigint, where: () => string): Span_Event[] {
@@ -283,8 +293,9 @@ function spanOf(
 ): Span {
   const get = (f: FieldName): unknown => vectors.fields[f]?.get(row) ?? null;
   const where = (column: string) => () => `row ${rowNumber}, column ${JSON.stringify(column)}`;
-  const start = nanos(get("start_time"));
-  const end = layout.fields.end_time === undefined ? start : nanos(get("end_time"));
+  const start = nanos(get("start_time"), where("start_time"));
+  const end =
+    layout.fields.end_time === undefined ? start : nanos(get("end_time"), where("end_time"));
   const attributes: KeyValue[] = [];
   layout.attributes.forEach((a, i) => {
     const value = plain(vectors.attributes[i]!.get(row));

@@ -255,6 +255,15 @@ describe("spans.log: refusals before any span is sent", () => {
     expect(request.resourceSpans[0]!.scopeSpans[0]!.spans[1]!.events[0]!.timeUnixNano).toBe(0n);
   });
 
+  it("an event's integer nanoseconds are kept to the nanosecond, past what a double holds", async () => {
+    // The nearest double to it is 1795966147613598976: truncated, the event came 1 µs early.
+    const text = '{"name": "e", "timestamp": 1795966147613599000, "attributes": {"timestamp": 7}}';
+    const { request } = await exported(logged({ events: [strings(), [[], [text]]] }));
+    const e = request.resourceSpans[0]!.scopeSpans[0]!.spans[1]!.events[0]!;
+    expect(e.timeUnixNano).toBe(1795966147613599000n);
+    expect(e.attributes.map((a) => [a.key, json(a.value)])).toEqual([["timestamp", 7]]);
+  });
+
   it("an event that is not JSON of an object, naming its row", async () => {
     const err = await refusal(() => exported(logged({ events: [strings(), [[], ["{oops"]]] })));
     expect(err.message).toBe('row 1, column "events", event 0 is not JSON text of an object');

@@ -220,10 +220,14 @@ function plain(value: unknown): Json | undefined {
   return undefined;
 }
 
-function parseObject(text: string, where: () => string): { [k: string]: Json } {
+function parseObject(
+  text: string,
+  where: () => string,
+  reviver?: (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown,
+): { [k: string]: Json } {
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = JSON.parse(text, reviver);
   } catch {
     throw invalid(`${where()} is not JSON text of an object`);
   }
@@ -251,10 +255,40 @@ function nanos(v: unknown, where: () => string): bigint {
   return epochNanos(typeof v === "bigint" ? v : BigInt(Math.trunc(Number(v))), where);
 }
 
-/** An event's time: integer nanoseconds, or an ISO date-time; absent: the span's start. */
-function eventTime(v: Json | undefined, start: bigint, where: () => string): bigint {
+/**
+ * The digits of each parsed object's own `timestamp` when it is an integer: nanoseconds since
+ * the epoch are past 2^53, so the number JSON.parse makes of them is off by up to a few hundred
+ * nanoseconds, which rounds down to the microsecond before (a span's event 1 µs early).
+ */
+function timestampDigits(): {
+  reviver: (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+  of(holder: object): string | undefined;
+} {
+  const digits = new WeakMap<object, string>();
+  return {
+    reviver(key, value, context) {
+      const source = context?.source;
+      if (key === "timestamp" && typeof value === "number" && source && /^\d+$/.test(source))
+        digits.set(this as object, source);
+      return value;
+    },
+    of: (holder) => digits.get(holder),
+  };
+}
+
+/**
+ * An event's time: integer nanoseconds (exact, from `digits` when given), or an ISO date-time;
+ * absent: the span's start.
+ */
+function eventTime(
+  v: Json | undefined,
+  start: bigint,
+  where: () => string,
+  digits?: string,
+): bigint {
   if (v === undefined || v === null) return start;
   const at = () => `${where()}: its timestamp`;
+  if (typeof v === "number" && digits !== undefined) return epochNanos(BigInt(digits), at);
   if (typeof v === "number" && Number.isFinite(v)) return epochNanos(BigInt(Math.trunc(v)), at);
   if (typeof v === "string" && !Number.isNaN(Date.parse(v)))
     return epochNanos(BigInt(Date.parse(v)) * 1_000_000n, at);
@@ -265,7 +299,8 @@ function eventsOf(items: Json | undefined, start: bigint, where: () => string): 
   if (!Array.isArray(items)) return [];
   return items.map((item, i) => {
     const at = () => `${where()}, event ${i}`;
-    const e = parseObject(String(item), at);
+    const exact = timestampDigits();
+    const e = parseObject(String(item), at, exact.reviver);
     const attributes: KeyValue[] = [];
     // The SDK sends an event's attributes as JSON text of an object (its jsonify of a dict).
     const attrs = typeof e.attributes === "string" ? parseObject(e.attributes, at) : e.attributes;
@@ -273,7 +308,7 @@ function eventsOf(items: Json | undefined, start: bigint, where: () => string): 
       for (const [k, x] of Object.entries(attrs!)) flatten(k, x, attributes);
     return {
       name: typeof e.name === "string" ? e.name : "",
-      timeUnixNano: eventTime(e.timestamp, start, at),
+      timeUnixNano: eventTime(e.timestamp, start, at, exact.of(e)),
       attributes,
       droppedAttributesCount: 0,
     };

@@ -1,4 +1,4 @@
-import { RecordBatchReader, Table, Utf8, tableToIPC, vectorFromArray } from "apache-arrow";
+import { Null, RecordBatchReader, Table, Utf8, tableToIPC, vectorFromArray } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@argus/platform";
 import { checkIpcStream } from "../src/flight/ipcGuard.ts";
@@ -38,6 +38,21 @@ function vectorLengthAt(bytes: Uint8Array, n: number, vt: number): number {
     const bodyAt = field(message, 10);
     at = header + length + (bodyAt === undefined ? 0 : Number(view.getBigInt64(bodyAt, true)));
   }
+}
+
+/** The batch's row count (RecordBatch slot 4) and its column's FieldNode (length, null_count). */
+function rowCountsAt(bytes: Uint8Array): { batch: number; node: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const nodes = vectorLengthAt(bytes, 1, 6);
+  // The RecordBatch table's own length field: found from its vtable like the vectors above.
+  const schemaEnd = 8 + view.getInt32(4, true);
+  const header = schemaEnd + 8;
+  const message = header + view.getUint32(header, true);
+  const slot = (table: number, vt: number) =>
+    table + view.getUint16(table - view.getInt32(table, true) + vt, true);
+  const headerRef = slot(message, 8);
+  const batch = headerRef + view.getUint32(headerRef, true);
+  return { batch: slot(batch, 4), node: nodes + 4 };
 }
 
 const overwritten = (at: number, value: number): Uint8Array => {
@@ -106,5 +121,37 @@ describe("Arrow IPC headers checked before apache-arrow decodes them", () => {
       }
     }
     expect(refused).toBeGreaterThan(3);
+  });
+
+  // A forged row count decoded as it claims: a reader's row loop then ran ~1 minute a batch.
+  it.each([
+    ["the batch's row count", "batch", 0],
+    ["its column's length", "node", 0],
+    ["its column's null count", "node", 8],
+  ] as const)("%s past what the body holds is a 400", (_, field, plus) => {
+    const bytes = stream().slice();
+    const view = new DataView(bytes.buffer);
+    const at = rowCountsAt(bytes)[field] + plus;
+    expect(view.getBigInt64(at, true)).toBe(plus === 0 ? 1n : 0n);
+    view.setBigInt64(at, 1n << 31n, true);
+    const err = refusal(bytes);
+    expect(err.type).toBe("invalid-request");
+    expect(err.message).toMatch(/claims (2147483648 rows|more nulls than rows)/);
+    view.setBigInt64(at, -1n, true);
+    expect(refusal(bytes).type).toBe("invalid-request");
+  });
+
+  it("a batch of all-null columns, which has no body, passes up to 2^20 rows", () => {
+    const nulls = (rows: number) =>
+      tableToIPC(
+        new Table({ empty: vectorFromArray(new Array(rows).fill(null), new Null()) }),
+        "stream",
+      );
+    const most = nulls(1 << 20);
+    expect(() => checkIpcStream(most)).not.toThrow();
+    expect(RecordBatchReader.from(most).open().next().value?.numRows).toBe(1 << 20);
+    expect(refusal(nulls((1 << 20) + 1)).message).toMatch(
+      /claims 1048577 rows, more than its 0 bytes/,
+    );
   });
 });

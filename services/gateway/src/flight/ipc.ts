@@ -36,7 +36,7 @@ async function* ipcStream(messages: AsyncIterable<FlightData>): AsyncGenerator<U
     // A message may carry application metadata alone.
     if (m.header.length === 0) continue;
     // Before apache-arrow decodes it: a forged count in a header would hold the event loop.
-    checkIpcMessage(m.header);
+    checkIpcMessage(m.header, m.body.length);
     yield framed(m.header);
     if (m.body.length > 0) yield m.body;
   }

@@ -12,6 +12,13 @@ import { invalid } from "./requests.ts";
 
 const MAX_FIELDS = 10_000;
 const MAX_DEPTH = 64;
+/**
+ * Rows a record batch may claim beyond what its body can hold. Every column but one of Arrow's
+ * Null type spends at least a bit a row in the body, so an honest uncompressed batch claims at
+ * most 8 rows a body byte; this many more let a frame of all-null columns through (pandas gives
+ * an all-None column that type), and still bound a forged count's row loop to milliseconds.
+ */
+const ROWS_WITHOUT_BODY = 1 << 20;
 
 /** MessageHeader union tags (Message.fbs). */
 const SCHEMA = 1;
@@ -50,6 +57,11 @@ class Flatbuffer {
     if (o === 0) return undefined;
     const at = table + o;
     return at + this.u32(at);
+  }
+  /** A little-endian int64 at an absolute offset (a struct's member). */
+  i64At(at: number): bigint {
+    this.check(at, 8);
+    return this.view.getBigInt64(at, true);
   }
   i64(table: number, vt: number): bigint {
     const o = this.slot(table, vt);
@@ -90,21 +102,47 @@ function checkField(fb: Flatbuffer, field: number, depth: number): void {
   for (const child of fb.tables(field, 14)) checkField(fb, child, depth + 1);
 }
 
-function checkRecordBatch(fb: Flatbuffer, batch: number): void {
-  fb.vector(batch, 6, 16); // nodes: FieldNode structs
-  fb.vector(batch, 8, 16); // buffers: Buffer structs
-  fb.vector(batch, 12, 8); // variadicBufferCounts: int64
+/**
+ * RecordBatch: length (slot 4), nodes (slot 6: FieldNode structs of length and null_count),
+ * buffers (slot 8), variadicBufferCounts (slot 12). apache-arrow believes the row counts: a
+ * batch of one row whose count was overwritten with 2^31 decodes, and a reader's row loop then
+ * runs for a minute over values that are not there. So no count may pass what the body holds.
+ */
+function checkRecordBatch(fb: Flatbuffer, batch: number, bodyLength: number): void {
+  const most = BigInt(Math.max(8 * bodyLength, ROWS_WITHOUT_BODY));
+  const rows = (count: bigint): void => {
+    if (count < 0n || count > most)
+      throw invalid(
+        `not Arrow IPC that is read here: a record batch claims ${count} rows, more than its ${bodyLength} bytes of values hold`,
+      );
+  };
+  rows(fb.i64(batch, 4));
+  const nodes = fb.vector(batch, 6, 16);
+  for (let i = 0; i < nodes.length; i++) {
+    const length = fb.i64At(nodes.start + i * 16);
+    rows(length);
+    const nulls = fb.i64At(nodes.start + i * 16 + 8);
+    if (nulls < 0n || nulls > length)
+      throw invalid("not Arrow IPC: a column claims more nulls than rows");
+  }
+  fb.vector(batch, 8, 16);
+  fb.vector(batch, 12, 8);
 }
 
 /**
- * One IPC message header (a `Message` flatbuffer): throws a 400 if its vectors overrun it.
+ * One IPC message header (a `Message` flatbuffer): throws a 400 if its vectors overrun it, or
+ * if it claims more rows than `bodyBytes` (the bytes of body that really follow it) can hold.
  * Answers its bodyLength (past any stream when it cannot be one).
  */
-export function checkIpcMessage(header: Uint8Array): number {
+export function checkIpcMessage(header: Uint8Array, bodyBytes: number): number {
   const fb = new Flatbuffer(header);
   const message = fb.root();
   fb.vector(message, 12, 4); // custom_metadata
   const bodyLength = fb.i64(message, 10);
+  const safeBodyLength =
+    bodyLength < 0n || bodyLength > BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number.MAX_SAFE_INTEGER
+      : Number(bodyLength);
   const body = fb.table(message, 8);
   if (body !== undefined)
     switch (fb.u8(message, 6)) {
@@ -114,17 +152,15 @@ export function checkIpcMessage(header: Uint8Array): number {
         for (const field of fb.tables(body, 6)) checkField(fb, field, 0);
         break;
       case RECORD_BATCH:
-        checkRecordBatch(fb, body);
+        checkRecordBatch(fb, body, Math.min(safeBodyLength, bodyBytes));
         break;
       case DICTIONARY_BATCH: {
         const data = fb.table(body, 6);
-        if (data !== undefined) checkRecordBatch(fb, data);
+        if (data !== undefined) checkRecordBatch(fb, data, Math.min(safeBodyLength, bodyBytes));
         break;
       }
     }
-  return bodyLength < 0n || bodyLength > BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number.MAX_SAFE_INTEGER
-    : Number(bodyLength);
+  return safeBodyLength;
 }
 
 /**
@@ -144,7 +180,10 @@ export function checkIpcStream(stream: Uint8Array): void {
       at += 4;
     }
     if (length <= 0 || at + length > stream.length) return;
-    const bodyLength = checkIpcMessage(stream.subarray(at, at + length));
+    const bodyLength = checkIpcMessage(
+      stream.subarray(at, at + length),
+      stream.length - (at + length),
+    );
     at += length + bodyLength;
   }
 }

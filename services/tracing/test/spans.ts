@@ -122,37 +122,35 @@ function anyValue(v: unknown): Record<string, unknown> {
 const keyValues = (o: object) =>
   Object.entries(o).map(([key, value]) => ({ key, value: anyValue(value) }));
 
-/** An ExportTraceServiceRequest in OTLP JSON, one resource naming `project`. */
-function otlpJson(project: string, spans: readonly RawSpan[]): Buffer {
+/** An ExportTraceServiceRequest in OTLP JSON, a resource for each project, in the order given. */
+function otlpJson(resources: readonly (readonly [string, readonly RawSpan[]])[]): Buffer {
   const body = {
-    resourceSpans: [
-      {
-        resource: { attributes: keyValues({ "openinference.project.name": project }) },
-        scopeSpans: [
-          {
-            scope: { name: "argus-int" },
-            spans: spans.map((s) => {
-              const start = s.startNs ?? BigInt(s.startMs ?? Date.now() - 60_000) * 1_000_000n;
-              const end = start + BigInt(Math.round((s.durationMs ?? 10) * 1_000_000));
-              return {
-                traceId: s.traceId,
-                spanId: s.spanId,
-                parentSpanId: s.parentId ?? "",
-                name: s.name ?? "span",
-                kind: 1,
-                startTimeUnixNano: start.toString(),
-                endTimeUnixNano: end.toString(),
-                attributes: keyValues({
-                  "openinference.span.kind": s.kind ?? "LLM",
-                  ...s.attributes,
-                }),
-                status: { code: s.status?.code ?? 0, message: s.status?.message ?? "" },
-              };
-            }),
-          },
-        ],
-      },
-    ],
+    resourceSpans: resources.map(([project, spans]) => ({
+      resource: { attributes: keyValues({ "openinference.project.name": project }) },
+      scopeSpans: [
+        {
+          scope: { name: "argus-int" },
+          spans: spans.map((s) => {
+            const start = s.startNs ?? BigInt(s.startMs ?? Date.now() - 60_000) * 1_000_000n;
+            const end = start + BigInt(Math.round((s.durationMs ?? 10) * 1_000_000));
+            return {
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentId ?? "",
+              name: s.name ?? "span",
+              kind: 1,
+              startTimeUnixNano: start.toString(),
+              endTimeUnixNano: end.toString(),
+              attributes: keyValues({
+                "openinference.span.kind": s.kind ?? "LLM",
+                ...s.attributes,
+              }),
+              status: { code: s.status?.code ?? 0, message: s.status?.message ?? "" },
+            };
+          }),
+        },
+      ],
+    })),
   };
   return Buffer.from(JSON.stringify(body));
 }
@@ -164,10 +162,19 @@ export function exportRaw(
   spans: readonly RawSpan[],
   o: ExportOptions = {},
 ): Promise<ExportResponse> {
+  return exportResources(t, [[project, spans]], o);
+}
+
+/** Raw spans of several projects in one request, a resource each, in the order given. */
+export function exportResources(
+  t: TracingUnderTest,
+  resources: readonly (readonly [string, readonly RawSpan[]])[],
+  o: ExportOptions = {},
+): Promise<ExportResponse> {
   return t.call(
     T.export,
     {
-      payload: otlpJson(project, spans),
+      payload: otlpJson(resources),
       encoding: Encoding.ENCODING_JSON,
       spaceId: o.spaceId ?? t.spaceId,
       ...(o.allOrNothing ? { allOrNothing: true } : {}),

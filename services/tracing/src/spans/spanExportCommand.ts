@@ -12,7 +12,11 @@ import type { ProjectPlace } from "../projects/tracingProjects.ts";
 // Postgres: "no partition of relation found for row".
 const NO_PARTITION = "23514";
 
-/** Each project's new spans and their one SpansReceived, in one transaction. */
+/**
+ * Each project's new spans and their one SpansReceived, in one transaction, projects in id
+ * order: the statements lock rows per project (new spans' index entries, the attribute-key
+ * catalog), so two requests naming the same projects in different orders lock them in one order.
+ */
 function store(
   deps: TracingDeps,
   ctx: CallContext,
@@ -20,7 +24,8 @@ function store(
   now: Date,
 ): Promise<void> {
   return deps.commands.transact(async (scope) => {
-    for (const { project, spans } of writable) {
+    const byId = [...writable].sort((a, b) => (a.project.id < b.project.id ? -1 : 1));
+    for (const { project, spans } of byId) {
       const added = await deps.store.insert(scope.client, project.id, spans);
       if (added.count === 0) continue;
       await scope.appendToSet(

@@ -299,6 +299,37 @@ async function spaceFixtures(
       }),
     ),
   );
+  // Monitors of the first project, and a dashboard charting one of them beside a text widget:
+  // their create bodies are unions too rich for generated values to get past 422.
+  const monitors = idsOf(
+    await times(2, (i) =>
+      call("POST", "/v2/monitors", {
+        name: name("monitor", i),
+        type: "TRACING",
+        project_id: projects[0],
+        metric: "P95",
+        dimension: { category: "SPAN_ATTRIBUTE", name: "latency_ms" },
+        threshold: { type: "MANUAL_SINGLE", operator: "GREATER_THAN", value: 300 },
+        evaluation_window_length_seconds: 60,
+        manual_evaluation_enabled: true,
+      }),
+    ),
+  );
+  const dashboard = String(
+    (await call("POST", "/v2/dashboards", { ...inSpace, name: name("dashboard", 0) })).id,
+  );
+  const widgets = idsOf([
+    await call("POST", `/v2/dashboards/${dashboard}/widgets`, {
+      type: "LINE_CHART",
+      widget_type: "MONITOR",
+      monitor_id: monitors[0],
+    }),
+    await call("POST", `/v2/dashboards/${dashboard}/widgets`, {
+      type: "TEXT",
+      title: name("widget", 1),
+      content: "Page the on-call.",
+    }),
+  ]);
   // One binding per user and space: two users get custom roles, the third is added as a member.
   const bindings = withMembers
     ? idsOf(
@@ -337,6 +368,9 @@ async function spaceFixtures(
     subscriptions,
     tasks,
     task_runs: taskRuns,
+    monitors,
+    dashboards: [dashboard],
+    widgets,
   };
 }
 
@@ -448,6 +482,9 @@ const PATH_PARAMS: Record<string, string> = {
   subscription_id: "subscriptions",
   task_id: "tasks",
   run_id: "task_runs",
+  monitor_id: "monitors",
+  dashboard_id: "dashboards",
+  widget_id: "widgets",
 };
 const BODY_FIELDS: Record<string, string> = {
   space_id: "spaces",
@@ -468,6 +505,8 @@ const BODY_FIELDS: Record<string, string> = {
   "experiment_runs[*].example_id": "examples",
   webhook_id: "webhooks",
   source_id: "prompts",
+  monitor_id: "monitors",
+  model_id: "projects",
 };
 // Not dataset_version_id: its schema is an anyOf with a $ref, which Schemathesis 4.32's
 // dictionary check cannot resolve (a test execution error); the stateful links reach versions.

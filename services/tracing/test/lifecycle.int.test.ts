@@ -177,6 +177,27 @@ async function deadlocks(): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+describe("racing exports", () => {
+  it("waves of up to 96 exporters racing onto one project all store their spans", async () => {
+    const name = uniqueName("proj");
+    await exportRaw(t, name, spans(1));
+    let sent = 1;
+    for (const exporters of [48, 96, 96, 96]) {
+      const batches = Array.from({ length: exporters }, () => spans(100));
+      const results = await Promise.allSettled(batches.map((b) => exportRaw(t, name, b)));
+      // Before exports took the project's lock, some ran out of retries (ALREADY_EXISTS).
+      expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+      expect(
+        results.map(
+          (r) => (r as PromiseFulfilledResult<{ rejectedSpans: bigint }>).value.rejectedSpans,
+        ),
+      ).toEqual(batches.map(() => 0n));
+      sent += exporters * 100;
+    }
+    expect(await count("spans", await projectIdOf(t, name))).toBe(sent);
+  });
+});
+
 describe("multi-project requests", () => {
   it("racing requests naming the same projects in opposite orders all store, with no deadlock", async () => {
     const names = [uniqueName("proj"), uniqueName("proj")] as const;

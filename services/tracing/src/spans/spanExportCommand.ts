@@ -13,9 +13,13 @@ import type { ProjectPlace } from "../projects/tracingProjects.ts";
 const NO_PARTITION = "23514";
 
 /**
- * Each project's new spans and their one SpansReceived, in one transaction, projects in id
- * order: the statements lock rows per project (new spans' index entries, the attribute-key
- * catalog), so two requests naming the same projects in different orders lock them in one order.
+ * Each project's new spans and their one SpansReceived, in one transaction, under the projects'
+ * locks (writes to one project's spans take turns, as the span updates and deletes do), taken
+ * in id order before anything is written. Without them, exports racing onto one project all
+ * read the same last version of its span set and all but one redid the whole transaction:
+ * with 48 exporters, some ran out of retries and lost their spans (an OTLP client does not retry
+ * ALREADY_EXISTS). Locked only at the append, a transaction could still find its set's last
+ * event written by a later transaction id than its own, which the event store refuses.
  */
 function store(
   deps: TracingDeps,
@@ -23,8 +27,9 @@ function store(
   writable: readonly { project: ProjectPlace; spans: SpanRecord[] }[],
   now: Date,
 ): Promise<void> {
+  const byId = [...writable].sort((a, b) => (a.project.id < b.project.id ? -1 : 1));
   return deps.commands.transact(async (scope) => {
-    const byId = [...writable].sort((a, b) => (a.project.id < b.project.id ? -1 : 1));
+    for (const { project } of byId) await deps.store.lockProject(scope.client, project.id);
     for (const { project, spans } of byId) {
       const added = await deps.store.insert(scope.client, project.id, spans);
       if (added.count === 0) continue;

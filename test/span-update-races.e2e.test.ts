@@ -30,9 +30,8 @@ import {
   WriteSpanAttributesMetadataResponse,
   WriteSpanEvaluationResponse,
 } from "@argus/proto/public/flight";
-import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
 import { recordBatchFrame, schemaFrame } from "../services/gateway/src/flight/ipc.ts";
-import { projectIdOf, recentWindow } from "./spans-support.ts";
+import { arizeSchema, projectIdOf, recentWindow } from "./spans-support.ts";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 let api: Api;
@@ -68,16 +67,6 @@ afterAll(async () => {
 
 const text = (values: (string | null)[]) => vectorFromArray(values, new Utf8());
 const floats = (values: (number | null)[]) => vectorFromArray(values, new Float64());
-
-/** The schema metadata by which the SDK names the project of a `/v1/pandas_arrow` upload. */
-const arizeSchema = (project: string) =>
-  Buffer.from(
-    ArizeSchema.encode(
-      ArizeSchema.fromJSON({
-        constants: { modelId: project, environment: Schema_Environment.TRACING },
-      }),
-    ).finish(),
-  ).toString("base64");
 
 /** An Arrow upload to `POST /v1/pandas_arrow`, as the SDK posts it. */
 async function pandasArrow(project: string, columns: Record<string, Vector>) {
@@ -224,37 +213,58 @@ describe("writers racing on one new project's spans", () => {
       score: w * 10 + round,
       explanation: `${writer} round ${round}`,
     });
-    const evalColumns = (v: Json) => ({
+    /** The columns of one write of `values` to every target, `prefix.<field>` a value. */
+    const columnsOf = (prefix: string, values: Json) => ({
       "context.span_id": text(targets),
-      [`eval.${EVAL}.label`]: text(targets.map(() => v.label as string)),
-      [`eval.${EVAL}.score`]: floats(targets.map(() => v.score as number)),
-      [`eval.${EVAL}.explanation`]: text(targets.map(() => v.explanation as string)),
-    });
-    const flightEvals = Array.from({ length: WRITERS.flightEvals }, (_, w) =>
-      rounds(
-        async (round) => {
-          const values = evalValues(`flight${w}`, w, round);
-          const answer = await doPut(
-            { writeSpanEvaluationRequest: { spaceId, externalModelId: project } },
-            evalColumns(values),
-          );
-          if (answer.code !== grpc.status.OK) return { answer, all: false };
-          const res = WriteSpanEvaluationResponse.decode(answer.appMetadata!);
-          evaluations.push({
-            spans: matched(targets, res.unmatchedIds),
-            values,
-          });
-          return { answer, all: res.unmatchedIds.length === 0 };
-        },
-        rpc,
-        answered,
+      ...Object.fromEntries(
+        Object.entries(values).map(([field, v]) => [
+          `${prefix}.${field}`,
+          typeof v === "number" ? floats(targets.map(() => v)) : text(targets.map(() => `${v}`)),
+        ]),
       ),
+    });
+    /**
+     * Flight writers of evaluations or annotations to every target; the answer's unmatched ids
+     * (both answers have them) say which spans a write reached.
+     */
+    const flightWriters = (
+      count: number,
+      request: string,
+      decode: (answer: Uint8Array) => { unmatchedIds: string[] },
+      valuesOf: (w: number, round: number) => Json,
+      prefix: string,
+      into: Written[],
+    ) =>
+      Array.from({ length: count }, (_, w) =>
+        rounds(
+          async (round) => {
+            const values = valuesOf(w, round);
+            const answer = await doPut(
+              { [request]: { spaceId, externalModelId: project } },
+              columnsOf(prefix, values),
+            );
+            if (answer.code !== grpc.status.OK) return { answer, all: false };
+            const { unmatchedIds } = decode(answer.appMetadata!);
+            into.push({ spans: matched(targets, unmatchedIds), values });
+            return { answer, all: unmatchedIds.length === 0 };
+          },
+          rpc,
+          answered,
+        ),
+      );
+    const flightEvals = flightWriters(
+      WRITERS.flightEvals,
+      "writeSpanEvaluationRequest",
+      (b) => WriteSpanEvaluationResponse.decode(b),
+      (w, round) => evalValues(`flight${w}`, w, round),
+      `eval.${EVAL}`,
+      evaluations,
     );
     const httpEvals = Array.from({ length: WRITERS.httpEvals }, (_, w) =>
       rounds(
         async (round) => {
           const values = evalValues(`http${w}`, 5 + w, round);
-          const res = await pandasArrow(project, evalColumns(values));
+          const res = await pandasArrow(project, columnsOf(`eval.${EVAL}`, values));
           if (res.status !== 200) return { answer: res, all: false };
           const unmatched = res.body.unmatched_ids as string[];
           evaluations.push({ spans: matched(targets, unmatched), values });
@@ -270,30 +280,13 @@ describe("writers racing on one new project's spans", () => {
       score: w * 10 + round,
       text: `annotator ${w} round ${round}`,
     });
-    const flightAnnotations = Array.from({ length: WRITERS.flightAnnotations }, (_, w) =>
-      rounds(
-        async (round) => {
-          const values = annotationValues(w, round);
-          const answer = await doPut(
-            { writeSpanAnnotationRequest: { spaceId, externalModelId: project } },
-            {
-              "context.span_id": text(targets),
-              [`annotation.${CONFIG}.label`]: text(targets.map(() => values.label)),
-              [`annotation.${CONFIG}.score`]: floats(targets.map(() => values.score)),
-              [`annotation.${CONFIG}.text`]: text(targets.map(() => values.text)),
-            },
-          );
-          if (answer.code !== grpc.status.OK) return { answer, all: false };
-          const res = WriteSpanAnnotationResponse.decode(answer.appMetadata!);
-          annotations.push({
-            spans: matched(targets, res.unmatchedIds),
-            values,
-          });
-          return { answer, all: res.unmatchedIds.length === 0 };
-        },
-        rpc,
-        answered,
-      ),
+    const flightAnnotations = flightWriters(
+      WRITERS.flightAnnotations,
+      "writeSpanAnnotationRequest",
+      (b) => WriteSpanAnnotationResponse.decode(b),
+      annotationValues,
+      `annotation.${CONFIG}`,
+      annotations,
     );
     // REST annotate names the project by id and refuses a span that is not there (404).
     const restAnnotations = Array.from({ length: WRITERS.restAnnotations }, (_, i) => {

@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { Binary, Int64, Table, Utf8, tableToIPC, vectorFromArray, type Vector } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "@argus/testkit";
-import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
 import { ensurePythonSdk, python, root, run } from "./python-sdk.ts";
-import { projectIdOf, recentWindow } from "./spans-support.ts";
+import { arizeSchema, projectIdOf, recentWindow } from "./spans-support.ts";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 /**
@@ -193,15 +192,6 @@ describe("refused uploads: a clear 4xx, nothing written", () => {
     // None of them created the project they named, let alone stored a span in it.
     await expect(projectIdOf(api.stack, spaceId, badProject)).rejects.toThrow(/no project/);
   });
-
-  const arizeSchema = (name: string) =>
-    Buffer.from(
-      ArizeSchema.encode(
-        ArizeSchema.fromJSON({
-          constants: { modelId: name, environment: Schema_Environment.TRACING },
-        }),
-      ).finish(),
-    ).toString("base64");
 
   /** An Arrow IPC stream of `columns` as the SDK posts it. */
   const post = (columns: Table, key = api.stack.apiKey) => {

@@ -7,6 +7,7 @@ import {
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
 
 /** Where spans go: a stack's gateway and a key that may write spans in the space. */
 export interface SpanTarget {
@@ -153,3 +154,16 @@ export function recentWindow(): { start_time: string; end_time: string } {
     end_time: new Date(Date.now() + 3_600_000).toISOString(),
   };
 }
+
+/**
+ * The `arize-schema` metadata (base64 public.Schema) by which the SDK's `POST /v1/pandas_arrow`
+ * uploads name their project.
+ */
+export const arizeSchema = (project: string): string =>
+  Buffer.from(
+    ArizeSchema.encode(
+      ArizeSchema.fromJSON({
+        constants: { modelId: project, environment: Schema_Environment.TRACING },
+      }),
+    ).finish(),
+  ).toString("base64");

@@ -12,30 +12,18 @@ import json
 import os
 import sys
 from datetime import datetime, timedelta, timezone
-from urllib.parse import urlparse
 
-os.environ.setdefault("DISABLE_PRERELEASE_WARNING", "true")
+import pandas as pd
 
-import pandas as pd  # noqa: E402
-from arize import ArizeClient  # noqa: E402
+from groups._common import Answers, client_on
 
 base, key, flight = sys.argv[1:4]
 ctx = json.loads(sys.argv[4])
-url = urlparse(base)
-flight_host, flight_port = flight.rsplit(":", 1)
-client = ArizeClient(api_key=key, api_host=url.hostname, api_scheme="http", api_port=url.port,
-                     flight_host=flight_host, flight_port=int(flight_port), flight_scheme="grpc")
+client = client_on(base, key, flight)
 
 space, project, ids = ctx["space_id"], ctx["project"], ctx["span_ids"]
-out = {}
-
-
-def attempt(name, call):
-    try:
-        out[name] = {"type": "ok", "answer": call()}
-    except Exception as e:  # noqa: BLE001 - the client's error is what is compared
-        out[name] = {"type": type(e).__name__, "message": str(e)}
-
+out = Answers()
+attempt = out.attempt
 
 # Span i: correctness on every span, tone on even ones only; one row names no span.
 evals = pd.DataFrame({
@@ -100,17 +88,13 @@ attempt("unknown project over HTTP", lambda: over_http(ctx["unknown_project"], p
 attempt("a row without span id", lambda: client.spans.update_evaluations(
     space_id=space, project_name=project, validate=False,
     dataframe=pd.DataFrame({"context.span_id": [ids[0], None], "eval.refused.label": ["x", "y"]})))
-reader = ArizeClient(api_key=ctx["read_only_key"], api_host=url.hostname, api_scheme="http",
-                     api_port=url.port, flight_host=flight_host, flight_port=int(flight_port),
-                     flight_scheme="grpc")
+reader = client_on(base, ctx["read_only_key"], flight)
 attempt("read-only key", lambda: reader.spans.update_evaluations(
     space_id=space, project_name=project,
     dataframe=pd.DataFrame({"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
-attempt("wrong key", lambda: ArizeClient(
-    api_key="ak-wrong", api_host=url.hostname, api_scheme="http", api_port=url.port,
-    flight_host=flight_host, flight_port=int(flight_port), flight_scheme="grpc",
-).spans.update_evaluations(space_id=space, project_name=project, dataframe=pd.DataFrame(
-    {"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
+attempt("wrong key", lambda: client_on(base, "ak-wrong", flight).spans.update_evaluations(
+    space_id=space, project_name=project,
+    dataframe=pd.DataFrame({"context.span_id": ids[:1], "eval.refused.label": ["x"]})))
 
 # The export, after the writes above: the test compares it with POST /v2/spans.
 now = datetime.now(timezone.utc)
@@ -152,4 +136,4 @@ attempt("export_to_df unknown project",
 attempt("export_to_df bad filter", lambda: export(project, now - hour, now + hour,
                                                   where="name = = 'x'"))
 
-print(json.dumps(out, default=str))
+out.print()

@@ -7,38 +7,20 @@ Prints one JSON line: per call, the SDK's answer (status and body) or the except
 message; the test reads the spans back through REST and compares them with the file.
 """
 import json
-import os
 import secrets
 import sys
 import time
-from urllib.parse import urlparse
 
-os.environ.setdefault("DISABLE_PRERELEASE_WARNING", "true")
+import pandas as pd
 
-import pandas as pd  # noqa: E402
-from arize import ArizeClient  # noqa: E402
+from groups._common import Answers, client_on
 
 base, key, sent_path = sys.argv[1:4]
 ctx = json.loads(sys.argv[4])
-url = urlparse(base)
-
-
-def client_with(api_key):
-    return ArizeClient(api_key=api_key, api_host=url.hostname, api_scheme="http",
-                       api_port=url.port)
-
-
-client = client_with(key)
+client = client_on(base, key)
 space, project, n = ctx["space_id"], ctx["project"], ctx["rows"]
-out = {}
-
-
-def attempt(name, call):
-    try:
-        out[name] = {"type": "ok", "answer": call()}
-    except Exception as e:  # noqa: BLE001 - the client's error is what is compared
-        out[name] = {"type": type(e).__name__, "message": str(e)}
-
+out = Answers()
+attempt = out.attempt
 
 # Traces of five spans: a CHAIN root and four LLM children. Times in whole microseconds (as
 # REST gives them back), starting ten minutes ago, one millisecond apart.
@@ -108,7 +90,7 @@ attempt("no span id column", lambda: log(small.drop(columns=["context.span_id"])
 typed = small.copy()
 typed["attributes.when"] = [pd.Timestamp("2026-01-01", tz="UTC")] * len(typed)
 attempt("a column of an unsupported type", lambda: log(typed, bad))
-attempt("read-only key", lambda: log(small, bad, c=client_with(ctx["read_only_key"])))
-attempt("wrong key", lambda: log(small, bad, c=client_with("ak-wrong")))
+attempt("read-only key", lambda: log(small, bad, c=client_on(base, ctx["read_only_key"])))
+attempt("wrong key", lambda: log(small, bad, c=client_on(base, "ak-wrong")))
 
-print(json.dumps(out, default=str))
+out.print()

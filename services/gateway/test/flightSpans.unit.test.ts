@@ -4,9 +4,8 @@ import {
   Int64,
   List,
   Field,
-  Table,
+  type Table,
   Utf8,
-  vectorFromArray,
   type DataType,
   type RecordBatch,
 } from "apache-arrow";
@@ -25,18 +24,7 @@ import {
 } from "../src/flight/spans.ts";
 import { projectOfArizeSchema } from "../src/flight/pandasArrow.ts";
 import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
-
-/** A table of typed columns, as pandas → pyarrow makes them (nulls where pandas had None/NaN). */
-function table(columns: Record<string, [DataType, unknown[]]>): Table {
-  return new Table(
-    Object.fromEntries(
-      Object.entries(columns).map(([name, [type, values]]) => [
-        name,
-        vectorFromArray(values, type),
-      ]),
-    ),
-  );
-}
+import { table } from "./arrowTables.ts";
 
 const refusal = (fn: () => unknown): DomainError => {
   try {

@@ -5,10 +5,9 @@ import {
   Int64,
   List,
   Field,
-  Table,
+  type Table,
   Uint64,
   Utf8,
-  vectorFromArray,
   type DataType,
 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
@@ -16,18 +15,7 @@ import { DomainError } from "@argus/platform";
 import { ExportTraceServiceRequest } from "@argus/proto/otlp/collector/trace/v1/trace_service";
 import type { AnyValue } from "@argus/proto/otlp/common/v1/common";
 import { isSpanLog, spanLogExport, spanLogLayout } from "../src/flight/spanLog.ts";
-
-/** A table of typed columns, as pandas → pyarrow makes them (nulls where pandas had None/NaN). */
-function table(columns: Record<string, [DataType, unknown[]]>): Table {
-  return new Table(
-    Object.fromEntries(
-      Object.entries(columns).map(([name, [type, values]]) => [
-        name,
-        vectorFromArray(values, type),
-      ]),
-    ),
-  );
-}
+import { table } from "./arrowTables.ts";
 
 const strings = () => new List(new Field("item", new Utf8(), true));
 const START = 1_795_960_124_474_430_976n;

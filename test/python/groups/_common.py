@@ -17,6 +17,32 @@ os.environ.setdefault("DISABLE_PRERELEASE_WARNING", "true")
 from arize import ArizeClient  # noqa: E402
 
 
+def client_on(base: str, key: str, flight: str | None = None) -> ArizeClient:
+    """An SDK client on the stack at `base` with this key; with `flight` (host:port), its Flight
+    calls go there over plain gRPC (the SDK's default is TLS to Arize's own host)."""
+    url = urlparse(base)
+    to_flight: dict[str, Any] = {}
+    if flight:
+        host, port = flight.rsplit(":", 1)
+        to_flight = {"flight_host": host, "flight_port": int(port), "flight_scheme": "grpc"}
+    return ArizeClient(api_key=key, api_host=url.hostname, api_scheme=url.scheme,
+                       api_port=url.port, **to_flight)
+
+
+class Answers(dict):
+    """Per named SDK call, its answer or the exception's class and message: what the scripts
+    outside the groups print for their e2e test to compare with what the server holds."""
+
+    def attempt(self, name: str, call: Callable[[], Any]) -> None:
+        try:
+            self[name] = {"type": "ok", "answer": call()}
+        except Exception as e:  # noqa: BLE001 - the client's error is what is compared
+            self[name] = {"type": type(e).__name__, "message": str(e)}
+
+    def print(self) -> None:
+        print(json.dumps(self, default=str))
+
+
 class Run:
     def __init__(self, group: str) -> None:
         self.group = group
@@ -31,10 +57,7 @@ class Run:
 
     def client_with(self, key: str) -> ArizeClient:
         """An SDK client on the stack under test, with this key."""
-        url = urlparse(self.base)
-        return ArizeClient(
-            api_key=key, api_host=url.hostname, api_scheme=url.scheme, api_port=url.port
-        )
+        return client_on(self.base, key)
 
     def name(self, prefix: str) -> str:
         """A name unique to this run (the names resolve through list calls)."""

@@ -202,16 +202,23 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return row.deleted ? { deleted: sources.get(row.deleted) ?? row.deleted } : "running";
   }
 
-  /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
+  /**
+   * Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. One
+   * statement: the counts are those of the items recorded before it.
+   */
   const report = (id: string) => async () => {
-    const c = await counts(id);
     const res = await tracedQuery(
       o.pool,
       "task run progress",
-      `update task_runs set num_successes = $2, num_errors = $3, num_skipped = $4,
-         leased_until = now() + make_interval(secs => $5 / 1000.0)
-       where id = $1 and status = 'RUNNING'`,
-      [id, c.num_successes, c.num_errors, c.num_skipped, o.leaseMs],
+      `update task_runs t set num_successes = c.num_successes, num_errors = c.num_errors,
+         num_skipped = c.num_skipped,
+         leased_until = now() + make_interval(secs => $2 / 1000.0)
+       from (select count(*) filter (where ok)::int as num_successes,
+                    count(*) filter (where not ok)::int as num_errors,
+                    count(*) filter (where ok is null)::int as num_skipped
+               from task_run_items where run_id = $1) c
+       where t.id = $1 and t.status = 'RUNNING'`,
+      [id, o.leaseMs],
     );
     return res.rowCount === 1;
   };
@@ -370,6 +377,8 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           outcome = await execute(run, task, experimentId, {
             report: report(run.id),
             stopped: watch.signal,
+            // Claimed RUNNING: another worker started it, and may have recorded items.
+            resumed: run.status === "RUNNING",
           });
         } catch (err) {
           // Stopped mid-way: its end is the cancel's, or went with its task.

@@ -141,11 +141,12 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   // Calls to one AI integration at once, across every run this replica works.
   const limit = keyedLimiter(o.evaluators.perIntegration);
 
-  async function claim(): Promise<RunToWork | undefined> {
-    const res = await tracedQuery<RunToWork>(
+  /** A run claimed, with its task's facts read in the same statement (null: deleted with it). */
+  async function claim(): Promise<(RunToWork & { task: TaskFacts | null }) | undefined> {
+    const res = await tracedQuery<RunToWork & { task: TaskFacts | null }>(
       o.pool,
       "claim task run",
-      `update task_runs set leased_until = now() + make_interval(secs => $1 / 1000.0)
+      `update task_runs r set leased_until = now() + make_interval(secs => $1 / 1000.0)
         where id = (select id from task_runs
                      where status in ('PENDING', 'RUNNING')
                        and (leased_until is null or leased_until < now())
@@ -154,7 +155,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           to_char(data_start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
             as data_start_time,
           to_char(data_end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-            as data_end_time`,
+            as data_end_time,
+          (select to_jsonb(t) from (
+             select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
+                    query_filters, evaluators, run_configuration
+               from tasks where id = r.task_id) t) as task`,
       [o.leaseMs],
     );
     return res.rows[0];
@@ -337,20 +342,10 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     }
   }
 
-  async function work(run: RunToWork): Promise<void> {
+  async function work({ task, ...run }: RunToWork & { task: TaskFacts | null }): Promise<void> {
     const stream = streamId("task_run", run.id);
     const heartbeat = setInterval(() => void renew(run.id).catch(() => undefined), o.leaseMs / 3);
     try {
-      const task = (
-        await tracedQuery<TaskFacts>(
-          o.pool,
-          "task of run",
-          `select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
-                  query_filters, evaluators, run_configuration
-             from tasks where id = $1`,
-          [run.task_id],
-        )
-      ).rows[0];
       if (!task) return; // Deleted with its runs.
       let outcome: Outcome | undefined;
       // A RUN_EXPERIMENT run's experiment exists before the run starts, so the run shows it

@@ -195,6 +195,35 @@ describe("a dataset task's run, page by page", () => {
     ]);
   });
 
+  it("an item another worker recorded first is that worker's to write, not this one's", async () => {
+    const e = experimentOf(3);
+    const run = await runOver(e.experimentId);
+    const other = e.runs[1]!;
+    await pool.query(
+      `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
+       values ($1, $2, $3, true, $4, $5)`,
+      [
+        run.id,
+        other.id,
+        evaluatorId,
+        e.experimentId,
+        JSON.stringify({ name: "exact_match", label: "other", score: 1, explanation: "" }),
+      ],
+    );
+    // As a fresh run: it does not know of the other worker's item, evaluates it, records it in
+    // vain (the other's row stays), and writes only the two it recorded.
+    const outcome = await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      progressOf(run, false),
+    );
+    expect(outcome).toEqual({ status: "COMPLETED" });
+    expect(e.recorded.flat().map((w) => w.runId)).toEqual([e.runs[0]!.id, e.runs[2]!.id]);
+    expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 2 });
+  });
+
   it("a run taken over writes what the dead worker kept first, and evaluates only what it did not", async () => {
     const e = experimentOf(RUNS_PAGE + 2);
     const run = await runOver(e.experimentId);

@@ -21,14 +21,14 @@ export const taskRunBenchmark = () => taskBenchmark("api");
 /**
  * The floor under `task-run-1000`: the same evaluation, event-sourced and paged as the design
  * asks (no process holds a whole experiment), in Postgres alone from a pg pool: per page of
- * 200 runs, one keyset select of the runs with their examples' `expected`, the comparison, the
+ * 500 runs, one keyset select of the runs with their examples' `expected`, the comparison, the
  * page's evaluations appended as one event (a stream and type no projection or consumer knows)
  * and the rows updated from it, each page its own transaction. Same baseline: the bare loop.
  */
 export const taskRunFloorBenchmark = () => taskBenchmark("floor");
 
-/** Runs a page, as the task runner reads them. */
-const PAGE = 200;
+/** Runs a page, as the task runner reads them (RUNS_PAGE in its evaluateExperiments.ts). */
+const PAGE = 500;
 
 async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {

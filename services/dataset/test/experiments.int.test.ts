@@ -168,6 +168,48 @@ describe("experiments", () => {
   });
 });
 
+describe("an evaluation run's runs, on the task runner's own behalf", () => {
+  it("pages runs with their examples' fields, cut short once their text passes 8 MiB", async () => {
+    // 14 runs of examples of 800 000 bytes: 10 fit in a page (8.0 MB), 11 would not (8.8 MB).
+    const big = "x".repeat(800_000);
+    const d = await t.call(S.createDataset, {
+      spaceId: t.spaceId,
+      name: uniqueName("ds"),
+      examples: Array.from({ length: 14 }, (_, i) => ({
+        id: "",
+        fieldsJson: JSON.stringify({ i, big }),
+      })),
+    });
+    const w = await t.call(S.createExperiment, {
+      name: uniqueName("exp"),
+      datasetId: d.dataset!.id,
+      spaceId: "",
+      runs: runsFor(d.exampleIds),
+    });
+    const page = (after: string, limit: number) =>
+      t.asService(
+        D.runsToEvaluate,
+        { accountId: t.admin.accountId, experimentId: w.experiment!.id, page: { limit, after } },
+        "task-runner",
+      );
+    const sorted = [...w.runIds].sort();
+    const first = await page("", 500);
+    expect(first.runs.map((r) => r.id)).toEqual(sorted.slice(0, 10));
+    expect(first.page?.nextAfter).toBe(sorted[9]);
+    expect(JSON.parse(first.runs[0]!.exampleFieldsJson).big).toHaveLength(800_000);
+    const second = await page(first.page!.nextAfter, 500);
+    expect(second.runs.map((r) => r.id)).toEqual(sorted.slice(10));
+    expect(second.page?.nextAfter).toBe("");
+    // Under the budget, the limit alone cuts: exactly a page's worth says there is no more.
+    const small = await page("", 4);
+    expect(small.runs.map((r) => r.id)).toEqual(sorted.slice(0, 4));
+    expect(small.page?.nextAfter).toBe(sorted[3]);
+    const last = await page(sorted[9]!, 4);
+    expect(last.runs.map((r) => r.id)).toEqual(sorted.slice(10));
+    expect(last.page?.nextAfter).toBe("");
+  });
+});
+
 describe("a RUN_EXPERIMENT run's experiment, on the task runner's own behalf", () => {
   const taskId = uuidv7();
   it("pages a version's examples, only those named or matching a filter", async () => {

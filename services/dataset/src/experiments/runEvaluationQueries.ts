@@ -1,7 +1,7 @@
 import { tracedQuery } from "@argus/eventstore";
 import { LIMITS } from "@argus/contracts";
 import { compileFilter } from "@argus/filter";
-import { clampLimit, fetchSize, notFound, pageOf } from "@argus/platform";
+import { clampLimit, fetchSize, notFound } from "@argus/platform";
 import type {
   ExamplesToRunRequest,
   ExamplesToRunResponse,
@@ -16,8 +16,11 @@ import { examplePage } from "../examples/exampleRows.ts";
 import { cutPage } from "../shared/cutPage.ts";
 import { experimentInAccount } from "./experimentRows.ts";
 
-/** Runs a page may hold (a task's worker reads them in batches). */
-const RUNS_PAGE_MAX = 500;
+/**
+ * Runs a page may hold (a task's worker reads them in batches): as many as examples, since a
+ * page is cut as theirs are (cutPage), short once its runs' text passes the byte budget.
+ */
+const RUNS_PAGE_MAX = LIMITS.EXAMPLES_PAGE_MAX;
 
 /**
  * The task runner's reads of experiment runs and dataset examples (RunEvaluationDirectory), on
@@ -53,7 +56,11 @@ export function runEvaluationQueries(deps: DatasetDeps) {
           experiment.dataset_version_id,
         ],
       );
-      const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id, RUNS_PAGE_MAX);
+      const { items, nextAfter } = cutPage(
+        res.rows,
+        req.page,
+        (r) => r.output.length + r.fields_json.length + (r.example_fields_json?.length ?? 0),
+      );
       return {
         experimentId: experiment.id,
         datasetId: experiment.dataset_id ?? "",

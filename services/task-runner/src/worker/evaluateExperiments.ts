@@ -13,7 +13,11 @@ import {
   type RunToWork,
 } from "./runItems.ts";
 
-const PAGE = 200;
+/**
+ * Runs a page: the most the dataset service sends at once (it cuts a page of large runs short
+ * by their bytes), so a run of 1000 is 2 pages' round trips, not 5.
+ */
+export const RUNS_PAGE = 500;
 
 interface Item {
   output: string;
@@ -53,11 +57,21 @@ export async function evaluateExperiments(
       evaluations.map(({ item_id, ...v }) => ({ runId: item_id, ...v })),
     );
   // A dead worker's verdicts first: kept, not yet written.
-  await writePending(pool, run.id, write);
+  if (progress.resumed) await writePending(pool, run.id, write);
+  const read = (experimentId: string, after: string) => {
+    const page = runs.page(run.account_id, experimentId, after, RUNS_PAGE);
+    // Read ahead: a run that stops before its turn leaves it unread.
+    page.catch(() => undefined);
+    return page;
+  };
   for (const experimentId of options.experiment_ids) {
-    let after = "";
-    do {
-      const page = await runs.page(run.account_id, experimentId, after, PAGE);
+    let next = read(experimentId, "");
+    for (;;) {
+      const page = await next;
+      const after = page.page?.nextAfter ?? "";
+      // The next page is read while this one is evaluated and written: it holds other runs,
+      // which this page's writes do not touch.
+      if (after !== "") next = read(experimentId, after);
       const items = page.runs.map((r) => {
         const item: Item = {
           output: r.output,
@@ -80,8 +94,8 @@ export async function evaluateExperiments(
       const override = options.override_evaluations;
       if (!(await evaluatePage(pool, run.id, items, runnable, override, write, progress)))
         return { status: "STOPPED" };
-      after = page.page?.nextAfter ?? "";
-    } while (after !== "");
+      if (after === "") break;
+    }
   }
   return { status: "COMPLETED" };
 }

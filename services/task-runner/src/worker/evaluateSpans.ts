@@ -126,7 +126,7 @@ export async function evaluateSpans(
       evaluations.map(({ item_id, ...v }) => ({ spanId: item_id, ...v })),
     );
   // A dead worker's verdicts first: kept, not yet written.
-  await writePending(pool, run.id, write);
+  if (progress.resumed) await writePending(pool, run.id, write);
   for (const [filter, group] of passes) {
     const pages = sampledPages(
       async (after) => {

@@ -78,7 +78,7 @@ export async function evaluateUnits(
       run.task_id,
       evaluations.map(({ item_id: _, span_id, ...v }) => ({ spanId: span_id, ...v })),
     );
-  await writePending<UnitVerdict>(pool, run.id, write);
+  if (progress.resumed) await writePending<UnitVerdict>(pool, run.id, write);
   const passes = new Map<Granularity, ItemEvaluator[]>();
   for (const e of runnable) passes.set(e.granularity, [...(passes.get(e.granularity) ?? []), e]);
   for (const [granularity, group] of passes) {

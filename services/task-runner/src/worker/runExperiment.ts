@@ -154,7 +154,7 @@ export async function generateExperiment(
       taskId: target.taskId,
       runs: outputs.map((o) => ({ exampleId: o.item_id, output: o.output })),
     });
-  await writePending<{ output: string }>(pool, run.id, write);
+  if (progress.resumed) await writePending<{ output: string }>(pool, run.id, write);
   let after = "";
   let taken = 0;
   const most = options.max_examples ?? Number.POSITIVE_INFINITY;
@@ -169,11 +169,13 @@ export async function generateExperiment(
     });
     const chosen = page.examples.slice(0, Math.max(0, most - taken));
     taken += chosen.length;
-    const seen = await doneItems(
-      pool,
-      run.id,
-      chosen.map((e) => e.id),
-    );
+    const seen = progress.resumed
+      ? await doneItems(
+          pool,
+          run.id,
+          chosen.map((e) => e.id),
+        )
+      : new Set<string>();
     const jobs: PageJob<{ output: string }>[] = chosen
       .filter((e) => !seen.has(`${e.id}/${GENERATION}`))
       .map((example) => ({

@@ -93,6 +93,12 @@ async function eachLimited<T>(
 export interface Progress {
   report(): Promise<boolean>;
   stopped: AbortSignal;
+  /**
+   * Whether the run was worked before this worker took it (claimed RUNNING: a dead worker's
+   * items and unwritten verdicts may be recorded). A fresh run has none, so its pages look
+   * nothing up: each item of its pages is new to it.
+   */
+  resumed: boolean;
 }
 
 /** Items of one page worked at once (provider calls are limited per integration too). */
@@ -109,7 +115,7 @@ export interface PageJob<T> {
 /**
  * The end every page of a run shares: the jobs `PARALLEL` at a time (a job that throws is its
  * item's error, never the run's), their outcomes recorded with those the page `settled`
- * already (skipped items), the results kept so far written, and progress reported. False once
+ * already (skipped items), the page's results written, and progress reported. False once
  * the run is no longer RUNNING (cancelled) or its worker stopped it: the work stops there. A
  * job cut short by the stop was not evaluated, so it is no item's error.
  */
@@ -132,34 +138,84 @@ export async function workPage<T extends object>(
       if (!progress.stopped.aborted) items.push({ ...outcome, ok: false });
     }
   });
-  await recordItems(pool, runId, items);
-  await writePending<T>(pool, runId, write);
-  return !progress.stopped.aborted && (await progress.report());
+  const recorded = await recordItems(pool, runId, items);
+  // This page's results are written from memory: a dead worker's were written when the run was
+  // taken over (writePending), and one another worker recorded first is that worker's to write.
+  const byTarget = new Map<string, ItemOutcome[]>();
+  for (const i of items)
+    if (i.verdict && recorded.has(`${i.item_id}/${i.evaluator_id}`)) {
+      const kept = byTarget.get(i.target!);
+      if (kept) kept.push(i);
+      else byTarget.set(i.target!, [i]);
+    }
+  // Marked written while the next chunk is written and progress reported: a mark lost to a
+  // crash only means writing the same values again on the take-over.
+  const marks: Promise<unknown>[] = [];
+  try {
+    for (const [target, kept] of byTarget)
+      for (let i = 0; i < kept.length; i += WRITE_CHUNK) {
+        const chunk = kept.slice(i, i + WRITE_CHUNK);
+        await write(
+          target,
+          chunk.map((r) => ({ item_id: r.item_id, ...(r.verdict as T) })),
+        );
+        marks.push(markWritten(pool, runId, chunk));
+      }
+  } finally {
+    // Awaited with the report below; a write that threw leaves its run's error to the caller.
+    for (const m of marks) m.catch(() => undefined);
+  }
+  const [going] = await Promise.all([!progress.stopped.aborted && progress.report(), ...marks]);
+  return going;
 }
 
-/** What a page did, kept per run: what a resumed run skips, and where the counts come from. */
+/**
+ * What a page did, kept per run: what a resumed run skips, and where the counts come from.
+ * Answers `item/evaluator` of those recorded now (not those another worker recorded first).
+ */
 async function recordItems(
   pool: Pool,
   runId: string,
   items: readonly ItemOutcome[],
-): Promise<void> {
-  if (items.length === 0) return;
-  await tracedQuery(
+): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const res = await tracedQuery<{ item_id: string; evaluator_id: string }>(
     pool,
     "items evaluated",
     `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
      select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict
        from jsonb_to_recordset($2::jsonb)
          as x(item_id text, evaluator_id uuid, ok boolean, target text, verdict jsonb)
-     on conflict do nothing`,
+     on conflict do nothing
+     returning item_id, evaluator_id`,
     [runId, JSON.stringify(items)],
+  );
+  return new Set(res.rows.map((r) => `${r.item_id}/${r.evaluator_id}`));
+}
+
+/** Results written per call to an item's service. */
+const WRITE_CHUNK = 500;
+
+/** Results written to their item's service: a take-over does not write them again. */
+async function markWritten(
+  pool: Pool,
+  runId: string,
+  written: readonly { item_id: string; evaluator_id: string }[],
+): Promise<void> {
+  await tracedQuery(
+    pool,
+    "verdicts written",
+    `update task_run_items set written = true
+      where run_id = $1 and (item_id, evaluator_id) in
+        (select * from unnest($2::text[], $3::uuid[]))`,
+    [runId, written.map((r) => r.item_id), written.map((r) => r.evaluator_id)],
   );
 }
 
 /**
- * Writes the run's results not written yet (this page's, and a dead worker's), per target, to
- * the item's service, then marks them written: a write repeated after a crash is an upsert of
- * the same values.
+ * Writes the run's results not written yet (a dead worker's: a run taken over starts with
+ * this), per target, to the item's service, then marks them written: a write repeated after a
+ * crash is an upsert of the same values.
  */
 export async function writePending<T extends object = Verdict & { name: string }>(
   pool: Pool,
@@ -182,20 +238,13 @@ export async function writePending<T extends object = Verdict & { name: string }
   const byTarget = new Map<string, typeof res.rows>();
   for (const r of res.rows) byTarget.set(r.target, [...(byTarget.get(r.target) ?? []), r]);
   for (const [target, rows] of byTarget) {
-    for (let i = 0; i < rows.length; i += 500) {
-      const chunk = rows.slice(i, i + 500);
+    for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
+      const chunk = rows.slice(i, i + WRITE_CHUNK);
       await write(
         target,
         chunk.map((r) => ({ item_id: r.item_id, ...r.verdict })),
       );
-      await tracedQuery(
-        pool,
-        "verdicts written",
-        `update task_run_items set written = true
-          where run_id = $1 and (item_id, evaluator_id) in
-            (select * from unnest($2::text[], $3::uuid[]))`,
-        [runId, chunk.map((r) => r.item_id), chunk.map((r) => r.evaluator_id)],
-      );
+      await markWritten(pool, runId, chunk);
     }
   }
 }
@@ -225,11 +274,13 @@ export async function evaluatePage<T extends object>(
   write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
   progress: Progress,
 ): Promise<boolean> {
-  const seen = await doneItems(
-    pool,
-    runId,
-    items.map((i) => i.id),
-  );
+  const seen = progress.resumed
+    ? await doneItems(
+        pool,
+        runId,
+        items.map((i) => i.id),
+      )
+    : new Set<string>();
   const skipped: ItemOutcome[] = [];
   const jobs: PageJob<T>[] = [];
   for (const item of items)

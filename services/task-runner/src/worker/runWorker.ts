@@ -141,11 +141,12 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   // Calls to one AI integration at once, across every run this replica works.
   const limit = keyedLimiter(o.evaluators.perIntegration);
 
-  async function claim(): Promise<RunToWork | undefined> {
-    const res = await tracedQuery<RunToWork>(
+  /** A run claimed, with its task's facts read in the same statement (null: deleted with it). */
+  async function claim(): Promise<(RunToWork & { task: TaskFacts | null }) | undefined> {
+    const res = await tracedQuery<RunToWork & { task: TaskFacts | null }>(
       o.pool,
       "claim task run",
-      `update task_runs set leased_until = now() + make_interval(secs => $1 / 1000.0)
+      `update task_runs r set leased_until = now() + make_interval(secs => $1 / 1000.0)
         where id = (select id from task_runs
                      where status in ('PENDING', 'RUNNING')
                        and (leased_until is null or leased_until < now())
@@ -154,7 +155,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           to_char(data_start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
             as data_start_time,
           to_char(data_end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-            as data_end_time`,
+            as data_end_time,
+          (select to_jsonb(t) from (
+             select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
+                    query_filters, evaluators, run_configuration
+               from tasks where id = r.task_id) t) as task`,
       [o.leaseMs],
     );
     return res.rows[0];
@@ -202,16 +207,23 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     return row.deleted ? { deleted: sources.get(row.deleted) ?? row.deleted } : "running";
   }
 
-  /** Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. */
+  /**
+   * Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. One
+   * statement: the counts are those of the items recorded before it.
+   */
   const report = (id: string) => async () => {
-    const c = await counts(id);
     const res = await tracedQuery(
       o.pool,
       "task run progress",
-      `update task_runs set num_successes = $2, num_errors = $3, num_skipped = $4,
-         leased_until = now() + make_interval(secs => $5 / 1000.0)
-       where id = $1 and status = 'RUNNING'`,
-      [id, c.num_successes, c.num_errors, c.num_skipped, o.leaseMs],
+      `update task_runs t set num_successes = c.num_successes, num_errors = c.num_errors,
+         num_skipped = c.num_skipped,
+         leased_until = now() + make_interval(secs => $2 / 1000.0)
+       from (select count(*) filter (where ok)::int as num_successes,
+                    count(*) filter (where not ok)::int as num_errors,
+                    count(*) filter (where ok is null)::int as num_skipped
+               from task_run_items where run_id = $1) c
+       where t.id = $1 and t.status = 'RUNNING'`,
+      [id, o.leaseMs],
     );
     return res.rowCount === 1;
   };
@@ -330,20 +342,10 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     }
   }
 
-  async function work(run: RunToWork): Promise<void> {
+  async function work({ task, ...run }: RunToWork & { task: TaskFacts | null }): Promise<void> {
     const stream = streamId("task_run", run.id);
     const heartbeat = setInterval(() => void renew(run.id).catch(() => undefined), o.leaseMs / 3);
     try {
-      const task = (
-        await tracedQuery<TaskFacts>(
-          o.pool,
-          "task of run",
-          `select task_type, project_id, dataset_id, is_continuous, sampling_rate, query_filter,
-                  query_filters, evaluators, run_configuration
-             from tasks where id = $1`,
-          [run.task_id],
-        )
-      ).rows[0];
       if (!task) return; // Deleted with its runs.
       let outcome: Outcome | undefined;
       // A RUN_EXPERIMENT run's experiment exists before the run starts, so the run shows it
@@ -370,6 +372,8 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           outcome = await execute(run, task, experimentId, {
             report: report(run.id),
             stopped: watch.signal,
+            // Claimed RUNNING: another worker started it, and may have recorded items.
+            resumed: run.status === "RUNNING",
           });
         } catch (err) {
           // Stopped mid-way: its end is the cancel's, or went with its task.

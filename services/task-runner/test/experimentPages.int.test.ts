@@ -1,0 +1,260 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessFactsMigration } from "@argus/spaces";
+import { loadMigrations, migrate, migrationsDirOf } from "@argus/service-host";
+import { createTestDatabase, type TestDatabase } from "@argus/testkit";
+import type { RunEvaluation, RunsToEvaluateResponse } from "@argus/proto/dataset/v1/dataset";
+import type { ExperimentRuns } from "../src/peers/experimentRuns.ts";
+import { evaluateExperiments, RUNS_PAGE } from "../src/worker/evaluateExperiments.ts";
+import type { ItemEvaluator } from "../src/worker/evaluators.ts";
+import { evaluateManaged } from "../src/worker/managedEvaluators.ts";
+import type { Progress, RunToWork } from "../src/worker/runItems.ts";
+
+// A dataset task's run over experiments of every size around the page: the task runner's own
+// tables in a real Postgres, the dataset service's side of the call (a page of runs after a
+// cursor, evaluations recorded) answered from memory, as runsToEvaluate pages them.
+
+let db: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const schema = "tasks_pages";
+  pool = new pg.Pool({ connectionString: db.url, options: `-c search_path=${schema}`, max: 4 });
+  // Dropping the database at the end ends the connections still idle: not this test's error.
+  pool.on("error", () => undefined);
+  await migrate(pool, {
+    schema,
+    migrations: [...loadMigrations(migrationsDirOf("task-runner")), accessFactsMigration(2)].sort(
+      (a, b) => a.id.localeCompare(b.id),
+    ),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const evaluatorId = randomUUID();
+const exactMatch: ItemEvaluator = {
+  evaluatorId,
+  name: "exact_match",
+  variables: ["output", "expected"],
+  columnMappings: null,
+  granularity: "SPAN",
+  queryMappings: null,
+  evaluate: async (v) =>
+    evaluateManaged(
+      { name: "exact_match", managed_evaluator: "EXACT_MATCH", variables: [], static_params: [] },
+      [v.output!, v.expected!],
+    ),
+};
+
+interface FakeRun {
+  id: string;
+  output: string;
+  expected: string;
+}
+
+/** The dataset service's side: pages of runs in id order, and each call, in order. */
+function experimentOf(size: number) {
+  const experimentId = randomUUID();
+  const runs: FakeRun[] = Array.from({ length: size }, (_, i) => ({
+    id: randomUUID(),
+    output: i % 3 ? "no" : `a${i}`,
+    expected: `a${i}`,
+  })).sort((a, b) => a.id.localeCompare(b.id));
+  const calls: string[] = [];
+  const recorded: RunEvaluation[][] = [];
+  const peer: ExperimentRuns = {
+    async page(_account, experiment, after, limit): Promise<RunsToEvaluateResponse> {
+      expect(experiment).toBe(experimentId);
+      calls.push(`page after ${after || "start"}`);
+      const rest = runs.filter((r) => r.id > after);
+      const page = rest.slice(0, limit);
+      return {
+        experimentId,
+        datasetId: "",
+        spaceId: "",
+        runs: page.map((r) => ({
+          id: r.id,
+          exampleId: "",
+          output: r.output,
+          fieldsJson: "{}",
+          exampleFieldsJson: JSON.stringify({ expected: r.expected }),
+        })),
+        page: { nextAfter: rest.length > limit ? page[page.length - 1]!.id : "" },
+      };
+    },
+    async record(_account, experiment, _task, evaluations) {
+      expect(experiment).toBe(experimentId);
+      calls.push(`record ${evaluations.length}`);
+      recorded.push(evaluations);
+    },
+    examples: () => Promise.reject(new Error("not a RUN_EXPERIMENT run")),
+    startExperiment: () => Promise.reject(new Error("not a RUN_EXPERIMENT run")),
+    recordOutputs: () => Promise.reject(new Error("not a RUN_EXPERIMENT run")),
+  };
+  return { experimentId, runs, calls, recorded, peer };
+}
+
+/** A RUNNING run of a dataset task over `experimentId`, as a worker claims it. */
+async function runOver(experimentId: string): Promise<RunToWork> {
+  const ids = { task: randomUUID(), run: randomUUID(), account: randomUUID(), space: randomUUID() };
+  await pool.query(
+    `insert into tasks (id, account_id, space_id, task_type, name, dataset_id, is_continuous,
+       evaluators, experiment_ids, created_by_user_id, created_at, updated_at)
+     values ($1, $2, $3, 'CODE_EVALUATION', 'task', $4, false, '[]', array[$5::uuid], 'u', now(), now())`,
+    [ids.task, ids.account, ids.space, randomUUID(), experimentId],
+  );
+  const options = { experiment_ids: [experimentId], override_evaluations: true };
+  await pool.query(
+    `insert into task_runs (id, task_id, account_id, space_id, status, options, created_by_user_id,
+       created_at) values ($1, $2, $3, $4, 'RUNNING', $5, 'u', now())`,
+    [ids.run, ids.task, ids.account, ids.space, JSON.stringify(options)],
+  );
+  return {
+    id: ids.run,
+    task_id: ids.task,
+    account_id: ids.account,
+    space_id: ids.space,
+    status: "RUNNING",
+    options,
+    data_start_time: null,
+    data_end_time: null,
+  };
+}
+
+const progressOf = (run: RunToWork, resumed: boolean): Progress => ({
+  resumed,
+  stopped: new AbortController().signal,
+  report: async () => true,
+});
+
+const itemsOf = async (runId: string) =>
+  (
+    await pool.query<{ n: number; ok: number; written: number }>(
+      `select count(*)::int as n, count(*) filter (where ok)::int as ok,
+              count(*) filter (where written)::int as written
+         from task_run_items where run_id = $1`,
+      [runId],
+    )
+  ).rows[0]!;
+
+describe("a dataset task's run, page by page", () => {
+  it.each([0, 1, RUNS_PAGE - 1, RUNS_PAGE, RUNS_PAGE + 1, 2 * RUNS_PAGE + 1])(
+    "over %i runs: each run read, evaluated, recorded and written once, a write a page",
+    async (size) => {
+      const e = experimentOf(size);
+      const run = await runOver(e.experimentId);
+      const outcome = await evaluateExperiments(
+        pool,
+        e.peer,
+        run,
+        { runnable: [exactMatch], reasons: [] },
+        progressOf(run, false),
+      );
+      expect(outcome).toEqual({ status: "COMPLETED" });
+      const pages = Math.max(1, Math.ceil(size / RUNS_PAGE));
+      expect(e.calls.filter((c) => c.startsWith("page"))).toHaveLength(pages);
+      expect(e.recorded.map((w) => w.length)).toEqual(
+        Array.from({ length: Math.ceil(size / RUNS_PAGE) }, (_, i) =>
+          Math.min(RUNS_PAGE, size - i * RUNS_PAGE),
+        ),
+      );
+      const written = e.recorded.flat();
+      expect(new Set(written.map((w) => w.runId)).size).toBe(size);
+      expect(written.map((w) => w.runId).sort()).toEqual(e.runs.map((r) => r.id));
+      for (const w of written) {
+        const r = e.runs.find((x) => x.id === w.runId)!;
+        expect(w.label).toBe(r.output === r.expected ? "true" : "false");
+      }
+      const matching = e.runs.filter((r) => r.output === r.expected).length;
+      expect(await itemsOf(run.id)).toEqual({ n: size, ok: size, written: size });
+      expect(written.filter((w) => w.label === "true")).toHaveLength(matching);
+    },
+  );
+
+  it("reads the next page while the one before is evaluated and written", async () => {
+    const e = experimentOf(RUNS_PAGE + 1);
+    const run = await runOver(e.experimentId);
+    await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      progressOf(run, false),
+    );
+    expect(e.calls).toEqual([
+      "page after start",
+      `page after ${e.runs[RUNS_PAGE - 1]!.id}`,
+      `record ${RUNS_PAGE}`,
+      "record 1",
+    ]);
+  });
+
+  it("an item another worker recorded first is that worker's to write, not this one's", async () => {
+    const e = experimentOf(3);
+    const run = await runOver(e.experimentId);
+    const other = e.runs[1]!;
+    await pool.query(
+      `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
+       values ($1, $2, $3, true, $4, $5)`,
+      [
+        run.id,
+        other.id,
+        evaluatorId,
+        e.experimentId,
+        JSON.stringify({ name: "exact_match", label: "other", score: 1, explanation: "" }),
+      ],
+    );
+    // As a fresh run: it does not know of the other worker's item, evaluates it, records it in
+    // vain (the other's row stays), and writes only the two it recorded.
+    const outcome = await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      progressOf(run, false),
+    );
+    expect(outcome).toEqual({ status: "COMPLETED" });
+    expect(e.recorded.flat().map((w) => w.runId)).toEqual([e.runs[0]!.id, e.runs[2]!.id]);
+    expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 2 });
+  });
+
+  it("a run taken over writes what the dead worker kept first, and evaluates only what it did not", async () => {
+    const e = experimentOf(RUNS_PAGE + 2);
+    const run = await runOver(e.experimentId);
+    // The dead worker's: the first run evaluated and written, the second kept but not written.
+    const [first, second] = e.runs;
+    await pool.query(
+      `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, written)
+       values ($1, $2, $4, true, $5, $6, true), ($1, $3, $4, true, $5, $6, false)`,
+      [
+        run.id,
+        first!.id,
+        second!.id,
+        evaluatorId,
+        e.experimentId,
+        JSON.stringify({ name: "exact_match", label: "kept", score: 1, explanation: "" }),
+      ],
+    );
+    const outcome = await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      progressOf(run, true),
+    );
+    expect(outcome).toEqual({ status: "COMPLETED" });
+    // The kept verdict as it was kept, then the rest, each once; the first run not again.
+    expect(e.recorded[0]).toEqual([
+      { runId: second!.id, name: "exact_match", label: "kept", score: 1, explanation: "" },
+    ]);
+    const rest = e.recorded.slice(1).flat();
+    expect(rest.map((w) => w.runId).sort()).toEqual(e.runs.slice(2).map((r) => r.id));
+    expect(await itemsOf(run.id)).toMatchObject({ n: RUNS_PAGE + 2, written: RUNS_PAGE + 2 });
+  });
+});

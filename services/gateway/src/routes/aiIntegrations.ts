@@ -9,6 +9,7 @@ import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
 import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 export type ScopingBody = components["schemas"]["AiIntegrationScoping"];
 
@@ -106,13 +107,9 @@ export function aiIntegrationHandlers(catalog: Backend): ResourceHandlers<"ai-in
   return {
     async list_ai_integrations(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { ai_integrations: [] }, nextAfter: "" };
+      if (query === null) return listPage("ai_integrations", []);
       const res = await catalog.call(S.listAiIntegrations, { ...query, providers: [] }, req);
-      return {
-        status: 200,
-        body: { ai_integrations: res.aiIntegrations.map(toPublicAiIntegration) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("ai_integrations", res.aiIntegrations.map(toPublicAiIntegration), res.page);
     },
 
     async create_ai_integration(req) {

@@ -6,6 +6,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 type ConfigBody = Body<"create_annotation_config"> | Body<"update_annotation_config">;
 
@@ -58,13 +59,13 @@ export function annotationConfigHandlers(catalog: Backend): ResourceHandlers<"an
   return {
     async list_annotation_configs(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { annotation_configs: [] }, nextAfter: "" };
+      if (query === null) return listPage("annotation_configs", []);
       const res = await catalog.call(S.listAnnotationConfigs, query, req);
-      return {
-        status: 200,
-        body: { annotation_configs: res.annotationConfigs.map(toPublicAnnotationConfig) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage(
+        "annotation_configs",
+        res.annotationConfigs.map(toPublicAnnotationConfig),
+        res.page,
+      );
     },
 
     async create_annotation_config(req) {

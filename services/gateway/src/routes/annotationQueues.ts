@@ -11,6 +11,7 @@ import { type PathParam, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
+import { listPage } from "./listPage.ts";
 
 const user = (a: Annotator) => ({ id: encodeId("User", a.userId), email: a.email });
 
@@ -127,13 +128,9 @@ export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"ann
   return {
     async list_annotation_queues(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { annotation_queues: [] }, nextAfter: "" };
+      if (query === null) return listPage("annotation_queues", []);
       const res = await catalog.call(S.listAnnotationQueues, query, req);
-      return {
-        status: 200,
-        body: { annotation_queues: res.annotationQueues.map(toPublicQueue) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("annotation_queues", res.annotationQueues.map(toPublicQueue), res.page);
     },
 
     async create_annotation_queue(req) {
@@ -196,11 +193,7 @@ export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"ann
         { page: req.page, annotationQueueId: queueId(req) },
         req,
       );
-      return {
-        status: 200,
-        body: { records: res.records.map(toPublicRecord) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("records", res.records.map(toPublicRecord), res.page);
     },
 
     async create_annotation_queue_record(req) {

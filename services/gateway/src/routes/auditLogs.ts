@@ -2,6 +2,7 @@ import { decodeId, encodeId, notFound } from "@argus/platform";
 import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 // Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
 const ID_TYPES: Record<string, string> = {
@@ -61,11 +62,7 @@ export function auditLogHandlers(identity: Backend): ResourceHandlers<"audit-log
         },
         req,
       );
-      return {
-        status: 200,
-        body: { logs: res.logs.map(toPublicAuditLog) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("logs", res.logs.map(toPublicAuditLog), res.page);
     },
   };
 }

@@ -13,6 +13,7 @@ import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import { toPublicResolved } from "./monitors.ts";
 import { utcInstant } from "./spans.ts";
+import { listPage } from "./listPage.ts";
 
 type Schemas = components["schemas"];
 /** The public API's WidgetFilter: `filter_type` is the dimension's category. */
@@ -194,13 +195,9 @@ export function dashboardHandlers(tracing: Backend): ResourceHandlers<"dashboard
   return {
     async list_dashboards(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { dashboards: [] }, nextAfter: "" };
+      if (query === null) return listPage("dashboards", []);
       const res = await tracing.call(DashboardServiceService.listDashboards, query, req);
-      return {
-        status: 200,
-        body: { dashboards: res.dashboards.map(toPublicDashboard) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("dashboards", res.dashboards.map(toPublicDashboard), res.page);
     },
 
     async create_dashboard(req) {

@@ -12,6 +12,7 @@ import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.
 import type { components } from "../generated/openapi.ts";
 import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /** Examples per page when a search names no `limit` (the list's default comes from the document). */
 const DEFAULT_EXAMPLES_LIMIT = 50;
@@ -174,13 +175,13 @@ export function datasetHandlers(
   return {
     async list_datasets(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { datasets: [] }, nextAfter: "" };
+      if (query === null) return listPage("datasets", []);
       const res = await dataset.call(DatasetServiceService.listDatasets, query, req);
-      return {
-        status: 200,
-        body: { datasets: res.datasets.map((d) => toPublicDataset(d)) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage(
+        "datasets",
+        res.datasets.map((d) => toPublicDataset(d)),
+        res.page,
+      );
     },
 
     async create_dataset(req) {

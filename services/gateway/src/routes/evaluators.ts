@@ -8,6 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 /** The field of a version that carries the config of an evaluator type. */
 const CONFIG_FIELD = {
@@ -88,13 +89,9 @@ export function evaluatorHandlers(catalog: Backend): ResourceHandlers<"evaluator
   return {
     async list_evaluators(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { evaluators: [] }, nextAfter: "" };
+      if (query === null) return listPage("evaluators", []);
       const res = await catalog.call(S.listEvaluators, query, req);
-      return {
-        status: 200,
-        body: { evaluators: res.evaluators.map(toPublicEvaluator) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("evaluators", res.evaluators.map(toPublicEvaluator), res.page);
     },
 
     async create_evaluator(req) {
@@ -162,11 +159,7 @@ export function evaluatorHandlers(catalog: Backend): ResourceHandlers<"evaluator
         { page: req.page, evaluatorId: evaluatorId(req) },
         req,
       );
-      return {
-        status: 200,
-        body: { evaluator_versions: res.versions.map(toPublicEvaluatorVersion) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("evaluator_versions", res.versions.map(toPublicEvaluatorVersion), res.page);
     },
 
     async create_evaluator_version(req) {

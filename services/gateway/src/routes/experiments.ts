@@ -11,6 +11,7 @@ import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.
 import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
 import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
 import { type PathParam, pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /** Runs per page when a search names no `limit` (the list's default comes from the document). */
 const DEFAULT_RUNS_LIMIT = 50;
@@ -132,11 +133,7 @@ export function experimentHandlers(
         { page: req.page, ...experimentListFilter(req.query) },
         req,
       );
-      return {
-        status: 200,
-        body: { experiments: res.experiments.map(toPublicExperiment) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("experiments", res.experiments.map(toPublicExperiment), res.page);
     },
 
     async create_experiment(req) {

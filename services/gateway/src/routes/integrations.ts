@@ -27,6 +27,7 @@ import {
   updateLlm,
 } from "./llmIntegrations.ts";
 import { type PathParam, spaceListQuery } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 type IntegrationBody = Body<"create_integration"> | Body<"update_integration">;
 /** An AGENT or EVALUATOR integration's body, created or updated. */
@@ -139,7 +140,7 @@ export function integrationHandlers(catalog: Backend): ResourceHandlers<"integra
           `listing ${type ?? "LLM or AGENT"} integrations needs ${type === undefined || type === "LLM" ? "AI_PROVIDER_READ" : "REMOTE_ENDPOINT_INTEGRATION_READ"} somewhere`,
         );
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { integrations: [] }, nextAfter: "" };
+      if (query === null) return listPage("integrations", []);
       const llm = wantsLlm
         ? await llmPage(req, query)
         : { aiIntegrations: [], page: { nextAfter: "" } };

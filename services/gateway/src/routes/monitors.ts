@@ -14,6 +14,7 @@ import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import type { Body, ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 type Schemas = components["schemas"];
 /** The public API's shapes of a monitor's parts (openapi/paths/monitors.yaml). */
@@ -312,11 +313,7 @@ export function monitorHandlers(tracing: Backend): ResourceHandlers<"monitors"> 
         },
         req,
       );
-      return {
-        status: 200,
-        body: { monitors: res.monitors.map(toPublicMonitor) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("monitors", res.monitors.map(toPublicMonitor), res.page);
     },
 
     async get_monitor(req) {
@@ -364,11 +361,7 @@ export function monitorHandlers(tracing: Backend): ResourceHandlers<"monitors"> 
         { id: monitorId(req), page: req.page },
         req,
       );
-      return {
-        status: 200,
-        body: { evaluations: res.evaluations.map(toPublicEvaluation) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("evaluations", res.evaluations.map(toPublicEvaluation), res.page);
     },
   };
 }

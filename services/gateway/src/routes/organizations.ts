@@ -3,6 +3,7 @@ import { IdentityServiceService, type Organization } from "@argus/proto/identity
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { memberOf, pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 const toPublicOrganization = (o: Organization) => ({
   id: encodeId("Organization", o.id),
@@ -34,11 +35,7 @@ export function organizationHandlers(identity: Backend): ResourceHandlers<"organ
         { page: req.page, name: req.query.name ?? "" },
         req,
       );
-      return {
-        status: 200,
-        body: { organizations: res.organizations.map(toPublicOrganization) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("organizations", res.organizations.map(toPublicOrganization), res.page);
     },
 
     async get_organization(req) {

@@ -3,6 +3,7 @@ import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/pro
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 /**
  * Argus projects hold an LLM application's traces: the public API's APPLICATION type. It has
@@ -30,13 +31,9 @@ export function projectHandlers(catalog: Backend): ResourceHandlers<"projects"> 
       const query = spaceListQuery(req);
       const type = req.query.project_type;
       if (query === null || (type !== undefined && type !== PROJECT_TYPE))
-        return { status: 200, body: { projects: [] }, nextAfter: "" };
+        return listPage("projects", []);
       const res = await catalog.call(ProjectServiceService.listProjects, query, req);
-      return {
-        status: 200,
-        body: { projects: res.projects.map(toPublicProject) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("projects", res.projects.map(toPublicProject), res.page);
     },
 
     async create_project(req) {

@@ -9,6 +9,7 @@ import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 const userId = (id: string): string => (id ? encodeId("User", id) : "");
 
@@ -70,13 +71,9 @@ export function promptHandlers(catalog: Backend): ResourceHandlers<"prompts"> {
   return {
     async list_prompts(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { prompts: [] }, nextAfter: "" };
+      if (query === null) return listPage("prompts", []);
       const res = await catalog.call(S.listPrompts, query, req);
-      return {
-        status: 200,
-        body: { prompts: res.prompts.map(toPublicPrompt) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("prompts", res.prompts.map(toPublicPrompt), res.page);
     },
 
     async create_prompt(req) {
@@ -139,11 +136,7 @@ export function promptHandlers(catalog: Backend): ResourceHandlers<"prompts"> {
         { page: req.page, promptId: promptId(req) },
         req,
       );
-      return {
-        status: 200,
-        body: { prompt_versions: res.versions.map(toPublicPromptVersion) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("prompt_versions", res.versions.map(toPublicPromptVersion), res.page);
     },
 
     async create_prompt_version(req) {

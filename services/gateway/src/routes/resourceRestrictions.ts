@@ -2,6 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 /**
  * The public id type of each restricted resource type. The public API's create request names
@@ -35,11 +36,7 @@ export function resourceRestrictionHandlers(
         { page: req.page, resourceType: req.query.resource_type ?? "" },
         req,
       );
-      return {
-        status: 200,
-        body: { resource_restrictions: res.resourceRestrictions.map(toPublic) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("resource_restrictions", res.resourceRestrictions.map(toPublic), res.page);
     },
 
     async create_resource_restriction(req) {

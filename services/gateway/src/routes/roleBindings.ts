@@ -3,6 +3,7 @@ import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 const RESOURCE_ID_TYPE = {
   SPACE: "Space",
@@ -64,11 +65,7 @@ export function roleBindingHandlers(identity: Backend): ResourceHandlers<"role-b
         },
         req,
       );
-      return {
-        status: 200,
-        body: { role_bindings: res.roleBindings.map(toPublicRoleBinding) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("role_bindings", res.roleBindings.map(toPublicRoleBinding), res.page);
     },
 
     async create_role_binding(req) {

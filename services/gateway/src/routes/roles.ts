@@ -3,6 +3,7 @@ import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
 const toPublicRole = (r: Role) => ({
@@ -28,11 +29,7 @@ export function roleHandlers(identity: Backend): ResourceHandlers<"roles"> {
         { page: req.page, isPredefined: req.query.is_predefined },
         req,
       );
-      return {
-        status: 200,
-        body: { roles: res.roles.map(toPublicRole) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("roles", res.roles.map(toPublicRole), res.page);
     },
 
     async create_role(req) {

@@ -3,6 +3,7 @@ import { IdentityServiceService, type Space, type SpaceMembership } from "@argus
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { memberOf, pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /** The public API's space settings Argus stores and returns as set (never set: absent). */
 const SETTING_KEYS = [
@@ -50,11 +51,7 @@ export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
         { page: req.page, name: req.query.name ?? "", organizationId },
         req,
       );
-      return {
-        status: 200,
-        body: { spaces: res.spaces.map(toPublicSpace) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("spaces", res.spaces.map(toPublicSpace), res.page);
     },
 
     async create_space(req) {

@@ -3,6 +3,7 @@ import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
 import type { Backend, Caller } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
+import { listPage } from "./listPage.ts";
 
 function toPublicTag(t: Tag) {
   return {
@@ -40,13 +41,9 @@ export function tagHandlers(catalog: Backend): ResourceHandlers<"tags"> {
   return {
     async list_tags(req) {
       const query = spaceListQuery(req);
-      if (query === null) return { status: 200, body: { tags: [] }, nextAfter: "" };
+      if (query === null) return listPage("tags", []);
       const res = await catalog.call(TagServiceService.listTags, query, req);
-      return {
-        status: 200,
-        body: { tags: res.tags.map(toPublicTag) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("tags", res.tags.map(toPublicTag), res.page);
     },
 
     async create_tag(req) {

@@ -9,6 +9,7 @@ import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import type { Body, ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 type Json = Record<string, unknown>;
 
@@ -219,7 +220,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
     async list_tasks(req) {
       const query = spaceListQuery(req);
       // A space_id that cannot name a space matches nothing, as on every space-level list.
-      if (query === null) return { status: 200, body: { tasks: [] }, nextAfter: "" };
+      if (query === null) return listPage("tasks", []);
       const res = await backend.call(
         S.listTasks,
         {
@@ -230,11 +231,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
         },
         req,
       );
-      return {
-        status: 200,
-        body: { tasks: res.tasks.map(toPublicTask) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("tasks", res.tasks.map(toPublicTask), res.page);
     },
 
     async create_task(req) {
@@ -360,11 +357,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
         },
         req,
       );
-      return {
-        status: 200,
-        body: { task_runs: res.taskRuns.map(toPublicTaskRun) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("task_runs", res.taskRuns.map(toPublicTaskRun), res.page);
     },
 
     async get_task_run(req) {

@@ -3,6 +3,7 @@ import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 const ROLE_TO_PUBLIC = {
   admin: "ADMIN",
@@ -48,11 +49,7 @@ export function userHandlers(identity: Backend): ResourceHandlers<"users"> {
         },
         req,
       );
-      return {
-        status: 200,
-        body: { users: res.users.map(toPublicUser) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("users", res.users.map(toPublicUser), res.page);
     },
 
     async create_user(req) {

@@ -4,6 +4,7 @@ import { WebhookServiceService, type Subscription } from "@argus/proto/webhooks/
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /** The public id type of a source's id, and the word its 404 names it by, per source type. */
 const SOURCES: Record<WebhookSourceType, { idType: string; label: string }> = {
@@ -61,11 +62,7 @@ export function webhookSubscriptionHandlers(
         { page: req.page, sourceType: sourceType ?? "", sourceId },
         req,
       );
-      return {
-        status: 200,
-        body: { subscriptions: res.subscriptions.map(toPublicSubscription) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("subscriptions", res.subscriptions.map(toPublicSubscription), res.page);
     },
 
     async create_webhook_subscription(req) {

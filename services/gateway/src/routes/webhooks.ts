@@ -8,6 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId } from "./params.ts";
+import { listPage } from "./listPage.ts";
 
 /**
  * The deadline of a test delivery: the service waits on the customer's endpoint for up to the
@@ -70,11 +71,7 @@ export function webhookHandlers(dispatcher: Backend): ResourceHandlers<"webhooks
         { page: req.page, organizationId, name: req.query.name ?? "" },
         req,
       );
-      return {
-        status: 200,
-        body: { webhooks: res.webhooks.map(toPublicWebhook) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage("webhooks", res.webhooks.map(toPublicWebhook), res.page);
     },
 
     async create_webhook(req) {
@@ -154,11 +151,11 @@ export function webhookHandlers(dispatcher: Backend): ResourceHandlers<"webhooks
         { page: req.page, webhookId: webhookId(req) },
         req,
       );
-      return {
-        status: 200,
-        body: { delivery_attempts: res.deliveryAttempts.map(toPublicDeliveryAttempt) },
-        nextAfter: res.page?.nextAfter ?? "",
-      };
+      return listPage(
+        "delivery_attempts",
+        res.deliveryAttempts.map(toPublicDeliveryAttempt),
+        res.page,
+      );
     },
   };
 }

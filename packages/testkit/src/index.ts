@@ -5,6 +5,8 @@ export { startInfra } from "./infra.ts";
 export { testInfra } from "./testInfra.ts";
 export type { TestDatabase } from "./testDatabase.ts";
 export { createTestDatabase } from "./testDatabase.ts";
+export type { TestEnvironment } from "./testEnvironment.ts";
+export { startTestEnvironment } from "./testEnvironment.ts";
 export { uniqueName } from "./uniqueName.ts";
 export { freePort } from "./freePort.ts";
 export type { ProcessExit, SpawnedProcess, SpawnProcessOptions } from "./spawnProcess.ts";

@@ -8,36 +8,31 @@ import { AccountRole } from "@argus/proto/common/v1";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { TagServiceService } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { callUnary, createChannel, createLogger, type Principal } from "@argus/platform";
 import {
-  callUnary,
-  createChannel,
-  createLogger,
-  fromGrpcError,
-  type Principal,
-} from "@argus/platform";
-import {
-  createTestDatabase,
   freePort,
+  problemOf,
+  startTestEnvironment,
   testCallKeys,
-  testInfra,
   uniqueName,
-  type TestDatabase,
+  type TestEnvironment,
 } from "@argus/testkit";
-import { startIdentity, type RunningIdentity } from "../../identity/src/index.ts";
+import {
+  startIdentityForOthers,
+  type IdentityForOthers,
+} from "../../identity/test/identityForOthers.ts";
 import { startCatalog, type RunningCatalog } from "../src/index.ts";
 import { startDataset } from "../../dataset/src/index.ts";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 
 const KEYS = testCallKeys();
-const API_KEY = `ak-int-${"c".repeat(40)}`;
-const ROOT = uniqueName("cat");
-const STREAM = uniqueName("CAT");
 
-let db: TestDatabase;
-let identity: RunningIdentity;
+let infra: TestEnvironment["infra"];
+let db: TestEnvironment["db"];
+let env: TestEnvironment["env"];
+let identity: IdentityForOthers;
 let catalog: RunningCatalog;
 let dataset: Awaited<ReturnType<typeof startDataset>>;
-let identityChannel: grpc.Client;
 let channel: grpc.Client;
 let nc: NatsConnection;
 let events: Subscription;
@@ -54,15 +49,6 @@ const call = <Req, Res>(
   principal = admin,
 ) => callUnary(channel, method, req, { credential: KEYS.caller(principal), requestId: "t" });
 
-const problemOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-};
-
 /** A non-admin of the account with exactly these permissions per space (no account role). */
 const member = (perms: Record<string, string[]>): Principal => ({
   ...admin,
@@ -76,50 +62,26 @@ const project = (name: string, space = spaceId) =>
   call(ProjectServiceService.createProject, { spaceId: space, name });
 
 beforeAll(async () => {
-  const infra = testInfra();
-  db = await createTestDatabase(infra);
-  identity = await startIdentity(
-    {
-      DATABASE_URL: db.url,
-      NATS_URL: infra.natsUrl,
-      IDENTITY_GRPC_PORT: String(await freePort()),
-      IDENTITY_PROBE_PORT: "0",
-      ...KEYS.env("identity"),
-      ARGUS_API_KEY_PEPPER: "q".repeat(32),
-      ARGUS_INIT_API_KEY: API_KEY,
-      ARGUS_EVENTS_STREAM: STREAM,
-      ARGUS_SUBJECT_ROOT: ROOT,
-    },
-    createLogger({ service: "identity-test", level: "warn" }),
-  );
-  identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
-  admin = (
-    await callUnary(
-      identityChannel,
-      IdentityServiceService.authenticate,
-      { apiKey: API_KEY },
-      { credential: KEYS.service("gateway"), requestId: "t" },
-    )
-  ).principal!;
-  const idCall = <Req, Res>(m: Parameters<typeof callUnary<Req, Res>>[1], req: Req) =>
-    callUnary(identityChannel, m, req, { credential: KEYS.caller(admin), requestId: "t" });
-  const spaces = await idCall(IdentityServiceService.listSpaces, {
-    page: { limit: 10, after: "" },
-    name: "",
-    organizationId: "",
-  });
-  spaceId = spaces.spaces[0]!.id;
+  ({ infra, db, env } = await startTestEnvironment("cat"));
+  identity = await startIdentityForOthers(env, KEYS);
+  admin = identity.admin;
+  spaceId = identity.spaceId;
   otherSpaceId = (
-    await idCall(IdentityServiceService.createSpace, {
-      organizationId: spaces.spaces[0]!.organizationId,
-      name: "Other Space",
-      description: "",
-      isPrivate: false,
-    })
+    await callUnary(
+      identity.channel,
+      IdentityServiceService.createSpace,
+      {
+        organizationId: identity.organizationId,
+        name: "Other Space",
+        description: "",
+        isPrivate: false,
+      },
+      { credential: KEYS.caller(admin), requestId: "t" },
+    )
   ).id;
 
   nc = await connect({ servers: infra.natsUrl });
-  events = nc.subscribe(`${ROOT}.catalog.>`, {
+  events = nc.subscribe(`${env.ARGUS_SUBJECT_ROOT}.catalog.>`, {
     callback: (_e, m) => void subjects.push(m.subject),
   });
 
@@ -128,13 +90,10 @@ beforeAll(async () => {
   // configs a space has), so both addresses are chosen before either starts.
   const [catalogPort, datasetPort] = [await freePort(), await freePort()];
   const common = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+    ...env,
+    IDENTITY_GRPC_URL: identity.url,
     CATALOG_GRPC_URL: `127.0.0.1:${catalogPort}`,
     DATASET_GRPC_URL: `127.0.0.1:${datasetPort}`,
-    ARGUS_EVENTS_STREAM: STREAM,
-    ARGUS_SUBJECT_ROOT: ROOT,
   };
   dataset = await startDataset(
     {
@@ -181,7 +140,6 @@ afterAll(async () => {
   events?.unsubscribe();
   await nc?.drain();
   channel?.close();
-  identityChannel?.close();
   await catalog?.stop();
   await dataset?.stop();
   await identity?.stop();
@@ -478,7 +436,7 @@ describe("events", () => {
       "tag.TagDeleted",
       "project.ProjectUpdated",
       "project.ProjectDeleted",
-    ].map((s) => `${ROOT}.catalog.${s}`);
+    ].map((s) => `${env.ARGUS_SUBJECT_ROOT}.catalog.${s}`);
     for (let i = 0; i < 100 && !wanted.every((w) => subjects.includes(w)); i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(subjects).toEqual(expect.arrayContaining(wanted));

@@ -7,13 +7,12 @@ import {
   callUnary,
   createChannel,
   createLogger,
-  fromGrpcError,
   type Clock,
   type Principal,
 } from "@argus/platform";
 import pg from "pg";
-import { createTestDatabase, freePort, testCallKeys, testInfra, uniqueName } from "@argus/testkit";
-import { startIdentity } from "@argus/identity";
+import { freePort, startTestEnvironment, testCallKeys, uniqueName } from "@argus/testkit";
+import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
 import { startCatalog } from "../src/index.ts";
 
 /**
@@ -21,46 +20,26 @@ import { startCatalog } from "../src/index.ts";
  * `clock` pins the catalog's time.
  */
 export async function startCatalogStack(options: { clock?: Clock } = {}) {
-  const infra = testInfra();
-  const db = await createTestDatabase(infra);
-  const stream = uniqueName("CAT");
-  const root = uniqueName("cat");
-  const apiKey = `ak-int-${"c".repeat(40)}`;
-  const logger = createLogger({ service: "catalog-test", level: "warn" });
+  const { infra, db, env } = await startTestEnvironment("cat");
   const keys = testCallKeys();
-  const identity = await startIdentity(
-    {
-      DATABASE_URL: db.url,
-      NATS_URL: infra.natsUrl,
-      IDENTITY_GRPC_PORT: String(await freePort()),
-      IDENTITY_PROBE_PORT: "0",
-      ...keys.env("identity"),
-      ARGUS_API_KEY_PEPPER: "q".repeat(32),
-      ARGUS_INIT_API_KEY: apiKey,
-      ARGUS_EVENTS_STREAM: stream,
-      ARGUS_SUBJECT_ROOT: root,
-    },
-    logger,
-  );
+  const identity = await startIdentityForOthers(env, keys);
+  const { admin, organizationId, channel: identityChannel } = identity;
   const catalog = await startCatalog(
     {
-      DATABASE_URL: db.url,
-      NATS_URL: infra.natsUrl,
+      ...env,
       CATALOG_GRPC_PORT: String(await freePort()),
       CATALOG_PROBE_PORT: "0",
       ...keys.env("catalog"),
       ARGUS_SECRETS_KEY: "s".repeat(32),
-      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
-      ARGUS_EVENTS_STREAM: stream,
-      ARGUS_SUBJECT_ROOT: root,
+      IDENTITY_GRPC_URL: identity.url,
     },
-    logger,
+    createLogger({ service: "catalog-test", level: "warn" }),
     { clock: options.clock },
   );
-  const identityChannel = createChannel(`127.0.0.1:${identity.grpcPort}`);
   const channel: grpc.Client = createChannel(`127.0.0.1:${catalog.grpcPort}`);
   const nc: NatsConnection = await connect({ servers: infra.natsUrl });
   const pool = new pg.Pool({ connectionString: db.url, options: "-c search_path=catalog" });
+  const { ARGUS_EVENTS_STREAM: stream, ARGUS_SUBJECT_ROOT: root } = env;
 
   const callIdentity = <Req, Res>(
     method: Parameters<typeof callUnary<Req, Res>>[1],
@@ -68,21 +47,6 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
     principal: Principal,
   ) =>
     callUnary(identityChannel, method, req, { credential: keys.caller(principal), requestId: "t" });
-  const admin = (
-    await callUnary(
-      identityChannel,
-      IdentityServiceService.authenticate,
-      { apiKey },
-      { credential: keys.service("gateway"), requestId: "t" },
-    )
-  ).principal!;
-  const organizationId = (
-    await callIdentity(
-      IdentityServiceService.listOrganizations,
-      { page: { limit: 1, after: "" }, name: "" },
-      admin,
-    )
-  ).organizations[0]!.id;
 
   return {
     admin,
@@ -140,7 +104,6 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
       await pool.end();
       await nc.drain();
       channel.close();
-      identityChannel.close();
       await catalog.stop();
       await identity.stop();
       // Let the pools' sockets finish closing: a forced drop would kill them mid-close.
@@ -152,11 +115,4 @@ export async function startCatalogStack(options: { clock?: Clock } = {}) {
 
 export type CatalogStack = Awaited<ReturnType<typeof startCatalogStack>>;
 
-export const problemOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return fromGrpcError(err).type;
-  }
-};
+export { problemOf } from "@argus/testkit";

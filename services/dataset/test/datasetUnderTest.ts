@@ -8,11 +8,9 @@ import {
   type Principal,
 } from "@argus/platform";
 import {
-  createTestDatabase,
   freePort,
+  startTestEnvironment,
   testCallKeys,
-  testInfra,
-  uniqueName,
   type TestCallKeys,
   type TestDatabase,
 } from "@argus/testkit";
@@ -53,16 +51,7 @@ export async function startDatasetUnderTest(
   options: { clock?: Clock } = {},
 ): Promise<DatasetUnderTest> {
   const keys = testCallKeys();
-  const root = uniqueName("ds");
-  const stream = uniqueName("DS");
-  const infra = testInfra();
-  const db = await createTestDatabase(infra);
-  const common = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    ARGUS_EVENTS_STREAM: stream,
-    ARGUS_SUBJECT_ROOT: root,
-  };
+  const { db, env: common } = await startTestEnvironment("ds");
   const identity = await startIdentityForOthers(common, keys);
   const { admin } = identity;
   const dataset: Running = await startDataset(

@@ -13,10 +13,9 @@ import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { AnnotationConfigServiceService } from "@argus/proto/catalog/v1/annotations";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
-  createTestDatabase,
   freePort,
+  startTestEnvironment,
   testCallKeys,
-  testInfra,
   uniqueName,
   type TestDatabase,
 } from "@argus/testkit";
@@ -81,14 +80,10 @@ export async function startTracingUnderTest(
   options: { clock?: Clock } = {},
 ): Promise<TracingUnderTest> {
   const keys = testCallKeys();
-  const infra = testInfra();
-  const db = await createTestDatabase(infra);
+  const { infra, db, env: shared } = await startTestEnvironment("tr");
   const [catalogPort, tracingPort] = [await freePort(), await freePort()];
   const common = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    ARGUS_EVENTS_STREAM: uniqueName("TR"),
-    ARGUS_SUBJECT_ROOT: uniqueName("tr"),
+    ...shared,
     CATALOG_GRPC_URL: `127.0.0.1:${catalogPort}`,
     TRACING_GRPC_URL: `127.0.0.1:${tracingPort}`,
   };

@@ -7,7 +7,7 @@ import type {
   SearchExamplesRequest,
   UpdateExamplesRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { JsonObjectText } from "../src/http/handler.ts";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
@@ -19,16 +19,8 @@ import {
   exampleUuid,
   examplesText,
 } from "../src/routes/datasets.ts";
-import {
-  AT,
-  LATER,
-  callAsAlice,
-  startGateway,
-  testConfig,
-  type TestGateway,
-  uuid,
-} from "./startGateway.ts";
-import { recordingBackend } from "./recordingBackend.ts";
+import { AT, LATER, testConfig, uuid } from "./startGateway.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const DATASET = uuid(1);
 const SPACE = uuid(2);
@@ -60,19 +52,8 @@ const example = (n: number, fieldsJson: string): Example => ({
   annotationsJson: "",
 });
 
-const { backend: fake, calls, answers, reset } = recordingBackend();
 const SECRET = "c".repeat(32);
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startGateway(datasetHandlers(fake, SECRET));
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  reset();
-});
-
-const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
+const { calls, answers, call } = routesOnRecording((fake) => datasetHandlers(fake, SECRET));
 
 describe("the document", () => {
   const ops = compileOperations(loadDocument().document);

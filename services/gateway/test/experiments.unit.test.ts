@@ -7,7 +7,7 @@ import type {
   ListExperimentRunsRequest,
   SearchExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import { withMember } from "../src/http/respond.ts";
@@ -20,8 +20,8 @@ import {
   toPublicExperiment,
 } from "../src/routes/experiments.ts";
 import { exampleUuid } from "../src/routes/datasets.ts";
-import { AT, LATER, callAsAlice, startGateway, type TestGateway, uuid } from "./startGateway.ts";
-import { recordingBackend } from "./recordingBackend.ts";
+import { AT, LATER, uuid } from "./startGateway.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const EXPERIMENT = uuid(1);
 const SPACE = uuid(2);
@@ -68,19 +68,8 @@ const publicExperiment = {
   integration_id: null,
 };
 
-const { backend: fake, calls, answers, reset } = recordingBackend();
 const SECRET = "c".repeat(32);
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startGateway(experimentHandlers(fake, SECRET));
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  reset();
-});
-
-const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
+const { calls, answers, call } = routesOnRecording((fake) => experimentHandlers(fake, SECRET));
 
 describe("the document", () => {
   const ops = compileOperations(loadDocument().document);

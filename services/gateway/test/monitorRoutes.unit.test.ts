@@ -1,11 +1,10 @@
 import { encodeId } from "@argus/platform";
 import type { Monitor } from "@argus/proto/tracing/v1/monitors";
 import type { Widget } from "@argus/proto/tracing/v1/dashboards";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { dashboardHandlers } from "../src/routes/dashboards.ts";
 import { monitorHandlers } from "../src/routes/monitors.ts";
-import { recordingBackend } from "./recordingBackend.ts";
-import { callAsAlice, startGateway, type TestGateway } from "./startGateway.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const PROJECT = "0192f4a0-0000-7000-8000-000000000001";
 const MONITOR = "0192f4a0-0000-7000-8000-000000000002";
@@ -14,14 +13,10 @@ const DASHBOARD = "0192f4a0-0000-7000-8000-000000000004";
 const WIDGET = "0192f4a0-0000-7000-8000-000000000005";
 const at = "2026-01-02T03:04:05.000Z";
 
-const { backend: fake, calls, answers, reset } = recordingBackend();
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startGateway({ ...monitorHandlers(fake), ...dashboardHandlers(fake) });
-});
-afterAll(() => gw.close());
-beforeEach(() => reset());
-const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
+const { calls, answers, call } = routesOnRecording((fake) => ({
+  ...monitorHandlers(fake),
+  ...dashboardHandlers(fake),
+}));
 
 const monitor = (over: Partial<Monitor> = {}): Monitor => ({
   id: MONITOR,

@@ -8,17 +8,10 @@ import type {
   TriggerRunRequest,
   UpdateTaskRequest,
 } from "@argus/proto/tasks/v1/tasks";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NO_SUCH_ID, taskHandlers } from "../src/routes/tasks.ts";
-import {
-  AT,
-  LATER,
-  documentedRoutes,
-  startGateway,
-  type TestGateway,
-  uuid,
-} from "./startGateway.ts";
-import { recordingBackend } from "./recordingBackend.ts";
+import { AT, LATER, documentedRoutes, uuid } from "./startGateway.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const TASK = uuid(1);
 const RUN = uuid(2);
@@ -149,17 +142,8 @@ const run = (over: Partial<TaskRun> = {}): TaskRun => ({
   ...over,
 });
 
-const rec = recordingBackend();
-const { calls, answers } = rec;
-
-let gw: TestGateway;
-const { ops, op, call, edge } = documentedRoutes(() => gw, { task_id: pub.task, run_id: pub.run });
-
-beforeAll(async () => {
-  gw = await startGateway(taskHandlers(rec.backend));
-});
-afterAll(() => gw.close());
-beforeEach(() => rec.reset());
+const { calls, answers, gateway } = routesOnRecording(taskHandlers);
+const { ops, op, call, edge } = documentedRoutes(gateway, { task_id: pub.task, run_id: pub.run });
 
 const spanEvaluator = { evaluator_id: pub.evaluator, column_mappings: { input: "x" } };
 const traceEvaluator = { evaluator_id: pub.evaluator, query_mappings: QUERY_MAPPINGS };

@@ -5,7 +5,7 @@ import type {
   ListSpansRequest,
   ListTracesRequest,
 } from "@argus/proto/tracing/v1/tracing";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import {
@@ -17,8 +17,7 @@ import {
   utcInstant,
 } from "../src/routes/spans.ts";
 import { traceHandlers } from "../src/routes/traces.ts";
-import { callAsAlice, startGateway, type TestGateway } from "./startGateway.ts";
-import { recordingBackend } from "./recordingBackend.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const PROJECT = "0192f4a0-0000-7000-8000-000000000001";
 const project = encodeId("Project", PROJECT);
@@ -35,18 +34,10 @@ const traceText = (n: number) =>
   `"start_time":"2026-01-02T03:04:05Z","end_time":"2026-01-02T03:04:06Z","spans_truncated":false,` +
   `"spans":[${spanText(n)}]}`;
 
-const { backend: fake, calls, answers, reset } = recordingBackend();
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startGateway({ ...spanHandlers(fake), ...traceHandlers(fake) });
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  reset();
-});
-
-const call = (method: string, path: string, body?: unknown) => callAsAlice(gw, method, path, body);
+const { calls, answers, call } = routesOnRecording((fake) => ({
+  ...spanHandlers(fake),
+  ...traceHandlers(fake),
+}));
 
 const pagination = (res: { json: Record<string, unknown> }) =>
   res.json.pagination as { has_more: boolean; next_cursor?: string };

@@ -30,15 +30,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend, type CallOverrides, type Caller } from "../src/backend.ts";
 import { webhookSubscriptionHandlers } from "../src/routes/webhookSubscriptions.ts";
 import { TEST_WEBHOOK_DEADLINE_MS, webhookHandlers } from "../src/routes/webhooks.ts";
-import {
-  AT,
-  LATER,
-  documentedRoutes,
-  startGateway,
-  type TestGateway,
-  uuid,
-} from "./startGateway.ts";
-import { recordingBackend } from "./recordingBackend.ts";
+import { AT, LATER, documentedRoutes, uuid } from "./startGateway.ts";
+import { routesOnRecording } from "./recordingBackend.ts";
 
 const WEBHOOK = uuid(1);
 const ORG = uuid(2);
@@ -81,35 +74,28 @@ const subscription = (over: Partial<Subscription> = {}): Subscription => ({
 });
 
 // The recording backend, plus what each call asked of the backend's defaults (the deadline).
-const rec = recordingBackend();
-const { calls, answers } = rec;
 const overrides: (CallOverrides | undefined)[] = [];
-const fake: Backend = {
-  ...rec.backend,
-  call<Req, Res>(
-    method: ClientMethod<Req, Res>,
-    request: Req,
-    from: Caller,
-    o?: CallOverrides,
-  ): Promise<Res> {
-    overrides.push(o);
-    return rec.backend.call(method, request, from);
-  },
-};
-
-let gw: TestGateway;
-const { ops, op, call, edge } = documentedRoutes(() => gw, {
+const { calls, answers, gateway } = routesOnRecording((recording) => {
+  const fake: Backend = {
+    ...recording,
+    call<Req, Res>(
+      method: ClientMethod<Req, Res>,
+      request: Req,
+      from: Caller,
+      o?: CallOverrides,
+    ): Promise<Res> {
+      overrides.push(o);
+      return recording.call(method, request, from);
+    },
+  };
+  return { ...webhookHandlers(fake), ...webhookSubscriptionHandlers(fake) };
+});
+beforeEach(() => {
+  overrides.length = 0;
+});
+const { ops, op, call, edge } = documentedRoutes(gateway, {
   webhook_id: pub.webhook,
   subscription_id: pub.subscription,
-});
-
-beforeAll(async () => {
-  gw = await startGateway({ ...webhookHandlers(fake), ...webhookSubscriptionHandlers(fake) });
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  rec.reset();
-  overrides.length = 0;
 });
 
 describe("the document", () => {

@@ -72,6 +72,18 @@ function cacheWith(
   return { cache, clock, resolve, loads: () => loads };
 }
 
+/** A fill of "k" for account "a" with `meanwhile` happening while it is in flight. */
+async function fillAround(
+  t: ReturnType<typeof cacheWith>,
+  d: ReturnType<typeof deferredLoads>,
+  meanwhile: () => void,
+) {
+  const fill = t.cache.resolve("k", d.load);
+  meanwhile();
+  d.resolveNext(answer("a"));
+  return fill;
+}
+
 describe("principal cache", () => {
   it("a second request for a key is a hit: identity is asked once", async () => {
     const t = cacheWith();
@@ -149,26 +161,18 @@ describe("principal cache", () => {
   it("a fill that started before its account was invalidated is used but not stored", async () => {
     const t = cacheWith();
     const d = deferredLoads();
-    const first = t.cache.resolve("k", d.load);
-    t.cache.dropAccount("a");
-    d.resolveNext(answer("a"));
-    expect((await first).outcome).toBe("miss");
+    const first = await fillAround(t, d, () => t.cache.dropAccount("a"));
+    expect(first.outcome).toBe("miss");
     expect(t.cache.size).toBe(0);
     // Another account's invalidation does not keep it out.
-    const second = t.cache.resolve("k", d.load);
-    t.cache.dropAccount("other");
-    d.resolveNext(answer("a"));
-    await second;
+    await fillAround(t, d, () => t.cache.dropAccount("other"));
     expect(t.cache.size).toBe(1);
   });
 
   it("a fill that started before a clear is not stored, whatever its account", async () => {
     const t = cacheWith();
     const d = deferredLoads();
-    const fill = t.cache.resolve("k", d.load);
-    t.cache.clear();
-    d.resolveNext(answer("a"));
-    await fill;
+    await fillAround(t, d, () => t.cache.clear());
     expect(t.cache.size).toBe(0);
   });
 
@@ -224,6 +228,19 @@ describe("principal cache", () => {
   });
 });
 
+/** A cache that serves only while its lease is valid, as the gateway wires them. */
+function leasedCache() {
+  const clock = manualClock();
+  const lease = new LeaseState(clock);
+  const cache = new PrincipalCache({
+    maxEntries: 10,
+    maxTtlMs: 60_000,
+    servable: () => lease.valid(),
+    clock,
+  });
+  return { clock, lease, cache };
+}
+
 describe("lease", () => {
   const sentAt = (clock: Clocks) => ({ monotonicMs: clock.monotonicMs(), wallMs: clock.wallMs() });
 
@@ -247,14 +264,7 @@ describe("lease", () => {
   });
 
   it("the first renewal, and any that passes an epoch never received, clears the cache", () => {
-    const clock = manualClock();
-    const lease = new LeaseState(clock);
-    const cache = new PrincipalCache({
-      maxEntries: 10,
-      maxTtlMs: 60_000,
-      servable: () => lease.valid(),
-      clock,
-    });
+    const { clock, lease, cache } = leasedCache();
     expect(applyRenewal(sentAt(clock), { epoch: 5, leaseMs: 3_000 }, cache, lease)).toBe(true);
     // Epochs 6 and 7 arrive (in either order), then a renewal returns 7: nothing missed.
     applyInvalidation({ accountId: "a", epoch: 7 }, cache, lease);
@@ -269,14 +279,7 @@ describe("lease", () => {
   });
 
   it("a renewal that reveals a missed epoch empties the cache before it serves again", async () => {
-    const clock = manualClock();
-    const lease = new LeaseState(clock);
-    const cache = new PrincipalCache({
-      maxEntries: 10,
-      maxTtlMs: 60_000,
-      servable: () => lease.valid(),
-      clock,
-    });
+    const { clock, lease, cache } = leasedCache();
     applyRenewal(sentAt(clock), { epoch: 1, leaseMs: 3_000 }, cache, lease);
     await cache.resolve("k", async () => answer("a"));
     expect(cache.size).toBe(1);

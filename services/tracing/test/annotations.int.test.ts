@@ -53,6 +53,15 @@ async function fixture(): Promise<Fixture> {
 type Value = { name: string; label?: string; score?: number; text?: string };
 type AnnotationRecord = { record_id: string; values: Value[] };
 
+/** A SPAN record of the two values most tests give: a quality label and a rating score. */
+const rated = (recordId: string, label: string, score: number): AnnotationRecord => ({
+  record_id: recordId,
+  values: [
+    { name: "quality", label },
+    { name: "rating", score },
+  ],
+});
+
 const annotate = (
   projectId: string,
   records: AnnotationRecord[],
@@ -323,34 +332,24 @@ describe("AnnotateSpans", () => {
   it("SESSION and other granularities are invalid requests; the annotations must be a JSON array", async () => {
     const f = await fixture();
     const rec = [{ record_id: f.child1, values: [{ name: "rating", score: 0.5 }] }];
+    /** The annotations as the request's JSON text, unchecked by the test's types. */
+    const annotateText = (annotations: string) =>
+      t.call(T.annotateSpans, {
+        projectId: f.projectId,
+        startTime: "",
+        endTime: "",
+        granularity: "",
+        annotations,
+      });
     expect(await problemOf(annotate(f.projectId, rec, { granularity: "SESSION" }))).toBe(
       "invalid-request",
     );
     expect(await problemOf(annotate(f.projectId, rec, { granularity: "span" }))).toBe(
       "invalid-request",
     );
-    expect(
-      await problemOf(
-        t.call(T.annotateSpans, {
-          projectId: f.projectId,
-          startTime: "",
-          endTime: "",
-          granularity: "",
-          annotations: '{"record_id": "x"}',
-        }),
-      ),
-    ).toBe("invalid-request");
-    expect(
-      await problemOf(
-        t.call(T.annotateSpans, {
-          projectId: f.projectId,
-          startTime: "",
-          endTime: "",
-          granularity: "",
-          annotations: "[{]",
-        }),
-      ),
-    ).toBe("invalid-request");
+    // The annotations as sent: an object, not an array; not JSON at all.
+    for (const annotations of ['{"record_id": "x"}', "[{]"])
+      expect(await problemOf(annotateText(annotations))).toBe("invalid-request");
     expect(await problemOf(annotate(f.projectId, rec, { startTime: "yesterday" }))).toBe(
       "invalid-request",
     );
@@ -367,29 +366,17 @@ describe("AnnotateSpans", () => {
       const raw = JSON.stringify([{ record_id: f.child1, values }]);
       expect({
         values,
-        problem: await problemOf(
-          t.call(T.annotateSpans, {
-            projectId: f.projectId,
-            startTime: "",
-            endTime: "",
-            granularity: "",
-            annotations: raw,
-          }),
-        ),
+        problem: await problemOf(annotateText(raw)),
       }).toEqual({ values, problem: "invalid-request" });
     }
     // Null stands for a field left out.
     expect(
       await problemOf(
-        t.call(T.annotateSpans, {
-          projectId: f.projectId,
-          startTime: "",
-          endTime: "",
-          granularity: "",
-          annotations: JSON.stringify([
+        annotateText(
+          JSON.stringify([
             { record_id: f.child1, values: [{ name: "rating", score: 0.5, label: null }] },
           ]),
-        }),
+        ),
       ),
     ).toBe("ok");
     const spans = await listSpans(t, f.projectId);
@@ -400,15 +387,7 @@ describe("AnnotateSpans", () => {
 
   it("included and excluded columns name annotations as annotation.<name>", async () => {
     const f = await fixture();
-    await annotate(f.projectId, [
-      {
-        record_id: f.child1,
-        values: [
-          { name: "quality", label: "good" },
-          { name: "rating", score: 0.3 },
-        ],
-      },
-    ]);
+    await annotate(f.projectId, [rated(f.child1, "good", 0.3)]);
     await annotate(f.projectId, [{ record_id: f.rootA, values: [{ name: "notes", text: "t" }] }], {
       granularity: "TRACE",
     });
@@ -491,22 +470,7 @@ describe("AnnotateSpans", () => {
 
   it("annotation filters select the annotated spans", async () => {
     const f = await fixture();
-    await annotate(f.projectId, [
-      {
-        record_id: f.child1,
-        values: [
-          { name: "quality", label: "good" },
-          { name: "rating", score: 0.9 },
-        ],
-      },
-      {
-        record_id: f.child2,
-        values: [
-          { name: "quality", label: "bad" },
-          { name: "rating", score: 0.2 },
-        ],
-      },
-    ]);
+    await annotate(f.projectId, [rated(f.child1, "good", 0.9), rated(f.child2, "bad", 0.2)]);
     // TRACE annotations are not what `annotation.<name>` reads (that is the span's own).
     await annotate(
       f.projectId,

@@ -123,6 +123,23 @@ const measure = (
 ) => measureWindow(t.pool, { metric, dimension, filters }, projectId, WINDOW);
 const attr = (name: string): MonitorDimension => ({ category: "SPAN_ATTRIBUTE", name });
 
+/** A list of monitors filtered by nothing: every filter of the request empty. */
+const NO_FILTERS = {
+  spaceId: "",
+  spaceName: "",
+  name: "",
+  projectId: "",
+  projectName: "",
+  type: "",
+  status: "",
+  dimensionCategory: "",
+  dimensionName: "",
+  dataQualityMetric: "",
+  performanceMetric: "",
+  driftMetric: "",
+  customMetricId: "",
+};
+
 describe("metric SQL, per metric, on real Postgres", () => {
   it("each numeric metric over latency_ms is what the spans say", async () => {
     const latencies = seeded.map((s) => s.latency);
@@ -403,31 +420,9 @@ describe("monitors through the service", () => {
     expect((await problemWith(t.call(M.getMonitor, { id: m.id }, stranger))).type).toBe(
       "resource-not-found",
     );
-    expect(
-      (
-        await problemWith(
-          t.call(
-            M.listMonitors,
-            {
-              spaceId: "",
-              spaceName: "",
-              name: "",
-              projectId: "",
-              projectName: "",
-              type: "",
-              status: "",
-              dimensionCategory: "",
-              dimensionName: "",
-              dataQualityMetric: "",
-              performanceMetric: "",
-              driftMetric: "",
-              customMetricId: "",
-            },
-            stranger,
-          ),
-        )
-      ).type,
-    ).toBe("access-forbidden");
+    expect((await problemWith(t.call(M.listMonitors, NO_FILTERS, stranger))).type).toBe(
+      "access-forbidden",
+    );
     const reader = t.member({ [t.spaceId]: "READ_ONLY" });
     expect((await t.call(M.getMonitor, { id: m.id }, reader)).id).toBe(m.id);
     expect((await problemWith(t.call(M.evaluateMonitor, { id: m.id }, reader))).type).toBe(
@@ -451,20 +446,9 @@ describe("monitors through the service", () => {
     });
     const list = (over: Record<string, unknown> = {}) =>
       t.call(M.listMonitors, {
+        ...NO_FILTERS,
         page: { limit: 50, after: "" },
-        spaceId: "",
-        spaceName: "",
         name,
-        projectId: "",
-        projectName: "",
-        type: "",
-        status: "",
-        dimensionCategory: "",
-        dimensionName: "",
-        dataQualityMetric: "",
-        performanceMetric: "",
-        driftMetric: "",
-        customMetricId: "",
         ...over,
       });
     expect((await list()).monitors.map((m) => m.id)).toEqual([b.id, a.id]);

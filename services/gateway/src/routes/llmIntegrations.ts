@@ -30,6 +30,9 @@ type Provider = (typeof LLM_PROVIDERS)[number];
 export const isLlmProvider = (p: string): p is Provider =>
   (LLM_PROVIDERS as readonly string[]).includes(p);
 
+/** What a provider served at an address of the user's (base_url, headers) takes. */
+const SELF_HOSTED = ["api_key", "is_function_calling_enabled", "base_url", "headers"];
+
 /** Which config fields each provider takes (the public Create/Update<Provider>Config). */
 const TAKES: Record<Provider, ReadonlySet<string>> = {
   OPEN_AI: new Set(["api_key", "is_function_calling_enabled"]),
@@ -47,30 +50,9 @@ const TAKES: Record<Provider, ReadonlySet<string>> = {
     "is_default_models_enabled",
     "model_names",
   ]),
-  LITELLM: new Set([
-    "api_key",
-    "is_function_calling_enabled",
-    "base_url",
-    "headers",
-    "model_names",
-  ]),
-  NVIDIA_NIM: new Set([
-    "api_key",
-    "is_function_calling_enabled",
-    "base_url",
-    "headers",
-    "is_default_models_enabled",
-    "model_names",
-  ]),
-  CUSTOM: new Set([
-    "api_key",
-    "is_function_calling_enabled",
-    "base_url",
-    "headers",
-    "is_default_models_enabled",
-    "model_names",
-    "auth",
-  ]),
+  LITELLM: new Set([...SELF_HOSTED, "model_names"]),
+  NVIDIA_NIM: new Set([...SELF_HOSTED, "is_default_models_enabled", "model_names"]),
+  CUSTOM: new Set([...SELF_HOSTED, "is_default_models_enabled", "model_names", "auth"]),
   AWS_BEDROCK: new Set(["auth", "is_default_models_enabled", "model_names"]),
   VERTEX_AI: new Set(["project_id", "location", "project_access_label"]),
 };

@@ -6,18 +6,18 @@ import { requireDescription, requireName } from "../shared/nameRules.ts";
 const SPACE_NAME_MAX = 255;
 const SPACE_DESCRIPTION_MAX = 1000;
 
+/** What a space is created with, and holds while live. */
+interface SpaceFields {
+  id: string;
+  accountId: string;
+  organizationId: string;
+  name: string;
+  description: string;
+  isPrivate: boolean;
+}
+
 export type SpaceState =
-  | { status: "none" | "deleted" }
-  | {
-      status: "live";
-      id: string;
-      accountId: string;
-      organizationId: string;
-      name: string;
-      description: string;
-      isPrivate: boolean;
-      settings: SpaceSettings;
-    };
+  { status: "none" | "deleted" } | ({ status: "live"; settings: SpaceSettings } & SpaceFields);
 
 const SETTING_KEYS = [
   "ml_models_enabled",
@@ -36,16 +36,7 @@ function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {
 }
 
 export type SpaceCommand =
-  | {
-      type: "CreateSpace";
-      id: string;
-      accountId: string;
-      organizationId: string;
-      name: string;
-      description: string;
-      isPrivate: boolean;
-      now: Date;
-    }
+  | ({ type: "CreateSpace"; now: Date } & SpaceFields)
   /** `undefined` leaves a field as it is; changing nothing appends nothing. */
   | {
       type: "UpdateSpace";

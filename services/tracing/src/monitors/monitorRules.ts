@@ -27,10 +27,8 @@ export const unprocessable = (detail: string): DomainError =>
 
 const MONITOR_TYPES = ["DATA_QUALITY", "PERFORMANCE", "DRIFT", "CUSTOM_METRIC", "TRACING"] as const;
 
-const METRICS: readonly TracingMetric[] = [
-  "COUNT",
-  "PERCENT_EMPTY",
-  "CARDINALITY",
+/** Metrics over numbers; the others (COUNT, PERCENT_EMPTY, CARDINALITY) take any value. */
+const NUMERIC: readonly TracingMetric[] = [
   "AVG",
   "SUM",
   "STANDARD_DEVIATION",
@@ -39,17 +37,8 @@ const METRICS: readonly TracingMetric[] = [
   "P99",
   "P99_9",
 ];
-
-/** Metrics over numbers; the others (COUNT, PERCENT_EMPTY, CARDINALITY) take any value. */
-const NUMERIC_METRICS: ReadonlySet<TracingMetric> = new Set([
-  "AVG",
-  "SUM",
-  "STANDARD_DEVIATION",
-  "P50",
-  "P95",
-  "P99",
-  "P99_9",
-]);
+const NUMERIC_METRICS: ReadonlySet<TracingMetric> = new Set(NUMERIC);
+const METRICS: readonly TracingMetric[] = ["COUNT", "PERCENT_EMPTY", "CARDINALITY", ...NUMERIC];
 
 const TRACING_CATEGORIES: readonly TracingDimensionCategory[] = [
   "SPAN_ATTRIBUTE",

@@ -34,6 +34,17 @@ const spans = (ids: string[]): RecordSource => ({
   ids,
 });
 
+/** A queue of the space for everyone (ALL), taking `configIds`, with the records of `sources`. */
+const queueWith = (configIds: string[], sources: RecordSource[] = []) =>
+  t.call(Q.createAnnotationQueue, {
+    spaceId,
+    name: uniqueName("queue"),
+    annotationConfigIds: configIds,
+    annotatorEmails: [],
+    assignmentMethod: "ALL",
+    recordSources: sources,
+  });
+
 beforeAll(async () => {
   t = await startCatalogStack();
   spaceId = await t.createSpace();
@@ -76,14 +87,7 @@ describe("annotation configs", () => {
 describe("annotation queues", () => {
   it("records from a project of the space; a project elsewhere or a config elsewhere is 422", async () => {
     const cfg = await categorical();
-    const queue = await t.call(Q.createAnnotationQueue, {
-      spaceId,
-      name: uniqueName("queue"),
-      annotationConfigIds: [cfg.id],
-      annotatorEmails: [],
-      assignmentMethod: "ALL",
-      recordSources: [spans(["a", "b"])],
-    });
+    const queue = await queueWith([cfg.id], [spans(["a", "b"])]);
     expect(queue.annotationConfigs.map((c) => c.id)).toEqual([cfg.id]);
     const page = await t.call(Q.listAnnotationQueueRecords, {
       annotationQueueId: queue.id,
@@ -121,14 +125,7 @@ describe("annotation queues", () => {
 
   it("annotates as the caller (upsert by config name) and publishes the event", async () => {
     const cfg = await categorical("verdict");
-    const queue = await t.call(Q.createAnnotationQueue, {
-      spaceId,
-      name: uniqueName("queue"),
-      annotationConfigIds: [cfg.id],
-      annotatorEmails: [],
-      assignmentMethod: "ALL",
-      recordSources: [spans(["x"])],
-    });
+    const queue = await queueWith([cfg.id], [spans(["x"])]);
     const [rec] = (
       await t.call(Q.listAnnotationQueueRecords, { annotationQueueId: queue.id, page: undefined })
     ).records;
@@ -164,15 +161,6 @@ describe("annotation queues", () => {
 });
 
 describe("deleting an annotation config a queue takes up concurrently", () => {
-  const queueWith = (configIds: string[]) =>
-    t.call(Q.createAnnotationQueue, {
-      spaceId,
-      name: uniqueName("queue"),
-      annotationConfigIds: configIds,
-      annotatorEmails: [],
-      assignmentMethod: "ALL",
-      recordSources: [],
-    });
   const useConfigs = (queue: string, configIds: string[]) =>
     t.call(Q.updateAnnotationQueue, {
       id: queue,

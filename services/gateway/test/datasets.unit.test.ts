@@ -53,6 +53,15 @@ const example = (n: number, fieldsJson: string): Example => ({
 });
 
 const SECRET = "c".repeat(32);
+/** The public dataset, as every answer of these tests shows it (its versions aside). */
+const publicDataset = {
+  id: pub.dataset,
+  name: "golden",
+  space_id: pub.space,
+  created_at: AT,
+  updated_at: LATER,
+};
+
 const { calls, answers, call } = routesOnRecording((fake) => datasetHandlers(fake, SECRET));
 
 describe("the document", () => {
@@ -266,11 +275,7 @@ describe("ids", () => {
     expect(calls).toEqual([{ rpc: "GetDataset", request: { id: DATASET } }]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      id: pub.dataset,
-      name: "golden",
-      space_id: pub.space,
-      created_at: AT,
-      updated_at: LATER,
+      ...publicDataset,
       versions: [
         { id: pub.v2, name: "v2", dataset_id: pub.dataset, created_at: LATER, updated_at: LATER },
         { id: pub.v1, name: "v1", dataset_id: pub.dataset, created_at: AT, updated_at: AT },
@@ -319,11 +324,7 @@ describe("example writes", () => {
     exampleIds: ids.map((n) => uuid(100 + n)),
   });
   const result = (ids: number[], version = pub.v1) => ({
-    id: pub.dataset,
-    name: "golden",
-    space_id: pub.space,
-    created_at: AT,
-    updated_at: LATER,
+    ...publicDataset,
     dataset_version_id: version,
     example_ids: ids.map(pub.example),
   });
@@ -337,13 +338,7 @@ describe("example writes", () => {
       examples,
     });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({
-      id: pub.dataset,
-      name: "golden",
-      space_id: pub.space,
-      created_at: AT,
-      updated_at: LATER,
-    });
+    expect(res.json).toEqual(publicDataset);
     expect(calls[0]!.request).toEqual({
       spaceId: SPACE,
       name: "golden",
@@ -532,15 +527,7 @@ describe("example pages", () => {
     answers.ListDatasets = () => ({ datasets: [dataset()], page: { nextAfter: "" } });
     const res = await call("GET", `/v2/datasets?space_id=${pub.space}&name=gold`);
     expect(res.json).toEqual({
-      datasets: [
-        {
-          id: pub.dataset,
-          name: "golden",
-          space_id: pub.space,
-          created_at: AT,
-          updated_at: LATER,
-        },
-      ],
+      datasets: [publicDataset],
       pagination: { has_more: false },
     });
     expect(calls[0]!.request).toEqual({

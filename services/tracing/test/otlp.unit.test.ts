@@ -70,16 +70,7 @@ async function sdkExport(): Promise<ReadableSpan[]> {
       const root = tracer.startSpan("root", {
         kind: SpanKind.SERVER,
         startTime: [1_700_000_000, 5],
-        attributes: {
-          "openinference.span.kind": "chain",
-          "input.value": "hello",
-          "llm.token_count.total": 42,
-          "llm.invocation_parameters.temperature": 0.5,
-          "llm.streaming": false,
-          "tag.tags": ["a", "b"],
-          "embedding.vector": [1.5, 2.5],
-          flags: [true, false],
-        },
+        attributes: ROOT_ATTRIBUTES,
       });
       const child = tracer.startSpan(
         "child",
@@ -129,6 +120,18 @@ function expectedRecord(span: ReadableSpan, fields: Partial<SpanRecord>): SpanRe
   };
 }
 
+/** A root span's attributes of every kind of value OTLP carries: sent, and stored as they are. */
+const ROOT_ATTRIBUTES = {
+  "openinference.span.kind": "chain",
+  "input.value": "hello",
+  "llm.token_count.total": 42,
+  "llm.invocation_parameters.temperature": 0.5,
+  "llm.streaming": false,
+  "tag.tags": ["a", "b"],
+  "embedding.vector": [1.5, 2.5],
+  flags: [true, false],
+};
+
 describe("decodeExport with payloads of the OpenTelemetry JS SDK", () => {
   it.each(encodings)("%s: every field of every span, grouped by resource project", async (enc) => {
     const spans = await sdkExport();
@@ -164,16 +167,7 @@ describe("decodeExport with payloads of the OpenTelemetry JS SDK", () => {
         startTimeUnixNano: 1_700_000_000_000_000_005n,
         endTimeUnixNano: 1_700_000_001_000_000_000n,
         statusCode: "OK",
-        attributes: {
-          "openinference.span.kind": "chain",
-          "input.value": "hello",
-          "llm.token_count.total": 42,
-          "llm.invocation_parameters.temperature": 0.5,
-          "llm.streaming": false,
-          "tag.tags": ["a", "b"],
-          "embedding.vector": [1.5, 2.5],
-          flags: [true, false],
-        },
+        attributes: ROOT_ATTRIBUTES,
       }),
     ]);
     expect(child.spanContext().traceId).toBe(root.spanContext().traceId);

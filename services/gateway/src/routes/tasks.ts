@@ -214,6 +214,12 @@ const taskId = (req: PathParam<"task_id">): string => pathId("Task", req.params.
 const runId = (req: PathParam<"run_id">): string =>
   pathId("TaskRun", req.params.run_id, "task run");
 
+/** The sampling settings an evaluation task's create or update body gives (absent: not given). */
+const samplingOf = (b?: { sampling_rate?: number; is_continuous?: boolean }) => ({
+  ...(b?.sampling_rate === undefined ? {} : { samplingRate: b.sampling_rate }),
+  ...(b?.is_continuous === undefined ? {} : { isContinuous: b.is_continuous }),
+});
+
 export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
   const S = TaskServiceService;
   return {
@@ -247,12 +253,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
           // "" is "not given" here (exactly one of the two is): see givenId.
           projectId: givenId("Project", evaluation?.project_id),
           datasetId: givenId("Dataset", b.dataset_id),
-          ...(evaluation?.sampling_rate === undefined
-            ? {}
-            : { samplingRate: evaluation.sampling_rate }),
-          ...(evaluation?.is_continuous === undefined
-            ? {}
-            : { isContinuous: evaluation.is_continuous }),
+          ...samplingOf(evaluation),
           ...(evaluation?.query_filter === undefined
             ? {}
             : { queryFilter: evaluation.query_filter }),
@@ -288,12 +289,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
           // named field sent absent, which clears it.
           fields: Object.keys(b),
           name: b.name ?? "",
-          ...(evaluation?.sampling_rate === undefined
-            ? {}
-            : { samplingRate: evaluation.sampling_rate }),
-          ...(evaluation?.is_continuous === undefined
-            ? {}
-            : { isContinuous: evaluation.is_continuous }),
+          ...samplingOf(evaluation),
           ...(typeof evaluation?.query_filter === "string"
             ? { queryFilter: evaluation.query_filter }
             : {}),

@@ -1,8 +1,8 @@
-import { DomainError, encodeId } from "@argus/platform";
+import { DomainError, encodeId, type ClientMethod } from "@argus/platform";
 import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
-import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import type { Backend, Caller } from "../backend.ts";
+import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
+import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 const ROLE_TO_PUBLIC = {
@@ -37,6 +37,13 @@ function userPathId(raw: string | undefined): string {
 }
 
 export function userHandlers(identity: Backend): ResourceHandlers<"users"> {
+  /** An operation on the path's user that answers nothing (204). */
+  const onUser =
+    <Res>(method: ClientMethod<{ id: string }, Res>) =>
+    async (req: Caller & PathParam<"user_id">): Promise<ApiResponse> => {
+      await identity.call(method, { id: userPathId(req.params.user_id) }, req);
+      return { status: 204 };
+    };
   return {
     async list_users(req) {
       const statuses = req.query.status ?? [];
@@ -106,31 +113,10 @@ export function userHandlers(identity: Backend): ResourceHandlers<"users"> {
       return { status: 200, body: toPublicUser(user) };
     },
 
-    async delete_user(req) {
-      await identity.call(
-        IdentityServiceService.deleteUser,
-        { id: userPathId(req.params.user_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_user: onUser(IdentityServiceService.deleteUser),
 
-    async reset_user_password(req) {
-      await identity.call(
-        IdentityServiceService.resetUserPassword,
-        { id: userPathId(req.params.user_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    reset_user_password: onUser(IdentityServiceService.resetUserPassword),
 
-    async resend_user_invitation(req) {
-      await identity.call(
-        IdentityServiceService.resendUserInvitation,
-        { id: userPathId(req.params.user_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    resend_user_invitation: onUser(IdentityServiceService.resendUserInvitation),
   };
 }

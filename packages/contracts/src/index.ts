@@ -1,5 +1,6 @@
 export * from "./streams.ts";
 export type * from "./identity.ts";
+export * from "./spaceSettings.ts";
 export type * from "./catalog.ts";
 export type * from "./dataset.ts";
 export type * from "./tracing.ts";

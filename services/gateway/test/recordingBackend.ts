@@ -12,7 +12,7 @@ type Answer = (request: unknown) => unknown;
  * A backing service as the gateway sees it: answers by RPC name from `answers`, every request
  * recorded in `calls`; an RPC without an answer fails the test. `reset` empties both.
  */
-export function recordingBackend() {
+function recordingBackend() {
   const calls: { rpc: string; request: unknown }[] = [];
   const answers: Record<string, Answer> = {};
   const backend: Backend = {

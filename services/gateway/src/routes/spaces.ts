@@ -1,18 +1,10 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
+import { SPACE_SETTING_KEYS } from "@argus/contracts";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { memberOf, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
-
-/** The public API's space settings Argus stores and returns as set (never set: absent). */
-const SETTING_KEYS = [
-  "ml_models_enabled",
-  "gradient_start_color",
-  "gradient_end_color",
-  "default_llm_integration",
-  "default_agent_runtime",
-] as const;
 
 function toPublicSpace(s: Space) {
   return {
@@ -81,7 +73,7 @@ export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
     async update_space(req) {
       const body = req.body;
       const settings = Object.fromEntries(
-        SETTING_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
+        SPACE_SETTING_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
       );
       const space = await identity.call(
         IdentityServiceService.updateSpace,

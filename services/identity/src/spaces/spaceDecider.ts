@@ -1,5 +1,10 @@
 import type { Decider } from "@argus/eventstore";
-import type { SpaceEvent, SpaceSettings, SpaceUpdated } from "@argus/contracts";
+import {
+  SPACE_SETTING_KEYS,
+  type SpaceEvent,
+  type SpaceSettings,
+  type SpaceUpdated,
+} from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
@@ -19,19 +24,11 @@ interface SpaceFields {
 export type SpaceState =
   { status: "none" | "deleted" } | ({ status: "live"; settings: SpaceSettings } & SpaceFields);
 
-const SETTING_KEYS = [
-  "ml_models_enabled",
-  "gradient_start_color",
-  "gradient_end_color",
-  "default_llm_integration",
-  "default_agent_runtime",
-] as const;
-
 /** The settings with `patch` applied (its keys replace), in one key order, for comparison. */
 function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {
   const merged: Record<string, unknown> = { ...settings, ...patch };
   return Object.fromEntries(
-    SETTING_KEYS.filter((k) => merged[k] !== undefined).map((k) => [k, merged[k]]),
+    SPACE_SETTING_KEYS.filter((k) => merged[k] !== undefined).map((k) => [k, merged[k]]),
   );
 }
 

@@ -29,6 +29,7 @@ export {
   cascadeMetadata,
   spaceDeletedOf,
   spaceEventsConsumer,
+  unlessGone,
 } from "./spaceEvents.ts";
 export { ACCESS_FACTS_SQL, accessFactsMigration } from "./migrations.ts";
 export type { AnnotationInput, ConfigRules } from "./annotations.ts";

@@ -5,6 +5,7 @@ import type { PoolClient } from "pg";
 import type { StoredEvent } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 import { aggregateSubjects, type SpaceDeleted } from "@argus/contracts";
+import { DomainError } from "@argus/platform";
 import { projectSpaceFacts } from "./accessFacts.ts";
 
 /** Identity's SpaceDeleted, checked at runtime: the bus is not trusted to hold the contract. */
@@ -72,4 +73,17 @@ export function spaceEventsConsumer(o: {
       if (deleted) await o.onSpaceDeleted(tx, deleted, event);
     },
   };
+}
+
+/**
+ * One step of a space's cascade on one resource: a resource already gone (a 404: deleted
+ * meanwhile by its owner, or by an earlier delivery) is what the step wanted; any other failure
+ * fails the delivery, whose transaction then leaves nothing behind.
+ */
+export async function unlessGone(step: Promise<unknown>): Promise<void> {
+  try {
+    await step;
+  } catch (err) {
+    if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
+  }
 }

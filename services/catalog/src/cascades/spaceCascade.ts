@@ -8,8 +8,8 @@ import {
 } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
-import { DomainError, type Clock } from "@argus/platform";
-import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer } from "@argus/spaces";
+import type { Clock } from "@argus/platform";
+import { cascadeMetadata, spaceDeletedOf, spaceEventsConsumer, unlessGone } from "@argus/spaces";
 import { configInUse } from "../annotationConfigs/annotationConfigFacts.ts";
 import { aiIntegrationDecider } from "../aiIntegrations/aiIntegrationDecider.ts";
 import { integrationDecider } from "../integrations/integrationDecider.ts";
@@ -122,11 +122,7 @@ async function cascadeDeletedSpace(
   const metadata = cascadeMetadata(deleted, event);
   const cause = { spaceId, now: clock.now() };
   for (const step of spaceCascadePlan(await holdingsOf(tx, spaceId))) {
-    try {
-      await STEPS[step.aggregate](scope, step.id, metadata, cause);
-    } catch (err) {
-      if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
-    }
+    await unlessGone(STEPS[step.aggregate](scope, step.id, metadata, cause));
   }
 }
 

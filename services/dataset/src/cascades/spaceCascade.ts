@@ -2,8 +2,8 @@ import type { PoolClient } from "pg";
 import { streamId, type SpaceDeleted } from "@argus/contracts";
 import { commandScopeIn, tracedQuery, type StoredEvent } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
-import { DomainError, type Clock } from "@argus/platform";
-import { cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
+import type { Clock } from "@argus/platform";
+import { cascadeMetadata, spaceEventsConsumer, unlessGone } from "@argus/spaces";
 import { deleteDatasetIn } from "../datasets/datasetCommands.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { experimentIdsOf } from "../experiments/experimentRows.ts";
@@ -45,18 +45,15 @@ async function deleteDatasetsOf(
     "select id from datasets where space_id = $1 order by id",
     [spaceId],
   );
-  const skipGone = (err: unknown) => {
-    if (!(err instanceof DomainError && err.type === "resource-not-found")) throw err;
-  };
   // Each dataset with its experiments, then the experiments without a dataset.
-  for (const { id } of rows) await deleteDatasetIn(scope, id, metadata, now).catch(skipGone);
+  for (const { id } of rows) await unlessGone(deleteDatasetIn(scope, id, metadata, now));
   for (const id of await experimentIdsOf(tx, "space_id", spaceId))
-    await scope
-      .decide(
+    await unlessGone(
+      scope.decide(
         streamId("experiment", id),
         experimentDecider,
         { type: "DeleteExperiment", now },
         metadata,
-      )
-      .catch(skipGone);
+      ),
+    );
 }

@@ -15,7 +15,12 @@ import {
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
 import { uniqueName } from "@argus/testkit";
 import { sweepImports } from "../src/bulk/staging.ts";
-import { problemOf, startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
+import {
+  allExamples,
+  problemOf,
+  startDatasetUnderTest,
+  type DatasetUnderTest,
+} from "./datasetUnderTest.ts";
 
 let t: DatasetUnderTest;
 let pool: pg.Pool;
@@ -136,21 +141,6 @@ async function datasetNamed(name: string) {
   return res.datasets.filter((d) => d.name === name);
 }
 
-async function allExamples(datasetId: string, versionId = "") {
-  const out: { id: string; fields: Record<string, unknown> }[] = [];
-  let after = "";
-  do {
-    const page = await t.call(S.listExamples, {
-      datasetId,
-      versionId,
-      page: { limit: 500, after },
-    });
-    out.push(...page.examples.map((e) => ({ id: e.id, fields: JSON.parse(e.fieldsJson) })));
-    after = page.page?.nextAfter ?? "";
-  } while (after !== "");
-  return out;
-}
-
 describe("ImportDataset", () => {
   it("makes the upload one dataset in one event at its end, examples in upload order", async () => {
     const name = uniqueName("bulk");
@@ -162,7 +152,7 @@ describe("ImportDataset", () => {
       "DatasetVersionCreated",
       "DatasetExamplesImported",
     ]);
-    const examples = await allExamples(id);
+    const examples = await allExamples(t, id);
     expect(examples.map((e) => e.fields)).toEqual(
       Array.from({ length: 2507 }, (_, i) => ({ q: `question ${i}`, n: i })),
     );
@@ -274,7 +264,7 @@ describe("ExportExamples", () => {
       expect(got.header.versionId).toBe(versionId);
       const names = got.header.columns.map((c) => c.name);
       expect(names.slice(0, 3)).toEqual(["id", "created_at", "updated_at"]);
-      const listed = await allExamples(id, versionId);
+      const listed = await allExamples(t, id, versionId);
       expect(got.rows.map((r) => r[0])).toEqual(
         listed.map((e) => encodeId("DatasetExample", e.id)),
       );
@@ -384,7 +374,7 @@ describe("experiments in bulk", () => {
   it("an entry without runs, then 3000 runs in one event, exported as the list reads them", async () => {
     const ds = await importDataset(uniqueName("exp-ds"), [rowsOf(0, 1000), rowsOf(1000, 500)]);
     const datasetId = ds.dataset!.id;
-    const examples = await allExamples(datasetId);
+    const examples = await allExamples(t, datasetId);
     const name = uniqueName("exp");
     const entry = await t.call(B.createExperimentEntry, { datasetId, name });
     expect(entry.datasetVersionId).toBe(ds.versionId);
@@ -431,7 +421,7 @@ describe("experiments in bulk", () => {
   it("refuses runs naming no example of the version, a reserved column, an unknown experiment", async () => {
     const ds = await importDataset(uniqueName("exp-ds2"), [rowsOf(0, 3)]);
     const datasetId = ds.dataset!.id;
-    const [example] = await allExamples(datasetId);
+    const [example] = await allExamples(t, datasetId);
     const name = uniqueName("exp2");
     const entry = await t.call(B.createExperimentEntry, { datasetId, name });
     const stranger = "00000000-0000-7000-8000-000000000000";
@@ -470,7 +460,7 @@ describe("staging", () => {
       0,
     );
     // The committed import keeps its chunks: its event stands for them.
-    expect((await allExamples(res.dataset!.id)).length).toBe(2);
+    expect((await allExamples(t, res.dataset!.id)).length).toBe(2);
     const kept = await pool.query(
       "select count(*)::int as n from import_chunks c join imports i on i.id = c.import_id where i.committed_at is not null",
     );

@@ -14,6 +14,7 @@ import {
   type TestCallKeys,
   type TestDatabase,
 } from "@argus/testkit";
+import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
 import { startDataset } from "../src/index.ts";
 
@@ -91,3 +92,28 @@ export async function startDatasetUnderTest(
 }
 
 export { problemOf } from "@argus/testkit";
+
+/**
+ * Every example of a dataset's version (default: the latest), page by page, in the list's
+ * order: its id, its fields, and the example as the service answered it (JSON text).
+ */
+export async function allExamples(t: DatasetUnderTest, datasetId: string, versionId = "") {
+  const out: { id: string; fields: Record<string, unknown>; raw: string }[] = [];
+  let after = "";
+  do {
+    const page = await t.call(DatasetServiceService.listExamples, {
+      datasetId,
+      versionId,
+      page: { limit: 500, after },
+    });
+    out.push(
+      ...page.examples.map((e) => ({
+        id: e.id,
+        fields: JSON.parse(e.fieldsJson) as Record<string, unknown>,
+        raw: JSON.stringify(e),
+      })),
+    );
+    after = page.page?.nextAfter ?? "";
+  } while (after !== "");
+  return out;
+}

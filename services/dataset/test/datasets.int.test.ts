@@ -2,7 +2,12 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
 import { uniqueName } from "@argus/testkit";
-import { problemOf, startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
+import {
+  allExamples,
+  problemOf,
+  startDatasetUnderTest,
+  type DatasetUnderTest,
+} from "./datasetUnderTest.ts";
 
 let t: DatasetUnderTest;
 
@@ -15,26 +20,7 @@ const inputs = (
 const create = (n = 3, name = uniqueName("ds")) =>
   t.call(S.createDataset, { spaceId: t.spaceId, name, examples: inputs(n) });
 
-async function all(datasetId: string, versionId = "") {
-  const out: { id: string; fields: Record<string, unknown>; raw: string }[] = [];
-  let after = "";
-  do {
-    const page = await t.call(S.listExamples, {
-      datasetId,
-      versionId,
-      page: { limit: 500, after },
-    });
-    out.push(
-      ...page.examples.map((e) => ({
-        id: e.id,
-        fields: JSON.parse(e.fieldsJson),
-        raw: JSON.stringify(e),
-      })),
-    );
-    after = page.page?.nextAfter ?? "";
-  } while (after !== "");
-  return out;
-}
+const all = (datasetId: string, versionId = "") => allExamples(t, datasetId, versionId);
 
 beforeAll(async () => {
   t = await startDatasetUnderTest();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "@argus/service-host";
 import { createLogger, fixedClock } from "@argus/platform";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
+import { latencyMonitor } from "./monitorFields.ts";
 import { uniqueName } from "@argus/testkit";
 import { startTracing } from "../src/index.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
@@ -51,26 +52,13 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const fields = (over: Partial<MonitorFields> = {}): MonitorFields => ({
-  name: uniqueName("scheduled"),
-  type: "TRACING",
-  metric: "P95",
-  dimension: { category: "SPAN_ATTRIBUTE", name: "latency_ms" },
-  threshold: {
-    type: "MANUAL_SINGLE",
-    operator: "GREATER_THAN",
-    value: 500,
-    multiplier: 0,
-    calculation: "",
-  },
-  // A long window: the spans stay in it however far the clock is moved here.
-  windowSeconds: 86_400,
-  schedule: { enabled: true, cadenceSeconds: CADENCE, daysOfWeek: [] },
-  clearNotes: false,
-  clearDowntime: false,
-  clearSchedule: false,
-  ...over,
-});
+const fields = (over: Partial<MonitorFields> = {}): MonitorFields =>
+  latencyMonitor("scheduled", 500, {
+    // A long window: the spans stay in it however far the clock is moved here.
+    windowSeconds: 86_400,
+    schedule: { enabled: true, cadenceSeconds: CADENCE, daysOfWeek: [] },
+    ...over,
+  });
 
 const evaluationsOf = async (ids: string[]) =>
   (

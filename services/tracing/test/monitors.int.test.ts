@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorDimension, MonitorFilter, TracingMetric } from "@argus/contracts";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
+import { latencyMonitor } from "./monitorFields.ts";
 import { AccountRole } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { DashboardServiceService as D } from "@argus/proto/tracing/v1/dashboards";
@@ -290,25 +291,8 @@ describe("metric SQL, per metric, on real Postgres", () => {
 });
 
 describe("monitors through the service", () => {
-  const fields = (over: Partial<MonitorFields> = {}): MonitorFields => ({
-    name: uniqueName("monitor"),
-    type: "TRACING",
-    metric: "P95",
-    dimension: { category: "SPAN_ATTRIBUTE", name: "latency_ms" },
-    threshold: {
-      type: "MANUAL_SINGLE",
-      operator: "GREATER_THAN",
-      value: 100,
-      multiplier: 0,
-      calculation: "",
-    },
-    windowSeconds: 3600,
-    manualEvaluationEnabled: true,
-    clearNotes: false,
-    clearDowntime: false,
-    clearSchedule: false,
-    ...over,
-  });
+  const fields = (over: Partial<MonitorFields> = {}): MonitorFields =>
+    latencyMonitor("monitor", 100, { windowSeconds: 3600, manualEvaluationEnabled: true, ...over });
 
   it("is created NO_DATA, evaluated now (TRIGGERED, one event), and its history kept", async () => {
     const m = await t.call(M.createMonitor, { projectId, fields: fields() });

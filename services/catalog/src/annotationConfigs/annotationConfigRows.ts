@@ -2,12 +2,9 @@ import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { CategoricalValue } from "@argus/contracts";
 import type { AnnotationConfig } from "@argus/proto/catalog/v1/annotations";
-import { rowById } from "@argus/spaces";
+import { rowById, type SpaceRow } from "@argus/spaces";
 
-export interface AnnotationConfigRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface AnnotationConfigRow extends SpaceRow {
   name: string;
   type: string;
   minimum_score: number | null;

@@ -6,12 +6,9 @@ import {
   toAnnotationConfig,
   type AnnotationConfigRow,
 } from "../annotationConfigs/annotationConfigRows.ts";
-import { rowById } from "@argus/spaces";
+import { rowById, type SpaceRow } from "@argus/spaces";
 
-export interface QueueRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface QueueRow extends SpaceRow {
   name: string;
   instructions: string | null;
   assignment_method: string;

@@ -1,11 +1,8 @@
 import type { Pool } from "pg";
 import type { Evaluator, EvaluatorVersion } from "@argus/proto/catalog/v1/evaluators";
-import { firstWhere, rowById } from "@argus/spaces";
+import { firstWhere, rowById, type SpaceRow } from "@argus/spaces";
 
-export interface EvaluatorRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface EvaluatorRow extends SpaceRow {
   name: string;
   description: string | null;
   type: string;

@@ -1,11 +1,8 @@
 import type { Pool } from "pg";
 import type { Project } from "@argus/proto/catalog/v1/projects";
-import { rowById } from "@argus/spaces";
+import { rowById, type SpaceRow } from "@argus/spaces";
 
-export interface ProjectRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface ProjectRow extends SpaceRow {
   name: string;
   created_at: Date;
   updated_at: Date;

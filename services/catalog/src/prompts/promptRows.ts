@@ -1,12 +1,9 @@
 import type { Pool } from "pg";
 import type { PromptVersionContent } from "@argus/contracts";
 import type { Prompt, PromptVersion } from "@argus/proto/catalog/v1/prompts";
-import { firstWhere, rowById } from "@argus/spaces";
+import { firstWhere, rowById, type SpaceRow } from "@argus/spaces";
 
-export interface PromptRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface PromptRow extends SpaceRow {
   name: string;
   description: string | null;
   created_by_user_id: string;

@@ -1,12 +1,9 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { Tag } from "@argus/proto/catalog/v1/tags";
-import { rowById } from "@argus/spaces";
+import { rowById, type SpaceRow } from "@argus/spaces";
 
-export interface TagRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface TagRow extends SpaceRow {
   name: string;
   description: string | null;
   color: string | null;

@@ -1,15 +1,12 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
-import { isUuid } from "@argus/spaces";
+import { isUuid, type SpaceRow } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
 import { ACCESS } from "../shared/access.ts";
 import { notFound } from "../shared/lifecycleRules.ts";
 import { resourceRows } from "../shared/rowOf.ts";
 
-export interface DatasetRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface DatasetRow extends SpaceRow {
   name: string;
   created_at: Date;
   updated_at: Date;

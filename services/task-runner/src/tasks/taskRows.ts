@@ -2,12 +2,9 @@ import type { Queryable } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type { TaskEvaluatorSettings, TaskType } from "@argus/contracts";
 import type { Task } from "@argus/proto/tasks/v1/tasks";
-import { rowInAccount } from "@argus/spaces";
+import { rowInAccount, type SpaceRow } from "@argus/spaces";
 
-export interface TaskRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface TaskRow extends SpaceRow {
   task_type: TaskType;
   name: string;
   project_id: string | null;

@@ -3,7 +3,7 @@ import type { TracingMetric, WidgetPlotSpec, WidgetSpec, WidgetType } from "@arg
 import { tracedQuery } from "@argus/eventstore";
 import { DomainError, type ResourceAccess } from "@argus/platform";
 import type { Dashboard, Widget, WidgetPlot } from "@argus/proto/tracing/v1/dashboards";
-import { isUuid } from "@argus/spaces";
+import { isUuid, type SpaceRow } from "@argus/spaces";
 import {
   dimensionMessage,
   dimensionOf,
@@ -16,10 +16,7 @@ export const DASHBOARD_ACCESS = {
   read: "DASHBOARD_READ",
 } as const satisfies ResourceAccess;
 
-export interface DashboardRow {
-  id: string;
-  account_id: string;
-  space_id: string;
+export interface DashboardRow extends SpaceRow {
   name: string;
   description: string;
   created_by_user_id: string;

@@ -142,9 +142,12 @@ export interface SpanStore {
   /** How many spans listSpans would walk (every page) for the same project, window and filter. */
   countSpans(q: { projectId: string; window: Window; filter?: SpanPredicate }): Promise<number>;
   /**
-   * The attribute keys the spans listSpans would walk hold, sorted, each with the kinds of
-   * JSON values it holds there (ColumnKind bits: string 1, boolean 2, integer 4, other number
-   * 8, object or array 16; null none).
+   * The attribute keys the project's spans hold on the days the window touches, sorted, each
+   * with the kinds of JSON values it holds there (ColumnKind bits: string 1, boolean 2, integer
+   * 4, other number 8, object or array 16; null none), read from the catalog ingestion keeps,
+   * not from the spans: a superset of the keys of the spans listSpans would walk (the filter
+   * and the window's edges within a day are not applied, and a key stays when its spans are
+   * deleted), whose extra keys are all-null columns.
    */
   attributeKeys(q: {
     projectId: string;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callServerStream, type Principal } from "@argus/platform";
 import {
@@ -12,7 +13,8 @@ import {
   type ExportSpansRequest,
 } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
-import { exportRaw, newSpanId, newTraceId, type RawSpan } from "./spans.ts";
+import { postgresSpanStore } from "../src/storage/postgres.ts";
+import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
 import {
   problemOf,
   problemWith,
@@ -237,5 +239,203 @@ describe("ExportSpans", () => {
     expect(await problemOf(download(there, noSpans))).toBe("access-forbidden");
     expect(await problemOf(count(there, t.member()))).toBe("resource-not-found");
     expect(await count(there, t.member({ [privateSpace]: "READ_ONLY" }))).toBe(1);
+  });
+});
+
+/**
+ * The export's attribute columns as they were read before the catalog: every key the window's
+ * spans hold, typed by the kinds of the values it holds there (the same rule as the catalog's).
+ */
+async function scannedKeys(projectId: string, start: number, end: number) {
+  const { rows } = await t.pool.query<{ key: string; kinds: number }>(
+    `select k.key, bit_or(case jsonb_typeof(k.value)
+                            when 'string' then 1 when 'boolean' then 2
+                            when 'number' then case when k.value::text ~ '^-?[0-9]{1,15}$' then 4 else 8 end
+                            when 'null' then 0 else 16 end)::integer as kinds
+       from spans s, jsonb_each(s.attributes) as k(key, value)
+      where s.project_id = $1 and s.start_time >= $2 and s.start_time < $3
+      group by k.key order by k.key`,
+    [projectId, iso(start), iso(end)],
+  );
+  return rows.map((r) => ({ name: `attributes.${r.key}`, kinds: r.kinds }));
+}
+
+const attributeColumns = (h: ExportHeader) =>
+  h.columns.filter((c) => c.name.startsWith("attributes."));
+
+const {
+  COLUMN_KIND_STRING,
+  COLUMN_KIND_BOOL,
+  COLUMN_KIND_INTEGER,
+  COLUMN_KIND_FLOAT,
+  COLUMN_KIND_JSON,
+} = ColumnKind;
+
+describe("the attribute-key catalog the export's columns come from", () => {
+  const span = (startMs: number, attributes: Record<string, unknown>, name = "s"): RawSpan => ({
+    traceId: newTraceId(),
+    spanId: newSpanId(),
+    name,
+    startMs,
+    attributes,
+  });
+
+  it("spans through OTLP, of mixed kinds over two uploads: the columns and types the scan of the window gave", async () => {
+    const name = uniqueName("export-kinds");
+    const first = [
+      span(BASE, { mixed: 1, num: 2, obj: { a: 1 }, flag: true, big: 1e15, text: "x", neg: -5 }),
+      span(BASE + 1, { mixed: 2, num: 3, text: "y" }),
+    ];
+    expect((await exportRaw(t, name, first)).rejectedSpans).toBe(0n);
+    // The second upload widens known keys and adds new ones.
+    const second = [
+      span(BASE + 2, { mixed: "one", num: 2.5, list: [1, "a"], flag: false }),
+      span(BASE + 3, { "a.b.c": "deep", neg: 7 }),
+    ];
+    expect((await exportRaw(t, name, second)).rejectedSpans).toBe(0n);
+    // A span sent again with other values is not stored again, and adds no kind.
+    const again = { ...first[1]!, attributes: { mixed: 2.5, resent: "no" } };
+    expect((await exportRaw(t, name, [again])).rejectedSpans).toBe(0n);
+
+    const projectId = await projectIdOf(t, name);
+    const got = await download({ projectName: name });
+    expect(got.rows).toHaveLength(4);
+    const columns = attributeColumns(got.header);
+    expect(columns).toEqual(await scannedKeys(projectId, BASE, BASE + 60_000));
+    expect(Object.fromEntries(columns.map((c) => [c.name, c.kinds]))).toEqual({
+      "attributes.a.b.c": COLUMN_KIND_STRING,
+      // 16 digits: more than the 15 an integer column keeps exact through JavaScript.
+      "attributes.big": COLUMN_KIND_FLOAT,
+      "attributes.flag": COLUMN_KIND_BOOL,
+      "attributes.list": COLUMN_KIND_JSON,
+      "attributes.mixed": COLUMN_KIND_INTEGER | COLUMN_KIND_STRING,
+      "attributes.neg": COLUMN_KIND_INTEGER,
+      "attributes.num": COLUMN_KIND_INTEGER | COLUMN_KIND_FLOAT,
+      "attributes.obj": COLUMN_KIND_JSON,
+      "attributes.openinference.span.kind": COLUMN_KIND_STRING,
+      "attributes.text": COLUMN_KIND_STRING,
+    });
+    expect(got.rows.map((r) => r["attributes.mixed"]).sort()).toEqual(["1", "2", null, "one"]);
+  });
+
+  it("a window reads the keys of the days it touches: its end's day only when the end is past midnight", async () => {
+    const name = uniqueName("export-days");
+    const midnight = Math.floor(BASE / 86_400_000) * 86_400_000;
+    const spansOf = [
+      span(midnight - 12 * 3_600_000, { yesterday: 1 }),
+      span(midnight, { today: "a" }),
+    ];
+    expect((await exportRaw(t, name, spansOf)).rejectedSpans).toBe(0n);
+    const names = async (start: number, end: number, filter = "") =>
+      attributeColumns(
+        (await download({ projectName: name, startTime: iso(start), endTime: iso(end), filter }))
+          .header,
+      ).map((c) => c.name);
+    const dayBefore = midnight - 86_400_000;
+    // Every span carries its kind (the test's OTLP encoding writes it).
+    const KIND = "attributes.openinference.span.kind";
+    expect(await names(dayBefore, midnight)).toEqual([KIND, "attributes.yesterday"]);
+    expect(await names(dayBefore, midnight + 1)).toEqual([
+      KIND,
+      "attributes.today",
+      "attributes.yesterday",
+    ]);
+    expect(await names(midnight, midnight + 1000)).toEqual([KIND, "attributes.today"]);
+    // Within a day, the window's edges and the filter are not applied: a key of the day with no
+    // value among the spans exported is an all-null column.
+    const filtered = await download({
+      projectName: name,
+      startTime: iso(dayBefore),
+      endTime: iso(midnight + 1000),
+      filter: "name = 'none'",
+    });
+    expect(attributeColumns(filtered.header).map((c) => c.name)).toEqual([
+      KIND,
+      "attributes.today",
+      "attributes.yesterday",
+    ]);
+    expect(filtered.rows).toEqual([]);
+  });
+
+  it("metadata set on stored spans joins the catalog with them", async () => {
+    const name = uniqueName("export-metadata");
+    const one = span(BASE, { text: "x" });
+    expect((await exportRaw(t, name, [one])).rejectedSpans).toBe(0n);
+    const projectId = await projectIdOf(t, name);
+    const store = postgresSpanStore(t.pool);
+    const window = { start: iso(BASE), end: iso(BASE + 1) };
+    const client = await t.pool.connect();
+    try {
+      await client.query("begin");
+      const rows = await store.metadataOf(client, projectId, [one.spanId], window);
+      expect(rows).toHaveLength(1);
+      await store.setMetadata(client, projectId, [{ ...rows[0]!, metadata: { tier: "gold" } }]);
+      await client.query("commit");
+    } finally {
+      client.release();
+    }
+    const got = await download({ projectName: name });
+    expect(attributeColumns(got.header)).toEqual([
+      { name: "attributes.metadata", kinds: COLUMN_KIND_JSON },
+      { name: "attributes.openinference.span.kind", kinds: COLUMN_KIND_STRING },
+      { name: "attributes.text", kinds: COLUMN_KIND_STRING },
+    ]);
+    expect(got.rows[0]!["attributes.metadata"]).toBe('{"tier":"gold"}');
+  });
+
+  it("the migration fills the catalog from the spans already stored", async () => {
+    const migration = readFileSync(
+      new URL("../migrations/0005_span_attribute_keys.sql", import.meta.url),
+      "utf8",
+    );
+    const [a, b] = ["00000000-0000-7000-8000-00000000000a", "00000000-0000-7000-8000-00000000000b"];
+    const client = await t.pool.connect();
+    try {
+      await client.query("begin");
+      // A schema of its own: the migration, run again there, reads its spans only.
+      await client.query("create schema span_keys_backfill");
+      await client.query("set local search_path = span_keys_backfill");
+      await client.query("create table spans (like tracing.spans including defaults)");
+      await client.query(
+        `insert into spans (project_id, start_time, trace_id, span_id, name, kind, end_time,
+                            status_code, status_message, attributes, events)
+         select x.p::uuid, x.t::timestamptz, 't', 's' || n, 'n', 'LLM', x.t::timestamptz,
+                'UNSET', '', x.a::jsonb, '[]'
+           from unnest($1::text[], $2::text[], $3::text[]) with ordinality as x(p, t, a, n)`,
+        [
+          [a, a, a, a, b],
+          [
+            "2026-11-20T23:59:59.999999Z",
+            "2026-11-20T10:00:00Z",
+            "2026-11-21T00:00:00Z",
+            "2026-11-21T01:00:00Z",
+            "2026-11-20T10:00:00Z",
+          ],
+          [
+            '{"late": 1, "mixed": "s"}',
+            '{"mixed": 1234567890123456, "early": true, "none": null}',
+            '{"mixed": 1}',
+            '{"mixed": {"x": 1}}',
+            '{"other": [1]}',
+          ],
+        ],
+      );
+      await client.query(migration);
+      const { rows } = await client.query<{ p: string; day: string; key: string; kinds: number }>(
+        `select project_id as p, day::text as day, key, kinds from span_attribute_keys order by seq`,
+      );
+      expect(rows).toEqual([
+        // Per project and day, in the order the keys first appear (by start time), then by key.
+        { p: a, day: "2026-11-20", key: "early", kinds: COLUMN_KIND_BOOL },
+        { p: a, day: "2026-11-20", key: "mixed", kinds: COLUMN_KIND_FLOAT | COLUMN_KIND_STRING },
+        { p: a, day: "2026-11-20", key: "none", kinds: 0 },
+        { p: a, day: "2026-11-20", key: "late", kinds: COLUMN_KIND_INTEGER },
+        { p: a, day: "2026-11-21", key: "mixed", kinds: COLUMN_KIND_INTEGER | COLUMN_KIND_JSON },
+        { p: b, day: "2026-11-20", key: "other", kinds: COLUMN_KIND_JSON },
+      ]);
+    } finally {
+      await client.query("rollback");
+      client.release();
+    }
   });
 });

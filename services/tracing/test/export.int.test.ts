@@ -37,15 +37,28 @@ afterAll(async () => {
 const BASE = Math.floor((Date.now() - 600_000) / 1000) * 1000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function text(c: TextColumn, i: number): string | null {
+/**
+ * Value i of a column as text: a text column's bytes, or a fixed-width one's (TextColumn.fixed)
+ * int64 or float64 in decimal, as JavaScript spells it.
+ */
+function text(c: TextColumn, i: number, kinds: number): string | null {
   if (c.validity.length > 0 && (c.validity[i >> 3]! & (1 << (i & 7))) === 0) return null;
+  if (c.offsets.length === 0) {
+    const fixed = Buffer.from(c.fixed);
+    return kinds === ColumnKind.COLUMN_KIND_INTEGER
+      ? String(fixed.readBigInt64LE(8 * i))
+      : String(fixed.readDoubleLE(8 * i));
+  }
   const o = new Int32Array(
     c.offsets.buffer.slice(c.offsets.byteOffset, c.offsets.byteOffset + c.offsets.byteLength),
   );
   return Buffer.from(c.data).toString("utf8", o[i], o[i + 1]);
 }
 
-/** The stream: its header, each batch's row count, and every row by column name. */
+/**
+ * The stream: its header, each batch's row count, every row by column name, and the names of
+ * the columns sent fixed-width.
+ */
 async function download(req: Partial<ExportSpansRequest>, as?: Principal) {
   const stream = callServerStream(t.tracing, T.exportSpans, request(req), {
     credential: t.keys.caller(as ?? t.admin),
@@ -54,18 +67,22 @@ async function download(req: Partial<ExportSpansRequest>, as?: Principal) {
   let header: ExportHeader | undefined;
   const batches: number[] = [];
   const rows: Record<string, string | null>[] = [];
+  const fixed = new Set<string>();
   for await (const m of stream as AsyncIterable<ExportMessage>) {
     if (m.part?.$case === "header") header = m.part.value;
     else if (m.part?.$case === "batch") {
       const b = m.part.value;
       batches.push(b.rowCount);
+      header!.columns.forEach((c, j) => b.columns[j]!.offsets.length === 0 && fixed.add(c.name));
       for (let i = 0; i < b.rowCount; i++)
         rows.push(
-          Object.fromEntries(header!.columns.map((c, j) => [c.name, text(b.columns[j]!, i)])),
+          Object.fromEntries(
+            header!.columns.map((c, j) => [c.name, text(b.columns[j]!, i, c.kinds)]),
+          ),
         );
     }
   }
-  return { header: header!, batches, rows };
+  return { header: header!, batches, rows, fixed };
 }
 
 let project = "";
@@ -94,6 +111,7 @@ beforeAll(async () => {
       spanId: newSpanId(),
       name: i === 0 ? "first" : "other",
       startMs: BASE + i,
+      durationMs: i === 0 ? 12.345 : 10,
       attributes: {
         "llm.token_count.total": i,
         score: i + 0.5,
@@ -149,12 +167,17 @@ describe("ExportSpans", () => {
       parent_id: null,
       time: String(BigInt(BASE) * 1_000_000n),
       start_time: String(BigInt(BASE) * 1_000_000n),
+      end_time: String(BigInt(BASE) * 1_000_000n + 12_345_000n),
+      // As JavaScript divides the nanoseconds by 1e6.
+      latency_ms: String(12_345_000 / 1e6),
       "attributes.llm.token_count.total": "0",
       "attributes.score": "0.5",
       "attributes.ok": "true",
       "attributes.input.value": "q0",
     });
     expect(await count({ filter: "name = 'first'" })).toBe(1);
+    // Times and the latency as int64 and float64 values, never as decimal text.
+    expect([...got.fixed].sort()).toEqual(["end_time", "latency_ms", "start_time", "time"]);
   });
 
   it("a filter's values (text, and a dotted attribute's path as text[]) reach the one COPY", async () => {

@@ -101,6 +101,7 @@ export function textColumn(values: readonly (string | null)[]): TextColumn {
     data,
     validity,
     nullCount: nulls,
+    fixed: Buffer.alloc(0),
   };
 }
 

@@ -39,7 +39,11 @@ const recordKeys = (rows: string) => `
       set kinds = span_attribute_keys.kinds | excluded.kinds
       where span_attribute_keys.kinds <> span_attribute_keys.kinds | excluded.kinds)`;
 
-const epochNs = (column: string) => `(extract(epoch from ${column}) * 1000000000)::bigint::text`;
+// Binary `bigint` and `float8`: 8 bytes a value, sent fixed-width (columnBatches), never text.
+const epochNs = (column: string) => `(extract(epoch from ${column}) * 1000000000)::bigint`;
+
+/** The span fields an export reads as 8-byte values rather than text. */
+const FIXED_FIELDS: ReadonlySet<string> = new Set(["start_ns", "end_ns", "latency_ms"]);
 
 const EXPORT_FIELDS: Record<Extract<ExportColumn, { field: string }>["field"], string> = {
   span_id: "s.span_id",
@@ -52,7 +56,7 @@ const EXPORT_FIELDS: Record<Extract<ExportColumn, { field: string }>["field"], s
   // Exact microseconds subtracted, then one rounding to a double: the value JavaScript gets
   // dividing the nanoseconds by 1e6.
   latency_ms:
-    "((extract(epoch from s.end_time) - extract(epoch from s.start_time)) * 1000)::float8::text",
+    "((extract(epoch from s.end_time) - extract(epoch from s.start_time)) * 1000)::float8",
   status_code: "s.status_code",
   status_message: "s.status_message",
 };
@@ -235,7 +239,10 @@ export function postgresSpanStore(pool: Pool): SpanStore {
         const copy = client.query(
           copyTo(`copy (${withLiterals(client, select, m.params)}) to stdout (format binary)`),
         );
-        yield* columnBatches(copy, q.columns.length, limits);
+        const fixed = new Set(
+          q.columns.flatMap((c, i) => ("field" in c && FIXED_FIELDS.has(c.field) ? [i] : [])),
+        );
+        yield* columnBatches(copy, q.columns.length, limits, fixed);
         finished = true;
       } finally {
         // An export left early: the connection goes (Postgres stops the COPY when it cannot

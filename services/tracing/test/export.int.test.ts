@@ -13,6 +13,7 @@ import {
   type ExportSpansRequest,
 } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
+import { EXPORT_BATCH } from "../src/spans/spanDownload.ts";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
 import {
@@ -98,9 +99,9 @@ const request = (req: Partial<ExportSpansRequest>): ExportSpansRequest => ({
 const count = async (req: Partial<ExportSpansRequest>, as?: Principal) =>
   Number((await t.call(T.countExportSpans, request(req), as)).totalRecords);
 
-// 1001 spans a millisecond apart from BASE: one page of 1000 and one of 1; one more span
+// 4097 spans a millisecond apart from BASE: one batch of 4096 and one of 1; one more span
 // exactly at the window's end (excluded), with attributes of every kind.
-const SPANS = 1001;
+const SPANS = EXPORT_BATCH.rows + 1;
 const spans: RawSpan[] = [];
 
 beforeAll(async () => {
@@ -130,10 +131,11 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("ExportSpans", () => {
-  it("every span of [start, end) once, in pages of 1000; the count says as many", async () => {
+  it("every span of [start, end) once, in batches of 4096; the count says as many", async () => {
     expect(await count({})).toBe(SPANS);
     const got = await download({});
-    expect(got.batches).toEqual([1000, 1]);
+    expect(EXPORT_BATCH.rows).toBe(4096);
+    expect(got.batches).toEqual([4096, 1]);
     expect(got.rows.map((r) => r["context.span_id"]).sort()).toEqual(
       spans
         .slice(0, SPANS)
@@ -144,9 +146,9 @@ describe("ExportSpans", () => {
     expect(got.rows.some((r) => r.name === "first")).toBe(true);
     expect(got.rows.some((r) => r.name === "at-end")).toBe(false);
     expect(await count({ endTime: iso(BASE + 60_001) })).toBe(SPANS + 1);
-    // The last span starts at BASE + 1000 ms.
-    expect(await count({ startTime: iso(BASE + 1000) })).toBe(1);
-    expect(await count({ startTime: iso(BASE + 1001) })).toBe(0);
+    // The last span starts at BASE + 4096 ms.
+    expect(await count({ startTime: iso(BASE + SPANS - 1) })).toBe(1);
+    expect(await count({ startTime: iso(BASE + SPANS) })).toBe(0);
   });
 
   it("columns: span fields, then attributes with the kinds of their values; times in ns", async () => {
@@ -212,9 +214,9 @@ describe("ExportSpans", () => {
     const ids = async (req: Partial<ExportSpansRequest>) =>
       (await download(req)).rows.map((r) => r["context.span_id"]!).sort();
     const half = kept(0.5);
-    // 1001 traces of a span each, random ids: about half, far from both ends.
-    expect(half.length).toBeGreaterThan(400);
-    expect(half.length).toBeLessThan(600);
+    // 4097 traces of a span each, random ids: about half (σ ≈ 32), far from both ends.
+    expect(half.length).toBeGreaterThan(1800);
+    expect(half.length).toBeLessThan(2300);
     expect(await count({ sampleRate: 0.5 })).toBe(half.length);
     expect(await ids({ sampleRate: 0.5 })).toEqual(half);
     // The same spans call after call, and a smaller rate's sample inside a larger one's.

@@ -164,3 +164,4 @@ export type { OutboundPolicy, OutboundResult, Resolve } from "./outbound.ts";
 export { checkDestinationUrl, sendOutbound } from "./outbound.ts";
 export type { BatchLimits } from "./copyColumns.ts";
 export { columnBatches } from "./copyColumns.ts";
+export { decodeExportMessage, encodeExportMessage } from "./exportMessage.ts";

@@ -23,6 +23,7 @@ function column(values: readonly (string | null)[]): TextColumn {
     data: Buffer.concat(parts),
     validity: Buffer.from(nulls > 0 ? validity : new Uint8Array(0)),
     nullCount: nulls,
+    fixed: Buffer.alloc(0),
   };
 }
 

@@ -200,6 +200,7 @@ describe("download columns", () => {
       data: Buffer.concat(bytes),
       validity: Buffer.from(validity),
       nullCount: values.filter((v) => v === null).length,
+      fixed: Buffer.alloc(0),
     };
   };
 
@@ -231,6 +232,50 @@ describe("download columns", () => {
     expect(batch.getChild("f")!.get(1)).toBe(2.5);
     expect([batch.getChild("b")!.get(0), batch.getChild("b")!.get(1)]).toEqual([true, false]);
     expect(batch.getChild("j")!.get(0)).toBe('{"a": 1}');
+  });
+
+  /** A fixed-width column (TextColumn.fixed), `shift` bytes past an 8-byte boundary. */
+  const fixed = (bytes: Buffer, validity: number[] = [], shift = 0): TextColumn => ({
+    offsets: Buffer.alloc(0),
+    data: Buffer.alloc(0),
+    validity: Buffer.from(validity),
+    nullCount:
+      validity.length === 0
+        ? 0
+        : bytes.length / 8 - validity.reduce((n, b) => n + b.toString(2).split("1").length - 1, 0),
+    fixed: Buffer.concat([Buffer.alloc(shift), bytes]).subarray(shift),
+  });
+  const le = (values: readonly (bigint | number)[]) => {
+    const b = Buffer.alloc(8 * values.length);
+    values.forEach((v, i) =>
+      typeof v === "bigint" ? b.writeBigInt64LE(v, 8 * i) : b.writeDoubleLE(v, 8 * i),
+    );
+    return b;
+  };
+  const numeric = downloadSchema([
+    { name: "i", kinds: ColumnKind.COLUMN_KIND_INTEGER },
+    { name: "f", kinds: ColumnKind.COLUMN_KIND_FLOAT },
+  ]);
+
+  it("fixed-width Int64 and Float64 values are taken as they are, aligned or not, nulls by their bits", () => {
+    for (const shift of [0, 3]) {
+      const batch = recordBatchOf(numeric, 3, [
+        fixed(le([1_796_000_000_123_456_789n, 0n, -9_223_372_036_854_775_808n]), [0b101], shift),
+        fixed(le([0.1, -2.5e-300, 123456.789]), [], shift),
+      ]);
+      expect([...batch.getChild("i")!]).toEqual([1_796_000_000_123_456_789n, null, -(2n ** 63n)]);
+      expect([...batch.getChild("f")!]).toEqual([0.1, -2.5e-300, 123456.789]);
+      expect(batch.getChild("i")!.nullCount).toBe(1);
+    }
+  });
+
+  it("a fixed-width column of no rows; of another length than 8 bytes a row; of a text type", () => {
+    expect(recordBatchOf(numeric, 0, [fixed(le([])), fixed(le([]))]).numRows).toBe(0);
+    expect(() => recordBatchOf(numeric, 2, [fixed(le([1n, 2n])), fixed(le([1]))])).toThrow(
+      /8 bytes for 2 values/,
+    );
+    const strings = downloadSchema([{ name: "s", kinds: ColumnKind.COLUMN_KIND_STRING }]);
+    expect(() => recordBatchOf(strings, 1, [fixed(le([1n]))])).toThrow(/fixed-width column/);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import { defineService, loadMigrations, migrationsDirOf } from "@argus/service-host";
-import { bindService, int, type ServiceBinding } from "@argus/platform";
+import { bindService, encodeExportMessage, int, type ServiceBinding } from "@argus/platform";
 import { DashboardServiceService } from "@argus/proto/tracing/v1/dashboards";
 import { MonitorServiceService } from "@argus/proto/tracing/v1/monitors";
 import { SpanDirectoryService, TracingServiceService } from "@argus/proto/tracing/v1/tracing";
@@ -36,9 +36,19 @@ import type { SpanStore } from "./storage/spanStore.ts";
 import { traceDirectoryQueries } from "./traces/traceDirectory.ts";
 import { traceQueries } from "./traces/traceQueries.ts";
 
+/**
+ * The tracing service's definition, its span export's batches written by the encoder made for
+ * them (encodeExportMessage: one buffer of the message's size instead of the generated
+ * encoder's growing ones).
+ */
+const TRACING_SERVICE = {
+  ...TracingServiceService,
+  exportSpans: { ...TracingServiceService.exportSpans, responseSerialize: encodeExportMessage },
+};
+
 function tracingServices(d: TracingDeps): ServiceBinding[] {
   return [
-    bindService(TracingServiceService, {
+    bindService(TRACING_SERVICE, {
       export: exportCommand(d),
       ...spanQueries(d),
       ...traceQueries(d),

@@ -50,24 +50,38 @@ describe("retention", () => {
       spanId: newSpanId(),
       name: `old${i}`,
       startMs: now - 100 * DAY + i,
+      attributes: { age: "old" },
     }));
     const recent = Array.from({ length: 2 }, (_, i) => ({
       traceId: newTraceId(),
       spanId: newSpanId(),
       name: `recent${i}`,
       startMs: now - DAY + i,
+      attributes: { age: "recent" },
     }));
     const ten = {
       traceId: newTraceId(),
       spanId: newSpanId(),
       name: "ten",
       startMs: now - 10 * DAY,
+      attributes: { age: 10 },
     };
     expect((await exportRaw(t, name, [...old, ...recent, ten])).rejectedSpans).toBe(0n);
     const id = await projectIdOf(t, name);
     const startTime = new Date(now - 200 * DAY).toISOString();
     expect(await listSpans(t, id, { startTime })).toHaveLength(6);
     expect(await partitions()).toContain(partitionName(oldDay));
+    // The attribute-key catalog's days of the project.
+    const keyDays = async () =>
+      (
+        await t.pool.query<{ day: number }>(
+          `select distinct (day - date '1970-01-01') as day from span_attribute_keys
+            where project_id = $1 order by 1`,
+          [id],
+        )
+      ).rows.map((r) => r.day);
+    const recentDays = [...new Set([now - 10 * DAY, now - DAY, now - DAY + 1].map(dayOfMs))];
+    expect(await keyDays()).toEqual([oldDay, ...recentDays]);
 
     // The service's own sweep, at start, kept them: they are within its 400 days.
     const store = postgresSpanStore(t.pool);
@@ -87,6 +101,13 @@ describe("retention", () => {
       [id, new Date(cut * DAY).toISOString()],
     );
     expect(rows[0]!.n).toBe("0");
+    // The dropped days' keys went with them (of every project); the kept days' stayed.
+    expect(await keyDays()).toEqual(recentDays);
+    const { rows: keys } = await t.pool.query<{ n: string }>(
+      "select count(*) as n from span_attribute_keys where day < $1::date",
+      [new Date(cut * DAY).toISOString().slice(0, 10)],
+    );
+    expect(keys[0]!.n).toBe("0");
     // Nothing more to drop.
     expect(await store.dropDaysBefore(cut)).toBe(0);
   });

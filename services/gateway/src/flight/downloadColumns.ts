@@ -135,9 +135,35 @@ export function int64s(column: TextColumn, rows: number): BigInt64Array {
   return out;
 }
 
+/**
+ * A fixed-width column's values (TextColumn.fixed) as the typed array Arrow wraps: a view when
+ * aligned (the usual case), a copy when not.
+ */
+function fixedValues<T extends BigInt64Array | Float64Array>(
+  of: { new (b: ArrayBufferLike, offset: number, length: number): T; new (length: number): T },
+  column: TextColumn,
+  rows: number,
+): T {
+  const bytes = column.fixed;
+  if (bytes.byteLength !== rows * 8)
+    throw new Error(`a fixed-width column has ${bytes.byteLength} bytes for ${rows} values`);
+  if (bytes.byteOffset % 8 === 0) return new of(bytes.buffer, bytes.byteOffset, rows);
+  const copy = new of(rows);
+  new Uint8Array(copy.buffer).set(bytes);
+  return copy;
+}
+
 function typedData(type: DataType, column: TextColumn, rows: number): Data {
   const nullBitmap = column.validity.length > 0 ? column.validity : null;
   const base = { length: rows, nullCount: column.nullCount, nullBitmap };
+  // Values already in Arrow's layout: only an Int64 or a Float64 column is sent so.
+  if (column.offsets.length === 0) {
+    if (type instanceof Int64)
+      return makeData({ ...base, type, data: fixedValues(BigInt64Array, column, rows) });
+    if (type instanceof Float64)
+      return makeData({ ...base, type, data: fixedValues(Float64Array, column, rows) });
+    throw new Error(`a fixed-width column for an Arrow ${String(type)} column`);
+  }
   if (type instanceof Int64)
     return makeData({
       ...base,

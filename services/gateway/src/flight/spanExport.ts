@@ -1,4 +1,4 @@
-import { encodeId } from "@argus/platform";
+import { decodeExportMessage, encodeId } from "@argus/platform";
 import { FlightDescriptor_DescriptorType, type FlightInfo } from "@argus/proto/flight";
 import {
   RecordQueryDescriptor,
@@ -23,6 +23,12 @@ import type { FlightDownload } from "./service.ts";
 export const EXPORT_SPANS_TICKET = "exportSpans";
 
 const D = "the RecordQueryDescriptor";
+
+/** ExportSpans, its batches read with views of each message instead of copies of it. */
+const EXPORT_SPANS = {
+  ...TracingServiceService.exportSpans,
+  responseDeserialize: decodeExportMessage,
+};
 
 function instant(value: Date | undefined, field: string): string {
   if (value === undefined) throw invalid(`${D}: ${field} is required`);
@@ -101,7 +107,7 @@ export function spanExportFlight(tracing: BulkBackend) {
         throw invalid(`the ticket's ${EXPORT_SPANS_TICKET} must be a JSON object`);
       const req = spanExportRequest(value as Record<string, unknown>);
       return downloadOf(
-        tracing.download(TracingServiceService.exportSpans, req, caller),
+        tracing.download(EXPORT_SPANS, req, caller),
         encodeId("Space", req.spaceId),
         "project",
       );

@@ -24,9 +24,10 @@ import { predicate } from "./spanQueries.ts";
 /**
  * Rows per batch, and bytes of values, about: a batch ends after the row that reaches it, so
  * a batch of large spans stays far below a gRPC message's limit (24 MiB) and the gateway's
- * memory.
+ * memory. Each batch costs every hop (gRPC, Arrow, the client's reader) a fixed amount besides
+ * its bytes: 4096 spans of the usual few hundred bytes pay it a quarter as often as 1000 did.
  */
-const EXPORT_BATCH: BatchLimits = { rows: 1000, bytes: 1 << 20 };
+export const EXPORT_BATCH: BatchLimits = { rows: 4096, bytes: 2 << 20 };
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT, COLUMN_KIND_JSON } = ColumnKind;
 
@@ -101,6 +102,7 @@ export function textColumn(values: readonly (string | null)[]): TextColumn {
     data,
     validity,
     nullCount: nulls,
+    fixed: Buffer.alloc(0),
   };
 }
 

@@ -12,7 +12,38 @@ const INSERT_CHUNK = 2000;
 
 const PARTITION_LOCK = "select pg_advisory_xact_lock(hashtext('tracing.spans.partitions'))";
 
-const epochNs = (column: string) => `(extract(epoch from ${column}) * 1000000000)::bigint::text`;
+/** A span's partition in the attribute-key catalog: the UTC day of its start. */
+const dayOf = (column: string) => `((${column}) at time zone 'UTC')::date`;
+
+/**
+ * CTEs that add the attribute keys of `rows` (a CTE of written spans: `start_time`,
+ * `attributes`) to span_attribute_keys of project $1: one set-based upsert in the statement
+ * that writes the spans, so the catalog commits with them. Keys whose kinds the catalog already
+ * holds are left out before the upsert: only a new key or kind locks (and rewrites) a catalog
+ * row, so concurrent batches of a project wait on each other only when both add one; rows go in
+ * key order, so two such batches lock in the same order.
+ */
+const recordKeys = (rows: string) => `
+  seen as (
+    select ${dayOf("r.start_time")} as day, k.key, bit_or(span_value_kind(k.value)) as kinds
+      from ${rows} r cross join lateral jsonb_each(r.attributes) k
+     group by 1, 2),
+  recorded as (
+    insert into span_attribute_keys (project_id, day, key, kinds)
+    select $1, n.day, n.key, n.kinds from seen n
+     where not exists (select 1 from span_attribute_keys c
+                        where c.project_id = $1 and c.day = n.day and c.key = n.key
+                          and c.kinds | n.kinds = c.kinds)
+     order by n.day, n.key
+    on conflict (project_id, day, key) do update
+      set kinds = span_attribute_keys.kinds | excluded.kinds
+      where span_attribute_keys.kinds <> span_attribute_keys.kinds | excluded.kinds)`;
+
+// Binary `bigint` and `float8`: 8 bytes a value, sent fixed-width (columnBatches), never text.
+const epochNs = (column: string) => `(extract(epoch from ${column}) * 1000000000)::bigint`;
+
+/** The span fields an export reads as 8-byte values rather than text. */
+const FIXED_FIELDS: ReadonlySet<string> = new Set(["start_ns", "end_ns", "latency_ms"]);
 
 const EXPORT_FIELDS: Record<Extract<ExportColumn, { field: string }>["field"], string> = {
   span_id: "s.span_id",
@@ -25,7 +56,7 @@ const EXPORT_FIELDS: Record<Extract<ExportColumn, { field: string }>["field"], s
   // Exact microseconds subtracted, then one rounding to a double: the value JavaScript gets
   // dividing the nanoseconds by 1e6.
   latency_ms:
-    "((extract(epoch from s.end_time) - extract(epoch from s.start_time)) * 1000)::float8::text",
+    "((extract(epoch from s.end_time) - extract(epoch from s.start_time)) * 1000)::float8",
   status_code: "s.status_code",
   status_message: "s.status_message",
 };
@@ -157,7 +188,8 @@ export function postgresSpanStore(pool: Pool): SpanStore {
                  as t(s timestamptz, t text, i text, p text, n text, k text, e timestamptz,
                       c text, m text, a jsonb, v jsonb)
              on conflict do nothing
-             returning start_time)
+             returning start_time, attributes),
+           ${recordKeys("added")}
            select ${iso("min(start_time)")} as min, ${iso("max(start_time)")} as max,
                   count(*) as n from added`,
           [
@@ -207,7 +239,10 @@ export function postgresSpanStore(pool: Pool): SpanStore {
         const copy = client.query(
           copyTo(`copy (${withLiterals(client, select, m.params)}) to stdout (format binary)`),
         );
-        yield* columnBatches(copy, q.columns.length, limits);
+        const fixed = new Set(
+          q.columns.flatMap((c, i) => ("field" in c && FIXED_FIELDS.has(c.field) ? [i] : [])),
+        );
+        yield* columnBatches(copy, q.columns.length, limits, fixed);
         finished = true;
       } finally {
         // An export left early: the connection goes (Postgres stops the COPY when it cannot
@@ -228,21 +263,19 @@ export function postgresSpanStore(pool: Pool): SpanStore {
     },
 
     async attributeKeys(q) {
-      const m = matching(q);
-      // An integer is one JavaScript keeps exact (15 digits): a longer one would come back as
-      // `1e+21` or rounded, so it counts as another number.
+      // The catalog's days the window touches (its end day only if the end is inside it).
+      const last = q.window.endExclusive
+        ? "$3::timestamptz - interval '1 microsecond'"
+        : "$3::timestamptz";
       const res = await tracedQuery<{ key: string; kinds: number }>(
         pool,
         "span attribute keys",
-        `select k.key, bit_or(case jsonb_typeof(k.value)
-                                when 'string' then 1 when 'boolean' then 2
-                                when 'number' then case when k.value::text ~ '^-?[0-9]{1,15}$' then 4 else 8 end
-                                when 'null' then 0 else 16 end) as kinds
-           from spans s, jsonb_each(s.attributes) as k(key, value)
-          where ${m.where} group by k.key order by k.key`,
-        m.params,
+        `select key, bit_or(kinds)::integer as kinds from span_attribute_keys
+          where project_id = $1 and day between ${dayOf("$2::timestamptz")} and ${dayOf(last)}
+          group by key order by key`,
+        [q.projectId, q.window.start, q.window.end],
       );
-      return res.rows.map((r) => ({ key: r.key, kinds: Number(r.kinds) }));
+      return res.rows;
     },
     ...postgresUnits(pool),
 
@@ -329,10 +362,15 @@ export function postgresSpanStore(pool: Pool): SpanStore {
       await tracedQuery(
         tx,
         "set span metadata",
-        `update spans s set attributes = jsonb_set(s.attributes, '{metadata}', x.m)
-           from jsonb_to_recordset($2::jsonb) as x(t text, i text, s text, m jsonb)
-          where s.project_id = $1 and s.trace_id = x.t and s.span_id = x.i
-            and s.start_time = x.s::timestamptz`,
+        // The new `metadata` values go to the attribute-key catalog with the rows.
+        `with written as (
+           update spans s set attributes = jsonb_set(s.attributes, '{metadata}', x.m)
+             from jsonb_to_recordset($2::jsonb) as x(t text, i text, s text, m jsonb)
+            where s.project_id = $1 and s.trace_id = x.t and s.span_id = x.i
+              and s.start_time = x.s::timestamptz
+           returning s.start_time, jsonb_build_object('metadata', x.m) as attributes),
+         ${recordKeys("written")}
+         select 1`,
         [
           projectId,
           JSON.stringify(
@@ -371,7 +409,13 @@ export function postgresSpanStore(pool: Pool): SpanStore {
     },
 
     async dropProject(tx, projectId) {
-      for (const table of ["spans", "span_annotations", "span_evaluations", "projects"])
+      for (const table of [
+        "spans",
+        "span_attribute_keys",
+        "span_annotations",
+        "span_evaluations",
+        "projects",
+      ])
         await tracedQuery(
           tx,
           `drop project's ${table}`,
@@ -397,6 +441,12 @@ export function postgresSpanStore(pool: Pool): SpanStore {
         );
         for (const { name } of res.rows)
           await tracedQuery(client, "drop span partition", `drop table ${name}`);
+        await tracedQuery(
+          client,
+          "drop span attribute keys",
+          "delete from span_attribute_keys where day < $1::date",
+          [dayStartIso(day).slice(0, 10)],
+        );
         await client.query("commit");
         // Forgotten as ready, so a later batch of such a day (a longer retention elsewhere, a
         // manual drop) creates its partition again instead of failing on a missing one.

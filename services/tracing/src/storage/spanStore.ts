@@ -43,8 +43,9 @@ export interface SpanRow {
 }
 
 /**
- * One column of an export, as text: a span field (times as integer nanoseconds since the
- * epoch, the latency as milliseconds), or an attribute's value. `json: false` reads a string
+ * One column of an export: a span field (times as integer nanoseconds since the epoch and the
+ * latency as milliseconds, both fixed-width: `TextColumn.fixed`, int64 and float64; the others
+ * as text), or an attribute's value, as text. `json: false` reads a string
  * as itself and any other value as its JSON text, for attributes whose values have one JSON
  * spelling (strings, booleans, integers); `json: true` reads the value's JSON text as the
  * store writes it, for the caller to respell (numbers with a fraction, objects, arrays).
@@ -127,7 +128,7 @@ export interface SpanStore {
   }): Promise<SpanRow[]>;
   /**
    * The spans listSpans would walk (every page, in its order) as batches of `columns` in Arrow
-   * Utf8 layout, read by one statement (one snapshot), batch by batch as the consumer takes
+   * Utf8 layout (times and the latency fixed-width, ExportColumn), read by one statement (one snapshot), batch by batch as the consumer takes
    * them; leaving early stops the read.
    */
   exportSpans(
@@ -142,9 +143,12 @@ export interface SpanStore {
   /** How many spans listSpans would walk (every page) for the same project, window and filter. */
   countSpans(q: { projectId: string; window: Window; filter?: SpanPredicate }): Promise<number>;
   /**
-   * The attribute keys the spans listSpans would walk hold, sorted, each with the kinds of
-   * JSON values it holds there (ColumnKind bits: string 1, boolean 2, integer 4, other number
-   * 8, object or array 16; null none).
+   * The attribute keys the project's spans hold on the days the window touches, sorted, each
+   * with the kinds of JSON values it holds there (ColumnKind bits: string 1, boolean 2, integer
+   * 4, other number 8, object or array 16; null none), read from the catalog ingestion keeps,
+   * not from the spans: a superset of the keys of the spans listSpans would walk (the filter
+   * and the window's edges within a day are not applied, and a key stays when its spans are
+   * deleted), whose extra keys are all-null columns.
    */
   attributeKeys(q: {
     projectId: string;

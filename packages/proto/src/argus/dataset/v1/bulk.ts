@@ -129,15 +129,23 @@ export interface ExportHeader {
 
 /**
  * One column's values as UTF-8 text, in the layout of an Arrow Utf8 array, so the gateway wraps
- * the bytes instead of decoding them: value i is data[offsets[i], offsets[i + 1]).
+ * the bytes instead of decoding them: value i is data[offsets[i], offsets[i + 1]). Or, when
+ * offsets is empty, the values of a column of one kind in `fixed`.
  */
 export interface TextColumn {
-  /** row_count + 1 little-endian int32. */
+  /** row_count + 1 little-endian int32; empty when the values are in `fixed`. */
   offsets: Buffer;
   data: Buffer;
   /** Bit i (least significant first) set when value i is present; empty when all are. */
   validity: Buffer;
   nullCount: number;
+  /**
+   * The values in the layout of the Arrow array of the column's type, so that neither side
+   * writes or parses their decimal text: 8 bytes a value, little-endian, for an INTEGER column
+   * (int64) or a FLOAT or INTEGER | FLOAT one (float64); a null's 8 bytes are zeros. Only when
+   * offsets is empty.
+   */
+  fixed: Buffer;
 }
 
 export interface ColumnBatch {
@@ -740,6 +748,7 @@ function createBaseTextColumn(): TextColumn {
     data: Buffer.alloc(0),
     validity: Buffer.alloc(0),
     nullCount: 0,
+    fixed: Buffer.alloc(0),
   };
 }
 
@@ -756,6 +765,9 @@ export const TextColumn: MessageFns<TextColumn> = {
     }
     if (message.nullCount !== 0) {
       writer.uint32(32).int32(message.nullCount);
+    }
+    if (message.fixed.length !== 0) {
+      writer.uint32(42).bytes(message.fixed);
     }
     return writer;
   },
@@ -803,6 +815,14 @@ export const TextColumn: MessageFns<TextColumn> = {
             }
 
             message.nullCount = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fixed = Buffer.from(reader.bytes());
             continue;
           }
         }

@@ -133,6 +133,38 @@ const progressOf = (run: RunToWork, resumed: boolean): Progress => ({
   report: async () => true,
 });
 
+/** The run worked by EXACT_MATCH over `e`'s runs: fresh, or taken over (`resumed`). */
+const evaluate = (e: ReturnType<typeof experimentOf>, run: RunToWork, resumed = false) =>
+  evaluateExperiments(
+    pool,
+    e.peer,
+    run,
+    { runnable: [exactMatch], reasons: [] },
+    progressOf(run, resumed),
+  );
+
+/** Items another worker kept for `run`: each experiment run's verdict labelled `label`. */
+async function keptItems(
+  run: RunToWork,
+  experimentId: string,
+  items: readonly { runId: string; label: string; written: boolean }[],
+): Promise<void> {
+  await pool.query(
+    `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, written)
+     select $1, x.item, $2, true, $3, jsonb_build_object('name', 'exact_match', 'label', x.label,
+                                                        'score', 1, 'explanation', ''), x.written
+       from unnest($4::text[], $5::text[], $6::boolean[]) as x(item, label, written)`,
+    [
+      run.id,
+      evaluatorId,
+      experimentId,
+      items.map((i) => i.runId),
+      items.map((i) => i.label),
+      items.map((i) => i.written),
+    ],
+  );
+}
+
 const itemsOf = async (runId: string) =>
   (
     await pool.query<{ n: number; ok: number; written: number }>(
@@ -149,13 +181,7 @@ describe("a dataset task's run, page by page", () => {
     async (size) => {
       const e = experimentOf(size);
       const run = await runOver(e.experimentId);
-      const outcome = await evaluateExperiments(
-        pool,
-        e.peer,
-        run,
-        { runnable: [exactMatch], reasons: [] },
-        progressOf(run, false),
-      );
+      const outcome = await evaluate(e, run);
       expect(outcome).toEqual({ status: "COMPLETED" });
       const pages = Math.max(1, Math.ceil(size / RUNS_PAGE));
       expect(e.calls.filter((c) => c.startsWith("page"))).toHaveLength(pages);
@@ -180,13 +206,7 @@ describe("a dataset task's run, page by page", () => {
   it("reads the next page while the one before is evaluated and written", async () => {
     const e = experimentOf(RUNS_PAGE + 1);
     const run = await runOver(e.experimentId);
-    await evaluateExperiments(
-      pool,
-      e.peer,
-      run,
-      { runnable: [exactMatch], reasons: [] },
-      progressOf(run, false),
-    );
+    await evaluate(e, run);
     expect(e.calls).toEqual([
       "page after start",
       `page after ${e.runs[RUNS_PAGE - 1]!.id}`,
@@ -199,26 +219,10 @@ describe("a dataset task's run, page by page", () => {
     const e = experimentOf(3);
     const run = await runOver(e.experimentId);
     const other = e.runs[1]!;
-    await pool.query(
-      `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
-       values ($1, $2, $3, true, $4, $5)`,
-      [
-        run.id,
-        other.id,
-        evaluatorId,
-        e.experimentId,
-        JSON.stringify({ name: "exact_match", label: "other", score: 1, explanation: "" }),
-      ],
-    );
+    await keptItems(run, e.experimentId, [{ runId: other.id, label: "other", written: false }]);
     // As a fresh run: it does not know of the other worker's item, evaluates it, records it in
     // vain (the other's row stays), and writes only the two it recorded.
-    const outcome = await evaluateExperiments(
-      pool,
-      e.peer,
-      run,
-      { runnable: [exactMatch], reasons: [] },
-      progressOf(run, false),
-    );
+    const outcome = await evaluate(e, run);
     expect(outcome).toEqual({ status: "COMPLETED" });
     expect(e.recorded.flat().map((w) => w.runId)).toEqual([e.runs[0]!.id, e.runs[2]!.id]);
     expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 2 });
@@ -229,25 +233,11 @@ describe("a dataset task's run, page by page", () => {
     const run = await runOver(e.experimentId);
     // The dead worker's: the first run evaluated and written, the second kept but not written.
     const [first, second] = e.runs;
-    await pool.query(
-      `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, written)
-       values ($1, $2, $4, true, $5, $6, true), ($1, $3, $4, true, $5, $6, false)`,
-      [
-        run.id,
-        first!.id,
-        second!.id,
-        evaluatorId,
-        e.experimentId,
-        JSON.stringify({ name: "exact_match", label: "kept", score: 1, explanation: "" }),
-      ],
-    );
-    const outcome = await evaluateExperiments(
-      pool,
-      e.peer,
-      run,
-      { runnable: [exactMatch], reasons: [] },
-      progressOf(run, true),
-    );
+    await keptItems(run, e.experimentId, [
+      { runId: first!.id, label: "kept", written: true },
+      { runId: second!.id, label: "kept", written: false },
+    ]);
+    const outcome = await evaluate(e, run, true);
     expect(outcome).toEqual({ status: "COMPLETED" });
     // The kept verdict as it was kept, then the rest, each once; the first run not again.
     expect(e.recorded[0]).toEqual([

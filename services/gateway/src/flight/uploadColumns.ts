@@ -1,4 +1,6 @@
+import { isAscii, isUtf8 } from "node:buffer";
 import {
+  type Data,
   DataType,
   MapRow,
   StructRow,
@@ -49,6 +51,11 @@ export interface UploadColumn {
   /** ColumnKind bits of the JSON values this column can produce. */
   kinds: number;
   json: ValueJson;
+  /**
+   * A plain Utf8 column: its value is the JSON string of its text, which `rowsJson` writes
+   * straight from the Arrow bytes when they allow (`textBytes`), as `json` would have.
+   */
+  plainUtf8?: boolean;
 }
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_BOOL, COLUMN_KIND_INTEGER, COLUMN_KIND_FLOAT } = ColumnKind;
@@ -116,6 +123,7 @@ function columnOf(
   let type: DataType = field.type;
   if (DataType.isDictionary(type)) type = type.dictionary;
   const column = (kinds: number, json: ValueJson): UploadColumn => ({ name, kinds, json });
+  const dictionary = DataType.isDictionary(field.type);
 
   if (DataType.isUtf8(type) || DataType.isLargeUtf8(type) || DataType.isUtf8View(type)) {
     if (isJsonTextColumn(name) && !keepText.has(name))
@@ -123,10 +131,13 @@ function columnOf(
         const s = v.get(i) as string | null;
         return s === null ? undefined : jsonTextValue(storable(s, at(i, base)));
       });
-    return column(COLUMN_KIND_STRING, (v, i, base) => {
-      const s = v.get(i) as string | null;
-      return s === null ? undefined : JSON.stringify(storable(s, at(i, base)));
-    });
+    return {
+      ...column(COLUMN_KIND_STRING, (v, i, base) => {
+        const s = v.get(i) as string | null;
+        return s === null ? undefined : JSON.stringify(storable(s, at(i, base)));
+      }),
+      plainUtf8: DataType.isUtf8(type) && !dictionary,
+    };
   }
   if (DataType.isBool(type))
     return column(COLUMN_KIND_BOOL, (v, i) => {
@@ -196,8 +207,69 @@ export function uploadColumns(schema: Schema, opts: UploadColumnOptions): Upload
 }
 
 /**
- * `{"name":value,…}` for rows [from, to) of `batch`: only the columns with a value. Names are
- * JSON-quoted once per batch, values written straight from the Arrow vectors.
+ * The JSON escape of each byte below 0x80 that JSON.stringify escapes (the quote, the
+ * backslash, the controls), as bytes; undefined for a byte written as it is. A byte from 0x80
+ * up is part of a UTF-8 sequence, which JSON.stringify keeps (U+2028 and U+2029 included).
+ */
+const ESCAPES: (Uint8Array | undefined)[] = Array.from({ length: 0x80 }, (_, b) =>
+  b < 0x20 || b === 0x22 || b === 0x5c
+    ? Buffer.from(JSON.stringify(String.fromCharCode(b)).slice(1, -1), "latin1")
+    : undefined,
+);
+
+/** The bytes of a slice of a plain Utf8 column, and what writing them needs. */
+interface TextSlice {
+  data: Data;
+  offsets: Int32Array;
+  /** The column's bytes as a Buffer (no copy), for copying values out natively. */
+  bytes: Buffer;
+  /** No byte of the slice needs a JSON escape: each value is copied as it is. */
+  verbatim: boolean;
+  ascii: boolean;
+}
+
+/** A byte JSON.stringify escapes, read as latin1 (one char a byte). */
+// eslint-disable-next-line no-control-regex -- the controls are what JSON escapes
+const NEEDS_ESCAPE = /[\x00-\x1f"\\]/;
+
+/**
+ * The bytes of rows [from, to) of a plain Utf8 column, when they can be copied into JSON as
+ * they are (escaped): one chunk, UTF-8 throughout (so decoding them, as `Vector.get` does,
+ * changes nothing and no lone surrogate can be among them) and no U+0000 (which `storable`
+ * refuses). Otherwise null, and the column is read value by value, errors and all.
+ */
+function textSlice(vector: Vector, from: number, to: number): TextSlice | null {
+  if (vector.data.length !== 1) return null;
+  const data = vector.data[0]! as Data;
+  const offsets = data.valueOffsets as Int32Array | undefined;
+  const values = data.values as Uint8Array | undefined;
+  if (!offsets || !values) return null;
+  const bytes = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+  const start = offsets[from]!;
+  const end = offsets[to]!;
+  const slice = bytes.subarray(start, end);
+  if (!isUtf8(slice) || slice.indexOf(0) >= 0) return null;
+  const ascii = isAscii(slice);
+  const verbatim = !NEEDS_ESCAPE.test(bytes.toString("latin1", start, end));
+  return { data, offsets, bytes, verbatim, ascii };
+}
+
+/** The buffer each row is written in before it is read out, grown for a larger row. */
+const SCRATCH_BYTES = 1 << 20;
+let scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+
+function room(at: number, bytes: number): void {
+  if (at + bytes <= scratch.length) return;
+  const bigger = Buffer.allocUnsafe(Math.max(scratch.length * 2, at + bytes));
+  scratch.copy(bigger, 0, 0, at);
+  scratch = bigger;
+}
+
+/**
+ * `{"name":value,…}` for rows [from, to) of `batch`: only the columns with a value. The rows
+ * are written as UTF-8 into one buffer, each then read out as a string: plain Utf8 columns
+ * straight from their Arrow bytes (escaped as JSON.stringify does), the others through their
+ * `json`. Names are JSON-quoted once per batch.
  */
 export function rowsJson(
   batch: RecordBatch,
@@ -207,16 +279,74 @@ export function rowsJson(
   base: number,
 ): string[] {
   const vectors = columns.map((c) => batch.getChild(c.name)!);
-  const keys = columns.map((c) => `${JSON.stringify(c.name)}:`);
+  const keys = columns.map((c) => Buffer.from(`${JSON.stringify(c.name)}:`));
+  const keysAscii = keys.map((k) => k.every((b) => b < 0x80));
+  const direct = columns.map((c, k) => (c.plainUtf8 ? textSlice(vectors[k]!, from, to) : null));
   const rows: string[] = new Array(to - from);
   for (let row = from; row < to; row++) {
-    let text = "";
+    let at = 0;
+    let ascii = true;
     for (let c = 0; c < columns.length; c++) {
-      const value = columns[c]!.json(vectors[c]!, row, base);
-      if (value === undefined) continue;
-      text += text === "" ? `{${keys[c]}${value}` : `,${keys[c]}${value}`;
+      const text = direct[c];
+      let value: string | undefined;
+      if (text) {
+        if (text.data.nullCount > 0 && !text.data.getValid(row)) continue;
+      } else {
+        value = columns[c]!.json(vectors[c]!, row, base);
+        if (value === undefined) continue;
+      }
+      const key = keys[c]!;
+      room(at, key.length + 1);
+      // `{` before the first field, `,` between.
+      scratch[at] = at === 0 ? 0x7b : 0x2c;
+      at++;
+      scratch.set(key, at);
+      at += key.length;
+      ascii &&= keysAscii[c]!;
+      if (value !== undefined) {
+        room(at, value.length * 3);
+        const n = scratch.write(value, at);
+        ascii &&= n === value.length;
+        at += n;
+        continue;
+      }
+      const { bytes, offsets } = text!;
+      const end = offsets[row + 1]!;
+      let i = offsets[row]!;
+      ascii &&= text!.ascii;
+      // A byte escapes to at most 6 (\u00XX), and the quotes.
+      room(at, (end - i) * 6 + 2);
+      const out = scratch;
+      out[at++] = 0x22;
+      if (text!.verbatim) {
+        at += bytes.copy(out, at, i, end);
+        i = end;
+      }
+      for (; i < end; i++) {
+        const b = bytes[i]!;
+        if (b >= 0x80) {
+          out[at++] = b;
+          continue;
+        }
+        const escape = ESCAPES[b];
+        if (escape === undefined) {
+          out[at++] = b;
+          continue;
+        }
+        out.set(escape, at);
+        at += escape.length;
+      }
+      out[at++] = 0x22;
     }
-    rows[row - from] = text === "" ? "{}" : `${text}}`;
+    if (at === 0) {
+      rows[row - from] = "{}";
+      continue;
+    }
+    room(at, 1);
+    scratch[at++] = 0x7d;
+    rows[row - from] = scratch.toString(ascii ? "latin1" : "utf8", 0, at);
   }
+  // One huge row does not keep its buffer for good.
+  if (scratch.length > SCRATCH_BYTES) scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   return rows;
 }

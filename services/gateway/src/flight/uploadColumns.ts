@@ -324,7 +324,9 @@ export function rowsJson(
       const out = scratch;
       out[at++] = 0x22;
       if (text!.verbatim) {
-        at += bytes.copy(out, at, i, end);
+        // `set` of a view: less than half the cost of `Buffer#copy` for values of ~100 bytes.
+        out.set(bytes.subarray(i, end), at);
+        at += end - i;
         i = end;
       }
       for (; i < end; i++) {

@@ -198,6 +198,35 @@ describe("rowsJson straight from the Arrow bytes", () => {
     expect(rows[2]).toBe('{"q":"short"}');
   });
 
+  it("escapes every byte JSON escapes, wherever it falls in a word, and only those", () => {
+    // One byte in ASCII text, at each offset from a column's start; the slices are read four
+    // bytes at a time where aligned, so each byte is tried in every lane and in the unaligned
+    // head and tail. Bytes from 0x80 up appear as parts of UTF-8 sequences.
+    const texts: string[] = [];
+    for (let b = 1; b < 0x80; b++)
+      for (let at = 0; at < 9; at++)
+        texts.push(`${"a".repeat(at)}${String.fromCharCode(b)}bcdefghijk`);
+    for (const c of ["é", "\u00ff", "€", "😀", "\u07ff"])
+      for (let at = 0; at < 5; at++) texts.push(`${"a".repeat(at)}${c}x`);
+    for (let i = 0; i < texts.length; i += 1) {
+      const t = new Table({ q: vectorFromArray([texts[i]!], new Utf8()) });
+      const cols = uploadColumns(t.schema, { skip: new Set() });
+      const rows = rowsJson(t.batches[0]!, cols, 0, 1, 0);
+      expect(rows).toEqual(referenceRows(t.batches[0]!, cols, 0, 1, 0));
+    }
+    // Many values in one slice: a single escape anywhere makes the whole slice escaped.
+    const t = new Table({ q: vectorFromArray(texts, new Utf8()) });
+    const cols = uploadColumns(t.schema, { skip: new Set() });
+    const all = t.batches[0]!;
+    expect(rowsJson(all, cols, 0, texts.length, 0)).toEqual(
+      referenceRows(all, cols, 0, texts.length, 0),
+    );
+    for (let from = 0; from + 7 < texts.length; from += 97)
+      expect(rowsJson(all, cols, from, from + 7, 0)).toEqual(
+        referenceRows(all, cols, from, from + 7, 0),
+      );
+  });
+
   it("reads bytes that are not UTF-8 as Vector.get does (U+FFFD)", () => {
     const b = rawUtf8Batch([
       new Uint8Array([0x61, 0xff, 0x62]),

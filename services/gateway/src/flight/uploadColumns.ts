@@ -228,12 +228,30 @@ interface TextSlice {
   ascii: boolean;
 }
 
-/** Whether a byte in [start, end) is one JSON.stringify escapes (a loop: twice a regex's pace). */
+const escapes = (b: number) => b < 0x20 || b === 0x22 || b === 0x5c;
+
+/**
+ * Whether a byte in [start, end) is one JSON.stringify escapes. Four bytes at a time where
+ * aligned (a byte below 0x20, or equal to `"` or `\`, makes its lane's high bit show through
+ * the borrow of a subtraction; a lane from 0x80 up never does): a regex over the bytes' latin1
+ * text took three times as long, a plain loop twice.
+ */
 function needsEscape(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = bytes[i]!;
-    if (b < 0x20 || b === 0x22 || b === 0x5c) return true;
+  let i = start;
+  for (; i < end && ((bytes.byteOffset + i) & 3) !== 0; i++) if (escapes(bytes[i]!)) return true;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (end - i) >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w]!;
+    const quote = x ^ 0x22222222;
+    const backslash = x ^ 0x5c5c5c5c;
+    if (
+      ((x - 0x20202020) & ~x & 0x80808080) |
+      ((quote - 0x01010101) & ~quote & 0x80808080) |
+      ((backslash - 0x01010101) & ~backslash & 0x80808080)
+    )
+      return true;
   }
+  for (i += words.length * 4; i < end; i++) if (escapes(bytes[i]!)) return true;
   return false;
 }
 

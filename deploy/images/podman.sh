@@ -46,15 +46,38 @@ argus_podman_service_answers() {
     curl -fsS --max-time 5 --unix-socket "$ARGUS_PODMAN_SOCKET" http://d/_ping >/dev/null 2>&1
 }
 
+# A running service keeps the CONTAINERS_CONF and the directory of the checkout that started
+# it: once that checkout is removed, it still answers the ping but fails to start anything
+# ("write child: broken pipe"). Such a service is stopped, and one started from here.
+argus_podman_service_stale() {
+  local pid conf
+  pid=$(cat "$ARGUS_PODMAN_SOCKET.pid" 2>/dev/null) ||
+    # Started before the pid was kept: the socket's listener.
+    pid=$(ss -xlpn 2>/dev/null | grep -F " $ARGUS_PODMAN_SOCKET " | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+  [ -n "$pid" ] && [ -r "/proc/$pid/environ" ] || return 1
+  ARGUS_PODMAN_STALE_PID=$pid
+  conf=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^CONTAINERS_CONF=//p')
+  [ -n "$conf" ] && [ ! -e "$conf" ] && return 0
+  case "$(readlink "/proc/$pid/cwd")" in *" (deleted)") return 0 ;; esac
+  return 1
+}
+
 argus_podman_service() {
   export DOCKER_HOST="unix://$ARGUS_PODMAN_SOCKET"
-  argus_podman_service_answers && return 0
+  if argus_podman_service_stale; then
+    echo "argus: podman's API service belongs to a removed checkout; starting a new one" >&2
+    kill "$ARGUS_PODMAN_STALE_PID" 2>/dev/null
+    sleep 1
+  elif argus_podman_service_answers; then
+    return 0
+  fi
   mkdir -p "$(dirname "$ARGUS_PODMAN_SOCKET")"
   rm -f "$ARGUS_PODMAN_SOCKET"
   # --time=0: it serves until stopped, not only while a client is connected. Detached from this
   # shell's session so that it outlives the script that started it (CI's later steps use it).
   setsid podman system service --time=0 "unix://$ARGUS_PODMAN_SOCKET" \
     >>/var/log/argus-podman-service.log 2>&1 </dev/null &
+  echo $! >"$ARGUS_PODMAN_SOCKET.pid"
   local i
   for i in $(seq 1 100); do
     argus_podman_service_answers && return 0

@@ -253,6 +253,31 @@ describe("tags on resources owned by the dataset service (asked over gRPC)", () 
     }
   });
 
+  it("192 racing attaches and detaches on one resource all succeed, and the set is their sum", async () => {
+    const tags = await Promise.all(
+      Array.from({ length: 192 }, (_, i) => tag(uniqueName(`racing-${i}`))),
+    );
+    const dataset = { resourceType: "dataset", resourceId: datasetId };
+    const detached = (i: number) => i % 4 === 3;
+    await call(TagServiceService.attachTags, {
+      ...dataset,
+      tagIds: tags.filter((_, i) => detached(i)).map((t) => t.id),
+    });
+    const answers = await Promise.all(
+      tags.map((t, i) =>
+        problemOf(
+          detached(i)
+            ? call(TagServiceService.detachTags, { ...dataset, tagIds: [t.id] })
+            : call(TagServiceService.attachTags, { ...dataset, tagIds: [t.id] }),
+        ),
+      ),
+    );
+    expect(answers).toEqual(tags.map(() => "ok"));
+    const now = await call(TagServiceService.listResourceTags, dataset);
+    const names = new Set(now.tags.map((t) => t.name));
+    tags.forEach((t, i) => expect(names.has(t.name)).toBe(!detached(i)));
+  });
+
   it("an unknown dataset, or another resource's id given as a dataset's, is 404", async () => {
     const t = await tag("ds-tag-2");
     for (const id of [randomUUID(), experimentId])

@@ -65,6 +65,13 @@ export interface CommandScope {
     metadata: EventMetadata,
   ): Promise<void>;
   /**
+   * Orders the writers of one set stream until the transaction ends. Each writer takes it
+   * before reading the facts its events rest on: writers racing onto one set otherwise all
+   * append after the same last event, all but one are refused, and under enough of them some
+   * run out of retries (a 409 for a write that should simply wait its turn).
+   */
+  lockSet(streamId: string): Promise<void>;
+  /**
    * Locks the row of `table` whose `id` it is until the transaction ends, and reads `columns`
    * of it; undefined when there is no such row. Table and columns are SQL text of the caller's
    * code (never input), as in its own queries.
@@ -145,6 +152,14 @@ function commandScope(tx: StreamAccess, project: Project): CommandScope {
       return { events, state: after, version };
     },
     appendToSet: (streamId, events, metadata) => append(streamId, "any", events, metadata),
+    async lockSet(streamId) {
+      await tracedQuery(
+        tx.client,
+        "lock set",
+        "SELECT pg_advisory_xact_lock(hashtextextended('argus.set:' || $1, 0))",
+        [streamId],
+      );
+    },
     async lockRow<Row extends object>(table: string, id: string, columns = "*") {
       const { rows } = await tracedQuery<Row>(
         tx.client,

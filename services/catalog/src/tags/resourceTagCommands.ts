@@ -48,6 +48,8 @@ export function resourceTagCommands(deps: CatalogDeps) {
   async function change(ctx: CallContext, ref: TaggableRef, command: TaggingCommand) {
     try {
       return await deps.commands.transact(async (scope) => {
+        const tagsOfResource = streamId("resource_tags", ref.id);
+        await scope.lockSet(tagsOfResource);
         const state = await taggingState(
           scope.client,
           ref,
@@ -56,13 +58,9 @@ export function resourceTagCommands(deps: CatalogDeps) {
         );
         const events = decideTagging(command, state);
         // A resource's tags are a set by nature: attachments and detachments commute, and each
-        // decision rests on the attachment rows read above, not on the stream's order, so the
-        // stream takes the events at whatever version it has.
-        await scope.appendToSet(
-          streamId("resource_tags", ref.id),
-          events,
-          spaceMetadata(ctx, ref.spaceId),
-        );
+        // decision rests on the attachment rows read above (under the set's lock), not on the
+        // stream's order, so the stream takes the events at whatever version it has.
+        await scope.appendToSet(tagsOfResource, events, spaceMetadata(ctx, ref.spaceId));
         return events;
       });
     } catch (err) {

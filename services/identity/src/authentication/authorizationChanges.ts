@@ -83,6 +83,7 @@ function noting(
       await scope.appendToSet(streamId, events, metadata);
       note(events, metadata);
     },
+    lockSet: (streamId) => scope.lockSet(streamId),
     lockRow: (table, id, columns) => scope.lockRow(table, id, columns),
     async appendLocked(lock, streamId, events, metadata) {
       await scope.appendLocked(lock, streamId, events, metadata);

@@ -4,6 +4,7 @@ import { Message, Table, Utf8, vectorFromArray } from "apache-arrow";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { uuidv7 } from "@argus/platform";
+import { varintBytes } from "@argus/platform/wire";
 import {
   FlightDescriptor,
   FlightDescriptor_DescriptorType,
@@ -127,7 +128,7 @@ export function flightClient(address: string, key: string) {
 /** A Ticket message with `ticket` as its bytes (field 1). */
 function FlightServiceServiceTicket(ticket: string | Uint8Array): Buffer {
   const bytes = Buffer.from(ticket);
-  return Buffer.concat([Buffer.from([0x0a]), varint(bytes.length), bytes]);
+  return Buffer.concat([Buffer.from([0x0a]), varintBytes(bytes.length), bytes]);
 }
 
 /** Resident memory of a process, in bytes (Linux). */
@@ -198,12 +199,12 @@ async function createBenchmark(subjectKind: "flight" | "floor"): Promise<Operati
         // The first message: the descriptor and the schema.
         const descriptor = Buffer.concat([
           Buffer.from([0x08, 0x02, 0x12]),
-          varint(Buffer.byteLength(cmd)),
+          varintBytes(Buffer.byteLength(cmd)),
           Buffer.from(cmd),
         ]);
         const first = Buffer.concat([
           Buffer.from([0x0a]),
-          varint(descriptor.length),
+          varintBytes(descriptor.length),
           descriptor,
           encodeFlightData(schema),
         ]);
@@ -297,16 +298,6 @@ async function createBenchmark(subjectKind: "flight" | "floor"): Promise<Operati
       stop,
     };
   });
-}
-
-export function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Buffer.from(out);
 }
 
 const DOWNLOAD_ROWS = 1_000_000;

@@ -1,13 +1,14 @@
 import { Float64, Table, Utf8, vectorFromArray } from "apache-arrow";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
+import { varintBytes } from "@argus/platform/wire";
 import { WriteSpanEvaluationResponse } from "@argus/proto/public/flight";
 import { encodeFlightData } from "../services/gateway/src/flight/flightData.ts";
 import { recordBatchFrame, schemaFrame } from "../services/gateway/src/flight/ipc.ts";
 import { postgresSpanStore } from "../services/tracing/src/storage/postgres.ts";
 import { dayOfMs } from "../services/tracing/src/storage/time.ts";
 import { Api } from "./datasets.ts";
-import { flightClient, mib, rss, varint } from "./flight.ts";
+import { flightClient, mib, rss } from "./flight.ts";
 import type { OperationBenchmark } from "./operations.ts";
 import { benchSpans, otlpBody, projectNamed, sendOtlp } from "./spans.ts";
 import { withBenchStack, type BenchStack } from "./stack.ts";
@@ -327,12 +328,12 @@ export async function spansUpdateEvaluationsBenchmark(): Promise<OperationBenchm
       });
       const descriptor = Buffer.concat([
         Buffer.from([0x08, 0x02, 0x12]),
-        varint(Buffer.byteLength(cmd)),
+        varintBytes(Buffer.byteLength(cmd)),
         Buffer.from(cmd),
       ]);
       return Buffer.concat([
         Buffer.from([0x0a]),
-        varint(descriptor.length),
+        varintBytes(descriptor.length),
         descriptor,
         schemaBytes,
       ]);

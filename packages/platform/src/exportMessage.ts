@@ -1,4 +1,5 @@
 import { ExportMessage, type ColumnBatch, type TextColumn } from "@argus/proto/dataset/v1/bulk";
+import { varintSize, writeVarint as varint } from "./wire.ts";
 
 /**
  * A download's `ExportMessage` as protobuf bytes, for the gRPC server's `responseSerialize`.
@@ -44,9 +45,6 @@ export function encodeExportMessage(message: ExportMessage): Buffer {
   return out;
 }
 
-const varintSize = (n: number): number =>
-  n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
-
 const bytesSize = (b: Uint8Array): number =>
   b.length === 0 ? 0 : 1 + varintSize(b.length) + b.length;
 
@@ -56,15 +54,6 @@ const columnSize = (c: TextColumn): number =>
   bytesSize(c.validity) +
   (c.nullCount !== 0 ? 1 + varintSize(c.nullCount) : 0) +
   bytesSize(c.fixed);
-
-function varint(out: Buffer, pos: number, n: number): number {
-  while (n > 0x7f) {
-    out[pos++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[pos++] = n;
-  return pos;
-}
 
 /** A `bytes` field, left out when empty (proto3's default). */
 function bytes(out: Buffer, pos: number, field: number, b: Uint8Array): number {

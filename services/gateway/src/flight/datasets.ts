@@ -1,6 +1,7 @@
 import type { RecordBatch } from "apache-arrow";
 import { LIMITS } from "@argus/contracts/limits";
 import { DomainError, encodeId, notFound } from "@argus/platform";
+import { lengthDelimitedSize, writeLengthHeader } from "@argus/platform/wire";
 import {
   DatasetBulkServiceService,
   ImportDatasetMessage,
@@ -69,18 +70,6 @@ async function* rowMessages(
   }
 }
 
-const varintLength = (n: number): number =>
-  n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
-
-function writeVarint(buf: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    buf[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  buf[at++] = n;
-  return at;
-}
-
 /**
  * ImportDatasetMessage's protobuf bytes, as the generated encoder writes them, but a rows
  * message (~1 MiB of row text) is written straight into one buffer of its exact size: the
@@ -92,14 +81,12 @@ export function serializeImportMessage(message: ImportDatasetMessage): Buffer {
   const rows = message.part.value.fieldsJson;
   const lengths = rows.map((r) => Buffer.byteLength(r));
   let inner = 0;
-  for (const length of lengths) inner += 1 + varintLength(length) + length;
-  const buf = Buffer.allocUnsafe(1 + varintLength(inner) + inner);
+  for (const length of lengths) inner += lengthDelimitedSize(length);
+  const buf = Buffer.allocUnsafe(lengthDelimitedSize(inner));
   // Field 2 (rows) and field 1 of it (fields_json), both length-delimited.
-  buf[0] = 0x12;
-  let at = writeVarint(buf, 1, inner);
+  let at = writeLengthHeader(buf, 0, 2, inner);
   for (let i = 0; i < rows.length; i++) {
-    buf[at++] = 0x0a;
-    at = writeVarint(buf, at, lengths[i]!);
+    at = writeLengthHeader(buf, at, 1, lengths[i]!);
     at += buf.write(rows[i]!, at);
   }
   return buf;

@@ -8,6 +8,7 @@ export {
   actorId,
   spaceMetadata,
   confirmListed,
+  filteredSpaceIds,
   listableSpaces,
   requireCreatable,
   requirePermissionAt,

@@ -69,12 +69,40 @@ export async function requirePermissionAt(
 }
 
 /**
+ * The spaces a list's space_id and space_name filters name, or null when it names none: a
+ * space_id naming an invisible space is 404, a visible one without the read permission 403
+ * (as ax-client's list operations say); a space_name narrows to the visible spaces so named.
+ * What the caller may read among them is the list's own rule (listableSpaces).
+ */
+export async function filteredSpaceIds(
+  spaces: Spaces,
+  ctx: CallContext,
+  filter: { spaceId: string; spaceName: string },
+  read: Permission,
+): Promise<string[] | null> {
+  let ids: string[] | null = null;
+  if (filter.spaceId) {
+    // When the caller's grants alone decide (an account admin, a grant on that very space), the
+    // service's own copy is enough to know the space exists: a page costs no call to identity.
+    // A space the copy lacks yet (just created) or one only its facts decide asks identity.
+    const decided =
+      decideInSpace(ctx.principal, filter.spaceId, read) === true &&
+      (await spaces.known(ctx, filter.spaceId));
+    if (!decided) await requireCreatable(spaces, ctx, filter.spaceId, read);
+    ids = [filter.spaceId];
+  }
+  if (filter.spaceName) {
+    const named = new Set(await spaces.idsNamed(ctx, filter.spaceName));
+    ids = ids ? ids.filter((id) => named.has(id)) : [...named];
+  }
+  return ids;
+}
+
+/**
  * The spaces a list may show, as a SQL condition on `column` (a space id) with parameters
- * from `firstParam` on: a space_id filter naming an invisible space is 404, a visible one
- * without the read permission 403 (as ax-client's list operations say); a space_name filter
- * narrows to the visible spaces so named. Otherwise the rule of README "Roles and
- * permissions" in SQL: explicit grants by id, organization admins and public spaces through
- * the service's copy of identity's space facts.
+ * from `firstParam` on: the spaces its filters name (filteredSpaceIds), and the rule of README
+ * "Roles and permissions" in SQL: explicit grants by id, organization admins and public spaces
+ * through the service's copy of identity's space facts.
  */
 export async function listableSpaces(
   spaces: Spaces,
@@ -85,20 +113,7 @@ export async function listableSpaces(
   firstParam: number,
 ): Promise<{ sql: string; params: unknown[] }> {
   const p = ctx.principal;
-  let ids: string[] | null = null;
-  if (filter.spaceId) {
-    // When the caller's grants alone decide (an account admin, a grant on that very space), the
-    // service's own copy is enough to know the space exists: a page costs no call to identity.
-    // A space the copy lacks yet (just created) or one only its facts decide asks identity.
-    const decided =
-      decideInSpace(p, filter.spaceId, read) === true && (await spaces.known(ctx, filter.spaceId));
-    if (!decided) await requireCreatable(spaces, ctx, filter.spaceId, read);
-    ids = [filter.spaceId];
-  }
-  if (filter.spaceName) {
-    const named = new Set(await spaces.idsNamed(ctx, filter.spaceName));
-    ids = ids ? ids.filter((id) => named.has(id)) : [...named];
-  }
+  const ids = await filteredSpaceIds(spaces, ctx, filter, read);
   const rule = spaceRuleSql(p, read, "sf", firstParam + 1, SPACE_FACTS(column));
   return {
     sql: `($${firstParam}::uuid[] is null or ${column} = any($${firstParam}::uuid[])) and ${rule.sql}`,

@@ -1,12 +1,5 @@
 import { tracedQuery } from "@argus/eventstore";
-import {
-  DomainError,
-  checkout,
-  fetchSize,
-  pageOf,
-  spaceRuleSql,
-  type CallContext,
-} from "@argus/platform";
+import { DomainError, checkout, fetchSize, pageOf, type CallContext } from "@argus/platform";
 import type {
   Dashboard,
   GetDashboardRequest,
@@ -19,7 +12,7 @@ import type {
   WidgetSeries,
 } from "@argus/proto/tracing/v1/dashboards";
 import type { WidgetPlotSpec } from "@argus/contracts";
-import { authorized, confirmListed, isUuid, requireCreatable, SPACE_FACTS } from "@argus/spaces";
+import { authorized, confirmListed, isUuid, listableSpaces } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { measureSeries, measureWindow, type MetricSpec } from "../monitors/metricSql.ts";
 import { resolvedMessage } from "../monitors/monitorMessages.ts";
@@ -91,29 +84,18 @@ export function dashboardQueries(deps: TracingDeps) {
       req: ListDashboardsRequest,
       ctx: CallContext,
     ): Promise<ListDashboardsResponse> {
-      const p = ctx.principal;
-      let spaceIds: string[] | null = null;
-      if (req.spaceId) {
-        await requireCreatable(spaces, ctx, req.spaceId, "DASHBOARD_READ");
-        spaceIds = [req.spaceId];
-      }
-      if (req.spaceName) {
-        const named = new Set(await spaces.idsNamed(ctx, req.spaceName));
-        spaceIds = spaceIds ? spaceIds.filter((id) => named.has(id)) : [...named];
-      }
-      const rule = spaceRuleSql(p, "DASHBOARD_READ", "sf", 6, SPACE_FACTS("d.space_id"));
+      const readable = await listableSpaces(spaces, ctx, req, "DASHBOARD_READ", "d.space_id", 5);
       const after = req.page?.after && isUuid(req.page.after) ? req.page.after : null;
       const res = await tracedQuery<DashboardRow>(
         pool,
         "list dashboards",
         `select ${DASHBOARD_COLUMNS} from dashboards d
           where d.account_id = $1
-            and ($2::uuid[] is null or d.space_id = any($2))
-            and ($3::text is null or strpos(lower(d.name), lower($3)) > 0)
-            and ($4::uuid is null or d.id < $4)
-            and ${rule.sql}
-          order by d.id desc limit $5`,
-        [p.accountId, spaceIds, req.name || null, after, fetchSize(req.page), ...rule.params],
+            and ($2::text is null or strpos(lower(d.name), lower($2)) > 0)
+            and ($3::uuid is null or d.id < $3)
+            and ${readable.sql}
+          order by d.id desc limit $4`,
+        [ctx.principal.accountId, req.name || null, after, fetchSize(req.page), ...readable.params],
       );
       const { items, nextAfter } = pageOf(res.rows, req.page, (r) => r.id);
       const confirmed = await confirmListed(spaces, ctx, items, "DASHBOARD_READ", (r) => ({

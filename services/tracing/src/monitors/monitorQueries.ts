@@ -19,7 +19,7 @@ import type {
   Monitor,
   MonitorRef,
 } from "@argus/proto/tracing/v1/monitors";
-import { authorized, confirmListed, isUuid, requireCreatable, SPACE_FACTS } from "@argus/spaces";
+import { authorized, confirmListed, filteredSpaceIds, isUuid, SPACE_FACTS } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
 import { evaluationsPage } from "./monitorEvaluationRows.ts";
@@ -76,15 +76,7 @@ export function monitorQueries(deps: TracingDeps) {
           "access-forbidden",
           "listing monitors requires MONITOR_READ in some space",
         );
-      let spaceIds: string[] | null = null;
-      if (req.spaceId) {
-        await requireCreatable(spaces, ctx, req.spaceId, "MONITOR_READ");
-        spaceIds = [req.spaceId];
-      }
-      if (req.spaceName) {
-        const named = new Set(await spaces.idsNamed(ctx, req.spaceName));
-        spaceIds = spaceIds ? spaceIds.filter((id) => named.has(id)) : [...named];
-      }
+      const spaceIds = await filteredSpaceIds(spaces, ctx, req, "MONITOR_READ");
       if (req.projectId) await loadProject(deps, ctx, req.projectId, "MONITOR_READ");
       if (req.customMetricId)
         throw new DomainError("resource-not-found", "custom metric not found");

@@ -24,10 +24,12 @@ export {
   rowInAccount,
 } from "./rows.ts";
 export { projectSpaceFacts, restrictionsConsumer } from "./accessFacts.ts";
-export type { OnSpaceDeleted } from "./spaceEvents.ts";
+export type { Cascade, OnSpaceDeleted } from "./spaceEvents.ts";
 export {
   CASCADE_ACTOR,
+  causedBy,
   cascadeMetadata,
+  cascadeScope,
   spaceDeletedOf,
   spaceEventsConsumer,
   unlessGone,

@@ -2,10 +2,15 @@
 // events the same way, keeping its copy of the space facts and deleting what a deleted space
 // held. Only what is deleted (the cascade) is the service's own.
 import type { PoolClient } from "pg";
-import type { StoredEvent } from "@argus/eventstore";
+import {
+  commandScopeIn,
+  type CommandScope,
+  type Project,
+  type StoredEvent,
+} from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 import { aggregateSubjects, type SpaceDeleted } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Clock } from "@argus/platform";
 import { projectSpaceFacts } from "./accessFacts.ts";
 
 /** Identity's SpaceDeleted, checked at runtime: the bus is not trusted to hold the contract. */
@@ -27,16 +32,32 @@ export function spaceDeletedOf(event: StoredEvent): SpaceDeleted | undefined {
 export const CASCADE_ACTOR = "system:cascade";
 
 /**
- * The metadata of every event a service appends because a space was deleted: the space, its
- * account, the cascade as actor and the SpaceDeleted event as the cause.
+ * The metadata of every event a service appends because of another service's event (what a
+ * deletion there deletes or changes here): the account, the space when what changes has one,
+ * the cascade as actor and that event as the cause.
  */
-export const cascadeMetadata = (deleted: SpaceDeleted, cause: StoredEvent) => ({
-  account_id: deleted.data.account_id,
-  space_id: deleted.data.id,
+export const causedBy = (cause: StoredEvent, accountId: string, spaceId?: string) => ({
+  account_id: accountId,
+  ...(spaceId === undefined ? {} : { space_id: spaceId }),
   actor: CASCADE_ACTOR,
   cause_event_id: cause.eventId,
   cause_event_type: cause.type,
 });
+
+/** The metadata of every event a service appends because a space was deleted. */
+export const cascadeMetadata = (deleted: SpaceDeleted, cause: StoredEvent) =>
+  causedBy(cause, deleted.data.account_id, deleted.data.id);
+
+/** Where a consumer decides on the service's own streams (its schema and projection), and when. */
+export interface Cascade {
+  schema: string;
+  project: Project;
+  clock: Clock;
+}
+
+/** A cascade's command scope, in the transaction of the consumer's processed-event marker. */
+export const cascadeScope = (tx: PoolClient, c: Cascade): CommandScope =>
+  commandScopeIn(tx, c.schema, c.project);
 
 /**
  * What a service deletes when a space is: called with the checked SpaceDeleted and the stored

@@ -1,36 +1,9 @@
-import type { PoolClient } from "pg";
 import { streamId } from "@argus/contracts";
-import {
-  commandScopeIn,
-  tracedQuery,
-  type CommandScope,
-  type Project,
-  type StoredEvent,
-} from "@argus/eventstore";
-import type { Clock } from "@argus/platform";
-import { CASCADE_ACTOR } from "@argus/spaces";
+import { tracedQuery, type CommandScope, type StoredEvent } from "@argus/eventstore";
+import { causedBy } from "@argus/spaces";
 import { dashboardDecider } from "../dashboards/dashboardDecider.ts";
 import { removeWidgetsDrawing } from "../dashboards/widgetCascade.ts";
 import { monitorDecider } from "../monitors/monitorDecider.ts";
-
-/** What a consumer needs to decide on the service's own streams, in its own transaction. */
-export interface Cascade {
-  schema: string;
-  project: Project;
-  clock: Clock;
-}
-
-export const scopeOf = (tx: PoolClient, c: Cascade): CommandScope =>
-  commandScopeIn(tx, c.schema, c.project);
-
-/** The metadata of what another service's event deletes or changes here. */
-export const causedBy = (event: StoredEvent, accountId: string, spaceId: string) => ({
-  account_id: accountId,
-  space_id: spaceId,
-  actor: CASCADE_ACTOR,
-  cause_event_id: event.eventId,
-  cause_event_type: event.type,
-});
 
 /** Deletes the monitors of a project (or of a space), and the widgets charting them. */
 export async function deleteMonitors(

@@ -1,9 +1,10 @@
 import { aggregateSubjects } from "@argus/contracts";
 import { tracedQuery, type StoredEvent } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
+import { cascadeScope, type Cascade } from "@argus/spaces";
 import { remember } from "../projects/tracingProjects.ts";
 import type { SpanStore } from "../storage/spanStore.ts";
-import { deleteProjectDependents, scopeOf, type Cascade } from "./monitorCascades.ts";
+import { deleteProjectDependents } from "./monitorCascades.ts";
 
 const field = (event: StoredEvent, key: string): string => {
   const v = ((event.data ?? {}) as Record<string, unknown>)[key];
@@ -42,7 +43,7 @@ export function projectsConsumer(o: {
         const id = field(event, "id");
         await o.store.dropProject(tx, id);
         await deleteProjectDependents(
-          scopeOf(tx, o.cascade),
+          cascadeScope(tx, o.cascade),
           {
             id,
             accountId: String(event.metadata.account_id ?? ""),

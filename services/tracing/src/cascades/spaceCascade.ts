@@ -1,6 +1,11 @@
 import type { DurableConsumerOptions } from "@argus/service-host";
-import { restrictionsConsumer, spaceEventsConsumer } from "@argus/spaces";
-import { deleteDashboards, deleteMonitors, scopeOf, type Cascade } from "./monitorCascades.ts";
+import {
+  cascadeScope,
+  restrictionsConsumer,
+  spaceEventsConsumer,
+  type Cascade,
+} from "@argus/spaces";
+import { deleteDashboards, deleteMonitors } from "./monitorCascades.ts";
 
 /**
  * Identity's space events keep the service's copy of the space facts (monitor and dashboard
@@ -15,7 +20,7 @@ export function spaceCascadeConsumer(o: {
     durable: "tracing-space-cascade",
     subjectRoot: o.subjectRoot,
     onSpaceDeleted: async (tx, deleted, event) => {
-      const scope = scopeOf(tx, o.cascade);
+      const scope = cascadeScope(tx, o.cascade);
       const now = o.cascade.clock.now();
       await deleteMonitors(scope, { spaceId: deleted.data.id }, now, event);
       await deleteDashboards(scope, deleted.data.id, now, event);

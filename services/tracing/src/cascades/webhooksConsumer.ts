@@ -1,9 +1,9 @@
 import { aggregateSubjects, streamId } from "@argus/contracts";
 import { tracedQuery, type StoredEvent } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
+import { causedBy, cascadeScope, type Cascade } from "@argus/spaces";
 import { monitorDecider } from "../monitors/monitorDecider.ts";
 import { rememberWebhook } from "../monitors/webhookPort.ts";
-import { causedBy, scopeOf, type Cascade } from "./monitorCascades.ts";
 
 const field = (event: StoredEvent, key: string): string => {
   const v = ((event.data ?? {}) as Record<string, unknown>)[key];
@@ -50,7 +50,7 @@ export function webhooksConsumer(o: {
             where organization_id = $1 and settings->'channels' @> $2::jsonb`,
           [field(event, "organization_id"), JSON.stringify([{ type: "WEBHOOK", webhook_id: id }])],
         );
-        const scope = scopeOf(tx, o.cascade);
+        const scope = cascadeScope(tx, o.cascade);
         for (const m of monitors.rows)
           await scope.decide(
             streamId("monitor", m.id),

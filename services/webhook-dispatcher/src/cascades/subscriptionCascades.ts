@@ -1,22 +1,14 @@
 import type { PoolClient } from "pg";
-import {
-  commandScopeIn,
-  tracedQuery,
-  type EventMetadata,
-  type Project,
-  type StoredEvent,
-} from "@argus/eventstore";
+import { tracedQuery, type EventMetadata, type StoredEvent } from "@argus/eventstore";
 import { streamId } from "@argus/contracts";
-import type { Clock } from "@argus/platform";
-import { CASCADE_ACTOR, cascadeMetadata, spaceEventsConsumer } from "@argus/spaces";
+import {
+  causedBy,
+  cascadeMetadata,
+  cascadeScope,
+  spaceEventsConsumer,
+  type Cascade,
+} from "@argus/spaces";
 import { subscriptionDecider } from "../webhookSubscriptions/subscriptionDecider.ts";
-
-/** Where a consumer decides the subscriptions it ends (the service's schema and projection), and when. */
-export interface Cascade {
-  schema: string;
-  project: Project;
-  clock: Clock;
-}
 
 /** Ends the subscriptions `where` selects, each by its own event, in the consumer's transaction. */
 async function endSubscriptions(
@@ -32,7 +24,7 @@ async function endSubscriptions(
     `select id from webhook_subscriptions where ${where} order by id`,
     params,
   );
-  const scope = commandScopeIn(tx, c.schema, c.project);
+  const scope = cascadeScope(tx, c);
   for (const { id } of res.rows)
     await scope.decide(
       streamId("webhook_subscription", id),
@@ -51,12 +43,13 @@ export async function endForSource(
 ): Promise<void> {
   const id = ((event.data ?? {}) as { id?: unknown }).id;
   if (typeof id !== "string") throw new Error(`${event.type} ${event.eventId} has no id`);
-  await endSubscriptions(tx, c, "source_type = $1 and source_id = $2", [sourceType, id], {
-    account_id: String(event.metadata.account_id ?? ""),
-    actor: CASCADE_ACTOR,
-    cause_event_id: event.eventId,
-    cause_event_type: event.type,
-  });
+  await endSubscriptions(
+    tx,
+    c,
+    "source_type = $1 and source_id = $2",
+    [sourceType, id],
+    causedBy(event, String(event.metadata.account_id ?? "")),
+  );
 }
 
 /** A deleted space ends the subscriptions on it and on everything it held. */

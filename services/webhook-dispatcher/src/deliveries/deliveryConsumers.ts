@@ -1,7 +1,8 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
-import { endForSource, type Cascade } from "../cascades/subscriptionCascades.ts";
+import type { Cascade } from "@argus/spaces";
+import { endForSource } from "../cascades/subscriptionCascades.ts";
 import {
   deliverableOf,
   monitorChangeOf,

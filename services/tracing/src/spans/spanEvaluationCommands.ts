@@ -6,6 +6,7 @@ import type {
 } from "@argus/proto/tracing/v1/tracing";
 import type { TracingDeps } from "../deps.ts";
 import { projectOfAccount } from "../projects/tracingProjects.ts";
+import { evaluationOf, spansEvaluated } from "./spansEvaluated.ts";
 
 /** SpanDirectory's one write, served to the task runner alone: a run's evaluations of spans. */
 export function spanEvaluationCommands(deps: TracingDeps) {
@@ -22,22 +23,12 @@ export function spanEvaluationCommands(deps: TracingDeps) {
         scope.appendToSet(
           streamId("project_spans", project.id),
           [
-            {
-              type: "SpansEvaluated",
-              data: {
-                project_id: project.id,
-                space_id: project.space_id,
-                task_id: req.taskId,
-                evaluations: req.evaluations.map((e) => ({
-                  span_id: e.spanId,
-                  name: e.name,
-                  label: e.label ?? null,
-                  score: e.score ?? null,
-                  explanation: e.explanation ?? null,
-                })),
-                at: deps.clock.now().toISOString(),
-              },
-            },
+            spansEvaluated(
+              { id: project.id, spaceId: project.space_id },
+              req.taskId,
+              req.evaluations.map(evaluationOf),
+              deps.clock.now().toISOString(),
+            ),
           ],
           {
             account_id: req.accountId,

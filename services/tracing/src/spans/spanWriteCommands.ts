@@ -1,4 +1,4 @@
-import { LIMITS, streamId, type AnnotationWrite, type SpansEvaluated } from "@argus/contracts";
+import { LIMITS, streamId, type AnnotationWrite } from "@argus/contracts";
 import { EVENT_PAYLOAD_BYTES, chunkBySize } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type {
@@ -21,6 +21,7 @@ import type { TracingDeps } from "../deps.ts";
 import { loadProjectByName } from "../projects/projectAccess.ts";
 import { invalid, windowOf } from "../shared/tracingRules.ts";
 import type { SpanMetadataRow } from "../storage/spanStore.ts";
+import { evaluationOf, spansEvaluated } from "./spansEvaluated.ts";
 
 const DAY = 86_400_000;
 
@@ -241,30 +242,13 @@ export function spanWriteCommands(deps: TracingDeps) {
           project.id,
           req.evaluations.map((e) => e.spanId),
         );
-        const evaluations: SpansEvaluated["data"]["evaluations"] = req.evaluations
-          .filter((e) => present.has(e.spanId))
-          .map((e) => ({
-            span_id: e.spanId,
-            name: e.name,
-            label: e.label ?? null,
-            score: e.score ?? null,
-            explanation: e.explanation ?? null,
-          }));
+        const evaluations = req.evaluations.filter((e) => present.has(e.spanId)).map(evaluationOf);
+        // No task: the caller wrote them.
         const events = chunkBySize(
           evaluations,
           (e) => Buffer.byteLength(JSON.stringify(e)) + 16,
           EVENT_PAYLOAD_BYTES,
-        ).map((chunk) => ({
-          type: "SpansEvaluated" as const,
-          // No task: the caller wrote them.
-          data: {
-            project_id: project.id,
-            space_id: project.spaceId,
-            task_id: "",
-            evaluations: chunk,
-            at,
-          },
-        }));
+        ).map((chunk) => spansEvaluated(project, "", chunk, at));
         await appendToSpans(scope, ctx, project, events);
         return { recordsUpdated: BigInt(matched.length), unmatchedIds: unmatched };
       });

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { tracedQuery } from "@argus/eventstore";
 import { checkout, columnBatches } from "@argus/platform";
-import type { ExportColumn, SpanRow, SpanStore } from "./spanStore.ts";
+import type { ExportColumn, SpanPageQuery, SpanRow, SpanStore } from "./spanStore.ts";
 import { COLUMNS, inWindow, iso } from "./sql.ts";
 import { dayStartIso, isoOfNanos, partitionName } from "./time.ts";
 import { postgresUnits } from "./postgresUnits.ts";
@@ -95,10 +95,7 @@ export function postgresSpanStore(pool: Pool): SpanStore {
   // Days whose partition this process has seen: checked once each, not per batch.
   const ready = new Set<number>();
 
-  async function page(
-    q: Parameters<SpanStore["listSpans"]>[0],
-    roots: boolean,
-  ): Promise<SpanRow[]> {
+  async function page(q: SpanPageQuery, roots: boolean): Promise<SpanRow[]> {
     const params: unknown[] = [q.projectId, q.window.start, q.window.end];
     const where = ["s.project_id = $1", inWindow("s", q.window, 2)];
     if (roots) where.push("s.parent_id is null");

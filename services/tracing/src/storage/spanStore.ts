@@ -92,6 +92,15 @@ interface SessionTraces {
   evaluated: string[];
 }
 
+/** A page of a project's spans (or root spans) in a window: `limit` rows after `after`. */
+export interface SpanPageQuery {
+  projectId: string;
+  window: Window;
+  filter?: SpanPredicate;
+  after?: SpanPosition;
+  limit: number;
+}
+
 /**
  * Where spans live. Postgres is the embedded default (storage/postgres.ts); a columnar engine
  * can take over behind this interface. Writes take the transaction of the command that
@@ -119,13 +128,7 @@ export interface SpanStore {
     spans: readonly SpanRecord[],
   ): Promise<{ count: number; minStart: string; maxStart: string }>;
   /** Newest first; `limit` rows after `after`. */
-  listSpans(q: {
-    projectId: string;
-    window: Window;
-    filter?: SpanPredicate;
-    after?: SpanPosition;
-    limit: number;
-  }): Promise<SpanRow[]>;
+  listSpans(q: SpanPageQuery): Promise<SpanRow[]>;
   /**
    * The spans listSpans would walk (every page, in its order) as batches of `columns` in Arrow
    * Utf8 layout (times and the latency fixed-width, ExportColumn), read by one statement (one snapshot), batch by batch as the consumer takes
@@ -156,13 +159,7 @@ export interface SpanStore {
     filter?: SpanPredicate;
   }): Promise<{ key: string; kinds: number }[]>;
   /** Root spans newest first, each of a trace with a span in the window that matches. */
-  listRoots(q: {
-    projectId: string;
-    window: Window;
-    filter?: SpanPredicate;
-    after?: SpanPosition;
-    limit: number;
-  }): Promise<SpanRow[]>;
+  listRoots(q: SpanPageQuery): Promise<SpanRow[]>;
   /**
    * Traces (one per root span) or sessions (`session.id`) with a span in the window, newest
    * first, `limit` after `after`, those `admit` admits (over the unit's spans in the window).

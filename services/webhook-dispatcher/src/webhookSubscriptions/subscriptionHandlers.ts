@@ -36,13 +36,16 @@ import type { WebhooksDeps } from "../deps.ts";
 export function subscriptionHandlers(deps: WebhooksDeps) {
   const { pool, spaces, sources } = deps;
 
-  /** Whether the caller reads the subscription's source, judged on its space as identity has it. */
-  async function readable(ctx: CallContext, row: SubscriptionRow): Promise<boolean> {
+  /**
+   * The subscription if the caller reads its source, judged on its space as identity has it;
+   * 404 otherwise.
+   */
+  async function readableSubscription(ctx: CallContext, id: string): Promise<SubscriptionRow> {
+    const row = await subscriptionRow(pool, ctx, id);
     const facts = await spaces.facts(ctx, row.space_id);
-    return (
-      facts !== undefined &&
-      readsSource(ctx.principal, row.source_type as WebhookSourceType, facts.space)
-    );
+    if (!facts || !readsSource(ctx.principal, row.source_type as WebhookSourceType, facts.space))
+      throw notFound("webhook subscription");
+    return row;
   }
 
   return {
@@ -116,8 +119,7 @@ export function subscriptionHandlers(deps: WebhooksDeps) {
     },
 
     async getSubscription(req: GetSubscriptionRequest, ctx: CallContext): Promise<Subscription> {
-      const row = await subscriptionRow(pool, ctx, req.id);
-      if (!(await readable(ctx, row))) throw notFound("webhook subscription");
+      const row = await readableSubscription(ctx, req.id);
       return toSubscription(row);
     },
 
@@ -125,8 +127,7 @@ export function subscriptionHandlers(deps: WebhooksDeps) {
       req: DeleteSubscriptionRequest,
       ctx: CallContext,
     ): Promise<DeleteSubscriptionResponse> {
-      const row = await subscriptionRow(pool, ctx, req.id);
-      if (!(await readable(ctx, row))) throw notFound("webhook subscription");
+      const row = await readableSubscription(ctx, req.id);
       const place = await sources.locate(ctx, row.source_type as WebhookSourceType, row.source_id);
       requireChange(ctx, place);
       await deps.commands.handle(

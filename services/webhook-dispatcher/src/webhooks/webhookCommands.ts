@@ -33,7 +33,7 @@ import { attempt } from "../deliveries/deliverySend.ts";
 import { recordAttempt } from "../deliveries/deliveryAttempts.ts";
 import { testMessage } from "../deliveries/deliveryPayloads.ts";
 import { newSigningSecret, secretHint } from "../deliveries/deliverySigning.ts";
-import { toWebhook, webhookRow } from "./webhookRows.ts";
+import { managedWebhook, toWebhook, webhookRow } from "./webhookRows.ts";
 import type { WebhooksDeps } from "../deps.ts";
 
 const conflicts = {
@@ -126,8 +126,7 @@ export function webhookCommands(deps: WebhooksDeps) {
     },
 
     async updateWebhook(req: UpdateWebhookRequest, ctx: CallContext): Promise<Webhook> {
-      const current = await webhookRow(pool, ctx, req.id);
-      requireManager(ctx, current.organization_id, "updating a webhook");
+      const current = await managedWebhook(pool, ctx, req.id, "updating a webhook");
       const fields = new Set(req.fields);
       if (fields.size === 0) throw invalid("at least one field must be provided");
       const changes: Partial<WebhookSettings> = {};
@@ -154,16 +153,14 @@ export function webhookCommands(deps: WebhooksDeps) {
       req: DeleteWebhookRequest,
       ctx: CallContext,
     ): Promise<DeleteWebhookResponse> {
-      const current = await webhookRow(pool, ctx, req.id);
-      requireManager(ctx, current.organization_id, "deleting a webhook");
+      const current = await managedWebhook(pool, ctx, req.id, "deleting a webhook");
       await run(ctx, current.id, { type: "DeleteWebhook", now: clock.now() }, {});
       return {};
     },
 
     /** One real delivery of a test event, recorded like any attempt; never retried. */
     async testWebhook(req: TestWebhookRequest, ctx: CallContext): Promise<TestWebhookResponse> {
-      const current = await webhookRow(pool, ctx, req.id);
-      requireManager(ctx, current.organization_id, "testing a webhook");
+      const current = await managedWebhook(pool, ctx, req.id, "testing a webhook");
       if (current.auth_type === "HMAC_SHA256")
         throw invalid("test deliveries are not supported for HMAC_SHA256 webhooks");
       const token = await tracedQuery<{ auth_token: string | null }>(

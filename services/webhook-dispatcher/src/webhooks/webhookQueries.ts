@@ -16,9 +16,15 @@ import type {
   Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import { isUuid } from "@argus/spaces";
-import { readableOrganizations, readsOrganization, requireManager } from "./webhookAccess.ts";
+import { readableOrganizations, readsOrganization } from "./webhookAccess.ts";
 import type { WebhooksDeps } from "../deps.ts";
-import { WEBHOOK_COLUMNS, toWebhook, webhookRow, type WebhookRow } from "./webhookRows.ts";
+import {
+  WEBHOOK_COLUMNS,
+  managedWebhook,
+  toWebhook,
+  webhookRow,
+  type WebhookRow,
+} from "./webhookRows.ts";
 
 /** Delivery attempts list up to 500 a page (the public API's limit). */
 const ATTEMPTS_PAGE_MAX = 500;
@@ -73,8 +79,12 @@ export function webhookQueries(deps: WebhooksDeps) {
       req: ListDeliveryAttemptsRequest,
       ctx: CallContext,
     ): Promise<ListDeliveryAttemptsResponse> {
-      const row = await webhookRow(pool, ctx, req.webhookId);
-      requireManager(ctx, row.organization_id, "reading a webhook's delivery attempts");
+      const row = await managedWebhook(
+        pool,
+        ctx,
+        req.webhookId,
+        "reading a webhook's delivery attempts",
+      );
       const after = req.page?.after && /^\d+$/.test(req.page.after) ? req.page.after : null;
       const res = await tracedQuery<{
         id: string;

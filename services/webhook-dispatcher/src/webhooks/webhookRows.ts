@@ -2,6 +2,7 @@ import type { Queryable } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type { Webhook } from "@argus/proto/webhooks/v1/webhooks";
 import { rowInAccount } from "@argus/spaces";
+import { requireManager } from "./webhookAccess.ts";
 
 export interface WebhookRow {
   id: string;
@@ -42,4 +43,16 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
 /** The webhook if it is in the caller's account (authorization is the caller's to apply). */
 export async function webhookRow(db: Queryable, ctx: CallContext, id: string): Promise<WebhookRow> {
   return rowInAccount<WebhookRow>(db, ctx, "webhooks", WEBHOOK_COLUMNS, id, "webhook");
+}
+
+/** The webhook if the caller manages it: 404 when it cannot see it, 403 when it only reads it. */
+export async function managedWebhook(
+  db: Queryable,
+  ctx: CallContext,
+  id: string,
+  what: string,
+): Promise<WebhookRow> {
+  const row = await webhookRow(db, ctx, id);
+  requireManager(ctx, row.organization_id, what);
+  return row;
 }

@@ -156,6 +156,12 @@ async function sendDownload(
   call.end();
 }
 
+/** The request's name, once its command is known: its span and its log line say the same. */
+function routeAs(caller: FlightCaller, route: string): void {
+  caller.ctx.span.updateName(route);
+  caller.ctx.route = route;
+}
+
 function parseTicket(ticket: Buffer, handlers: FlightHandlers) {
   const json = jsonObject(ticket, "the ticket");
   const request = DoGetRequest.fromJSON(json).request;
@@ -202,8 +208,7 @@ export function flightServiceImplementation(
         );
         const handler = handlers.doPut[request.$case] as DoPutHandler<unknown> | undefined;
         if (!handler) throw unimplemented(`DoPut ${request.$case}`);
-        caller.ctx.span.updateName(`DoPut ${request.$case}`);
-        caller.ctx.route = `DoPut ${request.$case}`;
+        routeAs(caller, `DoPut ${request.$case}`);
         const rest = async function* () {
           yield first.value;
           yield* messages;
@@ -227,8 +232,7 @@ export function flightServiceImplementation(
       opts,
       async (caller) => {
         const ticket = parseTicket(call.request.ticket, handlers);
-        caller.ctx.span.updateName(`DoGet ${ticket.name}`);
-        caller.ctx.route = `DoGet ${ticket.name}`;
+        routeAs(caller, `DoGet ${ticket.name}`);
         await sendDownload(call, await ticket.run(caller), caller.signal);
       },
       (status) => call.emit("error", status),
@@ -242,8 +246,7 @@ export function flightServiceImplementation(
       async (caller) => {
         const action = handlers.doAction[call.request.type];
         if (!action) throw unimplemented(`DoAction ${JSON.stringify(call.request.type)}`);
-        caller.ctx.span.updateName(`DoAction ${call.request.type}`);
-        caller.ctx.route = `DoAction ${call.request.type}`;
+        routeAs(caller, `DoAction ${call.request.type}`);
         for (const body of await action.handle(call.request.body, caller))
           call.write({ body: Buffer.from(body) });
         call.end();

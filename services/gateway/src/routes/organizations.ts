@@ -2,7 +2,7 @@ import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
-import { memberOf, pathId } from "./params.ts";
+import { memberOf, pathId, publicMemberRole } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 const toPublicOrganization = (o: Organization) => ({
@@ -79,9 +79,7 @@ export function organizationHandlers(identity: Backend): ResourceHandlers<"organ
           id: encodeId("RoleBinding", m.id),
           user_id: encodeId("User", m.userId),
           organization_id: encodeId("Organization", m.organizationId),
-          role: m.roleName
-            ? { type: "PREDEFINED", name: m.roleName }
-            : { type: "CUSTOM", id: encodeId("Role", m.customRoleId), name: m.customRoleName },
+          role: publicMemberRole(m),
         },
       };
     },

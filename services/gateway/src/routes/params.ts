@@ -1,4 +1,4 @@
-import { DomainError, decodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import type { PageRequest } from "@argus/proto/common/v1";
 
 export interface SpaceListQuery {
@@ -61,3 +61,13 @@ export function memberOf(body: MemberBody): {
     throw new DomainError("unprocessable-entity", "role.id is not a role id");
   return { userId, roleName: "", customRoleId };
 }
+
+/** A member's role as the public API answers it: memberOf's role, the other way. */
+export const publicMemberRole = (m: {
+  roleName: string;
+  customRoleId: string;
+  customRoleName: string;
+}) =>
+  m.roleName
+    ? { type: "PREDEFINED" as const, name: m.roleName }
+    : { type: "CUSTOM" as const, id: encodeId("Role", m.customRoleId), name: m.customRoleName };

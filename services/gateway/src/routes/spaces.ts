@@ -3,7 +3,7 @@ import { IdentityServiceService, type Space, type SpaceMembership } from "@argus
 import { SPACE_SETTING_KEYS } from "@argus/contracts";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
-import { memberOf, pathId } from "./params.ts";
+import { memberOf, pathId, publicMemberRole } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 function toPublicSpace(s: Space) {
@@ -27,9 +27,7 @@ const toPublicSpaceMembership = (m: SpaceMembership) => ({
   id: encodeId("RoleBinding", m.id),
   user_id: encodeId("User", m.userId),
   space_id: encodeId("Space", m.spaceId),
-  role: m.roleName
-    ? { type: "PREDEFINED", name: m.roleName }
-    : { type: "CUSTOM", id: encodeId("Role", m.customRoleId), name: m.customRoleName },
+  role: publicMemberRole(m),
 });
 
 export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {

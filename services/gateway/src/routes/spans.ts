@@ -105,6 +105,23 @@ export function readBoundPosition(digest: string, position: string): string {
   return position.slice(dot + 1);
 }
 
+/**
+ * The paging of a list whose filters come in its body: the page to ask the service for (the
+ * cursor's position, checked against `filters`) and the cursor to hand out after its answer.
+ */
+export function bodyBoundPaging(
+  operationId: string,
+  filters: Record<string, unknown>,
+  page: { limit: number; after: string },
+) {
+  const digest = bodyDigest(operationId, filters);
+  return {
+    page: { limit: page.limit, after: readBoundPosition(digest, page.after) },
+    nextAfter: (answered: { nextAfter: string } | undefined) =>
+      boundPosition(digest, answered?.nextAfter ?? ""),
+  };
+}
+
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Whether text (a span or a trace the service wrote) is braced as one JSON object. */
@@ -140,20 +157,20 @@ export function spanHandlers(tracing: Backend): ResourceHandlers<"spans"> {
         filter: body.filter ?? "",
         ...selection,
       };
-      const digest = bodyDigest("list_spans", filters);
+      const paging = bodyBoundPaging("list_spans", filters, req.page);
       const res = await tracing.call(
         TracingServiceService.listSpans,
         {
           ...filters,
           truncateStringLength: body.truncate_string_length ?? 0,
-          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
+          page: paging.page,
         },
         req,
       );
       return {
         status: 200,
         body: itemsText("spans", res.spans),
-        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
+        nextAfter: paging.nextAfter(res.page),
       };
     },
 

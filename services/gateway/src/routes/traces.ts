@@ -1,14 +1,7 @@
 import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
-import {
-  bodyDigest,
-  boundPosition,
-  itemsText,
-  projectUuid,
-  readBoundPosition,
-  timeWindow,
-} from "./spans.ts";
+import { bodyBoundPaging, itemsText, projectUuid, timeWindow } from "./spans.ts";
 
 /** `POST /v2/traces`: a project's traces in a window, paged like the spans list. */
 export function traceHandlers(tracing: Backend): ResourceHandlers<"traces"> {
@@ -21,19 +14,16 @@ export function traceHandlers(tracing: Backend): ResourceHandlers<"traces"> {
         ...window,
         filter: body.filter ?? "",
       };
-      const digest = bodyDigest("list_traces", filters);
+      const paging = bodyBoundPaging("list_traces", filters, req.page);
       const res = await tracing.call(
         TracingServiceService.listTraces,
-        {
-          ...filters,
-          page: { limit: req.page.limit, after: readBoundPosition(digest, req.page.after) },
-        },
+        { ...filters, page: paging.page },
         req,
       );
       return {
         status: 200,
         body: itemsText("traces", res.traces),
-        nextAfter: boundPosition(digest, res.page?.nextAfter ?? ""),
+        nextAfter: paging.nextAfter(res.page),
       };
     },
   };

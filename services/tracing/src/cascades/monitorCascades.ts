@@ -3,7 +3,7 @@ import { tracedQuery, type CommandScope, type StoredEvent } from "@argus/eventst
 import { causedBy } from "@argus/spaces";
 import { dashboardDecider } from "../dashboards/dashboardDecider.ts";
 import { removeWidgetsDrawing } from "../dashboards/widgetCascade.ts";
-import { monitorDecider } from "../monitors/monitorDecider.ts";
+import { deleteMonitor } from "../monitors/monitorDeletion.ts";
 
 /** Deletes the monitors of a project (or of a space), and the widgets charting them. */
 export async function deleteMonitors(
@@ -20,16 +20,8 @@ export async function deleteMonitors(
       : "select id, account_id, space_id from monitors where space_id = $1",
     ["projectId" in where ? where.projectId : where.spaceId],
   );
-  for (const m of res.rows) {
-    const metadata = causedBy(event, m.account_id, m.space_id);
-    await scope.decide(
-      streamId("monitor", m.id),
-      monitorDecider,
-      { type: "DeleteMonitor", now },
-      metadata,
-    );
-    await removeWidgetsDrawing(scope, { monitorId: m.id }, now, metadata);
-  }
+  for (const m of res.rows)
+    await deleteMonitor(scope, m.id, now, causedBy(event, m.account_id, m.space_id));
 }
 
 /** Deletes a space's dashboards. */

@@ -10,10 +10,10 @@ import type {
   UpdateMonitorRequest,
 } from "@argus/proto/tracing/v1/monitors";
 import { authorized, spaceMetadata } from "@argus/spaces";
-import { removeWidgetsDrawing } from "../dashboards/widgetCascade.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
 import { monitorDecider } from "./monitorDecider.ts";
+import { deleteMonitor } from "./monitorDeletion.ts";
 import { evaluateMonitor } from "./monitorEvaluation.ts";
 import { evaluationMessage, latestEvaluation } from "./monitorEvaluationRows.ts";
 import { changesOf } from "./monitorMessages.ts";
@@ -124,16 +124,7 @@ export function monitorCommands(deps: TracingDeps) {
       const row = await load(ctx, req.id, "MONITOR_DELETE");
       const now = deps.clock.now();
       const metadata = spaceMetadata(ctx, row.space_id);
-      // The widgets charting the monitor go with it, in the same transaction.
-      await deps.commands.transact(async (scope) => {
-        await scope.decide(
-          streamId("monitor", row.id),
-          monitorDecider,
-          { type: "DeleteMonitor", now },
-          metadata,
-        );
-        await removeWidgetsDrawing(scope, { monitorId: row.id }, now, metadata);
-      });
+      await deps.commands.transact((scope) => deleteMonitor(scope, row.id, now, metadata));
       return {};
     },
 

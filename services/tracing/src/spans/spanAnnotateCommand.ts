@@ -1,16 +1,10 @@
-import { streamId } from "@argus/contracts";
 import type { CallContext } from "@argus/platform";
 import type { AnnotateSpansRequest, AnnotateSpansResponse } from "@argus/proto/tracing/v1/tracing";
-import {
-  annotationChunks,
-  decideAnnotations,
-  namesOf,
-  spaceMetadata,
-  type AnnotationInput,
-} from "@argus/spaces";
+import { annotationChunks, decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
+import { appendToSpans } from "./spanSet.ts";
 
 function recordsOf(text: string): AnnotationInput[] {
   let parsed: unknown;
@@ -136,11 +130,7 @@ export function annotateCommand(deps: TracingDeps) {
           at,
         },
       }));
-      await scope.appendToSet(
-        streamId("project_spans", project.id),
-        events,
-        spaceMetadata(ctx, project.spaceId),
-      );
+      await appendToSpans(scope, ctx, project, events);
     });
     return {};
   };

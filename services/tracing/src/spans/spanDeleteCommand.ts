@@ -1,10 +1,9 @@
-import { streamId } from "@argus/contracts";
 import type { CallContext } from "@argus/platform";
 import type { DeleteSpansRequest, DeleteSpansResponse } from "@argus/proto/tracing/v1/tracing";
-import { spaceMetadata } from "@argus/spaces";
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
+import { appendToSpans } from "./spanSet.ts";
 
 const MAX_DELETED_SPANS = 5000;
 
@@ -29,21 +28,17 @@ export function deleteCommand(deps: TracingDeps) {
       await deps.store.lockProject(scope.client, project.id);
       const gone = await deps.store.delete(scope.client, project.id, ids, window);
       if (gone.length > 0)
-        await scope.appendToSet(
-          streamId("project_spans", project.id),
-          [
-            {
-              type: "SpansDeleted",
-              data: {
-                project_id: project.id,
-                space_id: project.spaceId,
-                span_ids: gone,
-                deleted_at: now.toISOString(),
-              },
+        await appendToSpans(scope, ctx, project, [
+          {
+            type: "SpansDeleted",
+            data: {
+              project_id: project.id,
+              space_id: project.spaceId,
+              span_ids: gone,
+              deleted_at: now.toISOString(),
             },
-          ],
-          spaceMetadata(ctx, project.spaceId),
-        );
+          },
+        ]);
       return new Set(gone);
     });
     return {

@@ -1,13 +1,13 @@
-import { streamId } from "@argus/contracts";
 import { DomainError, notFound, type CallContext } from "@argus/platform";
 import { Encoding, type ExportRequest, type ExportResponse } from "@argus/proto/tracing/v1/tracing";
-import { isUuid, requireCreatable, requirePermissionAt, spaceMetadata } from "@argus/spaces";
+import { isUuid, requireCreatable, requirePermissionAt } from "@argus/spaces";
 import type { SpanRecord } from "./spanRecord.ts";
 import { PROJECT_ACCESS, invalid } from "../shared/tracingRules.ts";
 import { decodeExport, OtlpDecodeError } from "../otlp/decode.ts";
 import { dayOfMs, dayOfNanos } from "../storage/time.ts";
 import type { TracingDeps } from "../deps.ts";
 import type { ProjectPlace } from "../projects/tracingProjects.ts";
+import { appendToSpans } from "./spanSet.ts";
 
 // Postgres: "no partition of relation found for row".
 const NO_PARTITION = "23514";
@@ -33,23 +33,19 @@ function store(
     for (const { project, spans } of byId) {
       const added = await deps.store.insert(scope.client, project.id, spans);
       if (added.count === 0) continue;
-      await scope.appendToSet(
-        streamId("project_spans", project.id),
-        [
-          {
-            type: "SpansReceived",
-            data: {
-              project_id: project.id,
-              space_id: project.spaceId,
-              span_count: added.count,
-              start_time: added.minStart,
-              end_time: added.maxStart,
-              received_at: now.toISOString(),
-            },
+      await appendToSpans(scope, ctx, project, [
+        {
+          type: "SpansReceived",
+          data: {
+            project_id: project.id,
+            space_id: project.spaceId,
+            span_count: added.count,
+            start_time: added.minStart,
+            end_time: added.maxStart,
+            received_at: now.toISOString(),
           },
-        ],
-        spaceMetadata(ctx, project.spaceId),
-      );
+        },
+      ]);
     }
   });
 }

@@ -1,4 +1,4 @@
-import { LIMITS, streamId, type AnnotationWrite } from "@argus/contracts";
+import { LIMITS, type AnnotationWrite } from "@argus/contracts";
 import { EVENT_PAYLOAD_BYTES, chunkBySize } from "@argus/eventstore";
 import type { CallContext } from "@argus/platform";
 import type {
@@ -10,17 +10,12 @@ import type {
   WriteSpanEvaluationsRequest,
   WriteSpanUpdatesResponse,
 } from "@argus/proto/tracing/v1/tracing";
-import {
-  annotationChunks,
-  decideAnnotations,
-  namesOf,
-  spaceMetadata,
-  type AnnotationInput,
-} from "@argus/spaces";
+import { annotationChunks, decideAnnotations, namesOf, type AnnotationInput } from "@argus/spaces";
 import type { TracingDeps } from "../deps.ts";
 import { loadProjectByName } from "../projects/projectAccess.ts";
 import { invalid, windowOf } from "../shared/tracingRules.ts";
 import type { SpanMetadataRow } from "../storage/spanStore.ts";
+import { appendToSpans } from "./spanSet.ts";
 import { evaluationOf, spansEvaluated } from "./spansEvaluated.ts";
 
 const DAY = 86_400_000;
@@ -153,20 +148,6 @@ export function spanWriteCommands(deps: TracingDeps) {
     const ids = [...new Set(spanIds)];
     const present = await deps.store.present(scope.client, projectId, "span", ids, keptDays());
     return { present, ...matchIds(ids, present) };
-  };
-  /** A write's events on its project's span set (a write that matched nothing has none). */
-  const appendToSpans = async (
-    scope: Scope,
-    ctx: CallContext,
-    project: { id: string; spaceId: string },
-    events: Parameters<Scope["appendToSet"]>[1],
-  ) => {
-    if (events.length > 0)
-      await scope.appendToSet(
-        streamId("project_spans", project.id),
-        events,
-        spaceMetadata(ctx, project.spaceId),
-      );
   };
 
   return {

@@ -1,7 +1,9 @@
-// `pnpm exec node bench/profile.ts [seconds] [space|datasets|patch]`: where the processes spend
-// their CPU on GET /v2/spaces/{id} (default), on a page of 50 datasets out of 200 of 10 examples
-// each (`datasets`, the peer benchmark's list), or on PATCHes of all 1000 examples of a dataset,
-// one at a time (`patch`, `dataset-patch-1000`'s subject), with a warm principal cache. Each process runs with --cpu-prof; after a
+// `pnpm exec node bench/profile.ts [seconds] [space|datasets|patch|taskrun]`: where the processes
+// spend their CPU on GET /v2/spaces/{id} (default), on a page of 50 datasets out of 200 of 10
+// examples each (`datasets`, the peer benchmark's list), on PATCHes of all 1000 examples of a
+// dataset, one at a time (`patch`, `dataset-patch-1000`'s subject), or on evaluation task runs
+// over 1000 experiment runs, triggered and polled one at a time (`taskrun`, `task-run-1000`'s
+// subject), with a warm principal cache. Each process runs with --cpu-prof; after a
 // closed-loop load the stack stops, Node writes the profiles, and the self time is summed per
 // function and per package. Reported in bench/README.md ("Where the time goes").
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -11,6 +13,7 @@ import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@arg
 import { exampleIds } from "./datasetPatch.ts";
 import { Api, createDataset } from "./datasets.ts";
 import { runLoad } from "./load.ts";
+import { runTask, seedEvaluationTask } from "./taskRun.ts";
 
 interface ProfileNode {
   id: number;
@@ -27,7 +30,7 @@ interface CpuProfile {
 
 const seconds = Number(process.argv[2] ?? "10");
 const subject = process.argv[3] ?? "space";
-if (subject !== "space" && subject !== "datasets" && subject !== "patch")
+if (!["space", "datasets", "patch", "taskrun"].includes(subject))
   throw new Error(`no such subject: ${subject}`);
 const dir = mkdtempSync(join(tmpdir(), "argus-prof-"));
 const { infra, stop: stopInfra } = await startInfra();
@@ -66,6 +69,7 @@ try {
     url = `${stack.baseUrl}/v2/datasets?space_id=${encodeURIComponent(spaceId)}&limit=50`;
   }
   if (subject === "patch") requests = await patchLoop(spaceId, headers);
+  else if (subject === "taskrun") requests = await taskRunLoop();
   else {
     const target = { name: "stack", url, headers, pids: {} };
     const load = { concurrency: 16, maxRequests: 1_000_000, timeoutMs: 10_000 };
@@ -100,6 +104,22 @@ async function patchLoop(spaceId: string, headers: Record<string, string>): Prom
       await res.arrayBuffer();
       count++;
     }
+    return count;
+  };
+  await until(performance.now() + 2000);
+  window.from = nowUs();
+  const count = await until(performance.now() + seconds * 1000);
+  window.to = nowUs();
+  return count;
+}
+
+/** Task runs of 1000 experiment runs, one at a time, for 2 s of warmup + `seconds`. */
+async function taskRunLoop(): Promise<number> {
+  const api = new Api(stack);
+  const { taskId } = await seedEvaluationTask(api);
+  const until = async (end: number) => {
+    let count = 0;
+    for (; performance.now() < end; count++) await runTask(api, taskId);
     return count;
   };
   await until(performance.now() + 2000);

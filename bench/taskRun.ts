@@ -33,59 +33,9 @@ const PAGE = 500;
 async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
-    const spaceId = await api.defaultSpaceId();
-    const examples = Array.from({ length: ITEMS }, (_, i) => ({
-      input: `q${i}`,
-      expected: `a${i}`,
-    }));
-    const dataset = await api.call<{ id: string }>("POST", "/v2/datasets", 201, {
-      space_id: spaceId,
-      name: `bench-${Date.now()}`,
-      examples,
-    });
-    const ids: string[] = [];
-    let cursor = "";
-    do {
-      const page = await api.call<{
-        examples: { id: string }[];
-        pagination: { has_more: boolean; next_cursor?: string };
-      }>(
-        "GET",
-        `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
-        200,
-      );
-      ids.push(...page.examples.map((e) => e.id));
-      cursor = page.pagination.has_more ? page.pagination.next_cursor! : "";
-    } while (cursor);
-    const experiment = await api.call<{ id: string }>("POST", "/v2/experiments", 201, {
-      name: `bench-exp-${Date.now()}`,
-      dataset_id: dataset.id,
-      experiment_runs: ids.map((id, i) => ({ example_id: id, output: i % 2 ? "no" : `a${i}` })),
-    });
-    const evaluator = await api.call<{ id: string }>("POST", "/v2/evaluators", 201, {
-      space_id: spaceId,
-      name: `bench-exact-${Date.now()}`,
-      type: "CODE",
-      version: {
-        commit_message: "c",
-        code_config: {
-          type: "MANAGED",
-          name: "exact_match",
-          managed_evaluator: "EXACT_MATCH",
-          variables: ["output", "expected"],
-        },
-      },
-    });
-    const task = await api.call<{ id: string }>("POST", "/v2/tasks", 201, {
-      type: "CODE_EVALUATION",
-      name: `bench-task-${Date.now()}`,
-      dataset_id: dataset.id,
-      experiment_ids: [experiment.id],
-      evaluators: [{ evaluator_id: evaluator.id }],
-    });
+    const { experimentUuid, taskId } = await seedEvaluationTask(api);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     onStop(() => pool.end());
-    const experimentUuid = decodeId("Experiment", experiment.id)!;
     const p = stack.processes;
     const pids = {
       gateway: p.gateway!.pid,
@@ -145,25 +95,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
     const viaApi: Operation = {
       name: "task run",
       pids,
-      async run() {
-        const run = await api.call<{ id: string }>("POST", `/v2/tasks/${task.id}/trigger`, 201, {
-          override_evaluations: true,
-        });
-        for (;;) {
-          const now = await api.call<{ status: string; num_successes: number }>(
-            "GET",
-            `/v2/task-runs/${run.id}`,
-            200,
-          );
-          if (now.status === "COMPLETED") {
-            if (now.num_successes !== ITEMS) throw new Error(`${now.num_successes} evaluated`);
-            return;
-          }
-          if (now.status !== "PENDING" && now.status !== "RUNNING")
-            throw new Error(`run ended ${now.status}`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      },
+      run: () => runTask(api, taskId),
     };
     return {
       kind: "operations",
@@ -196,4 +128,95 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
       stop,
     };
   });
+}
+
+/**
+ * A dataset of ITEMS examples, an experiment with a run of each (half of them equal to the
+ * expected answer), and a CODE_EVALUATION task with a MANAGED EXACT_MATCH evaluator over it.
+ */
+export async function seedEvaluationTask(
+  api: Api,
+): Promise<{ experimentUuid: string; taskId: string }> {
+  const spaceId = await api.defaultSpaceId();
+  const examples = Array.from({ length: ITEMS }, (_, i) => ({
+    input: `q${i}`,
+    expected: `a${i}`,
+  }));
+  const dataset = await api.call<{ id: string }>("POST", "/v2/datasets", 201, {
+    space_id: spaceId,
+    name: `bench-${Date.now()}`,
+    examples,
+  });
+  const ids: string[] = [];
+  let cursor = "";
+  do {
+    const page = await api.call<{
+      examples: { id: string }[];
+      pagination: { has_more: boolean; next_cursor?: string };
+    }>(
+      "GET",
+      `/v2/datasets/${dataset.id}/examples?limit=500${cursor ? `&cursor=${cursor}` : ""}`,
+      200,
+    );
+    ids.push(...page.examples.map((e) => e.id));
+    cursor = page.pagination.has_more ? page.pagination.next_cursor! : "";
+  } while (cursor);
+  const experiment = await api.call<{ id: string }>("POST", "/v2/experiments", 201, {
+    name: `bench-exp-${Date.now()}`,
+    dataset_id: dataset.id,
+    experiment_runs: ids.map((id, i) => ({ example_id: id, output: i % 2 ? "no" : `a${i}` })),
+  });
+  const evaluator = await api.call<{ id: string }>("POST", "/v2/evaluators", 201, {
+    space_id: spaceId,
+    name: `bench-exact-${Date.now()}`,
+    type: "CODE",
+    version: {
+      commit_message: "c",
+      code_config: {
+        type: "MANAGED",
+        name: "exact_match",
+        managed_evaluator: "EXACT_MATCH",
+        variables: ["output", "expected"],
+      },
+    },
+  });
+  const task = await api.call<{ id: string }>("POST", "/v2/tasks", 201, {
+    type: "CODE_EVALUATION",
+    name: `bench-task-${Date.now()}`,
+    dataset_id: dataset.id,
+    experiment_ids: [experiment.id],
+    evaluators: [{ evaluator_id: evaluator.id }],
+  });
+  return { experimentUuid: decodeId("Experiment", experiment.id)!, taskId: task.id };
+}
+
+/**
+ * One run of the task, as a user would watch it: triggered with override_evaluations (every run
+ * evaluates all ITEMS), then its status polled every 10 ms until COMPLETED. `mark` (profiling)
+ * hears when the trigger answered and each poll's status.
+ */
+export async function runTask(
+  api: Api,
+  taskId: string,
+  mark: (what: string) => void = () => undefined,
+): Promise<void> {
+  const run = await api.call<{ id: string }>("POST", `/v2/tasks/${taskId}/trigger`, 201, {
+    override_evaluations: true,
+  });
+  mark("triggered");
+  for (;;) {
+    const now = await api.call<{ status: string; num_successes: number }>(
+      "GET",
+      `/v2/task-runs/${run.id}`,
+      200,
+    );
+    mark(`polled ${now.status}`);
+    if (now.status === "COMPLETED") {
+      if (now.num_successes !== ITEMS) throw new Error(`${now.num_successes} evaluated`);
+      return;
+    }
+    if (now.status !== "PENDING" && now.status !== "RUNNING")
+      throw new Error(`run ended ${now.status}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

@@ -10,8 +10,8 @@ import { requirePermissionAt } from "@argus/spaces";
 import type { TasksDeps } from "../deps.ts";
 import { accessOf, kindOf, placeOf } from "../shared/access.ts";
 import { invalid } from "../tasks/taskDecider.ts";
-import { taskRow, type TaskRow } from "../tasks/taskRows.ts";
-import { RUN_COLUMNS, runRow, toRun, type RunRow } from "./taskRunRows.ts";
+import { taskRow } from "../tasks/taskRows.ts";
+import { RUN_COLUMNS, runWithPlace, toRun, type RunRow, type TaskPlace } from "./taskRunRows.ts";
 
 const RUN_STATUSES = new Set(["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"]);
 
@@ -19,13 +19,13 @@ const RUN_STATUSES = new Set(["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANC
 export function taskRunQueries(deps: TasksDeps) {
   const { pool, spaces } = deps;
 
-  const readable = async (ctx: CallContext, task: TaskRow) =>
+  const readable = async (ctx: CallContext, task: TaskPlace) =>
     requirePermissionAt(spaces, ctx, placeOf(task), accessOf(kindOf(task)));
 
   return {
     async getRun(req: GetRunRequest, ctx: CallContext): Promise<TaskRun> {
-      const run = await runRow(pool, ctx, req.id);
-      await readable(ctx, await taskRow(pool, ctx, run.task_id));
+      const { run, task } = await runWithPlace(pool, ctx, req.id);
+      await readable(ctx, task);
       return toRun(run);
     },
 

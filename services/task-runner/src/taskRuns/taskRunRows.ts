@@ -1,8 +1,8 @@
-import type { Queryable } from "@argus/eventstore";
-import type { CallContext } from "@argus/platform";
+import { tracedQuery, type Queryable } from "@argus/eventstore";
+import { notFound, type CallContext } from "@argus/platform";
 import type { TaskRunStatus } from "@argus/contracts";
 import type { TaskRun } from "@argus/proto/tasks/v1/tasks";
-import { rowInAccount } from "@argus/spaces";
+import { isUuid, rowInAccount } from "@argus/spaces";
 
 export interface RunRow {
   id: string;
@@ -49,4 +49,38 @@ export const toRun = (r: RunRow): TaskRun => ({
 
 export async function runRow(db: Queryable, ctx: CallContext, id: string): Promise<RunRow> {
   return rowInAccount<RunRow>(db, ctx, "task_runs", RUN_COLUMNS, id, "task run");
+}
+
+/** Where a run's task lives, as authorization sees it (placeOf, kindOf). */
+export interface TaskPlace {
+  account_id: string;
+  space_id: string;
+  project_id: string | null;
+}
+
+/**
+ * The run, if it is in the caller's account, with its task's place, in one statement: a client
+ * watching a run polls this, so each look is one round trip, not two.
+ */
+export async function runWithPlace(
+  db: Queryable,
+  ctx: CallContext,
+  id: string,
+): Promise<{ run: RunRow; task: TaskPlace }> {
+  if (!isUuid(id)) throw notFound("task run");
+  const res = await tracedQuery<RunRow & { task: TaskPlace | null }>(
+    db,
+    "task run with its task's place",
+    `select ${RUN_COLUMNS},
+            (select json_build_object('account_id', t.account_id, 'space_id', t.space_id,
+                                      'project_id', t.project_id)
+               from tasks t where t.id = task_runs.task_id and t.account_id = $2) as task
+       from task_runs where id = $1 and account_id = $2`,
+    [id, ctx.principal.accountId],
+  );
+  const row = res.rows[0];
+  if (!row) throw notFound("task run");
+  const { task, ...run } = row;
+  if (!task) throw notFound("task");
+  return { run, task };
 }

@@ -165,12 +165,14 @@ async function keptItems(
   );
 }
 
+/** A run's items: how many, evaluated, and written (flagged, or their page marked written). */
 const itemsOf = async (runId: string) =>
   (
     await pool.query<{ n: number; ok: number; written: number }>(
       `select count(*)::int as n, count(*) filter (where ok)::int as ok,
-              count(*) filter (where written)::int as written
-         from task_run_items where run_id = $1`,
+              count(*) filter (where written or page in (
+                select page from task_run_pages_written w where w.run_id = i.run_id))::int as written
+         from task_run_items i where run_id = $1`,
       [runId],
     )
   ).rows[0]!;
@@ -246,5 +248,103 @@ describe("a dataset task's run, page by page", () => {
     const rest = e.recorded.slice(1).flat();
     expect(rest.map((w) => w.runId).sort()).toEqual(e.runs.slice(2).map((r) => r.id));
     expect(await itemsOf(run.id)).toMatchObject({ n: RUNS_PAGE + 2, written: RUNS_PAGE + 2 });
+  });
+
+  it("evaluates and records a page while the one before is written, and writes them in order", async () => {
+    const e = experimentOf(2 * RUNS_PAGE + 1);
+    const run = await runOver(e.experimentId);
+    // The first page's write is held until the second page is recorded.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const record = e.peer.record.bind(e.peer);
+    const recordedWhileHeld: number[] = [];
+    e.peer.record = async (...args) => {
+      if (e.recorded.length === 0) {
+        const poll = setInterval(() => {
+          void itemsOf(run.id).then(({ n }) => {
+            if (n >= 2 * RUNS_PAGE) {
+              recordedWhileHeld.push(n);
+              release();
+            }
+          });
+        }, 5);
+        await held;
+        clearInterval(poll);
+      }
+      await record(...args);
+    };
+    const outcome = await evaluate(e, run);
+    expect(outcome).toEqual({ status: "COMPLETED" });
+    expect(recordedWhileHeld.length).toBeGreaterThan(0);
+    expect(e.calls.filter((c) => c.startsWith("record"))).toEqual([
+      `record ${RUNS_PAGE}`,
+      `record ${RUNS_PAGE}`,
+      "record 1",
+    ]);
+    // In page order: each write holds the runs after the one before's.
+    const firsts = e.recorded.map((w) => w[0]!.runId);
+    expect(firsts).toEqual([e.runs[0]!.id, e.runs[RUNS_PAGE]!.id, e.runs[2 * RUNS_PAGE]!.id]);
+    expect(await itemsOf(run.id)).toEqual({
+      n: 2 * RUNS_PAGE + 1,
+      ok: 2 * RUNS_PAGE + 1,
+      written: 2 * RUNS_PAGE + 1,
+    });
+  });
+
+  it("writes nothing after the report that finds the run stopped", async () => {
+    const e = experimentOf(2 * RUNS_PAGE + 1);
+    const run = await runOver(e.experimentId);
+    // Cancelled while the first page was written: its report says so.
+    let reports = 0;
+    const outcome = await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      {
+        resumed: false,
+        stopped: new AbortController().signal,
+        report: async () => ++reports > 1 && false,
+      },
+    );
+    expect(outcome).toEqual({ status: "STOPPED" });
+    expect(reports).toBe(1);
+    // The first page written; the second, evaluated meanwhile, kept but not written; no third.
+    expect(e.calls.filter((c) => c.startsWith("record"))).toEqual([`record ${RUNS_PAGE}`]);
+    expect(await itemsOf(run.id)).toEqual({
+      n: 2 * RUNS_PAGE,
+      ok: 2 * RUNS_PAGE,
+      written: RUNS_PAGE,
+    });
+  });
+
+  it("a run taken over writes again a page its dead worker recorded but did not mark written", async () => {
+    const e = experimentOf(3);
+    const run = await runOver(e.experimentId);
+    const [first, second, third] = e.runs;
+    // The dead worker's two pages: one marked written, one not (it died during its write).
+    const page = async (runId: string, label: string, written: boolean) => {
+      const id = randomUUID();
+      await pool.query(
+        `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)
+         values ($1, $2, $3, true, $4, jsonb_build_object('name', 'exact_match', 'label', $5::text,
+                 'score', 1, 'explanation', ''), $6)`,
+        [run.id, runId, evaluatorId, e.experimentId, label, id],
+      );
+      if (written)
+        await pool.query("insert into task_run_pages_written (run_id, page) values ($1, $2)", [
+          run.id,
+          id,
+        ]);
+    };
+    await page(first!.id, "written", true);
+    await page(second!.id, "kept", false);
+    const outcome = await evaluate(e, run, true);
+    expect(outcome).toEqual({ status: "COMPLETED" });
+    expect(e.recorded).toEqual([
+      [{ runId: second!.id, name: "exact_match", label: "kept", score: 1, explanation: "" }],
+      [expect.objectContaining({ runId: third!.id })],
+    ]);
+    expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 3 });
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { ItemError, type Verdict } from "./managedEvaluators.ts";
@@ -113,11 +114,63 @@ export interface PageJob<T> {
 }
 
 /**
+ * A run's pages' writes, one at a time and in order, each while the page after it is evaluated
+ * and recorded (its items are other items: a write of one page changes nothing the next reads
+ * or records). A page is written only once the one before was written and its progress report
+ * found the run going, so a run stopped during a write evaluates at most the one page it was
+ * busy with and writes nothing after the stop is seen, as when the pages went one after another.
+ * The marks of what was written go on beside the next page's write.
+ */
+export class PageWrites {
+  #last: Promise<boolean> = Promise.resolve(true);
+  readonly #marks: Promise<unknown>[] = [];
+
+  /**
+   * Queues a page's write after the page before's: `write` writes it and answers the marks
+   * under way, then progress is reported (`report`, false once the run stopped). Answers when
+   * the page before is written and reported: whether the run went on after it.
+   */
+  after(
+    write: () => Promise<Promise<unknown>[]>,
+    report: () => Promise<boolean>,
+  ): Promise<boolean> {
+    const before = this.#last;
+    const mine = before.then(async (going) => {
+      if (!going) return false;
+      const marks = await write();
+      for (const m of marks) m.catch(() => undefined);
+      this.#marks.push(...marks);
+      return report();
+    });
+    // Its failure is the caller's through `done`, or through the next page's `after`.
+    mine.catch(() => undefined);
+    this.#last = mine;
+    return before;
+  }
+
+  /** The last page written, reported and marked: whether the run went on after it. */
+  async done(): Promise<boolean> {
+    const going = await this.#last;
+    await Promise.all(this.#marks);
+    return going;
+  }
+
+  /** Waits for the writes under way, whatever they end in (a run failing leaves none behind). */
+  async settled(): Promise<void> {
+    await this.#last.catch(() => undefined);
+    await Promise.allSettled(this.#marks);
+  }
+}
+
+/**
  * The end every page of a run shares: the jobs `PARALLEL` at a time (a job that throws is its
  * item's error, never the run's), their outcomes recorded with those the page `settled`
  * already (skipped items), the page's results written, and progress reported. False once
  * the run is no longer RUNNING (cancelled) or its worker stopped it: the work stops there. A
- * job cut short by the stop was not evaluated, so it is no item's error.
+ * job cut short by the stop was not evaluated, so it is no item's error. With `writes`, the
+ * page is written after the page before, and this answers once that one is written and
+ * reported (the caller then works the next page while this one is written; `writes.done()`
+ * answers for the last).
  */
 export async function workPage<T extends object>(
   pool: Pool,
@@ -126,6 +179,7 @@ export async function workPage<T extends object>(
   jobs: readonly PageJob<T>[],
   write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
   progress: Progress,
+  writes?: PageWrites,
 ): Promise<boolean> {
   const items = [...settled];
   await eachLimited(jobs, PARALLEL, async (job) => {
@@ -138,7 +192,8 @@ export async function workPage<T extends object>(
       if (!progress.stopped.aborted) items.push({ ...outcome, ok: false });
     }
   });
-  const recorded = await recordItems(pool, runId, items);
+  const page = randomUUID();
+  const recorded = await recordItems(pool, runId, page, items);
   // This page's results are written from memory: a dead worker's were written when the run was
   // taken over (writePending), and one another worker recorded first is that worker's to write.
   const byTarget = new Map<string, ItemOutcome[]>();
@@ -148,55 +203,64 @@ export async function workPage<T extends object>(
       if (kept) kept.push(i);
       else byTarget.set(i.target!, [i]);
     }
-  // Marked written while the next chunk is written and progress reported: a mark lost to a
-  // crash only means writing the same values again on the take-over.
-  const marks: Promise<unknown>[] = [];
-  try {
+  // The page is marked written once all of it is (one row), while progress is reported: a mark
+  // lost to a crash only means writing the same values again on the take-over.
+  const writeOut = async () => {
     for (const [target, kept] of byTarget)
-      for (let i = 0; i < kept.length; i += WRITE_CHUNK) {
-        const chunk = kept.slice(i, i + WRITE_CHUNK);
+      for (let i = 0; i < kept.length; i += WRITE_CHUNK)
         await write(
           target,
-          chunk.map((r) => ({ item_id: r.item_id, ...(r.verdict as T) })),
+          kept.slice(i, i + WRITE_CHUNK).map((r) => ({ item_id: r.item_id, ...(r.verdict as T) })),
         );
-        marks.push(markWritten(pool, runId, chunk));
-      }
-  } finally {
-    // Awaited with the report below; a write that threw leaves its run's error to the caller.
-    for (const m of marks) m.catch(() => undefined);
-  }
-  const [going] = await Promise.all([!progress.stopped.aborted && progress.report(), ...marks]);
+    return byTarget.size > 0 ? [markPageWritten(pool, runId, page)] : [];
+  };
+  const report = async () => !progress.stopped.aborted && progress.report();
+  if (writes) return writes.after(writeOut, report);
+  const marks = await writeOut();
+  const [going] = await Promise.all([report(), ...marks]);
   return going;
 }
 
 /**
  * What a page did, kept per run: what a resumed run skips, and where the counts come from.
  * Answers `item/evaluator` of those recorded now (not those another worker recorded first).
+ * They are recorded under the page's id, which marks them written at once (markPageWritten).
  */
 async function recordItems(
   pool: Pool,
   runId: string,
+  page: string,
   items: readonly ItemOutcome[],
 ): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const res = await tracedQuery<{ item_id: string; evaluator_id: string }>(
     pool,
     "items evaluated",
-    `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict)
-     select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict
+    `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)
+     select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict, $3
        from jsonb_to_recordset($2::jsonb)
          as x(item_id text, evaluator_id uuid, ok boolean, target text, verdict jsonb)
      on conflict do nothing
      returning item_id, evaluator_id`,
-    [runId, JSON.stringify(items)],
+    [runId, JSON.stringify(items), page],
   );
   return new Set(res.rows.map((r) => `${r.item_id}/${r.evaluator_id}`));
+}
+
+/** A page's results are all written to their item's service: a take-over does not write them again. */
+async function markPageWritten(pool: Pool, runId: string, page: string): Promise<void> {
+  await tracedQuery(
+    pool,
+    "page written",
+    "insert into task_run_pages_written (run_id, page) values ($1, $2) on conflict do nothing",
+    [runId, page],
+  );
 }
 
 /** Results written per call to an item's service. */
 const WRITE_CHUNK = 500;
 
-/** Results written to their item's service: a take-over does not write them again. */
+/** Results written to their item's service, one by one (a take-over's writes of what a dead worker kept). */
 async function markWritten(
   pool: Pool,
   runId: string,
@@ -232,6 +296,7 @@ export async function writePending<T extends object = Verdict & { name: string }
     "verdicts to write",
     `select target, item_id, evaluator_id, verdict from task_run_items
       where run_id = $1 and verdict is not null and not written
+        and (page is null or page not in (select page from task_run_pages_written where run_id = $1))
       order by target`,
     [runId],
   );
@@ -262,8 +327,8 @@ export interface EvaluatedItem<T> {
 /**
  * One page of an evaluation run, whatever its items: each item with each evaluator once — what
  * this run already did (a run resumed by another worker) passed over, an item an earlier run
- * evaluated skipped unless the trigger overrides — then worked as `workPage` does. False once
- * the run stopped.
+ * evaluated skipped unless the trigger overrides — then worked as `workPage` does (its write
+ * queued on `writes`, when given). False once the run stopped.
  */
 export async function evaluatePage<T extends object>(
   pool: Pool,
@@ -273,6 +338,7 @@ export async function evaluatePage<T extends object>(
   override: boolean,
   write: (target: string, results: (T & { item_id: string })[]) => Promise<void>,
   progress: Progress,
+  writes?: PageWrites,
 ): Promise<boolean> {
   const seen = progress.resumed
     ? await doneItems(
@@ -290,7 +356,7 @@ export async function evaluatePage<T extends object>(
       if (!override && item.evaluatedBy(e)) skipped.push({ ...outcome, ok: null });
       else jobs.push({ ...outcome, target: item.target, run: () => item.verdict(e) });
     }
-  return workPage(pool, runId, skipped, jobs, write, progress);
+  return workPage(pool, runId, skipped, jobs, write, progress, writes);
 }
 
 /** `item/evaluator` of what this run already did with these items (a resumed run skips them). */

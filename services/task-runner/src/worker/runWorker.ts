@@ -4,9 +4,10 @@ import { streamId } from "@argus/contracts";
 import { tracedQuery, type CommandHandler } from "@argus/eventstore";
 import { startWorkLoop } from "@argus/service-host";
 import { DomainError, type Clock, type Logger } from "@argus/platform";
+import type { RunsToEvaluateResponse } from "@argus/proto/dataset/v1/dataset";
 import type { ExperimentRuns } from "../peers/experimentRuns.ts";
 import { runDecider, type Counts } from "../taskRuns/taskRunDecider.ts";
-import { evaluateExperiments } from "./evaluateExperiments.ts";
+import { evaluateExperiments, firstRunsPage } from "./evaluateExperiments.ts";
 import { evaluateSpans } from "./evaluateSpans.ts";
 import { evaluateUnits } from "./evaluateUnits.ts";
 import type { QueryFilters } from "../tasks/taskDecider.ts";
@@ -285,6 +286,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
     task: TaskFacts,
     experimentId: string | null,
     progress: Progress,
+    first?: Promise<RunsToEvaluateResponse>,
   ): Promise<Outcome> {
     if (task.task_type === "RUN_EXPERIMENT") {
       const produce = await producerOf(run, task.run_configuration ?? {}, progress.stopped);
@@ -310,7 +312,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             "trace/session evaluators (query_mappings) run on a project's traces and sessions; a dataset task has none",
         };
       if (task.dataset_id)
-        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress);
+        return await evaluateExperiments(o.pool, o.runs, run, evaluators, progress, first);
       if (traceShaped)
         return await evaluateUnits(
           o.pool,
@@ -357,6 +359,11 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
           return null;
         });
       if (!outcome) {
+        // A dataset task's first page is read while its start is recorded.
+        const first =
+          task.task_type !== "RUN_EXPERIMENT" && task.dataset_id
+            ? firstRunsPage(o.runs, run)
+            : undefined;
         await o.commands.handle(
           stream,
           runDecider,
@@ -369,12 +376,18 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         );
         const watch = await watchRun(() => look(run.id, sources), WATCH_MS);
         try {
-          outcome = await execute(run, task, experimentId, {
-            report: report(run.id),
-            stopped: watch.signal,
-            // Claimed RUNNING: another worker started it, and may have recorded items.
-            resumed: run.status === "RUNNING",
-          });
+          outcome = await execute(
+            run,
+            task,
+            experimentId,
+            {
+              report: report(run.id),
+              stopped: watch.signal,
+              // Claimed RUNNING: another worker started it, and may have recorded items.
+              resumed: run.status === "RUNNING",
+            },
+            first,
+          );
         } catch (err) {
           // Stopped mid-way: its end is the cancel's, or went with its task.
           outcome = watch.signal.aborted

@@ -304,7 +304,10 @@ describe("a dataset task's run, page by page", () => {
       {
         resumed: false,
         stopped: new AbortController().signal,
-        report: async () => ++reports > 1 && false,
+        report: async () => {
+          reports++;
+          return false;
+        },
       },
     );
     expect(outcome).toEqual({ status: "STOPPED" });

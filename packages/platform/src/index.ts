@@ -151,7 +151,7 @@ export {
 } from "./authorization.ts";
 
 // Ids and pages.
-export { decodeId, encodeId, uuidv7 } from "./ids.ts";
+export { decodeCanonicalId, decodeId, encodeId, uuidv7 } from "./ids.ts";
 export { clampLimit, fetchSize, newestAfter, newestKeyOf, pageOf } from "./paging.ts";
 
 // Secrets: HMAC keys made once per secret, and secrets sealed at rest.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeId, encodeId, uuidv7 } from "../src/ids.ts";
+import { decodeCanonicalId, decodeId, encodeId, uuidv7 } from "../src/ids.ts";
 
 describe("ids", () => {
   it("uuidv7 is version 7, variant 10, and sorts by time", () => {
@@ -27,4 +27,85 @@ describe("ids", () => {
   it("ids never contain URL-unsafe characters", () => {
     for (let i = 0; i < 200; i++) expect(encodeId("Space", uuidv7())).not.toMatch(/[+/]/);
   });
+
+  // "DatasetExample:" is 15 bytes (whole base64 groups: decoded without Buffer), "Space:" 6
+  // (whole too), "Dataset:" 8 (not whole: the general path).
+  const TYPES = ["DatasetExample", "Space", "Dataset", "ExperimentRun"];
+  const bufferId = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+  it("every type's ids decode as Buffer's base64 does, canonical or not", () => {
+    for (const type of TYPES) {
+      const u = uuidv7();
+      const id = encodeId(type, u);
+      expect(id).toBe(bufferId(`${type}:${u}`));
+      expect(decodeId(type, id)).toBe(u);
+      expect(decodeCanonicalId(type, id)).toBe(u);
+    }
+  });
+
+  it("a uuid that is not lowercase, or not a uuid, is no id of any type", () => {
+    for (const type of TYPES) {
+      const u = uuidv7();
+      for (const text of [
+        `${type}:${u.toUpperCase()}`,
+        `${type}:${u.slice(0, -1)}g`,
+        `${type}:${u.replaceAll("-", "_")}`,
+        `${type}:${u.slice(0, -1)}é`,
+        `${type}:${u}x`,
+        `${type}:${u.slice(0, -1)}`,
+        `Other:${u}`,
+      ]) {
+        expect(decodeId(type, bufferId(text))).toBeNull();
+        expect(decodeCanonicalId(type, bufferId(text))).toBeNull();
+      }
+    }
+  });
+
+  it("only the spelling the API gives out is canonical; a damaged id decodes to null", () => {
+    for (const type of TYPES) {
+      const u = uuidv7();
+      const id = encodeId(type, u);
+      for (let at = 0; at < id.length; at++)
+        for (const c of ["=", "!", "é", "-", "_"]) {
+          const damaged = id.slice(0, at) + c + id.slice(at + 1);
+          if (damaged !== id) expect(decodeCanonicalId(type, damaged)).toBeNull();
+        }
+      expect(decodeCanonicalId(type, id.slice(0, -4))).toBeNull();
+      expect(decodeCanonicalId(type, `${id}AAAA`)).toBeNull();
+    }
+    // "Dataset:<uuid>" is 44 bytes: its last group carries unused bits, which a decoder ignores.
+    const u = uuidv7();
+    const id = encodeId("Dataset", u);
+    expect(id.endsWith("=")).toBe(true);
+    const last = id.at(-2)!;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const other = alphabet[alphabet.indexOf(last) + 1]!;
+    const loose = `${id.slice(0, -2)}${other}=`;
+    expect(decodeId("Dataset", loose)).toBe(u);
+    expect(decodeCanonicalId("Dataset", loose)).toBeNull();
+  });
+
+  it("every character of an aligned type's uuid part is checked against the alphabet", () => {
+    const u = uuidv7();
+    const id = encodeId("DatasetExample", u);
+    const prefixLength = bufferId("DatasetExample:").length;
+    for (let code = 0; code < 256; code++) {
+      const c = String.fromCharCode(code);
+      const valid = /[A-Za-z0-9+/]/.test(c);
+      for (const at of [prefixLength, id.length - 1]) {
+        const changed = id.slice(0, at) + c + id.slice(at + 1);
+        const expected = valid ? decodeIdByBuffer(changed) : null;
+        expect(decodeId("DatasetExample", changed)).toBe(expected);
+      }
+    }
+  });
 });
+
+/** The general path, by Buffer, as the aligned types' fast path must agree with. */
+function decodeIdByBuffer(id: string): string | null {
+  const text = Buffer.from(id, "base64").toString("utf8");
+  const m = /^DatasetExample:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(
+    text,
+  );
+  return m ? m[1]! : null;
+}

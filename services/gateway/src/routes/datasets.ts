@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeCanonicalId, decodeId, encodeId, notFound } from "@argus/platform";
 import {
   DatasetServiceService,
   type Dataset,
@@ -63,10 +63,8 @@ function toWriteResult(w: DatasetWrite) {
  * type, or any spelling other than the one the gateway gives out (so two distinct public ids
  * never name the same example).
  */
-export function exampleUuid(publicId: string): string | null {
-  const uuid = decodeId("DatasetExample", publicId);
-  return uuid !== null && encodeId("DatasetExample", uuid) === publicId ? uuid : null;
-}
+export const exampleUuid = (publicId: string): string | null =>
+  decodeCanonicalId("DatasetExample", publicId);
 
 /** One example as JSON text: its system fields, then its user-defined fields as stored. */
 export function exampleText(e: Example): string {

@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeCanonicalId, decodeId, encodeId, notFound } from "@argus/platform";
 import {
   DatasetServiceService,
   type Experiment,
@@ -48,15 +48,8 @@ function toExperimentWithRunIds(w: ExperimentWrite) {
   };
 }
 
-/**
- * The uuid of a public example id, or null when it cannot name an example: garbage, another
- * type, or any spelling other than the one the gateway gives out.
- */
 /** The uuid of a public run id, only in the exact form the gateway gives out. */
-function runUuid(publicId: string): string | null {
-  const uuid = decodeId("ExperimentRun", publicId);
-  return uuid !== null && encodeId("ExperimentRun", uuid) === publicId ? uuid : null;
-}
+const runUuid = (publicId: string): string | null => decodeCanonicalId("ExperimentRun", publicId);
 
 /**
  * A run to write: `example_id` as an internal uuid ("" when absent or null; NO_EXAMPLE when it

@@ -18,6 +18,7 @@ export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./streams/eventChunks.ts";
 export type { Decider, DomainEvent } from "./commands/decider.ts";
 export { fold } from "./commands/decider.ts";
 export type {
+  AppendedEvent,
   CommandHandler,
   CommandInput,
   CommandOptions,

@@ -12,11 +12,20 @@ import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
-import type { EventMetadata } from "../types.ts";
+import type { EventMetadata, StoredEvent } from "../types.ts";
 import { recordRequest } from "../requests/appliedRequests.ts";
 
+/**
+ * An event a command just appended, as its projection sees it: the decided event, and where
+ * the store put it, so a projection may read a large event's data from its row in the same
+ * transaction instead of having it sent to Postgres a second time.
+ */
+export interface AppendedEvent extends DomainEvent {
+  readonly globalPosition: bigint;
+}
+
 /** A service's inline projections: every event a command appends goes through them. */
-export type Project = (client: PoolClient, events: readonly DomainEvent[]) => Promise<void>;
+export type Project = (client: PoolClient, events: readonly AppendedEvent[]) => Promise<void>;
 
 /** What a decision left behind: its events, the state after them and the stream's version. */
 export interface Decision<State, Event extends DomainEvent> {
@@ -119,12 +128,19 @@ function commandScope(tx: StreamAccess, project: Project): CommandScope {
     metadata: EventMetadata,
   ): Promise<void> {
     if (events.length === 0) return;
-    await tx.append(
+    const stored = await tx.append(
       streamId,
       version,
       events.map((e) => ({ type: e.type, data: e.data, metadata })),
     );
-    await project(tx.client, events);
+    await project(
+      tx.client,
+      events.map((e, i) => ({
+        type: e.type,
+        data: e.data,
+        globalPosition: (stored[i] as StoredEvent).globalPosition,
+      })),
+    );
   }
   return {
     client: tx.client,

@@ -1,10 +1,17 @@
 import type { PoolClient } from "pg";
 import type { DomainEvent } from "./decider.ts";
-import type { Project } from "./handleCommand.ts";
+import type { AppendedEvent, Project } from "./handleCommand.ts";
 
-/** One inline projection per event type, each given exactly that event's data. */
+/**
+ * One inline projection per event type, each given exactly that event's data, and the event as
+ * appended (its row: `global_position` in the service's `events`).
+ */
 export type Projections<E extends DomainEvent> = {
-  [T in E["type"]]: (client: PoolClient, data: Extract<E, { type: T }>["data"]) => Promise<unknown>;
+  [T in E["type"]]: (
+    client: PoolClient,
+    data: Extract<E, { type: T }>["data"],
+    appended: AppendedEvent,
+  ) => Promise<unknown>;
 };
 
 /**
@@ -17,13 +24,13 @@ export function projector<E extends DomainEvent>(
 ): Project {
   const byType = projections as unknown as Record<
     string,
-    ((client: PoolClient, data: object) => Promise<unknown>) | undefined
+    ((client: PoolClient, data: object, appended: AppendedEvent) => Promise<unknown>) | undefined
   >;
   return async (client, events) => {
-    for (const { type, data } of events) {
-      const apply = byType[type];
-      if (!apply) throw new Error(`${service} projection does not know event ${type}`);
-      await apply(client, data);
+    for (const event of events) {
+      const apply = byType[event.type];
+      if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
+      await apply(client, event.data, event);
     }
   };
 }

@@ -16,20 +16,33 @@ export const effectiveRows = (dataset: string, version: string, ids: string) => 
    where v.id = ${version} and x.id = any(${ids})
    order by x.id, array_position(v.lineage, x.version_id)`;
 
-/** Which of `ids` the version holds (live, not hidden): the examples a write may touch. */
+/** An array literal of lowercase uuids only: nothing in it for the driver to quote. */
+const UUID_TEXT = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID_LIST = new RegExp(`^\\{${UUID_TEXT}(?:,${UUID_TEXT})*\\}$`);
+
+/**
+ * Which of `ids` (uuids) the version holds (live, not hidden): the examples a write may touch.
+ * The ids go as one array literal and come back as one comma-separated text: for the 1000 of
+ * a bulk write, the driver's quoting of each element and a result row per id were most of the
+ * statement's time.
+ */
 export async function presentIds(
   db: Pool | PoolClient,
   version: VersionRow,
   ids: readonly string[],
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const res = await tracedQuery<{ id: string }>(
+  const literal = `{${ids.join(",")}}`;
+  const res = await tracedQuery<{ ids: string | null }>(
     db,
     "dataset examples present",
-    `select id from (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) e where not e.deleted`,
-    [version.dataset_id, version.id, ids],
+    `select string_agg(e.id::text, ',') as ids
+       from (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) e where not e.deleted`,
+    // Anything but uuids goes as an array, for Postgres to refuse as it always did.
+    [version.dataset_id, version.id, UUID_LIST.test(literal) ? literal : ids],
   );
-  return new Set(res.rows.map((r) => r.id));
+  const present = res.rows[0]?.ids;
+  return new Set(present ? present.split(",") : []);
 }
 
 export interface ExampleRow {

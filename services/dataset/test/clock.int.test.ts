@@ -8,6 +8,7 @@ import { startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest
 // Far from the wall clock, so a write stamped with the system's time would show.
 const pinned = new Date("2026-03-04T05:06:07.089Z");
 const anHourLater = new Date(pinned.getTime() + 3_600_000).toISOString();
+const twoHoursLater = new Date(pinned.getTime() + 7_200_000).toISOString();
 const clock = fixedClock(pinned);
 
 let t: DatasetUnderTest;
@@ -50,6 +51,30 @@ describe("the dataset service's clock", () => {
       [anHourLater, anHourLater],
     ]);
     expect((await t.call(S.getDataset, { id: datasetId })).updatedAt).toBe(anHourLater);
+
+    // An update in place stamps the example, its version and the dataset in one statement.
+    clock.advance(3_600_000);
+    await t.call(S.updateExamples, {
+      datasetId,
+      versionId: "",
+      examples: [{ id: w.exampleIds[0]!, fieldsJson: '{"q":3}' }],
+      newVersion: "",
+    });
+    const updated = await t.call(S.getDataset, { id: datasetId });
+    expect([updated.updatedAt, updated.versions[0]!.updatedAt]).toEqual([
+      twoHoursLater,
+      twoHoursLater,
+    ]);
+    const after = await t.call(S.listExamples, {
+      datasetId,
+      versionId: "",
+      page: { limit: 10, after: "" },
+    });
+    expect(after.examples.map((e) => [e.createdAt, e.updatedAt, e.fieldsJson])).toEqual([
+      [pinned.toISOString(), twoHoursLater, '{"q": 3}'],
+      [anHourLater, anHourLater, '{"q": 2}'],
+    ]);
+    clock.advance(-3_600_000);
 
     const e = await t.call(S.createExperiment, {
       name: uniqueName("exp"),

@@ -39,6 +39,14 @@ async function detachChildren(
   );
 }
 
+/**
+ * The same stamp as `touch`, as two `with` items of a projection's own statement (SQL over its
+ * placeholders): a bulk write's projection makes one round trip, not two.
+ */
+const touched = (dataset: string, version: string, at: string) => `
+  touched_version as (update dataset_versions set updated_at = ${at} where id = ${version}),
+  touched_dataset as (update datasets set updated_at = ${at} where id = ${dataset})`;
+
 async function touch(
   client: PoolClient,
   d: { dataset_id: string; version_id: string; at: string },
@@ -64,7 +72,8 @@ const examplesOfEvent = (position: string) =>
 
 /**
  * A version's examples: each write detaches the version's children first (they keep what they
- * saw), then changes the version's own rows and stamps the dataset and version.
+ * saw), then changes the version's own rows and stamps the dataset and version (inserts and
+ * updates in the statement that writes the rows).
  */
 export const exampleProjections: Projections<DatasetExamplesEvent> = {
   async DatasetExamplesInserted(client, d, event) {
@@ -81,11 +90,10 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
        ), inserted as (
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $1, x.id, $2, x.fields, $3, $3 from x
-       )
+       ), ${touched("$2", "$1", "$3")}
        ${recordExampleKinds("$1", "x", "x.fields")}`,
       [d.version_id, d.dataset_id, d.at, String(event.globalPosition)],
     );
-    await touch(client, d);
   },
   async DatasetExamplesUpdated(client, d, event) {
     const ids = d.examples.map((e) => e.id);
@@ -111,11 +119,10 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
              on eff.id = x.id and not eff.deleted
           where (select parent_id from dataset_versions where id = $2) is not null
             and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
-       )
+       ), ${touched("$1", "$2", "$3")}
        ${recordExampleKinds("$2", "x", "x.fields")}`,
       [d.dataset_id, d.version_id, d.at, String(event.globalPosition)],
     );
-    await touch(client, d);
   },
   async DatasetExamplesDeleted(client, d) {
     await detachChildren(client, d, d.example_ids);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { UndecodableEventError, decodeEvent, encodeEvent } from "../src/messages/eventCodec.ts";
+import {
+  UndecodableEventError,
+  decodeEvent,
+  encodeEvent,
+  encodeEventWithData,
+} from "../src/messages/eventCodec.ts";
 import type { StoredEvent } from "../src/types.ts";
 
 const event: StoredEvent = {
@@ -20,6 +25,14 @@ const event: StoredEvent = {
 describe("event codec", () => {
   it("round-trips an event, 64-bit positions included", () => {
     expect(decodeEvent(encodeEvent(event))).toEqual(event);
+  });
+
+  it("publishes the data as the JSON text it is given (Postgres' own spelling of a jsonb)", () => {
+    const { data: _data, ...rest } = event;
+    const text = '{"name": "élan", "nested": [1, null, {"a": true}]}';
+    const payload = encodeEventWithData(rest, text);
+    expect(decodeEvent(payload)).toEqual(event);
+    expect(new TextDecoder().decode(payload)).toContain(`"data":${text}}`);
   });
 
   it.each([

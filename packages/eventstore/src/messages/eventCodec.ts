@@ -21,18 +21,30 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export function encodeEvent(event: StoredEvent): Uint8Array {
-  const wire: WireEvent = {
+  return encodeEventWithData(event, JSON.stringify(event.data));
+}
+
+/**
+ * The same payload from the event's data as JSON text (the relay's: Postgres' own text of the
+ * `jsonb`, so a large event is neither parsed into objects nor stringified again on its way
+ * out). `dataJson` must be one JSON value.
+ */
+export function encodeEventWithData(
+  event: Omit<StoredEvent, "data">,
+  dataJson: string,
+): Uint8Array {
+  const wire: Omit<WireEvent, "data"> = {
     eventId: event.eventId,
     streamId: event.streamId,
     streamVersion: event.streamVersion,
     type: event.type,
-    data: event.data,
     metadata: event.metadata,
     globalPosition: event.globalPosition.toString(),
     transactionId: event.transactionId.toString(),
     recordedAt: event.recordedAt.toISOString(),
   };
-  return encoder.encode(JSON.stringify(wire));
+  const head = JSON.stringify(wire);
+  return encoder.encode(`${head.slice(0, -1)},"data":${dataJson}}`);
 }
 
 export function decodeEvent(payload: Uint8Array): StoredEvent {

@@ -1,7 +1,7 @@
 import type { StoredEvent } from "../types.ts";
 
 /** Maps an event to its NATS subject. */
-export type SubjectOf = (event: StoredEvent) => string;
+export type SubjectOf = (event: Pick<StoredEvent, "streamId" | "type">) => string;
 
 const tokenUnsafe = /[^A-Za-z0-9_-]/g;
 

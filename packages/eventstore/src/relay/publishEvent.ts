@@ -1,10 +1,10 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation } from "@opentelemetry/api";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
-import { encodeEvent } from "../messages/eventCodec.ts";
+import { encodeEventWithData } from "../messages/eventCodec.ts";
 import { metadataGetter, natsHeaderSetter } from "../messages/traceCarriers.ts";
 import { tracer } from "../schema/tracedQuery.ts";
-import type { StoredEvent } from "../types.ts";
+import type { EventWithDataText } from "../streams/readBatch.ts";
 
 /**
  * Publishes one event and resolves with its PubAck. The msgID is the event id, so the stream's
@@ -14,7 +14,7 @@ import type { StoredEvent } from "../types.ts";
 export function publishEvent(
   js: JetStreamClient,
   subject: string,
-  event: StoredEvent,
+  event: EventWithDataText,
   timeoutMs: number,
 ): Promise<PubAck> {
   const parent = propagation.extract(ROOT_CONTEXT, event.metadata, metadataGetter);
@@ -32,7 +32,7 @@ export function publishEvent(
       try {
         const hdrs = headers();
         propagation.inject(context.active(), hdrs, natsHeaderSetter);
-        const ack = await js.publish(subject, encodeEvent(event), {
+        const ack = await js.publish(subject, encodeEventWithData(event, event.dataJson), {
           msgID: event.eventId,
           headers: hdrs,
           timeout: timeoutMs,

@@ -6,7 +6,7 @@ import { backoffDelay } from "../backoff.ts";
 import { checkpointOf, compareCheckpoints } from "../streams/checkpoint.ts";
 import type { Logger } from "../logger.ts";
 import { publishEvent } from "./publishEvent.ts";
-import { readBatch } from "../streams/readBatch.ts";
+import { readBatchDataText } from "../streams/readBatch.ts";
 import { createSleeper } from "./sleeper.ts";
 import { loadRelayCheckpoint, storeRelayCheckpoint } from "./relayCheckpoint.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
@@ -64,7 +64,7 @@ export function createRelay(options: RelayOptions): Relay {
     logger.info("relay is active", { schema, relay: name, checkpoint });
     while (!stopping) {
       sleeper.clearWake();
-      const batch = await readBatch(client, schema, checkpoint, batchSize);
+      const batch = await readBatchDataText(client, schema, checkpoint, batchSize);
       let published = checkpoint;
       try {
         for (const event of batch) {

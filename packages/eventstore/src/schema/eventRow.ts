@@ -4,6 +4,9 @@ import type { StoredEvent } from "../types.ts";
 export const eventColumns = `global_position::text AS global_position, transaction_id::text AS transaction_id,
   stream_id, stream_version, event_id, event_type, data, metadata, recorded_at`;
 
+/** The same columns with the data as Postgres' JSON text of it (the relay publishes it as is). */
+export const eventColumnsDataText = eventColumns.replace(" data,", " data::text AS data,");
+
 export interface EventRow {
   global_position: string;
   transaction_id: string;

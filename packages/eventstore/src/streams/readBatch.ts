@@ -1,5 +1,10 @@
 import type { ClientBase } from "pg";
-import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
+import {
+  eventColumns,
+  eventColumnsDataText,
+  toStoredEvent,
+  type EventRow,
+} from "../schema/eventRow.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { Checkpoint, StoredEvent } from "../types.ts";
@@ -17,16 +22,43 @@ export async function readBatch(
   after: Checkpoint,
   limit: number,
 ): Promise<StoredEvent[]> {
+  return (await readRows(client, schema, after, limit, eventColumns)).map(toStoredEvent);
+}
+
+/** An event with its data as JSON text, as the relay publishes it. */
+export type EventWithDataText = Omit<StoredEvent, "data"> & { dataJson: string };
+
+/** `readBatch`, with each event's data left as Postgres' JSON text of it. */
+export async function readBatchDataText(
+  client: ClientBase,
+  schema: string,
+  after: Checkpoint,
+  limit: number,
+): Promise<EventWithDataText[]> {
+  const rows = await readRows(client, schema, after, limit, eventColumnsDataText);
+  return rows.map((row) => {
+    const { data, ...event } = toStoredEvent(row);
+    return { ...event, dataJson: data as string };
+  });
+}
+
+async function readRows(
+  client: ClientBase,
+  schema: string,
+  after: Checkpoint,
+  limit: number,
+  columns: string,
+): Promise<EventRow[]> {
   const { rows } = await tracedQuery<EventRow>(
     client,
     "readBatch",
     // ORDER BY is qualified: bare names would sort by the ::text output columns of the same name.
-    `SELECT ${eventColumns} FROM ${quoteSchema(schema)}.events e
+    `SELECT ${columns} FROM ${quoteSchema(schema)}.events e
      WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
        AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
      ORDER BY e.transaction_id, e.global_position
      LIMIT $3`,
     [after.transactionId.toString(), after.globalPosition.toString(), limit],
   );
-  return rows.map(toStoredEvent);
+  return rows;
 }

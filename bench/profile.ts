@@ -94,16 +94,20 @@ async function patchLoop(spaceId: string, headers: Record<string, string>): Prom
   const ids = await exampleIds(api, id);
   const path = `${stack.baseUrl}/v2/datasets/${encodeURIComponent(id)}/examples`;
   let n = 0;
+  return measuredLoop(async () => {
+    const flag = ++n % 2 ? "a" : "b";
+    const body = JSON.stringify({ examples: ids.map((e) => ({ id: e, flag })) });
+    const res = await fetch(path, { method: "PATCH", headers: json, body });
+    if (res.status !== 200) throw new Error(`PATCH -> ${res.status}`);
+    await res.arrayBuffer();
+  });
+}
+
+/** `operation` one at a time: 2 s of warmup, then `seconds` in the measured window; the count. */
+async function measuredLoop(operation: () => Promise<void>): Promise<number> {
   const until = async (end: number) => {
     let count = 0;
-    while (performance.now() < end) {
-      const flag = ++n % 2 ? "a" : "b";
-      const body = JSON.stringify({ examples: ids.map((e) => ({ id: e, flag })) });
-      const res = await fetch(path, { method: "PATCH", headers: json, body });
-      if (res.status !== 200) throw new Error(`PATCH -> ${res.status}`);
-      await res.arrayBuffer();
-      count++;
-    }
+    for (; performance.now() < end; count++) await operation();
     return count;
   };
   await until(performance.now() + 2000);
@@ -117,16 +121,7 @@ async function patchLoop(spaceId: string, headers: Record<string, string>): Prom
 async function taskRunLoop(): Promise<number> {
   const api = new Api(stack);
   const { taskId } = await seedEvaluationTask(api);
-  const until = async (end: number) => {
-    let count = 0;
-    for (; performance.now() < end; count++) await runTask(api, taskId);
-    return count;
-  };
-  await until(performance.now() + 2000);
-  window.from = nowUs();
-  const count = await until(performance.now() + seconds * 1000);
-  window.to = nowUs();
-  return count;
+  return measuredLoop(() => runTask(api, taskId));
 }
 
 /** Self time (ms) per key, from the sampled profile. */

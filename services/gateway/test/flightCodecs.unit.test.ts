@@ -10,13 +10,14 @@ import {
   Binary,
   Message,
   Table,
+  tableFromIPC,
   type RecordBatch,
 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@argus/platform";
 import { ColumnKind, type TextColumn } from "@argus/proto/dataset/v1/bulk";
 import { FlightDescriptor, FlightDescriptor_DescriptorType } from "@argus/proto/flight";
-import { downloadSchema, recordBatchOf } from "../src/flight/downloadColumns.ts";
+import { batchFrame, downloadSchema } from "../src/flight/downloadColumns.ts";
 import { decodeFlightData, encodeFlightData, type FlightData } from "../src/flight/flightData.ts";
 import { readRecordBatches, recordBatchFrame, schemaFrame } from "../src/flight/ipc.ts";
 import { protocolOf } from "../src/flight/singlePort.ts";
@@ -204,6 +205,33 @@ describe("download columns", () => {
     };
   };
 
+  /** IPC stream framing around a header and its body (continuation, padded length). */
+  const ipcMessage = (header: Uint8Array, body: readonly Uint8Array[]) => {
+    const prefix = Buffer.alloc(8 + ((header.length + 7) & ~7));
+    prefix.writeInt32LE(-1, 0);
+    prefix.writeInt32LE(prefix.length - 8, 4);
+    prefix.set(header, 8);
+    return Buffer.concat([prefix, ...body]);
+  };
+
+  /**
+   * batchFrame's record batch, read back by apache-arrow; its FlightData must be byte-equal to
+   * what apache-arrow's own writer (recordBatchFrame) makes of that batch.
+   */
+  const recordBatchOf = (schema: Schema, rows: number, columns: TextColumn[]): RecordBatch => {
+    const frame = batchFrame(schema, rows, columns);
+    const schemaMessage = schemaFrame(schema);
+    const batch = tableFromIPC(
+      Buffer.concat([
+        ipcMessage(schemaMessage.header, []),
+        ipcMessage(frame.header, frame.body),
+        Buffer.alloc(8),
+      ]),
+    ).batches[0]!;
+    expect(encodeFlightData(frame).equals(encodeFlightData(recordBatchFrame(batch)))).toBe(true);
+    return batch;
+  };
+
   it("one JSON type per column becomes that Arrow type; any mix stays text", () => {
     const schema = downloadSchema([
       { name: "s", kinds: ColumnKind.COLUMN_KIND_STRING },
@@ -232,6 +260,21 @@ describe("download columns", () => {
     expect(batch.getChild("f")!.get(1)).toBe(2.5);
     expect([batch.getChild("b")!.get(0), batch.getChild("b")!.get(1)]).toEqual([true, false]);
     expect(batch.getChild("j")!.get(0)).toBe('{"a": 1}');
+  });
+
+  it("text whose offsets do not start at 0 is rebased; a Bool column of nulls only is zeros", () => {
+    const schema = downloadSchema([
+      { name: "s", kinds: ColumnKind.COLUMN_KIND_STRING },
+      { name: "b", kinds: ColumnKind.COLUMN_KIND_BOOL },
+    ]);
+    const shifted = text(["xy", "abc", null]);
+    const offsets = new Int32Array(shifted.offsets.buffer.slice(0)).map((o) => o + 2);
+    const batch = recordBatchOf(schema, 3, [
+      { ...shifted, offsets: Buffer.from(offsets.buffer), data: Buffer.from("..xyabc") },
+      text([null, null, null]),
+    ]);
+    expect(batch.getChild("s")!.toArray()).toEqual(["xy", "abc", null]);
+    expect(batch.getChild("b")!.toArray()).toEqual([null, null, null]);
   });
 
   /** A fixed-width column (TextColumn.fixed), `shift` bytes past an 8-byte boundary. */

@@ -15,7 +15,7 @@ import {
 } from "@argus/proto/public/flight";
 import type { BulkBackend } from "./bulk.ts";
 import type { FlightCaller } from "./call.ts";
-import { downloadSchema, recordBatchOf } from "./downloadColumns.ts";
+import { batchFrame, downloadSchema } from "./downloadColumns.ts";
 import { idOf, invalid, required } from "./requests.ts";
 import type { FlightDownload, FlightUpload } from "./service.ts";
 import { rowsJson, uploadColumns, type UploadColumn } from "./uploadColumns.ts";
@@ -166,8 +166,9 @@ function part<C extends NonNullable<ImportDatasetMessage["part"]>["$case"]>(
 }
 
 /**
- * A download from its header on: the schema the header names, then each batch as Arrow. The
- * request's space, when given, must be the resource's (anything else reads as not found).
+ * A download from its header on: the schema the header names, then each batch as an Arrow IPC
+ * record batch (batchFrame). The request's space, when given, must be the resource's (anything
+ * else reads as not found).
  */
 export async function downloadOf(
   messages: AsyncGenerator<ExportMessage>,
@@ -188,7 +189,7 @@ export async function downloadOf(
   const batches = async function* () {
     for await (const m of messages) {
       if (m.part?.$case !== "batch") throw new Error(`the ${what} download sent a second header`);
-      yield recordBatchOf(schema, m.part.value.rowCount, m.part.value.columns);
+      yield batchFrame(schema, m.part.value.rowCount, m.part.value.columns);
     }
   };
   return { schema, batches: batches() };

@@ -1,17 +1,8 @@
 import type { DataType } from "apache-arrow";
-import {
-  Bool,
-  Field,
-  Float64,
-  Int64,
-  RecordBatch,
-  Schema,
-  Struct,
-  Utf8,
-  makeData,
-  type Data,
-} from "apache-arrow";
+import { Bool, Field, Float64, Int64, Message, Schema, Utf8 } from "apache-arrow";
+import * as ipcMetadata from "apache-arrow/ipc/metadata/message";
 import { ColumnKind, type Column, type TextColumn } from "@argus/proto/dataset/v1/bulk";
+import type { IpcFrame } from "./ipc.ts";
 
 /**
  * A download's columns, as the dataset service sends them (text in Arrow Utf8 layout, with the
@@ -48,17 +39,6 @@ function int32s(bytes: Uint8Array, count: number): Int32Array {
 
 const present = (validity: Uint8Array, i: number): boolean =>
   validity.length === 0 || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
-
-function textData(column: TextColumn, rows: number): Data<Utf8> {
-  return makeData({
-    type: new Utf8(),
-    length: rows,
-    nullCount: column.nullCount,
-    nullBitmap: column.validity.length > 0 ? column.validity : null,
-    valueOffsets: int32s(column.offsets, rows + 1),
-    data: column.data.length > 0 ? column.data : EMPTY,
-  });
-}
 
 /** Each present value's text, parsed (numbers and booleans are ASCII). */
 function parsed<T>(column: TextColumn, rows: number, parse: (text: string) => T, missing: T): T[] {
@@ -135,69 +115,90 @@ export function int64s(column: TextColumn, rows: number): BigInt64Array {
   return out;
 }
 
-/**
- * A fixed-width column's values (TextColumn.fixed) as the typed array Arrow wraps: a view when
- * aligned (the usual case), a copy when not.
- */
-function fixedValues<T extends BigInt64Array | Float64Array>(
-  of: { new (b: ArrayBufferLike, offset: number, length: number): T; new (length: number): T },
-  column: TextColumn,
-  rows: number,
-): T {
-  const bytes = column.fixed;
-  if (bytes.byteLength !== rows * 8)
-    throw new Error(`a fixed-width column has ${bytes.byteLength} bytes for ${rows} values`);
-  if (bytes.byteOffset % 8 === 0) return new of(bytes.buffer, bytes.byteOffset, rows);
-  const copy = new of(rows);
-  new Uint8Array(copy.buffer).set(bytes);
-  return copy;
-}
+const bytesOf = (values: BigInt64Array | Float64Array | Int32Array): Uint8Array =>
+  new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 
-function typedData(type: DataType, column: TextColumn, rows: number): Data {
-  const nullBitmap = column.validity.length > 0 ? column.validity : null;
-  const base = { length: rows, nullCount: column.nullCount, nullBitmap };
+/** A little-endian int32 at `at`, whatever the alignment of `bytes`. */
+const int32At = (bytes: Uint8Array, at: number): number =>
+  bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+
+/**
+ * One column's buffers in the order and shape apache-arrow's IPC writer (VectorAssembler) gives
+ * them: the validity bitmap (empty when no value is null), then a Utf8 column's offsets (from 0)
+ * and its value bytes, or the values of an Int64, Float64 or Bool column. What arrives in Arrow's
+ * layout already (text, fixed-width values) is a view of the message, never copied here.
+ */
+function columnBuffers(type: DataType, column: TextColumn, rows: number): Uint8Array[] {
+  if (column.nullCount < 0) throw new Error(`a column counts ${column.nullCount} nulls`);
+  if (column.nullCount > 0 && column.validity.length === 0)
+    throw new Error(`a column counts ${column.nullCount} nulls and has no validity bitmap`);
+  const validity = column.nullCount > 0 ? column.validity : EMPTY;
   // Values already in Arrow's layout: only an Int64 or a Float64 column is sent so.
   if (column.offsets.length === 0) {
-    if (type instanceof Int64)
-      return makeData({ ...base, type, data: fixedValues(BigInt64Array, column, rows) });
-    if (type instanceof Float64)
-      return makeData({ ...base, type, data: fixedValues(Float64Array, column, rows) });
-    throw new Error(`a fixed-width column for an Arrow ${String(type)} column`);
+    if (!(type instanceof Int64 || type instanceof Float64))
+      throw new Error(`a fixed-width column for an Arrow ${String(type)} column`);
+    if (column.fixed.byteLength !== rows * 8)
+      throw new Error(
+        `a fixed-width column has ${column.fixed.byteLength} bytes for ${rows} values`,
+      );
+    return [validity, column.fixed];
   }
-  if (type instanceof Int64)
-    return makeData({
-      ...base,
-      type,
-      data: int64s(column, rows),
-    });
+  if (type instanceof Int64) return [validity, bytesOf(int64s(column, rows))];
   if (type instanceof Float64)
-    return makeData({
-      ...base,
-      type,
-      data: Float64Array.from(parsed(column, rows, Number, 0)),
-    });
+    return [validity, bytesOf(Float64Array.from(parsed(column, rows, Number, 0)))];
   if (type instanceof Bool) {
-    const values = parsed(column, rows, (t) => t === "true", false);
     const bits = new Uint8Array((rows + 7) >> 3);
-    values.forEach((v, i) => {
-      if (v) bits[i >> 3]! |= 1 << (i & 7);
-    });
-    return makeData({ ...base, type, data: bits });
+    // A column of nulls only is all zeros, as Arrow's writer has it.
+    if (column.nullCount < rows)
+      parsed(column, rows, (t) => t === "true", false).forEach((v, i) => {
+        if (v) bits[i >> 3]! |= 1 << (i & 7);
+      });
+    return [validity, bits];
   }
-  return textData(column, rows);
+  if (column.offsets.byteLength !== (rows + 1) * 4)
+    throw new Error(
+      `a text column has ${column.offsets.byteLength} bytes of offsets for ${rows + 1} entries`,
+    );
+  const begin = int32At(column.offsets, 0);
+  const end = int32At(column.offsets, rows * 4);
+  const data = column.data.subarray(
+    begin,
+    begin + Math.min(end - begin, column.data.length - begin),
+  );
+  if (begin === 0) return [validity, column.offsets, data];
+  // Offsets that do not start at 0 (never sent): rebased, as Arrow's writer does.
+  return [validity, bytesOf(int32s(column.offsets, rows + 1).map((o) => o - begin)), data];
 }
 
-/** One batch of rows as an Arrow record batch of `schema` (from `downloadSchema`). */
-export function recordBatchOf(
-  schema: Schema,
-  rows: number,
-  columns: readonly TextColumn[],
-): RecordBatch {
+const PADDING = new Uint8Array(8);
+const padded = (n: number): number => (n + 7) & ~7;
+
+/**
+ * One batch of rows as the Arrow IPC RecordBatch message of `schema` (from `downloadSchema`),
+ * byte for byte as apache-arrow writes the record batch of the same values (its header by
+ * apache-arrow itself; its body the column buffers, each padded to 8 bytes), without building
+ * Arrow vectors to take them apart again: the columns' bytes go from the service's message into
+ * the FlightData once (encodeFlightData).
+ */
+export function batchFrame(schema: Schema, rows: number, columns: readonly TextColumn[]): IpcFrame {
   if (columns.length !== schema.fields.length)
     throw new Error(`a batch has ${columns.length} columns for ${schema.fields.length} fields`);
-  const children = schema.fields.map((f, i) => typedData(f.type, columns[i]!, rows));
-  return new RecordBatch(
-    schema,
-    makeData({ type: new Struct(schema.fields), length: rows, nullCount: 0, children }),
-  );
+  const nodes: ipcMetadata.FieldNode[] = [];
+  const regions: ipcMetadata.BufferRegion[] = [];
+  const body: Uint8Array[] = [];
+  let bodyLength = 0;
+  schema.fields.forEach((field, i) => {
+    const column = columns[i]!;
+    nodes.push(new ipcMetadata.FieldNode(rows, column.nullCount));
+    for (const b of columnBuffers(field.type, column, rows)) {
+      const length = padded(b.byteLength);
+      regions.push(new ipcMetadata.BufferRegion(bodyLength, length));
+      bodyLength += length;
+      if (b.byteLength === 0) continue;
+      body.push(b);
+      if (length > b.byteLength) body.push(PADDING.subarray(0, length - b.byteLength));
+    }
+  });
+  const header = new ipcMetadata.RecordBatch(rows, nodes, regions, null, []);
+  return { header: Message.encode(Message.from(header, bodyLength)), body };
 }

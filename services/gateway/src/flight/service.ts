@@ -18,7 +18,7 @@ import {
   FlightDataError,
   type FlightData,
 } from "./flightData.ts";
-import { readRecordBatches, recordBatchFrame, schemaFrame } from "./ipc.ts";
+import { readRecordBatches, schemaFrame, type IpcFrame } from "./ipc.ts";
 import { invalid, jsonObject, requestCase } from "./requests.ts";
 
 /**
@@ -39,10 +39,13 @@ export interface FlightUpload {
   batches: AsyncIterable<RecordBatch>;
 }
 
-/** A DoGet's Arrow stream: its schema, then its batches, produced as the client takes them. */
+/**
+ * A DoGet's Arrow stream: its schema, then its record batches as IPC messages (header and
+ * body), produced as the client takes them.
+ */
 export interface FlightDownload {
   schema: Schema;
-  batches: AsyncIterable<RecordBatch>;
+  batches: AsyncIterable<IpcFrame>;
 }
 
 type DoPutHandler<V> = (
@@ -151,8 +154,7 @@ async function sendDownload(
 ): Promise<void> {
   await written(call, encodeFlightData(schemaFrame(download.schema)), signal);
   // One batch in flight at a time: the next is made when the client has taken this one.
-  for await (const batch of download.batches)
-    await written(call, encodeFlightData(recordBatchFrame(batch)), signal);
+  for await (const frame of download.batches) await written(call, encodeFlightData(frame), signal);
   call.end();
 }
 

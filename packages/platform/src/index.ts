@@ -63,6 +63,9 @@ export { fixedClock, systemClock } from "./clock.ts";
 // with its error listener (the lint rule in eslint.config.js allows no other).
 export { checkout, connectClient, createPool, plainPool } from "./database.ts";
 
+// Process: Buffers counted in the heap limit (every main sets it first).
+export { countBuffersInHeapLimit } from "./heap.ts";
+
 // Start-up: wait for Postgres and NATS to answer instead of exiting on the first refusal.
 export type { UntilReachableOptions } from "./untilReachable.ts";
 export { STARTUP_WAIT_MS, isUnreachable, untilReachable } from "./untilReachable.ts";

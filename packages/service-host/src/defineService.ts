@@ -21,6 +21,7 @@ import {
   optionalStr,
   callKeysOf,
   callersOf,
+  countBuffersInHeapLimit,
   keyEnv,
   noCredential,
   privateKeyVar,
@@ -302,6 +303,7 @@ export async function startService<S extends Spec>(
  * `@argus/platform`'s `telemetryRegister.ts` in its start command.
  */
 export async function serviceMain<S extends Spec>(def: ServiceDefinition<S>): Promise<void> {
+  countBuffersInHeapLimit();
   const name = def.description.name;
   const { config } = loadServiceConfig(def, process.env);
   const logger = createLogger({ service: name, level: config.logLevel });

@@ -1,9 +1,10 @@
-import { createLogger, shutdownTelemetry } from "@argus/platform";
+import { countBuffersInHeapLimit, createLogger, shutdownTelemetry } from "@argus/platform";
 import { loadGatewayConfig } from "./config.ts";
 import { startGateway } from "./server.ts";
 
 // Its OpenTelemetry SDK (if any) was started before, by the `--import` of @argus/platform's
 // telemetryRegister.ts in its start command.
+countBuffersInHeapLimit();
 const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway", level: config.logLevel });
 const running = await startGateway(config, logger);

@@ -30,6 +30,12 @@ import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webho
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
 import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
+import { countBuffersInHeapLimit } from "@argus/platform";
+
+// The clients here (Flight readers, COPY streams) are Node processes streaming bytes as the
+// services do: the same heap setting, so neither side's client spends its CPU on full
+// collections the official (pyarrow) client would not make.
+countBuffersInHeapLimit();
 
 const { values } = parseArgs({
   // pnpm passes the `--` of `pnpm bench -- --duration 10` through.

@@ -37,6 +37,19 @@ function alignedPrefix(type: string): string | null {
   return prefix;
 }
 
+/**
+ * The uuid of an aligned type's id read straight from its characters (null when they do not
+ * spell one), or undefined when the type is not aligned or `id` does not start with its prefix.
+ */
+function alignedUuid(type: string, id: string): string | null | undefined {
+  const prefix = alignedPrefix(type);
+  return prefix !== null &&
+    id.length === prefix.length + UUID_BASE64_LENGTH &&
+    id.startsWith(prefix)
+    ? uuidAfter(id, prefix.length)
+    : undefined;
+}
+
 /** Public ids are standard base64 of `<Type>:<uuid>` (ARCHITECTURE §10). */
 export function encodeId(type: string, uuid: string): string {
   return Buffer.from(`${type}:${uuid}`, "utf8").toString("base64");
@@ -63,9 +76,8 @@ function uuidAfter(id: string, at: number): string | null {
 
 /** The uuid inside a public id of the given type, or null for garbage or another type. */
 export function decodeId(type: string, id: string): string | null {
-  const prefix = alignedPrefix(type);
-  if (prefix !== null && id.length === prefix.length + UUID_BASE64_LENGTH && id.startsWith(prefix))
-    return uuidAfter(id, prefix.length);
+  const aligned = alignedUuid(type, id);
+  if (aligned !== undefined) return aligned;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(id) || id.length % 4 !== 0) return null;
   const text = Buffer.from(id, "base64").toString("utf8");
   const prefixText = `${type}:`;
@@ -81,9 +93,8 @@ export function decodeId(type: string, id: string): string | null {
  * is not encoded again to compare.
  */
 export function decodeCanonicalId(type: string, id: string): string | null {
-  const prefix = alignedPrefix(type);
-  if (prefix !== null && id.length === prefix.length + UUID_BASE64_LENGTH && id.startsWith(prefix))
-    return uuidAfter(id, prefix.length);
+  const aligned = alignedUuid(type, id);
+  if (aligned !== undefined) return aligned;
   const uuid = decodeId(type, id);
   return uuid !== null && encodeId(type, uuid) === id ? uuid : null;
 }

@@ -1,4 +1,5 @@
 import { FlightDescriptor } from "@argus/proto/flight";
+import { varintSize, writeVarint } from "@argus/platform/wire";
 
 /**
  * `arrow.flight.protocol.FlightData` on the wire, by hand: a batch's body is most of a Flight
@@ -62,18 +63,6 @@ export function decodeFlightData(buf: Uint8Array): FlightData {
   return out;
 }
 
-function varint(n: number): number[] {
-  const bytes: number[] = [];
-  while (n >= 0x80) {
-    bytes.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  bytes.push(n);
-  return bytes;
-}
-
-const keyOf = (field: number) => varint(field * 8 + 2);
-
 /**
  * Encodes a FlightData message whose body is `body` laid end to end (the buffers of an IPC
  * message, padding included): one allocation, each byte copied once.
@@ -83,21 +72,25 @@ export function encodeFlightData(msg: {
   body?: readonly Uint8Array[];
   appMetadata?: Uint8Array;
 }): Buffer {
-  const bodyLength = (msg.body ?? []).reduce((n, b) => n + b.byteLength, 0);
-  const parts: (number[] | Uint8Array)[] = [];
-  const field = (n: number, length: number, ...values: readonly Uint8Array[]) => {
-    parts.push([...keyOf(n), ...varint(length)], ...values);
-  };
-  if (msg.header.length > 0) field(HEADER, msg.header.length, msg.header);
+  const body = msg.body ?? [];
+  const bodyLength = body.reduce((n, b) => n + b.byteLength, 0);
+  const fields: [number, number, readonly Uint8Array[]][] = [];
+  if (msg.header.length > 0) fields.push([HEADER, msg.header.length, [msg.header]]);
   if (msg.appMetadata && msg.appMetadata.length > 0)
-    field(APP_METADATA, msg.appMetadata.length, msg.appMetadata);
-  if (bodyLength > 0) field(BODY, bodyLength, ...(msg.body ?? []));
-  const size = parts.reduce((n, p) => n + p.length, 0);
+    fields.push([APP_METADATA, msg.appMetadata.length, [msg.appMetadata]]);
+  if (bodyLength > 0) fields.push([BODY, bodyLength, body]);
+  const size = fields.reduce(
+    (n, [field, length]) => n + varintSize(field * 8 + 2) + varintSize(length) + length,
+    0,
+  );
   const out = Buffer.allocUnsafe(size);
   let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
+  for (const [field, length, values] of fields) {
+    pos = writeVarint(out, writeVarint(out, pos, field * 8 + 2), length);
+    for (const v of values) {
+      out.set(v, pos);
+      pos += v.byteLength;
+    }
   }
   return out;
 }

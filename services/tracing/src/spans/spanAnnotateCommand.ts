@@ -4,7 +4,7 @@ import { annotationChunks, decideAnnotations, namesOf, type AnnotationInput } fr
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
-import { appendToSpans } from "./spanSet.ts";
+import { appendToSpans, lockSpans } from "./spanSet.ts";
 
 function recordsOf(text: string): AnnotationInput[] {
   let parsed: unknown;
@@ -98,7 +98,7 @@ export function annotateCommand(deps: TracingDeps) {
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));
     const annotator = await deps.annotators.caller(ctx);
     await deps.commands.transact(async (scope) => {
-      await deps.store.lockProject(scope.client, project.id);
+      await lockSpans(scope, project.id);
       const ids = [...new Set(records.map((r) => r.recordId))];
       // SPAN: the span itself; TRACE: the trace whose root the record names.
       const keyOf =

@@ -3,7 +3,7 @@ import type { DeleteSpansRequest, DeleteSpansResponse } from "@argus/proto/traci
 import { WINDOW_DEFAULTS, invalid, windowOf } from "../shared/tracingRules.ts";
 import type { TracingDeps } from "../deps.ts";
 import { loadProject } from "../projects/projectAccess.ts";
-import { appendToSpans } from "./spanSet.ts";
+import { appendToSpans, lockSpans } from "./spanSet.ts";
 
 const MAX_DELETED_SPANS = 5000;
 
@@ -25,7 +25,7 @@ export function deleteCommand(deps: TracingDeps) {
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_DELETE");
     const ids = [...new Set(req.spanIds)];
     const deleted = await deps.commands.transact(async (scope) => {
-      await deps.store.lockProject(scope.client, project.id);
+      await lockSpans(scope, project.id);
       const gone = await deps.store.delete(scope.client, project.id, ids, window);
       if (gone.length > 0)
         await appendToSpans(scope, ctx, project, [

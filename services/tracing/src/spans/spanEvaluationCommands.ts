@@ -1,4 +1,4 @@
-import { streamId } from "@argus/contracts";
+import { spansStream } from "./spanSet.ts";
 import { DomainError, type CallContext } from "@argus/platform";
 import type {
   RecordSpanEvaluationsRequest,
@@ -21,7 +21,7 @@ export function spanEvaluationCommands(deps: TracingDeps) {
       if (!project) throw new DomainError("resource-not-found", "project not found");
       await deps.commands.transact((scope) =>
         scope.appendToSet(
-          streamId("project_spans", project.id),
+          spansStream(project.id),
           [
             spansEvaluated(
               { id: project.id, spaceId: project.space_id },

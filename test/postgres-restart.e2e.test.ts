@@ -140,10 +140,10 @@ it(`every process survives ${RESTARTS} immediate Postgres restarts under load an
   }
   const all = [...answers, ...probes];
   const errors = all.filter((a) => a.status >= 400);
+  const failed = all.filter((a) => a.status === 500);
   expect(
-    all
-      .filter((a) => a.status === 500)
-      .map((a) => `${a.method} ${a.path}: ${JSON.stringify(a.body)}`),
+    failed.map((a) => `${a.method} ${a.path}: ${JSON.stringify(a.body)}`),
+    `what the processes logged of each 500:\n${logsOf(failed)}`,
   ).toEqual([]);
   expect(notProblems(all)).toEqual([]);
   const unavailable = errors.filter((a) => a.status === 503);
@@ -154,3 +154,16 @@ it(`every process survives ${RESTARTS} immediate Postgres restarts under load an
     `[postgres-restart] recovered in ${recoveries.join(", ")} ms; ${answers.length} client answers, ${errors.length} errors: ${[...new Set(errors.map((e) => e.status))].join(", ")}`,
   );
 }, 300_000);
+
+/** Every process's log lines naming one of the answers' request ids, and every error logged. */
+function logsOf(failed: readonly Answer[]): string {
+  const ids = failed.flatMap((a) => {
+    const id = (a.body as { request_id?: unknown } | undefined)?.request_id;
+    return typeof id === "string" ? [id] : [];
+  });
+  return Object.values(stack.processes)
+    .flatMap((p) => p.output().split("\n"))
+    .filter((line) => ids.some((id) => line.includes(id)) || line.includes('"level":"error"'))
+    .join("\n")
+    .slice(-20_000);
+}

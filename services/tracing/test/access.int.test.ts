@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { predefinedRole, type Principal } from "@argus/platform";
@@ -13,9 +13,9 @@ import {
   projectIdOf,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 let privateSpace: string;
 let publicSpace: string;
 
@@ -75,13 +75,9 @@ async function outcomes(
 }
 
 beforeAll(async () => {
-  t = await startTracingUnderTest();
   privateSpace = await t.createSpace(true);
   publicSpace = await t.createSpace(false);
   for (const spaceId of [privateSpace, publicSpace]) await t.createNotesConfig(spaceId);
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe("spaces", () => {

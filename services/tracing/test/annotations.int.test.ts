@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
@@ -12,9 +12,9 @@ import {
   type RawSpan,
   type Span,
 } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 
 /** A project with two traces: A (root + two children) and B (a root alone). */
 interface Fixture {
@@ -78,7 +78,6 @@ const annotate = (
 const byName = (spans: Span[]) => new Map(spans.map((s) => [s.name, s]));
 
 beforeAll(async () => {
-  t = await startTracingUnderTest();
   const create = (req: {
     name: string;
     type: string;
@@ -102,9 +101,6 @@ beforeAll(async () => {
   });
   await create({ name: "rating", type: "CONTINUOUS", minimumScore: 0, maximumScore: 1 });
   await create({ name: "notes", type: "FREEFORM" });
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe("AnnotateSpans", () => {

@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "@argus/platform";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
 import { exportRaw, listSpans, listTraces, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { useTracingUnderTest } from "./tracingUnderTest.ts";
 
 // Far from the wall clock, so a time taken from the system's clock would show.
 const pinned = new Date("2026-03-04T05:06:07.089Z");
 const HOUR = 3_600_000;
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest({}, { clock: fixedClock(pinned) });
 
 beforeAll(async () => {
-  t = await startTracingUnderTest({}, { clock: fixedClock(pinned) });
   await t.createNotesConfig();
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe("the tracing service's clock", () => {

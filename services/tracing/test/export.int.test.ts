@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { callServerStream, type Principal } from "@argus/platform";
 import {
   ColumnKind,
@@ -16,23 +16,11 @@ import { uniqueName } from "@argus/testkit";
 import { EXPORT_BATCH } from "../src/spans/spanDownload.ts";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import {
-  problemOf,
-  problemWith,
-  startTracingUnderTest,
-  type TracingUnderTest,
-} from "./tracingUnderTest.ts";
+import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
 
 /** The SDK's span export on the tracing side: CountExportSpans and the ExportSpans stream. */
 
-let t: TracingUnderTest;
-
-beforeAll(async () => {
-  t = await startTracingUnderTest();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTracingUnderTest();
 
 // Whole seconds, as the SDK sends them, a few minutes ago (within the kept days).
 const BASE = Math.floor((Date.now() - 600_000) / 1000) * 1000;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "@argus/testkit";
 import {
   exportRaw,
@@ -10,21 +10,15 @@ import {
   spansPage,
   type RawSpan,
 } from "./spans.ts";
-import {
-  problemOf,
-  problemWith,
-  startTracingUnderTest,
-  type TracingUnderTest,
-} from "./tracingUnderTest.ts";
+import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 let projectId: string;
 const trace1 = newTraceId();
 const trace2 = newTraceId();
 const ids = { alpha: newSpanId(), beta: newSpanId(), Gamma: newSpanId(), delta: newSpanId() };
 
 beforeAll(async () => {
-  t = await startTracingUnderTest();
   const start = Date.now() - 3_600_000;
   const spans: RawSpan[] = [
     {
@@ -82,9 +76,6 @@ beforeAll(async () => {
   const project = uniqueName("proj");
   expect((await exportRaw(t, project, spans)).rejectedSpans).toBe(0n);
   projectId = await projectIdOf(t, project);
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const names = async (filter: string) =>

@@ -15,9 +15,9 @@ import {
   projectIdOf,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 let nc: NatsConnection;
 /** Every tracing event published, in order. */
 const events: { subject: string; type: string; data: Record<string, unknown> }[] = [];
@@ -50,7 +50,6 @@ const partitionExists = async (day: number) =>
     .rowCount === 1;
 
 beforeAll(async () => {
-  t = await startTracingUnderTest();
   nc = await connect({ servers: t.natsUrl });
   nc.subscribe(`${t.subjectRoot}.tracing.>`, {
     callback: (_e, m) => {
@@ -63,7 +62,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await nc?.drain();
-  await t?.stop();
 });
 
 describe("projects", () => {

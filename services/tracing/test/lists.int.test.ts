@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uniqueName } from "@argus/testkit";
 import {
   exportRaw,
@@ -10,16 +10,9 @@ import {
   spansPage,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
-
-beforeAll(async () => {
-  t = await startTracingUnderTest();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTracingUnderTest();
 
 const DAY = 86_400_000;
 

@@ -6,24 +6,25 @@ import { latencyMonitor } from "./monitorFields.ts";
 import { uniqueName } from "@argus/testkit";
 import { startTracing } from "../src/index.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { useTracingUnderTest } from "./tracingUnderTest.ts";
 
 // A fixed time: the schedule, the windows and the leases all read this clock, moved by hand.
 const pinned = new Date("2026-03-04T10:00:00.000Z");
 const clock = fixedClock(pinned);
 const CADENCE = 10;
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest(
+  {
+    ARGUS_MONITOR_MIN_CADENCE_SECONDS: "1",
+    ARGUS_MONITOR_POLL_MS: "50",
+    ARGUS_MONITOR_LEASE_MS: "5000",
+  },
+  { clock },
+);
 let projectId: string;
 const replicas: RunningService[] = [];
 
 beforeAll(async () => {
-  const env = {
-    ARGUS_MONITOR_MIN_CADENCE_SECONDS: "1",
-    ARGUS_MONITOR_POLL_MS: "50",
-    ARGUS_MONITOR_LEASE_MS: "5000",
-  };
-  t = await startTracingUnderTest(env, { clock });
   // Two more replicas of the same service on the same database: three evaluation loops.
   for (let i = 0; i < 2; i++)
     replicas.push(
@@ -48,8 +49,8 @@ beforeAll(async () => {
   projectId = await projectIdOf(t, project);
 }, 90_000);
 afterAll(async () => {
+  // Before the service itself (stopped by useTracingUnderTest, whose hook was registered first).
   for (const r of replicas) await r.stop();
-  await t?.stop();
 });
 
 const fields = (over: Partial<MonitorFields> = {}): MonitorFields =>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { MonitorDimension, MonitorFilter, TracingMetric } from "@argus/contracts";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
 import { latencyMonitor } from "./monitorFields.ts";
@@ -8,9 +8,9 @@ import { DashboardServiceService as D } from "@argus/proto/tracing/v1/dashboards
 import { uniqueName } from "@argus/testkit";
 import { measureSeries, measureWindow } from "../src/monitors/metricSql.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import { problemWith, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 let projectId: string;
 
 // Every span of the window: latency, tokens, a route (absent on some), tags (a list), status.
@@ -42,7 +42,6 @@ const seeded: Seeded[] = Array.from({ length: 40 }, (_, i) => ({
 }));
 
 beforeAll(async () => {
-  t = await startTracingUnderTest();
   const project = uniqueName("metrics");
   const spans: RawSpan[] = seeded.map((s, i) => ({
     traceId: s.traceId,
@@ -92,9 +91,6 @@ beforeAll(async () => {
     );
   }
 }, 60_000);
-afterAll(async () => {
-  await t?.stop();
-});
 
 // ---- The same metrics, computed here from what was sent ----
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uniqueName } from "@argus/testkit";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { dayOfMs, partitionName } from "../src/storage/time.ts";
 import { exportRaw, listSpans, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { useTracingUnderTest } from "./tracingUnderTest.ts";
 
 const DAY = 86_400_000;
-let t: TracingUnderTest;
-
-beforeAll(async () => {
-  t = await startTracingUnderTest({ ARGUS_SPAN_RETENTION_DAYS: "400" });
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTracingUnderTest({ ARGUS_SPAN_RETENTION_DAYS: "400" });
 
 const partitions = async () =>
   (

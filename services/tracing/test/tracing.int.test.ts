@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { Encoding, TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
@@ -12,21 +12,9 @@ import {
   record,
   traceOf,
 } from "./spans.ts";
-import {
-  problemOf,
-  problemWith,
-  startTracingUnderTest,
-  type TracingUnderTest,
-} from "./tracingUnderTest.ts";
+import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
-
-beforeAll(async () => {
-  t = await startTracingUnderTest();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTracingUnderTest();
 
 const exportSpans = (spans: ReadableSpan[], encoding: "protobuf" | "json" = "protobuf") =>
   exportWith(t, spans, encoding);

@@ -1,5 +1,6 @@
 import type * as grpc from "@grpc/grpc-js";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import {
   callUnary,
   createChannel,
@@ -74,8 +75,30 @@ export interface TracingUnderTest {
   stop(): Promise<void>;
 }
 
+/**
+ * The service under test for one test file: started before its tests, stopped after them. The
+ * handle is empty until then, so read it only inside hooks and tests; a file's own `beforeAll`
+ * registered after this call runs once the service is up.
+ */
+export function useTracingUnderTest(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): TracingUnderTest {
+  // Filled in place, so that the file can hold it in a `const` from the start.
+  const t = {} as TracingUnderTest;
+  let running: TracingUnderTest | undefined;
+  beforeAll(async () => {
+    running = await startTracingUnderTest(env, options);
+    Object.assign(t, running);
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+  return t;
+}
+
 /** `env` adds to the tracing service's environment; `clock` pins its time. */
-export async function startTracingUnderTest(
+async function startTracingUnderTest(
   env: Record<string, string> = {},
   options: { clock?: Clock } = {},
 ): Promise<TracingUnderTest> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { callUnary } from "@argus/platform";
 import {
   SpanDirectoryService,
@@ -8,17 +8,10 @@ import {
 } from "@argus/proto/tracing/v1/tracing";
 import { uniqueName } from "@argus/testkit";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import { problemOf, startTracingUnderTest, type TracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
 
-let t: TracingUnderTest;
+const t = useTracingUnderTest();
 let projectId: string;
-
-beforeAll(async () => {
-  t = await startTracingUnderTest();
-}, 60_000);
-afterAll(async () => {
-  await t?.stop();
-});
 
 /** A trace: its root and one child of `kind`, `session` on the root, the child, or neither. */
 interface Shape {

@@ -19,7 +19,7 @@ import {
   exampleUuid,
   examplesText,
 } from "../src/routes/datasets.ts";
-import { AT, LATER, testConfig, uuid } from "./startGateway.ts";
+import { AT, LATER, testConfig, uuid, validation } from "./startGateway.ts";
 import { routesOnRecording } from "./recordingBackend.ts";
 
 const DATASET = uuid(1);
@@ -98,21 +98,7 @@ describe("the document", () => {
     ]);
   });
 
-  const op = (id: string) => ops.find((o) => o.operationId === id)!;
-  const failure = (id: string, input: { body?: unknown; query?: Record<string, unknown> }) => {
-    try {
-      op(id).validate({
-        params: op(id).path.includes("{dataset_id}") ? { dataset_id: pub.dataset } : {},
-        query: {},
-        body: undefined,
-        ...input,
-      });
-    } catch (e) {
-      if (e instanceof DomainError) return [e.type, e.message];
-      throw e;
-    }
-    return ["ok"];
-  };
+  const failure = validation({ dataset_id: pub.dataset });
 
   it("pages examples by up to 500 and writes up to 1000 of them", () => {
     expect(failure("list_dataset_examples", { query: { limit: "500" } })).toEqual(["ok"]);
@@ -260,6 +246,8 @@ describe("ids", () => {
     expect(exampleUuid(encodeId("DatasetExample", uuid(101).toUpperCase()))).toBeNull();
     expect(exampleUuid(encodeId("Dataset", uuid(101)))).toBeNull();
     expect(exampleUuid("not an id")).toBeNull();
+    // The SDK's placeholder for an example of no dataset (what an experiment run may name).
+    expect(exampleUuid("example_001")).toBeNull();
     expect(exampleUuid(uuid(101))).toBeNull();
   });
 

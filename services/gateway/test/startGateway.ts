@@ -146,6 +146,30 @@ export async function callAsAlice(
 }
 
 /**
+ * What the edge's validation of an operation says about an input: ["ok"], or the problem type and
+ * detail it refuses the input with. The operation's path ids are filled in from `pathIds`
+ * (name → public id), so that a test names only the query and body it is about.
+ */
+export function validation(
+  pathIds: Record<string, string> = {},
+): (id: string, input: Partial<RawInput>) => string[] {
+  const ops = compileOperations(loadDocument().document);
+  return (id, input) => {
+    const op = ops.find((o) => o.operationId === id)!;
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(pathIds))
+      if (op.path.includes(`{${name}}`)) params[name] = value;
+    try {
+      op.validate({ params, query: {}, body: undefined, ...input });
+    } catch (e) {
+      if (e instanceof DomainError) return [e.type, e.message];
+      throw e;
+    }
+    return ["ok"];
+  };
+}
+
+/**
  * The document's operations for a route group's tests: `call` goes through the gateway as alice
  * and fails the test when an answer does not fit the document; `edge` says whether the edge's
  * validation takes an input ("ok") or the problem type it refuses it with, the operation's path
@@ -162,18 +186,7 @@ export function documentedRoutes(gateway: () => TestGateway, pathIds: Record<str
       expect(checkResponse(method, path, res.status, res.contentType, res.json)).toEqual([]);
     return res;
   }
-  function edge(id: string, input: Partial<RawInput>): string {
-    const o = op(id);
-    const params: Record<string, string> = {};
-    for (const [name, value] of Object.entries(pathIds))
-      if (o.path.includes(`{${name}}`)) params[name] = value;
-    try {
-      o.validate({ params, query: {}, body: undefined, ...input });
-      return "ok";
-    } catch (e) {
-      if (e instanceof DomainError) return e.type;
-      throw e;
-    }
-  }
+  const validate = validation(pathIds);
+  const edge = (id: string, input: Partial<RawInput>): string => validate(id, input)[0]!;
   return { ops, op, call, edge };
 }

@@ -18,6 +18,7 @@ import {
 } from "../src/routes/spans.ts";
 import { traceHandlers } from "../src/routes/traces.ts";
 import { routesOnRecording } from "./recordingBackend.ts";
+import { validation } from "./startGateway.ts";
 
 const PROJECT = "0192f4a0-0000-7000-8000-000000000001";
 const project = encodeId("Project", PROJECT);
@@ -44,7 +45,6 @@ const pagination = (res: { json: Record<string, unknown> }) =>
 
 describe("the document", () => {
   const ops = compileOperations(loadDocument().document);
-  const op = (id: string) => ops.find((o) => o.operationId === id)!;
 
   it("serves spans and traces with the SDK's operation ids, methods and paths", () => {
     expect(
@@ -60,15 +60,7 @@ describe("the document", () => {
   });
 
   /** ["ok"], or the problem type and detail the validation answers. */
-  const failure = (id: string, input: { body?: unknown; query?: Record<string, unknown> }) => {
-    try {
-      op(id).validate({ params: {}, query: {}, body: undefined, ...input });
-    } catch (e) {
-      if (e instanceof DomainError) return [e.type, e.message];
-      throw e;
-    }
-    return ["ok"];
-  };
+  const failure = validation();
   const limit = (id: string, value?: string) => {
     const input = {
       query: value === undefined ? {} : { limit: value },

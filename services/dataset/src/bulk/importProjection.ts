@@ -1,6 +1,7 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { DatasetExamplesImported, ExperimentRunsImported } from "@argus/contracts";
+import { touchDataset } from "../shared/touchDataset.ts";
 import { recordExampleColumns, recordRunColumns } from "./columns.ts";
 
 /**
@@ -25,13 +26,7 @@ export async function projectImportedExamples(
   if (res.rowCount !== d.count)
     throw new Error(`import ${d.import_id} holds ${res.rowCount} examples, its event ${d.count}`);
   await recordExampleColumns(client, d.version_id, d.columns);
-  await tracedQuery(
-    client,
-    "dataset touched",
-    `with v as (update dataset_versions set updated_at = $3 where id = $2)
-     update datasets set updated_at = $3 where id = $1`,
-    [d.dataset_id, d.version_id, d.at],
-  );
+  await touchDataset(client, d);
 }
 
 export async function projectImportedRuns(

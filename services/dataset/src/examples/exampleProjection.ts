@@ -4,6 +4,7 @@ import type { DatasetExamplesEvent } from "@argus/contracts";
 import { recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
+import { touchDataset } from "../shared/touchDataset.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
 /**
@@ -40,25 +41,12 @@ async function detachChildren(
 }
 
 /**
- * The same stamp as `touch`, as two `with` items of a projection's own statement (SQL over its
+ * The same stamp as `touchDataset`, as two `with` items of a projection's own statement (SQL over its
  * placeholders): a bulk write's projection makes one round trip, not two.
  */
 const touched = (dataset: string, version: string, at: string) => `
   touched_version as (update dataset_versions set updated_at = ${at} where id = ${version}),
   touched_dataset as (update datasets set updated_at = ${at} where id = ${dataset})`;
-
-async function touch(
-  client: PoolClient,
-  d: { dataset_id: string; version_id: string; at: string },
-) {
-  await tracedQuery(
-    client,
-    "dataset touched",
-    `with v as (update dataset_versions set updated_at = $3 where id = $2)
-     update datasets set updated_at = $3 where id = $1`,
-    [d.dataset_id, d.version_id, d.at],
-  );
-}
 
 /**
  * The `{id, fields}` records of the examples an event of this transaction carries, read from
@@ -143,7 +131,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          set fields = '{}', updated_at = excluded.updated_at, deleted = true`,
       [d.dataset_id, d.version_id, d.example_ids, d.at],
     );
-    await touch(client, { ...d, at: d.at });
+    await touchDataset(client, { ...d, at: d.at });
   },
   DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
   DatasetExamplesImported: projectImportedExamples,

@@ -8,6 +8,7 @@ export { createTestDatabase } from "./testDatabase.ts";
 export type { TestEnvironment } from "./testEnvironment.ts";
 export { startTestEnvironment } from "./testEnvironment.ts";
 export { uniqueName } from "./uniqueName.ts";
+export { startedForFile } from "./startedForFile.ts";
 export { freePort } from "./freePort.ts";
 export type { ProcessExit, SpawnedProcess, SpawnProcessOptions } from "./spawnProcess.ts";
 export { spawnProcess } from "./spawnProcess.ts";

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { secretBox } from "@argus/platform";
 import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as S } from "@argus/proto/catalog/v1/ai_integrations";
 import { uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig } from "./catalogInputs.ts";
-import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, useCatalogStack } from "./promptsStack.ts";
 
-let t: CatalogStack;
+const t = useCatalogStack();
 let spaceId: string;
 const KEY = "sk-live-0123456789abcdefghij-LAST";
 const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };
@@ -15,13 +15,8 @@ const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };
 const config = aiIntegrationConfig;
 
 beforeAll(async () => {
-  t = await startCatalogStack();
   spaceId = await t.createSpace();
 }, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("AI integrations", () => {
   it("stores the key apart from the events; replies and events carry only a hint", async () => {

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   AnnotationConfigServiceService as C,
   AnnotationQueueServiceService as Q,
@@ -7,9 +7,9 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { uniqueName } from "@argus/testkit";
-import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, useCatalogStack } from "./promptsStack.ts";
 
-let t: CatalogStack;
+const t = useCatalogStack();
 let spaceId: string;
 let projectId: string;
 
@@ -46,16 +46,11 @@ const queueWith = (configIds: string[], sources: RecordSource[] = []) =>
   });
 
 beforeAll(async () => {
-  t = await startCatalogStack();
   spaceId = await t.createSpace();
   projectId = (
     await t.call(ProjectServiceService.createProject, { spaceId, name: uniqueName("p") })
   ).id;
 }, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("annotation configs", () => {
   it("create, update in place, and names unique per space", async () => {

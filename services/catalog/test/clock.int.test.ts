@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
 import { EvaluatorServiceService as E } from "@argus/proto/catalog/v1/evaluators";
 import { ProjectDirectoryService } from "@argus/proto/catalog/v1/project_directory";
@@ -9,24 +9,19 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { fixedClock } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
-import { startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { useCatalogStack } from "./promptsStack.ts";
 
 // Far from the wall clock, so a timestamp taken from the system clock cannot pass for it.
 const PINNED = new Date("2031-05-06T07:08:09.123Z");
 const clock = fixedClock(PINNED);
 const at = (d: Date) => d.toISOString();
 
-let t: CatalogStack;
+const t = useCatalogStack({ clock });
 let spaceId: string;
 
 beforeAll(async () => {
-  t = await startCatalogStack({ clock });
   spaceId = await t.createSpace();
 }, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("the catalog takes 'now' from its injected clock", () => {
   it("a tag is created at the pinned time; an update in the same millisecond still moves updated_at on by 1 ms", async () => {

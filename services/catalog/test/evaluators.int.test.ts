@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   EvaluatorServiceService as S,
   type EvaluatorVersionContent,
@@ -8,9 +8,9 @@ import { EvaluatorDirectoryService as D } from "@argus/proto/catalog/v1/config_d
 import { encodeId } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig, codeEvaluatorContent } from "./catalogInputs.ts";
-import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, useCatalogStack } from "./promptsStack.ts";
 
-let t: CatalogStack;
+const t = useCatalogStack();
 let spaceId: string;
 /** Public id of an account-wide AI integration (usable in every space). */
 let integrationId: string;
@@ -45,14 +45,9 @@ const createEvaluator = (name = uniqueName("eval"), principal = t.admin) =>
   t.call(S.createEvaluator, { spaceId, name, type: "TEMPLATE", version: template() }, principal);
 
 beforeAll(async () => {
-  t = await startCatalogStack();
   spaceId = await t.createSpace();
   integrationId = encodeId("AiIntegration", (await integration([])).id);
 }, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("evaluators", () => {
   it("creates with an initial version; the latest version is the default", async () => {

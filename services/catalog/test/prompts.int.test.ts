@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PromptServiceService as S } from "@argus/proto/catalog/v1/prompts";
 import { uniqueName } from "@argus/testkit";
 import { promptContent } from "./catalogInputs.ts";
-import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, useCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
-let t: CatalogStack;
+const t = useCatalogStack();
 let spaceId: string;
 
 const content = promptContent;
@@ -13,13 +13,8 @@ const createPrompt = (name = uniqueName("prompt"), space = spaceId, principal = 
   t.call(S.createPrompt, { spaceId: space, name, version: content() }, principal);
 
 beforeAll(async () => {
-  t = await startCatalogStack();
   spaceId = await t.createSpace();
 }, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("prompts", () => {
   it("creates a prompt with its initial version, readable by id, latest and label", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { headers } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
 import {
   AnnotationConfigServiceService as C,
@@ -15,10 +15,10 @@ import { decodeEvent } from "@argus/eventstore";
 import { systemClock } from "@argus/platform";
 import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/cascades/spaceCascade.ts";
 import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
-import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, useCatalogStack } from "./promptsStack.ts";
 import { uniqueName } from "@argus/testkit";
 
-let t: CatalogStack;
+const t = useCatalogStack();
 
 const page = { limit: 100, after: "" };
 const list = { page, spaceId: "", spaceName: "", name: "" };
@@ -155,14 +155,6 @@ const msgId = (id: string) => {
 
 const deleteSpace = (id: string) =>
   t.callIdentity(IdentityServiceService.deleteSpace, { id }, t.admin);
-
-beforeAll(async () => {
-  t = await startCatalogStack();
-}, 60_000);
-
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("deleting a space cascades to what it holds in the catalog", () => {
   let doomed: string;

@@ -15,23 +15,16 @@ import {
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
 import { uniqueName } from "@argus/testkit";
 import { sweepImports } from "../src/bulk/staging.ts";
-import {
-  allExamples,
-  problemOf,
-  startDatasetUnderTest,
-  type DatasetUnderTest,
-} from "./datasetUnderTest.ts";
+import { allExamples, problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
 
-let t: DatasetUnderTest;
+const t = useDatasetUnderTest();
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  t = await startDatasetUnderTest();
   pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
 });
 afterAll(async () => {
   await pool?.end();
-  await t?.stop();
 });
 
 const opts = () => ({ credential: t.credential(), requestId: "bulk-test" });

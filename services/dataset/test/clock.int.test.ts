@@ -1,9 +1,9 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixedClock } from "@argus/platform";
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
 import { uniqueName } from "@argus/testkit";
-import { startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
+import { useDatasetUnderTest } from "./datasetUnderTest.ts";
 
 // Far from the wall clock, so a write stamped with the system's time would show.
 const pinned = new Date("2026-03-04T05:06:07.089Z");
@@ -11,14 +11,7 @@ const anHourLater = new Date(pinned.getTime() + 3_600_000).toISOString();
 const twoHoursLater = new Date(pinned.getTime() + 7_200_000).toISOString();
 const clock = fixedClock(pinned);
 
-let t: DatasetUnderTest;
-
-beforeAll(async () => {
-  t = await startDatasetUnderTest({ clock });
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useDatasetUnderTest({ clock });
 
 describe("the dataset service's clock", () => {
   it("stamps datasets, versions, examples, experiments, runs and deletes with its time", async () => {

@@ -1,15 +1,10 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
 import { uniqueName } from "@argus/testkit";
-import {
-  allExamples,
-  problemOf,
-  startDatasetUnderTest,
-  type DatasetUnderTest,
-} from "./datasetUnderTest.ts";
+import { allExamples, problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
 
-let t: DatasetUnderTest;
+const t = useDatasetUnderTest();
 
 const inputs = (
   n: number,
@@ -21,13 +16,6 @@ const create = (n = 3, name = uniqueName("ds")) =>
   t.call(S.createDataset, { spaceId: t.spaceId, name, examples: inputs(n) });
 
 const all = (datasetId: string, versionId = "") => allExamples(t, datasetId, versionId);
-
-beforeAll(async () => {
-  t = await startDatasetUnderTest();
-});
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("datasets", () => {
   it("creates with its first version and examples, in request order", async () => {

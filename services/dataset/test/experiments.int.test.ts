@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DatasetServiceService as S,
   RunEvaluationDirectoryService as D,
@@ -6,9 +6,9 @@ import {
 } from "@argus/proto/dataset/v1/dataset";
 import { uuidv7 } from "@argus/platform";
 import { uniqueName } from "@argus/testkit";
-import { problemOf, startDatasetUnderTest, type DatasetUnderTest } from "./datasetUnderTest.ts";
+import { problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
 
-let t: DatasetUnderTest;
+const t = useDatasetUnderTest();
 
 const dataset = (n = 3) =>
   t.call(S.createDataset, {
@@ -30,13 +30,6 @@ const list = (q: Partial<{ datasetId: string; spaceId: string; name: string }>) 
     name: "",
     ...q,
   });
-
-beforeAll(async () => {
-  t = await startDatasetUnderTest();
-});
-afterAll(async () => {
-  await t?.stop();
-});
 
 describe("experiments", () => {
   it("on a dataset: its latest version, runs in order, listed by dataset and by space", async () => {

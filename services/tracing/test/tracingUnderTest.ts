@@ -1,6 +1,5 @@
 import type * as grpc from "@grpc/grpc-js";
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
 import {
   callUnary,
   createChannel,
@@ -15,6 +14,7 @@ import { AnnotationConfigServiceService } from "@argus/proto/catalog/v1/annotati
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   freePort,
+  startedForFile,
   startTestEnvironment,
   testCallKeys,
   uniqueName,
@@ -75,27 +75,11 @@ export interface TracingUnderTest {
   stop(): Promise<void>;
 }
 
-/**
- * The service under test for one test file: started before its tests, stopped after them. The
- * handle is empty until then, so read it only inside hooks and tests; a file's own `beforeAll`
- * registered after this call runs once the service is up.
- */
-export function useTracingUnderTest(
+/** The service under test for the tests of one file (see `startedForFile`). */
+export const useTracingUnderTest = (
   env: Record<string, string> = {},
   options: { clock?: Clock } = {},
-): TracingUnderTest {
-  // Filled in place, so that the file can hold it in a `const` from the start.
-  const t = {} as TracingUnderTest;
-  let running: TracingUnderTest | undefined;
-  beforeAll(async () => {
-    running = await startTracingUnderTest(env, options);
-    Object.assign(t, running);
-  });
-  afterAll(async () => {
-    await running?.stop();
-  });
-  return t;
-}
+) => startedForFile(() => startTracingUnderTest(env, options));
 
 /** `env` adds to the tracing service's environment; `clock` pins its time. */
 async function startTracingUnderTest(

@@ -3,11 +3,11 @@ import { secretBox } from "@argus/platform";
 import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as S } from "@argus/proto/catalog/v1/ai_integrations";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig } from "./catalogInputs.ts";
-import { problemOf, useCatalogStack } from "./promptsStack.ts";
+import { problemOf, startCatalogStack } from "./promptsStack.ts";
 
-const t = useCatalogStack();
+const t = startedForFile(() => startCatalogStack());
 let spaceId: string;
 const KEY = "sk-live-0123456789abcdefghij-LAST";
 const NO_MERGE = { providerMetadataMergeJson: "", requireModelSource: false };

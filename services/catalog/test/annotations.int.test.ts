@@ -6,10 +6,10 @@ import {
   type RecordSource,
 } from "@argus/proto/catalog/v1/annotations";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
-import { uniqueName } from "@argus/testkit";
-import { problemOf, useCatalogStack } from "./promptsStack.ts";
+import { startedForFile, uniqueName } from "@argus/testkit";
+import { problemOf, startCatalogStack } from "./promptsStack.ts";
 
-const t = useCatalogStack();
+const t = startedForFile(() => startCatalogStack());
 let spaceId: string;
 let projectId: string;
 

@@ -7,16 +7,16 @@ import { PromptServiceService as PR } from "@argus/proto/catalog/v1/prompts";
 import { TagServiceService as T } from "@argus/proto/catalog/v1/tags";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { fixedClock } from "@argus/platform";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
-import { useCatalogStack } from "./promptsStack.ts";
+import { startCatalogStack } from "./promptsStack.ts";
 
 // Far from the wall clock, so a timestamp taken from the system clock cannot pass for it.
 const PINNED = new Date("2031-05-06T07:08:09.123Z");
 const clock = fixedClock(PINNED);
 const at = (d: Date) => d.toISOString();
 
-const t = useCatalogStack({ clock });
+const t = startedForFile(() => startCatalogStack({ clock }));
 let spaceId: string;
 
 beforeAll(async () => {

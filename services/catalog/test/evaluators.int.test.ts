@@ -6,11 +6,11 @@ import {
 import { AiIntegrationServiceService as AI } from "@argus/proto/catalog/v1/ai_integrations";
 import { EvaluatorDirectoryService as D } from "@argus/proto/catalog/v1/config_directory";
 import { encodeId } from "@argus/platform";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig, codeEvaluatorContent } from "./catalogInputs.ts";
-import { problemOf, useCatalogStack } from "./promptsStack.ts";
+import { problemOf, startCatalogStack } from "./promptsStack.ts";
 
-const t = useCatalogStack();
+const t = startedForFile(() => startCatalogStack());
 let spaceId: string;
 /** Public id of an account-wide AI integration (usable in every space). */
 let integrationId: string;

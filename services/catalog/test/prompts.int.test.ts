@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PromptServiceService as S } from "@argus/proto/catalog/v1/prompts";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { promptContent } from "./catalogInputs.ts";
-import { problemOf, useCatalogStack, type CatalogStack } from "./promptsStack.ts";
+import { problemOf, startCatalogStack, type CatalogStack } from "./promptsStack.ts";
 
-const t = useCatalogStack();
+const t = startedForFile(() => startCatalogStack());
 let spaceId: string;
 
 const content = promptContent;

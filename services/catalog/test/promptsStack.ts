@@ -11,19 +11,9 @@ import {
   type Principal,
 } from "@argus/platform";
 import pg from "pg";
-import {
-  freePort,
-  startTestEnvironment,
-  testCallKeys,
-  uniqueName,
-  startedForFile,
-} from "@argus/testkit";
+import { freePort, startTestEnvironment, testCallKeys, uniqueName } from "@argus/testkit";
 import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
 import { startCatalog } from "../src/index.ts";
-
-/** The catalog stack for the tests of one file (see `startedForFile`). */
-export const useCatalogStack = (options: { clock?: Clock } = {}) =>
-  startedForFile(() => startCatalogStack(options));
 
 /**
  * Identity and catalog in-process on one fresh database, as the catalog's resource tests need;

@@ -15,10 +15,10 @@ import { decodeEvent } from "@argus/eventstore";
 import { systemClock } from "@argus/platform";
 import { cascadeSpaceDeleted, SPACE_CASCADE_CONSUMER } from "../src/cascades/spaceCascade.ts";
 import { aiIntegrationConfig, codeEvaluatorContent, promptContent } from "./catalogInputs.ts";
-import { problemOf, useCatalogStack } from "./promptsStack.ts";
-import { uniqueName } from "@argus/testkit";
+import { problemOf, startCatalogStack } from "./promptsStack.ts";
+import { startedForFile, uniqueName } from "@argus/testkit";
 
-const t = useCatalogStack();
+const t = startedForFile(() => startCatalogStack());
 
 const page = { limit: 100, after: "" };
 const list = { page, spaceId: "", spaceName: "", name: "" };

@@ -13,11 +13,11 @@ import {
   type TextColumn,
 } from "@argus/proto/dataset/v1/bulk";
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { sweepImports } from "../src/bulk/staging.ts";
-import { allExamples, problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
+import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
-const t = useDatasetUnderTest();
+const t = startedForFile(() => startDatasetUnderTest());
 let pool: pg.Pool;
 
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "@argus/platform";
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
-import { uniqueName } from "@argus/testkit";
-import { useDatasetUnderTest } from "./datasetUnderTest.ts";
+import { startedForFile, uniqueName } from "@argus/testkit";
+import { startDatasetUnderTest } from "./datasetUnderTest.ts";
 
 // Far from the wall clock, so a write stamped with the system's time would show.
 const pinned = new Date("2026-03-04T05:06:07.089Z");
@@ -11,7 +11,7 @@ const anHourLater = new Date(pinned.getTime() + 3_600_000).toISOString();
 const twoHoursLater = new Date(pinned.getTime() + 7_200_000).toISOString();
 const clock = fixedClock(pinned);
 
-const t = useDatasetUnderTest({ clock });
+const t = startedForFile(() => startDatasetUnderTest({ clock }));
 
 describe("the dataset service's clock", () => {
   it("stamps datasets, versions, examples, experiments, runs and deletes with its time", async () => {

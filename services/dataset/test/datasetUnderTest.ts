@@ -13,7 +13,6 @@ import {
   testCallKeys,
   type TestCallKeys,
   type TestDatabase,
-  startedForFile,
 } from "@argus/testkit";
 import { DatasetServiceService } from "@argus/proto/dataset/v1/dataset";
 import { startIdentityForOthers } from "../../identity/test/identityForOthers.ts";
@@ -47,10 +46,6 @@ export interface DatasetUnderTest {
   ): Promise<Res>;
   stop(): Promise<void>;
 }
-
-/** The dataset service under test for the tests of one file (see `startedForFile`). */
-export const useDatasetUnderTest = (options: { clock?: Clock } = {}) =>
-  startedForFile(() => startDatasetUnderTest(options));
 
 /** `clock` pins the dataset service's time (default: the system's). */
 export async function startDatasetUnderTest(

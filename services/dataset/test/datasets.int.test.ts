@@ -1,10 +1,10 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
-import { uniqueName } from "@argus/testkit";
-import { allExamples, problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
+import { startedForFile, uniqueName } from "@argus/testkit";
+import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
-const t = useDatasetUnderTest();
+const t = startedForFile(() => startDatasetUnderTest());
 
 const inputs = (
   n: number,

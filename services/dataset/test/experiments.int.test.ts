@@ -5,10 +5,10 @@ import {
   type ExperimentRunInput,
 } from "@argus/proto/dataset/v1/dataset";
 import { uuidv7 } from "@argus/platform";
-import { uniqueName } from "@argus/testkit";
-import { problemOf, useDatasetUnderTest } from "./datasetUnderTest.ts";
+import { startedForFile, uniqueName } from "@argus/testkit";
+import { problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
-const t = useDatasetUnderTest();
+const t = startedForFile(() => startDatasetUnderTest());
 
 const dataset = (n = 3) =>
   t.call(S.createDataset, {

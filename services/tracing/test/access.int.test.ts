@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { predefinedRole, type Principal } from "@argus/platform";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import {
   exportRaw,
   listSpans,
@@ -13,9 +13,9 @@ import {
   projectIdOf,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 let privateSpace: string;
 let publicSpace: string;
 

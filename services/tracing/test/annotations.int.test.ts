@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import {
   exportRaw,
   listSpans,
@@ -12,9 +12,9 @@ import {
   type RawSpan,
   type Span,
 } from "./spans.ts";
-import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 
 /** A project with two traces: A (root + two children) and B (a root alone). */
 interface Fixture {

@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "@argus/platform";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { exportRaw, listSpans, listTraces, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { useTracingUnderTest } from "./tracingUnderTest.ts";
+import { startTracingUnderTest } from "./tracingUnderTest.ts";
 
 // Far from the wall clock, so a time taken from the system's clock would show.
 const pinned = new Date("2026-03-04T05:06:07.089Z");
 const HOUR = 3_600_000;
 
-const t = useTracingUnderTest({}, { clock: fixedClock(pinned) });
+const t = startedForFile(() => startTracingUnderTest({}, { clock: fixedClock(pinned) }));
 
 beforeAll(async () => {
   await t.createNotesConfig();

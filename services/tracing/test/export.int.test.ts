@@ -12,15 +12,15 @@ import {
   TracingServiceService as T,
   type ExportSpansRequest,
 } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { EXPORT_BATCH } from "../src/spans/spanDownload.ts";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, problemWith, startTracingUnderTest } from "./tracingUnderTest.ts";
 
 /** The SDK's span export on the tracing side: CountExportSpans and the ExportSpans stream. */
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 
 // Whole seconds, as the SDK sends them, a few minutes ago (within the kept days).
 const BASE = Math.floor((Date.now() - 600_000) / 1000) * 1000;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import {
   exportRaw,
   listSpans,
@@ -10,9 +10,9 @@ import {
   spansPage,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, problemWith, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 let projectId: string;
 const trace1 = newTraceId();
 const trace2 = newTraceId();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { ProjectServiceService as P } from "@argus/proto/catalog/v1/projects";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { dayOfMs, partitionName } from "../src/storage/time.ts";
 import {
@@ -15,9 +15,9 @@ import {
   projectIdOf,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 let nc: NatsConnection;
 /** Every tracing event published, in order. */
 const events: { subject: string; type: string; data: Record<string, unknown> }[] = [];

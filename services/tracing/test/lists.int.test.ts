@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import {
   exportRaw,
   listSpans,
@@ -10,9 +10,9 @@ import {
   spansPage,
   type RawSpan,
 } from "./spans.ts";
-import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 
 const DAY = 86_400_000;
 

@@ -3,23 +3,25 @@ import type { RunningService } from "@argus/service-host";
 import { createLogger, fixedClock } from "@argus/platform";
 import { MonitorServiceService as M, type MonitorFields } from "@argus/proto/tracing/v1/monitors";
 import { latencyMonitor } from "./monitorFields.ts";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { startTracing } from "../src/index.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { useTracingUnderTest } from "./tracingUnderTest.ts";
+import { startTracingUnderTest } from "./tracingUnderTest.ts";
 
 // A fixed time: the schedule, the windows and the leases all read this clock, moved by hand.
 const pinned = new Date("2026-03-04T10:00:00.000Z");
 const clock = fixedClock(pinned);
 const CADENCE = 10;
 
-const t = useTracingUnderTest(
-  {
-    ARGUS_MONITOR_MIN_CADENCE_SECONDS: "1",
-    ARGUS_MONITOR_POLL_MS: "50",
-    ARGUS_MONITOR_LEASE_MS: "5000",
-  },
-  { clock },
+const t = startedForFile(() =>
+  startTracingUnderTest(
+    {
+      ARGUS_MONITOR_MIN_CADENCE_SECONDS: "1",
+      ARGUS_MONITOR_POLL_MS: "50",
+      ARGUS_MONITOR_LEASE_MS: "5000",
+    },
+    { clock },
+  ),
 );
 let projectId: string;
 const replicas: RunningService[] = [];
@@ -49,7 +51,7 @@ beforeAll(async () => {
   projectId = await projectIdOf(t, project);
 }, 90_000);
 afterAll(async () => {
-  // Before the service itself (stopped by useTracingUnderTest, whose hook was registered first).
+  // Before the service itself (stopped by startTracingUnderTest, whose hook was registered first).
   for (const r of replicas) await r.stop();
 });
 

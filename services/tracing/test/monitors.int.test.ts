@@ -5,12 +5,12 @@ import { latencyMonitor } from "./monitorFields.ts";
 import { AccountRole } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { DashboardServiceService as D } from "@argus/proto/tracing/v1/dashboards";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { measureSeries, measureWindow } from "../src/monitors/metricSql.ts";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import { problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemWith, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 let projectId: string;
 
 // Every span of the window: latency, tokens, a route (absent on some), tags (a list), status.

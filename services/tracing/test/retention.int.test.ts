@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { postgresSpanStore } from "../src/storage/postgres.ts";
 import { dayOfMs, partitionName } from "../src/storage/time.ts";
 import { exportRaw, listSpans, newSpanId, newTraceId, projectIdOf } from "./spans.ts";
-import { useTracingUnderTest } from "./tracingUnderTest.ts";
+import { startTracingUnderTest } from "./tracingUnderTest.ts";
 
 const DAY = 86_400_000;
-const t = useTracingUnderTest({ ARGUS_SPAN_RETENTION_DAYS: "400" });
+const t = startedForFile(() => startTracingUnderTest({ ARGUS_SPAN_RETENTION_DAYS: "400" }));
 
 const partitions = async () =>
   (

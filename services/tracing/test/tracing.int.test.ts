@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { Encoding, TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import {
   exportRaw,
   exportSpans as exportWith,
@@ -12,9 +12,9 @@ import {
   record,
   traceOf,
 } from "./spans.ts";
-import { problemOf, problemWith, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, problemWith, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 
 const exportSpans = (spans: ReadableSpan[], encoding: "protobuf" | "json" = "protobuf") =>
   exportWith(t, spans, encoding);

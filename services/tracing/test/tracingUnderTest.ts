@@ -14,7 +14,6 @@ import { AnnotationConfigServiceService } from "@argus/proto/catalog/v1/annotati
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import {
   freePort,
-  startedForFile,
   startTestEnvironment,
   testCallKeys,
   uniqueName,
@@ -75,14 +74,8 @@ export interface TracingUnderTest {
   stop(): Promise<void>;
 }
 
-/** The service under test for the tests of one file (see `startedForFile`). */
-export const useTracingUnderTest = (
-  env: Record<string, string> = {},
-  options: { clock?: Clock } = {},
-) => startedForFile(() => startTracingUnderTest(env, options));
-
 /** `env` adds to the tracing service's environment; `clock` pins its time. */
-async function startTracingUnderTest(
+export async function startTracingUnderTest(
   env: Record<string, string> = {},
   options: { clock?: Clock } = {},
 ): Promise<TracingUnderTest> {

@@ -6,11 +6,11 @@ import {
   type UnitsToEvaluateResponse,
   type UnitToEvaluate,
 } from "@argus/proto/tracing/v1/tracing";
-import { uniqueName } from "@argus/testkit";
+import { startedForFile, uniqueName } from "@argus/testkit";
 import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
-import { problemOf, useTracingUnderTest } from "./tracingUnderTest.ts";
+import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
-const t = useTracingUnderTest();
+const t = startedForFile(() => startTracingUnderTest());
 let projectId: string;
 
 /** A trace: its root and one child of `kind`, `session` on the root, the child, or neither. */

@@ -8,7 +8,7 @@ import { tracedQuery } from "@argus/eventstore";
 export async function touchDataset(
   client: PoolClient,
   d: { dataset_id: string; version_id: string; at: string },
-): Promise<void> {
+) {
   await tracedQuery(
     client,
     "dataset touched",

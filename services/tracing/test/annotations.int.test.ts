@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { AnnotationConfigServiceService as C } from "@argus/proto/catalog/v1/annotations";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
-import { startedForFile, uniqueName } from "@argus/testkit";
+import { startedForFile } from "@argus/testkit";
 import {
-  exportRaw,
   listSpans,
   listTraces,
   newSpanId,
   newTraceId,
-  projectIdOf,
+  projectWith,
   type RawSpan,
   type Span,
 } from "./spans.ts";
@@ -28,7 +27,6 @@ interface Fixture {
 }
 
 async function fixture(): Promise<Fixture> {
-  const project = uniqueName("proj");
   const [traceA, traceB] = [newTraceId(), newTraceId()];
   const [rootA, child1, child2, rootB] = [newSpanId(), newSpanId(), newSpanId(), newSpanId()];
   const start = Date.now() - 3_600_000;
@@ -38,9 +36,8 @@ async function fixture(): Promise<Fixture> {
     { traceId: traceA, spanId: child2, parentId: rootA, name: "child2", startMs: start + 2 },
     { traceId: traceB, spanId: rootB, name: "rootB", startMs: start + 3, kind: "CHAIN" },
   ];
-  expect((await exportRaw(t, project, spans)).rejectedSpans).toBe(0n);
   return {
-    projectId: await projectIdOf(t, project),
+    projectId: await projectWith(t, spans),
     traceA,
     traceB,
     rootA,
@@ -400,7 +397,6 @@ describe("AnnotateSpans", () => {
   });
 
   it("1000 records are accepted in one request, 1001 are not", async () => {
-    const project = uniqueName("proj");
     const traceId = newTraceId();
     const start = Date.now() - 600_000;
     const spans: RawSpan[] = Array.from({ length: 1001 }, (_, i) => ({
@@ -409,8 +405,7 @@ describe("AnnotateSpans", () => {
       name: `s${i}`,
       startMs: start + i,
     }));
-    expect((await exportRaw(t, project, spans)).rejectedSpans).toBe(0n);
-    const projectId = await projectIdOf(t, project);
+    const projectId = await projectWith(t, spans);
     const records = spans.map((s, i) => ({
       record_id: s.spanId,
       values: [{ name: "rating", score: (i % 10) / 10 }],

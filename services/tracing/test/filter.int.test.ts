@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { startedForFile, uniqueName } from "@argus/testkit";
+import { startedForFile } from "@argus/testkit";
 import {
-  exportRaw,
   listSpans,
   listTraces,
   newSpanId,
   newTraceId,
-  projectIdOf,
+  projectWith,
   spansPage,
   type RawSpan,
 } from "./spans.ts";
@@ -73,9 +72,7 @@ beforeAll(async () => {
       attributes: { llm: { model_name: "nested-model" } },
     },
   ];
-  const project = uniqueName("proj");
-  expect((await exportRaw(t, project, spans)).rejectedSpans).toBe(0n);
-  projectId = await projectIdOf(t, project);
+  projectId = await projectWith(t, spans);
 });
 
 const names = async (filter: string) =>

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { startedForFile, uniqueName } from "@argus/testkit";
+import { startedForFile } from "@argus/testkit";
 import {
-  exportRaw,
   listSpans,
   listTraces,
   newSpanId,
   newTraceId,
-  projectIdOf,
+  projectWith,
   spansPage,
   type RawSpan,
 } from "./spans.ts";
@@ -15,14 +14,6 @@ import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 const t = startedForFile(() => startTracingUnderTest());
 
 const DAY = 86_400_000;
-
-/** Exports `spans` to a new project and answers its id. */
-async function projectWith(spans: RawSpan[]): Promise<string> {
-  const project = uniqueName("proj");
-  const res = await exportRaw(t, project, spans);
-  expect(res.rejectedSpans).toBe(0n);
-  return projectIdOf(t, project);
-}
 
 const one = (o: Partial<RawSpan> = {}): RawSpan => ({
   traceId: newTraceId(),
@@ -39,7 +30,7 @@ describe("columns", () => {
   };
 
   it("included_columns keeps only the named attributes; the fixed fields always come back", async () => {
-    const id = await projectWith([one({ name: "s", attributes })]);
+    const id = await projectWith(t, [one({ name: "s", attributes })]);
     const [all] = await listSpans(t, id);
     expect(Object.keys(all!.attributes).sort()).toEqual([
       "input.value",
@@ -76,7 +67,7 @@ describe("columns", () => {
   });
 
   it("excluded_columns drops the named attributes; both at once is a 422", async () => {
-    const id = await projectWith([one({ name: "s", attributes })]);
+    const id = await projectWith(t, [one({ name: "s", attributes })]);
     const [span] = await listSpans(t, id, {
       excludedColumns: ["attributes.input.value", "attributes.output.value"],
     });
@@ -101,7 +92,7 @@ describe("columns", () => {
 
   it("truncate_string_length cuts attribute strings at any depth to N code points", async () => {
     const name = "a span name longer than five";
-    const id = await projectWith([
+    const id = await projectWith(t, [
       one({
         name,
         status: { code: 2, message: "a long status message" },
@@ -143,7 +134,7 @@ describe("windows", () => {
     const at = [-1, 0.5, 10, 20.25, 21].map((ms) =>
       one({ name: `at${ms}`, startNs: ns(base + ms) }),
     );
-    const id = await projectWith(at);
+    const id = await projectWith(t, at);
     const iso = (ms: number, micros = "000") =>
       `${new Date(ms).toISOString().slice(0, -1)}${micros}Z`;
     const names = async (startTime: string, endTime: string) =>
@@ -164,7 +155,7 @@ describe("windows", () => {
   });
 
   it("a start after the end, or a time that is not RFC 3339, is an invalid request", async () => {
-    const id = await projectWith([one()]);
+    const id = await projectWith(t, [one()]);
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();
     const cases: [string, string][] = [
@@ -196,7 +187,7 @@ describe("windows", () => {
 
   it("the default window is the last 7 days", async () => {
     const now = Date.now();
-    const id = await projectWith([
+    const id = await projectWith(t, [
       one({ name: "8 days", startMs: now - 8 * DAY }),
       one({ name: "6 days", startMs: now - 6 * DAY }),
       one({ name: "now", startMs: now - 1000 }),
@@ -220,7 +211,7 @@ describe("pages", () => {
   it("limit 0 is 50; 500 is the most spans a page, 50 the most traces", async () => {
     const start = Date.now() - 3_600_000;
     const spans = Array.from({ length: 60 }, (_, i) => one({ name: `s${i}`, startMs: start + i }));
-    const id = await projectWith(spans);
+    const id = await projectWith(t, spans);
     const first = await spansPage(t, id, { limit: 0 });
     expect(first.spans).toHaveLength(50);
     expect(first.nextAfter).not.toBe("");
@@ -245,7 +236,7 @@ describe("pages", () => {
       one({ startMs: start + 1 }),
       one({ startMs: start + 1 }),
     ];
-    const id = await projectWith([...same, ...around]);
+    const id = await projectWith(t, [...same, ...around]);
     const seen: string[] = [];
     const times: string[] = [];
     let after = "";
@@ -265,7 +256,7 @@ describe("pages", () => {
 
     // The same for traces whose roots share one start time.
     const roots = Array.from({ length: 12 }, () => one({ startMs: start, kind: "CHAIN" }));
-    const tid = await projectWith(roots);
+    const tid = await projectWith(t, roots);
     const traceIds: string[] = [];
     after = "";
     do {
@@ -280,7 +271,7 @@ describe("pages", () => {
   it("a page walk keeps the window its first page resolved", async () => {
     const DAY = 86_400_000;
     const now = Date.now();
-    const id = await projectWith([
+    const id = await projectWith(t, [
       one({ name: "eight", startMs: now - 8 * DAY }),
       one({ name: "nine", startMs: now - 9 * DAY }),
     ]);
@@ -295,7 +286,7 @@ describe("pages", () => {
   });
 
   it("a cursor that is not one of ours is an invalid request, not a failure", async () => {
-    const id = await projectWith([one()]);
+    const id = await projectWith(t, [one()]);
     for (const after of [
       "not json",
       "{}",
@@ -333,7 +324,7 @@ describe("traces", () => {
         one({ traceId, parentId: rootId, name: `c${i}`, startMs: start + 1 + i }),
       ),
     ];
-    const id = await projectWith(spans);
+    const id = await projectWith(t, spans);
     const { traces } = await listTraces(t, id);
     expect(traces).toHaveLength(1);
     const [tr] = traces;
@@ -349,7 +340,7 @@ describe("traces", () => {
     // 1000 exactly is not truncated.
     const small = newTraceId();
     const smallRoot = newSpanId();
-    const id2 = await projectWith([
+    const id2 = await projectWith(t, [
       one({ traceId: small, spanId: smallRoot, startMs: start, kind: "CHAIN" }),
       ...Array.from({ length: 999 }, (_, i) =>
         one({ traceId: small, parentId: smallRoot, startMs: start + 1 + i }),
@@ -364,7 +355,7 @@ describe("traces", () => {
     const traceId = newTraceId();
     const [a, b] = [newSpanId(), newSpanId()];
     const start = Date.now() - 3_600_000;
-    const id = await projectWith([
+    const id = await projectWith(t, [
       one({ traceId, spanId: a, name: "first root", startMs: start, kind: "CHAIN" }),
       one({ traceId, spanId: b, name: "second root", startMs: start + 5, kind: "CHAIN" }),
       one({ traceId, parentId: a, name: "child", startMs: start + 1 }),
@@ -381,7 +372,7 @@ describe("traces", () => {
     const start = Date.now() - 3_600_000;
     const [t1, t2] = [newTraceId(), newTraceId()];
     const [r1, r2] = [newSpanId(), newSpanId()];
-    const id = await projectWith([
+    const id = await projectWith(t, [
       one({ traceId: t1, spanId: r1, startMs: start, kind: "CHAIN" }),
       one({
         traceId: t1,

@@ -7,7 +7,14 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { DashboardServiceService as D } from "@argus/proto/tracing/v1/dashboards";
 import { startedForFile, uniqueName } from "@argus/testkit";
 import { measureSeries, measureWindow } from "../src/monitors/metricSql.ts";
-import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
+import {
+  exportRaw,
+  newSpanId,
+  newTraceId,
+  projectIdOf,
+  projectWith,
+  type RawSpan,
+} from "./spans.ts";
 import { problemWith, startTracingUnderTest } from "./tracingUnderTest.ts";
 
 const t = startedForFile(() => startTracingUnderTest());
@@ -42,7 +49,6 @@ const seeded: Seeded[] = Array.from({ length: 40 }, (_, i) => ({
 }));
 
 beforeAll(async () => {
-  const project = uniqueName("metrics");
   const spans: RawSpan[] = seeded.map((s, i) => ({
     traceId: s.traceId,
     spanId: s.spanId,
@@ -71,9 +77,7 @@ beforeAll(async () => {
       durationMs: 99_999,
     },
   );
-  const sent = await exportRaw(t, project, spans);
-  expect(sent.rejectedSpans).toBe(0n);
-  projectId = await projectIdOf(t, project);
+  projectId = await projectWith(t, spans, {}, "metrics");
   // TEST SETUP: evaluations as a task's run writes them, annotations as the projection does.
   for (const s of seeded) {
     if (s.score === null && s.label === null) continue;

@@ -15,6 +15,8 @@ import {
   TracingServiceService as T,
   type ExportResponse,
 } from "@argus/proto/tracing/v1/tracing";
+import { uniqueName } from "@argus/testkit";
+import { expect } from "vitest";
 import type { TracingUnderTest } from "./tracingUnderTest.ts";
 
 export type Tracer = ReturnType<TracerProvider["getTracer"]>;
@@ -198,6 +200,21 @@ export async function projectIdOf(
   const found = projects.find((p) => p.name === name);
   if (!found) throw new Error(`no project ${name}`);
   return found.id;
+}
+
+/**
+ * Exports `spans` to a new project (named after `prefix`) in `o.spaceId` (default: the fixture's
+ * space), every one of them accepted, and answers the project's id.
+ */
+export async function projectWith(
+  t: TracingUnderTest,
+  spans: readonly RawSpan[],
+  o: ExportOptions = {},
+  prefix = "proj",
+): Promise<string> {
+  const name = uniqueName(prefix);
+  expect((await exportRaw(t, name, spans, o)).rejectedSpans).toBe(0n);
+  return projectIdOf(t, name, o.spaceId);
 }
 
 /** A listed span in the public shape. */

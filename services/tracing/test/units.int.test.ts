@@ -6,8 +6,8 @@ import {
   type UnitsToEvaluateResponse,
   type UnitToEvaluate,
 } from "@argus/proto/tracing/v1/tracing";
-import { startedForFile, uniqueName } from "@argus/testkit";
-import { exportRaw, newSpanId, newTraceId, projectIdOf, type RawSpan } from "./spans.ts";
+import { startedForFile } from "@argus/testkit";
+import { newSpanId, newTraceId, projectWith, type RawSpan } from "./spans.ts";
 import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
 const t = startedForFile(() => startTracingUnderTest());
@@ -61,10 +61,7 @@ const SHAPES: Shape[] = [
 ];
 
 beforeAll(async () => {
-  const project = uniqueName("units");
-  const res = await exportRaw(t, project, spansOf(SHAPES));
-  expect(res.rejectedSpans).toBe(0n);
-  projectId = await projectIdOf(t, project);
+  projectId = await projectWith(t, spansOf(SHAPES), {}, "units");
 });
 
 const ask = (req: Partial<UnitsToEvaluateRequest>, as = "task-runner") =>

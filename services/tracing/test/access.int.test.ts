@@ -4,37 +4,19 @@ import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { TracingServiceService as T } from "@argus/proto/tracing/v1/tracing";
 import { predefinedRole, type Principal } from "@argus/platform";
 import { startedForFile, uniqueName } from "@argus/testkit";
-import {
-  exportRaw,
-  listSpans,
-  listTraces,
-  newSpanId,
-  newTraceId,
-  projectIdOf,
-  type RawSpan,
-} from "./spans.ts";
+import { exportRaw, listSpans, listTraces, newSpanId, projectIdOf, traceSpans } from "./spans.ts";
 import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
 const t = startedForFile(() => startTracingUnderTest());
 let privateSpace: string;
 let publicSpace: string;
 
-const spans = (n = 2): RawSpan[] => {
-  const traceId = newTraceId();
-  return Array.from({ length: n }, (_, i) => ({
-    traceId,
-    spanId: newSpanId(),
-    name: `s${i}`,
-    startMs: Date.now() - 60_000 + i,
-  }));
-};
-
 /** A project of `spaceId` with spans, exported by the admin. */
 async function adminProject(
   spaceId: string,
 ): Promise<{ name: string; id: string; spanId: string }> {
   const name = uniqueName("proj");
-  const sent = spans();
+  const sent = traceSpans(2);
   expect((await exportRaw(t, name, sent, { spaceId })).rejectedSpans).toBe(0n);
   return { name, id: await projectIdOf(t, name, spaceId), spanId: sent[0]!.spanId };
 }
@@ -46,7 +28,7 @@ async function outcomes(
   as: Principal,
 ) {
   return {
-    export: await problemOf(exportRaw(t, p.name, spans(1), { spaceId, as })),
+    export: await problemOf(exportRaw(t, p.name, traceSpans(1), { spaceId, as })),
     listSpans: await problemOf(listSpans(t, p.id, {}, as)),
     listTraces: await problemOf(listTraces(t, p.id, {}, as)),
     annotate: await problemOf(
@@ -149,7 +131,7 @@ describe("spaces", () => {
     // A first export of a new project name in a space the caller may not write to creates nothing.
     const fresh = uniqueName("proj");
     expect(
-      await problemOf(exportRaw(t, fresh, spans(1), { spaceId: publicSpace, as: t.member() })),
+      await problemOf(exportRaw(t, fresh, traceSpans(1), { spaceId: publicSpace, as: t.member() })),
     ).toBe("access-forbidden");
     expect(await problemOf(projectIdOf(t, fresh, publicSpace))).not.toBe("ok");
   });
@@ -158,7 +140,7 @@ describe("spaces", () => {
     for (const spaceId of [randomUUID(), "not-a-uuid", ""])
       expect({
         spaceId,
-        problem: await problemOf(exportRaw(t, uniqueName("p"), spans(1), { spaceId })),
+        problem: await problemOf(exportRaw(t, uniqueName("p"), traceSpans(1), { spaceId })),
       }).toEqual({
         spaceId,
         problem: "resource-not-found",
@@ -198,7 +180,7 @@ describe("restricted projects", () => {
         },
         scopeSpans: [
           {
-            spans: spans(3).map((s) => ({
+            spans: traceSpans(3).map((s) => ({
               traceId: s.traceId,
               spanId: s.spanId,
               name: s.name,

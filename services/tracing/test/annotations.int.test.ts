@@ -8,6 +8,7 @@ import {
   newSpanId,
   newTraceId,
   projectWith,
+  traceSpans,
   type RawSpan,
   type Span,
 } from "./spans.ts";
@@ -397,14 +398,7 @@ describe("AnnotateSpans", () => {
   });
 
   it("1000 records are accepted in one request, 1001 are not", async () => {
-    const traceId = newTraceId();
-    const start = Date.now() - 600_000;
-    const spans: RawSpan[] = Array.from({ length: 1001 }, (_, i) => ({
-      traceId,
-      spanId: newSpanId(),
-      name: `s${i}`,
-      startMs: start + i,
-    }));
+    const spans = traceSpans(1001, { startMs: Date.now() - 600_000 });
     const projectId = await projectWith(t, spans);
     const records = spans.map((s, i) => ({
       record_id: s.spanId,

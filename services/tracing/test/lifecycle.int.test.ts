@@ -11,9 +11,8 @@ import {
   exportResources,
   listSpans,
   newSpanId,
-  newTraceId,
   projectIdOf,
-  type RawSpan,
+  traceSpans,
 } from "./spans.ts";
 import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
 
@@ -23,17 +22,6 @@ let nc: NatsConnection;
 const events: { subject: string; type: string; data: Record<string, unknown> }[] = [];
 
 const DAY = 86_400_000;
-
-const spans = (n: number, o: { startMs?: number; traceId?: string } = {}): RawSpan[] => {
-  const traceId = o.traceId ?? newTraceId();
-  const start = o.startMs ?? Date.now() - 60_000;
-  return Array.from({ length: n }, (_, i) => ({
-    traceId,
-    spanId: newSpanId(),
-    name: `s${i}`,
-    startMs: start + i,
-  }));
-};
 
 const count = async (table: string, projectId: string) =>
   Number(
@@ -67,11 +55,11 @@ afterAll(async () => {
 describe("projects", () => {
   it("deleting the project in the catalog removes its spans and annotations", async () => {
     const name = uniqueName("proj");
-    const sent = spans(3);
+    const sent = traceSpans(3);
     await exportRaw(t, name, sent);
     const id = await projectIdOf(t, name);
     const keep = uniqueName("proj");
-    await exportRaw(t, keep, spans(2));
+    await exportRaw(t, keep, traceSpans(2));
     const keptId = await projectIdOf(t, keep);
     for (const [granularity, record] of [
       ["SPAN", sent[0]!.spanId],
@@ -109,7 +97,7 @@ describe("projects", () => {
     // Other projects keep theirs.
     expect(await listSpans(t, keptId)).toHaveLength(2);
     // The name is free again: the next export creates a new project.
-    await exportRaw(t, name, spans(1));
+    await exportRaw(t, name, traceSpans(1));
     const again = await projectIdOf(t, name);
     expect(again).not.toBe(id);
     expect(await listSpans(t, again)).toHaveLength(1);
@@ -117,12 +105,12 @@ describe("projects", () => {
 
   it("a renamed project receives spans under its new name", async () => {
     const name = uniqueName("proj");
-    await exportRaw(t, name, spans(2));
+    await exportRaw(t, name, traceSpans(2));
     const id = await projectIdOf(t, name);
     const renamed = uniqueName("renamed");
     await t.callOn(t.catalog, P.updateProject, { id, name: renamed });
     // At once (the copy may not have heard of the rename yet) and once it has.
-    expect((await exportRaw(t, renamed, spans(1))).rejectedSpans).toBe(0n);
+    expect((await exportRaw(t, renamed, traceSpans(1))).rejectedSpans).toBe(0n);
     expect(await listSpans(t, id)).toHaveLength(3);
     await eventually(
       async () =>
@@ -130,10 +118,10 @@ describe("projects", () => {
           .rows[0]?.name,
       (n) => n === renamed,
     );
-    expect((await exportRaw(t, renamed, spans(1))).rejectedSpans).toBe(0n);
+    expect((await exportRaw(t, renamed, traceSpans(1))).rejectedSpans).toBe(0n);
     expect(await listSpans(t, id)).toHaveLength(4);
     // The old name is a new project now.
-    await exportRaw(t, name, spans(1));
+    await exportRaw(t, name, traceSpans(1));
     const fresh = await projectIdOf(t, name);
     expect(fresh).not.toBe(id);
     expect(await listSpans(t, fresh)).toHaveLength(1);
@@ -142,7 +130,7 @@ describe("projects", () => {
 
   it("concurrent first exports naming one new project create it once and store every span", async () => {
     const name = uniqueName("proj");
-    const batches = Array.from({ length: 5 }, () => spans(3));
+    const batches = Array.from({ length: 5 }, () => traceSpans(3));
     const results = await Promise.all(batches.map((b) => exportRaw(t, name, b)));
     expect(results.map((r) => r.rejectedSpans)).toEqual([0n, 0n, 0n, 0n, 0n]);
     const { projects } = await t.callOn(t.catalog, P.listProjects, {
@@ -178,10 +166,10 @@ async function deadlocks(): Promise<number> {
 describe("racing exports", () => {
   it("waves of up to 96 exporters racing onto one project all store their spans", async () => {
     const name = uniqueName("proj");
-    await exportRaw(t, name, spans(1));
+    await exportRaw(t, name, traceSpans(1));
     let sent = 1;
     for (const exporters of [48, 96, 96, 96]) {
-      const batches = Array.from({ length: exporters }, () => spans(100));
+      const batches = Array.from({ length: exporters }, () => traceSpans(100));
       const results = await Promise.allSettled(batches.map((b) => exportRaw(t, name, b)));
       // Before exports took the project's lock, some ran out of retries (ALREADY_EXISTS).
       expect(results.filter((r) => r.status === "rejected")).toEqual([]);
@@ -199,13 +187,13 @@ describe("racing exports", () => {
 describe("multi-project requests", () => {
   it("racing requests naming the same projects in opposite orders all store, with no deadlock", async () => {
     const names = [uniqueName("proj"), uniqueName("proj")] as const;
-    const first = names.map(() => spans(1));
+    const first = names.map(() => traceSpans(1));
     for (const [k, name] of names.entries()) await exportRaw(t, name, first[k]!);
     // Each request's spans carry new attribute keys and append to both projects' span streams:
     // rows each project's statement locks until the transaction ends.
     const requests = Array.from({ length: 16 }, (_, i) => {
       const mine = (name: string) =>
-        [name, spans(2).map((s) => ({ ...s, attributes: { [`key.${i}`]: i } }))] as const;
+        [name, traceSpans(2).map((s) => ({ ...s, attributes: { [`key.${i}`]: i } }))] as const;
       const pair = [mine(names[0]), mine(names[1])];
       return i % 2 === 0 ? pair : pair.reverse();
     });
@@ -230,11 +218,11 @@ describe("deletes", () => {
   it("within the window (start inclusive, end exclusive), of this project only", async () => {
     const name = uniqueName("proj");
     const base = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
-    const sent = [0, 1, 2].map((i) => spans(1, { startMs: base + i * 1000 })[0]!);
+    const sent = [0, 1, 2].map((i) => traceSpans(1, { startMs: base + i * 1000 })[0]!);
     await exportRaw(t, name, sent);
     const id = await projectIdOf(t, name);
     const other = uniqueName("proj");
-    const foreign = spans(1, { startMs: base });
+    const foreign = traceSpans(1, { startMs: base });
     await exportRaw(t, other, foreign);
     const res = await t.call(T.deleteSpans, {
       projectId: id,
@@ -274,7 +262,7 @@ describe("partitions", () => {
     for (const day of days) expect(await partitionExists(day)).toBe(false);
     const name = uniqueName("proj");
     const batches = Array.from({ length: 6 }, (_, i) =>
-      spans(4, { startMs: (days[i % 3]! + 0.5) * DAY + i }),
+      traceSpans(4, { startMs: (days[i % 3]! + 0.5) * DAY + i }),
     );
     // Two stores of their own (other replicas) prepare the same days at the same time.
     const replicas = [postgresSpanStore(t.pool), postgresSpanStore(t.pool)];
@@ -318,7 +306,7 @@ describe("events", () => {
   it("one SpansReceived per export and project, counting only the new spans", async () => {
     const name = uniqueName("proj");
     const start = Date.now() - 120_000;
-    const first = spans(3, { startMs: start });
+    const first = traceSpans(3, { startMs: start });
     await exportRaw(t, name, first);
     const id = await projectIdOf(t, name);
     await eventually(
@@ -336,7 +324,7 @@ describe("events", () => {
     });
 
     // The same three again and two new ones: two counted.
-    const more = spans(2, { startMs: start + 10 });
+    const more = traceSpans(2, { startMs: start + 10 });
     await exportRaw(t, name, [...first, ...more]);
     await eventually(
       async () => received(id),
@@ -349,7 +337,7 @@ describe("events", () => {
 
     // Nothing new: no event. A later export shows the quiet one was not merely late.
     await exportRaw(t, name, [...first, ...more]);
-    await exportRaw(t, name, spans(1));
+    await exportRaw(t, name, traceSpans(1));
     await eventually(
       async () => received(id),
       (e) => e.length === 3,
@@ -370,7 +358,7 @@ describe("events", () => {
         },
         scopeSpans: [
           {
-            spans: spans(n as number).map((s) => ({
+            spans: traceSpans(n as number).map((s) => ({
               traceId: s.traceId,
               spanId: s.spanId,
               name: s.name,
@@ -398,7 +386,7 @@ describe("events", () => {
 
   it("annotations and deletes are published too", async () => {
     const name = uniqueName("proj");
-    const sent = spans(2);
+    const sent = traceSpans(2);
     await exportRaw(t, name, sent);
     const id = await projectIdOf(t, name);
     await t.call(T.annotateSpans, {

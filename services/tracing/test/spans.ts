@@ -110,6 +110,21 @@ export interface RawSpan {
 export const newTraceId = () => randomBytes(16).toString("hex");
 export const newSpanId = () => randomBytes(8).toString("hex");
 
+/** `n` spans of one new trace named s0, s1, …, a millisecond apart from `startMs` (a minute ago). */
+export const traceSpans = (
+  n: number,
+  o: { startMs?: number; traceId?: string } = {},
+): RawSpan[] => {
+  const traceId = o.traceId ?? newTraceId();
+  const start = o.startMs ?? Date.now() - 60_000;
+  return Array.from({ length: n }, (_, i) => ({
+    traceId,
+    spanId: newSpanId(),
+    name: `s${i}`,
+    startMs: start + i,
+  }));
+};
+
 /** An OTLP JSON AnyValue of a JSON value. */
 function anyValue(v: unknown): Record<string, unknown> {
   if (typeof v === "string") return { stringValue: v };

@@ -28,6 +28,9 @@ afterAll(async () => {
 });
 
 const opts = () => ({ credential: t.credential(), requestId: "bulk-test" });
+/** The ExportExamples stream of a dataset's version (default: its latest). */
+const exportExamples = (datasetId: string, versionId = "") =>
+  callServerStream(t.channel, B.exportExamples, { datasetId, versionId }, opts());
 const S_KIND = ColumnKind.COLUMN_KIND_STRING;
 const I_KIND = ColumnKind.COLUMN_KIND_INTEGER;
 
@@ -250,9 +253,7 @@ describe("ExportExamples", () => {
       examples: [{ id: w.exampleIds[1]!, fieldsJson: JSON.stringify({ q: "B", extra: "x" }) }],
     });
     for (const versionId of [w.versionId, v2.versionId]) {
-      const got = await download(
-        callServerStream(t.channel, B.exportExamples, { datasetId: id, versionId }, opts()),
-      );
+      const got = await download(exportExamples(id, versionId));
       expect(got.header.spaceId).toBe(t.spaceId);
       expect(got.header.versionId).toBe(versionId);
       const names = got.header.columns.map((c) => c.name);
@@ -272,16 +273,7 @@ describe("ExportExamples", () => {
           else expect(JSON.parse(text)).toEqual(v);
         }
     }
-    const v2cols = (
-      await download(
-        callServerStream(
-          t.channel,
-          B.exportExamples,
-          { datasetId: id, versionId: v2.versionId },
-          opts(),
-        ),
-      )
-    ).header.columns;
+    const v2cols = (await download(exportExamples(id, v2.versionId))).header.columns;
     expect(Object.fromEntries(v2cols.map((c) => [c.name, c.kinds]))).toMatchObject({
       q: ColumnKind.COLUMN_KIND_STRING,
       n: ColumnKind.COLUMN_KIND_INTEGER,
@@ -295,14 +287,7 @@ describe("ExportExamples", () => {
   it("streams an import of 20 000 examples in bounded batches, times as epoch milliseconds", async () => {
     const messages = Array.from({ length: 20 }, (_, i) => rowsOf(i * 1000, 1000));
     const res = await importDataset(uniqueName("big"), messages);
-    const got = await download(
-      callServerStream(
-        t.channel,
-        B.exportExamples,
-        { datasetId: res.dataset!.id, versionId: "" },
-        opts(),
-      ),
-    );
+    const got = await download(exportExamples(res.dataset!.id));
     expect(got.rows).toHaveLength(20_000);
     expect(got.batches).toBeGreaterThan(1);
     expect(got.rows.map((r) => Number(r[4]))).toEqual(Array.from({ length: 20_000 }, (_, i) => i));
@@ -314,33 +299,14 @@ describe("ExportExamples", () => {
       uniqueName("early"),
       Array.from({ length: 10 }, (_, i) => rowsOf(i * 1000, 1000)),
     );
-    for await (const m of callServerStream(
-      t.channel,
-      B.exportExamples,
-      { datasetId: res.dataset!.id, versionId: "" },
-      opts(),
-    ))
-      if (m.part?.$case === "batch") break;
-    const again = await download(
-      callServerStream(
-        t.channel,
-        B.exportExamples,
-        { datasetId: res.dataset!.id, versionId: "" },
-        opts(),
-      ),
-    );
+    for await (const m of exportExamples(res.dataset!.id)) if (m.part?.$case === "batch") break;
+    const again = await download(exportExamples(res.dataset!.id));
     expect(again.rows).toHaveLength(10_000);
   });
 
   it("an unknown dataset or version is not found", async () => {
     const none = "00000000-0000-7000-8000-000000000000";
-    expect(
-      await problemOf(
-        download(
-          callServerStream(t.channel, B.exportExamples, { datasetId: none, versionId: "" }, opts()),
-        ),
-      ),
-    ).toBe("resource-not-found");
+    expect(await problemOf(download(exportExamples(none)))).toBe("resource-not-found");
   });
 });
 

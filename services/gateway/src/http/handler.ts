@@ -154,3 +154,9 @@ export const handlerOf = (handlers: Handlers, id: string): ValidatedHandler | un
   Object.hasOwn(handlers, id)
     ? (handlers[id as OperationId] as unknown as ValidatedHandler)
     : undefined;
+
+/** An operation that answers nothing (a delete): 204 once the service has done it. */
+export async function noContent(done: Promise<unknown>): Promise<ApiResponse> {
+  await done;
+  return { status: 204 };
+}

@@ -8,7 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 export type ScopingBody = components["schemas"]["AiIntegrationScoping"];
@@ -145,9 +145,7 @@ export function aiIntegrationHandlers(catalog: Backend): ResourceHandlers<"ai-in
       return { status: 200, body: toPublicAiIntegration(res) };
     },
 
-    async delete_ai_integration(req) {
-      await catalog.call(S.deleteAiIntegration, { id: integrationId(req) }, req);
-      return { status: 204 };
-    },
+    delete_ai_integration: (req) =>
+      noContent(catalog.call(S.deleteAiIntegration, { id: integrationId(req) }, req)),
   };
 }

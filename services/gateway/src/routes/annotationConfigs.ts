@@ -5,7 +5,7 @@ import {
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 type ConfigBody = Body<"create_annotation_config"> | Body<"update_annotation_config">;
@@ -115,9 +115,7 @@ export function annotationConfigHandlers(catalog: Backend): ResourceHandlers<"an
       return { status: 200, body: toPublicAnnotationConfig(res) };
     },
 
-    async delete_annotation_config(req) {
-      await catalog.call(S.deleteAnnotationConfig, { id: configId(req) }, req);
-      return { status: 204 };
-    },
+    delete_annotation_config: (req) =>
+      noContent(catalog.call(S.deleteAnnotationConfig, { id: configId(req) }, req)),
   };
 }

@@ -9,7 +9,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { type PathParam, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
 import { listPage } from "./listPage.ts";
 
@@ -182,10 +182,8 @@ export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"ann
       return { status: 200, body: toPublicQueue(res) };
     },
 
-    async delete_annotation_queue(req) {
-      await catalog.call(S.deleteAnnotationQueue, { id: queueId(req) }, req);
-      return { status: 204 };
-    },
+    delete_annotation_queue: (req) =>
+      noContent(catalog.call(S.deleteAnnotationQueue, { id: queueId(req) }, req)),
 
     async list_annotation_queue_records(req) {
       const res = await catalog.call(
@@ -217,12 +215,13 @@ export function annotationQueueHandlers(catalog: Backend): ResourceHandlers<"ann
       const recordIds = b.record_ids
         .map((id) => decodeId("AnnotationQueueRecord", id))
         .filter((id): id is string => id !== null);
-      await catalog.call(
-        S.deleteAnnotationQueueRecords,
-        { annotationQueueId: queueId(req), recordIds },
-        req,
+      return noContent(
+        catalog.call(
+          S.deleteAnnotationQueueRecords,
+          { annotationQueueId: queueId(req), recordIds },
+          req,
+        ),
       );
-      return { status: 204 };
     },
 
     async annotate_annotation_queue_record(req) {

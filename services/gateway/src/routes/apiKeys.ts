@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/identity/v1/api_keys";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 
 type RoleBody = components["schemas"]["ServiceKeyRole"];
@@ -176,8 +176,7 @@ export function apiKeyHandlers(identity: Backend): ResourceHandlers<"api-keys"> 
 
     async revoke_api_key(req) {
       const id = pathId("ApiKey", req.params.api_key_id, "API key");
-      await identity.call(ApiKeyServiceService.revokeApiKey, { id }, req);
-      return { status: 204 };
+      return noContent(identity.call(ApiKeyServiceService.revokeApiKey, { id }, req));
     },
   };
 }

@@ -9,7 +9,7 @@ import {
 import type { MonitorFilter } from "@argus/proto/tracing/v1/monitors";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { pathId, spaceListQuery } from "./params.ts";
 import { toPublicResolved } from "./monitors.ts";
 import { utcInstant } from "./spans.ts";
@@ -237,10 +237,10 @@ export function dashboardHandlers(tracing: Backend): ResourceHandlers<"dashboard
       return { status: 200, body: toPublicDashboard(d) };
     },
 
-    async delete_dashboard(req) {
-      await tracing.call(DashboardServiceService.deleteDashboard, { id: dashboardId(req) }, req);
-      return { status: 204 };
-    },
+    delete_dashboard: (req) =>
+      noContent(
+        tracing.call(DashboardServiceService.deleteDashboard, { id: dashboardId(req) }, req),
+      ),
 
     async create_dashboard_widget(req) {
       const w = await tracing.call(
@@ -273,14 +273,14 @@ export function dashboardHandlers(tracing: Backend): ResourceHandlers<"dashboard
       return { status: 200, body: toPublicWidget(w) };
     },
 
-    async delete_dashboard_widget(req) {
-      await tracing.call(
-        DashboardServiceService.deleteWidget,
-        { dashboardId: dashboardId(req), widgetId: widgetId(req) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_dashboard_widget: (req) =>
+      noContent(
+        tracing.call(
+          DashboardServiceService.deleteWidget,
+          { dashboardId: dashboardId(req), widgetId: widgetId(req) },
+          req,
+        ),
+      ),
 
     async get_dashboard_widget_data(req) {
       const q = req.query;

@@ -10,7 +10,12 @@ import {
 import type { Backend } from "../backend.ts";
 import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
 import type { components } from "../generated/openapi.ts";
-import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
+import {
+  JsonObjectText,
+  noContent,
+  withFieldsText,
+  type ResourceHandlers,
+} from "../http/handler.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -219,10 +224,8 @@ export function datasetHandlers(
       return { status: 200, body: toPublicDataset(d) };
     },
 
-    async delete_dataset(req) {
-      await dataset.call(DatasetServiceService.deleteDataset, { id: datasetId(req) }, req);
-      return { status: 204 };
-    },
+    delete_dataset: (req) =>
+      noContent(dataset.call(DatasetServiceService.deleteDataset, { id: datasetId(req) }, req)),
 
     async list_dataset_examples(req) {
       const id = datasetId(req);

@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/catalog/v1/evaluators";
 import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 /** The field of a version that carries the config of an evaluator type. */
@@ -148,10 +148,8 @@ export function evaluatorHandlers(catalog: Backend): ResourceHandlers<"evaluator
       return { status: 200, body: toPublicEvaluator(res) };
     },
 
-    async delete_evaluator(req) {
-      await catalog.call(S.deleteEvaluator, { id: evaluatorId(req) }, req);
-      return { status: 204 };
-    },
+    delete_evaluator: (req) =>
+      noContent(catalog.call(S.deleteEvaluator, { id: evaluatorId(req) }, req)),
 
     async list_evaluator_versions(req) {
       const res = await catalog.call(

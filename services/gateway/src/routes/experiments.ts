@@ -8,7 +8,12 @@ import {
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
 import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
-import { JsonObjectText, withFieldsText, type ResourceHandlers } from "../http/handler.ts";
+import {
+  JsonObjectText,
+  noContent,
+  withFieldsText,
+  type ResourceHandlers,
+} from "../http/handler.ts";
 import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
 import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
@@ -159,10 +164,10 @@ export function experimentHandlers(
       return { status: 200, body: toPublicExperiment(e) };
     },
 
-    async delete_experiment(req) {
-      await dataset.call(DatasetServiceService.deleteExperiment, { id: experimentId(req) }, req);
-      return { status: 204 };
-    },
+    delete_experiment: (req) =>
+      noContent(
+        dataset.call(DatasetServiceService.deleteExperiment, { id: experimentId(req) }, req),
+      ),
 
     async list_experiment_runs(req) {
       const res = await dataset.call(

@@ -12,7 +12,7 @@ import {
 } from "@argus/proto/tracing/v1/monitors";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -341,10 +341,8 @@ export function monitorHandlers(tracing: Backend): ResourceHandlers<"monitors"> 
       return { status: 200, body: toPublicMonitor(m) };
     },
 
-    async delete_monitor(req) {
-      await tracing.call(MonitorServiceService.deleteMonitor, { id: monitorId(req) }, req);
-      return { status: 204 };
-    },
+    delete_monitor: (req) =>
+      noContent(tracing.call(MonitorServiceService.deleteMonitor, { id: monitorId(req) }, req)),
 
     async evaluate_monitor(req) {
       const e = await tracing.call(

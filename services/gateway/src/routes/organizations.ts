@@ -1,7 +1,7 @@
 import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Organization } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { memberOf, pathId, publicMemberRole } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -58,14 +58,14 @@ export function organizationHandlers(identity: Backend): ResourceHandlers<"organ
       return { status: 200, body: toPublicOrganization(org) };
     },
 
-    async delete_organization(req) {
-      await identity.call(
-        IdentityServiceService.deleteOrganization,
-        { id: organizationPathId(req.params.org_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_organization: (req) =>
+      noContent(
+        identity.call(
+          IdentityServiceService.deleteOrganization,
+          { id: organizationPathId(req.params.org_id) },
+          req,
+        ),
+      ),
 
     async add_organization_user(req) {
       const m = await identity.call(
@@ -86,12 +86,13 @@ export function organizationHandlers(identity: Backend): ResourceHandlers<"organ
 
     async remove_organization_user(req) {
       const userId = pathId("User", req.params.user_id, "user");
-      await identity.call(
-        IdentityServiceService.removeOrganizationUser,
-        { organizationId: organizationPathId(req.params.org_id), userId },
-        req,
+      return noContent(
+        identity.call(
+          IdentityServiceService.removeOrganizationUser,
+          { organizationId: organizationPathId(req.params.org_id), userId },
+          req,
+        ),
       );
-      return { status: 204 };
     },
   };
 }

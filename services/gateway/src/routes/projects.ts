@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { ProjectServiceService, type Project } from "@argus/proto/catalog/v1/projects";
 import type { Backend } from "../backend.ts";
 import { pathId, spaceListQuery } from "./params.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 /**
@@ -67,13 +67,13 @@ export function projectHandlers(catalog: Backend): ResourceHandlers<"projects"> 
       return { status: 200, body: toPublicProject(project) };
     },
 
-    async delete_project(req) {
-      await catalog.call(
-        ProjectServiceService.deleteProject,
-        { id: projectId(req.params.project_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_project: (req) =>
+      noContent(
+        catalog.call(
+          ProjectServiceService.deleteProject,
+          { id: projectId(req.params.project_id) },
+          req,
+        ),
+      ),
   };
 }

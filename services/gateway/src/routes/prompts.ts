@@ -8,7 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 const userId = (id: string): string => (id ? encodeId("User", id) : "");
@@ -125,10 +125,7 @@ export function promptHandlers(catalog: Backend): ResourceHandlers<"prompts"> {
       return { status: 200, body: toPublicPrompt(res) };
     },
 
-    async delete_prompt(req) {
-      await catalog.call(S.deletePrompt, { id: promptId(req) }, req);
-      return { status: 204 };
-    },
+    delete_prompt: (req) => noContent(catalog.call(S.deletePrompt, { id: promptId(req) }, req)),
 
     async list_prompt_versions(req) {
       const res = await catalog.call(
@@ -172,13 +169,13 @@ export function promptHandlers(catalog: Backend): ResourceHandlers<"prompts"> {
       return { status: 200, body: toPublicPromptVersion(res) };
     },
 
-    async delete_prompt_version_label(req) {
-      await catalog.call(
-        S.deletePromptVersionLabel,
-        { versionId: versionId(req), label: req.params.label_name ?? "" },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_prompt_version_label: (req) =>
+      noContent(
+        catalog.call(
+          S.deletePromptVersionLabel,
+          { versionId: versionId(req), label: req.params.label_name ?? "" },
+          req,
+        ),
+      ),
   };
 }

@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 /**
@@ -58,12 +58,13 @@ export function resourceRestrictionHandlers(
     async delete_resource_restriction(req) {
       const resource = resourceOf(req.params.resource_id ?? "");
       if (resource === null) throw notFound("resource restriction");
-      await identity.call(
-        IdentityServiceService.deleteResourceRestriction,
-        { resourceId: resource.id },
-        req,
+      return noContent(
+        identity.call(
+          IdentityServiceService.deleteResourceRestriction,
+          { resourceId: resource.id },
+          req,
+        ),
       );
-      return { status: 204 };
     },
   };
 }

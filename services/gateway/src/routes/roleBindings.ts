@@ -1,7 +1,7 @@
 import { DomainError, decodeId, encodeId } from "@argus/platform";
 import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -108,13 +108,13 @@ export function roleBindingHandlers(identity: Backend): ResourceHandlers<"role-b
       return { status: 200, body: toPublicRoleBinding(binding) };
     },
 
-    async delete_role_binding(req) {
-      await identity.call(
-        IdentityServiceService.deleteRoleBinding,
-        { id: bindingPathId(req.params.binding_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_role_binding: (req) =>
+      noContent(
+        identity.call(
+          IdentityServiceService.deleteRoleBinding,
+          { id: bindingPathId(req.params.binding_id) },
+          req,
+        ),
+      ),
   };
 }

@@ -1,7 +1,7 @@
 import { encodeId } from "@argus/platform";
 import { IdentityServiceService, type Role } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -68,13 +68,13 @@ export function roleHandlers(identity: Backend): ResourceHandlers<"roles"> {
       return { status: 200, body: toPublicRole(role) };
     },
 
-    async delete_role(req) {
-      await identity.call(
-        IdentityServiceService.deleteRole,
-        { id: rolePathId(req.params.role_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_role: (req) =>
+      noContent(
+        identity.call(
+          IdentityServiceService.deleteRole,
+          { id: rolePathId(req.params.role_id) },
+          req,
+        ),
+      ),
   };
 }

@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type Space, type SpaceMembership } from "@argus/proto/identity/v1";
 import { SPACE_SETTING_KEYS } from "@argus/contracts";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { memberOf, pathId, publicMemberRole } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -87,14 +87,14 @@ export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
       return { status: 200, body: toPublicSpace(space) };
     },
 
-    async delete_space(req) {
-      await identity.call(
-        IdentityServiceService.deleteSpace,
-        { id: spacePathId(req.params.space_id) },
-        req,
-      );
-      return { status: 204 };
-    },
+    delete_space: (req) =>
+      noContent(
+        identity.call(
+          IdentityServiceService.deleteSpace,
+          { id: spacePathId(req.params.space_id) },
+          req,
+        ),
+      ),
 
     async add_space_user(req) {
       const m = await identity.call(
@@ -107,12 +107,13 @@ export function spaceHandlers(identity: Backend): ResourceHandlers<"spaces"> {
 
     async remove_space_user(req) {
       const userId = pathId("User", req.params.user_id, "user");
-      await identity.call(
-        IdentityServiceService.removeSpaceUser,
-        { spaceId: spacePathId(req.params.space_id), userId },
-        req,
+      return noContent(
+        identity.call(
+          IdentityServiceService.removeSpaceUser,
+          { spaceId: spacePathId(req.params.space_id), userId },
+          req,
+        ),
       );
-      return { status: 204 };
     },
   };
 }

@@ -2,7 +2,7 @@ import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
 import type { Backend, Caller } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
-import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ApiResponse, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
 function toPublicTag(t: Tag) {
@@ -89,10 +89,8 @@ export function tagHandlers(catalog: Backend): ResourceHandlers<"tags"> {
       return { status: 200, body: toPublicTag(tag) };
     },
 
-    async delete_tag(req) {
-      await catalog.call(TagServiceService.deleteTag, { id: tagId(req.params.tag_id) }, req);
-      return { status: 204 };
-    },
+    delete_tag: (req) =>
+      noContent(catalog.call(TagServiceService.deleteTag, { id: tagId(req.params.tag_id) }, req)),
 
     list_project_tags: project.list,
     add_project_tags: project.add,

@@ -7,7 +7,7 @@ import {
 } from "@argus/proto/tasks/v1/tasks";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
-import type { Body, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -306,10 +306,7 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
       return { status: 200, body: toPublicTask(res) };
     },
 
-    async delete_task(req) {
-      await backend.call(S.deleteTask, { id: taskId(req) }, req);
-      return { status: 204 };
-    },
+    delete_task: (req) => noContent(backend.call(S.deleteTask, { id: taskId(req) }, req)),
 
     async trigger_task_run(req) {
       const id = taskId(req);

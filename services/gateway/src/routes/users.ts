@@ -1,7 +1,7 @@
 import { DomainError, encodeId, type ClientMethod } from "@argus/platform";
 import { IdentityServiceService, type User } from "@argus/proto/identity/v1";
 import type { Backend, Caller } from "../backend.ts";
-import type { ApiResponse, ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ApiResponse, type ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -40,10 +40,8 @@ export function userHandlers(identity: Backend): ResourceHandlers<"users"> {
   /** An operation on the path's user that answers nothing (204). */
   const onUser =
     <Res>(method: ClientMethod<{ id: string }, Res>) =>
-    async (req: Caller & PathParam<"user_id">): Promise<ApiResponse> => {
-      await identity.call(method, { id: userPathId(req.params.user_id) }, req);
-      return { status: 204 };
-    };
+    (req: Caller & PathParam<"user_id">): Promise<ApiResponse> =>
+      noContent(identity.call(method, { id: userPathId(req.params.user_id) }, req));
   return {
     async list_users(req) {
       const statuses = req.query.status ?? [];

@@ -2,7 +2,7 @@ import type { WebhookSourceType } from "@argus/contracts/webhooks";
 import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { WebhookServiceService, type Subscription } from "@argus/proto/webhooks/v1/webhooks";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -88,9 +88,7 @@ export function webhookSubscriptionHandlers(
       return { status: 200, body: toPublicSubscription(res) };
     },
 
-    async delete_webhook_subscription(req) {
-      await dispatcher.call(S.deleteSubscription, { id: subscriptionId(req) }, req);
-      return { status: 204 };
-    },
+    delete_webhook_subscription: (req) =>
+      noContent(dispatcher.call(S.deleteSubscription, { id: subscriptionId(req) }, req)),
   };
 }

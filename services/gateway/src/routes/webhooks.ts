@@ -6,7 +6,7 @@ import {
   type Webhook,
 } from "@argus/proto/webhooks/v1/webhooks";
 import type { Backend } from "../backend.ts";
-import type { ResourceHandlers } from "../http/handler.ts";
+import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
@@ -129,10 +129,8 @@ export function webhookHandlers(dispatcher: Backend): ResourceHandlers<"webhooks
       return { status: 200, body: toPublicWebhook(res) };
     },
 
-    async delete_webhook(req) {
-      await dispatcher.call(S.deleteWebhook, { id: webhookId(req) }, req);
-      return { status: 204 };
-    },
+    delete_webhook: (req) =>
+      noContent(dispatcher.call(S.deleteWebhook, { id: webhookId(req) }, req)),
 
     async test_webhook(req) {
       const res = await dispatcher.call(S.testWebhook, { id: webhookId(req) }, req, {

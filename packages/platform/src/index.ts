@@ -155,6 +155,8 @@ export {
 
 // Ids and pages.
 export { decodeCanonicalId, decodeId, encodeId, uuidv7 } from "./ids.ts";
+export type { Lifecycle, LiveOf } from "./lifecycle.ts";
+export { requireLive, requireNew, unreachable } from "./lifecycle.ts";
 export { clampLimit, fetchSize, newestAfter, newestKeyOf, pageOf } from "./paging.ts";
 
 // Secrets: HMAC keys made once per secret, and secrets sealed at rest.

@@ -1,3 +1,4 @@
+import { requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import type { Decider } from "@argus/eventstore";
 import type {
   AiIntegrationConfig,
@@ -5,7 +6,6 @@ import type {
   AiIntegrationKeyFacts,
 } from "@argus/contracts";
 import { checkConfig, configOf, keyFacts } from "./aiIntegrationConfigRules.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
 export type AiIntegrationState = Lifecycle<{

@@ -1,8 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import type { AnnotationConfigEvent, AnnotationConfigShape } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import { given, shapeOf } from "./annotationConfigRules.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import { invalid, requireCatalogName } from "../shared/catalogRules.ts";
 
 export type AnnotationConfigState = Lifecycle<

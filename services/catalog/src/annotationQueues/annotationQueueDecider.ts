@@ -1,6 +1,6 @@
+import { requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import type { Decider } from "@argus/eventstore";
 import type { AnnotationQueueEvent, Annotator } from "@argus/contracts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import {
   checkSources,
   decideRecords,

@@ -4,8 +4,7 @@ import type {
   Annotator,
   QueueRecordData,
 } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
-import { unreachable } from "../shared/lifecycleRules.ts";
+import { DomainError, unreachable } from "@argus/platform";
 import { invalid, unprocessable } from "../shared/catalogRules.ts";
 
 const RECORD_SOURCES_MAX = 2;

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Decider } from "@argus/eventstore";
 import type { EvaluatorEvent, EvaluatorVersionCreated } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import {
   checkedConfig,
   requireCreatableType,
   type EvaluatorVersionContent,
 } from "./evaluatorConfigRules.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 import {
   DESCRIPTION_MAX,
   invalid,

@@ -2,8 +2,7 @@ import { Ajv, type AnySchema } from "ajv";
 import type { Decider } from "@argus/eventstore";
 import type { IntegrationEvent, IntegrationPreset, IntegrationSettings } from "@argus/contracts";
 import { textLength } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import { DomainError, requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import {
   invalid,
   requireCatalogName,

@@ -1,7 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { PromptEvent, PromptVersionContent, PromptVersionCreated } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
+import { DomainError, requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import { checkedContent, commitHash, labelMoves, requireLabels } from "./promptRules.ts";
 import { DESCRIPTION_MAX, requireCatalogName, requireMaxLength } from "../shared/catalogRules.ts";
 

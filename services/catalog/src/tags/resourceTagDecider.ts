@@ -1,6 +1,5 @@
 import { LIMITS, type ResourceTagsEvent } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
-import { unreachable } from "../shared/lifecycleRules.ts";
+import { DomainError, unreachable } from "@argus/platform";
 
 /**
  * What a decision on one resource's tags needs, read in the command's transaction: the

@@ -1,7 +1,7 @@
+import { requireLive, requireNew, unreachable, type Lifecycle } from "@argus/platform";
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, textLength, type TagEvent, type TagUpdated } from "@argus/contracts";
 import { invalid } from "../shared/catalogRules.ts";
-import { requireLive, requireNew, unreachable, type Lifecycle } from "../shared/lifecycleRules.ts";
 
 export const TAG_COLORS = [
   "GRAY",

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { ApiKeyCreated, ApiKeyEvent } from "@argus/contracts";
-import { DomainError, notFound } from "@argus/platform";
+import { DomainError, notFound, unreachable } from "@argus/platform";
 import { refreshedKey, type RefreshKey } from "./apiKeyRefreshRules.ts";
 
 /** API key lifecycle as a pure decider: ids, `now` and the redacted key come in the command. */
@@ -82,10 +82,8 @@ function decide(command: ApiKeyCommand, state: ApiKeyState): ApiKeyEvent[] {
     case "RefreshKey":
       if (state.status === "REVOKED") throw invalid("a revoked API key cannot be refreshed");
       return [refreshedKey(command, state)];
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -102,10 +100,8 @@ function evolve(state: ApiKeyState, event: ApiKeyEvent): ApiKeyState {
       if (state.status === "none") return state;
       return { ...state, expiresAt: expires_at === null ? null : new Date(expires_at) };
     }
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { ServiceAccountEvent } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, unreachable } from "@argus/platform";
 
 /** Predefined role names usable for a service account (ANNOTATOR is not, per the public API). */
 export type ServiceRoleName = "ADMIN" | "MEMBER" | "READ_ONLY";
@@ -68,10 +68,8 @@ function evolve(state: ServiceAccountState, event: ServiceAccountEvent): Service
       return { status: "live", id: event.data.id };
     case "ServiceAccountRoleGranted":
       return state;
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { OrganizationEvent } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, unreachable } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const ORGANIZATION_NAME_MAX = 255;
@@ -67,10 +67,8 @@ function decide(command: OrganizationCommand, state: OrganizationState): Organiz
       const data = { id: state.id, deleted_at: command.now.toISOString() };
       return [{ type: "OrganizationDeleted", data }];
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -85,10 +83,8 @@ function evolve(state: OrganizationState, event: OrganizationEvent): Organizatio
       return { ...state, name: event.data.name, description: event.data.description };
     case "OrganizationDeleted":
       return { status: "deleted" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { RestrictionEvent, RestrictionType } from "@argus/contracts";
-import { DomainError, notFound } from "@argus/platform";
+import { DomainError, notFound, unreachable } from "@argus/platform";
 
 export const RESTRICTION_TYPES: readonly RestrictionType[] = ["PROJECT", "DASHBOARD", "PROMPT"];
 
@@ -54,10 +54,8 @@ function decide(command: RestrictionCommand, state: RestrictionState): Restricti
     case "LiftRestriction":
       if (!restricted || !mine) throw notFound("resource restriction");
       return [{ type: "ResourceRestrictionDeleted", data: { resource_id: restricted.projectId } }];
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -75,10 +73,8 @@ function evolve(_state: RestrictionState, event: RestrictionEvent): RestrictionS
     }
     case "ResourceRestrictionDeleted":
       return { status: "lifted" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { BindingResourceType, RoleBindingEvent, SubjectType } from "@argus/contracts";
-import { DomainError, notFound } from "@argus/platform";
+import { DomainError, notFound, unreachable } from "@argus/platform";
 
 export interface BoundBinding {
   id: string;
@@ -95,10 +95,8 @@ function decide(command: RoleBindingCommand, state: RoleBindingState): RoleBindi
         },
       ];
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -119,10 +117,8 @@ function evolve(state: RoleBindingState, event: RoleBindingEvent): RoleBindingSt
       return state.status === "live" ? { ...state, roleId: event.data.role_id } : state;
     case "RoleBindingDeleted":
       return { status: "deleted" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

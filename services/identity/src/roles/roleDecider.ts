@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { RoleEvent } from "@argus/contracts";
-import { DomainError, PREDEFINED_ROLES, isPermission } from "@argus/platform";
+import { DomainError, PREDEFINED_ROLES, isPermission, unreachable } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const ROLE_NAME_MAX = 255;
@@ -101,10 +101,8 @@ function decide(command: RoleCommand, state: RoleState): RoleEvent[] {
           `the role is still bound ${command.bindingCount} time(s); delete its role bindings first`,
         );
       return [{ type: "RoleDeleted", data: { id: state.id } }];
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -118,10 +116,8 @@ function evolve(state: RoleState, event: RoleEvent): RoleState {
     }
     case "RoleDeleted":
       return { status: "deleted" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   type SpaceSettings,
   type SpaceUpdated,
 } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, unreachable } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const SPACE_NAME_MAX = 255;
@@ -115,10 +115,8 @@ function decide(command: SpaceCommand, state: SpaceState): SpaceEvent[] {
         },
       ];
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -148,10 +146,8 @@ function evolve(state: SpaceState, event: SpaceEvent): SpaceState {
       };
     case "SpaceDeleted":
       return { status: "deleted" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

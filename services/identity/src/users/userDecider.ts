@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { UserEvent } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, unreachable } from "@argus/platform";
 import {
   INVITATION_TTL_MS,
   PASSWORD_RESET_TTL_MS,
@@ -118,10 +118,8 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
           data: { id: state.id, accepted_at: command.now.toISOString() },
         },
       ];
-    default: {
-      const never: never = command;
-      throw new Error(`unknown command ${String(never)}`);
-    }
+    default:
+      return unreachable(command);
   }
 }
 
@@ -151,10 +149,8 @@ function evolve(state: UserState, event: UserEvent): UserState {
       return state;
     case "UserInvitationAccepted":
       return { ...state, invitation: "ACTIVE" };
-    default: {
-      const never: never = event;
-      throw new Error(`unknown event ${String(never)}`);
-    }
+    default:
+      return unreachable(event);
   }
 }
 

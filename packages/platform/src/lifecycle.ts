@@ -1,4 +1,4 @@
-import { DomainError } from "@argus/platform";
+import { DomainError } from "./errors.ts";
 
 /**
  * Where an aggregate is in its life: not created yet, live (with what decisions need), or

@@ -1,7 +1,13 @@
 import type { PoolClient } from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import type { ImportedColumn } from "@argus/contracts";
-import { checkout, columnBatches, type BatchLimits, type CallContext } from "@argus/platform";
+import {
+  checkout,
+  columnBatches,
+  type BatchLimits,
+  type CallContext,
+  notFound,
+} from "@argus/platform";
 import { isUuid } from "@argus/spaces";
 import {
   ColumnKind,
@@ -12,7 +18,6 @@ import {
 import { findVersion, loadDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { loadExperiment } from "../experiments/experimentRows.ts";
-import { notFound } from "../shared/lifecycleRules.ts";
 import { exampleColumnsOf, runColumnsOf } from "./columns.ts";
 
 /** Rows per batch of a download, and bytes: small enough that no side holds much of it. */

@@ -1,6 +1,6 @@
 import { LIMITS, type ImportedColumn } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/problemRules.ts";
 import type { Pool } from "pg";
 import { beginImport, idSequence, type ImportKind } from "./staging.ts";
 

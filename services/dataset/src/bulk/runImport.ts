@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { LIMITS, streamId, type ExperimentRunsImported } from "@argus/contracts";
 import { tracedQuery } from "@argus/eventstore";
-import { uuidv7, type CallContext } from "@argus/platform";
+import { uuidv7, type CallContext, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
   CreateExperimentEntryRequest,
@@ -14,7 +14,7 @@ import type { DatasetDeps } from "../deps.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { loadExperiment, lockExperiment, toExperiment } from "../experiments/experimentRows.ts";
 import { requireRunColumns } from "../experiments/experimentRunRules.ts";
-import { notFound, unprocessable } from "../shared/lifecycleRules.ts";
+import { unprocessable } from "../shared/problemRules.ts";
 import { columnNames, requireRowFields, stageUpload, startOf, uploadOf } from "./imports.ts";
 import { claimImport } from "./staging.ts";
 

@@ -1,5 +1,5 @@
 import { streamId } from "@argus/contracts";
-import { uuidv7, type CallContext } from "@argus/platform";
+import { uuidv7, type CallContext, notFound } from "@argus/platform";
 import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
   CreateDatasetRequest,
@@ -16,7 +16,6 @@ import { parseExamples } from "../examples/exampleRules.ts";
 import { experimentDecider } from "../experiments/experimentDecider.ts";
 import { experimentIdsOf } from "../experiments/experimentRows.ts";
 import { FIRST_VERSION_NAME } from "../shared/access.ts";
-import { notFound } from "../shared/lifecycleRules.ts";
 import { datasetDecider, type DatasetCommand } from "./datasetDecider.ts";
 import {
   findDataset,

@@ -1,7 +1,7 @@
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, textLength, type DatasetEvent } from "@argus/contracts";
-import { DomainError, unreachable, type Lifecycle } from "@argus/platform";
-import { invalid, notFound } from "../shared/lifecycleRules.ts";
+import { DomainError, unreachable, type Lifecycle, notFound } from "@argus/platform";
+import { invalid } from "../shared/problemRules.ts";
 
 /** What decisions on a dataset need: where it lives and its versions' names. */
 export type DatasetState = Lifecycle<{

@@ -1,5 +1,5 @@
 import { tracedQuery } from "@argus/eventstore";
-import { fetchSize, pageOf, type CallContext } from "@argus/platform";
+import { fetchSize, pageOf, type CallContext, notFound } from "@argus/platform";
 import { confirmListed, listableSpaces } from "@argus/spaces";
 import type {
   Dataset,
@@ -11,7 +11,6 @@ import type {
 } from "@argus/proto/dataset/v1/dataset";
 import type { DatasetDeps } from "../deps.ts";
 import { loadExperiment } from "../experiments/experimentRows.ts";
-import { notFound } from "../shared/lifecycleRules.ts";
 import {
   DATASET_COLUMNS,
   loadDataset,

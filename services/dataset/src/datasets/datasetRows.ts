@@ -1,9 +1,9 @@
+import { notFound } from "@argus/platform";
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { isUuid, type SpaceRow } from "@argus/spaces";
 import type { Dataset, DatasetVersion } from "@argus/proto/dataset/v1/dataset";
 import { ACCESS } from "../shared/access.ts";
-import { notFound } from "../shared/lifecycleRules.ts";
 import { resourceRows } from "../shared/rowOf.ts";
 
 export interface DatasetRow extends SpaceRow {

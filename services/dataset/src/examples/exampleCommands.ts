@@ -1,6 +1,6 @@
 import { streamId } from "@argus/contracts";
 import type { CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
-import { uuidv7, type CallContext, type Permission } from "@argus/platform";
+import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
   DatasetWrite,
@@ -19,7 +19,7 @@ import {
   type VersionRow,
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
-import { invalid, notFound } from "../shared/lifecycleRules.ts";
+import { invalid } from "../shared/problemRules.ts";
 import { presentIds } from "./exampleRows.ts";
 import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {

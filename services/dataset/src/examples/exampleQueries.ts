@@ -1,6 +1,6 @@
 import { LIMITS } from "@argus/contracts";
 import { compileFilter } from "@argus/filter";
-import { clampLimit, type CallContext } from "@argus/platform";
+import { clampLimit, type CallContext, notFound } from "@argus/platform";
 import type {
   ListExamplesRequest,
   ListExamplesResponse,
@@ -11,7 +11,6 @@ import { findVersion, loadDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { cutPage } from "../shared/cutPage.ts";
 import { fieldColumns } from "../shared/filterColumns.ts";
-import { notFound } from "../shared/lifecycleRules.ts";
 import { examplePage, toExample } from "./exampleRows.ts";
 
 /**

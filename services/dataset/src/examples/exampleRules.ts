@@ -1,6 +1,6 @@
 import { LIMITS, type ExampleFields } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
-import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/problemRules.ts";
 
 /**
  * Fields only the service sets; an example written with them is refused (spec 7). The public

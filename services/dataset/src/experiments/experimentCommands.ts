@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
 import { chunkBySize, type CommandScope, type RowLock } from "@argus/eventstore";
-import { uuidv7, type CallContext } from "@argus/platform";
+import { uuidv7, type CallContext, notFound } from "@argus/platform";
 import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
   CreateExperimentRequest,
@@ -14,7 +14,7 @@ import { findVersion, loadDataset, lockLatestVersion } from "../datasets/dataset
 import type { DatasetDeps } from "../deps.ts";
 import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
 import { presentIds } from "../examples/exampleRows.ts";
-import { invalid, notFound, unprocessable } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/problemRules.ts";
 import { experimentDecider } from "./experimentDecider.ts";
 import {
   loadExperiment,

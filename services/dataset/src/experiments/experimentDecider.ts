@@ -1,8 +1,8 @@
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, type ExperimentEvent } from "@argus/contracts";
-import { DomainError, unreachable, type Lifecycle } from "@argus/platform";
+import { DomainError, unreachable, type Lifecycle, notFound } from "@argus/platform";
 import { requireName } from "../datasets/datasetDecider.ts";
-import { invalid, notFound } from "../shared/lifecycleRules.ts";
+import { invalid } from "../shared/problemRules.ts";
 
 export type ExperimentState = Lifecycle<{ id: string; accountId: string; spaceId: string }>;
 

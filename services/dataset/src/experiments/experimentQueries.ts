@@ -17,7 +17,7 @@ import { loadDataset } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { cutPage } from "../shared/cutPage.ts";
 import { fieldColumns } from "../shared/filterColumns.ts";
-import { invalid } from "../shared/lifecycleRules.ts";
+import { invalid } from "../shared/problemRules.ts";
 import {
   EXPERIMENT_COLUMNS,
   loadExperiment,

@@ -1,7 +1,7 @@
 import { LIMITS, type ExampleFields } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
 import { EXAMPLE_MAX_BYTES } from "../examples/exampleRules.ts";
-import { invalid, unprocessable } from "../shared/lifecycleRules.ts";
+import { invalid, unprocessable } from "../shared/problemRules.ts";
 
 export interface ParsedRun {
   exampleId: string | null;

@@ -13,7 +13,7 @@ import { isUuid } from "@argus/spaces";
 import { datasetInAccount, findVersion } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { orderedIds } from "../examples/exampleEvents.ts";
-import { invalid } from "../shared/lifecycleRules.ts";
+import { invalid } from "../shared/problemRules.ts";
 import { runEvents } from "./experimentCommands.ts";
 import { experimentDecider } from "./experimentDecider.ts";
 import { findExperiment, lockExperimentInAccount } from "./experimentRows.ts";

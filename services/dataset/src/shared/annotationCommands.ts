@@ -1,3 +1,4 @@
+import { notFound } from "@argus/platform";
 import type { PoolClient } from "pg";
 import type { AnnotationWrite, DatasetServiceEvent } from "@argus/contracts";
 import type { CommandScope, RowLock } from "@argus/eventstore";
@@ -11,7 +12,6 @@ import {
   type AnnotationInput,
 } from "@argus/spaces";
 import type { DatasetDeps } from "../deps.ts";
-import { notFound } from "./lifecycleRules.ts";
 
 const inputs = (req: AnnotateRequest): AnnotationInput[] =>
   req.records.map((r) => ({ recordId: r.recordId, values: r.values }));

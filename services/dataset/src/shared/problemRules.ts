@@ -2,5 +2,3 @@ import { DomainError } from "@argus/platform";
 
 export const invalid = (detail: string) => new DomainError("invalid-request", detail);
 export const unprocessable = (detail: string) => new DomainError("validation-error", detail);
-export const notFound = (label: string) =>
-  new DomainError("resource-not-found", `${label} not found`);

@@ -131,7 +131,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          set fields = '{}', updated_at = excluded.updated_at, deleted = true`,
       [d.dataset_id, d.version_id, d.example_ids, d.at],
     );
-    await touchDataset(client, { ...d, at: d.at });
+    await touchDataset(client, d);
   },
   DatasetExamplesAnnotated: (client, d) => upsertAnnotations(client, "example", d.dataset_id, d),
   DatasetExamplesImported: projectImportedExamples,

@@ -1,14 +1,12 @@
 import type { Decider } from "@argus/eventstore";
 import type { OrganizationEvent } from "@argus/contracts";
-import { DomainError, unreachable } from "@argus/platform";
+import { DomainError, unreachable, type Lifecycle } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const ORGANIZATION_NAME_MAX = 255;
 const ORGANIZATION_DESCRIPTION_MAX = 1000;
 
-export type OrganizationState =
-  | { status: "none" | "deleted" }
-  | { status: "live"; id: string; name: string; description: string };
+export type OrganizationState = Lifecycle<{ id: string; name: string; description: string }>;
 
 export type OrganizationCommand =
   | {

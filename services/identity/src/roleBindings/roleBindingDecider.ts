@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { BindingResourceType, RoleBindingEvent, SubjectType } from "@argus/contracts";
-import { DomainError, notFound, unreachable } from "@argus/platform";
+import { DomainError, notFound, unreachable, type Lifecycle } from "@argus/platform";
 
 export interface BoundBinding {
   id: string;
@@ -9,7 +9,7 @@ export interface BoundBinding {
   subjectId: string;
 }
 
-export type RoleBindingState = { status: "none" | "deleted" } | ({ status: "live" } & BoundBinding);
+export type RoleBindingState = Lifecycle<BoundBinding>;
 
 /** What the command's transaction found of the things a binding points at. */
 export interface BindingTargets {

@@ -1,14 +1,23 @@
 import type { Decider } from "@argus/eventstore";
 import type { RoleEvent } from "@argus/contracts";
-import { DomainError, PREDEFINED_ROLES, isPermission, unreachable } from "@argus/platform";
+import {
+  DomainError,
+  PREDEFINED_ROLES,
+  isPermission,
+  unreachable,
+  type Lifecycle,
+} from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const ROLE_NAME_MAX = 255;
 const ROLE_DESCRIPTION_MAX = 1000;
 
-export type RoleState =
-  | { status: "none" | "deleted" }
-  | { status: "live"; id: string; name: string; description: string; permissions: string[] };
+export type RoleState = Lifecycle<{
+  id: string;
+  name: string;
+  description: string;
+  permissions: string[];
+}>;
 
 export type RoleCommand =
   | {

@@ -5,7 +5,7 @@ import {
   type SpaceSettings,
   type SpaceUpdated,
 } from "@argus/contracts";
-import { DomainError, unreachable } from "@argus/platform";
+import { DomainError, unreachable, type Lifecycle } from "@argus/platform";
 import { requireDescription, requireName } from "../shared/nameRules.ts";
 
 const SPACE_NAME_MAX = 255;
@@ -21,8 +21,7 @@ interface SpaceFields {
   isPrivate: boolean;
 }
 
-export type SpaceState =
-  { status: "none" | "deleted" } | ({ status: "live"; settings: SpaceSettings } & SpaceFields);
+export type SpaceState = Lifecycle<{ settings: SpaceSettings } & SpaceFields>;
 
 /** The settings with `patch` applied (its keys replace), in one key order, for comparison. */
 function patched(settings: SpaceSettings, patch: SpaceSettings): SpaceSettings {

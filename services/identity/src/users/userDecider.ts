@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { UserEvent } from "@argus/contracts";
-import { DomainError, unreachable } from "@argus/platform";
+import { DomainError, unreachable, type Lifecycle } from "@argus/platform";
 import {
   INVITATION_TTL_MS,
   PASSWORD_RESET_TTL_MS,
@@ -12,17 +12,14 @@ import {
   type UpdateUser,
 } from "./userRules.ts";
 
-export type UserState =
-  | { status: "none" | "deleted" }
-  | {
-      status: "live";
-      id: string;
-      email: string;
-      name: string;
-      isDeveloper: boolean;
-      /** Whether the invitation was accepted; its validity is its token's (invitation_tokens). */
-      invitation: "INVITED" | "ACTIVE";
-    };
+export type UserState = Lifecycle<{
+  id: string;
+  email: string;
+  name: string;
+  isDeveloper: boolean;
+  /** Whether the invitation was accepted; its validity is its token's (invitation_tokens). */
+  invitation: "INVITED" | "ACTIVE";
+}>;
 
 // InviteUser and UpdateUser are userRules.ts's, whose rules make their events.
 export type UserCommand =

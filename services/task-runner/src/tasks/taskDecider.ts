@@ -7,7 +7,7 @@ import type {
   TaskType,
 } from "@argus/contracts";
 import { FilterError, parseFilter, parseQueryExpression } from "@argus/filter";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Lifecycle } from "@argus/platform";
 
 export const invalid = (detail: string): DomainError => new DomainError("invalid-request", detail);
 export const unprocessable = (detail: string): DomainError =>
@@ -158,18 +158,14 @@ function checkQueryFilters(q: QueryFilters | null): QueryFilters | null {
   return { filters: q.filters, expression };
 }
 
-export type TaskState =
-  | { status: "none" }
-  | { status: "deleted" }
-  | {
-      status: "live";
-      id: string;
-      spaceId: string;
-      type: TaskType;
-      target: Target;
-      settings: TaskSettings;
-      runConfiguration: Record<string, unknown> | null;
-    };
+export type TaskState = Lifecycle<{
+  id: string;
+  spaceId: string;
+  type: TaskType;
+  target: Target;
+  settings: TaskSettings;
+  runConfiguration: Record<string, unknown> | null;
+}>;
 
 export type TaskCommand =
   | {

@@ -1,22 +1,18 @@
 import type { Decider } from "@argus/eventstore";
 import { LIMITS, type DashboardEvent, type WidgetSpec } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Lifecycle } from "@argus/platform";
 import { unprocessable } from "../monitors/monitorRules.ts";
 import { checkDashboardDescription, checkDashboardName, checkWidget } from "./dashboardRules.ts";
 
-export type DashboardState =
-  | { status: "none" }
-  | { status: "deleted" }
-  | {
-      status: "live";
-      id: string;
-      accountId: string;
-      spaceId: string;
-      name: string;
-      description: string;
-      /** Widget id → its type (fixed once added). */
-      widgets: Record<string, string>;
-    };
+export type DashboardState = Lifecycle<{
+  id: string;
+  accountId: string;
+  spaceId: string;
+  name: string;
+  description: string;
+  /** Widget id → its type (fixed once added). */
+  widgets: Record<string, string>;
+}>;
 
 export type DashboardCommand =
   | {

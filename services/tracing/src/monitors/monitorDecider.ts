@@ -1,6 +1,6 @@
 import type { Decider } from "@argus/eventstore";
 import type { MonitorEvent, MonitorSettings, MonitorStatus } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Lifecycle } from "@argus/platform";
 import {
   checkSettings,
   checkType,
@@ -9,23 +9,19 @@ import {
   type Outcome,
 } from "./monitorRules.ts";
 
-export type MonitorState =
-  | { status: "none" }
-  | { status: "deleted" }
-  | {
-      status: "live";
-      id: string;
-      accountId: string;
-      organizationId: string;
-      spaceId: string;
-      projectId: string;
-      settings: MonitorSettings;
-      /** When the settings last changed: an evaluation of older settings is stale. */
-      settingsAt: string;
-      monitorStatus: MonitorStatus;
-      /** Whether the last notified change was TRIGGERED (its CLEARED is then due). */
-      alerting: boolean;
-    };
+export type MonitorState = Lifecycle<{
+  id: string;
+  accountId: string;
+  organizationId: string;
+  spaceId: string;
+  projectId: string;
+  settings: MonitorSettings;
+  /** When the settings last changed: an evaluation of older settings is stale. */
+  settingsAt: string;
+  monitorStatus: MonitorStatus;
+  /** Whether the last notified change was TRIGGERED (its CLEARED is then due). */
+  alerting: boolean;
+}>;
 
 export type MonitorCommand =
   | {

@@ -6,7 +6,7 @@ import {
   type WebhookEvent,
   type WebhookSettings,
 } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, type Lifecycle } from "@argus/platform";
 
 export const invalid = (detail: string): DomainError => new DomainError("invalid-request", detail);
 
@@ -75,16 +75,12 @@ export function checkAuthToken(token: string): string {
   return token;
 }
 
-export type WebhookState =
-  | { status: "none" }
-  | { status: "deleted" }
-  | {
-      status: "live";
-      id: string;
-      organizationId: string;
-      authType: WebhookAuthType;
-      settings: WebhookSettings;
-    };
+export type WebhookState = Lifecycle<{
+  id: string;
+  organizationId: string;
+  authType: WebhookAuthType;
+  settings: WebhookSettings;
+}>;
 
 export type WebhookCommand =
   | {

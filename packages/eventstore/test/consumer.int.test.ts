@@ -35,6 +35,7 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
       connection?: NatsConnection;
       concurrency?: number;
       logger?: ReturnType<typeof recordingLogger>;
+      types?: ReadonlySet<string>;
     } = {},
   ) => {
     const runner = await runConsumer({
@@ -46,6 +47,7 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
       concurrency: options.concurrency ?? 4,
       maxDeliver,
       handler,
+      ...(options.types ? { types: options.types } : {}),
       logger: options.logger ?? quietLogger,
       nakBackoff: { baseMs: 50, maxMs: 200 },
     });
@@ -105,6 +107,40 @@ describe("runConsumer", () => {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
       ]);
     }
+  });
+
+  it("acks the events of types it does not act on without handling them or marking them processed", async () => {
+    const t = await setup();
+    const seen: string[] = [];
+    await t.run(
+      async (tx, event) => {
+        seen.push(event.type);
+        await t.record(tx, event);
+      },
+      { types: new Set(["ItemChanged"]) },
+    );
+    await t.store.transaction((tx) =>
+      tx.append("item-1", "any", [
+        { type: "ItemNoted", data: {} },
+        changed(1),
+        { type: "ItemNoted", data: {} },
+        changed(2),
+      ]),
+    );
+    const rows = await eventually("2 effects", async () => {
+      const r = await t.effectRows();
+      return r.length >= 2 ? r : undefined;
+    });
+    expect(rows.map((r) => r.version)).toEqual([2, 4]);
+    await eventually("all acked", async () =>
+      (await t.consumerInfo()).num_ack_pending === 0 ? true : undefined,
+    );
+    expect((await t.consumerInfo()).delivered.consumer_seq).toBe(4);
+    expect(seen).toEqual(["ItemChanged", "ItemChanged"]);
+    const marked = await file.env.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${t.schema}".processed_events`,
+    );
+    expect(marked.rows[0]!.n).toBe(2);
   });
 
   it("has no second effect when a message is redelivered after its commit but before its ack", async () => {

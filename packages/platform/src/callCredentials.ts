@@ -324,6 +324,9 @@ export function callVerifier(trust: CallTrust): CallVerifier {
       verifiedBytes -= e.bytes.length;
     }
   };
+  // A service reuses one signature per RPC for seconds too (serviceCredential): what it signed
+  // (name, RPC, time) by the signature that was checked, so a later call is one lookup.
+  const servicesVerified = new Map<string, string>();
   const keyOf = (signer: string): KeyObject | undefined =>
     Object.hasOwn(trust.keys, signer) ? trust.keys[signer] : undefined;
 
@@ -365,11 +368,17 @@ export function callVerifier(trust: CallTrust): CallVerifier {
       typeof signature !== "string"
     )
       throw refused("malformed service credential");
-    const key = keyOf(name);
-    if (!key) throw refused(`no key of a service ${JSON.stringify(name)} that calls this one`);
-    const sig = Buffer.from(signature, "base64");
-    if (!verify(null, servicePayload(name, path, issuedAt), key, sig))
-      throw refused(`call not signed by ${name}`);
+    const signed = `${name} ${path} ${issuedAt}`;
+    if (servicesVerified.get(signature) !== signed) {
+      const key = keyOf(name);
+      if (!key) throw refused(`no key of a service ${JSON.stringify(name)} that calls this one`);
+      const sig = Buffer.from(signature, "base64");
+      if (!verify(null, servicePayload(name, path, issuedAt), key, sig))
+        throw refused(`call not signed by ${name}`);
+      if (servicesVerified.size >= VERIFIED_CACHE_ENTRIES)
+        servicesVerified.delete(servicesVerified.keys().next().value!);
+      servicesVerified.set(signature, signed);
+    }
     fresh(issuedAt, maxAgeMs, now);
     return name;
   }

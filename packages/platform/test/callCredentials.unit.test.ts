@@ -140,6 +140,21 @@ describe("a service's own call", () => {
     expect(outcome(stranger, RESOLVE, ["dataset"])).toMatch(/no key of a service "dataset"/);
   });
 
+  it("is checked again when a signature checked before comes for another RPC or time", () => {
+    const md = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
+    expect(outcome(md, RESOLVE, ["catalog"])).toBe("ok");
+    expect(outcome(md, RESOLVE, ["catalog"])).toBe("ok");
+    expect(outcome(md, GET_USER, ["catalog"])).toMatch(/call not signed by catalog/);
+    const later = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
+    later.set(
+      "argus-service-issued-at",
+      String(Number(later.get("argus-service-issued-at")[0]) + 1),
+    );
+    expect(outcome(later, RESOLVE, ["catalog"])).toMatch(/call not signed by catalog/);
+    const stale = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
+    expect(outcome(stale, RESOLVE, ["catalog"], Date.now() + 120_000)).toMatch(/expired/);
+  });
+
   it("cannot also carry a caller", () => {
     const md = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
     principalSigner(gateway).sign(principal).attach(md, RESOLVE);

@@ -28,6 +28,11 @@ export interface ConsumerOptions {
   /** The consumer's max_deliver: the delivery that fails at this count is dead-lettered. */
   maxDeliver: number;
   handler: EventHandler;
+  /**
+   * The event types the handler acts on, when it acts on few: any other is acked as it comes,
+   * with no transaction (an event that changes nothing has nothing to mark processed).
+   */
+  types?: ReadonlySet<string>;
   logger: Logger;
   /** Redelivery delay after a failed attempt; default 1 s doubling to 60 s, jittered. */
   nakBackoff?: BackoffOptions;
@@ -168,6 +173,10 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
             return;
           }
           span.setAttribute("messaging.message.id", event.eventId);
+          if (options.types && !options.types.has(event.type)) {
+            msg.ack();
+            return;
+          }
           await inStreamOrder(event.streamId, () => settle(msg, event, span));
         } catch (err) {
           // Only the NATS or Postgres calls around the handler land here (e.g. a closed connection).

@@ -14,8 +14,8 @@ export function datasetDeletionsConsumer(o: { subjectRoot: string }): DurableCon
     durable: DATASET_DELETIONS_CONSUMER,
     filterSubject: aggregateSubjects(o.subjectRoot, "dataset", "dataset"),
     concurrency: 4,
+    types: ["DatasetDeleted"],
     handler: async (tx, event) => {
-      if (event.type !== "DatasetDeleted") return;
       const id = (event.data as { id?: unknown } | null)?.id;
       if (typeof id !== "string")
         throw new Error(`DatasetDeleted ${event.eventId} does not have the contract's shape`);

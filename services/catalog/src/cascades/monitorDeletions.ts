@@ -14,8 +14,8 @@ export function monitorDeletionsConsumer(o: { subjectRoot: string }): DurableCon
     durable: MONITOR_DELETIONS_CONSUMER,
     filterSubject: aggregateSubjects(o.subjectRoot, "tracing", "monitor"),
     concurrency: 4,
+    types: ["MonitorDeleted"],
     handler: async (tx, event) => {
-      if (event.type !== "MonitorDeleted") return;
       const id = (event.data as { id?: unknown } | null)?.id;
       if (typeof id !== "string")
         throw new Error(`MonitorDeleted ${event.eventId} does not have the contract's shape`);

@@ -46,9 +46,19 @@ async function record(
  * merge keeps a row's other fields, whose kinds the catalog already holds.
  */
 function recordKinds(c: Catalog, owner: string, rows: string, fields: string): string {
+  return recordColumnKinds(
+    c,
+    owner,
+    `(select f.key, json_kind(f.value) as kind
+        from ${rows} cross join lateral jsonb_each(${fields}) f)`,
+  );
+}
+
+/** The same, from a relation of `(key, kind)` the statement already knows (one per value). */
+function recordColumnKinds(c: Catalog, owner: string, kinds: string): string {
   return `insert into ${c.table} (${c.owner}, name, kinds)
-     select ${owner}, f.key, bit_or(json_kind(f.value))
-       from ${rows} cross join lateral jsonb_each(${fields}) f
+     select ${owner}, f.key, bit_or(f.kind)
+       from ${kinds} f
       group by f.key
       order by f.key
      on conflict (${c.owner}, name) do update set kinds = ${c.table}.kinds | excluded.kinds
@@ -62,6 +72,10 @@ export const recordExampleKinds = (owner: string, rows: string, fields: string) 
 /** Records the run fields a projection writes to experiment `owner` (a SQL parameter). */
 export const recordRunKinds = (owner: string, rows: string, fields: string) =>
   recordKinds(RUNS, owner, rows, fields);
+
+/** Records run fields of experiment `owner` from a relation of their `(key, kind)`. */
+export const recordRunColumnKinds = (owner: string, kinds: string) =>
+  recordColumnKinds(RUNS, owner, kinds);
 
 export const recordExampleColumns = (
   client: PoolClient,

@@ -4,6 +4,7 @@ import type { DatasetExamplesEvent } from "@argus/contracts";
 import { recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
+import { eventData } from "../shared/eventData.ts";
 import { touchDataset } from "../shared/touchDataset.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
@@ -48,15 +49,9 @@ const touched = (dataset: string, version: string, at: string) => `
   touched_version as (update dataset_versions set updated_at = ${at} where id = ${version}),
   touched_dataset as (update datasets set updated_at = ${at} where id = ${dataset})`;
 
-/**
- * The `{id, fields}` records of the examples an event of this transaction carries, read from
- * its row in `events` (as SQL of a parameter holding its position). The event was just
- * appended with the same JSON: reading it back inside Postgres costs less than sending up to
- * 1 MiB of it a second time and having it parsed again.
- */
+/** The `{id, fields}` records of the examples an event of this transaction carries. */
 const examplesOfEvent = (position: string) =>
-  `jsonb_to_recordset((select data -> 'examples' from events where global_position = ${position}::bigint))
-     as x(id uuid, fields jsonb)`;
+  `jsonb_to_recordset(${eventData("examples", position)}) as x(id uuid, fields jsonb)`;
 
 /**
  * A version's examples: each write detaches the version's children first (they keep what they

@@ -1,8 +1,9 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
-import { recordRunKinds } from "../bulk/columns.ts";
+import { recordRunColumnKinds, recordRunKinds } from "../bulk/columns.ts";
 import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
+import { eventData } from "../shared/eventData.ts";
 
 /** Experiments and their runs, with the runs' annotations and a task's evaluations of them. */
 export const experimentProjections: Projections<ExperimentEvent | ExperimentRunsEvent> = {
@@ -37,27 +38,43 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
   },
   ExperimentRunsAnnotated: (client, d) => upsertAnnotations(client, "run", d.experiment_id, d),
   ExperimentRunsImported: projectImportedRuns,
-  /** Each evaluation sets its three eval.<name>.* fields of the run (null when left out). */
-  async ExperimentRunsEvaluated(client, d) {
+  /**
+   * Each evaluation sets its three eval.<name>.* fields of the run (null when left out), read
+   * from the event's row (eventData); one object per evaluation, merged per run. The column
+   * catalog learns the kinds from the evaluations, per evaluator name, not from each patch.
+   */
+  async ExperimentRunsEvaluated(client, d, event) {
     await tracedQuery(
       client,
       "dataset ExperimentRunsEvaluated",
-      `with x as materialized (
-         select e.run_id, jsonb_object_agg(kv.k, kv.v) as patch
-           from jsonb_to_recordset($2::jsonb)
-             as e(run_id uuid, name text, label text, score double precision, explanation text)
-           cross join lateral (values
-             ('eval.' || e.name || '.label', to_jsonb(e.label)),
-             ('eval.' || e.name || '.score', to_jsonb(e.score)),
-             ('eval.' || e.name || '.explanation', to_jsonb(e.explanation))) as kv(k, v)
-          group by e.run_id
+      `with e as materialized (
+         select * from jsonb_to_recordset(${eventData("evaluations", "$2")})
+           as e(run_id uuid, name text, label text, score double precision, explanation text)
+       ), x as (
+         select e.run_id,
+                jsonb_merge_agg(jsonb_build_object(
+                  'eval.' || e.name || '.label', e.label,
+                  'eval.' || e.name || '.score', e.score,
+                  'eval.' || e.name || '.explanation', e.explanation)) as patch
+           from e group by e.run_id
        ), evaluated as (
          update experiment_runs r set fields = r.fields || x.patch
            from x
           where r.experiment_id = $1 and r.id = x.run_id
+       ), kinds as (
+         select e.name, bit_or(json_kind(to_jsonb(e.label))) as label,
+                bit_or(json_kind(to_jsonb(e.score))) as score,
+                bit_or(json_kind(to_jsonb(e.explanation))) as explanation
+           from e group by e.name
        )
-       ${recordRunKinds("$1", "x", "x.patch")}`,
-      [d.experiment_id, JSON.stringify(d.evaluations)],
+       ${recordRunColumnKinds(
+         "$1",
+         `(select k.key, k.kind from kinds cross join lateral (values
+             ('eval.' || kinds.name || '.label', kinds.label),
+             ('eval.' || kinds.name || '.score', kinds.score),
+             ('eval.' || kinds.name || '.explanation', kinds.explanation)) as k(key, kind))`,
+       )}`,
+      [d.experiment_id, String(event.globalPosition)],
     );
   },
   async ExperimentRunsInserted(client, d) {

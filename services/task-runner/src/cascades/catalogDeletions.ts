@@ -2,7 +2,7 @@ import { tracedQuery } from "@argus/eventstore";
 import type { DurableConsumerOptions } from "@argus/service-host";
 
 /** The catalog's deletions a run can depend on: its evaluators and the integrations they call. */
-const DELETIONS = new Set(["EvaluatorDeleted", "AiIntegrationDeleted", "IntegrationDeleted"]);
+const DELETIONS = ["EvaluatorDeleted", "AiIntegrationDeleted", "IntegrationDeleted"];
 
 /**
  * Records the ids of the catalog's deleted evaluators, AI integrations and integrations: the
@@ -14,8 +14,8 @@ export function catalogDeletionsConsumer(o: { subjectRoot: string }): DurableCon
     durable: "tasks-catalog-deletions",
     filterSubject: `${o.subjectRoot}.catalog.>`,
     concurrency: 4,
+    types: DELETIONS,
     handler: async (tx, event) => {
-      if (!DELETIONS.has(event.type)) return;
       const id = (event.data as { id?: unknown } | null)?.id;
       if (typeof id !== "string")
         throw new Error(`${event.type} ${event.eventId} does not have the contract's shape`);

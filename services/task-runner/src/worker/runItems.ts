@@ -198,7 +198,7 @@ export async function workPage<T extends object>(
   // taken over (writePending), and one another worker recorded first is that worker's to write.
   const byTarget = new Map<string, ItemOutcome[]>();
   for (const i of items)
-    if (i.verdict && recorded.has(`${i.item_id}/${i.evaluator_id}`)) {
+    if (i.verdict && recorded(`${i.item_id}/${i.evaluator_id}`)) {
       const kept = byTarget.get(i.target!);
       if (kept) kept.push(i);
       else byTarget.set(i.target!, [i]);
@@ -223,28 +223,37 @@ export async function workPage<T extends object>(
 
 /**
  * What a page did, kept per run: what a resumed run skips, and where the counts come from.
- * Answers `item/evaluator` of those recorded now (not those another worker recorded first).
- * They are recorded under the page's id, which marks them written at once (markPageWritten).
+ * Answers whether an `item/evaluator` was recorded now (not by another worker first): all of
+ * them, unless some were there before, when the ones recorded now come back. They are recorded
+ * under the page's id, which marks them written at once (markPageWritten).
  */
 async function recordItems(
   pool: Pool,
   runId: string,
   page: string,
   items: readonly ItemOutcome[],
-): Promise<Set<string>> {
-  if (items.length === 0) return new Set();
-  const res = await tracedQuery<{ item_id: string; evaluator_id: string }>(
+): Promise<(key: string) => boolean> {
+  if (items.length === 0) return () => false;
+  const res = await tracedQuery<{ n: number; recorded: string[] | null }>(
     pool,
     "items evaluated",
-    `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)
-     select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict, $3
-       from jsonb_to_recordset($2::jsonb)
-         as x(item_id text, evaluator_id uuid, ok boolean, target text, verdict jsonb)
-     on conflict do nothing
-     returning item_id, evaluator_id`,
-    [runId, JSON.stringify(items), page],
+    `with recorded as (
+       insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)
+       select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict, $3
+         from jsonb_to_recordset($2::jsonb)
+           as x(item_id text, evaluator_id uuid, ok boolean, target text, verdict jsonb)
+       on conflict do nothing
+       returning item_id, evaluator_id
+     )
+     select count(*)::int as n,
+            case when count(*) < $4 then array_agg(item_id || '/' || evaluator_id) end as recorded
+       from recorded`,
+    [runId, JSON.stringify(items), page, items.length],
   );
-  return new Set(res.rows.map((r) => `${r.item_id}/${r.evaluator_id}`));
+  const { n, recorded } = res.rows[0]!;
+  if (n === items.length) return () => true;
+  const now = new Set(recorded ?? []);
+  return (key) => now.has(key);
 }
 
 /** A page's results are all written to their item's service: a take-over does not write them again. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { streamId } from "@argus/contracts";
 import { tracedQuery, type CommandHandler } from "@argus/eventstore";
 import { startWorkLoop } from "@argus/service-host";
@@ -178,9 +178,9 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       )
     ).rowCount === 1;
 
-  async function counts(id: string): Promise<Counts> {
+  async function counts(db: PoolClient, id: string): Promise<Counts> {
     const res = await tracedQuery<Counts>(
-      o.pool,
+      db,
       "task run counts",
       `select count(*) filter (where ok)::int as num_successes,
               count(*) filter (where not ok)::int as num_errors,
@@ -400,27 +400,35 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
         if (why instanceof SourceDeleted) outcome = { status: "FAILED", reason: why.message };
       }
       if (outcome.status === "STOPPED") return;
-      let c = await counts(run.id);
-      let status: "COMPLETED" | "FAILED" | "CANCELLED" = outcome.status;
-      let reason = outcome.status === "FAILED" ? outcome.reason : null;
-      // The spec's rule: everything already labeled and no override → CANCELLED, zero counts.
-      if (status === "COMPLETED" && c.num_successes + c.num_errors === 0 && c.num_skipped > 0) {
-        status = "CANCELLED";
-        c = { num_successes: 0, num_errors: 0, num_skipped: 0 };
-        reason =
-          "all data matching the task's filters already has evaluation labels from an earlier run; trigger again with override_evaluations to evaluate it anew";
-      }
+      // The counts are read in the end's own transaction: one round trip less before it.
+      const ended = outcome;
+      let status: "COMPLETED" | "FAILED" | "CANCELLED" = ended.status;
       await o.commands.handle(
         stream,
         runDecider,
         {
-          type: "FinishRun",
-          status,
-          counts: c,
-          experimentId,
-          failureReason: reason,
-          isContinuous: task.is_continuous,
-          now: o.clock.now(),
+          build: async (_state, client) => {
+            const c = await counts(client, run.id);
+            // The spec's rule: everything already labeled and no override → CANCELLED, zero counts.
+            const allLabeled =
+              ended.status === "COMPLETED" &&
+              c.num_successes + c.num_errors === 0 &&
+              c.num_skipped > 0;
+            status = allLabeled ? "CANCELLED" : ended.status;
+            return {
+              type: "FinishRun",
+              status,
+              counts: allLabeled ? { num_successes: 0, num_errors: 0, num_skipped: 0 } : c,
+              experimentId,
+              failureReason: allLabeled
+                ? "all data matching the task's filters already has evaluation labels from an earlier run; trigger again with override_evaluations to evaluate it anew"
+                : ended.status === "FAILED"
+                  ? ended.reason
+                  : null,
+              isContinuous: task.is_continuous,
+              now: o.clock.now(),
+            } as const;
+          },
         },
         metadata(run),
       );

@@ -54,9 +54,9 @@ export function taskEventsConsumer(o: {
     filterSubject: `${o.subjectRoot}.task-runner.>`,
     // One task's runs in order: a failure and the completion after it must not swap.
     concurrency: 1,
+    types: ["TaskDeleted", "TaskRunFinished"],
     handler: async (tx, event) => {
       if (event.type === "TaskDeleted") return endForSource(tx, o.cascade, event, "ONLINE_TASK");
-      if (event.type !== "TaskRunFinished") return;
       const d = (event.data ?? {}) as {
         task_id?: string;
         status?: string;

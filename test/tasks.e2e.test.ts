@@ -337,9 +337,26 @@ describe("a worker killed mid-run", () => {
       [uuidOf(run.id)],
     );
     expect(rows[0]!.status).toBe("RUNNING");
+    const before = (
+      await db.query<{ n: number }>("select num_successes as n from task_runs where id = $1", [
+        uuidOf(run.id),
+      ])
+    ).rows[0]!.n;
     await api.stack.restart("task-runner");
-    const done = await until(run.id, terminal, 120_000);
+    // The new worker's progress counts again what the dead one recorded, then adds each page:
+    // never below what was reported before the kill, never above the run's size.
+    const seen: number[] = [];
+    const done = await until(
+      run.id,
+      (r) => {
+        seen.push(r.num_successes);
+        return terminal(r);
+      },
+      120_000,
+    );
     expect(done).toMatchObject({ status: "COMPLETED", num_successes: 6000, num_errors: 0 });
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(before);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
     const items = await db.query<{ n: number; distinct_items: number }>(
       "select count(*)::int as n, count(distinct item_id)::int as distinct_items from task_run_items where run_id = $1",
       [uuidOf(run.id)],

@@ -36,6 +36,7 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
       concurrency?: number;
       logger?: ReturnType<typeof recordingLogger>;
       types?: ReadonlySet<string>;
+      idempotent?: boolean;
     } = {},
   ) => {
     const runner = await runConsumer({
@@ -48,6 +49,7 @@ async function setup(consumer: { maxDeliver?: number; ackWaitMs?: number } = {})
       maxDeliver,
       handler,
       ...(options.types ? { types: options.types } : {}),
+      ...(options.idempotent ? { idempotent: true } : {}),
       logger: options.logger ?? quietLogger,
       nakBackoff: { baseMs: 50, maxMs: 200 },
     });
@@ -141,6 +143,32 @@ describe("runConsumer", () => {
       `SELECT count(*)::int AS n FROM "${t.schema}".processed_events`,
     );
     expect(marked.rows[0]!.n).toBe(2);
+  });
+
+  it("runs an idempotent handler without a processed marker, and again on a redelivery", async () => {
+    const t = await setup({ ackWaitMs: 1000 });
+    const keyed = `"${t.schema}".keyed_effects`;
+    await file.env.pool.query(`CREATE TABLE ${keyed} (event_id uuid PRIMARY KEY)`);
+    let calls = 0;
+    await t.run(
+      async (tx, event) => {
+        calls++;
+        await tx.query(`INSERT INTO ${keyed} VALUES ($1) ON CONFLICT DO NOTHING`, [event.eventId]);
+        // The first delivery's effect lands, but it fails before its ack: redelivered.
+        if (calls === 1) throw new Error("lost before the ack");
+      },
+      { idempotent: true },
+    );
+    await t.store.transaction((tx) => tx.append("item-1", "any", [changed(1)]));
+    await eventually("redelivered and acked", async () =>
+      calls >= 2 && (await t.consumerInfo()).num_ack_pending === 0 ? true : undefined,
+    );
+    const effects = await file.env.pool.query(`SELECT event_id FROM ${keyed}`);
+    expect(effects.rows).toHaveLength(1);
+    const marked = await file.env.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${t.schema}".processed_events`,
+    );
+    expect(marked.rows[0]!.n).toBe(0);
   });
 
   it("has no second effect when a message is redelivered after its commit but before its ack", async () => {

@@ -7,6 +7,12 @@ describe("ids", () => {
     const b = uuidv7(1_700_000_000_001);
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a < b).toBe(true);
+    expect(a.slice(0, 13)).toBe("018bcfe5-6800");
+    expect(uuidv7(2 ** 48 - 1).slice(0, 13)).toBe("ffffffff-ffff");
+    expect(uuidv7(0).slice(0, 13)).toBe("00000000-0000");
+    // The random parts differ from one id to the next.
+    const many = new Set(Array.from({ length: 1000 }, () => uuidv7(1).slice(14)));
+    expect(many.size).toBe(1000);
   });
 
   it("public ids are standard base64 of Type:uuid and round-trip", () => {

@@ -52,6 +52,8 @@ export interface DurableConsumerOptions {
   handler: EventHandler;
   /** The event types the handler acts on, when it acts on few: others are acked unhandled. */
   types?: readonly string[];
+  /** The handler is one statement a redelivery repeats harmlessly: no processed marker. */
+  idempotent?: boolean;
   nakBackoff?: { baseMs: number; maxMs: number };
 }
 
@@ -137,6 +139,7 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
         logger: o.logger,
         handler: c.handler,
         ...(c.types ? { types: new Set(c.types) } : {}),
+        ...(c.idempotent ? { idempotent: true } : {}),
         ...(c.nakBackoff ? { nakBackoff: c.nakBackoff } : {}),
       });
       consumers.push(runner);

@@ -9,7 +9,7 @@ import { recordDeadLetter } from "./deadLetter.ts";
 import { decodeEvent } from "../messages/eventCodec.ts";
 import { createKeyedQueue } from "./keyedQueue.ts";
 import type { Logger } from "../logger.ts";
-import { processOnce, type EventHandler } from "./processOnce.ts";
+import { processIdempotent, processOnce, type EventHandler } from "./processOnce.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { natsHeaderGetter } from "../messages/traceCarriers.ts";
 import { tracer } from "../schema/tracedQuery.ts";
@@ -33,6 +33,11 @@ export interface ConsumerOptions {
    * with no transaction (an event that changes nothing has nothing to mark processed).
    */
   types?: ReadonlySet<string>;
+  /**
+   * The handler is one statement that a redelivery repeats harmlessly (keyed by the event id):
+   * it runs without the processed marker and its transaction (processIdempotent).
+   */
+  idempotent?: boolean;
   logger: Logger;
   /** Redelivery delay after a failed attempt; default 1 s doubling to 60 s, jittered. */
   nakBackoff?: BackoffOptions;
@@ -82,7 +87,9 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await processOnce(pool, schema, durable, event, handler);
+        return options.idempotent
+          ? await processIdempotent(pool, event, handler)
+          : await processOnce(pool, schema, durable, event, handler);
       } catch (err) {
         // A commit whose outcome is unknown is safe to run again too: the processed marker
         // commits with the effect, so a second run finds it.

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { checkout } from "@argus/platform";
 import { markProcessed } from "./processedEvents.ts";
 import type { StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
@@ -23,4 +24,23 @@ export function processOnce(
     await handler(client, event);
     return "processed";
   });
+}
+
+/**
+ * A handler whose one statement a redelivery repeats harmlessly (an insert keyed by the event
+ * id, `on conflict do nothing`): one round trip on a pooled connection, without the marker and
+ * the transaction around it.
+ */
+export async function processIdempotent(
+  pool: Pool,
+  event: StoredEvent,
+  handler: EventHandler,
+): Promise<"processed"> {
+  const client = await checkout(pool);
+  try {
+    await handler(client, event);
+    return "processed";
+  } finally {
+    client.release();
+  }
 }

@@ -7,15 +7,16 @@ const AUDIT_CONSUMER = "identity-audit-log";
 
 /**
  * The audit log is a projection of EVERY service's events: one durable consumer on the whole
- * stream (nats-server 2.9 takes a single filter subject, so `<root>.>`). The runner's
- * processed-events marker, committed with the insert, makes redeliveries no-ops; the unique
- * event_id is a second guard.
+ * stream (nats-server 2.9 takes a single filter subject, so `<root>.>`). Its one insert is
+ * keyed by the unique event_id, so a redelivery is a no-op by itself: it runs without the
+ * processed-events marker and its transaction (one round trip an event, not four).
  */
 export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
   return {
     durable: AUDIT_CONSUMER,
     filterSubject: `${subjectRoot}.>`,
     concurrency: 16,
+    idempotent: true,
     async handler(tx, event) {
       const e = auditEntryOf(event);
       if (!e) return;

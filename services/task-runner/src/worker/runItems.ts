@@ -3,6 +3,7 @@ import type { Pool } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import { ItemError, type Verdict } from "./managedEvaluators.ts";
 import type { ItemEvaluator } from "./evaluators.ts";
+import type { Counts } from "../taskRuns/taskRunDecider.ts";
 
 /** A run as a worker claimed it. */
 export interface RunToWork {
@@ -87,12 +88,12 @@ async function eachLimited<T>(
 }
 
 /**
- * What a run's pages report to: `report` records progress and answers false once the run is no
- * longer RUNNING; `stopped` aborts when the run's worker stops it (a cancel, a deletion), and
- * with it every call the run has out.
+ * What a run's pages report to: `report` adds a page's counts (of the items it recorded) to the
+ * run's progress and answers false once the run is no longer RUNNING; `stopped` aborts when the
+ * run's worker stops it (a cancel, a deletion), and with it every call the run has out.
  */
 export interface Progress {
-  report(): Promise<boolean>;
+  report(page: Counts): Promise<boolean>;
   stopped: AbortSignal;
   /**
    * Whether the run was worked before this worker took it (claimed RUNNING: a dead worker's
@@ -196,13 +197,18 @@ export async function workPage<T extends object>(
   const recorded = await recordItems(pool, runId, page, items);
   // This page's results are written from memory: a dead worker's were written when the run was
   // taken over (writePending), and one another worker recorded first is that worker's to write.
+  const counts: Counts = { num_successes: 0, num_errors: 0, num_skipped: 0 };
   const byTarget = new Map<string, ItemOutcome[]>();
-  for (const i of items)
-    if (i.verdict && recorded(`${i.item_id}/${i.evaluator_id}`)) {
-      const kept = byTarget.get(i.target!);
-      if (kept) kept.push(i);
-      else byTarget.set(i.target!, [i]);
-    }
+  for (const i of items) {
+    if (!recorded(`${i.item_id}/${i.evaluator_id}`)) continue;
+    if (i.ok === null) counts.num_skipped++;
+    else if (i.ok) counts.num_successes++;
+    else counts.num_errors++;
+    if (!i.verdict) continue;
+    const kept = byTarget.get(i.target!);
+    if (kept) kept.push(i);
+    else byTarget.set(i.target!, [i]);
+  }
   // The page is marked written once all of it is (one row), while progress is reported: a mark
   // lost to a crash only means writing the same values again on the take-over.
   const writeOut = async () => {
@@ -214,7 +220,7 @@ export async function workPage<T extends object>(
         );
     return byTarget.size > 0 ? [markPageWritten(pool, runId, page)] : [];
   };
-  const report = async () => !progress.stopped.aborted && progress.report();
+  const report = async () => !progress.stopped.aborted && progress.report(counts);
   if (writes) return writes.after(writeOut, report);
   const marks = await writeOut();
   const [going] = await Promise.all([report(), ...marks]);

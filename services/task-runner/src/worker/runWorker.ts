@@ -209,24 +209,40 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   }
 
   /**
-   * Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. One
-   * statement: the counts are those of the items recorded before it.
+   * Counts advance while RUNNING, so polling shows progress; false once it is not RUNNING. Each
+   * page adds its own counts, so a report costs the same on the millionth item as on the first;
+   * a run taken over counts its items again first (its dead worker may have recorded some it
+   * never reported). The end counts them all again (FinishRun).
    */
-  const report = (id: string) => async () => {
-    const res = await tracedQuery(
-      o.pool,
-      "task run progress",
-      `update task_runs t set num_successes = c.num_successes, num_errors = c.num_errors,
-         num_skipped = c.num_skipped,
-         leased_until = now() + make_interval(secs => $2 / 1000.0)
-       from (select count(*) filter (where ok)::int as num_successes,
-                    count(*) filter (where not ok)::int as num_errors,
-                    count(*) filter (where ok is null)::int as num_skipped
-               from task_run_items where run_id = $1) c
-       where t.id = $1 and t.status = 'RUNNING'`,
-      [id, o.leaseMs],
-    );
-    return res.rowCount === 1;
+  const report = (id: string, resumed: boolean) => {
+    let recount = resumed;
+    return async (page: Counts) => {
+      const res = recount
+        ? await tracedQuery(
+            o.pool,
+            "task run progress recounted",
+            `update task_runs t set num_successes = c.num_successes, num_errors = c.num_errors,
+               num_skipped = c.num_skipped,
+               leased_until = now() + make_interval(secs => $2 / 1000.0)
+             from (select count(*) filter (where ok)::int as num_successes,
+                          count(*) filter (where not ok)::int as num_errors,
+                          count(*) filter (where ok is null)::int as num_skipped
+                     from task_run_items where run_id = $1) c
+             where t.id = $1 and t.status = 'RUNNING'`,
+            [id, o.leaseMs],
+          )
+        : await tracedQuery(
+            o.pool,
+            "task run progress",
+            `update task_runs set num_successes = num_successes + $3,
+               num_errors = num_errors + $4, num_skipped = num_skipped + $5,
+               leased_until = now() + make_interval(secs => $2 / 1000.0)
+             where id = $1 and status = 'RUNNING'`,
+            [id, o.leaseMs, page.num_successes, page.num_errors, page.num_skipped],
+          );
+      recount = false;
+      return res.rowCount === 1;
+    };
   };
 
   /** The model a RUN_EXPERIMENT task's generation calls, limited per integration. */
@@ -381,7 +397,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
             task,
             experimentId,
             {
-              report: report(run.id),
+              report: report(run.id, run.status === "RUNNING"),
               stopped: watch.signal,
               // Claimed RUNNING: another worker started it, and may have recorded items.
               resumed: run.status === "RUNNING",

@@ -200,6 +200,22 @@ describe("an evaluation run's runs, on the task runner's own behalf", () => {
     const last = await page(sorted[9]!, 4);
     expect(last.runs.map((r) => r.id)).toEqual(sorted.slice(10));
     expect(last.page?.nextAfter).toBe("");
+    // Past the last run: the experiment's own answer with no run.
+    const past = await page(sorted[13]!, 4);
+    expect(past).toMatchObject({ experimentId: w.experiment!.id, runs: [] });
+    expect(past.page?.nextAfter).toBe("");
+    // Another account's, or no experiment at all: 404, whatever the id looks like.
+    const ask = (accountId: string, experimentId: string) =>
+      problemOf(
+        t.asService(
+          D.runsToEvaluate,
+          { accountId, experimentId, page: { limit: 4, after: "" } },
+          "task-runner",
+        ),
+      );
+    expect(await ask(uuidv7(), w.experiment!.id)).toBe("resource-not-found");
+    expect(await ask(t.admin.accountId, uuidv7())).toBe("resource-not-found");
+    expect(await ask(t.admin.accountId, "not-a-uuid")).toBe("resource-not-found");
   });
 });
 

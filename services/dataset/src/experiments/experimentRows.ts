@@ -46,10 +46,10 @@ export const lockExperiment = experimentRows.lock;
 /** The experiment as the caller may act on it with `permission` (404 / 403 otherwise). */
 export const loadExperiment = experimentRows.load;
 
-/** The experiment when it is in the account the task runner names; else 404. */
-export const experimentInAccount = experimentRows.inAccount;
-
-/** `experimentInAccount` under the experiment's row lock, which every writer of its runs takes. */
+/**
+ * The experiment when it is in the account the task runner names (else 404), under its row
+ * lock, which every writer of its runs takes.
+ */
 export async function lockExperimentInAccount(
   scope: CommandScope,
   accountId: string,

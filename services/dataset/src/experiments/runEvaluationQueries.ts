@@ -14,7 +14,6 @@ import type { DatasetDeps } from "../deps.ts";
 import { exampleColumns } from "../examples/exampleQueries.ts";
 import { examplePage } from "../examples/exampleRows.ts";
 import { cutPage } from "../shared/cutPage.ts";
-import { experimentInAccount } from "./experimentRows.ts";
 
 /**
  * Runs a page may hold (a task's worker reads them in batches): as many as examples, since a
@@ -28,10 +27,17 @@ const RUNS_PAGE_MAX = LIMITS.EXAMPLES_PAGE_MAX;
  */
 export function runEvaluationQueries(deps: DatasetDeps) {
   return {
+    /**
+     * A page of the experiment's runs with their examples' fields, in one statement with the
+     * experiment's own row (none: not in the account, 404; one with no run: an empty page).
+     */
     async runsToEvaluate(req: RunsToEvaluateRequest): Promise<RunsToEvaluateResponse> {
-      const experiment = await experimentInAccount(deps.pool, req.accountId, req.experimentId);
+      if (!isUuid(req.experimentId)) throw notFound("experiment");
       const res = await tracedQuery<{
-        id: string;
+        experiment_id: string;
+        space_id: string;
+        dataset_id: string | null;
+        id: string | null;
         example_id: string | null;
         output: string;
         fields_json: string;
@@ -39,30 +45,36 @@ export function runEvaluationQueries(deps: DatasetDeps) {
       }>(
         deps.pool,
         "runs to evaluate",
-        `select r.id, r.example_id, r.output, r.fields::text as fields_json,
-                (select e.fields::text from examples e
-                  where e.dataset_id = $4 and e.id = r.example_id
-                  order by (e.version_id = $5) desc, e.version_id desc limit 1)
-                  as example_fields_json
-           from experiment_runs r
-          where r.experiment_id = $1 and ($2::uuid is null or r.id > $2)
-          order by r.id
-          limit $3`,
+        `select x.id as experiment_id, x.space_id, x.dataset_id, r.*
+           from experiments x
+           left join lateral (
+             select r.id, r.example_id, r.output, r.fields::text as fields_json,
+                    (select e.fields::text from examples e
+                      where e.dataset_id = x.dataset_id and e.id = r.example_id
+                      order by (e.version_id = x.dataset_version_id) desc, e.version_id desc
+                      limit 1) as example_fields_json
+               from experiment_runs r
+              where r.experiment_id = x.id and ($3::uuid is null or r.id > $3)
+              order by r.id
+              limit $4) r on true
+          where x.id = $1 and x.account_id = $2`,
         [
-          experiment.id,
+          req.experimentId,
+          req.accountId,
           isUuid(req.page?.after ?? "") ? req.page!.after : null,
           fetchSize(req.page, RUNS_PAGE_MAX),
-          experiment.dataset_id,
-          experiment.dataset_version_id,
         ],
       );
+      const experiment = res.rows[0];
+      if (!experiment) throw notFound("experiment");
+      const rows = res.rows.filter((r): r is typeof r & { id: string } => r.id !== null);
       const { items, nextAfter } = cutPage(
-        res.rows,
+        rows,
         req.page,
         (r) => r.output.length + r.fields_json.length + (r.example_fields_json?.length ?? 0),
       );
       return {
-        experimentId: experiment.id,
+        experimentId: experiment.experiment_id,
         datasetId: experiment.dataset_id ?? "",
         spaceId: experiment.space_id,
         runs: items.map((r) => ({

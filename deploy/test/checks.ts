@@ -294,29 +294,39 @@ function flightRows(address: string, ticket: unknown): Promise<number> {
   }).finally(() => client.close());
 }
 
+// ---- who wrote and who consumed identity's events, from Postgres' side ----------------------
+// A trigger records, with the client address of the connection (the pod) and the time, each
+// event identity appends ('wrote': the pod that served the command) and each entry its audit
+// consumer inserts ('consumed': the pod whose consumer handled it; a redelivery inserts none,
+// its insert keyed by the event id).
+async function watchIdentityEvents(db: pg.Client): Promise<void> {
+  await db.query(`
+    DROP SCHEMA IF EXISTS argus_cluster_test CASCADE;
+    CREATE SCHEMA argus_cluster_test;
+    CREATE TABLE argus_cluster_test.seen
+      (pod inet, what text, event_id uuid, at timestamptz NOT NULL DEFAULT clock_timestamp());
+    CREATE FUNCTION argus_cluster_test.record() RETURNS trigger LANGUAGE plpgsql
+      SECURITY DEFINER SET search_path = pg_catalog AS $$
+      BEGIN
+        INSERT INTO argus_cluster_test.seen (pod, what, event_id)
+          VALUES (inet_client_addr(), TG_ARGV[0], NEW.event_id);
+        RETURN NEW;
+      END $$;
+    CREATE TRIGGER argus_cluster_test AFTER INSERT ON identity.events
+      FOR EACH ROW EXECUTE FUNCTION argus_cluster_test.record('wrote');
+    CREATE TRIGGER argus_cluster_test AFTER INSERT ON identity.audit_log
+      FOR EACH ROW EXECUTE FUNCTION argus_cluster_test.record('consumed');`);
+}
+const unwatchIdentityEvents = (db: pg.Client) =>
+  db.query("DROP SCHEMA IF EXISTS argus_cluster_test CASCADE");
+
 // ---- scaled: identity at two replicas ----------------------------------------------------------
-// Which pod did what, from Postgres' side: a trigger records the client address of the
-// connection that inserts each event (the pod that served the command) and each processed
-// marker (the pod whose consumer handled it). The relay's lock shows who publishes.
+// Which pod did what (watchIdentityEvents); the relay's lock shows who publishes.
 async function scaled(): Promise<void> {
   const pods = env("IDENTITY_PODS").split(/\s+/).filter(Boolean);
   check(pods.length === 2, `identity runs 2 pods (${pods.join(", ")})`);
   await withDb(async (db) => {
-    await db.query(`
-      DROP SCHEMA IF EXISTS argus_cluster_test CASCADE;
-      CREATE SCHEMA argus_cluster_test;
-      CREATE TABLE argus_cluster_test.seen (pod inet, what text, event_id uuid);
-      CREATE FUNCTION argus_cluster_test.record() RETURNS trigger LANGUAGE plpgsql
-        SECURITY DEFINER SET search_path = pg_catalog AS $$
-        BEGIN
-          INSERT INTO argus_cluster_test.seen VALUES (inet_client_addr(), TG_ARGV[0], NEW.event_id);
-          RETURN NEW;
-        END $$;
-      CREATE TRIGGER argus_cluster_test AFTER INSERT ON identity.events
-        FOR EACH ROW EXECUTE FUNCTION argus_cluster_test.record('wrote');
-      CREATE TRIGGER argus_cluster_test AFTER INSERT ON identity.processed_events
-        FOR EACH ROW WHEN (NEW.consumer = 'identity-audit-log')
-        EXECUTE FUNCTION argus_cluster_test.record('consumed');`);
+    await watchIdentityEvents(db);
     try {
       const org = await organizationId();
       const run = Date.now();
@@ -373,7 +383,7 @@ async function scaled(): Promise<void> {
         `scaled: one relay is active (identity's relay lock held by ${holders.map((h) => h.pod).join(", ") || "nobody"})`,
       );
     } finally {
-      await db.query("DROP SCHEMA IF EXISTS argus_cluster_test CASCADE");
+      await unwatchIdentityEvents(db);
     }
   });
 }
@@ -438,6 +448,7 @@ async function chaos(): Promise<void> {
     if ((await jsApi(nc, `CONSUMER.INFO.${STREAM}.${d}`)).cluster?.leader === leader) leads.push(d);
   const run = Date.now();
   const baseline = await withDb(async (db) => {
+    await watchIdentityEvents(db);
     const { rows } = await db.query<{ at: Date }>("SELECT clock_timestamp() AS at");
     return rows[0]!.at;
   });
@@ -527,8 +538,8 @@ async function chaos(): Promise<void> {
       [baseline],
     );
     const processed = await db.query<{ n: string }>(
-      `SELECT count(*) AS n FROM identity.processed_events p JOIN identity.events e ON e.event_id = p.event_id
-       WHERE p.consumer = 'identity-audit-log' AND e.recorded_at >= $1`,
+      `SELECT count(*) AS n FROM argus_cluster_test.seen s JOIN identity.events e ON e.event_id = s.event_id
+       WHERE s.what = 'consumed' AND e.recorded_at >= $1`,
       [baseline],
     );
     const a = audit[0]!;
@@ -540,9 +551,9 @@ async function chaos(): Promise<void> {
     // consumer (stream to processed), from each message of the window.
     const published = await publishTimes(nc, firstSeq);
     const { rows: times } = await db.query<{ event_id: string; recorded: Date; processed: Date }>(
-      `SELECT e.event_id, e.recorded_at AS recorded, p.processed_at AS processed
-       FROM identity.events e JOIN identity.processed_events p
-         ON p.event_id = e.event_id AND p.consumer = 'identity-audit-log'
+      `SELECT e.event_id, e.recorded_at AS recorded, s.at AS processed
+       FROM identity.events e JOIN argus_cluster_test.seen s
+         ON s.event_id = e.event_id AND s.what = 'consumed'
        WHERE e.recorded_at >= $1`,
       [baseline],
     );
@@ -559,17 +570,19 @@ async function chaos(): Promise<void> {
     );
     // How long events waited for the stream while it failed over: commit to consumption.
     const { rows: lag } = await db.query<{ max: number; worst_at: Date }>(
-      `SELECT extract(epoch FROM max(p.processed_at - e.recorded_at))::float8 AS max,
-              (array_agg(e.recorded_at ORDER BY p.processed_at - e.recorded_at DESC))[1] AS worst_at
-       FROM identity.processed_events p JOIN identity.events e ON e.event_id = p.event_id
-       WHERE p.consumer = 'identity-audit-log' AND e.recorded_at >= $1`,
+      `SELECT extract(epoch FROM max(s.at - e.recorded_at))::float8 AS max,
+              (array_agg(e.recorded_at ORDER BY s.at - e.recorded_at DESC))[1] AS worst_at
+       FROM argus_cluster_test.seen s JOIN identity.events e ON e.event_id = s.event_id
+       WHERE s.what = 'consumed' AND e.recorded_at >= $1`,
       [baseline],
     );
     const worst = lag[0]?.max ?? Infinity;
+    const worstAt = lag[0]?.worst_at;
     check(
       worst <= 15,
-      `chaos: events flowed again within 15 s (longest commit-to-consumption ${worst.toFixed(1)} s, for an event committed ${((lag[0]!.worst_at.getTime() - deletedAt) / 1000).toFixed(1)} s after the deletion)`,
+      `chaos: events flowed again within 15 s (longest commit-to-consumption ${worst.toFixed(1)} s, for an event committed ${worstAt ? ((worstAt.getTime() - deletedAt) / 1000).toFixed(1) : "?"} s after the deletion)`,
     );
+    await unwatchIdentityEvents(db);
   });
 
   // The replaced pod rejoins and catches up: three current replicas again.

@@ -4,7 +4,10 @@ import { markProcessed } from "./processedEvents.ts";
 import type { StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
 
-/** A projection or reaction: its writes go through `tx`, the transaction of its checkpoint. */
+/**
+ * A projection or reaction: its writes go through `tx`, the transaction of its processed
+ * marker (a connection of its own for a consumer declared idempotent: processIdempotent).
+ */
 export type EventHandler = (tx: PoolClient, event: StoredEvent) => Promise<void>;
 
 /**

@@ -87,6 +87,10 @@ const WATCH_MS = 250;
  */
 type Look = "running" | "ended" | { deleted: string };
 
+/** Why a run ends CANCELLED when everything was already labeled and the trigger did not override. */
+const ALL_LABELED =
+  "all data matching the task's filters already has evaluation labels from an earlier run; trigger again with override_evaluations to evaluate it anew";
+
 /** The reason a run's signal aborts with when something it uses was deleted. */
 class SourceDeleted extends Error {}
 
@@ -178,7 +182,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       )
     ).rowCount === 1;
 
-  async function counts(db: PoolClient, id: string): Promise<Counts> {
+  async function counts(db: Pool | PoolClient, id: string): Promise<Counts> {
     const res = await tracedQuery<Counts>(
       db,
       "task run counts",
@@ -217,29 +221,19 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
   const report = (id: string, resumed: boolean) => {
     let recount = resumed;
     return async (page: Counts) => {
-      const res = recount
-        ? await tracedQuery(
-            o.pool,
-            "task run progress recounted",
-            `update task_runs t set num_successes = c.num_successes, num_errors = c.num_errors,
-               num_skipped = c.num_skipped,
-               leased_until = now() + make_interval(secs => $2 / 1000.0)
-             from (select count(*) filter (where ok)::int as num_successes,
-                          count(*) filter (where not ok)::int as num_errors,
-                          count(*) filter (where ok is null)::int as num_skipped
-                     from task_run_items where run_id = $1) c
-             where t.id = $1 and t.status = 'RUNNING'`,
-            [id, o.leaseMs],
-          )
-        : await tracedQuery(
-            o.pool,
-            "task run progress",
-            `update task_runs set num_successes = num_successes + $3,
-               num_errors = num_errors + $4, num_skipped = num_skipped + $5,
-               leased_until = now() + make_interval(secs => $2 / 1000.0)
-             where id = $1 and status = 'RUNNING'`,
-            [id, o.leaseMs, page.num_successes, page.num_errors, page.num_skipped],
-          );
+      const set = recount ? await counts(o.pool, id) : undefined;
+      // Counted again: the run's counts are set; otherwise the page's are added.
+      const to = (column: keyof Counts, param: string) => (set ? param : `${column} + ${param}`);
+      const c = set ?? page;
+      const res = await tracedQuery(
+        o.pool,
+        "task run progress",
+        `update task_runs set num_successes = ${to("num_successes", "$3")},
+           num_errors = ${to("num_errors", "$4")}, num_skipped = ${to("num_skipped", "$5")},
+           leased_until = now() + make_interval(secs => $2 / 1000.0)
+         where id = $1 and status = 'RUNNING'`,
+        [id, o.leaseMs, c.num_successes, c.num_errors, c.num_skipped],
+      );
       recount = false;
       return res.rowCount === 1;
     };
@@ -418,6 +412,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
       if (outcome.status === "STOPPED") return;
       // The counts are read in the end's own transaction: one round trip less before it.
       const ended = outcome;
+      const failureReason = ended.status === "FAILED" ? ended.reason : null;
       let status: "COMPLETED" | "FAILED" | "CANCELLED" = ended.status;
       await o.commands.handle(
         stream,
@@ -436,11 +431,7 @@ export function startRunWorker(o: WorkerOptions): () => Promise<void> {
               status,
               counts: allLabeled ? { num_successes: 0, num_errors: 0, num_skipped: 0 } : c,
               experimentId,
-              failureReason: allLabeled
-                ? "all data matching the task's filters already has evaluation labels from an earlier run; trigger again with override_evaluations to evaluate it anew"
-                : ended.status === "FAILED"
-                  ? ended.reason
-                  : null,
+              failureReason: allLabeled ? ALL_LABELED : failureReason,
               isContinuous: task.is_continuous,
               now: o.clock.now(),
             } as const;

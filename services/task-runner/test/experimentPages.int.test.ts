@@ -10,6 +10,8 @@ import { evaluateExperiments, RUNS_PAGE } from "../src/worker/evaluateExperiment
 import type { ItemEvaluator } from "../src/worker/evaluators.ts";
 import { evaluateManaged } from "../src/worker/managedEvaluators.ts";
 import type { Progress, RunToWork } from "../src/worker/runItems.ts";
+import type { Counts } from "../src/taskRuns/taskRunDecider.ts";
+import { taskProjections } from "../src/tasks/taskProjection.ts";
 
 // A dataset task's run over experiments of every size around the page: the task runner's own
 // tables in a real Postgres, the dataset service's side of the call (a page of runs after a
@@ -217,16 +219,25 @@ describe("a dataset task's run, page by page", () => {
     ]);
   });
 
-  it("an item another worker recorded first is that worker's to write, not this one's", async () => {
+  it("an item another worker recorded first is written by both, and counted by the other alone", async () => {
     const e = experimentOf(3);
     const run = await runOver(e.experimentId);
     const other = e.runs[1]!;
     await keptItems(run, e.experimentId, [{ runId: other.id, label: "other", written: false }]);
-    // As a fresh run: it does not know of the other worker's item, evaluates it, records it in
-    // vain (the other's row stays), and writes only the two it recorded.
-    const outcome = await evaluate(e, run);
+    // As a fresh run (one whose lease another worker took over): it does not know of the other
+    // worker's item, evaluates it, records it in vain (the other's row stays), and writes its
+    // page whole while recording it; its report counts the two it recorded.
+    const reported: Counts[] = [];
+    const outcome = await evaluateExperiments(
+      pool,
+      e.peer,
+      run,
+      { runnable: [exactMatch], reasons: [] },
+      { ...progressOf(run, false), report: async (c) => (reported.push(c), true) },
+    );
     expect(outcome).toEqual({ status: "COMPLETED" });
-    expect(e.recorded.flat().map((w) => w.runId)).toEqual([e.runs[0]!.id, e.runs[2]!.id]);
+    expect(e.recorded.flat().map((w) => w.runId)).toEqual(e.runs.map((r) => r.id));
+    expect(reported).toEqual([{ num_successes: 2, num_errors: 0, num_skipped: 0 }]);
     expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 2 });
   });
 
@@ -349,5 +360,34 @@ describe("a dataset task's run, page by page", () => {
       [expect.objectContaining({ runId: third!.id })],
     ]);
     expect(await itemsOf(run.id)).toEqual({ n: 3, ok: 3, written: 3 });
+  });
+
+  it("a task's deletion takes its runs' items and written pages with it, and no other run's", async () => {
+    const e = experimentOf(RUNS_PAGE + 1);
+    const [run, kept] = [await runOver(e.experimentId), await runOver(e.experimentId)];
+    await evaluate(e, run);
+    await evaluate(e, kept);
+    const client = await pool.connect();
+    try {
+      const deleted = { id: run.task_id, space_id: run.space_id, deleted_at: "" };
+      await taskProjections.TaskDeleted(client, deleted, undefined as never);
+    } finally {
+      client.release();
+    }
+    const left = async (table: string, runId: string) =>
+      (
+        await pool.query<{ n: number }>(
+          `select count(*)::int as n from ${table} where run_id = $1`,
+          [runId],
+        )
+      ).rows[0]!.n;
+    const runs = await pool.query("select id from task_runs where id = any($1)", [
+      [run.id, kept.id],
+    ]);
+    expect(runs.rows).toEqual([{ id: kept.id }]);
+    expect(await left("task_run_items", run.id)).toBe(0);
+    expect(await left("task_run_pages_written", run.id)).toBe(0);
+    expect(await left("task_run_items", kept.id)).toBe(RUNS_PAGE + 1);
+    expect(await left("task_run_pages_written", kept.id)).toBe(2);
   });
 });

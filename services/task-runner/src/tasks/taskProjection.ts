@@ -52,6 +52,16 @@ export const taskProjections: Projections<TaskEvent> = {
           : JSON.stringify(d.run_configuration),
       ],
     ),
+  // Its runs go by their foreign key; their items and written pages (keyed by run, no foreign
+  // key: migration 0008) with them here.
   TaskDeleted: (client, d) =>
-    tracedQuery(client, "task deleted", "delete from tasks where id = $1", [d.id]),
+    tracedQuery(
+      client,
+      "task deleted",
+      `with runs as (select id from task_runs where task_id = $1),
+            items as (delete from task_run_items where run_id in (select id from runs)),
+            pages as (delete from task_run_pages_written where run_id in (select id from runs))
+       delete from tasks where id = $1`,
+      [d.id],
+    ),
 };

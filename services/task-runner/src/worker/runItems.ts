@@ -194,16 +194,14 @@ export async function workPage<T extends object>(
     }
   });
   const page = randomUUID();
-  const recorded = await recordItems(pool, runId, page, items);
-  // This page's results are written from memory: a dead worker's were written when the run was
-  // taken over (writePending), and one another worker recorded first is that worker's to write.
-  const counts: Counts = { num_successes: 0, num_errors: 0, num_skipped: 0 };
+  // The page is recorded while it is written: the record is what a take-over resumes from and
+  // where the counts come from, the write what users see, and neither waits for the other. An
+  // item another worker recorded first (one whose lease this worker outlived) is written by
+  // both, the same evaluator's verdict twice, and counted once, by whoever recorded it.
+  const recording = recordItems(pool, runId, page, items);
+  recording.catch(() => undefined);
   const byTarget = new Map<string, ItemOutcome[]>();
   for (const i of items) {
-    if (!recorded(`${i.item_id}/${i.evaluator_id}`)) continue;
-    if (i.ok === null) counts.num_skipped++;
-    else if (i.ok) counts.num_successes++;
-    else counts.num_errors++;
     if (!i.verdict) continue;
     const kept = byTarget.get(i.target!);
     if (kept) kept.push(i);
@@ -220,11 +218,26 @@ export async function workPage<T extends object>(
         );
     return byTarget.size > 0 ? [markPageWritten(pool, runId, page)] : [];
   };
-  const report = async () => !progress.stopped.aborted && progress.report(counts);
+  const report = async () => {
+    const counts = countsOf(items, await recording);
+    return !progress.stopped.aborted && progress.report(counts);
+  };
   if (writes) return writes.after(writeOut, report);
   const marks = await writeOut();
   const [going] = await Promise.all([report(), ...marks]);
   return going;
+}
+
+/** The counts of the items recorded now (`recorded`: recordItems' answer). */
+function countsOf(items: readonly ItemOutcome[], recorded: (key: string) => boolean): Counts {
+  const counts: Counts = { num_successes: 0, num_errors: 0, num_skipped: 0 };
+  for (const i of items) {
+    if (!recorded(`${i.item_id}/${i.evaluator_id}`)) continue;
+    if (i.ok === null) counts.num_skipped++;
+    else if (i.ok) counts.num_successes++;
+    else counts.num_errors++;
+  }
+  return counts;
 }
 
 /**

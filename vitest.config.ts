@@ -11,6 +11,9 @@ export default defineConfig({
           name: "unit",
           sequence: { groupOrder: 0 },
           include: ["{packages,services,bench}/**/*.unit.test.ts"],
+          // A file's first gateway compiles the served document's validators: ~1 s idle, over
+          // the default 5 s on a CI machine that runs the other files beside it.
+          testTimeout: 30_000,
         },
       },
       {

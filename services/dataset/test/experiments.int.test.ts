@@ -1,9 +1,11 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   DatasetServiceService as S,
   RunEvaluationDirectoryService as D,
   type ExperimentRunInput,
 } from "@argus/proto/dataset/v1/dataset";
+import { ColumnKind as K } from "@argus/proto/dataset/v1/bulk";
 import { uuidv7 } from "@argus/platform";
 import { startedForFile, uniqueName } from "@argus/testkit";
 import { problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
@@ -338,5 +340,74 @@ describe("a RUN_EXPERIMENT run's experiment, on the task runner's own behalf", (
       [d.exampleIds[1]!]: "first",
       [d.exampleIds[2]!]: "second",
     });
+  });
+});
+
+describe("a task's evaluations of runs", () => {
+  it("set each run's eval.<name>.* fields, and the columns' kinds as their values are", async () => {
+    const d = await dataset(3);
+    const w = await t.call(S.createExperiment, {
+      name: uniqueName("exp"),
+      datasetId: d.dataset!.id,
+      spaceId: "",
+      runs: runsFor(d.exampleIds),
+    });
+    const [a, b, c] = w.runIds as [string, string, string];
+    await t.asService(
+      D.recordRunEvaluations,
+      {
+        accountId: t.admin.accountId,
+        experimentId: w.experiment!.id,
+        taskId: uuidv7(),
+        evaluations: [
+          { runId: a, name: "whole", label: "yes", score: 1, explanation: "e" },
+          { runId: b, name: "whole", label: "no", score: -999999999999999872 },
+          { runId: a, name: "part", score: 0.5 },
+          { runId: b, name: "part", score: 1e18 },
+          { runId: c, name: "none" },
+        ],
+      },
+      "task-runner",
+    );
+    const runs = await t.call(S.listExperimentRuns, {
+      experimentId: w.experiment!.id,
+      page: { limit: 10, after: "" },
+    });
+    const fields = new Map(runs.runs.map((r) => [r.id, JSON.parse(r.fieldsJson) as object]));
+    expect(fields.get(a)).toMatchObject({
+      "eval.whole.label": "yes",
+      "eval.whole.score": 1,
+      "eval.whole.explanation": "e",
+      "eval.part.label": null,
+      "eval.part.score": 0.5,
+    });
+    expect(fields.get(c)).toMatchObject({
+      "eval.none.label": null,
+      "eval.none.score": null,
+      "eval.none.explanation": null,
+    });
+    // A value left out is JSON null (no kind); a score is an integer while whole and of at
+    // most 18 digits, else a number.
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    try {
+      const { rows } = await pool.query<{ name: string; kinds: number }>(
+        "select name, kinds from run_columns where experiment_id = $1 and name like 'eval.%'",
+        [w.experiment!.id],
+      );
+      expect(Object.fromEntries(rows.map((r) => [r.name, r.kinds]))).toEqual({
+        "eval.correct.score": K.COLUMN_KIND_INTEGER, // the runs' own, as created
+        "eval.whole.label": K.COLUMN_KIND_STRING,
+        "eval.whole.score": K.COLUMN_KIND_INTEGER,
+        "eval.whole.explanation": K.COLUMN_KIND_STRING,
+        "eval.part.label": 0,
+        "eval.part.score": K.COLUMN_KIND_FLOAT,
+        "eval.part.explanation": 0,
+        "eval.none.label": 0,
+        "eval.none.score": 0,
+        "eval.none.explanation": 0,
+      });
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -5,6 +5,16 @@ import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
 import { eventData } from "../shared/eventData.ts";
 
+/**
+ * The kinds (json_kind's bits) of an evaluation's values, from their SQL types rather than
+ * through `to_jsonb` and json_kind for each of a page's values: a text is a string (1); a
+ * double is an integer (4) when whole and of at most 18 digits, as json_kind reads its JSON
+ * text, else a number (8); a value left out is JSON null (0).
+ */
+const TEXT_KIND = (v: string) => `case when ${v} is null then 0 else 1 end`;
+const SCORE_KIND = (v: string) =>
+  `case when ${v} is null then 0 when ${v} = trunc(${v}) and abs(${v}) < 1e18 then 4 else 8 end`;
+
 /** Experiments and their runs, with the runs' annotations and a task's evaluations of them. */
 export const experimentProjections: Projections<ExperimentEvent | ExperimentRunsEvent> = {
   ExperimentCreated: (client, d) =>
@@ -62,9 +72,9 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
            from x
           where r.experiment_id = $1 and r.id = x.run_id
        ), kinds as (
-         select e.name, bit_or(json_kind(to_jsonb(e.label))) as label,
-                bit_or(json_kind(to_jsonb(e.score))) as score,
-                bit_or(json_kind(to_jsonb(e.explanation))) as explanation
+         select e.name, bit_or(${TEXT_KIND("e.label")}) as label,
+                bit_or(${SCORE_KIND("e.score")}) as score,
+                bit_or(${TEXT_KIND("e.explanation")}) as explanation
            from e group by e.name
        )
        ${recordRunColumnKinds(

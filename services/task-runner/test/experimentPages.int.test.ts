@@ -302,9 +302,18 @@ describe("a dataset task's run, page by page", () => {
     });
   });
 
-  it("writes nothing after the report that finds the run stopped", async () => {
+  it("writes nothing after the report that finds the run stopped, and ends once the page kept is recorded", async () => {
     const e = experimentOf(2 * RUNS_PAGE + 1);
     const run = await runOver(e.experimentId);
+    // The second page's record waits on another transaction's (uncommitted) row for its first
+    // item, let go only after the stop is reported: the run must not end before that record.
+    const other = await pool.connect();
+    await other.query("begin");
+    await other.query(
+      `insert into task_run_items (run_id, item_id, evaluator_id, ok, page)
+       values ($1, $2, $3, false, $4)`,
+      [run.id, e.runs[RUNS_PAGE]!.id, evaluatorId, randomUUID()],
+    );
     // Cancelled while the first page was written: its report says so.
     let reports = 0;
     const outcome = await evaluateExperiments(
@@ -317,6 +326,7 @@ describe("a dataset task's run, page by page", () => {
         stopped: new AbortController().signal,
         report: async () => {
           reports++;
+          setTimeout(() => void other.query("rollback").finally(() => other.release()), 200);
           return false;
         },
       },

@@ -120,7 +120,8 @@ export interface PageJob<T> {
  * or records). A page is written only once the one before was written and its progress report
  * found the run going, so a run stopped during a write evaluates at most the one page it was
  * busy with and writes nothing after the stop is seen, as when the pages went one after another.
- * The marks of what was written go on beside the next page's write.
+ * The marks of what was written, and each page's record, go on beside the next page's write;
+ * the run ends only once they are done, whether or not their page was written.
  */
 export class PageWrites {
   #last: Promise<boolean> = Promise.resolve(true);
@@ -147,6 +148,12 @@ export class PageWrites {
     mine.catch(() => undefined);
     this.#last = mine;
     return before;
+  }
+
+  /** Waits for `work` (a page's record) before the run ends, even if its page is never written. */
+  keep(work: Promise<unknown>): void {
+    work.catch(() => undefined);
+    this.#marks.push(work);
   }
 
   /** The last page written, reported and marked: whether the run went on after it. */
@@ -222,7 +229,10 @@ export async function workPage<T extends object>(
     const counts = countsOf(items, await recording);
     return !progress.stopped.aborted && progress.report(counts);
   };
-  if (writes) return writes.after(writeOut, report);
+  if (writes) {
+    writes.keep(recording);
+    return writes.after(writeOut, report);
+  }
   const marks = await writeOut();
   const [going] = await Promise.all([report(), ...marks]);
   return going;

@@ -1,10 +1,11 @@
-// `./argus fuzz`: Schemathesis against a throw-away stack (it revokes keys and deletes what it
-// finds): its own Postgres database and NATS stream, every process on free ports. First the
-// routes outside /v2 (POST /v1/traces, POST /v1/pandas_arrow: test/fuzz/v1-routes.openapi.yaml)
-// as a member of one space, then the hand-made Arrow bodies of test/fuzz/arrowCases.ts against
-// /v1/pandas_arrow (random bytes never get past its first check). Then two runs over every
-// operation of the served /v2 document: as that member (object-level authorization judged
-// against an outsider in another space), then as the account admin. Exits non-zero on any
+// `./argus fuzz`: Schemathesis against throw-away stacks (it revokes keys and deletes what it
+// finds), each its own Postgres database and NATS stream, every process on free ports. Two lanes
+// side by side, a stack each: first the routes outside /v2 (POST /v1/traces,
+// POST /v1/pandas_arrow: test/fuzz/v1-routes.openapi.yaml) as a member of one space, the
+// hand-made Arrow bodies of test/fuzz/arrowCases.ts against /v1/pandas_arrow (random bytes never
+// get past its first check), then every operation of the served /v2 document as that member
+// (object-level authorization judged against an outsider in another space); beside them, every
+// operation of the /v2 document as the account admin. Exits non-zero on any
 // failure that test/fuzz/known-exceptions.txt does not excuse (a refused schema-valid request is
 // listed only, see fuzz/summary.ts), on any wrong answer to an Arrow body, and on any 5xx the
 // gateway logged.
@@ -12,10 +13,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadDocument } from "@argus/gateway";
+import { startInfra, type Infra } from "@argus/testkit";
 import { exceptionsToml, readKnownExceptions } from "./fuzz/exceptions.ts";
 import { runArrowCorpus, type CorpusReport } from "./fuzz/arrowCorpus.ts";
 import { createFixtures, fixtureSpace, fixturesToml } from "./fuzz/fixtures.ts";
-import { fuzzIdentities, type Identity } from "./fuzz/identities.ts";
+import { fuzzIdentities } from "./fuzz/identities.ts";
 import { startKeyBroker } from "./fuzz/keyBroker.ts";
 import { fuzzOptions } from "./fuzz/options.ts";
 import { runSchemathesis, type RunReport } from "./fuzz/schemathesis.ts";
@@ -35,23 +37,29 @@ rmSync(opts.reportDir, { recursive: true, force: true });
 const started = Date.now();
 const cleanup: (() => Promise<void>)[] = [];
 const { tally, onLine } = createTally();
+const served = "/v2/spec.yaml";
 
-/** Starts everything (registering how to stop it in `cleanup`), then fuzzes as each identity. */
-async function fuzz(): Promise<{
+interface LaneResult {
   reports: { name: string; report: RunReport }[];
   corpus: CorpusReport | undefined;
-  identities: Identity[];
-}> {
+  identities: { name: string; replaced: number }[];
+}
+
+/**
+ * One lane of runs, in order, on a stack of its own (registering how to stop it in `cleanup`):
+ * its identities, key broker and test data, made before its first run.
+ */
+async function lane(infra: Infra, names: string[]): Promise<LaneResult> {
   const reports: { name: string; report: RunReport }[] = [];
   let corpus: CorpusReport | undefined;
-  const stack = await startFuzzStack(cleanup, onLine);
+  const stack = await startFuzzStack(infra, cleanup, onLine);
   const { firstSpace } = stack;
 
   const fuzzers = await fuzzIdentities(stack.baseUrl, stack.apiKey);
   const { identities } = fuzzers;
   const broker = await startKeyBroker(identities);
   cleanup.unshift(broker.close);
-  // Each identity's run gets test data in the space it works in (made before either run).
+  // Each identity's run gets test data in the space it works in.
   // The member works in its one space; the admin deletes spaces, so it gets fresh ones.
   const space = (name: string) => fixtureSpace(stack.baseUrl, stack.apiKey, fuzzers.orgId, name);
   const operations = Object.entries(loadDocument().document.paths).flatMap(([path, item]) =>
@@ -72,20 +80,17 @@ async function fuzz(): Promise<{
     );
   let doomed = 0;
   const fixtures: Record<string, string> = {};
-  if (opts.runs.includes("member"))
+  if (names.includes("member"))
     fixtures.member = await fixture(
       "member",
       [fuzzers.memberSpaceId],
       async () => fuzzers.memberSpaceId,
     );
-  if (opts.runs.includes("admin"))
+  if (names.includes("admin"))
     fixtures.admin = await fixture("admin", [firstSpace, await space("kept")], () =>
       space(`doomed ${doomed++}`),
     );
-  // The non-/v2 routes first, as the member in its own space, while nothing is deleted yet.
-  // The member next: the admin's run deletes spaces and revokes keys, the member's cannot.
   // Object-level authorization is judged in the member's run, against the outsider.
-  const served = `${stack.baseUrl}/v2/spec.yaml`;
   const runs = [
     {
       name: "v1",
@@ -96,7 +101,7 @@ async function fuzz(): Promise<{
     },
     { name: "member", as: "member", peers: ["member", "outsider"], document: served },
     { name: "admin", as: "admin", peers: [], document: served },
-  ].filter((r) => opts.runs.includes(r.name));
+  ].filter((r) => names.includes(r.name));
   for (const { name, as, peers, document, config } of runs) {
     console.log(
       `\n== schemathesis ${name}: ${document === served ? "/v2" : "the non-/v2 routes"} as ${as} (${opts.examples} examples per operation, seed ${opts.seed})`,
@@ -104,7 +109,7 @@ async function fuzz(): Promise<{
     const report = await runSchemathesis({
       ...opts,
       name,
-      document,
+      document: document === served ? stack.baseUrl + served : document,
       baseUrl: stack.baseUrl,
       identities: identities.map((i) => i.name),
       keyBrokerUrl: broker.url,
@@ -127,7 +132,31 @@ async function fuzz(): Promise<{
       });
     }
   }
-  return { reports, corpus, identities };
+  const replaced = identities.map((i) => ({
+    name: `${i.name} (${names.join(", ")})`,
+    replaced: i.replaced,
+  }));
+  return { reports, corpus, identities: replaced };
+}
+
+/**
+ * The lanes side by side on one Postgres and NATS: each run alone keeps about one of the two
+ * cores busy (Schemathesis and the stack take turns), and the admin's run (it deletes spaces
+ * and revokes keys) must not reach the member's objects, so it gets a stack of its own rather
+ * than the member's turn.
+ */
+async function fuzz(): Promise<LaneResult> {
+  const { infra, stop } = await startInfra();
+  cleanup.unshift(stop);
+  const lanes = [["v1", "member"], ["admin"]]
+    .map((l) => l.filter((name) => opts.runs.includes(name)))
+    .filter((l) => l.length > 0);
+  const results = await Promise.all(lanes.map((l) => lane(infra, l)));
+  return {
+    reports: results.flatMap((r) => r.reports),
+    corpus: results.find((r) => r.corpus)?.corpus,
+    identities: results.flatMap((r) => r.identities),
+  };
 }
 
 let result: Awaited<ReturnType<typeof fuzz>>;

@@ -1,16 +1,15 @@
-import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
+import { createTestDatabase, startStack, NO_RATE_LIMITS, type Infra } from "@argus/testkit";
 
 /**
- * The throw-away stack a fuzz run hammers: its own database (and the testkit's Postgres and NATS
- * unless DATABASE_URL / NATS_URL are given), every process on free ports.
- * Each thing started pushes how to stop it onto `cleanup`, newest first.
+ * The throw-away stack a fuzz run hammers: its own database on `infra` (the testkit's Postgres
+ * and NATS unless DATABASE_URL / NATS_URL are given), its own stream, every process on free
+ * ports. Each thing started pushes how to stop it onto `cleanup`, newest first.
  */
 export async function startFuzzStack(
+  infra: Infra,
   cleanup: (() => Promise<void>)[],
   onLine: (line: string) => void,
 ) {
-  const { infra, stop: stopInfra } = await startInfra();
-  cleanup.unshift(stopInfra);
   const db = await createTestDatabase(infra);
   cleanup.unshift(db.drop);
   const stack = await startStack({

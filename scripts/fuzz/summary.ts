@@ -68,7 +68,7 @@ export function printSummary(r: {
   /** The runs asked for: one missing fails the fuzz. */
   runs: readonly string[];
   tally: Tally;
-  identities: Identity[];
+  identities: Pick<Identity, "name" | "replaced">[];
   reportDir: string;
 }): boolean {
   let failed = r.reports.length < r.runs.length;

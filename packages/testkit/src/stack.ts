@@ -239,20 +239,30 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });
   };
-  // A port that was free when chosen may be taken before the process binds it (an outgoing
-  // connection of a parallel test gets it as its ephemeral port): such a process gets new
-  // ports and another try. Processes start in order, so none started yet knows the old ones.
-  const startOnNewPorts = async (name: string) => {
+  // Every process at once: each waits for what it calls on its own (the gateway is ready once
+  // every backend's channel is), and starting them one by one cost ~1 s of a mostly idle
+  // machine per process. A port that was free when chosen may be taken before the process
+  // binds it (an outgoing connection of a parallel test gets it as its ephemeral port): the
+  // losers get new ports and, since the others were told the old ones, all start again.
+  const startAll = async (into: Record<string, SpawnedProcess>) => {
     for (let attempt = 1; ; attempt++) {
-      try {
-        return await start(name);
-      } catch (err) {
-        const lostRace = /address already in use/i.test(String(err));
-        const fixed = name === GATEWAY.name && opts.httpPort !== undefined;
-        if (!lostRace || fixed || attempt === 3) throw err;
-        opts.onLine?.(`[testkit] ${name} lost its port to another process; new ports`);
-        await assignPorts(name);
+      const names = Object.keys(specs);
+      const tries = await Promise.allSettled(names.map((name) => start(name)));
+      const lost: string[] = [];
+      let failure: unknown;
+      for (const [i, t] of tries.entries()) {
+        if (t.status === "fulfilled") into[names[i]!] = t.value;
+        else if (/address already in use/i.test(String(t.reason))) lost.push(names[i]!);
+        else failure ??= t.reason;
       }
+      const fixed = opts.httpPort !== undefined && lost.includes(GATEWAY.name);
+      if (lost.length === 0 && failure === undefined) return;
+      if (failure !== undefined || fixed || attempt === 3)
+        throw failure ?? tries.find((t) => t.status === "rejected")!.reason;
+      opts.onLine?.(`[testkit] ${lost.join(", ")} lost ports to another process; new ports`);
+      await Promise.allSettled(Object.values(into).map((p) => p.stop()));
+      for (const name of Object.keys(into)) delete into[name];
+      for (const name of lost) await assignPorts(name);
     }
   };
   const processes: Record<string, SpawnedProcess> = {};
@@ -312,7 +322,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
   };
   try {
-    for (const name of Object.keys(specs)) processes[name] = await startOnNewPorts(name);
+    await startAll(processes);
   } catch (err) {
     // Which of those started before is still alive, and what it said last: a process that
     // died after it was ready is otherwise invisible behind the next one's timeout.

@@ -43,6 +43,28 @@ describe("route compilation", () => {
     );
   });
 
+  it("compiles every operation's validators (on first use, or when prepared), strictly", () => {
+    expect(ops.length).toBeGreaterThan(150);
+    for (const o of ops) expect(() => o.prepare(), o.operationId).not.toThrow();
+    // A schema ajv's strict mode refuses fails when compiled, not silently.
+    const [loose] = compileOperations({
+      openapi: "3.1.0",
+      info: { title: "t", version: "1" },
+      paths: {
+        "/v2/x": {
+          post: {
+            operationId: "x",
+            requestBody: {
+              content: { "application/json": { schema: { type: "object", unknownKeyword: 1 } } },
+            },
+          },
+        },
+      },
+    });
+    expect(() => loose!.prepare()).toThrow(/unknownKeyword/);
+    expect(() => loose!.validate({ params: {}, query: {}, body: {} })).toThrow(/unknownKeyword/);
+  });
+
   it("translates templates and escapes path-to-regexp syntax", () => {
     expect(toExpressPath("/v2/tasks/{task_id}/runs/{run_id}")).toBe(
       "/v2/tasks/:task_id/runs/:run_id",

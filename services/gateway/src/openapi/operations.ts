@@ -43,6 +43,11 @@ export interface CompiledOperation {
   acceptsIdempotencyKey: boolean;
   /** The header's value checked against its declared schema (400 when it breaks it). */
   idempotencyKey(raw: string | undefined): string | undefined;
+  /**
+   * Compiles the operation's validators now; otherwise its first request does (~6 ms), so
+   * that a gateway starts without compiling the ~180 operations' (~1 s of CPU).
+   */
+  prepare(): void;
 }
 
 /** The header a retried request repeats so that it is not applied twice. */
@@ -124,10 +129,21 @@ function compileOperation(
   if (maxBodyBytes !== undefined && !body)
     throw new Error(`${where}: x-argus-max-body-bytes needs a request body`);
 
-  const validatePath = compilers.input(objectSchema(pathParams));
-  const validateQuery = compilers.input(objectSchema(query));
-  const validateBody = bodySchema ? compilers.body(bodySchema) : undefined;
-  const validateKey = keyHeader && compilers.body(keyHeader.schema ?? {});
+  let validators:
+    | {
+        path: ValidateFunction;
+        query: ValidateFunction;
+        body: ValidateFunction | undefined;
+        key: ValidateFunction | undefined;
+      }
+    | undefined;
+  const prepare = () =>
+    (validators ??= {
+      path: compilers.input(objectSchema(pathParams)),
+      query: compilers.input(objectSchema(query)),
+      body: bodySchema ? compilers.body(bodySchema) : undefined,
+      key: keyHeader && compilers.body(keyHeader.schema ?? {}),
+    });
   const bodyFailure = status === 422 ? "validation-error" : "invalid-request";
 
   return {
@@ -135,13 +151,14 @@ function compileOperation(
     method,
     path,
     expressPath: toExpressPath(path),
-    hasBody: validateBody !== undefined,
+    hasBody: bodySchema !== undefined,
     maxBodyBytes,
     paginated,
-    acceptsIdempotencyKey: validateKey !== undefined,
+    acceptsIdempotencyKey: keyHeader !== undefined,
+    prepare,
     idempotencyKey(raw) {
-      if (raw === undefined || !validateKey) return undefined;
-      if (!validateKey(raw))
+      if (raw === undefined || !keyHeader) return undefined;
+      if (!prepare().key!(raw))
         throw new DomainError(
           "invalid-request",
           `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`,
@@ -149,6 +166,7 @@ function compileOperation(
       return raw;
     },
     validate(input) {
+      const { path: validatePath, query: validateQuery, body: validateBody } = prepare();
       // A malformed id in the path names no resource (ARCHITECTURE §10), hence 404 not 400.
       check(
         validatePath,
@@ -170,7 +188,10 @@ function compileOperation(
   };
 }
 
-/** Every operation of the document, compiled once at start; a bad document fails the start. */
+/**
+ * Every operation of the document, read once at start (a bad operation fails the start); each
+ * one's validators are compiled on its first request, or by `prepare`.
+ */
 export function compileOperations(doc: OpenApiDocument): CompiledOperation[] {
   const compilers = createSchemaCompilers(doc);
   const ops: CompiledOperation[] = [];

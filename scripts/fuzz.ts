@@ -38,6 +38,12 @@ const started = Date.now();
 const cleanup: (() => Promise<void>)[] = [];
 const { tally, onLine } = createTally();
 const served = "/v2/spec.yaml";
+// Every operation of the served document, read once for both lanes' test data.
+const operations = Object.entries(loadDocument().document.paths).flatMap(([path, item]) =>
+  (["get", "put", "post", "delete", "patch"] as const)
+    .filter((m) => item[m])
+    .map((m) => `${m.toUpperCase()} ${path}`),
+);
 
 interface LaneResult {
   reports: { name: string; report: RunReport }[];
@@ -62,11 +68,6 @@ async function lane(infra: Infra, names: string[]): Promise<LaneResult> {
   // Each identity's run gets test data in the space it works in.
   // The member works in its one space; the admin deletes spaces, so it gets fresh ones.
   const space = (name: string) => fixtureSpace(stack.baseUrl, stack.apiKey, fuzzers.orgId, name);
-  const operations = Object.entries(loadDocument().document.paths).flatMap(([path, item]) =>
-    (["get", "put", "post", "delete", "patch"] as const)
-      .filter((m) => item[m])
-      .map((m) => `${m.toUpperCase()} ${path}`),
-  );
   const fixture = async (tag: string, kept: string[], doomedSpace: () => Promise<string>) =>
     fixturesToml(
       await createFixtures(stack.baseUrl, stack.apiKey, {

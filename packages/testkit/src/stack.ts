@@ -156,6 +156,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     NATS_URL: nats.url,
     ...stackSecrets(apiKey),
     ARGUS_HTTP_PORT: String(httpPort),
+    // No Service routes a client elsewhere while a test's gateway stops, so its drain stays short.
+    ARGUS_HTTP_DRAIN_MS: "250",
     // OTLP/gRPC: a free port of its own, never the documented 4317 parallel stacks share.
     ARGUS_OTLP_GRPC_PORT: String(await freePort()),
     // Arrow Flight likewise, never the documented 8815.

@@ -21,6 +21,11 @@ import {
 export interface GatewayConfig {
   httpHost: string;
   httpPort: number;
+  /**
+   * On stop, how long REST answers say `Connection: close` before idle connections are closed
+   * (http/drain.ts); it ends early once no connection is left.
+   */
+  httpDrainMs: number;
   /** gRPC target of every service in the registry, by name. */
   grpcUrls: Readonly<Record<string, string>>;
   /**
@@ -78,6 +83,12 @@ export interface GatewayConfig {
 const spec = {
   ARGUS_HTTP_HOST: str("address the REST listener binds (0.0.0.0 in a pod)", "127.0.0.1"),
   ARGUS_HTTP_PORT: int("port of the REST listener", 8080, 0, 65_535),
+  ARGUS_HTTP_DRAIN_MS: int(
+    "on stop, milliseconds answers say Connection: close before idle connections are closed",
+    2_000,
+    0,
+    60_000,
+  ),
   ...Object.fromEntries(
     SERVICE_REGISTRY.map((d) => [
       serviceEnv(d.name).grpcUrl,
@@ -167,6 +178,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   return {
     httpHost: c.ARGUS_HTTP_HOST,
     httpPort: c.ARGUS_HTTP_PORT,
+    httpDrainMs: c.ARGUS_HTTP_DRAIN_MS,
     grpcUrls: Object.fromEntries(
       SERVICE_REGISTRY.map((d) => [d.name, all[serviceEnv(d.name).grpcUrl] as string]),
     ),

@@ -14,6 +14,7 @@ import { createApp, createLimiters } from "./app.ts";
 import { createBackend } from "./backend.ts";
 import { startGatewayGrpc, type RunningGatewayGrpc } from "./flight/server.ts";
 import { createGatewayServer } from "./http/httpLimits.ts";
+import { drainOnClose } from "./http/drain.ts";
 import type { GatewayConfig } from "./config.ts";
 import { identityAuthentication, identityLeaseRenewal } from "./auth/identityAuthenticator.ts";
 import { identityIdempotencyKeys } from "./http/idempotentRequests.ts";
@@ -169,13 +170,11 @@ export async function startGateway(
     throw err;
   }
   grpcs.share(server);
+  const drain = drainOnClose(server);
   await new Promise<void>((resolve) => server.listen(config.httpPort, config.httpHost, resolve));
   const address = server.address();
-  const closeHttp = async () => {
-    await Promise.all([
-      new Promise<void>((resolve) => server.close(() => resolve())),
-      grpcs.stop(),
-    ]);
+  const closeHttp = async (graceMs: number) => {
+    await Promise.all([drain(graceMs), grpcs.stop()]);
     server.closeAllConnections();
   };
   let otlpGrpc: RunningOtlpGrpc | undefined;
@@ -190,7 +189,7 @@ export async function startGateway(
       });
     } catch (err) {
       // A port taken is fatal, as for the REST listener, but leaves nothing running behind.
-      await closeHttp();
+      await closeHttp(0);
       await release();
       throw err;
     }
@@ -200,7 +199,7 @@ export async function startGateway(
     otlpGrpcPort: otlpGrpc?.port,
     flightPort: grpcs.port,
     async stop() {
-      await Promise.all([closeHttp(), otlpGrpc?.stop()]);
+      await Promise.all([closeHttp(config.httpDrainMs), otlpGrpc?.stop()]);
       await release();
     },
   };

@@ -12,6 +12,7 @@ describe("gateway configuration", () => {
     expect(rest).toEqual({
       httpHost: "127.0.0.1",
       httpPort: 8080,
+      httpDrainMs: 2_000,
       grpcUrls: {
         identity: "127.0.0.1:50051",
         catalog: "127.0.0.1:50052",

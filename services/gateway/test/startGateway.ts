@@ -40,6 +40,7 @@ export const KEYS: Record<string, Principal> = {
 
 export const testConfig = (over: Partial<GatewayConfig> = {}): GatewayConfig => ({
   httpPort: 0,
+  httpDrainMs: 0,
   grpcUrls: { identity: "127.0.0.1:1", catalog: "127.0.0.1:1" },
   privateKey: parsePrivateKey(generateCallKeyPair().privateKey),
   cursorSecret: "c".repeat(32),

@@ -13,6 +13,7 @@ import { PANDAS_ARROW_PATH, pandasArrowRoute, type PandasArrowDeps } from "./fli
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
 import type { TraceExport } from "./otlp/ingest.ts";
 import type { IdempotencyKeys } from "./http/idempotentRequests.ts";
+import { operationRouter } from "./http/operationRouter.ts";
 import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
 import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
@@ -51,14 +52,6 @@ function checkHandlers(ops: CompiledOperation[], handlers: GatewayDeps["handlers
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(", ")}`);
   if (unknown.length)
     throw new Error(`handler(s) for operations not in the document: ${unknown.join(", ")}`);
-}
-
-function allowedMethods(ops: CompiledOperation[], expressPath: string): string {
-  const methods = ops
-    .filter((o) => o.expressPath === expressPath)
-    .map((o) => o.method.toUpperCase());
-  if (methods.includes("GET")) methods.push("HEAD");
-  return methods.join(", ");
 }
 
 /** The gateway's token buckets, from its configuration. */
@@ -155,25 +148,28 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     if (!reader) readers.set(limit, (reader = createBodyReader(limit)));
     return reader;
   };
-  for (const o of ops) {
-    const route = app.route(o.expressPath);
-    route[o.method](
-      operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
+  const routeOf = operationRouter(
+    ops.map((o) => ({
+      path: o.path,
+      method: o.method,
+      route: operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
         ...pipelineDeps,
         readBody: readerFor(o),
       }),
-    );
-  }
-  for (const expressPath of new Set(ops.map((o) => o.expressPath))) {
-    const allow = allowedMethods(ops, expressPath);
-    app.all(expressPath, (req) => {
+    })),
+  );
+  app.use((req, res, next) => {
+    const found = routeOf(req.method, req.path);
+    if (found.kind === "none") return next();
+    if (found.kind === "method-not-allowed")
       throw new GatewayError(
         "method-not-allowed",
-        `${req.method} is not allowed here; allowed: ${allow}`,
-        { Allow: allow },
+        `${req.method} is not allowed here; allowed: ${found.allow}`,
+        { Allow: found.allow },
       );
-    });
-  }
+    req.params = found.params;
+    return found.route(req, res, next);
+  });
   app.use((req) => {
     throw new DomainError(
       "resource-not-found",

@@ -70,28 +70,28 @@ describe("the document", () => {
     expect(
       ops
         .filter((o) => o.path.startsWith("/v2/datasets") && !o.path.endsWith("/tags"))
-        .map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.maxBodyBytes]),
+        .map((o) => [o.operationId, o.method, o.path, o.paginated, o.maxBodyBytes]),
     ).toEqual([
       ["list_datasets", "get", "/v2/datasets", true, undefined],
       ["create_dataset", "post", "/v2/datasets", false, 8 * MiB],
-      ["get_dataset", "get", "/v2/datasets/:dataset_id", false, undefined],
-      ["delete_dataset", "delete", "/v2/datasets/:dataset_id", false, undefined],
-      ["update_dataset", "patch", "/v2/datasets/:dataset_id", false, undefined],
-      ["list_dataset_examples", "get", "/v2/datasets/:dataset_id/examples", true, undefined],
-      ["insert_dataset_examples", "post", "/v2/datasets/:dataset_id/examples", false, 8 * MiB],
-      ["delete_dataset_examples", "delete", "/v2/datasets/:dataset_id/examples", false, 8 * MiB],
-      ["update_dataset_examples", "patch", "/v2/datasets/:dataset_id/examples", false, 8 * MiB],
+      ["get_dataset", "get", "/v2/datasets/{dataset_id}", false, undefined],
+      ["delete_dataset", "delete", "/v2/datasets/{dataset_id}", false, undefined],
+      ["update_dataset", "patch", "/v2/datasets/{dataset_id}", false, undefined],
+      ["list_dataset_examples", "get", "/v2/datasets/{dataset_id}/examples", true, undefined],
+      ["insert_dataset_examples", "post", "/v2/datasets/{dataset_id}/examples", false, 8 * MiB],
+      ["delete_dataset_examples", "delete", "/v2/datasets/{dataset_id}/examples", false, 8 * MiB],
+      ["update_dataset_examples", "patch", "/v2/datasets/{dataset_id}/examples", false, 8 * MiB],
       [
         "search_dataset_examples",
         "post",
-        "/v2/datasets/:dataset_id/examples/search",
+        "/v2/datasets/{dataset_id}/examples/search",
         false,
         8 * MiB,
       ],
       [
         "annotate_dataset_examples",
         "post",
-        "/v2/datasets/:dataset_id/examples/annotate",
+        "/v2/datasets/{dataset_id}/examples/annotate",
         false,
         8 * MiB,
       ],

@@ -76,25 +76,25 @@ describe("the document", () => {
     expect(
       ops
         .filter((o) => o.path.startsWith("/v2/experiments") && !o.path.endsWith("/tags"))
-        .map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.maxBodyBytes]),
+        .map((o) => [o.operationId, o.method, o.path, o.paginated, o.maxBodyBytes]),
     ).toEqual([
       ["list_experiments", "get", "/v2/experiments", true, undefined],
       ["create_experiment", "post", "/v2/experiments", false, 8 * MiB],
-      ["get_experiment", "get", "/v2/experiments/:experiment_id", false, undefined],
-      ["delete_experiment", "delete", "/v2/experiments/:experiment_id", false, undefined],
-      ["list_experiment_runs", "get", "/v2/experiments/:experiment_id/runs", true, undefined],
-      ["insert_experiment_runs", "post", "/v2/experiments/:experiment_id/runs", false, 8 * MiB],
+      ["get_experiment", "get", "/v2/experiments/{experiment_id}", false, undefined],
+      ["delete_experiment", "delete", "/v2/experiments/{experiment_id}", false, undefined],
+      ["list_experiment_runs", "get", "/v2/experiments/{experiment_id}/runs", true, undefined],
+      ["insert_experiment_runs", "post", "/v2/experiments/{experiment_id}/runs", false, 8 * MiB],
       [
         "search_experiment_runs",
         "post",
-        "/v2/experiments/:experiment_id/runs/search",
+        "/v2/experiments/{experiment_id}/runs/search",
         false,
         undefined,
       ],
       [
         "annotate_experiment_runs",
         "post",
-        "/v2/experiments/:experiment_id/runs/annotate",
+        "/v2/experiments/{experiment_id}/runs/annotate",
         false,
         8 * MiB,
       ],

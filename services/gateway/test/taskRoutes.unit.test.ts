@@ -164,19 +164,19 @@ describe("the document", () => {
     expect(
       ops
         .filter((o) => /^\/v2\/task/.test(o.path))
-        .map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.hasBody])
+        .map((o) => [o.operationId, o.method, o.path, o.paginated, o.hasBody])
         .sort(),
     ).toEqual(
       [
         ["list_tasks", "get", "/v2/tasks", true, false],
         ["create_task", "post", "/v2/tasks", false, true],
-        ["get_task", "get", "/v2/tasks/:task_id", false, false],
-        ["update_task", "patch", "/v2/tasks/:task_id", false, true],
-        ["delete_task", "delete", "/v2/tasks/:task_id", false, false],
-        ["trigger_task_run", "post", "/v2/tasks/:task_id/trigger", false, true],
-        ["list_task_runs", "get", "/v2/tasks/:task_id/runs", true, false],
-        ["get_task_run", "get", "/v2/task-runs/:run_id", false, false],
-        ["cancel_task_run", "post", "/v2/task-runs/:run_id/cancel", false, false],
+        ["get_task", "get", "/v2/tasks/{task_id}", false, false],
+        ["update_task", "patch", "/v2/tasks/{task_id}", false, true],
+        ["delete_task", "delete", "/v2/tasks/{task_id}", false, false],
+        ["trigger_task_run", "post", "/v2/tasks/{task_id}/trigger", false, true],
+        ["list_task_runs", "get", "/v2/tasks/{task_id}/runs", true, false],
+        ["get_task_run", "get", "/v2/task-runs/{run_id}", false, false],
+        ["cancel_task_run", "post", "/v2/task-runs/{run_id}/cancel", false, false],
       ].sort(),
     );
   });

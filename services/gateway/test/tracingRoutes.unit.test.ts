@@ -50,7 +50,7 @@ describe("the document", () => {
     expect(
       ops
         .filter((o) => /^\/v2\/(spans|traces)/.test(o.path))
-        .map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.maxBodyBytes]),
+        .map((o) => [o.operationId, o.method, o.path, o.paginated, o.maxBodyBytes]),
     ).toEqual([
       ["list_spans", "post", "/v2/spans", true, undefined],
       ["delete_spans", "delete", "/v2/spans", false, undefined],

@@ -103,20 +103,20 @@ describe("the document", () => {
     expect(
       ops
         .filter((o) => /^\/v2\/webhook/.test(o.path))
-        .map((o) => [o.operationId, o.method, o.expressPath, o.paginated, o.hasBody])
+        .map((o) => [o.operationId, o.method, o.path, o.paginated, o.hasBody])
         .sort(),
     ).toEqual(
       [
         ["list_webhooks", "get", "/v2/webhooks", true, false],
         ["create_webhook", "post", "/v2/webhooks", false, true],
-        ["get_webhook", "get", "/v2/webhooks/:webhook_id", false, false],
-        ["update_webhook", "patch", "/v2/webhooks/:webhook_id", false, true],
-        ["delete_webhook", "delete", "/v2/webhooks/:webhook_id", false, false],
-        ["test_webhook", "post", "/v2/webhooks/:webhook_id/test", false, false],
+        ["get_webhook", "get", "/v2/webhooks/{webhook_id}", false, false],
+        ["update_webhook", "patch", "/v2/webhooks/{webhook_id}", false, true],
+        ["delete_webhook", "delete", "/v2/webhooks/{webhook_id}", false, false],
+        ["test_webhook", "post", "/v2/webhooks/{webhook_id}/test", false, false],
         [
           "list_webhook_delivery_attempts",
           "get",
-          "/v2/webhooks/:webhook_id/delivery-attempts",
+          "/v2/webhooks/{webhook_id}/delivery-attempts",
           true,
           false,
         ],
@@ -125,14 +125,14 @@ describe("the document", () => {
         [
           "get_webhook_subscription",
           "get",
-          "/v2/webhook-subscriptions/:subscription_id",
+          "/v2/webhook-subscriptions/{subscription_id}",
           false,
           false,
         ],
         [
           "delete_webhook_subscription",
           "delete",
-          "/v2/webhook-subscriptions/:subscription_id",
+          "/v2/webhook-subscriptions/{subscription_id}",
           false,
           false,
         ],

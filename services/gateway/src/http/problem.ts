@@ -77,18 +77,6 @@ export function toDomainError(err: unknown): Translated {
     const error = fromGrpcError(err);
     return { error, unexpected: error.type === "internal-error" };
   }
-  // The router refuses a path parameter whose percent-encoding is not UTF-8 before any operation
-  // runs, with a URIError it marks 400 (but not `expose`) naming the raw segment.
-  if (err instanceof URIError && (err as { status?: unknown }).status === 400) {
-    const raw = /'(.*)'/.exec(err.message)?.[1] ?? "";
-    return {
-      error: new DomainError(
-        "invalid-request",
-        `path parameter '${raw}' is not UTF-8, which cannot be stored`,
-      ),
-      unexpected: false,
-    };
-  }
   const h = err as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof h.status === "number" && h.status >= 400 && h.status < 500 && h.expose === true) {
     return {

@@ -23,8 +23,6 @@ export interface CompiledOperation {
   method: HttpMethod;
   /** The document's template, e.g. `/v2/spaces/{space_id}`. */
   path: string;
-  /** The same for Express, e.g. `/v2/spaces/:space_id`. */
-  expressPath: string;
   /** Has a request body to read. */
   hasBody: boolean;
   /**
@@ -52,21 +50,6 @@ export interface CompiledOperation {
 
 /** The header a retried request repeats so that it is not applied twice. */
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-
-const EXPRESS_SPECIAL = /[()[\]?+!*:\\]/g;
-
-/** `/v2/spaces/{space_id}` → `/v2/spaces/:space_id` (path-to-regexp v8 syntax). */
-export function toExpressPath(template: string): string {
-  return template
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      const m = /^\{([A-Za-z_$][\w$]*)\}$/.exec(part);
-      if (m) return `:${m[1]}`;
-      if (part.includes("{")) throw new Error(`unsupported path template ${template}`);
-      return part.replace(EXPRESS_SPECIAL, "\\$&");
-    })
-    .join("");
-}
 
 function objectSchema(params: Parameter[]): JsonSchema {
   return {
@@ -150,7 +133,6 @@ function compileOperation(
     operationId: op.operationId,
     method,
     path,
-    expressPath: toExpressPath(path),
     hasBody: bodySchema !== undefined,
     maxBodyBytes,
     paginated,

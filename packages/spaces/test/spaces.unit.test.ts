@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PoolClient } from "pg";
+import type { PoolClient, QueryConfig } from "pg";
 import type { StoredEvent } from "@argus/eventstore";
 import type { SpaceDeleted } from "@argus/contracts";
 import { notFound, type CallContext } from "@argus/platform";
@@ -36,8 +36,12 @@ const event = (type: string, data: unknown): StoredEvent => ({
 function recordingTx() {
   const statements: { text: string; values: unknown[] }[] = [];
   const tx = {
-    query: async (text: string, values: unknown[] = []) => {
-      statements.push({ text, values });
+    query: async (statement: string | QueryConfig, values: unknown[] = []) => {
+      statements.push(
+        typeof statement === "string"
+          ? { text: statement, values }
+          : { text: statement.text, values: statement.values ?? [] },
+      );
       return { rows: [], rowCount: 0 };
     },
   } as unknown as PoolClient;

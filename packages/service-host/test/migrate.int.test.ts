@@ -24,6 +24,7 @@ describe("migrate", () => {
       "eventstore/0003_consumers",
       "eventstore/0004_snapshots",
       "eventstore/0005_applied_requests",
+      "eventstore/0006_event_compression",
       "0001_tags",
     ]);
     const { rows } = await env.pool.query<{ table_name: string }>(
@@ -41,6 +42,17 @@ describe("migrate", () => {
       "snapshots",
       "tags",
     ]);
+  });
+
+  it("compresses events' data with lz4, which this Postgres has", async () => {
+    const schema = schemaName("mig");
+    await migrate(env.pool, { schema, migrations: [] });
+    const { rows } = await env.pool.query<{ attcompression: string }>(
+      `SELECT attcompression FROM pg_attribute
+        WHERE attrelid = format('%I.events', $1::text)::regclass AND attname = 'data'`,
+      [schema],
+    );
+    expect(rows).toEqual([{ attcompression: "l" }]);
   });
 
   it("gives events exactly the columns of ARCHITECTURE §5", async () => {
@@ -110,10 +122,11 @@ describe("migrate", () => {
         "eventstore/0003_consumers",
         "eventstore/0004_snapshots",
         "eventstore/0005_applied_requests",
+        "eventstore/0006_event_compression",
       ].sort(),
     );
     const { rows } = await env.pool.query(`SELECT id FROM "${schema}".schema_migrations`);
-    expect(rows).toHaveLength(6);
+    expect(rows).toHaveLength(7);
   });
 
   it("refuses a migration whose text changed after it was applied", async () => {

@@ -14,6 +14,7 @@ import {
 } from "@argus/proto/dataset/v1/bulk";
 import { DatasetServiceService as S } from "@argus/proto/dataset/v1/dataset";
 import { startedForFile, uniqueName } from "@argus/testkit";
+import { fieldKinds, jsonKind } from "../src/bulk/columns.ts";
 import { sweepImports } from "../src/bulk/staging.ts";
 import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
@@ -282,6 +283,29 @@ describe("ExportExamples", () => {
       score: ColumnKind.COLUMN_KIND_FLOAT,
       extra: ColumnKind.COLUMN_KIND_STRING,
     });
+  });
+
+  it("finds each value's kind as json_kind reads it from the event's JSON", async () => {
+    const values: unknown[] = [
+      ...["", "x", true, false, null, {}, [], { a: 1 }, [1, "a"]],
+      ...[0, -0, 1, -1, 1.5, -2.25, 1e-7, 5e-324, 1e21, -1e21, 2 ** 53 + 1],
+      // 18 digits are an integer; 19 (and what JSON.parse rounds up to 19) are not.
+      ...(JSON.parse(
+        "[123456789012345678, -123456789012345678, 999999999999999999, 1234567890123456789]",
+      ) as number[]),
+      ...[Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_VALUE, 1e20],
+    ];
+    const { rows } = await pool.query<{ kind: number }>(
+      "select json_kind(v) as kind from jsonb_array_elements($1::jsonb) with ordinality as e(v, n) order by n",
+      [JSON.stringify(values)],
+    );
+    expect(values.map(jsonKind)).toEqual(rows.map((r) => r.kind));
+    expect(
+      JSON.parse(fieldKinds([{ fields: { a: 1, b: "x" } }, { fields: { a: 1.5 } }, {}])),
+    ).toEqual([
+      { key: "a", kind: ColumnKind.COLUMN_KIND_INTEGER | ColumnKind.COLUMN_KIND_FLOAT },
+      { key: "b", kind: S_KIND },
+    ]);
   });
 
   it("streams an import of 20 000 examples in bounded batches, times as epoch milliseconds", async () => {

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { DatasetExamplesEvent } from "@argus/contracts";
-import { recordExampleKinds } from "../bulk/columns.ts";
+import { fieldKinds, recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
 import { eventData } from "../shared/eventData.ts";
@@ -74,8 +74,8 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $1, x.id, $2, x.fields, $3, $3 from x
        ), ${touched("$2", "$1", "$3")}
-       ${recordExampleKinds("$1", "x", "x.fields")}`,
-      [d.version_id, d.dataset_id, d.at, String(event.globalPosition)],
+       ${recordExampleKinds("$1", "$5")}`,
+      [d.version_id, d.dataset_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
     );
   },
   async DatasetExamplesUpdated(client, d, event) {
@@ -103,8 +103,8 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
           where (select parent_id from dataset_versions where id = $2) is not null
             and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
        ), ${touched("$1", "$2", "$3")}
-       ${recordExampleKinds("$2", "x", "x.fields")}`,
-      [d.dataset_id, d.version_id, d.at, String(event.globalPosition)],
+       ${recordExampleKinds("$2", "$5")}`,
+      [d.dataset_id, d.version_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
     );
   },
   async DatasetExamplesDeleted(client, d) {

@@ -1,6 +1,6 @@
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
-import { recordRunColumnKinds, recordRunKinds } from "../bulk/columns.ts";
+import { fieldKinds, recordRunColumnKinds, recordRunKinds } from "../bulk/columns.ts";
 import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
 import { eventData } from "../shared/eventData.ts";
@@ -98,8 +98,8 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
          insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
          select $1, x.id, x.example_id, x.output, x.fields, $2 from x
        )
-       ${recordRunKinds("$1", "x", "x.fields")}`,
-      [d.experiment_id, d.at, JSON.stringify(d.runs)],
+       ${recordRunKinds("$1", "$4")}`,
+      [d.experiment_id, d.at, JSON.stringify(d.runs), fieldKinds(d.runs)],
     );
     await tracedQuery(
       client,

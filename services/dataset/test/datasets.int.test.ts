@@ -77,13 +77,14 @@ describe("example writes", () => {
       versionId: "",
       newVersion: "",
       examples: [
-        { id: a!, fieldsJson: JSON.stringify({ q: "changed", extra: true }) },
         { id: "00000000-0000-7000-8000-000000000000", fieldsJson: JSON.stringify({ q: "nobody" }) },
+        { id: a!, fieldsJson: JSON.stringify({ q: "changed", extra: true }) },
         { id: "", fieldsJson: JSON.stringify({ q: "undecodable" }) },
         { id: a!, fieldsJson: JSON.stringify({ more: 1 }) },
       ],
     });
-    expect(res.exampleIds).toEqual([a]);
+    // The updated examples by their first position in the request, not by their ids again.
+    expect([res.exampleIds, res.examplePositions]).toEqual([[], [1]]);
     expect(res.versionId).toBe(w.versionId);
     const examples = await all(w.dataset!.id);
     expect(examples.map((e) => e.id)).toEqual([a, b]);

@@ -310,6 +310,7 @@ describe("example writes", () => {
     dataset: dataset(),
     versionId,
     exampleIds: ids.map((n) => uuid(100 + n)),
+    examplePositions: [] as number[],
   });
   const result = (ids: number[], version = pub.v1) => ({
     ...publicDataset,
@@ -350,7 +351,7 @@ describe("example writes", () => {
   });
 
   it("updates by id: an id that names no example is sent empty, the service ignores it", async () => {
-    answers.UpdateExamples = () => write([1], V2);
+    answers.UpdateExamples = () => ({ ...write([], V2), examplePositions: [2, 0] });
     const res = await call(
       "PATCH",
       `/v2/datasets/${pub.dataset}/examples?dataset_version_id=${pub.v1}`,
@@ -363,7 +364,11 @@ describe("example writes", () => {
         new_version: "v2",
       },
     );
-    expect([res.status, res.json]).toEqual([200, result([1], pub.v2)]);
+    // The ids at the positions the service names, as they were sent (not encoded again).
+    expect([res.status, res.json]).toEqual([
+      200,
+      { ...result([], pub.v2), example_ids: [encodeId("Dataset", uuid(102)), pub.example(1)] },
+    ]);
     const sent = calls[0]!.request as UpdateExamplesRequest;
     expect(sent).toEqual({
       datasetId: DATASET,
@@ -541,7 +546,12 @@ describe("body size", () => {
   }
 
   it("dataset writes take 8 MiB; one byte more is 413", async () => {
-    answers.CreateDataset = () => ({ dataset: dataset(), versionId: V1, exampleIds: [uuid(101)] });
+    answers.CreateDataset = () => ({
+      dataset: dataset(),
+      versionId: V1,
+      exampleIds: [uuid(101)],
+      examplePositions: [],
+    });
     const ok = await call("POST", "/v2/datasets", createBody(8 * MiB));
     expect(ok.status).toBe(201);
     const fieldsJson = (calls[0]!.request as { examples: { fieldsJson: string }[] }).examples[0]!

@@ -131,6 +131,7 @@ export function datasetCommands(deps: DatasetDeps) {
         },
         versionId: version.id,
         exampleIds: ids,
+        examplePositions: [],
       };
     },
 

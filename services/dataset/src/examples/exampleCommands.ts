@@ -46,6 +46,15 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
   return [...byId.values()];
 }
 
+/** Each id's first position in a request's examples. */
+function firstPositions(examples: readonly { id: string }[]): Map<string, number> {
+  const first = new Map<string, number>();
+  examples.forEach((e, i) => {
+    if (!first.has(e.id)) first.set(e.id, i);
+  });
+  return first;
+}
+
 /** Where an example write lands, as read under the dataset's lock. */
 interface WriteAt {
   lock: RowLock<DatasetRow>;
@@ -95,10 +104,16 @@ export function exampleCommands(deps: DatasetDeps) {
   }
 
   // The dataset as the write left it: its projection stamped it with the write's time.
-  const written = (at: WriteAt, versionId: string, ids: string[]): DatasetWrite => ({
+  const written = (
+    at: WriteAt,
+    versionId: string,
+    ids: string[],
+    positions: number[] = [],
+  ): DatasetWrite => ({
     dataset: toDataset({ ...at.row, updated_at: at.now }),
     versionId,
     exampleIds: ids,
+    examplePositions: positions,
   });
 
   return {
@@ -161,10 +176,12 @@ export function exampleCommands(deps: DatasetDeps) {
             updatedEvents({ ...at.target, versionId }, changed),
             at.meta,
           );
+          const first = firstPositions(req.examples);
           return written(
             at,
             versionId,
-            changed.map((e) => e.id),
+            [],
+            changed.map((e) => first.get(e.id)!),
           );
         },
         {

@@ -54,15 +54,22 @@ function toPublicDataset(d: Dataset, withVersions = false) {
 }
 
 /**
- * Spec "Dataset write result" (the SDK's DatasetVersionWithExampleIds). `known` holds public
- * ids the request already spelled, by uuid: an update answers with the ids it was sent.
+ * Spec "Dataset write result" (the SDK's DatasetVersionWithExampleIds). An update answers with
+ * the ids as it was sent them (`sent`, at the positions the service names).
  */
-function toWriteResult(w: DatasetWrite, known?: ReadonlyMap<string, string>) {
+function toWriteResult(w: DatasetWrite, sent?: readonly string[]) {
   if (!w.dataset) throw new Error("the dataset service answered a write without its dataset");
   return {
     ...toPublicDataset(w.dataset),
     dataset_version_id: encodeId("DatasetVersion", w.versionId),
-    example_ids: w.exampleIds.map((id) => known?.get(id) ?? encodeId("DatasetExample", id)),
+    example_ids: sent
+      ? w.examplePositions.map((i) => {
+          const id = sent[i];
+          if (id === undefined)
+            throw new Error(`the dataset service named example ${i} of ${sent.length}`);
+          return id;
+        })
+      : w.exampleIds.map((id) => encodeId("DatasetExample", id)),
   };
 }
 
@@ -121,15 +128,9 @@ const newExample = (fields: Fields): ExampleInput => ({
 });
 
 /** An example to update: an id that names no example becomes "", which the service ignores. */
-/**
- * An update's item for the service; its id, when it names an example, is added to `known`
- * (uuid → the public id as sent, the one spelling `exampleUuid` accepts).
- */
-function updatedExample(example: Fields, known: Map<string, string>): ExampleInput {
+function updatedExample(example: Fields): ExampleInput {
   const { id, ...fields } = example;
-  const uuid = exampleUuid(id as string);
-  if (uuid !== null) known.set(uuid, id as string);
-  return { id: uuid ?? "", fieldsJson: JSON.stringify(fields) };
+  return { id: exampleUuid(id as string) ?? "", fieldsJson: JSON.stringify(fields) };
 }
 
 /** The uuid of a `dataset_version_id`; "" when absent (the latest); 404 when it names none. */
@@ -295,19 +296,24 @@ export function datasetHandlers(
 
     async update_dataset_examples(req) {
       const body = req.body;
-      // The answer names the updated examples by the ids they were sent under, not encoded again.
-      const known = new Map<string, string>();
       const write = await dataset.call(
         DatasetServiceService.updateExamples,
         {
           datasetId: datasetId(req),
           versionId: versionUuid(req.query.dataset_version_id),
-          examples: body.examples.map((e) => updatedExample(e, known)),
+          examples: body.examples.map(updatedExample),
           newVersion: body.new_version ?? "",
         },
         req,
       );
-      return { status: 200, body: toWriteResult(write, known) };
+      // The updated examples by the ids they were sent under, not encoded again.
+      return {
+        status: 200,
+        body: toWriteResult(
+          write,
+          body.examples.map((e) => e.id),
+        ),
+      };
     },
 
     async annotate_dataset_examples(req) {

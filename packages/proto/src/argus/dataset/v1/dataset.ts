@@ -185,8 +185,14 @@ export interface DatasetWrite {
   dataset?: Dataset | undefined;
   /** The version the examples were written to. */
   versionId: string;
-  /** Internal uuids of the examples inserted or updated, in request order. */
+  /** Internal uuids of the examples inserted, in request order (empty for an update). */
   exampleIds: string[];
+  /**
+   * An update's examples as positions in its request's examples: each example updated once,
+   * at its first appearance, in request order. The caller names them as it sent them: 1000
+   * uuids each way cost more than the rest of the answer.
+   */
+  examplePositions: number[];
 }
 
 /** An example as stored: its id and times, and its user-defined fields. */
@@ -1999,7 +2005,7 @@ export const DatasetVersion: MessageFns<DatasetVersion> = {
 };
 
 function createBaseDatasetWrite(): DatasetWrite {
-  return { dataset: undefined, versionId: "", exampleIds: [] };
+  return { dataset: undefined, versionId: "", exampleIds: [], examplePositions: [] };
 }
 
 export const DatasetWrite: MessageFns<DatasetWrite> = {
@@ -2012,6 +2018,13 @@ export const DatasetWrite: MessageFns<DatasetWrite> = {
     }
     for (const v of message.exampleIds) {
       writer.uint32(26).string(v!);
+    }
+    if (message.examplePositions.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.examplePositions) {
+        writer.uint32(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -2052,6 +2065,24 @@ export const DatasetWrite: MessageFns<DatasetWrite> = {
 
             message.exampleIds.push(reader.string());
             continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.examplePositions.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.examplePositions.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
           }
         }
         if ((tag & 7) === 4 || tag === 0) {

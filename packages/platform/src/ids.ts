@@ -57,23 +57,43 @@ export function encodeId(type: string, uuid: string): string {
   return Buffer.from(`${type}:${uuid}`, "utf8").toString("base64");
 }
 
-// One scratch buffer for the uuid's bytes: decoding is synchronous.
-const scratch = Buffer.alloc(UUID_LENGTH);
+/** 1 for each byte a lowercase uuid may hold: `0-9`, `a-f` (its dashes are checked by place). */
+const HEX = new Uint8Array(256);
+for (const c of "0123456789abcdef") HEX[c.charCodeAt(0)] = 1;
+const DASH = 0x2d;
+/** One scratch array for the uuid's character codes: decoding is synchronous. */
+const codes = new Array<number>(UUID_LENGTH);
 
 /**
  * The uuid spelled by the 48 base64 characters of `id` after `at`, or null when they are not
  * all of the alphabet or do not spell a lowercase uuid. Bulk requests check public ids by the
- * thousand; without the regex over the whole id and the UTF-8 text of its bytes this costs
- * about a quarter of `decodeId`'s general path.
+ * thousand: decoded here, 4 characters to 3 bytes, each checked as it comes, it costs about
+ * a third of a Buffer's base64 decoding and a regex over its text.
  */
 function uuidAfter(id: string, at: number): string | null {
-  for (let i = at; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    if (c > 0x7f || VALUE[c]! < 0) return null;
+  for (let i = at, o = 0; o < UUID_LENGTH; i += 4) {
+    const a = id.charCodeAt(i);
+    const b = id.charCodeAt(i + 1);
+    const c = id.charCodeAt(i + 2);
+    const d = id.charCodeAt(i + 3);
+    if ((a | b | c | d) > 0x7f) return null;
+    const va = VALUE[a]!;
+    const vb = VALUE[b]!;
+    const vc = VALUE[c]!;
+    const vd = VALUE[d]!;
+    if ((va | vb | vc | vd) < 0) return null;
+    const n = (va << 18) | (vb << 12) | (vc << 6) | vd;
+    if (!put(o++, n >>> 16) || !put(o++, (n >>> 8) & 0xff) || !put(o++, n & 0xff)) return null;
   }
-  scratch.write(id.slice(at), 0, UUID_LENGTH, "base64");
-  const uuid = scratch.toString("latin1", 0, UUID_LENGTH);
-  return UUID.test(uuid) ? uuid : null;
+  return String.fromCharCode(...codes);
+}
+
+/** Byte `o` of a uuid's text, if it may stand there: a dash at 8, 13, 18 and 23, else hex. */
+function put(o: number, byte: number): boolean {
+  const dash = o === 8 || o === 13 || o === 18 || o === 23;
+  if (dash ? byte !== DASH : HEX[byte] !== 1) return false;
+  codes[o] = byte;
+  return true;
 }
 
 /** The uuid inside a public id of the given type, or null for garbage or another type. */

@@ -21,10 +21,34 @@ const child = (path: string, key: string | number): string =>
   typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 /**
+ * Whether every key and string value of a parsed JSON body is storable, naming no path: the
+ * usual answer, found without the path text of each of a bulk body's thousands of values.
+ */
+function allStorable(body: unknown): boolean {
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (unstorableReason(value)) return false;
+    } else if (Array.isArray(value)) {
+      for (const v of value) stack.push(v);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [k, v] of Object.entries(value)) {
+        if (unstorableReason(k)) return false;
+        stack.push(v);
+      }
+    }
+  }
+  return true;
+}
+
+/**
  * Every key and string value of a parsed JSON body, at any depth (user-defined fields
- * included). Iterative: a body may nest deeper than the call stack goes.
+ * included), refused with the path of the first that is not storable. Iterative: a body may
+ * nest deeper than the call stack goes.
  */
 function checkJson(body: unknown): void {
+  if (allStorable(body)) return;
   const stack: [unknown, string][] = [[body, ""]];
   while (stack.length > 0) {
     const [value, path] = stack.pop()!;

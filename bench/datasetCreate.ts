@@ -17,7 +17,7 @@ const WORDS = (
 ).split(" ");
 
 /** Text of exactly `length` characters, words in a fixed pseudo-random order (seeded by `n`). */
-function text(n: number, length: number): string {
+export function text(n: number, length: number): string {
   let x = (Math.imul(n, 2654435761) + 1) >>> 0;
   let s = `example ${n}:`;
   while (s.length < length) {

@@ -1,9 +1,10 @@
-// `pnpm exec node bench/profile.ts [seconds] [space|datasets|patch|taskrun]`: where the processes
+// `pnpm exec node bench/profile.ts [seconds] [space|datasets|patch|taskrun|create]`: where the processes
 // spend their CPU on GET /v2/spaces/{id} (default), on a page of 50 datasets out of 200 of 10
 // examples each (`datasets`, the peer benchmark's list), on PATCHes of all 1000 examples of a
 // dataset, one at a time (`patch`, `dataset-patch-1000`'s subject), or on evaluation task runs
 // over 1000 experiment runs, triggered and polled one at a time (`taskrun`, `task-run-1000`'s
-// subject), with a warm principal cache. Each process runs with --cpu-prof; after a
+// subject), or on creates of datasets of 1000 examples of ~8 KiB each, one at a time (`create`,
+// `dataset-create-8mib`'s subject), with a warm principal cache. Each process runs with --cpu-prof; after a
 // closed-loop load the stack stops, Node writes the profiles, and the self time is summed per
 // function and per package. Reported in bench/README.md ("Where the time goes").
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, startInfra, startStack, NO_RATE_LIMITS } from "@argus/testkit";
 import { exampleIds } from "./datasetPatch.ts";
+import { text } from "./datasetCreate.ts";
 import { Api, createDataset } from "./datasets.ts";
 import { runLoad } from "./load.ts";
 import { runTask, seedEvaluationTask } from "./taskRun.ts";
@@ -30,7 +32,7 @@ interface CpuProfile {
 
 const seconds = Number(process.argv[2] ?? "10");
 const subject = process.argv[3] ?? "space";
-if (!["space", "datasets", "patch", "taskrun"].includes(subject))
+if (!["space", "datasets", "patch", "taskrun", "create"].includes(subject))
   throw new Error(`no such subject: ${subject}`);
 const dir = mkdtempSync(join(tmpdir(), "argus-prof-"));
 const { infra, stop: stopInfra } = await startInfra();
@@ -70,6 +72,7 @@ try {
   }
   if (subject === "patch") requests = await patchLoop(spaceId, headers);
   else if (subject === "taskrun") requests = await taskRunLoop();
+  else if (subject === "create") requests = await createLoop(spaceId, headers);
   else {
     const target = { name: "stack", url, headers, pids: {} };
     const load = { concurrency: 16, maxRequests: 1_000_000, timeoutMs: 10_000 };
@@ -99,6 +102,23 @@ async function patchLoop(spaceId: string, headers: Record<string, string>): Prom
     const body = JSON.stringify({ examples: ids.map((e) => ({ id: e, flag })) });
     const res = await fetch(path, { method: "PATCH", headers: json, body });
     if (res.status !== 200) throw new Error(`PATCH -> ${res.status}`);
+    await res.arrayBuffer();
+  });
+}
+
+/** Creates of a dataset of 1000 examples of 8000 characters each, one at a time. */
+async function createLoop(spaceId: string, headers: Record<string, string>): Promise<number> {
+  const json = { ...headers, "content-type": "application/json" };
+  const examples = `[${Array.from({ length: 1000 }, (_, n) => JSON.stringify({ input: text(n, 8000) })).join(",")}]`;
+  let n = 0;
+  return measuredLoop(async () => {
+    const body = `{"name":"profile-create-${++n}","space_id":${JSON.stringify(spaceId)},"examples":${examples}}`;
+    const res = await fetch(`${stack.baseUrl}/v2/datasets`, {
+      method: "POST",
+      headers: json,
+      body,
+    });
+    if (res.status !== 201) throw new Error(`POST /v2/datasets -> ${res.status}`);
     await res.arrayBuffer();
   });
 }

@@ -117,6 +117,18 @@ describe("auditWindow", () => {
     };
     expect(auditVariables(pad(0))).toBe(JSON.stringify(pad(0)));
     expect(JSON.parse(auditVariables(pad(1)))).toEqual({ dataset_id: S, examples: [{ id: "e1" }] });
+    // The bound counts the JSON, escapes included: quotes take two characters each.
+    const quotes = (extra: number) => {
+      const d = { dataset_id: S, examples: [{ id: "e1", fields: { input: "" } }] };
+      const size = AUDIT_VARIABLES_MAX_CHARS - JSON.stringify(d).length + extra;
+      expect(size % 2).toBe(0);
+      return { dataset_id: S, examples: [{ id: "e1", fields: { input: '"'.repeat(size / 2) } }] };
+    };
+    expect(auditVariables(quotes(0))).toBe(JSON.stringify(quotes(0)));
+    expect(JSON.parse(auditVariables(quotes(2)))).toEqual({
+      dataset_id: S,
+      examples: [{ id: "e1" }],
+    });
     const bulk = {
       experiment_id: S,
       at: "2026-06-01T00:00:00Z",

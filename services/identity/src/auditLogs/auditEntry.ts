@@ -36,15 +36,45 @@ function idsOf(r: unknown): unknown {
   return ids;
 }
 
-/** The data as JSON; over the bound, each top-level array of records keeps their ids only. */
-export function auditVariables(data: unknown): string {
-  const full = JSON.stringify(data ?? null);
-  if (full.length <= AUDIT_VARIABLES_MAX_CHARS || !isRecord(data)) return full;
-  return JSON.stringify(
+/**
+ * Whether the JSON text of `value` has more than `max` characters, judged by a bound from
+ * below (each string's and key's characters and quotes, nothing else) that stops once past
+ * `max`: false means "maybe not", true means certainly.
+ */
+function longerThan(value: unknown, max: number): boolean {
+  let chars = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") chars += v.length + 2;
+    else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (isRecord(v))
+      for (const k in v) {
+        chars += k.length + 3;
+        stack.push(v[k]);
+      }
+    if (chars > max) return true;
+  }
+  return false;
+}
+
+/** The data with each top-level array of records cut to their ids, as JSON. */
+const cutToIds = (data: Record<string, unknown>): string =>
+  JSON.stringify(
     Object.fromEntries(
       Object.entries(data).map(([k, v]) => [k, Array.isArray(v) ? v.map(idsOf) : v]),
     ),
   );
+
+/**
+ * The data as JSON; over the bound, each top-level array of records keeps their ids only. A
+ * bulk event is known to be over it without writing its megabyte of JSON just to measure it.
+ */
+export function auditVariables(data: unknown): string {
+  if (isRecord(data) && longerThan(data, AUDIT_VARIABLES_MAX_CHARS)) return cutToIds(data);
+  const full = JSON.stringify(data ?? null);
+  if (full.length <= AUDIT_VARIABLES_MAX_CHARS || !isRecord(data)) return full;
+  return cutToIds(data);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -137,9 +137,9 @@ describe("example rules", () => {
 
   it("an id repeated in one update merges in request order at its first place", () => {
     const merged = mergeRepeats([
-      { id: "a", fields: { x: 1, y: 1 }, bytes: 1 },
-      { id: "b", fields: { z: 1 }, bytes: 1 },
-      { id: "a", fields: { y: 2 }, bytes: 1 },
+      { id: "a", fields: { x: 1, y: 1 }, bytes: 1, at: 0 },
+      { id: "b", fields: { z: 1 }, bytes: 1, at: 1 },
+      { id: "a", fields: { y: 2 }, bytes: 1, at: 2 },
     ]);
     expect(merged.map((e) => [e.id, e.fields])).toEqual([
       ["a", { x: 1, y: 2 }],

@@ -40,19 +40,10 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
     const seen = byId.get(e.id);
     byId.set(
       e.id,
-      seen ? { id: e.id, fields: { ...seen.fields, ...e.fields }, bytes: seen.bytes + e.bytes } : e,
+      seen ? { ...seen, fields: { ...seen.fields, ...e.fields }, bytes: seen.bytes + e.bytes } : e,
     );
   }
   return [...byId.values()];
-}
-
-/** Each id's first position in a request's examples. */
-function firstPositions(examples: readonly { id: string }[]): Map<string, number> {
-  const first = new Map<string, number>();
-  examples.forEach((e, i) => {
-    if (!first.has(e.id)) first.set(e.id, i);
-  });
-  return first;
 }
 
 /** Where an example write lands, as read under the dataset's lock. */
@@ -176,12 +167,11 @@ export function exampleCommands(deps: DatasetDeps) {
             updatedEvents({ ...at.target, versionId }, changed),
             at.meta,
           );
-          const first = firstPositions(req.examples);
           return written(
             at,
             versionId,
             [],
-            changed.map((e) => first.get(e.id)!),
+            changed.map((e) => e.at),
           );
         },
         {

@@ -37,22 +37,21 @@ export async function presentIds(
   const idsParam = UUID_LIST.test(literal) ? literal : ids;
   // A first version reads through to nothing: its own rows are its examples (half the cost
   // of merging a lineage for the 1000 ids of a bulk write).
-  const res =
+  const [name, text, values] =
     version.parent_id === null
-      ? await tracedQuery<{ ids: string | null }>(
-          db,
+      ? [
           "dataset examples present (first version)",
           `select string_agg(id::text, ',') as ids from examples
             where version_id = $1 and id = any($2::uuid[]) and not deleted`,
           [version.id, idsParam],
-        )
-      : await tracedQuery<{ ids: string | null }>(
-          db,
+        ]
+      : [
           "dataset examples present",
           `select string_agg(e.id::text, ',') as ids
              from (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) e where not e.deleted`,
           [version.dataset_id, version.id, idsParam],
-        );
+        ];
+  const res = await tracedQuery<{ ids: string | null }>(db, name, text, values);
   const present = res.rows[0]?.ids;
   return new Set(present ? present.split(",") : []);
 }

@@ -17,6 +17,8 @@ export interface ParsedExample {
   fields: ExampleFields;
   /** Its fields as JSON text, for the size rules. */
   bytes: number;
+  /** Its position in the request (an update answers with the positions it changed). */
+  at: number;
 }
 
 export type WriteKind = "insert" | "update";
@@ -72,7 +74,7 @@ export function parseExamples(
         "payload-too-large",
         `examples[${i}] is ${bytes} bytes; one example holds at most ${EXAMPLE_MAX_BYTES}`,
       );
-    return { id: kind === "update" ? input.id : "", fields: fields as ExampleFields, bytes };
+    return { id: kind === "update" ? input.id : "", fields: fields as ExampleFields, bytes, at: i };
   });
 }
 

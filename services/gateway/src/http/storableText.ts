@@ -20,26 +20,18 @@ const refuse = (where: string, reason: string): DomainError =>
 const child = (path: string, key: string | number): string =>
   typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
-/**
- * Whether every key and string value of a parsed JSON body is storable, naming no path: the
- * usual answer, found without the path text of each of a bulk body's thousands of values.
- */
-function allStorable(body: unknown): boolean {
-  const stack: unknown[] = [body];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === "string") {
-      if (unstorableReason(value)) return false;
-    } else if (Array.isArray(value)) {
-      for (const v of value) stack.push(v);
-    } else if (typeof value === "object" && value !== null) {
-      for (const [k, v] of Object.entries(value)) {
-        if (unstorableReason(k)) return false;
-        stack.push(v);
-      }
-    }
-  }
-  return true;
+/** A value of the body, with the way to it: its key and its parent's step. */
+interface Step {
+  value: unknown;
+  key: string | number | null;
+  up: Step | null;
+}
+
+/** The path of a step, built only for a refusal (a bulk body holds thousands of values). */
+function pathOf(step: Step): string {
+  const keys: (string | number)[] = [];
+  for (let s: Step | null = step; s !== null && s.key !== null; s = s.up) keys.push(s.key);
+  return keys.reduceRight<string>((path, key) => child(path, key), "");
 }
 
 /**
@@ -48,20 +40,23 @@ function allStorable(body: unknown): boolean {
  * nest deeper than the call stack goes.
  */
 function checkJson(body: unknown): void {
-  if (allStorable(body)) return;
-  const stack: [unknown, string][] = [[body, ""]];
+  const stack: Step[] = [{ value: body, key: null, up: null }];
   while (stack.length > 0) {
-    const [value, path] = stack.pop()!;
+    const step = stack.pop()!;
+    const value = step.value;
     if (typeof value === "string") {
       const reason = unstorableReason(value);
-      if (reason) throw refuse(path ? `'${path}'` : "the request body", reason);
+      if (reason) {
+        const path = pathOf(step);
+        throw refuse(path ? `'${path}'` : "the request body", reason);
+      }
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => stack.push([v, child(path, i)]));
+      value.forEach((v, i) => stack.push({ value: v, key: i, up: step }));
     } else if (typeof value === "object" && value !== null) {
       for (const [k, v] of Object.entries(value)) {
         const reason = unstorableReason(k);
-        if (reason) throw refuse(`a field name in '${path || "the request body"}'`, reason);
-        stack.push([v, child(path, k)]);
+        if (reason) throw refuse(`a field name in '${pathOf(step) || "the request body"}'`, reason);
+        stack.push({ value: v, key: k, up: step });
       }
     }
   }

@@ -87,8 +87,8 @@ const PROBLEM_TRAILER = "argus-problem-type";
 /** An expected failure with a stable problem type and a message safe to show the caller. */
 export class DomainError extends Error {
   readonly type: ProblemType;
-  constructor(type: ProblemType, detail: string) {
-    super(detail);
+  constructor(type: ProblemType, detail: string, options?: ErrorOptions) {
+    super(detail, options);
     this.name = "DomainError";
     this.type = type;
   }
@@ -172,6 +172,8 @@ export function fromGrpcError(err: unknown): DomainError {
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new DomainError("gateway-timeout", "a backing service did not answer in time");
     default:
-      return new DomainError("internal-error", "internal error");
+      // A status with no problem trailer (grpc-js's own: a reset stream, an unparsable answer,
+      // a cancel): the caller is told no more, but whoever answers for it logs the cause.
+      return new DomainError("internal-error", "internal error", { cause: err });
   }
 }

@@ -194,6 +194,16 @@ async function serveOnce(
   return res;
 }
 
+/** An error as logged: its stack, then each cause's (a peer's status behind an internal error). */
+function describe(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    parts.push(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join("\ncaused by: ");
+}
+
 function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | undefined {
   const ms = Math.max(0, deadline.getTime() - Date.now());
   if (ms > MAX_TIMER_MS) return undefined;
@@ -268,15 +278,13 @@ function serveCall(
       abort.signal.throwIfAborted();
       await runInCall(ctx, () => body(ctx));
     } catch (err) {
-      if (err instanceof DomainError) {
+      if (err instanceof DomainError && err.type !== "internal-error") {
         // An expected answer.
       } else if (isDependencyUnavailable(err)) {
         // Not a bug: the caller gets UNAVAILABLE and may retry.
         logger.warn("dependency unavailable", { error: (err as Error).message });
       } else {
-        logger.error("unhandled error in rpc", {
-          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-        });
+        logger.error("unhandled error in rpc", { error: describe(err) });
         trace.getActiveSpan()?.recordException(err as Error);
       }
       const wire = toGrpcError(err);

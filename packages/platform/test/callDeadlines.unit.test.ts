@@ -7,7 +7,7 @@ import type { CallContext } from "../src/context.ts";
 import { DomainError, fromGrpcError } from "../src/errors.ts";
 import { callUnary, onwardCall } from "../src/grpcClient.ts";
 import { bindService } from "../src/grpcServer.ts";
-import { asGateway, serve } from "./grpcFixtures.ts";
+import { asGateway, logged, serve } from "./grpcFixtures.ts";
 
 const tag = { id: "t1", spaceId: "s1", name: "t", createdAt: "", updatedAt: "" };
 const space = {
@@ -139,5 +139,37 @@ describe("the handler's signal", () => {
     await expect.poll(() => seen.b!.signal.aborted).toBe(true);
     expect((seen.aError as ServiceError).code).toBe(status.CANCELLED);
     expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+  });
+});
+
+describe("a peer's status without a problem trailer", () => {
+  it("reaches the caller as a bare internal error, and the service in between logs its cause", async () => {
+    // B serves no TagService: grpc-js itself answers A's onward call UNIMPLEMENTED.
+    const toBare = await serve(
+      bindService({ getSpace: Identity.getSpace }, { getSpace: async () => space }),
+    );
+    const a = await serve(
+      bindService(
+        { getSpace: Identity.getSpace },
+        {
+          getSpace: async (_req, ctx) => {
+            await callUnary(toBare, Tags.getTag, { id: "t1" }, onwardCall(ctx)).catch((e) => {
+              throw fromGrpcError(e);
+            });
+            return space;
+          },
+        },
+      ),
+    );
+    const err = (await callUnary(a, Identity.getSpace, { id: "s1" }, asGateway).catch(
+      (e) => e,
+    )) as ServiceError;
+    expect(err.code).toBe(status.INTERNAL);
+    expect(err.details).toBe("internal error");
+    const errors = logged
+      .map((l) => JSON.parse(l) as Record<string, string>)
+      .filter((l) => l.level === "error");
+    expect(errors.map((l) => l.msg)).toEqual(["unhandled error in rpc"]);
+    expect(errors[0]!.error).toMatch(/caused by: Error: 12 UNIMPLEMENTED/);
   });
 });

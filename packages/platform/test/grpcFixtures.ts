@@ -19,7 +19,11 @@ const gatewaySigner = principalSigner(parsePrivateKey(GATEWAY_KEYS.privateKey));
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  logged.length = 0;
 });
+
+/** What the servers of the current test logged, a JSON line each. */
+export const logged: string[] = [];
 
 /** A real server on 127.0.0.1:0 with just these methods, and a channel to it. */
 export async function serve(...services: ServiceBinding[]): Promise<grpc.Client> {
@@ -28,7 +32,7 @@ export async function serve(...services: ServiceBinding[]): Promise<grpc.Client>
     port: 0,
     services,
     trust: { keys: { gateway: parsePublicKey(GATEWAY_KEYS.publicKey) } },
-    logger: createLogger({ service: "test", write: () => {} }),
+    logger: createLogger({ service: "test", write: (line) => logged.push(line) }),
   });
   const channel = createChannel(`127.0.0.1:${server.port}`);
   cleanups.push(() => server.shutdown(0));

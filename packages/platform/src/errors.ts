@@ -172,6 +172,8 @@ export function fromGrpcError(err: unknown): DomainError {
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new DomainError("gateway-timeout", "a backing service did not answer in time");
     default:
+      // Not a status at all, but a dependency's loss (a caller's own query in the same try).
+      if (isDependencyUnavailable(err)) return dependencyUnavailable();
       // A status with no problem trailer (grpc-js's own: a reset stream, an unparsable answer,
       // a cancel): the caller is told no more, but whoever answers for it logs the cause.
       return new DomainError("internal-error", "internal error", { cause: err });

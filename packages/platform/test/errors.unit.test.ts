@@ -34,6 +34,19 @@ describe("error model", () => {
     expect(fromGrpcError({ code: status.DEADLINE_EXCEEDED }).type).toBe("gateway-timeout");
     expect(fromGrpcError(new Error("x")).type).toBe("internal-error");
   });
+
+  it("a dependency's loss caught beside a peer's call stays a 503, not a bare internal error", () => {
+    const lost = Object.assign(new Error("terminating connection due to administrator command"), {
+      code: "57P01",
+    });
+    expect(fromGrpcError(lost).type).toBe("service-unavailable");
+    expect(
+      fromGrpcError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })).type,
+    ).toBe("service-unavailable");
+    const bare = fromGrpcError({ code: status.INTERNAL, details: "Received RST_STREAM" });
+    expect([bare.type, bare.message]).toEqual(["internal-error", "internal error"]);
+    expect(bare.cause).toEqual({ code: status.INTERNAL, details: "Received RST_STREAM" });
+  });
 });
 
 describe("a dependency's loss", () => {

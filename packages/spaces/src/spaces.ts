@@ -140,20 +140,19 @@ export function identitySpaces(channel: Client, pool: Pool): Spaces {
       }
     },
     async get(ctx, spaceId) {
-      try {
-        const s = await callUnary(
-          channel,
-          IdentityServiceService.getSpace,
-          { id: spaceId },
-          opts(ctx),
-        );
-        const space = { id: s.id, organizationId: s.organizationId, isPrivate: s.isPrivate };
-        await remember(ctx.principal.accountId, space);
-        return { ...space, name: s.name };
-      } catch (err) {
+      const s = await callUnary(
+        channel,
+        IdentityServiceService.getSpace,
+        { id: spaceId },
+        opts(ctx),
+      ).catch((err: unknown) => {
         const e = fromGrpcError(err);
         throw e.type === "resource-not-found" ? notFound("space") : e;
-      }
+      });
+      const space = { id: s.id, organizationId: s.organizationId, isPrivate: s.isPrivate };
+      // Outside the call's catch: the local database's loss is its own 503, not a peer's answer.
+      await remember(ctx.principal.accountId, space);
+      return { ...space, name: s.name };
     },
     async idsNamed(ctx, name) {
       const ids: string[] = [];

@@ -23,7 +23,7 @@ export interface VersionRow {
 }
 
 export const DATASET_COLUMNS = "id, account_id, space_id, name, created_at, updated_at";
-const VERSION_COLUMNS = "id, dataset_id, name, parent_id, lineage, created_at, updated_at";
+export const VERSION_COLUMNS = "id, dataset_id, name, parent_id, lineage, created_at, updated_at";
 
 export const toDataset = (r: DatasetRow, versions: readonly VersionRow[] = []): Dataset => ({
   id: r.id,
@@ -65,13 +65,16 @@ export async function findVersion(
   const res = await tracedQuery<VersionRow>(
     db,
     "get dataset version",
-    `select ${VERSION_COLUMNS} from dataset_versions
-      where dataset_id = $1 and ($2::uuid is null or id = $2)
-      order by id desc limit 1`,
+    `select ${VERSION_COLUMNS} from dataset_versions ${versionWhere("$1", "$2")}`,
     [datasetId, versionId || null],
   );
   return res.rows[0];
 }
+
+/** `findVersion`'s choice as SQL over placeholders of the dataset and the version (or null). */
+export const versionWhere = (dataset: string, version: string) =>
+  `where dataset_id = ${dataset} and (${version}::uuid is null or id = ${version})
+   order by id desc limit 1`;
 
 /**
  * The dataset under its row lock, so that it is not deleted under what is made on it, and its

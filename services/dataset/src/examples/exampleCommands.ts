@@ -11,7 +11,6 @@ import type {
 } from "@argus/proto/dataset/v1/dataset";
 import { datasetDecider } from "../datasets/datasetDecider.ts";
 import {
-  findVersion,
   lockDataset,
   loadDataset,
   toDataset,
@@ -20,7 +19,7 @@ import {
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { invalid } from "../shared/problemRules.ts";
-import { presentIds } from "./exampleRows.ts";
+import { versionWithPresent } from "./exampleRows.ts";
 import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {
   deletedEvents,
@@ -51,6 +50,8 @@ interface WriteAt {
   lock: RowLock<DatasetRow>;
   row: DatasetRow;
   version: VersionRow;
+  /** Which of the ids the write named the version holds (live), read under the lock. */
+  present: Set<string>;
   now: Date;
   /** The events' dataset, space and version (an update into a new version names its own). */
   target: Target;
@@ -69,6 +70,7 @@ export function exampleCommands(deps: DatasetDeps) {
     datasetId: string,
     permission: Permission,
     versionId: string,
+    ids: readonly string[],
     fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
     conflicts: Readonly<Record<string, string>> = {},
   ): Promise<T> {
@@ -78,13 +80,15 @@ export function exampleCommands(deps: DatasetDeps) {
         const lock = await lockDataset(scope, checked.id);
         if (!lock) throw notFound("dataset");
         const row = lock.row;
-        const version = await findVersion(scope.client, row.id, versionId);
-        if (!version) throw notFound("dataset version");
+        const found = await versionWithPresent(scope.client, row.id, versionId, ids);
+        if (!found) throw notFound("dataset version");
+        const { version, present } = found;
         const now = deps.clock.now();
         return fn(scope, {
           lock,
           row,
           version,
+          present,
           now,
           target: { datasetId: row.id, spaceId: row.space_id, versionId: version.id, now },
           meta: spaceMetadata(ctx, row.space_id),
@@ -115,6 +119,7 @@ export function exampleCommands(deps: DatasetDeps) {
         req.datasetId,
         "DATASET_EXAMPLE_CREATE",
         req.versionId,
+        [],
         async (scope, at) => {
           const ids = orderedIds(examples.length, at.now);
           await scope.appendLocked(
@@ -138,12 +143,8 @@ export function exampleCommands(deps: DatasetDeps) {
         req.datasetId,
         "DATASET_EXAMPLE_UPDATE",
         req.versionId,
+        examples.map((e) => e.id),
         async (scope, at) => {
-          const present = await presentIds(
-            scope.client,
-            at.version,
-            examples.map((e) => e.id),
-          );
           let versionId = at.version.id;
           if (req.newVersion !== "") {
             versionId = uuidv7(at.now.getTime());
@@ -160,7 +161,7 @@ export function exampleCommands(deps: DatasetDeps) {
               at.meta,
             );
           }
-          const changed = examples.filter((e) => present.has(e.id));
+          const changed = examples.filter((e) => at.present.has(e.id));
           await scope.appendLocked(
             at.lock,
             streamId("dataset_examples", at.row.id),
@@ -191,9 +192,9 @@ export function exampleCommands(deps: DatasetDeps) {
         req.datasetId,
         "DATASET_EXAMPLE_DELETE",
         req.versionId,
+        req.exampleIds.filter(isUuid),
         async (scope, at) => {
-          const present = await presentIds(scope.client, at.version, req.exampleIds.filter(isUuid));
-          const deleted = req.exampleIds.filter((id) => present.has(id));
+          const deleted = req.exampleIds.filter((id) => at.present.has(id));
           await scope.appendLocked(
             at.lock,
             streamId("dataset_examples", at.row.id),
@@ -203,7 +204,7 @@ export function exampleCommands(deps: DatasetDeps) {
           return {
             completed: true,
             deletedExampleIds: deleted,
-            notDeletedExampleIds: req.exampleIds.filter((id) => !present.has(id)),
+            notDeletedExampleIds: req.exampleIds.filter((id) => !at.present.has(id)),
           };
         },
       );

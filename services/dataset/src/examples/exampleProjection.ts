@@ -1,4 +1,3 @@
-import type { PoolClient } from "pg";
 import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { DatasetExamplesEvent } from "@argus/contracts";
 import { fieldKinds, recordExampleKinds } from "../bulk/columns.ts";
@@ -11,35 +10,21 @@ import { effectiveRows } from "./exampleRows.ts";
 /**
  * Before a version changes `ids` in place, each of its children that reads through to it gets
  * its own copy of those examples as they are (or, for ids the version does not have yet, a
- * hidden row): a child never sees its parent change after it was made.
+ * hidden row): a child never sees its parent change after it was made. A `with` item of the
+ * projection's own statement (SQL over its placeholders), so it reads the rows as they were
+ * before the statement; a version without children, the usual case, skips it on a one-time
+ * filter before any example is looked up.
  */
-async function detachChildren(
-  client: PoolClient,
-  d: { dataset_id: string; version_id: string },
-  ids: readonly string[],
-): Promise<void> {
-  // A version without children, the usual case, costs this one index probe: in a single
-  // statement the planner looked the examples up before it found no child to copy them to.
-  const children = await tracedQuery<{ id: string }>(
-    client,
-    "dataset version children",
-    "select id from dataset_versions where parent_id = $1",
-    [d.version_id],
-  );
-  if (children.rows.length === 0) return;
-  await tracedQuery(
-    client,
-    "dataset examples detach children",
-    `insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
-     select c.id, i.id, $1, coalesce(eff.fields, '{}'), coalesce(eff.created_at, now()),
-            coalesce(eff.updated_at, now()), coalesce(eff.deleted, true)
-       from unnest($4::uuid[]) as c(id)
-       cross join unnest($3::uuid[]) as i(id)
-       left join (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) eff on eff.id = i.id
-     on conflict (version_id, id) do nothing`,
-    [d.dataset_id, d.version_id, ids, children.rows.map((c) => c.id)],
-  );
-}
+const detachedChildren = (dataset: string, version: string, ids: string) => `
+  detached as (
+    insert into examples (version_id, id, dataset_id, fields, created_at, updated_at, deleted)
+    select c.id, i.id, ${dataset}, coalesce(eff.fields, '{}'), coalesce(eff.created_at, now()),
+           coalesce(eff.updated_at, now()), coalesce(eff.deleted, true)
+      from (select id from dataset_versions where parent_id = ${version}) c
+      cross join unnest(${ids}) as i(id)
+      left join (${effectiveRows(dataset, `${version}::uuid`, ids)}) eff on eff.id = i.id
+     where exists (select 1 from dataset_versions where parent_id = ${version})
+    on conflict (version_id, id) do nothing)`;
 
 /**
  * The same stamp as `touchDataset`, as two `with` items of a projection's own statement (SQL over its
@@ -60,17 +45,12 @@ const examplesOfEvent = (position: string) =>
  */
 export const exampleProjections: Projections<DatasetExamplesEvent> = {
   async DatasetExamplesInserted(client, d, event) {
-    await detachChildren(
-      client,
-      d,
-      d.examples.map((e) => e.id),
-    );
     await tracedQuery(
       client,
       "dataset DatasetExamplesInserted",
       `with x as materialized (
          select * from ${examplesOfEvent("$4")}
-       ), inserted as (
+       ), ${detachedChildren("$2", "$1", "array(select id from x)")}, inserted as (
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $1, x.id, $2, x.fields, $3, $3 from x
        ), ${touched("$2", "$1", "$3")}
@@ -79,8 +59,6 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     );
   },
   async DatasetExamplesUpdated(client, d, event) {
-    const ids = d.examples.map((e) => e.id);
-    await detachChildren(client, d, ids);
     // The version's own live rows change in place (an UPDATE, the common case); an example it
     // reads through from a parent gets a row of its own, merged from the parent's. Both parts
     // see the rows as they were before the statement, so no example is written twice; a
@@ -90,7 +68,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
       "dataset DatasetExamplesUpdated",
       `with x as materialized (
          select * from ${examplesOfEvent("$4")}
-       ), own as (
+       ), ${detachedChildren("$1", "$2", "array(select id from x)")}, own as (
          update examples e set fields = e.fields || x.fields, updated_at = $3
            from x
           where e.version_id = $2 and e.id = x.id and not e.deleted
@@ -108,12 +86,12 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     );
   },
   async DatasetExamplesDeleted(client, d) {
-    await detachChildren(client, d, d.example_ids);
     // A first version has no parent to read through to: its rows simply go.
     await tracedQuery(
       client,
       "dataset DatasetExamplesDeleted",
       `with v as (select parent_id from dataset_versions where id = $2),
+            ${detachedChildren("$1", "$2", "$3::uuid[]")},
             gone as (
               delete from examples
                where version_id = $2 and id = any($3::uuid[])

@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
 import type { Example } from "@argus/proto/dataset/v1/dataset";
-import type { VersionRow } from "../datasets/datasetRows.ts";
+import { isUuid } from "@argus/spaces";
+import { VERSION_COLUMNS, versionWhere, type VersionRow } from "../datasets/datasetRows.ts";
 import { annotationsOf } from "../shared/annotationRows.ts";
 
 /**
@@ -16,44 +17,39 @@ export const effectiveRows = (dataset: string, version: string, ids: string) => 
    where v.id = ${version} and x.id = any(${ids})
    order by x.id, array_position(v.lineage, x.version_id)`;
 
-/** An array literal of lowercase uuids only: nothing in it for the driver to quote. */
-const UUID_TEXT = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const UUID_LIST = new RegExp(`^\\{${UUID_TEXT}(?:,${UUID_TEXT})*\\}$`);
-
 /**
- * Which of `ids` (uuids) the version holds (live, not hidden): the examples a write may touch.
- * The ids go as one array literal and come back as one comma-separated text: for the 1000 of
- * a bulk write, the driver's quoting of each element and a result row per id were most of the
- * statement's time.
+ * `findVersion`, and which of `ids` (uuids) that version holds (live, not hidden): the examples
+ * a write may touch, in the round trip that finds the version. The ids go as one array literal
+ * and come back as one comma-separated text: for the 1000 of a bulk write, the driver's quoting
+ * of each element and a result row per id were most of the statement's time. A first version
+ * reads through to nothing: its own rows are its examples (half the cost of merging a lineage).
  */
-export async function presentIds(
+export async function versionWithPresent(
   db: Pool | PoolClient,
-  version: VersionRow,
+  datasetId: string,
+  versionId: string,
   ids: readonly string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const literal = `{${ids.join(",")}}`;
-  // Anything but uuids goes as an array, for Postgres to refuse as it always did.
-  const idsParam = UUID_LIST.test(literal) ? literal : ids;
-  // A first version reads through to nothing: its own rows are its examples (half the cost
-  // of merging a lineage for the 1000 ids of a bulk write).
-  const [name, text, values] =
-    version.parent_id === null
-      ? [
-          "dataset examples present (first version)",
-          `select string_agg(id::text, ',') as ids from examples
-            where version_id = $1 and id = any($2::uuid[]) and not deleted`,
-          [version.id, idsParam],
-        ]
-      : [
-          "dataset examples present",
-          `select string_agg(e.id::text, ',') as ids
-             from (${effectiveRows("$1", "$2::uuid", "$3::uuid[]")}) e where not e.deleted`,
-          [version.dataset_id, version.id, idsParam],
-        ];
-  const res = await tracedQuery<{ ids: string | null }>(db, name, text, values);
-  const present = res.rows[0]?.ids;
-  return new Set(present ? present.split(",") : []);
+): Promise<{ version: VersionRow; present: Set<string> } | undefined> {
+  if (versionId !== "" && !isUuid(versionId)) return undefined;
+  // Anything but lowercase uuids goes as an array, for Postgres to refuse as it always did.
+  const idsParam = ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
+  const res = await tracedQuery<VersionRow & { present: string | null }>(
+    db,
+    "dataset version and examples present",
+    `with ver as (select ${VERSION_COLUMNS} from dataset_versions ${versionWhere("$1", "$2")})
+     select ver.*, case when ver.parent_id is null
+       then (select string_agg(x.id::text, ',') from examples x
+              where x.version_id = ver.id and x.id = any($3::uuid[]) and not x.deleted)
+       else (select string_agg(e.id::text, ',')
+               from (${effectiveRows("$1", "ver.id", "$3::uuid[]")}) e where not e.deleted)
+     end as present
+     from ver`,
+    [datasetId, versionId || null, idsParam],
+  );
+  const row = res.rows[0];
+  if (!row) return undefined;
+  const { present, ...version } = row;
+  return { version, present: new Set(present ? present.split(",") : []) };
 }
 
 export interface ExampleRow {

@@ -10,10 +10,10 @@ import type {
   ExperimentWrite,
   InsertExperimentRunsRequest,
 } from "@argus/proto/dataset/v1/dataset";
-import { findVersion, loadDataset, lockLatestVersion } from "../datasets/datasetRows.ts";
+import { loadDataset, lockLatestVersion } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { EVENT_EXAMPLE_BYTES, orderedIds } from "../examples/exampleEvents.ts";
-import { presentIds } from "../examples/exampleRows.ts";
+import { versionWithPresent } from "../examples/exampleRows.ts";
 import { invalid, unprocessable } from "../shared/problemRules.ts";
 import { experimentDecider } from "./experimentDecider.ts";
 import {
@@ -55,10 +55,10 @@ async function requireExamples(
   versionId: string,
   runs: readonly ParsedRun[],
 ): Promise<void> {
-  const version = await findVersion(client, datasetId, versionId);
-  if (!version) throw notFound("dataset version");
   const named = [...new Set(runs.flatMap((r) => (r.exampleId ? [r.exampleId] : [])))];
-  const present = await presentIds(client, version, named);
+  const found = await versionWithPresent(client, datasetId, versionId, named);
+  if (!found) throw notFound("dataset version");
+  const { present } = found;
   const missing = runs.findIndex((r) => r.exampleId !== null && !present.has(r.exampleId));
   if (missing !== -1)
     throw unprocessable(

@@ -13,8 +13,9 @@ import { annotationsOf } from "../shared/annotationRows.ts";
 export const effectiveRows = (dataset: string, version: string, ids: string) => `
   select distinct on (x.id) x.id, x.fields, x.created_at, x.updated_at, x.deleted
     from dataset_versions v
-    join examples x on x.dataset_id = ${dataset} and x.version_id = any(v.lineage)
-   where v.id = ${version} and x.id = any(${ids})
+    cross join unnest(${ids}) as i(id)
+    join examples x on x.dataset_id = ${dataset} and x.id = i.id and x.version_id = any(v.lineage)
+   where v.id = ${version}
    order by x.id, array_position(v.lineage, x.version_id)`;
 
 /**
@@ -23,6 +24,8 @@ export const effectiveRows = (dataset: string, version: string, ids: string) => 
  * and come back as one comma-separated text: for the 1000 of a bulk write, the driver's quoting
  * of each element and a result row per id were most of the statement's time. A first version
  * reads through to nothing: its own rows are its examples (half the cost of merging a lineage).
+ * The ids are joined, never `= any(…)`: once the prepared statement's plan is generic, an array
+ * parameter is no longer hashed, and each row of the version was compared with every id.
  */
 export async function versionWithPresent(
   db: Pool | PoolClient,
@@ -38,8 +41,8 @@ export async function versionWithPresent(
     "dataset version and examples present",
     `with ver as (select ${VERSION_COLUMNS} from dataset_versions ${versionWhere("$1", "$2")})
      select ver.*, case when ver.parent_id is null
-       then (select string_agg(x.id::text, ',') from examples x
-              where x.version_id = ver.id and x.id = any($3::uuid[]) and not x.deleted)
+       then (select string_agg(x.id::text, ',') from unnest($3::uuid[]) as i(id)
+               join examples x on x.version_id = ver.id and x.id = i.id and not x.deleted)
        else (select string_agg(e.id::text, ',')
                from (${effectiveRows("$1", "ver.id", "$3::uuid[]")}) e where not e.deleted)
      end as present

@@ -343,6 +343,71 @@ describe("a RUN_EXPERIMENT run's experiment, on the task runner's own behalf", (
   });
 });
 
+describe("a task's outputs on a large experiment", () => {
+  it("asks which examples have a run by their index, not by reading every run", async () => {
+    const d = await dataset(1);
+    const experimentId = uuidv7();
+    const taskId = uuidv7();
+    await t.asService(
+      D.startTaskExperiment,
+      {
+        accountId: t.admin.accountId,
+        experimentId,
+        datasetId: d.dataset!.id,
+        datasetVersionId: "",
+        name: uniqueName("large"),
+        taskId,
+        integrationId: "",
+      },
+      "task-runner",
+    );
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    try {
+      // 200 000 earlier runs, as a task over a large dataset leaves them.
+      await pool.query(
+        `insert into experiment_runs (experiment_id, id, example_id, output, fields, created_at)
+         select $1, gen_random_uuid(), gen_random_uuid(), 'o', '{}', now()
+           from generate_series(1, 200000)`,
+        [experimentId],
+      );
+      await pool.query("analyze experiment_runs");
+      const { rows } = await pool.query<{ id: string }>(
+        "select example_id as id from experiment_runs where experiment_id = $1 limit 200",
+        [experimentId],
+      );
+      // The statement recordTaskExperimentRuns asks, for a page of 200.
+      const plan = await pool.query<{ "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number } }] }>(
+        `explain (analyze, buffers, format json)
+         select example_id from experiment_runs
+          where experiment_id = $1 and example_id = any($2::uuid[])`,
+        [experimentId, rows.map((r) => r.id)],
+      );
+      // By index: a few blocks per example. Reading the experiment's runs: over 2 500.
+      expect(plan.rows[0]!["QUERY PLAN"][0].Plan["Shared Hit Blocks"]).toBeLessThan(1_500);
+      const record = (output: string) =>
+        t.asService(
+          D.recordTaskExperimentRuns,
+          {
+            accountId: t.admin.accountId,
+            experimentId,
+            taskId,
+            runs: [{ exampleId: d.exampleIds[0]!, output }],
+          },
+          "task-runner",
+        );
+      await record("new");
+      await record("again");
+      const outputs = await pool.query<{ output: string }>(
+        "select output from experiment_runs where experiment_id = $1 and example_id = $2",
+        [experimentId, d.exampleIds[0]],
+      );
+      expect(outputs.rows.map((r) => r.output)).toEqual(["new"]);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
 describe("a task's evaluations of runs", () => {
   it("set each run's eval.<name>.* fields, and the columns' kinds as their values are", async () => {
     const d = await dataset(3);

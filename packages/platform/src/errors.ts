@@ -126,6 +126,16 @@ export function isDependencyUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** An unexpected error as logged: its stack, then each cause's (a peer's status behind it). */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    parts.push(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join("\ncaused by: ");
+}
+
 /** What a dependency's loss is answered with. */
 const dependencyUnavailable = (): DomainError =>
   new DomainError("service-unavailable", "a dependency of the service is unavailable; retry later");

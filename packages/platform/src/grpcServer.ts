@@ -4,7 +4,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { trace } from "@opentelemetry/api";
 import { callVerifier, type CallTrust, type CallVerifier } from "./callCredentials.ts";
 import { runInCall, type CallContext } from "./context.ts";
-import { DomainError, isDependencyUnavailable, toGrpcError } from "./errors.ts";
+import { DomainError, describeError, isDependencyUnavailable, toGrpcError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { NOBODY } from "./principal.ts";
 import { recordDuration } from "./metrics.ts";
@@ -194,16 +194,6 @@ async function serveOnce(
   return res;
 }
 
-/** An error as logged: its stack, then each cause's (a peer's status behind an internal error). */
-function describe(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
-    parts.push(e instanceof Error ? (e.stack ?? e.message) : String(e));
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.join("\ncaused by: ");
-}
-
 function expireAt(deadline: Date, abort: AbortController): NodeJS.Timeout | undefined {
   const ms = Math.max(0, deadline.getTime() - Date.now());
   if (ms > MAX_TIMER_MS) return undefined;
@@ -284,7 +274,7 @@ function serveCall(
         // Not a bug: the caller gets UNAVAILABLE and may retry.
         logger.warn("dependency unavailable", { error: (err as Error).message });
       } else {
-        logger.error("unhandled error in rpc", { error: describe(err) });
+        logger.error("unhandled error in rpc", { error: describeError(err) });
         trace.getActiveSpan()?.recordException(err as Error);
       }
       const wire = toGrpcError(err);

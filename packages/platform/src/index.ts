@@ -123,6 +123,7 @@ export {
 export type { ProblemType } from "./errors.ts";
 export {
   DomainError,
+  describeError,
   PROBLEM_TYPES,
   asDomainError,
   fromGrpcError,

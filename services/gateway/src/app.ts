@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
-import { DomainError, systemClock, type Clock, type Logger } from "@argus/platform";
+import { DomainError, describeError, systemClock, type Clock, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
@@ -183,7 +183,7 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     const { error, unexpected } = toDomainError(err);
     if (unexpected) {
       ctx.logger.error("unhandled error", {
-        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        error: describeError(err),
       });
       if (err instanceof Error) ctx.span.recordException(err);
     }

@@ -3,6 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import { isValidTraceId } from "@opentelemetry/api";
 import {
   DomainError,
+  describeError,
   recordDuration,
   toGrpcError,
   type Logger,
@@ -93,7 +94,7 @@ function flightStatus(err: unknown, ctx: RequestContext): grpc.ServiceError {
   const { error, unexpected } = toDomainError(err);
   if (unexpected) {
     ctx.logger.error("unhandled error", {
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      error: describeError(err),
     });
     if (err instanceof Error) ctx.span.recordException(err);
   }

@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { isValidTraceId } from "@opentelemetry/api";
-import { recordDuration, type Logger } from "@argus/platform";
+import { describeError, recordDuration, type Logger } from "@argus/platform";
 import {
   ExportTraceServiceResponse,
   TraceServiceService,
@@ -108,7 +108,7 @@ function exportHandler(
         const failure = otlpFailureOf(err);
         if (failure.unexpected) {
           ctx.logger.error("unhandled error", {
-            error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+            error: describeError(err),
           });
           if (err instanceof Error) span.recordException(err);
         }

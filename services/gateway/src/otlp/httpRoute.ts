@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from "express";
-import { DomainError } from "@argus/platform";
+import { DomainError, describeError } from "@argus/platform";
 import { requestContext, setRoute, type RequestContext } from "../http/requestContext.ts";
 import { contentCodingOf, readOtlpBody } from "./body.ts";
 import { otlpFailureOf } from "./failure.ts";
@@ -31,7 +31,7 @@ function send(res: Response, status: number, encoding: OtlpEncoding, body: Buffe
 /** Logged like the app's error handler does, for failures that are not the caller's. */
 function logUnexpected(ctx: RequestContext, err: unknown): void {
   ctx.logger.error("unhandled error", {
-    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    error: describeError(err),
   });
   if (err instanceof Error) ctx.span.recordException(err);
 }

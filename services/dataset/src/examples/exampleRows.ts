@@ -40,7 +40,7 @@ export async function versionWithPresent(
     db,
     "dataset version and examples present",
     `with ver as (select ${VERSION_COLUMNS} from dataset_versions ${versionWhere("$1", "$2")})
-     select ver.*, case when ver.parent_id is null
+     select ${VERSION_COLUMNS}, case when ver.parent_id is null
        then (select string_agg(x.id::text, ',') from unnest($3::uuid[]) as i(id)
                join examples x on x.version_id = ver.id and x.id = i.id and not x.deleted)
        else (select string_agg(e.id::text, ',')

@@ -40,8 +40,47 @@ function wrap(p: Pino): Logger {
     info: (m, f) => p.info(f ?? {}, m),
     warn: (m, f) => p.warn(f ?? {}, m),
     error: (m, f) => p.error(f ?? {}, m),
-    child: (fields) => wrap(p.child(fields)),
+    child: (fields) => new LazyChild(p, { ...fields }),
   };
+}
+
+/**
+ * A child made when it first writes a line. Every request and every call gets one, and most
+ * never write (at `warn`, none on a successful request): a pino child redacts and serializes
+ * its bindings when it is made, which profiled at several µs per call on the GET path. A
+ * child's child carries both sets of fields in one binding (a later one wins a repeated key).
+ */
+class LazyChild implements Logger {
+  readonly #parent: Pino;
+  readonly #fields: Record<string, unknown>;
+  #made: Pino | undefined;
+  constructor(parent: Pino, fields: Record<string, unknown>) {
+    this.#parent = parent;
+    this.#fields = fields;
+  }
+  #write(level: Level, msg: string, fields: Record<string, unknown> | undefined): void {
+    if (!this.#parent.isLevelEnabled(level)) return;
+    // pino applies the `bindings` formatter to the root's bindings only, not a child's.
+    this.#made ??= this.#parent.child(redact(this.#fields) as Record<string, unknown>);
+    this.#made[level](fields ?? {}, msg);
+  }
+  debug(msg: string, fields?: Record<string, unknown>): void {
+    this.#write("debug", msg, fields);
+  }
+  info(msg: string, fields?: Record<string, unknown>): void {
+    this.#write("info", msg, fields);
+  }
+  warn(msg: string, fields?: Record<string, unknown>): void {
+    this.#write("warn", msg, fields);
+  }
+  error(msg: string, fields?: Record<string, unknown>): void {
+    this.#write("error", msg, fields);
+  }
+  child(more: Record<string, unknown>): Logger {
+    return this.#made
+      ? new LazyChild(this.#made, { ...more })
+      : new LazyChild(this.#parent, { ...this.#fields, ...more });
+  }
 }
 
 /**

@@ -28,4 +28,46 @@ describe("logger", () => {
     log.warn("yes");
     expect(lines).toHaveLength(1);
   });
+
+  it("a child writes its fields on each line; a child's child both sets, the later one winning", () => {
+    const lines: string[] = [];
+    const root = createLogger({ service: "t", write: (l) => lines.push(l) });
+    const call = root.child({ request_id: "r1", rpc: "a" });
+    const inner = call.child({ rpc: "b", step: 2 });
+    inner.warn("inner");
+    call.info("outer");
+    root.info("root");
+    const recs = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(recs[0]).toMatchObject({ msg: "inner", request_id: "r1", rpc: "b", step: 2 });
+    expect(lines[0]!.match(/"rpc"/g)).toHaveLength(1);
+    expect(recs[1]).toMatchObject({ msg: "outer", request_id: "r1", rpc: "a" });
+    expect(recs[1]).not.toHaveProperty("step");
+    expect(recs[2]).not.toHaveProperty("request_id");
+  });
+
+  it("a child's fields are those it was given, whatever the caller does with the object later", () => {
+    const lines: string[] = [];
+    const fields: Record<string, unknown> = { request_id: "r1" };
+    const child = createLogger({ service: "t", write: (l) => lines.push(l) }).child(fields);
+    fields.request_id = "changed";
+    child.error("e", { token: "t0p" });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      request_id: "r1",
+      level: "error",
+      token: "[redacted]",
+    });
+  });
+
+  it("a child below the level writes nothing, and redacts its bindings when it does write", () => {
+    const lines: string[] = [];
+    const child = createLogger({ service: "t", level: "warn", write: (l) => lines.push(l) }).child({
+      password: "p",
+      request_id: "r",
+    });
+    child.debug("no");
+    child.info("no");
+    expect(lines).toHaveLength(0);
+    child.warn("yes");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ password: "[redacted]", request_id: "r" });
+  });
 });

@@ -1,11 +1,11 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import helmet from "helmet";
 import { DomainError, describeError, systemClock, type Clock, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
 import { handlerOf, type Handlers } from "./http/handler.ts";
 import { refuseLongUri } from "./http/httpLimits.ts";
+import { securityHeaders } from "./http/securityHeaders.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { operationalRoutes } from "./http/operationalRoutes.ts";
@@ -106,9 +106,7 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   // turn bytes that are not UTF-8 into U+FFFD.
   app.set("query parser", false);
   app.use(beginRequest(deps.logger));
-  // nosniff, no framing, no referrer and friends on every response (Problems included). The
-  // CSP is the docs page's own; HSTS belongs to whatever terminates TLS in front.
-  app.use(helmet({ contentSecurityPolicy: false, strictTransportSecurity: false }));
+  app.use(securityHeaders);
   app.use(refuseLongUri);
   app.use(operationalRoutes(loaded, deps.ready));
   if (deps.traceExport) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SECURITY_HEADERS } from "../src/http/securityHeaders.ts";
 import { STYLE } from "../src/openapi/docsPage.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
@@ -29,6 +30,34 @@ describe("HTTP hardening of the gateway", () => {
       const res = await fetch(gw.url + path, init);
       expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
     }
+  });
+
+  it("an API answer carries helmet's default set (less CSP and HSTS), its exact type and length", async () => {
+    const res = await fetch(`${gw.url}/v2/api-keys`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "n", key_type: "USER" }),
+    });
+    const text = await res.text();
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(Object.fromEntries(SECURITY_HEADERS.map(([k]) => [k, res.headers.get(k)]))).toEqual({
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Cross-Origin-Resource-Policy": "same-origin",
+      "Origin-Agent-Cluster": "?1",
+      "Referrer-Policy": "no-referrer",
+      "X-Content-Type-Options": "nosniff",
+      "X-DNS-Prefetch-Control": "off",
+      "X-Download-Options": "noopen",
+      "X-Frame-Options": "SAMEORIGIN",
+      "X-Permitted-Cross-Domain-Policies": "none",
+      "X-XSS-Protection": "0",
+    });
+    for (const absent of ["x-powered-by", "strict-transport-security", "etag"])
+      expect(res.headers.get(absent), absent).toBeNull();
+    const problem = await fetch(`${gw.url}/v2/spaces`);
+    expect(problem.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+    expect(problem.headers.get("x-frame-options")).toBe("SAMEORIGIN");
   });
 
   it("the docs page runs no script, is never framed, and allows only its own style", async () => {

@@ -44,7 +44,7 @@ export function operationRoute(
     setRoute(ctx, op.path);
     // Answers are per caller and some carry secrets shown once (a new or refreshed API key):
     // no cache, shared or private, may keep any of them.
-    res.set("Cache-Control", "no-store");
+    res.setHeader("Cache-Control", "no-store");
 
     const body = op.hasBody ? await deps.readBody(req, res) : undefined;
 
@@ -167,7 +167,10 @@ function replayed(status: number, body: Buffer): Answer {
   return {
     status,
     body: {
-      contentType: status >= 400 ? "application/problem+json" : "application/json; charset=utf-8",
+      contentType:
+        status >= 400
+          ? "application/problem+json; charset=utf-8"
+          : "application/json; charset=utf-8",
       text: body.toString("utf8"),
     },
   };

@@ -57,7 +57,7 @@ export function beginRequest(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get("x-request-id");
     const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.set("X-Request-Id", requestId);
+    res.setHeader("X-Request-Id", requestId);
     const path = req.originalUrl.split("?")[0] ?? "/";
     const span = currentSpan();
     const ctx: RequestContext = {

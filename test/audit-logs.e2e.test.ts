@@ -57,6 +57,8 @@ describe("GET /v2/audit-logs", () => {
     const entry = page.data.find((e) => e.operationName === "SpaceCreated");
     expect(entry).toMatchObject({ userId: adminUserId, operationType: "MUTATION" });
     expect(entry!.ip).not.toBe("");
+    // The peer's address, never a header the client wrote: the gateway trusts no proxy.
+    expect(entry!.ip).not.toBe("203.0.113.7");
     expect(entry!.createdAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
     expect(JSON.parse(entry!.variables!)).toMatchObject({ name: "audited" });
 

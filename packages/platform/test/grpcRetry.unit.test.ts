@@ -79,3 +79,17 @@ describe("retries follow the proto's idempotency_level", () => {
     expect(calls.getSpace).toBe(2);
   });
 });
+
+describe("a call captures no caller stack", () => {
+  it("leaves Error.stackTraceLimit as it found it, and a failure keeps its status and details", async () => {
+    const { channel } = await flakyIdentity(Infinity);
+    const before = Error.stackTraceLimit;
+    const pending = callUnary(channel, S.createSpace, createRequest, asGateway);
+    expect(Error.stackTraceLimit).toBe(before);
+    const err = (await pending.catch((e) => e)) as ServiceError;
+    expect(err.code).toBe(status.UNAVAILABLE);
+    expect(err.details).toBe("restarting");
+    expect(Error.stackTraceLimit).toBe(before);
+    expect(new Error("after").stack).toContain("grpcRetry.unit.test.ts");
+  });
+});

@@ -62,7 +62,9 @@ export function beginRequest(logger: Logger): RequestHandler {
     const span = currentSpan();
     const ctx: RequestContext = {
       requestId,
-      clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+      // The peer's address: the gateway trusts no proxy header (Express's `req.ip` would parse
+      // X-Forwarded-For on every request only to answer the same).
+      clientIp: req.socket.remoteAddress ?? "",
       path,
       span,
       logger: logger.child({ request_id: requestId }),

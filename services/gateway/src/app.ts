@@ -5,10 +5,10 @@ import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
 import { handlerOf, type Handlers } from "./http/handler.ts";
 import { refuseLongUri } from "./http/httpLimits.ts";
-import { securityHeaders } from "./http/securityHeaders.ts";
+import { setSecurityHeaders } from "./http/securityHeaders.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
-import { operationalRoutes } from "./http/operationalRoutes.ts";
+import { OPERATIONAL_PATHS, operationalRoutes } from "./http/operationalRoutes.ts";
 import { PANDAS_ARROW_PATH, pandasArrowRoute, type PandasArrowDeps } from "./flight/pandasArrow.ts";
 import { OTLP_TRACES_PATHS, otlpTracesRoute } from "./otlp/httpRoute.ts";
 import type { TraceExport } from "./otlp/ingest.ts";
@@ -17,7 +17,7 @@ import { operationRouter } from "./http/operationRouter.ts";
 import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
 import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
 import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
-import { beginRequest, requestContext } from "./http/requestContext.ts";
+import { requestContext, requestStarter } from "./http/requestContext.ts";
 
 export interface GatewayDeps {
   authenticator: Authenticator;
@@ -105,9 +105,55 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   // The pipeline decodes the query itself, strictly (storableText.ts): Express's parser would
   // turn bytes that are not UTF-8 into U+FFFD.
   app.set("query parser", false);
-  app.use(beginRequest(deps.logger));
-  app.use(securityHeaders);
-  app.use(refuseLongUri);
+  // Every request's first steps in one middleware (each Express layer is a dispatch of its own):
+  // its context, then the headers every answer carries, then the 414 of a long target.
+  const start = requestStarter(deps.logger);
+  app.use((req, res, next) => {
+    start(req, res);
+    setSecurityHeaders(res);
+    refuseLongUri(req);
+    next();
+  });
+  // The document's operations first: they are the traffic, and no operation's path is one of
+  // the routes below (probes, the document, OTLP, pandas_arrow; checked once the router is
+  // built), so the order answers the same.
+  // An operation that declares a larger body limit (dataset writes) reads up to it; a
+  // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.
+  const readers = new Map<number, PipelineDeps["readBody"]>();
+  const readerFor = (o: CompiledOperation): PipelineDeps["readBody"] => {
+    const limit = Math.max(deps.config.maxBodyBytes, o.maxBodyBytes ?? 0);
+    if (limit === deps.config.maxBodyBytes) return pipelineDeps.readBody;
+    let reader = readers.get(limit);
+    if (!reader) readers.set(limit, (reader = createBodyReader(limit)));
+    return reader;
+  };
+  const routeOf = operationRouter(
+    ops.map((o) => ({
+      path: o.path,
+      method: o.method,
+      route: operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
+        ...pipelineDeps,
+        readBody: readerFor(o),
+      }),
+    })),
+  );
+  for (const path of [...OPERATIONAL_PATHS, ...OTLP_TRACES_PATHS, PANDAS_ARROW_PATH])
+    if (routeOf("GET", path).kind !== "none")
+      throw new Error(
+        `an operation of the document takes ${path}, which the gateway serves itself`,
+      );
+  app.use((req, res, next) => {
+    const found = routeOf(req.method, req.path);
+    if (found.kind === "none") return next();
+    if (found.kind === "method-not-allowed")
+      throw new GatewayError(
+        "method-not-allowed",
+        `${req.method} is not allowed here; allowed: ${found.allow}`,
+        { Allow: found.allow },
+      );
+    req.params = found.params;
+    return found.route(req, res, next);
+  });
   app.use(operationalRoutes(loaded, deps.ready));
   if (deps.traceExport) {
     app.post(
@@ -136,38 +182,6 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     app.all(PANDAS_ARROW_PATH, postOnly);
   }
 
-  // An operation that declares a larger body limit (dataset writes) reads up to it; a
-  // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.
-  const readers = new Map<number, PipelineDeps["readBody"]>();
-  const readerFor = (o: CompiledOperation): PipelineDeps["readBody"] => {
-    const limit = Math.max(deps.config.maxBodyBytes, o.maxBodyBytes ?? 0);
-    if (limit === deps.config.maxBodyBytes) return pipelineDeps.readBody;
-    let reader = readers.get(limit);
-    if (!reader) readers.set(limit, (reader = createBodyReader(limit)));
-    return reader;
-  };
-  const routeOf = operationRouter(
-    ops.map((o) => ({
-      path: o.path,
-      method: o.method,
-      route: operationRoute(o, handlerOf(deps.handlers, o.operationId)!, {
-        ...pipelineDeps,
-        readBody: readerFor(o),
-      }),
-    })),
-  );
-  app.use((req, res, next) => {
-    const found = routeOf(req.method, req.path);
-    if (found.kind === "none") return next();
-    if (found.kind === "method-not-allowed")
-      throw new GatewayError(
-        "method-not-allowed",
-        `${req.method} is not allowed here; allowed: ${found.allow}`,
-        { Allow: found.allow },
-      );
-    req.params = found.params;
-    return found.route(req, res, next);
-  });
   app.use((req) => {
     throw new DomainError(
       "resource-not-found",

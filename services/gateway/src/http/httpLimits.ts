@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES, createServer, type RequestListener, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import type { RequestHandler } from "express";
+import type { Request } from "express";
 import { DomainError, type Logger } from "@argus/platform";
 import { problemBody } from "./problem.ts";
 
@@ -16,11 +16,10 @@ export const MAX_URI_BYTES = 16 * 1024;
 export const MAX_HEADER_BYTES = 64 * 1024;
 
 /** 414 for a target longer than MAX_URI_BYTES, before any route looks at it. */
-export const refuseLongUri: RequestHandler = (req, _res, next) => {
+export function refuseLongUri(req: Request): void {
   if (req.originalUrl.length > MAX_URI_BYTES)
     throw new DomainError("uri-too-long", `the request target exceeds ${MAX_URI_BYTES} bytes`);
-  next();
-};
+}
 
 interface ClientError extends Error {
   code?: string;

@@ -21,6 +21,9 @@ const docsPolicy = helmet.contentSecurityPolicy({
   },
 });
 
+/** The paths served below (each document operation's path is checked against them). */
+export const OPERATIONAL_PATHS = ["/healthz", "/readyz", "/v2/spec.yaml", "/v2/docs"];
+
 /** Probes and the contract itself: no authentication, no rate limit. */
 export function operationalRoutes(loaded: LoadedDocument, ready: () => Promise<boolean>): Router {
   const docsHtml = renderDocsPage(loaded.document);

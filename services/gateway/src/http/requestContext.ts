@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, Response } from "express";
 import { isValidTraceId, type Span } from "@opentelemetry/api";
 import { currentSpan, setHttpRoute, type Logger } from "@argus/platform";
 import type { CacheOutcome } from "../auth/principalCache.ts";
@@ -35,7 +35,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export function requestContext(req: Request): RequestContext {
   const ctx = contexts.get(req);
-  if (!ctx) throw new Error("beginRequest did not run");
+  if (!ctx) throw new Error("the request was not started (requestStarter)");
   return ctx;
 }
 
@@ -50,11 +50,11 @@ export function setRoute(ctx: RequestContext, route: string): void {
 }
 
 /**
- * First middleware: request id and access log. The request's SERVER span, continuing an
- * incoming `traceparent`, is the HTTP instrumentation's (it times the request too).
+ * A request's first step: its request id and access log. The request's SERVER span, continuing
+ * an incoming `traceparent`, is the HTTP instrumentation's (it times the request too).
  */
-export function beginRequest(logger: Logger): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function requestStarter(logger: Logger): (req: Request, res: Response) => void {
+  return (req, res) => {
     const incoming = req.get("x-request-id");
     const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", requestId);
@@ -85,7 +85,6 @@ export function beginRequest(logger: Logger): RequestHandler {
         ...(isValidTraceId(traceId) ? { trace_id: traceId } : {}),
       });
     });
-    next();
   };
 }
 

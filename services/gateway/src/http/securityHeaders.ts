@@ -1,10 +1,10 @@
-import type { RequestHandler } from "express";
+import type { Response } from "express";
 
 /**
  * The headers helmet's defaults set, less the two that are not the API's to set: the CSP is the
  * docs page's own, and HSTS belongs to whatever terminates TLS in front. nosniff, no framing,
- * no referrer and friends go on every response, Problems included. One middleware setting a
- * fixed list, rather than helmet's chain of one middleware per header, on every request.
+ * no referrer and friends go on every response, Problems included. A fixed list set by the
+ * gateway's first middleware, rather than helmet's chain of one middleware per header.
  */
 export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ["Cross-Origin-Opener-Policy", "same-origin"],
@@ -19,7 +19,6 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ["X-XSS-Protection", "0"],
 ];
 
-export const securityHeaders: RequestHandler = (_req, res, next) => {
+export function setSecurityHeaders(res: Response): void {
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
-  next();
-};
+}

@@ -153,6 +153,9 @@ export async function startTelemetry(
   return true;
 }
 
+/** Whether this process runs the SDK (its instrumentations are in place). */
+export const telemetryRunning = (): boolean => holder[RUNNING] !== undefined;
+
 /** Flushes and stops the SDK, if this process runs it; call last, before exiting. */
 export async function shutdownTelemetry(): Promise<void> {
   const sdk = holder[RUNNING];

@@ -61,6 +61,23 @@ async function firstSpaceId(baseUrl: string, headers: Record<string, string>): P
   return id;
 }
 
+/** The two-hop floor (`baseline/twoHop.ts`) beside the stack, reading the stack's database. */
+async function spawnTwoHop(
+  databaseUrl: string,
+  onStop: (cleanup: () => Promise<unknown>) => void,
+): Promise<{ port: number; pids: Record<string, number> }> {
+  const db = { DATABASE_URL: databaseUrl };
+  const frontPort = await freePort();
+  const backProbe = await freePort();
+  const backPort = await freePort();
+  const hop = { ...db, BACK_PORT: String(backPort) };
+  const back = await spawnBare("back", twoHopEntry, { ...hop, TWO_HOP: "back" }, backProbe);
+  onStop(() => back.stop());
+  const front = await spawnBare("front", twoHopEntry, { ...hop, TWO_HOP: "front" }, frontPort);
+  onStop(() => front.stop());
+  return { port: frontPort, pids: { front: front.pid, back: back.pid } };
+}
+
 /**
  * The floor of the shape itself: bare Express in front of one gRPC hop to a bare service
  * running the same query (`baseline/twoHop.ts`: no authentication, validation or tracing,
@@ -70,25 +87,22 @@ export async function getSpaceFloorBenchmark(): Promise<Benchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const headers = { authorization: `Bearer ${stack.apiKey}` };
     const spaceId = await firstSpaceId(stack.baseUrl, headers);
-    const db = { DATABASE_URL: databaseUrl };
     const barePort = await freePort();
-    const frontPort = await freePort();
-    const backProbe = await freePort();
-    const backPort = await freePort();
-    const bareProcess = await spawnBare("baseline", baselineEntry, db, barePort);
+    const bareProcess = await spawnBare(
+      "baseline",
+      baselineEntry,
+      { DATABASE_URL: databaseUrl },
+      barePort,
+    );
     onStop(() => bareProcess.stop());
-    const hop = { ...db, BACK_PORT: String(backPort) };
-    const back = await spawnBare("back", twoHopEntry, { ...hop, TWO_HOP: "back" }, backProbe);
-    onStop(() => back.stop());
-    const front = await spawnBare("front", twoHopEntry, { ...hop, TWO_HOP: "front" }, frontPort);
-    onStop(() => front.stop());
+    const twoHop = await spawnTwoHop(databaseUrl, onStop);
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
     const subject = {
       name: "two-hop",
-      url: `http://127.0.0.1:${frontPort}${path}`,
+      url: `http://127.0.0.1:${twoHop.port}${path}`,
       headers,
-      pids: { front: front.pid, back: back.pid },
+      pids: twoHop.pids,
     };
     const bare = {
       name: "baseline",
@@ -102,6 +116,38 @@ export async function getSpaceFloorBenchmark(): Promise<Benchmark> {
       name: "GET /v2/spaces/{id}: the two-process shape's floor",
       subject,
       baseline: bare,
+      stop,
+    };
+  });
+}
+
+/**
+ * S1 in one run: the stack against the two-hop floor itself, their rounds interleaved, so the
+ * ratio is not two ratios taken minutes apart on a machine whose speed drifts.
+ */
+export async function getSpaceVersusFloorBenchmark(): Promise<Benchmark> {
+  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+    const headers = { authorization: `Bearer ${stack.apiKey}` };
+    const spaceId = await firstSpaceId(stack.baseUrl, headers);
+    const twoHop = await spawnTwoHop(databaseUrl, onStop);
+    const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
+    const subject = {
+      name: "stack",
+      url: stack.baseUrl + path,
+      headers,
+      pids: { gateway: stack.processes.gateway!.pid, identity: stack.processes.identity!.pid },
+    };
+    const floor = {
+      name: "two-hop",
+      url: `http://127.0.0.1:${twoHop.port}${path}`,
+      headers,
+      pids: twoHop.pids,
+    };
+    await expectSameBody(subject, floor);
+    return {
+      name: "GET /v2/spaces/{id}: the stack against its floor",
+      subject,
+      baseline: floor,
       stop,
     };
   });

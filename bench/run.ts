@@ -14,7 +14,11 @@ import {
   spansExportFloorBenchmark,
   spansUpdateEvaluationsBenchmark,
 } from "./flightSpans.ts";
-import { getSpaceBenchmark, getSpaceFloorBenchmark } from "./getSpace.ts";
+import {
+  getSpaceBenchmark,
+  getSpaceFloorBenchmark,
+  getSpaceVersusFloorBenchmark,
+} from "./getSpace.ts";
 import { longStreamBenchmark } from "./longStreams.ts";
 import {
   monitorEvaluationBenchmark,
@@ -162,6 +166,7 @@ const benchmarks: Record<string, () => Promise<Benchmark | OperationBenchmark | 
   {
     "get-space": getSpaceBenchmark,
     "get-space-floor": getSpaceFloorBenchmark,
+    "get-space-vs-floor": getSpaceVersusFloorBenchmark,
     "auth-overhead": authOverheadBenchmark,
     "org-admin-scale": orgAdminScaleBenchmark,
     "dataset-paging": datasetPagingBenchmark,

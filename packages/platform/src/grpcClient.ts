@@ -155,9 +155,9 @@ function viaClient<Req, Res>(
   settle: Settle<Res>,
 ): () => void {
   // grpc-js captures the caller's stack on every call, for the error of one that fails; from
-  // inside async functions V8 walks the whole awaiting chain for it, which profiled at over
-  // twice grpc-js's own per-call work on the gateway. A failure here is mapped to what it
-  // stands for (fromGrpcError) and keeps its status and details, so nothing is captured.
+  // inside async functions V8 walks the whole awaiting chain for it: three quarters of
+  // makeUnaryRequest's own time on the gateway (4.5% of its CPU on a GET, 1.1% without). A
+  // failure is mapped to what it stands for (fromGrpcError) and keeps its status and details.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -179,7 +179,7 @@ function viaClient<Req, Res>(
 /**
  * Straight onto the client's channel, when no SDK runs (nothing to record or propagate): the
  * same call without the Client's layers (an event emitter per call, interceptor wrappers,
- * argument checks), which profiled at a tenth of the gateway's per-request CPU on a GET. The
+ * argument checks). Starting a call went from 6.2% to 3.9% of the gateway's CPU on a GET. The
  * answers are grpc-js's own: its statuses, and its details for a response that is missing,
  * repeated or unreadable, or a request that cannot be serialized.
  */

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { freePort, spawnProcess } from "@argus/testkit";
+import { freePort, spawnProcess, type Stack } from "@argus/testkit";
+import type { Target } from "./load.ts";
 import type { Benchmark } from "./benchmark.ts";
 import { expectSameBody, withBenchStack } from "./stack.ts";
 
@@ -36,12 +37,7 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     onStop(() => baseline.stop());
 
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
-    const subject = {
-      name: "stack",
-      url: stack.baseUrl + path,
-      headers,
-      pids: { gateway: stack.processes.gateway!.pid, identity: stack.processes.identity!.pid },
-    };
+    const subject = stackTarget(stack, path, headers);
     const bare = {
       name: "baseline",
       url: `http://127.0.0.1:${port}${path}`,
@@ -51,6 +47,16 @@ export async function getSpaceBenchmark(): Promise<Benchmark> {
     await expectSameBody(subject, bare);
     return { name: "GET /v2/spaces/{id}", subject, baseline: bare, stop };
   });
+}
+
+/** The stack's gateway as a target, with the processes whose CPU counts. */
+function stackTarget(stack: Stack, path: string, headers: Record<string, string>): Target {
+  return {
+    name: "stack",
+    url: stack.baseUrl + path,
+    headers,
+    pids: { gateway: stack.processes.gateway!.pid, identity: stack.processes.identity!.pid },
+  };
 }
 
 async function firstSpaceId(baseUrl: string, headers: Record<string, string>): Promise<string> {
@@ -131,12 +137,7 @@ export async function getSpaceVersusFloorBenchmark(): Promise<Benchmark> {
     const spaceId = await firstSpaceId(stack.baseUrl, headers);
     const twoHop = await spawnTwoHop(databaseUrl, onStop);
     const path = `/v2/spaces/${encodeURIComponent(spaceId)}`;
-    const subject = {
-      name: "stack",
-      url: stack.baseUrl + path,
-      headers,
-      pids: { gateway: stack.processes.gateway!.pid, identity: stack.processes.identity!.pid },
-    };
+    const subject = stackTarget(stack, path, headers);
     const floor = {
       name: "two-hop",
       url: `http://127.0.0.1:${twoHop.port}${path}`,

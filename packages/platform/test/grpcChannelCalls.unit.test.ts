@@ -96,34 +96,24 @@ describe("a call straight onto the channel answers as grpc-js's Client does", ()
     }
   });
 
-  it("a response the caller cannot read", async () => {
-    const unreadable = {
-      ...text,
-      responseDeserialize: () => {
-        throw new Error("not this shape");
-      },
-    };
-    const got = await ours(unreadable, "x");
-    expect(statusOf(got)).toEqual(statusOf(await reference(unreadable, "x")));
-    expect(statusOf(got)).toMatchObject({
-      code: grpc.status.INTERNAL,
+  const throwing = (message: string) => () => {
+    throw new Error(message);
+  };
+  it.each([
+    {
+      what: "a response the caller cannot read",
+      method: { ...text, responseDeserialize: throwing("not this shape") },
       details: "Response message parsing error: not this shape",
-    });
-  });
-
-  it("a request that cannot be serialized", async () => {
-    const unwritable = {
-      ...text,
-      requestSerialize: () => {
-        throw new Error("no bytes for this");
-      },
-    };
-    const got = await ours(unwritable, "x");
-    expect(statusOf(got)).toEqual(statusOf(await reference(unwritable, "x")));
-    expect(statusOf(got)).toMatchObject({
-      code: grpc.status.INTERNAL,
+    },
+    {
+      what: "a request that cannot be serialized",
+      method: { ...text, requestSerialize: throwing("no bytes for this") },
       details: "Request message serialization failure: no bytes for this",
-    });
+    },
+  ])("$what", async ({ method, details }) => {
+    const got = await ours(method, "x");
+    expect(statusOf(got)).toEqual(statusOf(await reference(method, "x")));
+    expect(statusOf(got)).toMatchObject({ code: grpc.status.INTERNAL, details });
   });
 
   it("a call its caller gives up on", async () => {

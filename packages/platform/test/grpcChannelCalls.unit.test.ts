@@ -33,7 +33,7 @@ beforeAll(async () => {
     responseSerialize: bytes,
     responseDeserialize: bytes,
   };
-  server.addService({ call: method } as grpc.ServiceDefinition, { call: handler });
+  server.addService({ call: method }, { call: handler });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

@@ -170,7 +170,7 @@ function viaClient<Req, Res>(c: CallStart<Req, Res>): () => void {
       req,
       md,
       { deadline },
-      (err, res) => settle(err, res),
+      settle,
     );
     return () => call.cancel();
   } finally {

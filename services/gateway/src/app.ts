@@ -114,9 +114,6 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
     refuseLongUri(req);
     next();
   });
-  // The document's operations first: they are the traffic, and no operation's path is one of
-  // the routes below (probes, the document, OTLP, pandas_arrow; checked once the router is
-  // built), so the order answers the same.
   // An operation that declares a larger body limit (dataset writes) reads up to it; a
   // configured limit above it still wins, so raising ARGUS_MAX_BODY_BYTES never lowers one.
   const readers = new Map<number, PipelineDeps["readBody"]>();
@@ -142,6 +139,9 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
       throw new Error(
         `an operation of the document takes ${path}, which the gateway serves itself`,
       );
+  // The document's operations first: they are the traffic, and no operation's path is one of
+  // the routes below (probes, the document, OTLP, pandas_arrow; checked just above), so the
+  // order answers the same.
   app.use((req, res, next) => {
     const found = routeOf(req.method, req.path);
     if (found.kind === "none") return next();

@@ -3,7 +3,7 @@ import { STATUS_CODES, createServer, type RequestListener, type Server } from "n
 import type { Duplex } from "node:stream";
 import type { Request } from "express";
 import { DomainError, type Logger } from "@argus/platform";
-import { problemBody } from "./problem.ts";
+import { PROBLEM_CONTENT_TYPE, problemBody } from "./problem.ts";
 
 /**
  * Largest request target the gateway reads (bytes; Node's parser admits only ASCII there). Every
@@ -75,7 +75,7 @@ function answerClientError(opts: {
     });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n` +
-        "Content-Type: application/problem+json; charset=utf-8\r\n" +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
         "X-Content-Type-Options: nosniff\r\n" +

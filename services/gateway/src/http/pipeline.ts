@@ -11,7 +11,7 @@ import {
 } from "./idempotentRequests.ts";
 import { IDEMPOTENCY_KEY_HEADER, type CompiledOperation } from "../openapi/operations.ts";
 import { readPaging } from "./paging.ts";
-import { GatewayError, problemBody, toDomainError } from "./problem.ts";
+import { GatewayError, PROBLEM_CONTENT_TYPE, problemBody, toDomainError } from "./problem.ts";
 import type { RateLimiter } from "./rateLimit.ts";
 import { requestContext, setRoute, type RequestContext } from "./requestContext.ts";
 import { render, send, type Answer } from "./respond.ts";
@@ -167,10 +167,7 @@ function replayed(status: number, body: Buffer): Answer {
   return {
     status,
     body: {
-      contentType:
-        status >= 400
-          ? "application/problem+json; charset=utf-8"
-          : "application/json; charset=utf-8",
+      contentType: status >= 400 ? PROBLEM_CONTENT_TYPE : "application/json; charset=utf-8",
       text: body.toString("utf8"),
     },
   };

@@ -87,6 +87,9 @@ export function toDomainError(err: unknown): Translated {
   return { error: new DomainError("internal-error", "internal error"), unexpected: true };
 }
 
+/** The content type of every Problem the gateway answers with (RFC 9457). */
+export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
+
 export function sendProblem(res: Response, err: DomainError, ctx: ProblemContext): void {
   const body = problemBody(err, ctx);
   if (err instanceof GatewayError) res.set(err.headers);
@@ -96,5 +99,5 @@ export function sendProblem(res: Response, err: DomainError, ctx: ProblemContext
     res.set("Retry-After", String(retryAfter));
   // RFC 9110: a 401 names the scheme that would succeed.
   if (body.status === 401) res.set("WWW-Authenticate", 'Bearer realm="argus"');
-  res.status(body.status).type("application/problem+json").send(JSON.stringify(body));
+  res.status(body.status).set("Content-Type", PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }

@@ -19,6 +19,12 @@ export interface SpawnProcessOptions {
   readyLine?: RegExp;
   /** Default 30 s. */
   timeoutMs?: number;
+  /**
+   * A check that has not settled within this long counts as "not yet", and the next one
+   * starts (default 10 s): one probe stuck on a server that was still starting must not spend
+   * the whole timeout.
+   */
+  checkTimeoutMs?: number;
   /** Called with each complete output line (already prefixed), e.g. to show logs live. */
   onLine?: (line: string) => void;
   /** Run as another OS user (used to start Postgres when we are root). */
@@ -49,6 +55,7 @@ const pollMs = 100;
 /** Starts a long-running child and resolves once `readyWhen` holds; fails with its output. */
 export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedProcess> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  const checkTimeoutMs = opts.checkTimeoutMs ?? 10_000;
   const child = spawn(opts.command, opts.args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
@@ -112,15 +119,38 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
     () => "cancelled" as const,
   );
   const hasEnded = exited.then(() => "exited" as const);
+  // What the checks said, for the error when none said ready.
+  let checks = 0;
+  let lastCheck = "none ran";
   try {
     for (;;) {
+      checks++;
       const check = Promise.resolve()
         .then(opts.readyWhen)
         .then(
-          (ready) => (ready ? ("ready" as const) : ("waiting" as const)),
-          () => "waiting" as const,
+          (ready) => {
+            lastCheck = ready ? "ready" : "not ready";
+            return ready ? ("ready" as const) : ("waiting" as const);
+          },
+          (err: unknown) => {
+            lastCheck = `failed: ${describe(err)}`;
+            return "waiting" as const;
+          },
         );
-      const outcome = await Promise.race([check, hasEnded, timedOut]);
+      const stuck = new AbortController();
+      const outcome = await Promise.race([
+        check,
+        hasEnded,
+        timedOut,
+        sleep(checkTimeoutMs, "waiting" as const, { signal: stuck.signal }).then(
+          (waiting) => {
+            lastCheck = `unsettled after ${checkTimeoutMs} ms`;
+            return waiting;
+          },
+          () => "waiting" as const,
+        ),
+      ]);
+      stuck.abort();
       if (outcome === "ready" && (!opts.readyLine || opts.readyLine.test(output))) return handle;
       if (outcome === "exited") {
         throw new Error(
@@ -130,7 +160,9 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
       if (outcome === "timeout") {
         handle.kill();
         await exited;
-        throw new Error(`${opts.name} was not ready within ${timeoutMs} ms:\n${output}`);
+        throw new Error(
+          `${opts.name} was not ready within ${timeoutMs} ms (${checks} checks, the last: ${lastCheck}):\n${output}`,
+        );
       }
       await Promise.race([sleep(pollMs), hasEnded, timedOut]);
     }
@@ -162,4 +194,11 @@ function capture(
     }
     append(text);
   });
+}
+
+/** An error's message with its cause's code: fetch says only "fetch failed" by itself. */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? `${err.message} (${code})` : err.message;
 }

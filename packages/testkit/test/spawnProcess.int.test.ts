@@ -65,6 +65,40 @@ describe("spawnProcess", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("a check that never settles counts as not yet: the next one can find the child ready", async () => {
+    let calls = 0;
+    const proc = await spawnProcess({
+      name: "hung-probe",
+      command: node,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      env: {},
+      // The first check hangs for good, as a probe of a half-started server can.
+      readyWhen: () => (++calls === 1 ? new Promise<boolean>(() => {}) : Promise.resolve(true)),
+      checkTimeoutMs: 200,
+      timeoutMs: 5_000,
+    });
+    try {
+      expect(calls).toBe(2);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it("says what the last check answered when none said ready", async () => {
+    const start = spawnProcess({
+      name: "refusing",
+      command: node,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      env: {},
+      readyWhen: () =>
+        Promise.reject(new Error("fetch failed", { cause: { code: "ECONNREFUSED" } })),
+      timeoutMs: 500,
+    });
+    await expect(start).rejects.toThrow(
+      /refusing was not ready within 500 ms \(\d+ checks, the last: failed: fetch failed \(ECONNREFUSED\)\)/,
+    );
+  });
+
   it("a port another process answers on is not this child's readiness: its own line is", async () => {
     // The probe port is held by someone else; the child cannot bind it and dies.
     const port = await freePort();

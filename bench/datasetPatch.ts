@@ -12,6 +12,7 @@ const SIZE = 1000;
  * the update, the events appended to NATS) versus ONE `update … from unnest(ids, patches)` of the
  * same 1000 rows on a pg pool. Each side sets one field, `flag`, of every example; the value
  * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
+ * The floor below (`dataset-patch-floor`'s subject) runs in the same rounds as a third side.
  */
 export const datasetPatchBenchmark = () => patchBenchmark("api");
 
@@ -47,7 +48,12 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
     let body = "";
     let patches: string[] = [];
     let appended = 0;
-    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    // identity: its audit consumer writes each PATCH's entry, beside the next PATCH.
+    const pids = {
+      gateway: stack.processes.gateway!.pid,
+      dataset: stack.processes.dataset!.pid,
+      identity: stack.processes.identity!.pid,
+    };
     const viaApi: Operation = {
       name: "PATCH",
       prepare() {
@@ -105,6 +111,8 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
           ? `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`
           : `${SIZE}-example in-place update: event append + projection upsert vs one UPDATE`,
       subject: subject === "api" ? viaApi : floor,
+      // The PATCH is judged against the floor in the same rounds too (S2's "blocked" numbers).
+      ...(subject === "api" && { floor }),
       baseline: {
         name: "UPDATE",
         prepare() {

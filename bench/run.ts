@@ -33,7 +33,7 @@ import { taskRunBenchmark, taskRunFloorBenchmark } from "./taskRun.ts";
 import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webhooks.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
-import { formatTable, ratios, summarize, type Sample } from "./stats.ts";
+import { formatTable, ratios, summarize, type Ratios, type Sample } from "./stats.ts";
 import { countBuffersInHeapLimit } from "@argus/platform";
 
 // The clients here (Flight readers, COPY streams) are Node processes streaming bytes as the
@@ -92,14 +92,15 @@ const isOperations = (b: Benchmark | OperationBenchmark): b is OperationBenchmar
  * The two sides of a benchmark: closed-loop GET load on each target, or (`kind: "operations"`)
  * one operation at a time (bench/operations.ts).
  */
-function sidesOf(bench: Benchmark | OperationBenchmark): { sides: [Side, Side]; unit: string } {
+function sidesOf(bench: Benchmark | OperationBenchmark): { sides: Side[]; unit: string } {
   if (isOperations(bench)) {
     const maxOps = bench.maxOpsPerSlice ?? Number.MAX_SAFE_INTEGER;
     const side = (op: OperationBenchmark["subject"]): Side => ({
       name: op.name,
       slice: (seconds) => runOperations(op, { durationMs: seconds * 1000, maxOps }),
     });
-    return { sides: [side(bench.subject), side(bench.baseline)], unit: "op/s" };
+    const floor = bench.floor ? [side(bench.floor)] : [];
+    return { sides: [side(bench.subject), side(bench.baseline), ...floor], unit: "op/s" };
   }
   const side = (target: Benchmark["subject"]): Side => ({
     name: target.name,
@@ -128,7 +129,7 @@ async function run(bench: Benchmark | OperationBenchmark) {
   );
   const perRound: { round: number; target: string; summary: ReturnType<typeof summarize> }[] = [];
   for (let round = 1; round <= rounds; round++) {
-    // A/B, then B/A: a drift over the run does not favour whichever always goes first.
+    // A/B(/C), then (C/)B/A: a drift over the run does not favour whichever always goes first.
     for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
       const summary = summarize([await measure(side, measured.get(side)!)]);
       perRound.push({ round, target: side.name, summary });
@@ -138,14 +139,20 @@ async function run(bench: Benchmark | OperationBenchmark) {
       );
     }
   }
-  const subject = summarize(measured.get(sides[0])!.samples);
-  const baseline = summarize(measured.get(sides[1])!.samples);
+  const [subject, baseline, floor] = sides.map((s) => summarize(measured.get(s)!.samples));
   const errorKinds = Object.fromEntries(sides.map((t) => [t.name, measured.get(t)!.errorKinds]));
   return {
     benchmark: bench.name,
-    subject,
-    baseline,
-    ratios: ratios(subject, baseline),
+    subject: subject!,
+    baseline: baseline!,
+    ratios: ratios(subject!, baseline!),
+    ...(floor && {
+      floor,
+      floorRatios: {
+        subjectToFloor: ratios(subject!, floor),
+        floorToBaseline: ratios(floor, baseline!),
+      },
+    }),
     perRound,
     errorKinds,
   };
@@ -216,17 +223,23 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
     const r = await run(bench);
     results.push(r);
     const { subject, baseline, ratios: x } = r;
+    const floorOp = isOperations(bench) ? bench.floor : undefined;
     console.info(`\n${r.benchmark}`);
     console.info(
       formatTable([
         { name: bench.subject.name, summary: subject },
         { name: bench.baseline.name, summary: baseline },
+        ...(floorOp && r.floor ? [{ name: floorOp.name, summary: r.floor }] : []),
       ]),
     );
-    console.info(
-      `${bench.subject.name}/${bench.baseline.name}: throughput ${x.throughput.toFixed(2)}x, ` +
-        `p50 ${x.p50.toFixed(2)}x, p99 ${x.p99.toFixed(2)}x\n`,
-    );
+    const line = (a: string, b: string, y: Ratios) =>
+      `${a}/${b}: throughput ${y.throughput.toFixed(2)}x, p50 ${y.p50.toFixed(2)}x, p99 ${y.p99.toFixed(2)}x`;
+    console.info(line(bench.subject.name, bench.baseline.name, x));
+    if (floorOp && r.floorRatios) {
+      console.info(line(bench.subject.name, floorOp.name, r.floorRatios.subjectToFloor));
+      console.info(line(floorOp.name, bench.baseline.name, r.floorRatios.floorToBaseline));
+    }
+    console.info("");
   } finally {
     await bench.stop();
   }
@@ -241,7 +254,7 @@ if (values.json) {
   console.info(`results written to ${values.json}`);
 }
 const failed = results.flatMap((r) =>
-  "subject" in r && r.subject.errors + r.baseline.errors > 0 ? [r] : [],
+  "subject" in r && r.subject.errors + r.baseline.errors + (r.floor?.errors ?? 0) > 0 ? [r] : [],
 );
 for (const r of failed) console.error(`${r.benchmark}: errors ${JSON.stringify(r.errorKinds)}`);
 const failedSuites = suiteResults.filter((r) =>

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { exportSpans } from "./peerSystems.ts";
 
 let server: Server | undefined;
@@ -23,8 +23,7 @@ async function receiver(
       res.end(answer.body ?? "");
     });
   });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
   return { url: `http://127.0.0.1:${port}/v1/traces`, received };
 }
 
@@ -86,8 +85,7 @@ describe("exportSpans", () => {
       req.resume();
       req.on("end", () => res.end());
     });
-    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await listenLocal(server);
     const refused = await exportSpans(`http://127.0.0.1:${port}/v1/traces`, {}, body);
     expect(received).toHaveLength(2);
     expect(Object.keys(refused)).toEqual([expect.stringMatching(/^fetch failed/)]);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { argusKeyOf } from "../services/identity/src/apiKeys/apiKeyFormat.ts";
 import { expectProblem, startApi, type Api } from "./support.ts";
 
@@ -41,8 +41,7 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
-  const { port } = collector.address() as AddressInfo;
+  const port = await listenLocal(collector);
   api = await startApi({
     env: {
       ARGUS_UNAUTH_RATE_LIMIT_PER_SECOND: String(RATE),

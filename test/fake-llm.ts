@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal } from "@argus/testkit";
 
 /** How the fake answers one request: a status (with Retry-After), text that is no label, a delay. */
 type LlmReply =
@@ -134,10 +134,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       answer().catch((err: unknown) => res.destroy(err as Error));
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const root = `http://127.0.0.1:${await listenLocal(server)}`;
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: `${root}/v1`,
+    root,
     requests,
     script(next) {
       replies = [...next];

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "@argus/testkit";
+import { freePort, listenLocal } from "@argus/testkit";
 import { identityDb, seedKey } from "./identity-fixtures.ts";
 import {
   cacheOutcome,
@@ -66,8 +65,7 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
-  const { port } = collector.address() as AddressInfo;
+  const port = await listenLocal(collector);
   api = await startApi({
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,

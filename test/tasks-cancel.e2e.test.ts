@@ -5,8 +5,8 @@
  * request and never answers (the edge Argus does not own): it sees each connection close.
  */
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { startApi, type Api, type Json } from "./support.ts";
 import { relevanceJudge, taskExperiment, untilRun } from "./tasks-support.ts";
 
@@ -43,8 +43,7 @@ beforeAll(async () => {
     // Never answered: 'close' is the caller tearing the connection down.
     res.on("close", () => (h.closedAt = performance.now()));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = `http://127.0.0.1:${await listenLocal(server)}`;
   api = await startApi({
     env: {
       ARGUS_TASK_ALLOW_LOOPBACK: "true",

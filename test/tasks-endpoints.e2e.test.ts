@@ -6,8 +6,8 @@
 import pg from "pg";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
 import { relevanceJudge, taskExperiment, untilRun } from "./tasks-support.ts";
@@ -71,8 +71,7 @@ beforeAll(async () => {
       else reply();
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${await listenLocal(server)}`;
   // The cloud providers' model (Bedrock, Vertex) and Google's metadata server, on loopback.
   cloud = await startFakeLlm();
   api = await startApi({

@@ -5,11 +5,10 @@
  * mid-RUNNING, and of a finished run (409); the public API's rules at their edges; and a worker
  * killed mid-run, whose run another worker finishes without evaluating any item twice.
  */
-import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { freePort, spawnProcess } from "@argus/testkit";
+import { freePort, listenLocal, spawnProcess } from "@argus/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 import { addSpaceUser, identityDb, newUser, uuidOf } from "./identity-fixtures.ts";
@@ -848,9 +847,8 @@ describe("a CUSTOM code evaluator (user Python)", () => {
     const canary = createServer((s) => {
       reached++;
       s.destroy();
-    }).listen(0, "127.0.0.1");
-    await once(canary, "listening");
-    const port = (canary.address() as { port: number }).port;
+    });
+    const port = await listenLocal(canary);
     try {
       const breaches = ["loop", "alloc", "socket"];
       const e = await experiment(12, (i) => breaches[i] ?? (i % 2 === 0 ? `a${i}` : "wrong"));

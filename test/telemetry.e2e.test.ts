@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { startApi, type Api } from "./support.ts";
 
 // Each process's OpenTelemetry SDK (packages/platform/src/telemetry.ts), configured by the
@@ -85,8 +85,7 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
-  const { port } = collector.address() as AddressInfo;
+  const port = await listenLocal(collector);
   api = await startApi({
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,

@@ -4,7 +4,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal } from "@argus/testkit";
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -84,7 +84,6 @@ export async function startReceiver(path = "/hook"): Promise<Receiver> {
   server.on("connection", () => {
     r.connections += 1;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  r.url = `http://127.0.0.1:${await listenLocal(server)}${path}`;
   return r;
 }

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { containerRuntimeProblem, missingImages } from "./containers.ts";
 import { startContainerStack, type RunningContainerStack } from "./containerStack.ts";
+import { listenLocal } from "./startOnFreePort.ts";
 
 /**
  * What the `containers` project's files are given: where to ask for the stack, or why the tier
@@ -63,8 +63,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   // The answer waits for the whole stack: no socket timeout.
   server.requestTimeout = 0;
   server.headersTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
   project.provide("argusContainers", { control: `http://127.0.0.1:${port}/stack` });
   return async () => {
     server.close();

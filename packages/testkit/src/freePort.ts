@@ -1,30 +1,37 @@
 import { createServer } from "node:net";
 
-// Linux hands out port-0 binds at random from the ephemeral range, so one process asking for
-// a dozen ports per stack soon gets one twice; a port given out is never given out again here.
+/**
+ * The ports handed out: below Linux's ephemeral range (32768–60999) and Kubernetes' NodePorts
+ * (30000–32767). A port the OS picks for a bind to port 0 or an outgoing connection comes from
+ * the ephemeral range, and so does the host port podman publishes a container's port on, which
+ * is a DNAT rule, not a socket: a test binding such a port succeeds, and its clients reach the
+ * container instead. Here no bind-to-0, connection or container takes a port from under a test.
+ */
+const FIRST = 20_000;
+const COUNT = 10_000;
+
+// Each process walks the range from its own random start, so the vitest workers' walks seldom
+// meet, and a port given out is never given out again here.
+let next = FIRST + Math.floor(Math.random() * COUNT);
 const given = new Set<number>();
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it; we release it at once). */
+/** A TCP port on 127.0.0.1 that was free a moment ago (we bind it and release it at once). */
 export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await anyFreePort();
-    if (given.has(port)) continue;
+  for (let tried = 0; tried < COUNT; tried++) {
+    const port = next;
+    next = FIRST + ((next - FIRST + 1) % COUNT);
+    if (given.has(port) || !(await canListen(port))) continue;
     given.add(port);
     return port;
   }
+  throw new Error(`no free port in ${FIRST}–${FIRST + COUNT - 1}`);
 }
 
-function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === "object") resolve(address.port);
-        else reject(new Error("could not determine a free port"));
-      });
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }

@@ -10,6 +10,7 @@ export { startTestEnvironment } from "./testEnvironment.ts";
 export { uniqueName } from "./uniqueName.ts";
 export { startedForFile } from "./startedForFile.ts";
 export { freePort } from "./freePort.ts";
+export { listenLocal } from "./startOnFreePort.ts";
 export type { ProcessExit, SpawnedProcess, SpawnProcessOptions } from "./spawnProcess.ts";
 export { spawnProcess } from "./spawnProcess.ts";
 export type { LocalServerOptions } from "./localPostgres.ts";

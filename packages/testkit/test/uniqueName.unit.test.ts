@@ -1,5 +1,7 @@
-import { expect, it } from "vitest";
-import { freePort, uniqueName } from "../src/index.ts";
+import { readFileSync } from "node:fs";
+import { createServer, type AddressInfo, type Server } from "node:net";
+import { describe, expect, it } from "vitest";
+import { freePort, listenLocal, uniqueName } from "../src/index.ts";
 
 it("makes distinct names of only [A-Za-z0-9_-] that start with the prefix", () => {
   const names = new Set(Array.from({ length: 1000 }, () => uniqueName("ARGUS_EVENTS")));
@@ -8,8 +10,60 @@ it("makes distinct names of only [A-Za-z0-9_-] that start with the prefix", () =
   expect(uniqueName("orders.v1 >*")).toMatch(/^orders_v1___[0-9a-f]+$/);
 });
 
-it("finds a free port", async () => {
-  const port = await freePort();
-  expect(port).toBeGreaterThan(0);
-  expect(port).toBeLessThan(65536);
+/** Where the OS picks a port for a bind to 0, a connection or a published container port. */
+function ephemeralRange(): [number, number] {
+  const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return [low!, high!];
+}
+
+describe("freePort", () => {
+  it("hands out distinct ports outside the ephemeral range and NodePorts, each bindable", async () => {
+    const ports: number[] = [];
+    for (let i = 0; i < 200; i++) ports.push(await freePort());
+    expect(new Set(ports).size).toBe(200);
+    const [low, high] = ephemeralRange();
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(30_000);
+      expect(port < low || port > high).toBe(true);
+    }
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(ports[0], "127.0.0.1", resolve));
+    server.close();
+  });
+
+  it("passes over a port something listens on", async () => {
+    // Hold the next 50 ports this process would walk to: none of them comes out.
+    const probe = await freePort();
+    const held: Server[] = [];
+    for (let port = probe + 1; port <= probe + 50 && port < 30_000; port++) {
+      const s = createServer();
+      const bound = await new Promise<boolean>((resolve) => {
+        s.once("error", () => resolve(false));
+        s.listen(port, "127.0.0.1", () => resolve(true));
+      });
+      if (bound) held.push(s);
+    }
+    try {
+      const port = await freePort();
+      expect(held.map((s) => (s.address() as AddressInfo).port)).not.toContain(port);
+    } finally {
+      for (const s of held) s.close();
+    }
+  });
+});
+
+it("listenLocal listens on a port from freePort and answers it", async () => {
+  const server = createServer((socket) => socket.end("hi"));
+  const port = await listenLocal(server);
+  try {
+    expect(port).toBeGreaterThanOrEqual(20_000);
+    expect(port).toBeLessThan(30_000);
+    expect((server.address() as AddressInfo).port).toBe(port);
+  } finally {
+    server.close();
+  }
 });

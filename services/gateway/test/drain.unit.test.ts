@@ -1,6 +1,7 @@
 import { Agent, type IncomingHttpHeaders, createServer, get, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { drainOnClose } from "../src/http/drain.ts";
 
 interface Answer {
@@ -16,8 +17,7 @@ async function serve(delayMs = 0) {
   });
   server.on("connection", (s: Socket) => sockets.push(s));
   const drain = drainOnClose(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
   // One kept-alive connection at a time, as a polling client's pool reuses it.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const request = () =>

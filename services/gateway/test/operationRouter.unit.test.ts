@@ -1,7 +1,7 @@
-import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest } from "node:http";
 import express from "express";
 import { DomainError } from "@argus/platform";
+import { listenLocal } from "@argus/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
@@ -127,9 +127,8 @@ describe("the served document's operations, against Express's routing of them", 
         res.json({ kind: "error", status: err.status });
       },
     );
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = createServer(app);
+    base = `http://127.0.0.1:${await listenLocal(server)}`;
     close = () => server.close();
   });
   afterAll(() => close());

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { Field, Int64, Schema, Table, Utf8, tableToIPC, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, encodeId, fixedClock } from "@argus/platform";
 import { Schema as ArizeSchema, Schema_Environment } from "@argus/proto/public/public";
 import type { ExportRequest } from "@argus/proto/tracing/v1/tracing";
+import { listenLocal } from "@argus/testkit";
 import { createApp, createLimiters, type GatewayDeps } from "../src/app.ts";
 import { requireColumnNames } from "../src/flight/pandasArrow.ts";
 import { createGatewayServer } from "../src/http/httpLimits.ts";
@@ -46,9 +46,8 @@ beforeAll(async () => {
   const server = createGatewayServer(createApp(deps), {
     errorsBase: config.errorsBase,
     logger: deps.logger,
-  }).listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/pandas_arrow`;
+  });
+  url = `http://127.0.0.1:${await listenLocal(server)}/v1/pandas_arrow`;
   close = () => new Promise<void>((resolve) => server.close(() => resolve()));
 });
 afterAll(() => close());

@@ -1,4 +1,3 @@
-import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import {
   DomainError,
@@ -9,6 +8,7 @@ import {
   type Clock,
   type Principal,
 } from "@argus/platform";
+import { listenLocal } from "@argus/testkit";
 import { createApp } from "../src/app.ts";
 import { createGatewayServer } from "../src/http/httpLimits.ts";
 import { loadDocument } from "../src/openapi/document.ts";
@@ -90,9 +90,8 @@ export async function startGateway(
   const server = createGatewayServer(createApp(deps), {
     errorsBase: deps.config.errorsBase,
     logger: deps.logger,
-  }).listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
+  });
+  const port = await listenLocal(server);
   return {
     url: `http://127.0.0.1:${port}`,
     logLines,

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
+import { listenLocal } from "@argus/testkit";
 import { bedrockChat } from "../src/worker/bedrock.ts";
 
 /**
@@ -24,8 +24,7 @@ let bedrockUrl: string;
 let stsUrl: string;
 
 const listen = async (s: Server) => {
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${await listenLocal(s)}`;
 };
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
-import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenLocal } from "@argus/testkit";
 import { ItemError, type CustomCodeConfig } from "../src/worker/managedEvaluators.ts";
 import {
   customSandbox,
@@ -55,9 +55,8 @@ beforeAll(async () => {
   canary = createServer((s) => {
     canaryConnections++;
     s.destroy();
-  }).listen(0, "127.0.0.1");
-  await once(canary, "listening");
-  canaryPort = (canary.address() as { port: number }).port;
+  });
+  canaryPort = await listenLocal(canary);
 });
 afterAll(() => canary.close());
 

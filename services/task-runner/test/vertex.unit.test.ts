@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
+import { listenLocal } from "@argus/testkit";
 import { vertexChat } from "../src/worker/vertex.ts";
 
 /**
@@ -17,8 +17,7 @@ let metadata: Server;
 let vertexUrl: string;
 
 const listen = async (s: Server) => {
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  return `127.0.0.1:${(s.address() as AddressInfo).port}`;
+  return `127.0.0.1:${await listenLocal(s)}`;
 };
 
 beforeAll(async () => {

@@ -1,9 +1,14 @@
 import { createServer, type RequestListener } from "node:http";
-import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { startService, type RunningService, type StartOptions } from "@argus/service-host";
 import { createLogger, uuidv7 } from "@argus/platform";
-import { createTestDatabase, testCallKeys, testInfra, uniqueName } from "@argus/testkit";
+import {
+  createTestDatabase,
+  listenLocal,
+  testCallKeys,
+  testInfra,
+  uniqueName,
+} from "@argus/testkit";
 import { webhookDispatcher } from "../src/service.ts";
 
 /**
@@ -42,8 +47,7 @@ export async function startDispatcherUnderTest(
     ...keys.env("webhook-dispatcher"),
   };
   const server = createServer(receive);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const url = `http://127.0.0.1:${await listenLocal(server)}/hook`;
   const pool = new pg.Pool({
     connectionString: db.url,
     options: "-c search_path=webhooks",

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { describeError } from "@argus/testkit";
 import { cpuTimes } from "./cpuTime.ts";
 import type { Sample } from "./stats.ts";
 
@@ -110,16 +111,7 @@ export async function runConcurrently(
         await op.run();
         latenciesMs.push(performance.now() - t0);
       } catch (err) {
-        // fetch's "fetch failed" says why in its cause.
-        const cause =
-          err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-        const kind =
-          err instanceof Error
-            ? `${err.message}${typeof cause?.code === "string" ? ` (${cause.code})` : ""}`.slice(
-                0,
-                200,
-              )
-            : String(err);
+        const kind = err instanceof Error ? describeError(err).slice(0, 200) : String(err);
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       }
     }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
+import { describeError } from "./describeError.ts";
 import { onExit } from "./exitCleanup.ts";
 
 export interface SpawnProcessOptions {
@@ -133,7 +134,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
             return ready ? ("ready" as const) : ("waiting" as const);
           },
           (err: unknown) => {
-            lastCheck = `failed: ${describe(err)}`;
+            lastCheck = `failed: ${describeError(err)}`;
             return "waiting" as const;
           },
         );
@@ -194,11 +195,4 @@ function capture(
     }
     append(text);
   });
-}
-
-/** An error's message with its cause's code: fetch says only "fetch failed" by itself. */
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? `${err.message} (${code})` : err.message;
 }

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { describeError } from "@argus/testkit";
+import { briefError } from "@argus/testkit";
 import { cpuTimes } from "./cpuTime.ts";
 import type { Sample } from "./stats.ts";
 
@@ -111,7 +111,7 @@ export async function runConcurrently(
         await op.run();
         latenciesMs.push(performance.now() - t0);
       } catch (err) {
-        const kind = err instanceof Error ? describeError(err).slice(0, 200) : String(err);
+        const kind = briefError(err).slice(0, 200);
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       }
     }

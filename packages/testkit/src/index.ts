@@ -8,7 +8,7 @@ export { createTestDatabase } from "./testDatabase.ts";
 export type { TestEnvironment } from "./testEnvironment.ts";
 export { startTestEnvironment } from "./testEnvironment.ts";
 export { uniqueName } from "./uniqueName.ts";
-export { describeError } from "./describeError.ts";
+export { briefError } from "./briefError.ts";
 export { startedForFile } from "./startedForFile.ts";
 export { freePort } from "./freePort.ts";
 export { listenLocal } from "./startOnFreePort.ts";

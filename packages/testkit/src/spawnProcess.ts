@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describeError } from "./describeError.ts";
+import { briefError } from "./briefError.ts";
 import { onExit } from "./exitCleanup.ts";
 
 export interface SpawnProcessOptions {
@@ -134,7 +134,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
             return ready ? ("ready" as const) : ("waiting" as const);
           },
           (err: unknown) => {
-            lastCheck = `failed: ${describeError(err)}`;
+            lastCheck = `failed: ${briefError(err)}`;
             return "waiting" as const;
           },
         );

@@ -6,13 +6,10 @@ import {
   generateCallKeys,
   serviceEnv,
 } from "@argus/platform";
-import type {
-  GenericContainer,
-  StartedNetwork,
-  StartedTestContainer,
-  WaitStrategy,
-} from "testcontainers";
-import { IMAGES, POSTGRES_TEST_SETTINGS, loadTestcontainers } from "./containers.ts";
+import type { GenericContainer, StartedTestContainer, WaitStrategy } from "testcontainers";
+import { loadTestcontainers } from "./containerRuntime.ts";
+import { IMAGES, POSTGRES_TEST_SETTINGS } from "./containers.ts";
+import { ownerLabels, removeOrphansOnce } from "./orphans.ts";
 import { jetStreamResponds, postgresAcceptsQueries, waitUntil } from "./readiness.ts";
 import {
   freshDatabaseRoles,
@@ -82,35 +79,38 @@ const PROBE_PORT = 9090;
 const HTTP_PORT = 8080;
 const OTLP_GRPC_PORT = 4317;
 const STARTUP_MS = 180_000;
-const LABEL = "org.argus.testkit";
-const OWNER_LABEL = "org.argus.testkit.pid";
 
 export async function startContainerStack(
   opts: ContainerStackOptions = {},
 ): Promise<RunningContainerStack> {
   const tc = await loadTestcontainers();
-  await removeOrphans();
+  await removeOrphansOnce();
   const session = uniqueName("argus").toLowerCase().replace(/_/g, "-");
   // In start order, by layer: Postgres and NATS, the services, the gateway.
   const layers: StartedTestContainer[][] = [[], [], []];
   let layer = 0;
-  let network: StartedNetwork | undefined;
+  let network: { remove(): Promise<unknown> } | undefined;
   // Last in, first out: the gateway, then the services, then what they use.
   const stop = async () => {
     for (const group of [...layers].reverse())
       await Promise.allSettled(group.map((c) => c.stop({ timeout: 5_000 })));
-    await network?.stop().catch(() => undefined);
+    await network?.remove().catch(() => undefined);
   };
   try {
-    network = await new tc.Network().start();
-    const net = network;
+    // Made here rather than by testcontainers' Network, so it carries the owner's labels too.
+    const client = await tc.getContainerRuntimeClient();
+    network = await client.network.create({
+      Name: session,
+      Driver: "bridge",
+      Labels: ownerLabels(session),
+    });
     const onLine = opts.onLine;
     const start = async (name: string, container: GenericContainer) => {
       const c = await container
         .withName(`${session}-${name}`)
-        .withNetwork(net)
+        .withNetworkMode(session)
         .withNetworkAliases(name)
-        .withLabels({ [LABEL]: session, [OWNER_LABEL]: String(process.pid) })
+        .withLabels(ownerLabels(session))
         .withStartupTimeout(STARTUP_MS)
         .withLogConsumer((stream) => {
           if (!onLine) return;
@@ -315,29 +315,6 @@ export async function startContainerStack(
     });
     return text;
   }
-}
-
-/**
- * Containers of stacks whose test process died before stopping them (testcontainers' own reaper
- * is an image from Docker Hub, which the testkit does without).
- */
-async function removeOrphans(): Promise<void> {
-  const client = await (await loadTestcontainers()).getContainerRuntimeClient();
-  const mine = await client.container.dockerode.listContainers({
-    all: true,
-    filters: { label: [LABEL] },
-  });
-  const orphans = mine.filter((c) => {
-    try {
-      process.kill(Number(c.Labels[OWNER_LABEL]), 0);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  await Promise.allSettled(
-    orphans.map((c) => client.container.getById(c.Id).remove({ force: true })),
-  );
 }
 
 /** testcontainers has no switch for it; the engine's API does (HostConfig.ReadonlyRootfs). */

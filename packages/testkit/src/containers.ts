@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-// Types only: loading testcontainers costs 0.5–1 s, paid only when a container is wanted.
-import type * as Testcontainers from "testcontainers";
+import { loadTestcontainers } from "./containerRuntime.ts";
+import { ownerLabels, removeOrphansOnce } from "./orphans.ts";
+import { uniqueName } from "./uniqueName.ts";
 import { jetStreamResponds, postgresAcceptsQueries, waitUntil } from "./readiness.ts";
 import type { RunningServer } from "./runningServer.ts";
 
@@ -22,23 +23,6 @@ export const IMAGES = {
 } as const;
 
 const BUILD_COMMAND = "deploy/images/build.sh";
-
-/**
- * testcontainers' defaults, set before it loads. Its reaper (Ryuk) is an image from Docker Hub:
- * the testkit removes what it started itself instead. A local engine's published ports are on
- * this machine: 127.0.0.1, not the bridge gateway testcontainers picks when it believes it runs
- * inside a container (a /.dockerenv left in a VM's root file system).
- */
-function configureTestcontainers(): void {
-  process.env.TESTCONTAINERS_RYUK_DISABLED ??= "true";
-  const host = process.env.DOCKER_HOST;
-  if (!host || host.startsWith("unix://")) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= "127.0.0.1";
-}
-
-export async function loadTestcontainers(): Promise<typeof Testcontainers> {
-  configureTestcontainers();
-  return import("testcontainers");
-}
 
 /**
  * Whether testcontainers finds a working container runtime. Bounded, because a socket whose
@@ -112,7 +96,9 @@ export const POSTGRES_TEST_SETTINGS = [
 
 export async function startPostgresContainer(): Promise<RunningServer> {
   const { GenericContainer, Wait } = await loadTestcontainers();
+  await removeOrphansOnce();
   const container = await new GenericContainer(IMAGES.postgres)
+    .withLabels(ownerLabels(uniqueName("postgres")))
     .withCommand(POSTGRES_TEST_SETTINGS.flatMap((s) => ["-c", s]))
     .withTmpFs({ "/var/lib/postgresql/data": "rw" })
     .withSharedMemorySize(256 * 1024 * 1024)
@@ -130,7 +116,9 @@ export async function startPostgresContainer(): Promise<RunningServer> {
 
 export async function startNatsContainer(): Promise<RunningServer> {
   const { GenericContainer, Wait } = await loadTestcontainers();
+  await removeOrphansOnce();
   const container = await new GenericContainer(IMAGES.nats)
+    .withLabels(ownerLabels(uniqueName("nats")))
     .withTmpFs({ "/data": "rw" })
     // The image exposes the cluster and monitoring ports too: each exposed port gets a binding.
     .withExposedPorts(4222, 6222, 8222)
@@ -170,9 +158,11 @@ export async function runOnce(
 ): Promise<{ exitCode: number; output: string }> {
   const { getContainerRuntimeClient } = await loadTestcontainers();
   const docker = (await getContainerRuntimeClient()).container.dockerode;
+  await removeOrphansOnce();
   const container = await docker.createContainer({
     Image: image,
     Cmd: cmd,
+    Labels: ownerLabels(uniqueName("once")),
     HostConfig: { ReadonlyRootfs: true, CapDrop: ["ALL"], Tmpfs: { "/tmp": "rw" } },
   });
   try {

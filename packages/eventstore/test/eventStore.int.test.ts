@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createEventStore, type StoredEvent } from "../src/index.ts";
+import { createEventStore, jsonTextOf, withJsonText, type StoredEvent } from "../src/index.ts";
 import { ConcurrencyError, EventTooLargeError } from "../src/errors.ts";
+import { quoteSchema } from "../src/schema/schemaName.ts";
 import { fileSchema } from "./support.ts";
 
 const file = fileSchema(
@@ -172,6 +173,29 @@ describe("createEventStore", () => {
     await expect(store.transaction((tx) => tx.append(stream(), 0, [huge]))).rejects.toThrow(
       EventTooLargeError,
     );
+  });
+
+  it("stores the text a producer gave for an event's data, and sizes the event by it", async () => {
+    const store = createEventStore({ pool: file.env.pool, schema, maxEventBytes: 64 * 1024 });
+    const id = stream();
+    // Unlike JSON.stringify's: spacing and an escape. The store writes what it was given.
+    const text = '{ "name" : "caf\\u00e9", "tags": [ 1, 2 ] }';
+    const given = withJsonText({ name: "café", tags: [1, 2] }, text, Buffer.byteLength(text));
+    await store.transaction((tx) => tx.append(id, 0, [{ type: "TagCreated", data: given }]));
+    const [read] = await store.readStream(id);
+    expect(read!.data).toEqual({ name: "café", tags: [1, 2] });
+    const { rows } = await file.env.pool.query<{ data: string }>(
+      `select data::text from ${quoteSchema(schema)}.events where stream_id = $1`,
+      [id],
+    );
+    expect(rows[0]!.data).toBe('{"name": "café", "tags": [1, 2]}');
+    expect(jsonTextOf(given)).toEqual({ text, bytes: Buffer.byteLength(text) });
+    // The size rule reads the given size: a short object whose text is long is refused.
+    const long = `{"name":"x"${" ".repeat(70 * 1024)}}`;
+    const padded = withJsonText({ name: "x" }, long, Buffer.byteLength(long));
+    await expect(
+      store.transaction((tx) => tx.append(stream(), 0, [{ type: "TagCreated", data: padded }])),
+    ).rejects.toThrow(EventTooLargeError);
   });
 
   it("gives every event a random uuid and appends many events in one statement", async () => {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { DatasetEvent } from "@argus/contracts";
-import { chunkBySize } from "@argus/eventstore";
+import type { DatasetEvent, DatasetExamplesEvent } from "@argus/contracts";
+import { chunkBySize, jsonTextOf } from "@argus/eventstore";
 import { problem, scenario } from "@argus/eventstore/testing";
 import { datasetDecider, type DatasetCommand } from "../src/datasets/datasetDecider.ts";
 import { mergeRepeats } from "../src/examples/exampleCommands.ts";
-import { EVENT_EXAMPLE_BYTES } from "../src/examples/exampleEvents.ts";
+import {
+  EVENT_EXAMPLE_BYTES,
+  insertedEvents,
+  updatedEvents,
+} from "../src/examples/exampleEvents.ts";
 import {
   EXAMPLE_MAX_BYTES,
   parseExamples,
@@ -32,6 +36,7 @@ const version = (id: string, name: string): DatasetCommand => ({
 const del: DatasetCommand = { type: "DeleteDataset", now };
 
 const { given, history } = scenario(datasetDecider);
+const examplesOf = (e: DatasetExamplesEvent) => ("examples" in e.data ? e.data.examples : []);
 const nothing: DatasetEvent[] = [];
 const created = history(create("golden"));
 
@@ -136,14 +141,68 @@ describe("example rules", () => {
   });
 
   it("an id repeated in one update merges in request order at its first place", () => {
+    const example = (id: string, fields: Record<string, number>, at: number) => ({
+      id,
+      fields,
+      json: JSON.stringify(fields),
+      bytes: 1,
+      at,
+    });
     const merged = mergeRepeats([
-      { id: "a", fields: { x: 1, y: 1 }, bytes: 1, at: 0 },
-      { id: "b", fields: { z: 1 }, bytes: 1, at: 1 },
-      { id: "a", fields: { y: 2 }, bytes: 1, at: 2 },
+      example("a", { x: 1, y: 1 }, 0),
+      example("b", { z: 1 }, 1),
+      example("a", { y: 2 }, 2),
     ]);
     expect(merged.map((e) => [e.id, e.fields])).toEqual([
       ["a", { x: 1, y: 2 }],
       ["b", { z: 1 }],
     ]);
+    // The text stored for a merged example is the merge's, not either request item's.
+    expect(merged.map((e) => JSON.parse(e.json) as unknown)).toEqual([{ x: 1, y: 2 }, { z: 1 }]);
+  });
+
+  it("a bulk event stores the examples' own texts, and they read back as its data", () => {
+    // Texts as a caller may send them: spacing, escapes, unicode, nesting, a repeated key.
+    const texts = [
+      '{ "q" : "a \\"quoted\\" line\\n", "n": 1.5e3 }',
+      '{"nested":{"list":[1,"two",null,{"t":true}]},"emoji":"\\ud83d\\ude00 é"}',
+      '{"k":1,"k":2}',
+      ...Array.from({ length: 40 }, (_, i) => JSON.stringify({ big: "x".repeat(30_000), i })),
+    ];
+    const parsed = parseExamples(
+      texts.map((fieldsJson) => ({ id: "", fieldsJson })),
+      "insert",
+    );
+    const ids = texts.map((_, i) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`);
+    const target = { datasetId: "d", spaceId: "s", versionId: "v", now: new Date(0) };
+    const events = insertedEvents(target, parsed, ids);
+    expect(events.length).toBeGreaterThan(1); // 40 examples of 30 KB are more than one event
+    for (const event of events) {
+      const { text, bytes } = jsonTextOf(event.data);
+      expect(JSON.parse(text)).toEqual(event.data);
+      expect(bytes).toBe(Buffer.byteLength(text));
+      expect(event.data).toMatchObject({ dataset_id: "d", space_id: "s", version_id: "v" });
+    }
+    const stored = events.flatMap(examplesOf);
+    expect(stored.map((e) => e.id)).toEqual(ids);
+    expect(stored.map((e) => e.fields)).toEqual(texts.map((t) => JSON.parse(t) as unknown));
+    expect(jsonTextOf(events[0]!.data).text).toContain(texts[0]);
+
+    const updated = updatedEvents(
+      target,
+      mergeRepeats(
+        parseExamples(
+          [
+            { id: ids[0]!, fieldsJson: texts[0]! },
+            { id: ids[0]!, fieldsJson: '{"n":2}' },
+          ],
+          "update",
+        ),
+      ),
+    );
+    const merged = jsonTextOf(updated[0]!.data);
+    expect(JSON.parse(merged.text)).toEqual(updated[0]!.data);
+    expect(merged.bytes).toBe(Buffer.byteLength(merged.text));
+    expect(examplesOf(updated[0]!)[0]!.fields).toMatchObject({ n: 2, q: 'a "quoted" line\n' });
   });
 });

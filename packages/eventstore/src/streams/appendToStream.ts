@@ -5,6 +5,7 @@ import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
+import { jsonTextOf } from "./jsonText.ts";
 
 /** 0 = the stream must not exist yet; "any" = append after whatever is there. */
 export type ExpectedVersion = number | "any";
@@ -56,11 +57,10 @@ export async function appendToStream(
   propagation.inject(context.active(), trace);
   const metadata = events.map((event) => ({ ...trace, ...event.metadata }));
   const ids = events.map(() => randomUUID());
-  const data = events.map((event) => JSON.stringify(event.data ?? null));
+  const data = events.map((event) => jsonTextOf(event.data));
   const meta = metadata.map((m) => JSON.stringify(m));
   events.forEach((event, i) => {
-    const bytes =
-      Buffer.byteLength(data[i] ?? "") + Buffer.byteLength(meta[i] ?? "") + envelopeBytes;
+    const bytes = data[i]!.bytes + Buffer.byteLength(meta[i] ?? "") + envelopeBytes;
     if (bytes > options.maxEventBytes)
       throw new EventTooLargeError(event.type, bytes, options.maxEventBytes);
   });
@@ -92,7 +92,7 @@ export async function appendToStream(
         expectedVersion === "any" ? null : expectedVersion,
         ids,
         events.map((e) => e.type),
-        `[${data.join(",")}]`,
+        `[${data.map((d) => d.text).join(",")}]`,
         `[${meta.join(",")}]`,
       ],
     ));

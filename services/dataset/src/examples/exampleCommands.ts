@@ -37,10 +37,13 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
   const byId = new Map<string, ParsedExample>();
   for (const e of examples) {
     const seen = byId.get(e.id);
-    byId.set(
-      e.id,
-      seen ? { ...seen, fields: { ...seen.fields, ...e.fields }, bytes: seen.bytes + e.bytes } : e,
-    );
+    if (!seen) {
+      byId.set(e.id, e);
+      continue;
+    }
+    const fields = { ...seen.fields, ...e.fields };
+    const json = JSON.stringify(fields);
+    byId.set(e.id, { ...seen, fields, json, bytes: Buffer.byteLength(json) });
   }
   return [...byId.values()];
 }

@@ -1,4 +1,4 @@
-import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
+import { chunkBySize, EVENT_PAYLOAD_BYTES, withJsonText } from "@argus/eventstore";
 import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
 import { uuidv7 } from "@argus/platform";
 import type { ParsedExample } from "./exampleRules.ts";
@@ -20,7 +20,7 @@ export interface Target {
   now: Date;
 }
 
-const chunks = (examples: readonly { id: string; fields: ExampleFields; bytes: number }[]) =>
+const chunks = <E extends { bytes: number }>(examples: readonly E[]) =>
   chunkBySize(examples, (e) => e.bytes + PER_EXAMPLE_OVERHEAD, EVENT_EXAMPLE_BYTES);
 
 const base = (t: Target) => ({
@@ -30,16 +30,37 @@ const base = (t: Target) => ({
   at: t.now.toISOString(),
 });
 
+/**
+ * A bulk event's data, with its JSON text made from the examples' own texts (each a valid
+ * object's, as parseExamples took it) rather than by serializing their parsed fields again.
+ */
+function examplesData(
+  t: Target,
+  examples: readonly { id: string; fields: ExampleFields; json: string; bytes: number }[],
+) {
+  const head = base(t);
+  const data = { ...head, examples: examples.map(({ id, fields }) => ({ id, fields })) };
+  const open = `${JSON.stringify(head).slice(0, -1)},"examples":[`;
+  // Sized from the parts: each example's text was measured once, when it was parsed.
+  let bytes = Buffer.byteLength(open) + "]}".length + Math.max(0, examples.length - 1);
+  const items = examples.map((e) => {
+    const start = `{"id":${JSON.stringify(e.id)},"fields":`;
+    bytes += Buffer.byteLength(start) + e.bytes + "}".length;
+    return `${start}${e.json}}`;
+  });
+  return withJsonText(data, `${open}${items.join(",")}]}`, bytes);
+}
+
 /** New examples as events that each fit one NATS message. */
 export function insertedEvents(
   t: Target,
   examples: readonly ParsedExample[],
   ids: readonly string[],
 ): DatasetExamplesEvent[] {
-  const withIds = examples.map((e, i) => ({ id: ids[i]!, fields: e.fields, bytes: e.bytes }));
+  const withIds = examples.map((e, i) => ({ ...e, id: ids[i]! }));
   return chunks(withIds).map((chunk) => ({
     type: "DatasetExamplesInserted",
-    data: { ...base(t), examples: chunk.map(({ id, fields }) => ({ id, fields })) },
+    data: examplesData(t, chunk),
   }));
 }
 
@@ -50,7 +71,7 @@ export function updatedEvents(
 ): DatasetExamplesEvent[] {
   return chunks(examples).map((chunk) => ({
     type: "DatasetExamplesUpdated",
-    data: { ...base(t), examples: chunk.map(({ id, fields }) => ({ id, fields })) },
+    data: examplesData(t, chunk),
   }));
 }
 

@@ -15,7 +15,9 @@ export interface ParsedExample {
   /** Internal uuid: the example to update; empty for inserts or an id that matched nothing. */
   id: string;
   fields: ExampleFields;
-  /** Its fields as JSON text, for the size rules. */
+  /** Its fields as the JSON text that came (a valid object's), stored as it is. */
+  json: string;
+  /** That text's UTF-8 size (`Buffer.byteLength(json)`), for the size rules. */
   bytes: number;
   /** Its position in the request (an update answers with the positions it changed). */
   at: number;
@@ -74,7 +76,13 @@ export function parseExamples(
         "payload-too-large",
         `examples[${i}] is ${bytes} bytes; one example holds at most ${EXAMPLE_MAX_BYTES}`,
       );
-    return { id: kind === "update" ? input.id : "", fields: fields as ExampleFields, bytes, at: i };
+    return {
+      id: kind === "update" ? input.id : "",
+      fields: fields as ExampleFields,
+      json: input.fieldsJson,
+      bytes,
+      at: i,
+    };
   });
 }
 

@@ -7,7 +7,7 @@ import { loadTestcontainers } from "./containerRuntime.ts";
  * does without; the next run removes what a dead process left (`removeOrphans`).
  */
 export const OWNER_LABEL = "org.argus.testkit";
-export const OWNER_PID_LABEL = "org.argus.testkit.pid";
+const OWNER_PID_LABEL = "org.argus.testkit.pid";
 
 export const ownerLabels = (owner: string, pid: number = process.pid): Record<string, string> => ({
   [OWNER_LABEL]: owner,

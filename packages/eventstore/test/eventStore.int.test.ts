@@ -196,6 +196,13 @@ describe("createEventStore", () => {
     await expect(
       store.transaction((tx) => tx.append(stream(), 0, [{ type: "TagCreated", data: padded }])),
     ).rejects.toThrow(EventTooLargeError);
+    // A size that is not the text's is a producer's bug: refused, and nothing is appended.
+    const wrong = stream();
+    const miscounted = withJsonText({ name: "é" }, '{"name":"é"}', 11);
+    await expect(
+      store.transaction((tx) => tx.append(wrong, 0, [{ type: "TagCreated", data: miscounted }])),
+    ).rejects.toThrow(/said to be 11 bytes of UTF-8 is 13/);
+    expect(await store.readStream(wrong)).toEqual([]);
   });
 
   it("gives every event a random uuid and appends many events in one statement", async () => {

@@ -180,7 +180,7 @@ describe("createEventStore", () => {
     const id = stream();
     // Unlike JSON.stringify's: spacing and an escape. The store writes what it was given.
     const text = '{ "name" : "caf\\u00e9", "tags": [ 1, 2 ] }';
-    const given = withJsonText({ name: "café", tags: [1, 2] }, text, Buffer.byteLength(text));
+    const given = withJsonText({ name: "café", tags: [1, 2] }, [text], Buffer.byteLength(text));
     await store.transaction((tx) => tx.append(id, 0, [{ type: "TagCreated", data: given }]));
     const [read] = await store.readStream(id);
     expect(read!.data).toEqual({ name: "café", tags: [1, 2] });
@@ -189,16 +189,16 @@ describe("createEventStore", () => {
       [id],
     );
     expect(rows[0]!.data).toBe('{"name": "café", "tags": [1, 2]}');
-    expect(jsonTextOf(given)).toEqual({ text, bytes: Buffer.byteLength(text) });
+    expect(jsonTextOf(given)).toEqual({ parts: [text], bytes: Buffer.byteLength(text) });
     // The size rule reads the given size: a short object whose text is long is refused.
     const long = `{"name":"x"${" ".repeat(70 * 1024)}}`;
-    const padded = withJsonText({ name: "x" }, long, Buffer.byteLength(long));
+    const padded = withJsonText({ name: "x" }, [long], Buffer.byteLength(long));
     await expect(
       store.transaction((tx) => tx.append(stream(), 0, [{ type: "TagCreated", data: padded }])),
     ).rejects.toThrow(EventTooLargeError);
     // A size that is not the text's is a producer's bug: refused, and nothing is appended.
     const wrong = stream();
-    const miscounted = withJsonText({ name: "é" }, '{"name":"é"}', 11);
+    const miscounted = withJsonText({ name: "é" }, ['{"name":', '"é"}'], 11);
     await expect(
       store.transaction((tx) => tx.append(wrong, 0, [{ type: "TagCreated", data: miscounted }])),
     ).rejects.toThrow(/said to be 11 bytes of UTF-8 is 13/);

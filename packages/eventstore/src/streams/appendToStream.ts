@@ -22,12 +22,12 @@ function jsonbArray(texts: readonly JsonText[]): Buffer {
   let at = 2;
   texts.forEach((t, i) => {
     if (i > 0) out[at++] = 0x2c; // ,
-    const written = out.write(t.text, at, "utf8");
-    if (written !== t.bytes)
-      throw new TypeError(
-        `event data said to be ${t.bytes} bytes of UTF-8 is ${Buffer.byteLength(t.text)}`,
-      );
-    at += written;
+    const end = at + t.bytes;
+    for (const part of t.parts) at += out.write(part, at, "utf8");
+    if (at !== end) {
+      const real = t.parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
+      throw new TypeError(`event data said to be ${t.bytes} bytes of UTF-8 is ${real}`);
+    }
   });
   out[at] = 0x5d; // ]
   return out;
@@ -110,7 +110,7 @@ export async function appendToStream(
        INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
        SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
        FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
-                             jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb))
+                             jsonb_array_elements($6::jsonb), jsonb_array_elements($5::jsonb))
          WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
        ORDER BY e.ordinal
        RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
@@ -119,8 +119,10 @@ export async function appendToStream(
         expectedVersion === "any" ? null : expectedVersion,
         ids,
         events.map((e) => e.type),
-        jsonbArray(data),
         `[${meta.join(",")}]`,
+        // Last: the driver copies what it has written whenever a later parameter outgrows
+        // its buffer, which after a bulk write's data was the whole of it.
+        jsonbArray(data),
       ],
     ));
   } catch (err) {

@@ -6,20 +6,25 @@
  * `data` on, and the append stores it instead of `JSON.stringify(data)`.
  */
 export interface JsonText {
-  text: string;
-  /** `Buffer.byteLength(text)`. */
+  /** The text, in the pieces it was made of: written one after another, never joined here. */
+  parts: readonly string[];
+  /** The UTF-8 size of all of them. */
   bytes: number;
 }
 
 const texts = new WeakMap<object, JsonText>();
 
 /**
- * `data`, with `text` to be stored for it. The caller vouches that `text` is JSON whose value
- * is `data` (what `JSON.parse(text)` gives deep-equals it) and that `bytes` is its UTF-8 size;
- * Postgres still parses it as `jsonb`.
+ * `data`, with the text to be stored for it: `parts` one after another. The caller vouches
+ * that the text is JSON whose value is `data` (what `JSON.parse` gives of it deep-equals it)
+ * and that `bytes` is its UTF-8 size; Postgres still parses it as `jsonb`.
  */
-export function withJsonText<T extends object>(data: T, text: string, bytes: number): T {
-  texts.set(data, { text, bytes });
+export function withJsonText<T extends object>(
+  data: T,
+  parts: readonly string[],
+  bytes: number,
+): T {
+  texts.set(data, { parts, bytes });
   return data;
 }
 
@@ -28,5 +33,5 @@ export function jsonTextOf(data: unknown): JsonText {
   const known = typeof data === "object" && data !== null ? texts.get(data) : undefined;
   if (known) return known;
   const text = JSON.stringify(data ?? null);
-  return { text, bytes: Buffer.byteLength(text) };
+  return { parts: [text], bytes: Buffer.byteLength(text) };
 }

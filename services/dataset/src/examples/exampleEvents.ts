@@ -40,15 +40,18 @@ function examplesData(
 ) {
   const head = base(t);
   const data = { ...head, examples: examples.map(({ id, fields }) => ({ id, fields })) };
-  const open = `${JSON.stringify(head).slice(0, -1)},"examples":[`;
-  // Sized from the parts: each example's text was measured once, when it was parsed.
-  let bytes = Buffer.byteLength(open) + "]}".length + Math.max(0, examples.length - 1);
-  const items = examples.map((e) => {
-    const start = `{"id":${JSON.stringify(e.id)},"fields":`;
-    bytes += Buffer.byteLength(start) + e.bytes + "}".length;
-    return `${start}${e.json}}`;
+  // The text in pieces (the store writes them one after another): the examples' own texts
+  // are never copied into one string here. Sized from the pieces: each example's text was
+  // measured once, when it was parsed.
+  const parts = [`${JSON.stringify(head).slice(0, -1)},"examples":[`];
+  let bytes = Buffer.byteLength(parts[0]!) + "]}".length;
+  examples.forEach((e, i) => {
+    const start = `${i > 0 ? "," : ""}{"id":${JSON.stringify(e.id)},"fields":`;
+    parts.push(start, e.json, "}");
+    bytes += Buffer.byteLength(start) + e.bytes + 1;
   });
-  return withJsonText(data, `${open}${items.join(",")}]}`, bytes);
+  parts.push("]}");
+  return withJsonText(data, parts, bytes);
 }
 
 /** New examples as events that each fit one NATS message. */

@@ -27,6 +27,18 @@ describe("event codec", () => {
     expect(decodeEvent(encodeEvent(event))).toEqual(event);
   });
 
+  it("places the data after a head of any UTF-8 width, and the data's own wide characters", () => {
+    const wide = {
+      ...event,
+      metadata: { ...event.metadata, who: "Zoë 中文 🎉" },
+      data: { text: "🎉".repeat(3000), more: "é" },
+    };
+    const { data, ...rest } = wide;
+    const payload = encodeEventWithData(rest, JSON.stringify(data));
+    expect(decodeEvent(payload)).toEqual(wide);
+    expect(payload.byteLength).toBe(Buffer.byteLength(new TextDecoder().decode(payload)));
+  });
+
   it("publishes the data as the JSON text it is given (Postgres' own spelling of a jsonb)", () => {
     const { data: _data, ...rest } = event;
     const text = '{"name": "élan", "nested": [1, null, {"a": true}]}';

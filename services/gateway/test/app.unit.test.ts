@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { Metadata } from "@grpc/grpc-js";
 import { DomainError, encodeId, fixedClock, toGrpcError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -186,6 +187,57 @@ describe("request bodies", () => {
       body: createBody({}),
     });
     expectProblem(res, body, 415, "unsupported-media-type", "/v2/spaces");
+  });
+
+  const post = (headers: Record<string, string>, body: string | Uint8Array) =>
+    call("/v2/spaces", { method: "POST", headers: { ...auth(), ...headers }, body });
+
+  it("reads UTF-8 bodies, ASCII or not, declared as such or not", async () => {
+    for (const [type, name] of [
+      ["application/json", "Research"],
+      ["application/json; charset=utf-8", "Recherche économique 中文 🎉"],
+      ['application/json; Charset="UTF-8"', "Forschung"],
+      ["application/vnd.argus+json", "Vendor type"],
+    ] as const) {
+      const { res, body } = await post({ "content-type": type }, createBody({ name }));
+      expect([res.status, body.name], type).toEqual([201, name]);
+    }
+  });
+
+  it("answers 415 for another charset and 400 for bytes that are not UTF-8", async () => {
+    for (const charset of ["latin1", "utf-16", "utf8"]) {
+      const { res, body } = await post(
+        { "content-type": `application/json; charset=${charset}` },
+        createBody({}),
+      );
+      expectProblem(res, body, 415, "unsupported-media-type", "/v2/spaces");
+      expect(body.detail).toBe(`the request body must be UTF-8, not ${charset}`);
+    }
+    const latin1 = Buffer.from(createBody({ name: "café" }), "latin1");
+    const { res, body } = await post(json, latin1);
+    expectProblem(res, body, 400, "invalid-request", "/v2/spaces");
+    expect(body.detail).toBe("the request body is not valid UTF-8");
+  });
+
+  it("answers 400 for a body that is JSON but neither an object nor an array", async () => {
+    for (const text of ['"Research"', "42", "null", "   ", " \n true"]) {
+      const { res, body } = await post(json, text);
+      expectProblem(res, body, 400, "invalid-request", "/v2/spaces");
+      expect(body.detail, text).toBe("the request body is not valid JSON");
+    }
+  });
+
+  it("inflates a compressed body, and counts the limit on what it inflates to", async () => {
+    const zipped = await post(
+      { ...json, "content-encoding": "gzip" },
+      gzipSync(createBody({ name: "Zipped" })),
+    );
+    expect([zipped.res.status, zipped.body.name]).toEqual([201, "Zipped"]);
+    const bomb = await post(
+      { ...json, "content-encoding": "gzip" },
+      gzipSync(createBody({ description: " ".repeat(1 << 20) })),
+    );
+    expectProblem(bomb.res, bomb.body, 413, "payload-too-large", "/v2/spaces");
   });
 
   it("answers a missing body with 400", async () => {

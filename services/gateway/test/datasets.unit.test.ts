@@ -3,6 +3,7 @@ import type {
   Dataset,
   DeleteExamplesRequest,
   Example,
+  ExampleInput,
   ListExamplesRequest,
   SearchExamplesRequest,
   UpdateExamplesRequest,
@@ -333,6 +334,39 @@ describe("example writes", () => {
       name: "golden",
       examples: examples.map((e) => ({ id: "", fieldsJson: JSON.stringify(e) })),
     });
+  });
+
+  it("sends each example as JSON.stringify writes it, however the caller spelled it", async () => {
+    answers.CreateDataset = () => write([1, 2, 3, 4, 5]);
+    answers.InsertExamples = () => write([1, 2, 3, 4, 5]);
+    // As the caller wrote them: the first as JSON.stringify would; the others not.
+    const spelled = [
+      '{"q":"a \\"b\\"\\n","n":[1,0.5,{"x":null}]}',
+      '{"q": "spaced"}',
+      '{"q":1.0,"big":12345678901234567890}',
+      '{"q":"\\u00e9\\/","q":"twice"}',
+      '{"b":1,"1":"index"}',
+    ];
+    const stringified = spelled.map((t) => JSON.stringify(JSON.parse(t)));
+    expect(stringified[0]).toBe(spelled[0]);
+    expect(stringified.slice(1).every((t, i) => t !== spelled[i + 1])).toBe(true);
+    const examples = `[${spelled.join(" , ")}]`;
+    const created = await call(
+      "POST",
+      "/v2/datasets",
+      `{"name":"golden", "space_id":${JSON.stringify(pub.space)},"examples":${examples}}`,
+    );
+    const inserted = await call(
+      "POST",
+      `/v2/datasets/${pub.dataset}/examples`,
+      `{"examples":${examples}}`,
+    );
+    expect([created.status, inserted.status]).toEqual([201, 201]);
+    for (const c of calls)
+      expect((c.request as { examples: ExampleInput[] }).examples.map((e) => e.fieldsJson)).toEqual(
+        stringified,
+      );
+    expect(calls).toHaveLength(2);
   });
 
   it("inserts into the version asked for (or the latest): 201 with the write result", async () => {

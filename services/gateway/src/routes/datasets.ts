@@ -8,6 +8,7 @@ import {
   type ExampleInput,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
+import { memberElementTexts } from "../http/bodyText.ts";
 import { cursorBinding, searchPagination, searchPosition } from "../http/cursor.ts";
 import type { components } from "../generated/openapi.ts";
 import {
@@ -121,11 +122,17 @@ export function examplesText(examples: readonly Example[], pagination?: object):
   return new JsonObjectText(`{"examples":[${examples.map(exampleText).join(",")}]${tail}}`);
 }
 
-/** An example to write: its fields as JSON text (the schema already refused system fields). */
-const newExample = (fields: Fields): ExampleInput => ({
-  id: "",
-  fieldsJson: JSON.stringify(fields),
-});
+/**
+ * The examples to write: each one's fields as JSON text (the schema already refused system
+ * fields), the text the caller sent where it is the one JSON.stringify would write.
+ */
+function newExamples(body: { examples: Fields[] }): ExampleInput[] {
+  const sent = memberElementTexts(body, "examples");
+  return body.examples.map((fields, i) => ({
+    id: "",
+    fieldsJson: sent?.[i] ?? JSON.stringify(fields),
+  }));
+}
 
 /** An example to update: an id that names no example becomes "", which the service ignores. */
 function updatedExample(example: Fields): ExampleInput {
@@ -203,7 +210,7 @@ export function datasetHandlers(
       if (spaceId === null) throw notFound("space");
       const write = await dataset.call(
         DatasetServiceService.createDataset,
-        { spaceId, name: body.name, examples: body.examples.map(newExample) },
+        { spaceId, name: body.name, examples: newExamples(body) },
         req,
       );
       if (!write.dataset) throw new Error("the dataset service answered a create without it");
@@ -287,7 +294,7 @@ export function datasetHandlers(
         {
           datasetId: datasetId(req),
           versionId: versionUuid(req.query.dataset_version_id),
-          examples: body.examples.map(newExample),
+          examples: newExamples(body),
         },
         req,
       );

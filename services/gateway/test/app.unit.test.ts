@@ -204,6 +204,17 @@ describe("request bodies", () => {
     }
   });
 
+  it("ignores a byte order mark", async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    for (const name of ["Plain", "Économie"]) {
+      const { res, body } = await post(
+        json,
+        Buffer.concat([bom, Buffer.from(createBody({ name }))]),
+      );
+      expect([res.status, body.name]).toEqual([201, name]);
+    }
+  });
+
   it("answers 415 for another charset and 400 for bytes that are not UTF-8", async () => {
     for (const charset of ["latin1", "utf-16", "utf8"]) {
       const { res, body } = await post(

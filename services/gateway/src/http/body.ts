@@ -23,7 +23,10 @@ function charsetOf(req: Request): string | undefined {
  * altered without a word. A body of ASCII alone (most are) is read as such, which costs V8 a
  * copy instead of a decode: ~1.4 ms for 8 MiB against ~8 ms.
  */
-function decode(buf: Buffer): string {
+function decode(raw: Buffer): string {
+  // A byte order mark is ignored (RFC 8259 §8.1 allows it; body-parser's decoder dropped it).
+  const bom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+  const buf = bom ? raw.subarray(3) : raw;
   if (isAscii(buf)) return buf.toString("latin1");
   if (!isUtf8(buf)) throw new DomainError("invalid-request", "the request body is not valid UTF-8");
   return buf.toString("utf8");

@@ -2,7 +2,15 @@ import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { uniqueName } from "@argus/testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { createEventStore, createRelay, defaultSubject, ensureStream } from "../src/index.ts";
+import {
+  createEventStore,
+  createRelay,
+  defaultSubject,
+  ensureStream,
+  withJsonText,
+} from "../src/index.ts";
+import { decodeEvent } from "../src/messages/eventCodec.ts";
+import { HELD_MIN_BYTES, heldAppended, releaseAppended } from "../src/streams/appendedData.ts";
 import { loadRelayCheckpoint } from "../src/relay/relayCheckpoint.ts";
 import {
   createSchema,
@@ -58,6 +66,39 @@ async function setup() {
 const created = (n: number) => ({ type: "TagCreated", data: { n }, metadata: { actor: "user:1" } });
 
 describe("createRelay", () => {
+  it("publishes a large event's data as this process appended it while it leads, else as Postgres writes it", async () => {
+    const t = await setup();
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const logger = recordingLogger();
+    const relay = t.relay({ logger });
+    await relay.start();
+    await eventually("the relay to lead", async () =>
+      logger.lines.some((l) => l.msg === "relay is active") ? true : undefined,
+    );
+    const pad = "x".repeat(HELD_MIN_BYTES);
+    // Keys in the order given: Postgres writes a jsonb's shorter keys first, with spaces.
+    const large = (n: number) => {
+      const text = `{"pad":"${pad}","n":${n}}`;
+      return { type: "TagCreated", data: withJsonText({ pad, n }, [text], text.length) };
+    };
+    await t.store.transaction((tx) => tx.append("tag-1", 0, [large(1)]));
+    await t.store.transaction(async (tx) => {
+      const [stored] = await tx.append("tag-1", 1, [large(2)]);
+      // As if another replica had appended it: nothing held for it here.
+      releaseAppended(stored!.eventId);
+    });
+    relay.wake();
+    const msgs = await t.messages(2);
+    const texts = msgs.map((m) => new TextDecoder().decode(m.data));
+    expect(texts[0]).toMatch(new RegExp(`,"data":\\{"pad":"x{${HELD_MIN_BYTES}}","n":1\\}\\}$`));
+    expect(texts[1]).toMatch(new RegExp(`,"data":\\{"n": 2, "pad": "x{${HELD_MIN_BYTES}}"\\}\\}$`));
+    expect(msgs.map((m) => decodeEvent(m.data).data)).toEqual([
+      { pad, n: 1 },
+      { pad, n: 2 },
+    ]);
+    expect([...heldAppended().keys()]).toEqual([]);
+  });
+
   it("publishes each event to its subject with the event id as msgID, then advances the checkpoint", async () => {
     const t = await setup();
     await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });

@@ -7,6 +7,7 @@ import { checkpointOf, compareCheckpoints } from "../streams/checkpoint.ts";
 import type { Logger } from "../logger.ts";
 import { publishEvent } from "./publishEvent.ts";
 import { readBatchDataText } from "../streams/readBatch.ts";
+import { heldAppended, holdWhileLeading, releaseAppended } from "../streams/appendedData.ts";
 import { createSleeper } from "./sleeper.ts";
 import { loadRelayCheckpoint, storeRelayCheckpoint } from "./relayCheckpoint.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
@@ -64,7 +65,7 @@ export function createRelay(options: RelayOptions): Relay {
     logger.info("relay is active", { schema, relay: name, checkpoint });
     while (!stopping) {
       sleeper.clearWake();
-      const batch = await readBatchDataText(client, schema, checkpoint, batchSize);
+      const batch = await readBatchDataText(client, schema, checkpoint, batchSize, heldAppended());
       let published = checkpoint;
       try {
         for (const event of batch) {
@@ -72,6 +73,7 @@ export function createRelay(options: RelayOptions): Relay {
           if (failure) throw failure;
           if (stopping) break;
           await publishEvent(js, subject(event), event, publishTimeoutMs);
+          releaseAppended(event.eventId);
           published = checkpointOf(event);
         }
       } finally {
@@ -102,7 +104,12 @@ export function createRelay(options: RelayOptions): Relay {
           [lockKey],
         );
         if (rows[0]?.locked) {
-          await lead(client, () => failure);
+          const stopHolding = holdWhileLeading();
+          try {
+            await lead(client, () => failure);
+          } finally {
+            stopHolding();
+          }
           await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockKey]);
         }
       } catch (err) {

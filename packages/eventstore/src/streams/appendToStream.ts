@@ -5,6 +5,7 @@ import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
+import { holdAppended } from "./appendedData.ts";
 import { jsonTextOf, type JsonText } from "./jsonText.ts";
 
 /**
@@ -13,7 +14,7 @@ import { jsonTextOf, type JsonText } from "./jsonText.ts";
  * the size rule. As a text parameter the driver measured an 8 MiB bulk write's UTF-8 again and
  * joined it into one more string before encoding it (~10 ms of the dataset's create).
  */
-function jsonbArray(texts: readonly JsonText[]): Buffer {
+function jsonbArray(texts: readonly JsonText[], ranges: [number, number][]): Buffer {
   let size = 3 + Math.max(0, texts.length - 1); // the version byte, the brackets, the commas
   for (const t of texts) size += t.bytes;
   const out = Buffer.allocUnsafe(size);
@@ -23,6 +24,7 @@ function jsonbArray(texts: readonly JsonText[]): Buffer {
   texts.forEach((t, i) => {
     if (i > 0) out[at++] = 0x2c; // ,
     const end = at + t.bytes;
+    ranges.push([at, end]);
     for (const part of t.parts) at += out.write(part, at, "utf8");
     if (at !== end) {
       const real = t.parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
@@ -93,6 +95,8 @@ export async function appendToStream(
   });
 
   const s = quoteSchema(schema);
+  const ranges: [number, number][] = [];
+  const dataParam = jsonbArray(data, ranges);
   let rows: AppendedRow[];
   try {
     ({ rows } = await tracedQuery<AppendedRow>(
@@ -122,7 +126,7 @@ export async function appendToStream(
         `[${meta.join(",")}]`,
         // Last: the driver copies what it has written whenever a later parameter outgrows
         // its buffer, which after a bulk write's data was the whole of it.
-        jsonbArray(data),
+        dataParam,
       ],
     ));
   } catch (err) {
@@ -131,6 +135,7 @@ export async function appendToStream(
     throw err;
   }
   if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);
+  ranges.forEach(([start, end], i) => holdAppended(ids[i]!, dataParam.subarray(start, end)));
 
   const byId = new Map(rows.map((row) => [row.event_id, row]));
   return events.map((event, i) => {

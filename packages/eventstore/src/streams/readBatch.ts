@@ -25,20 +25,26 @@ export async function readBatch(
   return (await readRows(client, schema, after, limit, eventColumns)).map(toStoredEvent);
 }
 
-/** An event with its data as JSON text, as the relay publishes it. */
-export type EventWithDataText = Omit<StoredEvent, "data"> & { dataJson: string };
+/** An event with its data as JSON text (or that text's UTF-8), as the relay publishes it. */
+export type EventWithDataText = Omit<StoredEvent, "data"> & { dataJson: string | Uint8Array };
 
-/** `readBatch`, with each event's data left as Postgres' JSON text of it. */
+/**
+ * `readBatch`, with each event's data left as Postgres' JSON text of it; for an event in
+ * `held` (by id), the text held instead, which Postgres is not asked for.
+ */
 export async function readBatchDataText(
   client: ClientBase,
   schema: string,
   after: Checkpoint,
   limit: number,
+  held: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<EventWithDataText[]> {
-  const rows = await readRows(client, schema, after, limit, eventColumnsDataText);
+  const rows = await readRows(client, schema, after, limit, eventColumnsDataText, [
+    [...held.keys()],
+  ]);
   return rows.map((row) => {
     const { data, ...event } = toStoredEvent(row);
-    return { ...event, dataJson: data as string };
+    return { ...event, dataJson: held.get(event.eventId) ?? (data as string) };
   });
 }
 
@@ -48,6 +54,7 @@ async function readRows(
   after: Checkpoint,
   limit: number,
   columns: string,
+  more: unknown[] = [],
 ): Promise<EventRow[]> {
   const { rows } = await tracedQuery<EventRow>(
     client,
@@ -58,7 +65,7 @@ async function readRows(
        AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
      ORDER BY e.transaction_id, e.global_position
      LIMIT $3`,
-    [after.transactionId.toString(), after.globalPosition.toString(), limit],
+    [after.transactionId.toString(), after.globalPosition.toString(), limit, ...more],
   );
   return rows;
 }

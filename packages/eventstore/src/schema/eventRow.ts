@@ -4,15 +4,6 @@ import type { StoredEvent } from "../types.ts";
 export const eventColumns = `global_position::text AS global_position, transaction_id::text AS transaction_id,
   stream_id, stream_version, event_id, event_type, data, metadata, recorded_at`;
 
-/**
- * The same columns with the data as Postgres' JSON text of it (the relay publishes it as is),
- * or null for the events named by the uuid[] parameter `$4`, whose text the relay holds.
- */
-export const eventColumnsDataText = eventColumns.replace(
-  " data,",
-  " CASE WHEN event_id = ANY($4::uuid[]) THEN NULL ELSE data::text END AS data,",
-);
-
 export interface EventRow {
   global_position: string;
   transaction_id: string;

@@ -1,10 +1,5 @@
 import type { ClientBase } from "pg";
-import {
-  eventColumns,
-  eventColumnsDataText,
-  toStoredEvent,
-  type EventRow,
-} from "../schema/eventRow.ts";
+import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { Checkpoint, StoredEvent } from "../types.ts";
@@ -25,6 +20,15 @@ export async function readBatch(
   return (await readRows(client, schema, after, limit, eventColumns)).map(toStoredEvent);
 }
 
+/**
+ * The columns with the data as Postgres' JSON text of it (the relay publishes it as is), or
+ * null for the events whose ids are the uuid[] parameter `$4` (their text is held).
+ */
+const columnsDataText = eventColumns.replace(
+  " data,",
+  " CASE WHEN event_id = ANY($4::uuid[]) THEN NULL ELSE data::text END AS data,",
+);
+
 /** An event with its data as JSON text (or that text's UTF-8), as the relay publishes it. */
 export type EventWithDataText = Omit<StoredEvent, "data"> & { dataJson: string | Uint8Array };
 
@@ -39,9 +43,7 @@ export async function readBatchDataText(
   limit: number,
   held: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<EventWithDataText[]> {
-  const rows = await readRows(client, schema, after, limit, eventColumnsDataText, [
-    [...held.keys()],
-  ]);
+  const rows = await readRows(client, schema, after, limit, columnsDataText, [[...held.keys()]]);
   return rows.map((row) => {
     const { data, ...event } = toStoredEvent(row);
     return { ...event, dataJson: held.get(event.eventId) ?? (data as string) };

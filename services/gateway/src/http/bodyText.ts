@@ -11,7 +11,8 @@ export function rememberBodyText(body: object, text: string): void {
   if (typeof body === "object" && body !== null) texts.set(body, text);
 }
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** JSON's whitespace (RFC 8259 §2). */
+export const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Finds backslashes ahead of a position, each part of the text searched once. */
 class Backslashes {

@@ -1,5 +1,6 @@
 import type { Logger } from "@argus/platform";
 import type { Caller } from "../backend.ts";
+import { isSpace } from "./bodyText.ts";
 import type { operations, queryDefaults, resources } from "../generated/openapi.ts";
 
 /** The operations of the OpenAPI document, by `operationId`. */
@@ -95,8 +96,6 @@ export class JsonObjectText {
     this.text = text;
   }
 }
-
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
  * `head` (the opening brace and the gateway's own members, e.g. `{"id":"…"`) followed by the

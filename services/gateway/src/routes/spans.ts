@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { DomainError } from "@argus/platform";
 import { TracingServiceService } from "@argus/proto/tracing/v1/tracing";
 import type { Backend } from "../backend.ts";
+import { isSpace } from "../http/bodyText.ts";
 import { cursorBinding } from "../http/cursor.ts";
 import { JsonObjectText, type Body, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
@@ -121,8 +122,6 @@ export function bodyBoundPaging(
       boundPosition(digest, answered?.nextAfter ?? ""),
   };
 }
-
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Whether text (a span or a trace the service wrote) is braced as one JSON object. */
 function isObjectText(text: string): boolean {

@@ -1,25 +1,86 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 
-// USER_HZ, the unit of utime/stime in /proc/<pid>/stat, is 100 on every Linux we run on.
+// USER_HZ, the unit of utime/stime in /proc/<pid>/stat and of /proc/stat, is 100 on every
+// Linux we run on.
 const TICKS_PER_SECOND = 100;
+const ticksToMs = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
 
-/** CPU time (user + system, all threads) a process has used so far, in ms; NaN without /proc. */
-function processCpuMs(pid: number): number {
+interface ProcessStat {
+  comm: string;
+  ppid: number;
+  /** User + system time of its own threads. */
+  ms: number;
+  /** User + system time of its children that ended and were waited for. */
+  reapedMs: number;
+}
+
+function processStat(pid: number | string): ProcessStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // After "pid (comm) ", utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    // After "pid (comm) ": state, ppid, …, utime, stime, cutime, cstime as fields 1 and 11-14.
+    const f = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+    return {
+      comm,
+      ppid: f[1]!,
+      ms: ticksToMs(f[11]! + f[12]!),
+      reapedMs: ticksToMs(f[13]! + f[14]!),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU ms used so far by every Postgres server (the postmaster, its backends and workers): on
+ * a GET most of what the stack and its floor cost beyond their own processes. A backend that
+ * ends (a pool closes idle connections) is counted on in its postmaster's reaped time.
+ */
+function postgresCpuMs(): number {
+  const stats = new Map<number, ProcessStat>();
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (entry.charCodeAt(0) > 57) continue;
+      const stat = processStat(entry);
+      if (stat?.comm === "postgres") stats.set(Number(entry), stat);
+    }
+  } catch {
+    return NaN;
+  }
+  if (stats.size === 0) return NaN;
+  let ms = 0;
+  for (const stat of stats.values()) ms += stat.ms + (stats.has(stat.ppid) ? 0 : stat.reapedMs);
+  return ms;
+}
+
+/**
+ * CPU ms every core of the machine spent busy so far (user, nice, system, irq, softirq,
+ * steal): what a request costs in all, the kernel's share of the network included.
+ */
+function machineBusyMs(): number {
+  try {
+    const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = cpu.slice(1).map(Number);
+    return ticksToMs(user! + nice! + system! + irq! + softirq! + (steal ?? 0));
   } catch {
     return NaN;
   }
 }
 
-/** CPU ms used so far by each named process, and by this one (the load generator) as `client`. */
+/**
+ * CPU ms used so far by each named process, by this one (the load generator) as `client`, by
+ * every Postgres process together as `postgres`, and by the whole machine as `machine`; NaN
+ * where /proc does not say.
+ */
 export function cpuTimes(pids: Record<string, number>): Record<string, number> {
   const times: Record<string, number> = {};
-  for (const [name, pid] of Object.entries(pids)) times[name] = processCpuMs(pid);
+  for (const [name, pid] of Object.entries(pids)) times[name] = processStat(pid)?.ms ?? NaN;
   const self = process.cpuUsage();
   times.client = (self.user + self.system) / 1000;
+  times.postgres = postgresCpuMs();
+  times.machine = machineBusyMs();
   return times;
 }

@@ -12,10 +12,39 @@ export function uuidv7(now: number = Date.now()): string {
   return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UUID_LENGTH = 36;
 /** A uuid's 36 ASCII characters are 12 whole base64 groups: 48 characters, never padded. */
 const UUID_BASE64_LENGTH = 48;
+
+/**
+ * Per byte: 1 for a lowercase hex digit, 2 for an uppercase one (A-F), 0 otherwise. A uuid's
+ * dashes are checked by place.
+ */
+const HEX = new Uint8Array(256);
+for (const c of "0123456789abcdef") HEX[c.charCodeAt(0)] = 1;
+for (const c of "ABCDEF") HEX[c.charCodeAt(0)] = 2;
+const DASH = 0x2d;
+const isDashAt = (o: number) => o === 8 || o === 13 || o === 18 || o === 23;
+
+function uuidShaped(text: string, anyCase: boolean): boolean {
+  if (text.length !== UUID_LENGTH) return false;
+  for (let o = 0; o < UUID_LENGTH; o++) {
+    const c = text.charCodeAt(o);
+    if (isDashAt(o) ? c !== DASH : c > 0xff || HEX[c] === 0 || (HEX[c] === 2 && !anyCase))
+      return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `text` is a uuid as Argus writes them (lowercase, dashed): ids that cannot be a
+ * resource id are simply not found, never a query error. Bulk requests check ids by the
+ * thousand, hence a loop over character codes rather than a regex.
+ */
+export const isUuid = (text: string): boolean => uuidShaped(text, false);
+
+/** Whether `text` is a dashed uuid in either case, as Postgres reads one. */
+export const isUuidAnyCase = (text: string): boolean => uuidShaped(text, true);
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** Each ASCII code's base64 value, -1 for a character outside the alphabet ('=' included). */
@@ -57,10 +86,6 @@ export function encodeId(type: string, uuid: string): string {
   return Buffer.from(`${type}:${uuid}`, "utf8").toString("base64");
 }
 
-/** 1 for each byte a lowercase uuid may hold: `0-9`, `a-f` (its dashes are checked by place). */
-const HEX = new Uint8Array(256);
-for (const c of "0123456789abcdef") HEX[c.charCodeAt(0)] = 1;
-const DASH = 0x2d;
 /** One scratch array for the uuid's character codes: decoding is synchronous. */
 const codes = new Array<number>(UUID_LENGTH);
 
@@ -90,8 +115,7 @@ function uuidAfter(id: string, at: number): string | null {
 
 /** Byte `o` of a uuid's text, if it may stand there: a dash at 8, 13, 18 and 23, else hex. */
 function put(o: number, byte: number): boolean {
-  const dash = o === 8 || o === 13 || o === 18 || o === 23;
-  if (dash ? byte !== DASH : HEX[byte] !== 1) return false;
+  if (isDashAt(o) ? byte !== DASH : HEX[byte] !== 1) return false;
   codes[o] = byte;
   return true;
 }
@@ -105,7 +129,7 @@ export function decodeId(type: string, id: string): string | null {
   const prefixText = `${type}:`;
   if (!text.startsWith(prefixText)) return null;
   const uuid = text.slice(prefixText.length);
-  return UUID.test(uuid) ? uuid : null;
+  return isUuid(uuid) ? uuid : null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { PageRequest } from "@argus/proto/common/v1";
+import { isUuidAnyCase } from "./ids.ts";
 
 /** The page size to fetch: one more than asked, so the last page is known without a count. */
 export function fetchSize(page: PageRequest | undefined, max = PAGE_MAX): number {
@@ -24,8 +25,6 @@ export function pageOf<T>(
   return { items, nextAfter: rows.length > limit ? keyOf(items[items.length - 1]!) : "" };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The keyset of a "newest first" list: created_at then id, both descending, in one cursor. */
 export const newestKeyOf = (r: { created_at: Date; id: string }): string =>
   `${r.created_at.toISOString()}|${r.id}`;
@@ -34,5 +33,5 @@ export const newestKeyOf = (r: { created_at: Date; id: string }): string =>
 export function newestAfter(after: string | undefined): [string | null, string | null] {
   if (!after) return [null, null];
   const [at, id] = after.split("|");
-  return at && id && UUID.test(id) && !Number.isNaN(Date.parse(at)) ? [at, id] : [null, null];
+  return at && id && isUuidAnyCase(id) && !Number.isNaN(Date.parse(at)) ? [at, id] : [null, null];
 }

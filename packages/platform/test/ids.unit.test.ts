@@ -1,7 +1,53 @@
 import { describe, expect, it } from "vitest";
-import { decodeCanonicalId, decodeId, encodeId, uuidv7 } from "../src/ids.ts";
+import {
+  decodeCanonicalId,
+  decodeId,
+  encodeId,
+  isUuid,
+  isUuidAnyCase,
+  uuidv7,
+} from "../src/ids.ts";
 
 describe("ids", () => {
+  it("isUuid takes exactly a dashed lowercase uuid; isUuidAnyCase takes either case", () => {
+    const lower = "0190a8b4-5c3d-7e2f-8a1b-9c0d1e2f3a4b";
+    expect(isUuid(lower)).toBe(true);
+    expect(isUuidAnyCase(lower)).toBe(true);
+    expect(isUuid(lower.toUpperCase())).toBe(false);
+    expect(isUuidAnyCase(lower.toUpperCase())).toBe(true);
+    expect(isUuidAnyCase("0190A8b4-5c3d-7E2f-8a1b-9c0d1e2f3a4b")).toBe(true);
+    for (const bad of [
+      "",
+      lower.slice(1),
+      `${lower}0`,
+      `${lower}\n`,
+      lower.replace(/-/g, ""),
+      `${lower.slice(0, 8)}0${lower.slice(9)}`, // a digit where a dash goes
+      `${lower.slice(0, 7)}-${lower.slice(8)}`, // a dash where a digit goes
+      lower.replace("a", "g"),
+      lower.replace("a", "G"),
+      lower.replace("a", "\u0661"), // an Arabic-Indic digit
+      lower.replace("a", "\u0161"), // a code above 0xff whose low byte is a letter
+      lower.replace("a", "\u0141"), // … and one whose low byte is 'A'
+      `{${lower.slice(1, 35)}}`,
+    ]) {
+      expect(isUuid(bad), bad).toBe(false);
+      expect(isUuidAnyCase(bad), bad).toBe(false);
+    }
+  });
+
+  it("isUuid agrees with the uuid pattern on every one-character change", () => {
+    const pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const anyCase = new RegExp(pattern.source, "i");
+    const base = uuidv7();
+    for (let at = 0; at < base.length; at++)
+      for (let code = 0; code < 0x180; code++) {
+        const text = base.slice(0, at) + String.fromCharCode(code) + base.slice(at + 1);
+        expect(isUuid(text), text).toBe(pattern.test(text));
+        expect(isUuidAnyCase(text), text).toBe(anyCase.test(text));
+      }
+  });
+
   it("uuidv7 is version 7, variant 10, and sorts by time", () => {
     const a = uuidv7(1_700_000_000_000);
     const b = uuidv7(1_700_000_000_001);

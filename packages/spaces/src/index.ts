@@ -41,4 +41,4 @@ export type { AnnotationConfigs } from "./annotationConfigs.ts";
 export { catalogAnnotationConfigs } from "./annotationConfigs.ts";
 export type { Annotators } from "./annotators.ts";
 export { identityAnnotators } from "./annotators.ts";
-export { isUuid } from "./uuid.ts";
+export { isUuid } from "@argus/platform";

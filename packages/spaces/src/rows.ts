@@ -5,7 +5,7 @@ import { tracedQuery, type Queryable } from "@argus/eventstore";
 import { notFound, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
 import { requirePermissionAt, type RowPlace } from "./spaceAccess.ts";
 import type { Spaces } from "./spaces.ts";
-import { isUuid } from "./uuid.ts";
+import { isUuid } from "@argus/platform";
 
 /** A projection row of a space-owned resource. */
 export interface SpaceRow {

@@ -15,7 +15,7 @@ import {
 import { tracedQuery } from "@argus/eventstore";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
 import type { Pool } from "pg";
-import { isUuid } from "./uuid.ts";
+import { isUuid } from "@argus/platform";
 
 export interface SpaceRef extends SpaceFacts {
   name: string;

@@ -2,8 +2,7 @@ import type { JsMsg } from "@nats-io/jetstream";
 import type { Pool } from "pg";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuidAnyCase } from "@argus/platform";
 
 /** Keeps a poison message, raw, for a human to inspect and replay. */
 export async function recordDeadLetter(
@@ -27,7 +26,7 @@ export async function recordDeadLetter(
       consumer,
       msg.info.stream,
       msg.info.streamSequence,
-      uuid.test(msgId) ? msgId : null,
+      isUuidAnyCase(msgId) ? msgId : null,
       msg.subject,
       msg.info.deliveryCount,
       error,

@@ -1,4 +1,4 @@
-import { decodeId, encodeId, notFound } from "@argus/platform";
+import { decodeId, encodeId, isUuidAnyCase, notFound } from "@argus/platform";
 import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
@@ -16,10 +16,8 @@ const ID_TYPES: Record<string, string> = {
   user: "User",
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function publicResourceId(type: string, id: string): string {
-  if (!UUID.test(id)) return id;
+  if (!isUuidAnyCase(id)) return id;
   return encodeId(ID_TYPES[type] ?? type.charAt(0).toUpperCase() + type.slice(1), id);
 }
 

@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { decodeId, DomainError, encodeId, isUuid, notFound } from "@argus/platform";
 import { TagServiceService, type Tag } from "@argus/proto/catalog/v1/tags";
 import type { Backend, Caller } from "../backend.ts";
 import { type PathParam, pathId, spaceListQuery } from "./params.ts";
@@ -16,8 +16,6 @@ function toPublicTag(t: Tag) {
     updated_at: t.updatedAt,
   };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // The Tag list response has no paging yet; the field is there so adding it changes no shape.
 const NOT_PAGINATED = { has_more: false };
@@ -169,7 +167,7 @@ function resourceTags<T extends string>(catalog: Backend, type: T, idType: strin
         },
         req,
       );
-      const toPublic = (id: string) => (UUID.test(id) ? encodeId("Tag", id) : id);
+      const toPublic = (id: string) => (isUuid(id) ? encodeId("Tag", id) : id);
       const detached = res.detached.map(toPublic);
       const notFound = res.notFound.map(toPublic);
       // Both spellings: the TypeScript client reads detached/not_found, the Python SDK

@@ -1,4 +1,5 @@
 import type { StoredEvent } from "@argus/eventstore";
+import { isUuidAnyCase } from "@argus/platform";
 
 /** One audit log row: who did what to which resource, when and from where. */
 export interface AuditEntry {
@@ -77,10 +78,8 @@ export function auditVariables(data: unknown): string {
   return cutToIds(data);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function uuidOrNull(v: unknown): string | null {
-  return typeof v === "string" && UUID.test(v) ? v : null;
+  return typeof v === "string" && isUuidAnyCase(v) ? v : null;
 }
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");

@@ -1,4 +1,4 @@
-import { DomainError, type CallContext } from "@argus/platform";
+import { type CallContext, DomainError, isUuidAnyCase } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
 import type { ResolveUsersRequest, ResolveUsersResponse } from "@argus/proto/identity/v1/directory";
 import type { IdentityDeps } from "../deps.ts";
@@ -6,19 +6,18 @@ import { userStatus } from "./userRules.ts";
 import { USER_FROM } from "./userRows.ts";
 
 const MAX_PER_KIND = 100;
-// Ids are uuids in the table: anything else matches no user rather than failing the query.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** DirectoryService: lookups other services make on their own behalf (no caller's rights). */
 export function directoryQueries({ pool, clock }: Pick<IdentityDeps, "pool" | "clock">) {
   return {
     /** Served to the catalog only (service.ts): it answers id, e-mail and status, no more. */
     async resolveUsers(req: ResolveUsersRequest, _ctx: CallContext): Promise<ResolveUsersResponse> {
-      if (!UUID.test(req.accountId)) throw new DomainError("invalid-request", "account_id");
+      if (!isUuidAnyCase(req.accountId)) throw new DomainError("invalid-request", "account_id");
       if (req.emails.length > MAX_PER_KIND || req.ids.length > MAX_PER_KIND)
         throw new DomainError("invalid-request", `at most ${MAX_PER_KIND} e-mails and ids`);
       const emails = req.emails.map((e) => e.toLowerCase());
-      const ids = req.ids.filter((id) => UUID.test(id));
+      // Ids are uuids in the table: anything else matches no user rather than failing the query.
+      const ids = req.ids.filter(isUuidAnyCase);
       if (emails.length === 0 && ids.length === 0) return { users: [] };
       const res = await tracedQuery<{
         id: string;

@@ -1,5 +1,5 @@
 import type { TaskEvaluatorSettings } from "@argus/contracts";
-import { decodeId, encodeId, type OutboundPolicy } from "@argus/platform";
+import { decodeId, encodeId, isUuidAnyCase, type OutboundPolicy } from "@argus/platform";
 import type { Endpoints, Integrations } from "../peers/catalogIntegrations.ts";
 import {
   customConfigOf,
@@ -109,8 +109,6 @@ function shapeOf(
   return { granularity, queryMappings: e.query_mappings as QueryMapping[] };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * What a run uses that the catalog may delete while it runs, by id, with how a reason names
  * it: each evaluator and the integration its version calls (a TEMPLATE's AI integration, a
@@ -122,7 +120,7 @@ export function runSources(
 ): Map<string, string> {
   const sources = new Map<string, string>();
   const add = (id: string, what: string) => {
-    if (UUID.test(id)) sources.set(id, what);
+    if (isUuidAnyCase(id)) sources.set(id, what);
   };
   const integration = (type: string, id: unknown) => {
     const publicId = String(id ?? "");

@@ -1,7 +1,7 @@
 // What a dashboard and its widgets may be, pure. A widget's metrics are checked by the same
 // rules as a monitor's (monitorRules), so a plot and a monitor accept exactly the same.
 import { LIMITS, textLength, type WidgetPlotSpec, type WidgetSpec } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, isUuid } from "@argus/platform";
 import {
   checkDimension,
   checkFilters,
@@ -13,8 +13,6 @@ import {
 const WIDGET_TYPES = ["LINE_CHART", "STATISTIC", "TEXT"] as const;
 /** The public API's widget types Argus does not draw. */
 const OTHER_WIDGET_TYPES = ["BAR_CHART", "PIVOT_TABLE", "EXPERIMENT_CHART"];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function checkDashboardName(name: string): string {
   if (name.trim() === "") throw unprocessable("name must not be empty");
@@ -37,7 +35,7 @@ export function checkDashboardDescription(description: string): string {
  * filter's `filter_type` and `dimension_name`.
  */
 function checkPlot(p: WidgetPlotSpec, prefix: string, metricField: string): WidgetPlotSpec {
-  if (!UUID.test(p.project_id)) throw unprocessable(`${prefix}model_id must name a project`);
+  if (!isUuid(p.project_id)) throw unprocessable(`${prefix}model_id must name a project`);
   const metric = checkMetric(p.metric, `${prefix}${metricField}`);
   const dimension = checkDimension(p.dimension, {
     category: `${prefix}dimension_category`,
@@ -114,7 +112,7 @@ export function checkWidget(w: WidgetSpec): WidgetSpec {
       if (mode === "MONITOR") {
         if (w.monitor_id === null)
           throw unprocessable("a LINE_CHART of widget_type MONITOR needs monitor_id");
-        if (!UUID.test(w.monitor_id)) throw unprocessable("monitor_id must name a monitor");
+        if (!isUuid(w.monitor_id)) throw unprocessable("monitor_id must name a monitor");
         if (w.plots.length > 0)
           throw unprocessable("a LINE_CHART of widget_type MONITOR draws its monitor: no plots");
         return { ...base, widget_type: mode, monitor_id: w.monitor_id, display: w.display };

@@ -20,7 +20,7 @@ import {
   type TracingDimensionCategory,
   type TracingMetric,
 } from "@argus/contracts";
-import { DomainError } from "@argus/platform";
+import { DomainError, isUuid } from "@argus/platform";
 
 export const unprocessable = (detail: string): DomainError =>
   new DomainError("validation-error", detail);
@@ -106,7 +106,6 @@ export const DYNAMIC_BASELINE_WINDOWS = 24;
 const DYNAMIC_MIN_HISTORY = 3;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const isOneOf = <T extends string>(list: readonly T[], v: unknown): v is T =>
   typeof v === "string" && (list as readonly string[]).includes(v);
@@ -316,13 +315,13 @@ function checkChannels(channels: readonly MonitorChannel[]): MonitorChannel[] {
         checked = { type: c.type, email_address: c.email_address };
         break;
       case "INTEGRATION":
-        if (!UUID.test(c.integration_id))
+        if (!isUuid(c.integration_id))
           throw unprocessable(`${at}.integration_id must be an integration id`);
         key = `INTEGRATION:${c.integration_id}`;
         checked = { type: c.type, integration_id: c.integration_id };
         break;
       case "WEBHOOK":
-        if (!UUID.test(c.webhook_id)) throw unprocessable(`${at}.id must be a webhook id`);
+        if (!isUuid(c.webhook_id)) throw unprocessable(`${at}.id must be a webhook id`);
         key = `WEBHOOK:${c.webhook_id}`;
         checked = { type: c.type, webhook_id: c.webhook_id };
         break;

@@ -70,6 +70,9 @@ function machineBusyMs(): number {
   }
 }
 
+/** The figures `cpuTimes` adds beside the named processes': not a system's own processes. */
+export const NOT_A_SERVER_PROCESS: ReadonlySet<string> = new Set(["client", "postgres", "machine"]);
+
 /**
  * CPU ms used so far by each named process, by this one (the load generator) as `client`, by
  * every Postgres process together as `postgres`, and by the whole machine as `machine`; NaN

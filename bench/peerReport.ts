@@ -2,6 +2,7 @@
 // hold the same data, and the table of Argus/Phoenix ratios.
 import { isDeepStrictEqual } from "node:util";
 import type { Summary } from "./stats.ts";
+import { NOT_A_SERVER_PROCESS } from "./cpuTime.ts";
 
 /** What the benchmark seeds and writes; the defaults are issue 31's, the environment overrides. */
 export interface PeerSizes {
@@ -200,7 +201,7 @@ const ratio = (v: number) =>
 /** CPU per operation of a system's server processes (Postgres and the client not counted). */
 const cpu = (s: Summary) => {
   const us = Object.entries(s.cpuUsPerRequest)
-    .filter(([name]) => name !== "client")
+    .filter(([name]) => !NOT_A_SERVER_PROCESS.has(name))
     .reduce((sum, [, v]) => sum + v, 0);
   return Number.isFinite(us) ? ms(us / 1000) : "-";
 };

@@ -119,7 +119,7 @@ const summary = (throughput: number, p50Ms: number, extra: Partial<Summary> = {}
   throughput,
   p50Ms,
   p99Ms: p50Ms * 2,
-  cpuUsPerRequest: { gateway: 300, identity: 200, client: 50 },
+  cpuUsPerRequest: { gateway: 300, identity: 200, client: 50, postgres: 90, machine: 700 },
   ...extra,
 });
 
@@ -144,7 +144,7 @@ describe("peerRow", () => {
 });
 
 describe("formatPeerTable", () => {
-  it("has a header and one aligned line per row, CPU without the client, the verdict last", () => {
+  it("has a header and one aligned line per row, CPU without client, Postgres or machine, the verdict last", () => {
     const rows = [
       peerRow({
         auth: "on",

@@ -33,7 +33,14 @@ import { taskRunBenchmark, taskRunFloorBenchmark } from "./taskRun.ts";
 import { webhookDeadNeighbourBenchmark, webhookDeliveryBenchmark } from "./webhooks.ts";
 import { runLoad, type LoadOptions, type LoadResult } from "./load.ts";
 import { runOperations, type OperationBenchmark } from "./operations.ts";
-import { formatTable, ratios, summarize, type Ratios, type Sample } from "./stats.ts";
+import {
+  formatTable,
+  ratios,
+  roundRatioSpread,
+  summarize,
+  type Ratios,
+  type Sample,
+} from "./stats.ts";
 import { countBuffersInHeapLimit } from "@argus/platform";
 
 // The clients here (Flight readers, COPY streams) are Node processes streaming bytes as the
@@ -235,6 +242,12 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
     const line = (a: string, b: string, y: Ratios) =>
       `${a}/${b}: throughput ${y.throughput.toFixed(2)}x, p50 ${y.p50.toFixed(2)}x, p99 ${y.p99.toFixed(2)}x`;
     console.info(line(bench.subject.name, bench.baseline.name, x));
+    const spread = roundRatioSpread(r.perRound, bench.subject.name, bench.baseline.name);
+    if (spread && rounds > 1)
+      console.info(
+        `${bench.subject.name}/${bench.baseline.name} throughput round by round: ` +
+          `${spread.min.toFixed(2)}x–${spread.max.toFixed(2)}x, median ${spread.median.toFixed(2)}x`,
+      );
     if (floorOp && r.floorRatios) {
       console.info(line(bench.subject.name, floorOp.name, r.floorRatios.subjectToFloor));
       console.info(line(floorOp.name, bench.baseline.name, r.floorRatios.floorToBaseline));

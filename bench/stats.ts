@@ -84,3 +84,30 @@ export function formatTable(rows: readonly { name: string; summary: Summary }[])
       .trimEnd();
   return [header, ...cells].map(line).join("\n");
 }
+
+/**
+ * The subject's throughput over the baseline's round by round (each round runs both, one right
+ * after the other), lowest, median and highest: how far a run's pooled ratio is from what any
+ * one stretch of it saw, on a machine whose speed moves within seconds. Undefined with no round
+ * that ran both.
+ */
+export function roundRatioSpread(
+  perRound: readonly { round: number; target: string; summary: Summary }[],
+  subject: string,
+  baseline: string,
+): { min: number; median: number; max: number } | undefined {
+  const byRound = new Map<number, { subject?: number; baseline?: number }>();
+  for (const r of perRound) {
+    const sides = byRound.get(r.round) ?? {};
+    if (r.target === subject) sides.subject = r.summary.throughput;
+    else if (r.target === baseline) sides.baseline = r.summary.throughput;
+    byRound.set(r.round, sides);
+  }
+  const ratios = [...byRound.values()]
+    .flatMap((s) => (s.subject !== undefined && s.baseline ? [s.subject / s.baseline] : []))
+    .sort((a, b) => a - b);
+  if (ratios.length === 0) return undefined;
+  const mid = ratios.length >> 1;
+  const median = ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+  return { min: ratios[0]!, median, max: ratios[ratios.length - 1]! };
+}

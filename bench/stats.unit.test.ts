@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatTable, percentile, ratios, summarize, type Sample } from "./stats.ts";
+import {
+  formatTable,
+  percentile,
+  ratios,
+  roundRatioSpread,
+  summarize,
+  type Sample,
+} from "./stats.ts";
 
 const sample = (latenciesMs: number[], elapsedMs: number, extra: Partial<Sample> = {}): Sample => ({
   latenciesMs,
@@ -75,5 +82,58 @@ describe("formatTable", () => {
       "stack            1       0      1    1.23    1.23  gateway 1000",
       "baseline         2       0      2    0.50    0.50",
     ]);
+  });
+});
+
+describe("roundRatioSpread", () => {
+  const round = (n: number, target: string, requests: number) => ({
+    round: n,
+    target,
+    summary: summarize([
+      sample(
+        Array.from({ length: requests }, () => 1),
+        1000,
+      ),
+    ]),
+  });
+
+  it("is the subject's throughput over the baseline's in each round: lowest, median, highest", () => {
+    const perRound = [
+      round(1, "stack", 80),
+      round(1, "floor", 100),
+      round(2, "floor", 100),
+      round(2, "stack", 60),
+      round(3, "stack", 90),
+      round(3, "floor", 100),
+      round(3, "third", 10),
+    ];
+    expect(roundRatioSpread(perRound, "stack", "floor")).toEqual({
+      min: 0.6,
+      median: 0.8,
+      max: 0.9,
+    });
+  });
+
+  it("takes the middle two's mean for an even count, and leaves out a round missing a side", () => {
+    const perRound = [
+      round(1, "stack", 50),
+      round(1, "floor", 100),
+      round(2, "stack", 70),
+      round(2, "floor", 100),
+      round(3, "stack", 99),
+    ];
+    expect(roundRatioSpread(perRound, "stack", "floor")).toEqual({
+      min: 0.5,
+      median: 0.6,
+      max: 0.7,
+    });
+  });
+
+  it("is undefined with no round that ran both, or a baseline that answered nothing", () => {
+    expect(roundRatioSpread([], "stack", "floor")).toBeUndefined();
+    expect(roundRatioSpread([round(1, "stack", 5)], "stack", "floor")).toBeUndefined();
+    expect(
+      roundRatioSpread([round(1, "stack", 5), round(1, "floor", 0)], "stack", "floor"),
+    ).toBeUndefined();
   });
 });

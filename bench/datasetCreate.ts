@@ -159,7 +159,7 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
       maxOpsPerSlice: 10,
       subject: subjectKind === "api" ? viaApi : floor,
       // Judged against the floor in the same rounds too (bench/README.md, "Every goal").
-      ...(subjectKind === "api" && { floor }),
+      ...(subjectKind === "api" && { floors: [floor] }),
       baseline: {
         name: "COPY",
         prepare() {

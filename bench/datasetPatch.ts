@@ -1,7 +1,8 @@
 import pg from "pg";
-import { inTransaction } from "./copy.ts";
+import { appendAndUpdate, patchEventText } from "./baseline/patchFloor.ts";
 import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
+import { spawnTwoHop } from "./getSpace.ts";
 import { withBenchStack } from "./stack.ts";
 
 const SIZE = 1000;
@@ -12,7 +13,10 @@ const SIZE = 1000;
  * the update, the events appended to NATS) versus ONE `update … from unnest(ids, patches)` of the
  * same 1000 rows on a pg pool. Each side sets one field, `flag`, of every example; the value
  * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
- * The floor below (`dataset-patch-floor`'s subject) runs in the same rounds as a third side.
+ * Two floors run in the same rounds as third and fourth sides: the Postgres one below
+ * (`dataset-patch-floor`'s subject), and the shape's own (`baseline/twoHop.ts`: bare Express,
+ * one grpc-js hop, a bare service doing that Postgres floor's transaction and publishing its
+ * event to JetStream), fed the PATCH's own body.
  */
 export const datasetPatchBenchmark = () => patchBenchmark("api");
 
@@ -26,7 +30,7 @@ export const datasetPatchBenchmark = () => patchBenchmark("api");
 export const datasetPatchFloorBenchmark = () => patchBenchmark("floor");
 
 async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchmark> {
-  return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
+  return withBenchStack(async ({ stack, databaseUrl, natsUrl, onStop, stop }) => {
     const api = new Api(stack);
     const spaceId = await api.defaultSpaceId();
     const examples = Array.from({ length: SIZE }, (_, n) => ({
@@ -47,62 +51,52 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
     const path = `/v2/datasets/${encodeURIComponent(dataset.id)}/examples`;
     let body = "";
     let patches: string[] = [];
-    let appended = 0;
     // identity: its audit consumer writes each PATCH's entry, beside the next PATCH.
     const pids = {
       gateway: stack.processes.gateway!.pid,
       dataset: stack.processes.dataset!.pid,
       identity: stack.processes.identity!.pid,
     };
-    const viaApi: Operation = {
-      name: "PATCH",
-      prepare() {
-        const flag = flip();
-        body = JSON.stringify({ examples: publicIds.map((id) => ({ id, flag })) });
-      },
-      async run() {
-        const res = await api.call<{ example_ids: string[] }>("PATCH", path, 200, body);
-        if (res.example_ids.length !== SIZE) {
-          throw new Error(`PATCH updated ${res.example_ids.length} examples, not ${SIZE}`);
-        }
-      },
-      pids,
+    // The same body as the PATCH's, to the API or to the two-hop floor's front.
+    const patchBody = () => {
+      const flag = flip();
+      body = JSON.stringify({ examples: publicIds.map((id) => ({ id, flag })) });
     };
+    const patchVia = (via: Api) => async () => {
+      const res = await via.call<{ example_ids: string[] }>("PATCH", path, 200, body);
+      if (res.example_ids.length !== SIZE) {
+        throw new Error(`PATCH updated ${res.example_ids.length} examples, not ${SIZE}`);
+      }
+    };
+    const viaApi: Operation = { name: "PATCH", prepare: patchBody, run: patchVia(api), pids };
+    let eventText = "";
     const floor: Operation = {
       name: "event+update",
       prepare() {
         const flag = flip();
-        const at = new Date().toISOString();
-        const changes = uuids.map((id) => ({ id, fields: { flag } }));
-        body = JSON.stringify({
-          dataset_id: datasetUuid,
-          version_id: dataset.versionUuid,
-          at,
-          examples: changes,
-        });
+        eventText = patchEventText(
+          datasetUuid,
+          JSON.stringify(uuids.map((id) => ({ id, fields: { flag } }))),
+        );
       },
       async run() {
-        await inTransaction(pool, async (client) => {
-          // Its own stream, under a type no projection or consumer knows.
-          const event = await client.query<{ position: string }>(
-            `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
-             values ($1, $2, gen_random_uuid(), 'BenchFloorUpdated', $3::jsonb, '{}')
-             returning global_position::text as position`,
-            [`bench_floor-${datasetUuid}`, ++appended, body],
-          );
-          // As the projection does: the rows from the event's row, not from a second copy.
-          const res = await client.query(
-            `update dataset.examples e set fields = e.fields || x.fields, updated_at = now()
-               from jsonb_to_recordset((select data -> 'examples' from dataset.events
-                                         where global_position = $2::bigint))
-                    as x(id uuid, fields jsonb)
-              where e.version_id = $1 and e.id = x.id`,
-            [dataset.versionUuid, event.rows[0]!.position],
-          );
-          if (res.rowCount !== SIZE) throw new Error(`the update changed ${res.rowCount} rows`);
-        });
+        const { updated } = await appendAndUpdate(
+          pool,
+          `bench_floor-${datasetUuid}`,
+          datasetUuid,
+          eventText,
+        );
+        if (updated !== SIZE) throw new Error(`the update changed ${updated} rows`);
       },
       pids: {},
+    };
+    // The shape's own floor, for the PATCH only: its front and back beside the stack.
+    const twoHop = subject === "api" ? await spawnTwoHop(databaseUrl, onStop, natsUrl) : undefined;
+    const shapeFloor: Operation | undefined = twoHop && {
+      name: "two-hop",
+      prepare: patchBody,
+      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}` })),
+      pids: twoHop.pids,
     };
     return {
       kind: "operations",
@@ -111,8 +105,8 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
           ? `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`
           : `${SIZE}-example in-place update: event append + projection upsert vs one UPDATE`,
       subject: subject === "api" ? viaApi : floor,
-      // The PATCH is judged against the floor in the same rounds too (S2's "blocked" numbers).
-      ...(subject === "api" && { floor }),
+      // The PATCH is judged against both floors in the same rounds too (S2's "blocked" numbers).
+      ...(shapeFloor && { floors: [floor, shapeFloor] }),
       baseline: {
         name: "UPDATE",
         prepare() {

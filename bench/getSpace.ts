@@ -67,12 +67,16 @@ async function firstSpaceId(baseUrl: string, headers: Record<string, string>): P
   return id;
 }
 
-/** The two-hop floor (`baseline/twoHop.ts`) beside the stack, reading the stack's database. */
-async function spawnTwoHop(
+/**
+ * The two-hop floor (`baseline/twoHop.ts`) beside the stack, on the stack's database; its back
+ * publishes the events of its writes on `natsUrl` when given.
+ */
+export async function spawnTwoHop(
   databaseUrl: string,
   onStop: (cleanup: () => Promise<unknown>) => void,
+  natsUrl?: string,
 ): Promise<{ port: number; pids: Record<string, number> }> {
-  const db = { DATABASE_URL: databaseUrl };
+  const db = { DATABASE_URL: databaseUrl, ...(natsUrl && { NATS_URL: natsUrl }) };
   const frontPort = await freePort();
   const backProbe = await freePort();
   const backPort = await freePort();

@@ -24,11 +24,12 @@ export interface OperationBenchmark {
   subject: Operation;
   baseline: Operation;
   /**
-   * The least the subject's work costs in its design, measured in the same rounds as the other
-   * two: a goal the subject misses against the baseline is then judged against a floor taken
-   * in the same minutes, not in another run on this machine whose speed swings between runs.
+   * The least the subject's work costs in its design (and, where measured, in the shape it is
+   * built in), each measured in the same rounds as the other sides: a goal the subject misses
+   * against the baseline is then judged against floors taken in the same minutes, not in
+   * another run on this machine whose speed swings between runs.
    */
-  floor?: Operation;
+  floors?: Operation[];
   /** At most this many operations per measured slice (an 8 MiB write adds 8 MiB each time). */
   maxOpsPerSlice?: number;
   /** Stops whatever the benchmark started. */

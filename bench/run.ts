@@ -106,8 +106,8 @@ function sidesOf(bench: Benchmark | OperationBenchmark): { sides: Side[]; unit: 
       name: op.name,
       slice: (seconds) => runOperations(op, { durationMs: seconds * 1000, maxOps }),
     });
-    const floor = bench.floor ? [side(bench.floor)] : [];
-    return { sides: [side(bench.subject), side(bench.baseline), ...floor], unit: "op/s" };
+    const floors = (bench.floors ?? []).map(side);
+    return { sides: [side(bench.subject), side(bench.baseline), ...floors], unit: "op/s" };
   }
   const side = (target: Benchmark["subject"]): Side => ({
     name: target.name,
@@ -146,20 +146,21 @@ async function run(bench: Benchmark | OperationBenchmark) {
       );
     }
   }
-  const [subject, baseline, floor] = sides.map((s) => summarize(measured.get(s)!.samples));
+  const [subject, baseline, ...floorSummaries] = sides.map((s) =>
+    summarize(measured.get(s)!.samples),
+  );
   const errorKinds = Object.fromEntries(sides.map((t) => [t.name, measured.get(t)!.errorKinds]));
   return {
     benchmark: bench.name,
     subject: subject!,
     baseline: baseline!,
     ratios: ratios(subject!, baseline!),
-    ...(floor && {
-      floor,
-      floorRatios: {
-        subjectToFloor: ratios(subject!, floor),
-        floorToBaseline: ratios(floor, baseline!),
-      },
-    }),
+    floors: floorSummaries.map((floor, i) => ({
+      name: sides[2 + i]!.name,
+      summary: floor,
+      subjectToFloor: ratios(subject!, floor),
+      floorToBaseline: ratios(floor, baseline!),
+    })),
     perRound,
     errorKinds,
   };
@@ -230,13 +231,12 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
     const r = await run(bench);
     results.push(r);
     const { subject, baseline, ratios: x } = r;
-    const floorOp = isOperations(bench) ? bench.floor : undefined;
     console.info(`\n${r.benchmark}`);
     console.info(
       formatTable([
         { name: bench.subject.name, summary: subject },
         { name: bench.baseline.name, summary: baseline },
-        ...(floorOp && r.floor ? [{ name: floorOp.name, summary: r.floor }] : []),
+        ...r.floors.map((f) => ({ name: f.name, summary: f.summary })),
       ]),
     );
     const line = (a: string, b: string, y: Ratios) =>
@@ -248,9 +248,9 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
         `${bench.subject.name}/${bench.baseline.name} throughput round by round: ` +
           `${spread.min.toFixed(2)}x–${spread.max.toFixed(2)}x, median ${spread.median.toFixed(2)}x`,
       );
-    if (floorOp && r.floorRatios) {
-      console.info(line(bench.subject.name, floorOp.name, r.floorRatios.subjectToFloor));
-      console.info(line(floorOp.name, bench.baseline.name, r.floorRatios.floorToBaseline));
+    for (const f of r.floors) {
+      console.info(line(bench.subject.name, f.name, f.subjectToFloor));
+      console.info(line(f.name, bench.baseline.name, f.floorToBaseline));
     }
     console.info("");
   } finally {
@@ -267,7 +267,10 @@ if (values.json) {
   console.info(`results written to ${values.json}`);
 }
 const failed = results.flatMap((r) =>
-  "subject" in r && r.subject.errors + r.baseline.errors + (r.floor?.errors ?? 0) > 0 ? [r] : [],
+  "subject" in r &&
+  r.subject.errors + r.baseline.errors + r.floors.reduce((n, f) => n + f.summary.errors, 0) > 0
+    ? [r]
+    : [],
 );
 for (const r of failed) console.error(`${r.benchmark}: errors ${JSON.stringify(r.errorKinds)}`);
 const failedSuites = suiteResults.filter((r) =>

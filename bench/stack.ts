@@ -12,6 +12,8 @@ import type { Target } from "./load.ts";
 export interface BenchStack {
   stack: Stack;
   databaseUrl: string;
+  /** The benchmark's NATS server, beside the stack's own: for a floor's events. */
+  natsUrl: string;
   onStop(cleanup: () => Promise<unknown>): void;
   stop(): Promise<void>;
 }
@@ -49,6 +51,7 @@ export async function withBenchStack<T>(
     return await set({
       stack,
       databaseUrl: db.url,
+      natsUrl: infra.natsUrl,
       onStop: (cleanup) => cleanups.push(cleanup),
       stop,
     });

@@ -1,26 +1,79 @@
-// The floor of the shape Argus is built in, for GET /v2/spaces/:id: bare Express in front, one
-// gRPC unary call (@grpc/grpc-js, as the gateway's) to a bare service that runs the same one
-// query on pg and answers the row. Nothing else: no authentication beyond "a bearer header is
-// present", no validation, no tracing, JSON instead of protobuf. `TWO_HOP=front|back`.
+// The floor of the shape Argus is built in: bare Express in front, one gRPC unary call
+// (@grpc/grpc-js, as the gateway's) to a bare service. For GET /v2/spaces/:id the service runs
+// the same one query on pg and answers the row. For PATCH /v2/datasets/:id/examples it appends
+// the update's event and updates the rows from it in one statement (patchFloor.ts), answers,
+// then publishes the event to JetStream (the least a relay does: no read back). Nothing else:
+// no authentication beyond "a bearer header is present", no validation, no tracing; JSON (or,
+// for the examples, their text as bytes) instead of protobuf. `TWO_HOP=front|back`; the back
+// publishes when NATS_URL is set.
 import * as grpc from "@grpc/grpc-js";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import express from "express";
 import pg from "pg";
-import { SELECT_SPACE, spaceJson, spaceUuid, type SpaceRow } from "./space.ts";
+import { appendAndUpdate, patchEventText } from "./patchFloor.ts";
+import { SELECT_SPACE, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
 
 const json = {
   serialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
   deserialize: (b: Buffer) => JSON.parse(b.toString("utf8")) as unknown,
 };
-const method = {
-  path: "/bench.Spaces/Get",
+const unary = (path: string) => ({
+  path,
   requestStream: false,
   responseStream: false,
   requestSerialize: json.serialize,
   requestDeserialize: json.deserialize,
   responseSerialize: json.serialize,
   responseDeserialize: json.deserialize,
+});
+/**
+ * An update's request as bytes, the way a protobuf message carries a string field: the dataset's
+ * uuid, a newline, and the examples' JSON text, which neither side serializes or parses again.
+ */
+interface UpdateExamples {
+  datasetId: string;
+  examplesText: string;
+}
+const updateRequest = {
+  serialize: (r: UpdateExamples) => Buffer.from(`${r.datasetId}\n${r.examplesText}`),
+  deserialize: (b: Buffer): UpdateExamples => {
+    const text = b.toString("utf8");
+    const newline = text.indexOf("\n");
+    return { datasetId: text.slice(0, newline), examplesText: text.slice(newline + 1) };
+  },
 };
-const definition = { get: method } as grpc.ServiceDefinition;
+const definition = {
+  get: unary("/bench.Spaces/Get"),
+  updateExamples: {
+    ...unary("/bench.Datasets/UpdateExamples"),
+    requestSerialize: updateRequest.serialize,
+    requestDeserialize: updateRequest.deserialize,
+  },
+} as grpc.ServiceDefinition;
+interface UpdatedExamples {
+  versionId: string;
+  updated: number;
+}
+const SUBJECT = "bench.two_hop.examples";
+
+/** A JetStream stream of its own on NATS_URL, and a publisher of one event's text to it. */
+async function eventPublisher(
+  url: string,
+): Promise<{ publish(text: string): void; close(): Promise<void> }> {
+  const nc = await connect({ servers: url });
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: "BENCH_TWO_HOP", subjects: ["bench.two_hop.>"] });
+  const js = jetstream(nc);
+  const encoder = new TextEncoder();
+  return {
+    publish: (text) =>
+      void js.publish(SUBJECT, encoder.encode(text)).catch((err: Error) => {
+        console.error(`publishing failed: ${err.message}`);
+      }),
+    close: () => nc.drain(),
+  };
+}
 
 const port = Number(process.env.BASELINE_PORT ?? 0);
 const backAddress = `127.0.0.1:${process.env.BACK_PORT ?? 0}`;
@@ -29,6 +82,7 @@ let close: () => Promise<unknown>;
 if (process.env.TWO_HOP === "back") {
   // As many connections as identity's pool.
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  const events = process.env.NATS_URL ? await eventPublisher(process.env.NATS_URL) : undefined;
   const server = new grpc.Server();
   server.addService(definition, {
     get: (
@@ -37,6 +91,20 @@ if (process.env.TWO_HOP === "back") {
     ) => {
       pool.query<SpaceRow>(SELECT_SPACE, [call.request.id]).then(
         (r) => done(null, r.rows[0] ?? null),
+        (err: Error) => done(err),
+      );
+    },
+    updateExamples: (
+      call: grpc.ServerUnaryCall<UpdateExamples, UpdatedExamples>,
+      done: grpc.sendUnaryData<UpdatedExamples>,
+    ) => {
+      const { datasetId, examplesText } = call.request;
+      const text = patchEventText(datasetId, examplesText);
+      appendAndUpdate(pool, `bench_two_hop-${datasetId}`, datasetId, text).then(
+        (r) => {
+          done(null, r);
+          events?.publish(text);
+        },
         (err: Error) => done(err),
       );
     },
@@ -53,6 +121,7 @@ if (process.env.TWO_HOP === "back") {
   close = async () => {
     probe.close();
     server.forceShutdown();
+    await events?.close();
     await pool.end();
   };
 } else {
@@ -65,6 +134,10 @@ if (process.env.TWO_HOP === "back") {
       req: { id: string },
       cb: (err: grpc.ServiceError | null, row: SpaceRow | null) => void,
     ): void;
+    updateExamples(
+      req: UpdateExamples,
+      cb: (err: grpc.ServiceError | null, res: UpdatedExamples) => void,
+    ): void;
   };
   const app = express();
   app.disable("x-powered-by");
@@ -72,12 +145,13 @@ if (process.env.TWO_HOP === "back") {
   app.get("/readyz", (_req, res) => {
     res.end("ok");
   });
+  const bearer = (req: express.Request) => /^Bearer \S+$/.test(req.get("authorization") ?? "");
   app.get("/v2/spaces/:id", (req, res) => {
-    if (!/^Bearer \S+$/.test(req.get("authorization") ?? "")) {
+    if (!bearer(req)) {
       res.status(401).json({ status: 401 });
       return;
     }
-    const id = spaceUuid(req.params.id);
+    const id = publicUuid("Space", req.params.id);
     if (id === null) {
       res.status(404).json({ status: 404 });
       return;
@@ -86,6 +160,38 @@ if (process.env.TWO_HOP === "back") {
       if (err) res.status(500).json({ status: 500 });
       else if (!row) res.status(404).json({ status: 404 });
       else res.json(spaceJson({ ...row, created_at: new Date(row.created_at) }));
+    });
+  });
+  // The examples' ids from public to internal, each example's other members its fields; the
+  // answer names the examples the service updated, by the ids they were sent under.
+  app.patch("/v2/datasets/:id/examples", express.json({ limit: "16mb" }), (req, res) => {
+    if (!bearer(req)) {
+      res.status(401).json({ status: 401 });
+      return;
+    }
+    const datasetId = publicUuid("Dataset", req.params.id);
+    const sent = (req.body as { examples?: Record<string, unknown>[] }).examples;
+    if (datasetId === null || !Array.isArray(sent)) {
+      res.status(404).json({ status: 404 });
+      return;
+    }
+    const examples: { id: string; fields: Record<string, unknown> }[] = [];
+    const publicIds: string[] = [];
+    for (const { id, ...fields } of sent) {
+      const uuid = typeof id === "string" ? publicUuid("DatasetExample", id) : null;
+      if (uuid === null) continue;
+      examples.push({ id: uuid, fields });
+      publicIds.push(id as string);
+    }
+    const examplesText = JSON.stringify(examples);
+    client.updateExamples({ datasetId, examplesText }, (err, r) => {
+      if (err) res.status(500).json({ status: 500 });
+      else
+        res.json({
+          dataset_version_id: encodePublicId("DatasetVersion", r.versionId),
+          // Every row of a version is updated here (the floor checks no presence).
+          example_ids: r.updated === publicIds.length ? publicIds : [],
+        });
     });
   });
   const server = app.listen(port, "127.0.0.1");

@@ -15,14 +15,14 @@ const SIZE = 1000;
  * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
  * Two floors run in the same rounds as third and fourth sides: the Postgres one below
  * (`dataset-patch-floor`'s subject), and the shape's own (`baseline/twoHop.ts`: bare Express,
- * one grpc-js hop, a bare service doing that Postgres floor's transaction and publishing its
+ * one grpc-js hop, a bare service running that Postgres floor's one statement and publishing its
  * event to JetStream), fed the PATCH's own body.
  */
 export const datasetPatchBenchmark = () => patchBenchmark("api");
 
 /**
  * The same UPDATE versus the least an event-sourced PATCH must do in Postgres: in one
- * transaction, append the update's event (the same 1000 `{id, fields}` as `jsonb`) to the
+ * statement, append the update's event (the same 1000 `{id, fields}` as `jsonb`) to the
  * dataset's event table and update the 1000 rows from the appended row, as the projection does
  * for a version's own rows, from a pg pool with no service, presence check or lock in between.
  * Its ratio is the floor under `dataset-patch-1000`'s.

@@ -15,6 +15,8 @@ describe("preparedName", () => {
     "select x.*, y.a from x join y on true where x.id = $1",
     "insert into t (a) values ($1) returning *",
     "select *\n  from t where id = $1",
+    "select * from s.t where id = $1",
+    "select * from t, unnest($1::int[]) as u(n)",
   ])("leaves a * projection unnamed: %s", (text) => {
     expect(preparedName(text)).toBeUndefined();
   });
@@ -23,6 +25,9 @@ describe("preparedName", () => {
     "select count(*) from t where a = $1",
     "select a * b as c from t where id = $1",
     "insert into t (a) values ($1) returning id",
+    "with x as (select * from unnest($1::int[], $2::text[]) as x(n, s)) select n from x",
+    "with x as materialized (\n select * from jsonb_to_recordset($1::jsonb) as x(id uuid)) select id from x",
+    "select n from (select * from unnest($1::int[])) u(n)",
   ])("names a statement whose row type a new column cannot change: %s", (text) => {
     expect(preparedName(text)).toMatch(/^argus_/);
   });

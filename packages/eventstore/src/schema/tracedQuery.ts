@@ -20,8 +20,12 @@ export const PREPARED_STATEMENTS_MAX = 256;
 
 // `*` projections are left unnamed: a migration adding a column changes their rows' type,
 // which a prepared statement refuses ("cached plan must not change result type") on every
-// connection of an older process still running during a rolling upgrade.
-const STAR_PROJECTION = /(?:^|[\s,.(])\*\s*(?:,|from\b|$)|\breturning\s+\*/i;
+// connection of an older process still running during a rolling upgrade. A `*` over a
+// function's rows (`unnest(…)`, `jsonb_to_recordset(…) as x(…)`) is not one: no migration
+// changes those, and left unnamed, such a statement was parsed and planned on every call (a
+// bulk projection's: ~1 ms of Postgres per write).
+const STAR_PROJECTION =
+  /(?:^|[\s,.(])\*\s*(?:,|from\b(?!\s+[a-z_][\w.]*\s*\()|$)|\breturning\s+\*/i;
 
 const prepared = new Map<string, string | null>();
 

@@ -217,3 +217,15 @@ describe("secrets", () => {
     await pool.end();
   });
 });
+
+describe("storage", () => {
+  it("compresses audit entries' variables with lz4, which this Postgres has", async () => {
+    const pool = new pg.Pool({ connectionString: t.db.url });
+    const { rows } = await pool.query<{ attcompression: string }>(
+      `select attcompression from pg_attribute
+        where attrelid = 'identity.audit_log'::regclass and attname = 'variables'`,
+    );
+    await pool.end();
+    expect(rows).toEqual([{ attcompression: "l" }]);
+  });
+});

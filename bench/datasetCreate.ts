@@ -1,6 +1,7 @@
 import { chunkBySize, EVENT_PAYLOAD_BYTES } from "@argus/eventstore";
 import { uuidv7 } from "@argus/platform";
 import pg from "pg";
+import { createFloorEvents, FLOOR_EVENTS } from "./baseline/floorEvents.ts";
 import { copyRowsInto, copyText, inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
@@ -77,6 +78,7 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     onStop(() => pool.end());
+    await createFloorEvents(pool);
 
     let created = 0;
     let body = "";
@@ -132,7 +134,7 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
           let inserted = 0;
           for (const [n, data] of e.data.entries()) {
             await client.query(
-              `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+              `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
                values ($1, $2, gen_random_uuid(), 'BenchFloorInserted', $3::jsonb, '{}')`,
               [e.stream, n + 1, data],
             );

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { createFloorEvents } from "./baseline/floorEvents.ts";
 import { appendAndUpdate, patchEventText } from "./baseline/patchFloor.ts";
 import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
@@ -45,6 +46,7 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     onStop(() => pool.end());
+    await createFloorEvents(pool);
 
     let value = "b";
     const flip = () => (value = value === "a" ? "b" : "a");

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { decodeId } from "@argus/platform";
+import { createFloorEvents, FLOOR_EVENTS } from "./baseline/floorEvents.ts";
 import { inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
@@ -36,6 +37,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
     const { experimentUuid, taskId } = await seedEvaluationTask(api);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     onStop(() => pool.end());
+    await createFloorEvents(pool);
     const p = stack.processes;
     const pids = {
       gateway: p.gateway!.pid,
@@ -76,7 +78,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
           const evaluations = JSON.stringify(evaluationsOf(rows.rows));
           await inTransaction(pool, async (client) => {
             await client.query(
-              `insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+              `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
                values ($1, $2, gen_random_uuid(), 'BenchFloorEvaluated', jsonb_build_object('evaluations', $3::jsonb), '{}')`,
               [stream, page, evaluations],
             );

@@ -3,6 +3,7 @@
 // (twoHop.ts, the shape's). One statement appends the update's event and updates the rows
 // from the appended row, as the dataset's projection does for a version's own rows.
 import type pg from "pg";
+import { FLOOR_EVENTS } from "./floorEvents.ts";
 
 /**
  * An update's event: the dataset, when, and `examplesText`, its examples' `{id, fields}` (uuids)
@@ -15,7 +16,7 @@ export const patchEventText = (datasetId: string, examplesText: string): string 
 const appended = new Map<string, number>();
 
 /**
- * Appends `eventText` to `stream` (its own, under a type no projection or consumer knows) and
+ * Appends `eventText` to `stream` (its own, in the floors' event table) and
  * updates the rows of the dataset's latest version that it names, in one statement (one round
  * trip, atomic on its own); the version and how many rows changed.
  */
@@ -31,7 +32,7 @@ export async function appendAndUpdate(
   // is the dataset's latest (ids are uuid v7).
   const res = await pool.query<{ version_id: string | null; updated: number }>(
     `with event as (
-       insert into dataset.events (stream_id, stream_version, event_id, event_type, data, metadata)
+       insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
        values ($1, $2, gen_random_uuid(), 'BenchFloorUpdated', $3::jsonb, '{}')
        returning data
      ), updated as (

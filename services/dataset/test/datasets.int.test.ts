@@ -204,6 +204,63 @@ describe("example writes", () => {
     examples.forEach((e, i) => expect(e.fields[`k${i}`]).toBe(i));
   });
 
+  it("an update naming examples its version does not hold appends one event naming only those it holds", async () => {
+    const w = await create(3);
+    const datasetId = w.dataset!.id;
+    const [a, b, c] = w.exampleIds;
+    await t.call(S.deleteExamples, { datasetId, versionId: w.versionId, exampleIds: [c!] });
+    const other = await create(1);
+    const update = (newVersion: string, examples: ExampleInput[]) =>
+      t.call(S.updateExamples, { datasetId, versionId: "", newVersion, examples });
+    const stray = (id: string, q: string) => ({ id, fieldsJson: JSON.stringify({ q, stray: 1 }) });
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    const events = async () =>
+      (
+        await pool.query<{ data: { version_id: string; examples: { id: string }[] } }>(
+          `select data from events where stream_id = $1 and event_type = 'DatasetExamplesUpdated'
+            order by global_position`,
+          [`dataset_examples-${datasetId}`],
+        )
+      ).rows.map((r) => [r.data.version_id, r.data.examples.map((e) => e.id)]);
+    const columns = async (versionId: string) =>
+      (
+        await pool.query<{ name: string }>(
+          "select name from example_columns where version_id = $1 order by name",
+          [versionId],
+        )
+      ).rows.map((r) => r.name);
+    try {
+      // Another dataset's example and a deleted one, around two that are held.
+      const res = await update("", [
+        stray(other.exampleIds[0]!, "of another dataset"),
+        { id: b!, fieldsJson: JSON.stringify({ q: "b" }) },
+        stray(c!, "deleted"),
+        { id: a!, fieldsJson: JSON.stringify({ q: "a" }) },
+      ]);
+      expect(res.examplePositions).toEqual([1, 3]);
+      expect(await events()).toEqual([[w.versionId, [b, a]]]);
+      expect(await columns(w.versionId)).toEqual(["n", "q"]);
+      expect((await all(datasetId)).map((e) => e.fields)).toEqual([
+        { q: "a", n: 0 },
+        { q: "b", n: 1 },
+      ]);
+      expect((await all(other.dataset!.id))[0]!.fields).toEqual({ q: "question 0", n: 0 });
+      // Held by none: no event; into a new version: the version is made once, with one event.
+      expect((await update("", [stray(c!, "deleted")])).examplePositions).toEqual([]);
+      const next = await update("next", [stray(c!, "deleted"), stray(a!, "a2")]);
+      expect(next.examplePositions).toEqual([1]);
+      expect(await events()).toEqual([
+        [w.versionId, [b, a]],
+        [next.versionId, [a]],
+      ]);
+      const got = await t.call(S.getDataset, { id: datasetId });
+      expect(got.versions.map((v) => v.name)).toEqual(["next", "v1"]);
+      expect((await all(datasetId, next.versionId)).map((e) => e.fields.q)).toEqual(["a2", "b"]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("a large write becomes several events that each fit a NATS message", async () => {
     const big = "x".repeat(300 * 1024);
     const w = await t.call(S.createDataset, {

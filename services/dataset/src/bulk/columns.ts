@@ -73,9 +73,10 @@ const kindsOf = (param: string) =>
   `(select k.key, k.kind from jsonb_to_recordset(${param}::jsonb) as k(key text, kind integer))`;
 
 /**
- * The statement (it ends the projection's, after its `with`) that adds fields to the catalog,
- * from a relation of `(key, kind)` (one per value or per field), kinds merged into known ones,
- * rewriting no row whose kinds stay the same. New fields are numbered in name order.
+ * The statement (it ends a projection's, after its `with`, or is one of its `with` items) that
+ * adds fields to the catalog, from a relation of `(key, kind)` (one per value or per field),
+ * kinds merged into known ones, rewriting no row whose kinds stay the same. New fields are
+ * numbered in name order.
  */
 function recordColumnKinds(c: Catalog, owner: string, kinds: string): string {
   return `insert into ${c.table} (${c.owner}, name, kinds)

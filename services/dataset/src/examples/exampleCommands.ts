@@ -19,6 +19,7 @@ import {
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { invalid } from "../shared/problemRules.ts";
+import { ExamplesNotHeld } from "./exampleProjection.ts";
 import { versionWithPresent } from "./exampleRows.ts";
 import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {
@@ -141,47 +142,58 @@ export function exampleCommands(deps: DatasetDeps) {
       const examples = mergeRepeats(parseExamples(req.examples, "update")).filter((e) =>
         isUuid(e.id),
       );
-      return write(
-        ctx,
-        req.datasetId,
-        "DATASET_EXAMPLE_UPDATE",
-        req.versionId,
-        examples.map((e) => e.id),
-        async (scope, at) => {
-          let versionId = at.version.id;
-          if (req.newVersion !== "") {
-            versionId = uuidv7(at.now.getTime());
-            await scope.decide(
-              streamId("dataset", at.row.id),
-              datasetDecider,
-              {
-                type: "CreateVersion",
-                id: versionId,
-                name: req.newVersion,
-                parentId: at.version.id,
-                now: at.now,
-              },
+      // First as if the version held every example: its projection counts the rows it changed
+      // and refuses the event when one is missing (ExamplesNotHeld), rolling the write back.
+      // Then, only for a request naming such an example, again, with those it holds read first.
+      // The usual write so costs no lookup of its 1000 examples before their update does it.
+      const update = (check: boolean) =>
+        write(
+          ctx,
+          req.datasetId,
+          "DATASET_EXAMPLE_UPDATE",
+          req.versionId,
+          check ? examples.map((e) => e.id) : [],
+          async (scope, at) => {
+            let versionId = at.version.id;
+            if (req.newVersion !== "") {
+              versionId = uuidv7(at.now.getTime());
+              await scope.decide(
+                streamId("dataset", at.row.id),
+                datasetDecider,
+                {
+                  type: "CreateVersion",
+                  id: versionId,
+                  name: req.newVersion,
+                  parentId: at.version.id,
+                  now: at.now,
+                },
+                at.meta,
+              );
+            }
+            const changed = check ? examples.filter((e) => at.present.has(e.id)) : examples;
+            await scope.appendLocked(
+              at.lock,
+              streamId("dataset_examples", at.row.id),
+              updatedEvents({ ...at.target, versionId }, changed),
               at.meta,
             );
-          }
-          const changed = examples.filter((e) => at.present.has(e.id));
-          await scope.appendLocked(
-            at.lock,
-            streamId("dataset_examples", at.row.id),
-            updatedEvents({ ...at.target, versionId }, changed),
-            at.meta,
-          );
-          return written(
-            at,
-            versionId,
-            [],
-            changed.map((e) => e.at),
-          );
-        },
-        {
-          dataset_versions_name_per_dataset: `the dataset already has a version named ${JSON.stringify(req.newVersion)}`,
-        },
-      );
+            return written(
+              at,
+              versionId,
+              [],
+              changed.map((e) => e.at),
+            );
+          },
+          {
+            dataset_versions_name_per_dataset: `the dataset already has a version named ${JSON.stringify(req.newVersion)}`,
+          },
+        );
+      try {
+        return await update(false);
+      } catch (err) {
+        if (err instanceof ExamplesNotHeld) return update(true);
+        throw err;
+      }
     },
 
     async deleteExamples(

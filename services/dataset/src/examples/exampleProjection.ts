@@ -8,6 +8,20 @@ import { touchDataset } from "../shared/touchDataset.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
 /**
+ * An update event named examples its version does not hold (live): its projection changed
+ * fewer rows than it carries examples. A command that appended the event without reading
+ * which examples the version holds learns it so, and writes it again after reading them; in a
+ * history, where every update event names only examples its version held, it never happens.
+ */
+export class ExamplesNotHeld extends Error {
+  readonly missing: number;
+  constructor(missing: number) {
+    super(`an update event names ${missing} examples its version does not hold`);
+    this.missing = missing;
+  }
+}
+
+/**
  * Before a version changes `ids` in place, each of its children that reads through to it gets
  * its own copy of those examples as they are (or, for ids the version does not have yet, a
  * hidden row): a child never sees its parent change after it was made. A `with` item of the
@@ -63,7 +77,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     // reads through from a parent gets a row of its own, merged from the parent's. Both parts
     // see the rows as they were before the statement, so no example is written twice; a
     // version without a parent skips the second part (a one-time filter) and its lookups.
-    await tracedQuery(
+    const res = await tracedQuery<{ changed: number }>(
       client,
       "dataset DatasetExamplesUpdated",
       `with x as materialized (
@@ -72,6 +86,7 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          update examples e set fields = e.fields || x.fields, updated_at = $3
            from x
           where e.version_id = $2 and e.id = x.id and not e.deleted
+         returning 1
        ), copied as (
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
@@ -80,10 +95,15 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
              on eff.id = x.id and not eff.deleted
           where (select parent_id from dataset_versions where id = $2) is not null
             and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
-       ), ${touched("$1", "$2", "$3")}
-       ${recordExampleKinds("$2", "$5")}`,
+         returning 1
+       ), ${touched("$1", "$2", "$3")}, kinds as (
+         ${recordExampleKinds("$2", "$5")}
+       )
+       select ((select count(*) from own) + (select count(*) from copied))::int as changed`,
       [d.dataset_id, d.version_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
     );
+    const changed = res.rows[0]?.changed ?? 0;
+    if (changed !== d.examples.length) throw new ExamplesNotHeld(d.examples.length - changed);
   },
   async DatasetExamplesDeleted(client, d) {
     // A first version has no parent to read through to: its rows simply go.

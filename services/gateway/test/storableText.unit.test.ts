@@ -1,6 +1,7 @@
 import { DomainError } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiRequest } from "../src/http/handler.ts";
+import { rememberBodyText } from "../src/http/bodyText.ts";
 import { storableRequest, unstorableReason } from "../src/http/storableText.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
@@ -45,6 +46,22 @@ describe("the text rule", () => {
     expect(refusal(() => storableRequest(req("/"), {}, "\0"))).toMatch(
       /^the request body contains/,
     );
+  });
+
+  it("refuses what a body read from its text got through a \\u escape, and only that", () => {
+    const parsed = (text: string) => {
+      const body = JSON.parse(text) as object;
+      rememberBodyText(body, text);
+      return body;
+    };
+    expect(refusal(() => storableRequest(req("/"), {}, parsed('{"a":["ok","x\\u0000"]}')))).toBe(
+      "'a[1]' contains U+0000, which cannot be stored",
+    );
+    expect(refusal(() => storableRequest(req("/"), {}, parsed('{"\\ud800":1}')))).toMatch(
+      /^a field name in 'the request body' contains an unpaired surrogate/,
+    );
+    for (const fine of ['{"a":"\\u00e9 \\ud83c\\udf89"}', '{"a":["é 🎉",{"b":"\\n"}]}'])
+      expect(storableRequest(req("/"), {}, parsed(fine)).body).toEqual(JSON.parse(fine));
   });
 
   it("walks a body nested deeper than the call stack without overflowing", () => {

@@ -11,6 +11,10 @@ export function rememberBodyText(body: object, text: string): void {
   if (typeof body === "object" && body !== null) texts.set(body, text);
 }
 
+/** The text `body` was parsed from, when the body reader kept it. */
+export const bodyTextOf = (body: unknown): string | undefined =>
+  typeof body === "object" && body !== null ? texts.get(body) : undefined;
+
 /** JSON's whitespace (RFC 8259 §2). */
 export const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -195,10 +199,10 @@ const skipSpaces = (text: string, at: number): number => {
  * body holds: with `name` twice, the last, as JSON.parse takes it.
  */
 export function memberElementTexts(body: unknown, name: string): (string | undefined)[] | null {
-  if (typeof body !== "object" || body === null) return null;
-  const text = texts.get(body);
+  const text = bodyTextOf(body);
+  if (text === undefined) return null;
   const parsed = (body as Record<string, unknown>)[name];
-  if (text === undefined || !Array.isArray(parsed)) return null;
+  if (!Array.isArray(parsed)) return null;
   const slashes = new Backslashes(text);
   let found: (string | undefined)[] | null = null;
   let i = skipSpaces(text, 0);

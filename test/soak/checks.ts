@@ -75,7 +75,7 @@ export async function versionCounts(
 
 /**
  * Writes applied more than once: a version per write at most, and exactly one for a write that
- * was acknowledged after its answer had been lost.
+ * was acknowledged, or refused when sent again because its first attempt was applied.
  */
 export function duplicateEffects(ledger: Ledger, counts: Map<string, number>): Finding[] {
   const findings: Finding[] = [];
@@ -86,8 +86,8 @@ export function duplicateEffects(ledger: Ledger, counts: Map<string, number>): F
         check: "duplicate",
         detail: `write ${v.message} made ${n} versions (retried: ${v.retried})`,
       });
-    if (v.outcome === "acked" && n === 0)
-      findings.push({ check: "lost", detail: `acknowledged version ${v.message} is missing` });
+    if ((v.outcome === "acked" || v.outcome === "applied") && n === 0)
+      findings.push({ check: "lost", detail: `${v.outcome} version ${v.message} is missing` });
   }
   return findings;
 }

@@ -166,7 +166,8 @@ interface Resource {
 interface VersionWrite {
   promptId: string;
   message: string;
-  outcome: Outcome["kind"];
+  /** "applied": refused when sent again because the first attempt was applied (a 409). */
+  outcome: Outcome["kind"] | "applied";
   retried: boolean;
 }
 
@@ -338,8 +339,18 @@ export async function runClient(
         const promptId = pick(fixture.promptIds)!;
         const message = `soak-${n}-${randomUUID()}`;
         const o = await w("POST", `/v2/prompts/${promptId}/versions`, promptVersion(message));
-        ledger.versions.push({ promptId, message, outcome: o.kind, retried: o.retried });
-        if (o.kind === "refused") ledger.unexpectedRefusals.push(o.answer);
+        // As for a create: a 409 to the write sent again says its first attempt was applied
+        // (the key's answer was lost with it, the documented rare window), so exactly one
+        // version must exist.
+        const applied = o.kind === "refused" && o.retried && o.answer.status === 409;
+        ledger.versions.push({
+          promptId,
+          message,
+          outcome: applied ? "applied" : o.kind,
+          retried: o.retried,
+        });
+        if (applied) ledger.conflictsAfterRetry++;
+        else if (o.kind === "refused") ledger.unexpectedRefusals.push(o.answer);
       },
     ],
   ];

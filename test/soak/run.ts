@@ -348,7 +348,7 @@ async function soak(stack: Stack): Promise<number> {
   lost answers          ${writeStats.retried} writes sent again under their Idempotency-Key; ${writeStats.unknown} never answered
   lost writes           ${by("lost")}
   duplicate effects     ${by("duplicate")}${idempotencyLanded ? "" : " (reported only: the API does not take Idempotency-Key yet)"}
-  conflicts after retry ${ledger.conflictsAfterRetry} (a create or prompt version whose lost attempt had been applied, refused 409 when sent again)
+  conflicts after retry ${ledger.conflictsAfterRetry} (a write whose lost attempt had been applied, refused 409 when sent again)
   audit log = events    ${by("audit") === 0 ? "yes" : `no, ${by("audit")} differences`} (${events.length} events)
   webhook deliveries    ${by("webhook") === 0 ? "all arrived" : `${by("webhook")} missing`} (${receiver.received.length} received)
   error answers         ${[...answers, ...probes].filter((a) => a.status >= 400).length}, not a Problem: ${by("problem")}, 500: ${by("500")}

@@ -100,8 +100,13 @@ const lost = (a: Answer) =>
 type Outcome =
   /** 2xx: the write was acknowledged. */
   | { kind: "acked"; answer: Answer; retried: boolean; key: string }
-  /** A 4xx (other than 408/429): refused, or, after a lost answer, a sign it was applied. */
+  /** A 4xx (other than 408/429), the first answer readable. */
   | { kind: "refused"; answer: Answer; retried: boolean; key: string }
+  /**
+   * A 409 to the write sent again after a lost answer: its first attempt was applied, and the
+   * key's stored answer was lost with that answer (the documented rare window).
+   */
+  | { kind: "applied"; answer: Answer; retried: boolean; key: string }
   /** Still no readable answer when the retries ran out: applied or not, nobody knows. */
   | { kind: "unknown"; answer: Answer; retried: boolean; key: string };
 
@@ -133,7 +138,11 @@ async function write(
       writeStats.acked++;
       return { kind: "acked", answer, retried, key };
     }
-    if (!lost(answer)) return { kind: "refused", answer, retried, key };
+    if (!lost(answer)) {
+      if (!retried || answer.status !== 409) return { kind: "refused", answer, retried, key };
+      ledger.conflictsAfterRetry++;
+      return { kind: "applied", answer, retried, key };
+    }
     if (!retried) writeStats.retried++;
     retried = true;
     if (Date.now() - started > o.retryForMs) {
@@ -166,15 +175,14 @@ interface Resource {
 interface VersionWrite {
   promptId: string;
   message: string;
-  /** "applied": refused when sent again because the first attempt was applied (a 409). */
-  outcome: Outcome["kind"] | "applied";
+  outcome: Outcome["kind"];
   retried: boolean;
 }
 
 export interface Ledger {
   resources: Resource[];
   versions: VersionWrite[];
-  /** Creates refused with 409 after a lost answer: the lost attempt had been applied. */
+  /** Writes whose outcome was "applied" (a 409 when sent again after a lost answer). */
   conflictsAfterRetry: number;
   /** Writes refused for a reason that is not the fault's (a bug in the workload or the API). */
   unexpectedRefusals: Answer[];
@@ -235,10 +243,7 @@ export async function runClient(
       };
       ledger.resources.push(r);
       mine.push(r);
-    } else if (o.kind === "refused") {
-      if (o.retried && o.answer.status === 409) ledger.conflictsAfterRetry++;
-      else ledger.unexpectedRefusals.push(o.answer);
-    }
+    } else if (o.kind === "refused") ledger.unexpectedRefusals.push(o.answer);
   };
   const live = (kind: Resource["kind"]) =>
     mine.filter((r) => r.kind === kind && r.deleted === false);
@@ -247,13 +252,13 @@ export async function runClient(
   const rename = async (r: Resource, body: (next: string) => Record<string, unknown>) => {
     const next = name(r.kind);
     const o = await w("PATCH", r.path, body(next));
-    if (o.kind === "acked") r.names = new Set([next]);
+    if (o.kind === "acked" || o.kind === "applied") r.names = new Set([next]);
     else if (o.kind === "unknown") r.names.add(next);
     else ledger.unexpectedRefusals.push(o.answer);
   };
   const remove = async (r: Resource) => {
     const o = await w("DELETE", r.path, undefined);
-    if (o.kind === "acked") r.deleted = true;
+    if (o.kind === "acked" || o.kind === "applied") r.deleted = true;
     else if (o.kind === "unknown") r.deleted = "maybe";
     // A lost answer, then 404: the first delete was applied.
     else if (o.retried && o.answer.status === 404) r.deleted = true;
@@ -339,18 +344,9 @@ export async function runClient(
         const promptId = pick(fixture.promptIds)!;
         const message = `soak-${n}-${randomUUID()}`;
         const o = await w("POST", `/v2/prompts/${promptId}/versions`, promptVersion(message));
-        // As for a create: a 409 to the write sent again says its first attempt was applied
-        // (the key's answer was lost with it, the documented rare window), so exactly one
-        // version must exist.
-        const applied = o.kind === "refused" && o.retried && o.answer.status === 409;
-        ledger.versions.push({
-          promptId,
-          message,
-          outcome: applied ? "applied" : o.kind,
-          retried: o.retried,
-        });
-        if (applied) ledger.conflictsAfterRetry++;
-        else if (o.kind === "refused") ledger.unexpectedRefusals.push(o.answer);
+        // Acked or applied, exactly one version must exist.
+        ledger.versions.push({ promptId, message, outcome: o.kind, retried: o.retried });
+        if (o.kind === "refused") ledger.unexpectedRefusals.push(o.answer);
       },
     ],
   ];

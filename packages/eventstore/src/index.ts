@@ -24,12 +24,18 @@ export type {
   CommandInput,
   CommandOptions,
   CommandScope,
+  LockFirst,
   Decision,
   Project,
   RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
-export type { Projections } from "./commands/projector.ts";
+export type {
+  AppendProjection,
+  AppendProjections,
+  InAppend,
+  Projections,
+} from "./commands/projector.ts";
 export { projector } from "./commands/projector.ts";
 
 // Request keys: what a keyed request applied, and its answer for a retry (the gRPC binding's).

@@ -6,6 +6,7 @@ import {
   tracedQuery,
   type CommandScope,
   type Decider,
+  type InAppend,
   type Project,
   type RowLock,
 } from "../src/index.ts";
@@ -399,5 +400,161 @@ describe("appendLocked", () => {
     // @ts-expect-error: a RowLock is not made by hand.
     const made: RowLock = { table: "items", id: "x", row: {} };
     return made;
+  });
+});
+
+describe("lockFirst", () => {
+  const items = () => `${schema}.items`;
+  const item = async (label = "an item") => {
+    const id = crypto.randomUUID();
+    await file.env.pool.query(`insert into ${items()} values ($1, $2)`, [id, label]);
+    return id;
+  };
+  const commands = () =>
+    createCommandHandler(createEventStore({ pool: file.env.pool, schema }), project);
+  const labelOf = (id: string) => `select label from ${items()} where id = '${id}'`;
+
+  it("takes the row lock in BEGIN's round trip and runs `then` under it, with no statement of its own", async () => {
+    const id = await item();
+    const queries: string[] = [];
+    const out = await commands().transact(
+      async (scope) => {
+        const query = scope.client.query.bind(scope.client);
+        scope.client.query = ((config: { text?: string } | string, ...rest: unknown[]) => {
+          queries.push(typeof config === "string" ? config : (config.text ?? ""));
+          return (query as (...a: unknown[]) => unknown)(config, ...rest);
+        }) as typeof scope.client.query;
+        try {
+          const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
+          return { row: lock?.row, opened: scope.opened };
+        } finally {
+          scope.client.query = query;
+        }
+      },
+      {
+        lockFirst: { table: items(), id, columns: "label", then: `${labelOf(id)}; select 2 as n` },
+      },
+    );
+    expect(out.row).toEqual({ label: "an item" });
+    expect(out.opened).toEqual([[{ label: "an item" }], [{ n: 2 }]]);
+    expect(queries).toEqual([]);
+  });
+
+  it("holds the row until the transaction ends, and `then` sees what the writer before it committed", async () => {
+    const id = await item("before");
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = () => {};
+    const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+    const first = commands().transact(async (scope) => {
+      await scope.lockRow(items(), id);
+      taken();
+      await held;
+      await scope.client.query(`update ${items()} set label = 'after' where id = $1`, [id]);
+    });
+    await lockTaken;
+    let secondLocked = false;
+    const second = commands().transact(
+      async (scope) => {
+        const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
+        secondLocked = true;
+        return { row: lock?.row, then: scope.opened[0] };
+      },
+      { lockFirst: { table: items(), id, columns: "label", then: labelOf(id) } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const waited = !secondLocked;
+    release();
+    const [, seen] = await Promise.all([first, second]);
+    expect(waited).toBe(true);
+    // Each statement of the opening reads with a snapshot of its own, taken once it runs.
+    expect(seen).toEqual({ row: { label: "after" }, then: [{ label: "after" }] });
+  });
+
+  it("looks an id that is no uuid up the usual way, and a row that is not there gives no lock", async () => {
+    for (const id of ["none", crypto.randomUUID()]) {
+      const out = await commands().transact(
+        async (scope) => ({ lock: await scope.lockRow(items(), id), opened: scope.opened }),
+        { lockFirst: { table: items(), id, columns: "*", then: "select 1 as one" } },
+      );
+      expect(out.lock).toBeUndefined();
+      expect(out.opened).toEqual(id === "none" ? [] : [[{ one: 1 }]]);
+    }
+  });
+
+  it("takes another row's lock, or the same row's with other columns, by a statement as before", async () => {
+    const [id, other] = [await item("one"), await item("two")];
+    const rows = await commands().transact(
+      async (scope) => [
+        (await scope.lockRow<{ label: string }>(items(), other, "label"))?.row,
+        (await scope.lockRow<{ id: string }>(items(), id, "id"))?.row,
+        (await scope.lockRow<{ label: string }>(items(), id, "label"))?.row,
+      ],
+      { lockFirst: { table: items(), id, columns: "label" } },
+    );
+    expect(rows).toEqual([{ label: "two" }, { id }, { label: "one" }]);
+  });
+});
+
+describe("a projection in its event's append", () => {
+  const names = async () =>
+    (await file.env.pool.query<{ name: string }>(`select name from ${schema}.names`)).rows.map(
+      (r) => r.name,
+    );
+  /** `Named` events projected in their append (and counted), others the usual way. */
+  const projectInAppend = (calls: string[], refuse = false): Project =>
+    Object.assign(
+      async (client: Parameters<Project>[0], events: Parameters<Project>[1]) => {
+        calls.push(...events.map((e) => (e.data as { name: string }).name));
+        await project(client, events);
+      },
+      {
+        inAppend: (event: { type: string }): InAppend | undefined =>
+          event.type === "Named"
+            ? (bind) => ({
+                with: `named as (insert into ${schema}.names
+                         select (select data ->> 'name' from appended) || ${bind("!")}
+                         returning 1)`,
+                result: "(select count(*) from named)::int as named",
+                check(row) {
+                  if (row.named !== 1 || refuse) throw new Error("refused by its check");
+                },
+              })
+            : undefined,
+      },
+    );
+  const named = (...ns: string[]) => ns.map((name) => ({ type: "Named", data: { name } }));
+
+  it("writes a single event's rows in the statement that appends it, and a batch's the usual way", async () => {
+    const calls: string[] = [];
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      projectInAppend(calls),
+    );
+    const [one, two] = [stream(), stream()];
+    const a = `a-${crypto.randomUUID()}`;
+    const [b, c] = [`b-${crypto.randomUUID()}`, `c-${crypto.randomUUID()}`];
+    await commands.transact((scope) => scope.appendToSet(one, named(a), {}));
+    await commands.transact((scope) => scope.appendToSet(two, named(b, c), {}));
+    expect(await history(one)).toEqual(["Named"]);
+    expect(await history(two)).toEqual(["Named", "Named"]);
+    // The append's projection bound its own value; the batch went through the function.
+    expect(await names()).toEqual(expect.arrayContaining([`${a}!`, b, c]));
+    expect(calls).toEqual([b, c]);
+  });
+
+  it("rolls the whole command back when its check refuses the statement's row", async () => {
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      projectInAppend([], true),
+    );
+    const s = stream();
+    const name = `refused-${crypto.randomUUID()}`;
+    const err = await commands
+      .transact((scope) => scope.appendToSet(s, named(name), {}))
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: "refused by its check" });
+    expect(await history(s)).toEqual([]);
+    expect((await names()).filter((n) => n.startsWith(name))).toEqual([]);
   });
 });

@@ -204,6 +204,51 @@ describe("example writes", () => {
     examples.forEach((e, i) => expect(e.fields[`k${i}`]).toBe(i));
   });
 
+  it("updates racing a delete of some of their examples all succeed, each event naming only what was held", async () => {
+    const w = await create(20);
+    const datasetId = w.dataset!.id;
+    const ids = w.exampleIds;
+    const [kept, doomed] = [ids.slice(0, 10), ids.slice(10)];
+    const update = (i: number) =>
+      problemOf(
+        t.call(S.updateExamples, {
+          datasetId,
+          versionId: w.versionId,
+          newVersion: "",
+          examples: [kept[i]!, doomed[i]!].map((id) => ({ id, fieldsJson: `{"k${i}":${i}}` })),
+        }),
+      );
+    const removal = problemOf(
+      t.call(S.deleteExamples, { datasetId, versionId: w.versionId, exampleIds: doomed }),
+    );
+    const outcomes = await Promise.all([...kept.map((_, i) => update(i)), removal]);
+    expect(outcomes.every((o) => o === "ok")).toBe(true);
+    const pool = new pg.Pool({ connectionString: t.db.url, options: "-c search_path=dataset" });
+    try {
+      const { rows } = await pool.query<{
+        type: string;
+        data: { examples?: { id: string }[]; example_ids?: string[] };
+      }>(
+        `select event_type as type, data from events where stream_id = $1 order by global_position`,
+        [`dataset_examples-${datasetId}`],
+      );
+      // Replayed in order, every update names only examples its version held at that point.
+      const held = new Set<string>();
+      for (const { type, data } of rows) {
+        if (type === "DatasetExamplesInserted") data.examples!.forEach((e) => held.add(e.id));
+        if (type === "DatasetExamplesDeleted") data.example_ids!.forEach((id) => held.delete(id));
+        if (type === "DatasetExamplesUpdated")
+          for (const e of data.examples!) expect(held.has(e.id)).toBe(true);
+      }
+      expect(rows.filter((r) => r.type === "DatasetExamplesUpdated")).toHaveLength(10);
+    } finally {
+      await pool.end();
+    }
+    const examples = await all(datasetId);
+    expect(examples.map((e) => e.id)).toEqual(kept);
+    examples.forEach((e, i) => expect(e.fields[`k${i}`]).toBe(i));
+  });
+
   it("an update naming examples its version does not hold appends one event naming only those it holds", async () => {
     const w = await create(3);
     const datasetId = w.dataset!.id;

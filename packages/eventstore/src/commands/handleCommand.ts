@@ -1,6 +1,7 @@
-import type { PoolClient } from "pg";
+import type { PoolClient, QueryResultRow } from "pg";
 import {
   DomainError,
+  isUuid,
   currentCallSignal,
   currentRequestKey,
   systemClock,
@@ -10,6 +11,7 @@ import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
+import type { InAppend } from "./projector.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata, StoredEvent } from "../types.ts";
@@ -24,8 +26,14 @@ export interface AppendedEvent extends DomainEvent {
   readonly globalPosition: bigint;
 }
 
-/** A service's inline projections: every event a command appends goes through them. */
-export type Project = (client: PoolClient, events: readonly AppendedEvent[]) => Promise<void>;
+/**
+ * A service's inline projections: every event a command appends goes through them, in the
+ * statement that appends it when `inAppend` makes it one (projector.ts).
+ */
+export interface Project {
+  (client: PoolClient, events: readonly AppendedEvent[]): Promise<void>;
+  inAppend?(event: DomainEvent): InAppend | undefined;
+}
 
 /** What a decision left behind: its events, the state after them and the stream's version. */
 export interface Decision<State, Event extends DomainEvent> {
@@ -102,6 +110,8 @@ export interface CommandScope {
     events: readonly DomainEvent[],
     metadata: EventMetadata,
   ): Promise<void>;
+  /** The rows of each of `lockFirst`'s `then` statements (none without it). */
+  readonly opened: readonly (readonly QueryResultRow[])[];
 }
 
 /** A command, or how to build it from the folded state and facts read in the transaction. */
@@ -115,12 +125,23 @@ const isBuilder = <S, C>(
 
 type StreamAccess = Pick<
   EventStoreTransaction,
-  "client" | "append" | "loadStream" | "saveSnapshot"
+  "client" | "append" | "loadStream" | "saveSnapshot" | "opened"
 >;
 
-function commandScope(tx: StreamAccess, project: Project): CommandScope {
+const lockSql = (table: string, columns: string, id: string) =>
+  `SELECT ${columns} FROM ${table} WHERE id = ${id} FOR UPDATE`;
+
+function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): CommandScope {
   // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
   const locks = new WeakSet<RowLock>();
+  // The lock BEGIN's round trip took, until lockRow asks for it.
+  let taken = first && { ...first, rows: tx.opened[0]?.rows ?? [] };
+  const lockOf = <Row>(table: string, id: string, row: Row | undefined) => {
+    if (row === undefined) return undefined;
+    const lock = { table, id, row } as RowLock<Row>;
+    locks.add(lock);
+    return lock;
+  };
   async function append(
     streamId: string,
     version: ExpectedVersion,
@@ -128,11 +149,14 @@ function commandScope(tx: StreamAccess, project: Project): CommandScope {
     metadata: EventMetadata,
   ): Promise<void> {
     if (events.length === 0) return;
+    const inAppend = events.length === 1 ? project.inAppend?.(events[0]!) : undefined;
     const stored = await tx.append(
       streamId,
       version,
       events.map((e) => ({ type: e.type, data: e.data, metadata })),
+      inAppend,
     );
+    if (inAppend) return;
     await project(
       tx.client,
       events.map((e, i) => ({
@@ -177,23 +201,25 @@ function commandScope(tx: StreamAccess, project: Project): CommandScope {
       );
     },
     async lockRow<Row extends object>(table: string, id: string, columns = "*") {
+      if (taken && taken.table === table && taken.id === id && taken.columns === columns) {
+        const row = taken.rows[0] as Row | undefined;
+        taken = undefined;
+        return lockOf(table, id, row);
+      }
       const { rows } = await tracedQuery<Row>(
         tx.client,
         `lock ${table}`,
-        `SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE`,
+        lockSql(table, columns, "$1"),
         [id],
       );
-      const row = rows[0];
-      if (row === undefined) return undefined;
-      const lock = { table, id, row } as RowLock<Row>;
-      locks.add(lock);
-      return lock;
+      return lockOf(table, id, rows[0]);
     },
     async appendLocked(lock, streamId, events, metadata) {
       if (!locks.has(lock))
         throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
       await append(streamId, "any", events, metadata);
     },
+    opened: tx.opened.slice(1).map((r) => r.rows),
   };
 }
 
@@ -209,8 +235,9 @@ export function commandScopeIn(
       client,
       loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
       saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-      append: (streamId, version, events) =>
-        appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
+      append: (streamId, version, events, projection) =>
+        appendToStream(client, schema, streamId, version, events, { maxEventBytes }, projection),
+      opened: [],
     },
     project,
   );
@@ -224,6 +251,21 @@ export interface CommandOptions {
    * the gRPC call being served.
    */
   signal?: AbortSignal;
+  /**
+   * The row the command locks first (its `lockRow` of the same table, id and columns), taken
+   * in BEGIN's round trip, and `then`: statements to run under that lock in the same round
+   * trip, whose rows are the scope's `opened`. `then` is SQL without parameters: its values
+   * are the caller's literals, made from values it checked. An id that is no uuid is looked
+   * up the usual way (and finds no row).
+   */
+  lockFirst?: LockFirst;
+}
+
+export interface LockFirst {
+  table: string;
+  id: string;
+  columns: string;
+  then?: string;
 }
 
 export interface CommandHandler {
@@ -270,6 +312,13 @@ export function createCommandHandler(
       const recording = key && !key.recorded && !recordingNow.has(key) ? key : undefined;
       if (recording) recordingNow.add(recording);
       try {
+        const first = options.lockFirst;
+        const opening =
+          first && isUuid(first.id)
+            ? [lockSql(first.table, first.columns, `'${first.id}'`), first.then]
+                .filter(Boolean)
+                .join("; ")
+            : undefined;
         const result = await store.transaction(async (tx) => {
           if (signal?.aborted)
             throw new DomainError(
@@ -277,8 +326,8 @@ export function createCommandHandler(
               "the call was cancelled or its deadline passed",
             );
           if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
-          return fn(commandScope(tx, project));
-        });
+          return fn(commandScope(tx, project, opening ? first : undefined));
+        }, opening);
         if (recording) recording.recorded = true;
         return result;
       } finally {

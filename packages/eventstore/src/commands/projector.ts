@@ -1,4 +1,4 @@
-import type { PoolClient } from "pg";
+import type { PoolClient, QueryResultRow } from "pg";
 import type { DomainEvent } from "./decider.ts";
 import type { AppendedEvent, Project } from "./handleCommand.ts";
 
@@ -15,22 +15,61 @@ export type Projections<E extends DomainEvent> = {
 };
 
 /**
+ * A projection run in the statement that appends its event: one round trip, and the event's
+ * data read from the row being inserted rather than read back from the table. `with` holds
+ * `with` items over `appended` (the inserted row; `data` is its data), its values bound with
+ * the `bind` it was given (which answers each one's placeholder); `result` is select-list
+ * items over them, and `check` gets the statement's row once it ran (it may refuse it,
+ * rolling the transaction back). The event's projection of `Projections` stays what replay
+ * and any other append run, so both must write the same rows.
+ */
+export interface AppendProjection {
+  with: string;
+  result: string;
+  check(row: QueryResultRow): void;
+}
+
+/** An event's projection as part of its append, given the append's `bind`. */
+export type InAppend = (bind: (value: unknown) => string) => AppendProjection;
+
+/** Per event type, its projection as part of its append, where it has one. */
+export type AppendProjections<E extends DomainEvent> = {
+  [T in E["type"]]?: (
+    data: Extract<E, { type: T }>["data"],
+    bind: (value: unknown) => string,
+  ) => AppendProjection;
+};
+
+/**
  * A service's inline projections as one `Project`: each event goes to the projection of its
  * type, and an event no projection knows is an error (it would leave the tables behind).
  */
 export function projector<E extends DomainEvent>(
   service: string,
   projections: Projections<E>,
+  inAppend: AppendProjections<E> = {},
 ): Project {
   const byType = projections as unknown as Record<
     string,
     ((client: PoolClient, data: object, appended: AppendedEvent) => Promise<unknown>) | undefined
   >;
-  return async (client, events) => {
-    for (const event of events) {
-      const apply = byType[event.type];
-      if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
-      await apply(client, event.data, event);
-    }
-  };
+  const inAppendByType = inAppend as unknown as Record<
+    string,
+    ((data: object, bind: (value: unknown) => string) => AppendProjection) | undefined
+  >;
+  return Object.assign(
+    async (client: PoolClient, events: readonly AppendedEvent[]) => {
+      for (const event of events) {
+        const apply = byType[event.type];
+        if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
+        await apply(client, event.data, event);
+      }
+    },
+    {
+      inAppend(event: DomainEvent): InAppend | undefined {
+        const make = inAppendByType[event.type];
+        return make && ((bind) => make(event.data, bind));
+      },
+    },
+  );
 }

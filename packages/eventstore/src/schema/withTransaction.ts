@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient, QueryResult } from "pg";
 import { DomainError, checkout, isDependencyUnavailable } from "@argus/platform";
 import { CommitOutcomeUnknownError, ConnectionLostError } from "../errors.ts";
 import { tracedQuery } from "./tracedQuery.ts";
@@ -8,10 +8,17 @@ import { tracedQuery } from "./tracedQuery.ts";
  * lost, the error says on which side of COMMIT: before it was sent, a ConnectionLostError (the
  * transaction did not happen; safe to run again); while it was in flight, a
  * CommitOutcomeUnknownError (it may have committed).
+ *
+ * `opening`, SQL without parameters (its values written in as literals by the caller, from
+ * values it checked), goes in BEGIN's own round trip, one statement after another, each with
+ * a snapshot of its own as any statement of the transaction; fn gets their results. A command
+ * whose first statements are known before it starts (a row lock, a lookup under it) so makes
+ * one round trip of BEGIN's and its own.
  */
 export async function withTransaction<T>(
   pool: Pool,
-  fn: (client: PoolClient) => Promise<T>,
+  fn: (client: PoolClient, opened: readonly QueryResult[]) => Promise<T>,
+  opening?: string,
 ): Promise<T> {
   let client: PoolClient;
   try {
@@ -22,9 +29,11 @@ export async function withTransaction<T>(
   let committing = false;
   let broken: Error | undefined;
   try {
-    await tracedQuery(client, "begin", "BEGIN");
+    const begun = await tracedQuery(client, "begin", opening ? `BEGIN; ${opening}` : "BEGIN");
+    // Several statements answer with a result each (pg's types say one).
+    const opened = opening ? (begun as unknown as QueryResult[]).slice(1) : [];
     try {
-      const result = await fn(client);
+      const result = await fn(client, opened);
       committing = true;
       const commit = await tracedQuery(client, "commit", "COMMIT");
       // COMMIT of a transaction that already failed reports ROLLBACK instead of an error.

@@ -1,5 +1,5 @@
 import { SpanStatusCode } from "@opentelemetry/api";
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient, QueryResult } from "pg";
 import { appendToStream, type ExpectedVersion } from "./appendToStream.ts";
 import { backoffDelay, sleep, type BackoffOptions } from "../backoff.ts";
 import { ConcurrencyError, ConnectionLostError } from "../errors.ts";
@@ -10,6 +10,7 @@ import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
+import type { InAppend } from "../commands/projector.ts";
 
 export interface EventStoreOptions {
   pool: Pool;
@@ -40,10 +41,14 @@ export interface EventStoreOptions {
 export interface EventStoreTransaction {
   /** The transaction's connection, for the caller's inline projection writes. */
   readonly client: PoolClient;
+  /** The results of the `opening` statements, sent with BEGIN (`withTransaction`). */
+  readonly opened: readonly QueryResult[];
+  /** With `projection`, the one event's projection runs in the appending statement. */
   append(
     streamId: string,
     expectedVersion: ExpectedVersion,
     events: readonly NewEvent[],
+    projection?: InAppend,
   ): Promise<StoredEvent[]>;
   /** The stream from its snapshot under `snapshotTag` when there is one (snapshots.ts). */
   loadStream(streamId: string, snapshotTag?: string): Promise<StreamRead>;
@@ -63,7 +68,7 @@ export interface EventStore {
    * ConnectionLostError. A connection lost during COMMIT is CommitOutcomeUnknownError, never
    * run again.
    */
-  transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>, opening?: string): Promise<T>;
   readStream(streamId: string): Promise<StoredEvent[]>;
 }
 
@@ -76,26 +81,34 @@ export function createEventStore(options: EventStoreOptions): EventStore {
   const connectionBackoff = options.connectionBackoff ?? { baseMs: 100, maxMs: 1000 };
   const appendOptions = { maxEventBytes: options.maxEventBytes ?? 1024 * 1024 };
 
-  async function attempt<T>(fn: (tx: EventStoreTransaction) => Promise<T>): Promise<T> {
+  async function attempt<T>(
+    fn: (tx: EventStoreTransaction) => Promise<T>,
+    opening: string | undefined,
+  ): Promise<T> {
     const appended: StoredEvent[] = [];
-    const result = await withTransaction(pool, (client) =>
-      fn({
-        client,
-        loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
-        saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-        async append(streamId, expectedVersion, events) {
-          const stored = await appendToStream(
-            client,
-            schema,
-            streamId,
-            expectedVersion,
-            events,
-            appendOptions,
-          );
-          appended.push(...stored);
-          return stored;
-        },
-      }),
+    const result = await withTransaction(
+      pool,
+      (client, opened) =>
+        fn({
+          client,
+          opened,
+          loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
+          saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
+          async append(streamId, expectedVersion, events, projection) {
+            const stored = await appendToStream(
+              client,
+              schema,
+              streamId,
+              expectedVersion,
+              events,
+              appendOptions,
+              projection,
+            );
+            appended.push(...stored);
+            return stored;
+          },
+        }),
+      opening,
     );
     if (appended.length > 0 && options.onCommit) {
       try {
@@ -110,12 +123,12 @@ export function createEventStore(options: EventStoreOptions): EventStore {
 
   return {
     schema,
-    transaction: (fn) =>
+    transaction: (fn, opening) =>
       tracer.startActiveSpan("eventstore.transaction", async (span) => {
         try {
           for (let retry = 0, reconnect = 0; ;) {
             try {
-              return await attempt(fn);
+              return await attempt(fn, opening);
             } catch (caught) {
               if (caught instanceof ConnectionLostError && reconnect < connectionRetries) {
                 reconnect++;

@@ -1,5 +1,6 @@
 import { streamId } from "@argus/contracts";
 import type { CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
+import type { QueryResultRow } from "pg";
 import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
@@ -11,9 +12,10 @@ import type {
 } from "@argus/proto/dataset/v1/dataset";
 import { datasetDecider } from "../datasets/datasetDecider.ts";
 import {
-  lockDataset,
-  loadDataset,
+  lockDatasetAs,
+  lockDatasetFirst,
   toDataset,
+  versionLookup,
   type DatasetRow,
   type VersionRow,
 } from "../datasets/datasetRows.ts";
@@ -49,6 +51,12 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
   return [...byId.values()];
 }
 
+/** The version `versionLookup` found, holding none of the (no) ids the write named. */
+function heldVersion(rows: readonly QueryResultRow[] | undefined) {
+  const version = rows?.[0] as VersionRow | undefined;
+  return version && { version, present: new Set<string>() };
+}
+
 /** Where an example write lands, as read under the dataset's lock. */
 interface WriteAt {
   lock: RowLock<DatasetRow>;
@@ -78,13 +86,17 @@ export function exampleCommands(deps: DatasetDeps) {
     fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
     conflicts: Readonly<Record<string, string>> = {},
   ): Promise<T> {
-    const checked = await loadDataset(deps, ctx, datasetId, permission);
+    // A write naming no examples to look up finds its version in BEGIN's round trip, under
+    // the lock taken there: one round trip for what were three.
+    const lookup = ids.length === 0 ? versionLookup(datasetId, versionId) : undefined;
     return deps.commands.transact(
       async (scope) => {
-        const lock = await lockDataset(scope, checked.id);
-        if (!lock) throw notFound("dataset");
+        const lock = await lockDatasetAs(scope, deps, ctx, datasetId, permission);
         const row = lock.row;
-        const found = await versionWithPresent(scope.client, row.id, versionId, ids);
+        const found =
+          lookup === undefined
+            ? await versionWithPresent(scope.client, row.id, versionId, ids)
+            : heldVersion(scope.opened[0]);
         if (!found) throw notFound("dataset version");
         const { version, present } = found;
         const now = deps.clock.now();
@@ -98,7 +110,7 @@ export function exampleCommands(deps: DatasetDeps) {
           meta: spaceMetadata(ctx, row.space_id),
         });
       },
-      { conflicts },
+      { conflicts, lockFirst: lockDatasetFirst(datasetId, lookup) },
     );
   }
 

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "pg";
-import { tracedQuery, type CommandScope, type RowLock } from "@argus/eventstore";
+import { tracedQuery, type CommandScope, type LockFirst, type RowLock } from "@argus/eventstore";
 import { notFound, type CallContext, type Permission, type ResourceAccess } from "@argus/platform";
 import { authorized, isUuid, type SpaceRow } from "@argus/spaces";
 import type { DatasetDeps } from "../deps.ts";
@@ -41,7 +41,8 @@ const lockRowOf = <T extends object>(
 /**
  * The ways a space-owned resource's row is read, the same for each of the service's resources:
  * by id (row-locked on request), locked in a command, as the caller may act on it with a
- * permission (404 / 403 otherwise), and in the account a peer service names (404 otherwise).
+ * permission (404 / 403 otherwise; in a command too, under its lock), and in the account a peer
+ * service names (404 otherwise).
  */
 export function resourceRows<T extends SpaceRow>(
   table: string,
@@ -53,6 +54,24 @@ export function resourceRows<T extends SpaceRow>(
   return {
     find,
     lock: (scope: CommandScope, id: string) => lockRowOf<T>(scope, table, columns, id),
+    /** The same lock taken with BEGIN, and `then` under it (the command's `lockFirst`). */
+    first: (id: string, then?: string): LockFirst => ({ table, id, columns, then }),
+    /**
+     * The row locked in a command, as the caller may act on it with `permission` (404 / 403
+     * otherwise): authorized on the row the lock read, so a write reads it once, not once
+     * before its transaction and again under the lock.
+     */
+    async lockAs(
+      scope: CommandScope,
+      deps: Pick<DatasetDeps, "spaces">,
+      ctx: CallContext,
+      id: string,
+      permission: Permission,
+    ): Promise<RowLock<T>> {
+      const lock = await lockRowOf<T>(scope, table, columns, id);
+      await authorized(deps.spaces, ctx, lock?.row, access, permission);
+      return lock!;
+    },
     async load(
       deps: Pick<DatasetDeps, "pool" | "spaces">,
       ctx: CallContext,

@@ -205,6 +205,27 @@ describe("createEventStore", () => {
     expect(await store.readStream(wrong)).toEqual([]);
   });
 
+  it("stores a text given in many small and some large parts, multi-byte ones among them", async () => {
+    const store = createEventStore({ pool: file.env.pool, schema });
+    const id = stream();
+    const items = Array.from({ length: 3000 }, (_, i) =>
+      i % 700 === 0 ? "ü".repeat(5000) : `é${i}`,
+    );
+    const parts = [
+      '{"items":[',
+      ...items.flatMap((t, i) => [i > 0 ? "," : "", JSON.stringify(t)]),
+      "]}",
+    ];
+    const bytes = parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
+    const data = withJsonText({ items }, parts, bytes);
+    await store.transaction((tx) =>
+      tx.append(id, 0, [{ type: "TagCreated", data }, created("next")]),
+    );
+    const [first, second] = await store.readStream(id);
+    expect(first!.data).toEqual({ items });
+    expect(second!.data).toEqual(created("next").data);
+  });
+
   it("gives every event a random uuid and appends many events in one statement", async () => {
     const store = createEventStore({ pool: file.env.pool, schema });
     const id = stream();

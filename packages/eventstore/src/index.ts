@@ -30,12 +30,8 @@ export type {
   RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
-export type {
-  AppendProjection,
-  AppendProjections,
-  InAppend,
-  Projections,
-} from "./commands/projector.ts";
+export type { AppendProjections, Projections } from "./commands/projector.ts";
+export type { AppendProjection, InAppend } from "./streams/appendProjection.ts";
 export { projector } from "./commands/projector.ts";
 
 // Request keys: what a keyed request applied, and its answer for a retry (the gRPC binding's).

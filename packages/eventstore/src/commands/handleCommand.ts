@@ -11,7 +11,7 @@ import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
-import type { InAppend } from "./projector.ts";
+import type { InAppend } from "../streams/appendProjection.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata, StoredEvent } from "../types.ts";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { context, propagation } from "@opentelemetry/api";
 import type { ClientBase, QueryResultRow } from "pg";
-import type { InAppend } from "../commands/projector.ts";
+import type { InAppend } from "./appendProjection.ts";
 import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";

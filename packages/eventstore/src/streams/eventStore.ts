@@ -10,7 +10,7 @@ import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
-import type { InAppend } from "../commands/projector.ts";
+import type { InAppend } from "./appendProjection.ts";
 
 export interface EventStoreOptions {
   pool: Pool;

@@ -9,6 +9,9 @@ import type { NewEvent, StoredEvent } from "../types.ts";
 import { holdAppended } from "./appendedData.ts";
 import { jsonTextOf, type JsonText } from "./jsonText.ts";
 
+/** Text parts shorter than this are joined before they are written (`jsonbArray`). */
+const JOINED_CHARS = 4096;
+
 /**
  * The events' data as one JSON array in `jsonb`'s binary wire format (a version byte, 1, then
  * the text), each text encoded once straight into one buffer at the size already measured for
@@ -16,8 +19,6 @@ import { jsonTextOf, type JsonText } from "./jsonText.ts";
  * joined it into one more string before encoding it (~10 ms of the dataset's create). Each
  * event's text is also given as a view of the buffer, for the relay (appendedData.ts).
  */
-const JOINED_CHARS = 4096;
-
 function jsonbArray(texts: readonly JsonText[]): { param: Buffer; each: Buffer[] } {
   let size = 3 + Math.max(0, texts.length - 1); // the version byte, the brackets, the commas
   for (const t of texts) size += t.bytes;

@@ -297,8 +297,12 @@ describe("handleCommand on a snapshotted stream", () => {
         commands.handle(id, snapshotted("counter/1"), { type: "Increment" }, {}),
       ),
     );
+    // Which version keeps it depends on the race: a writer that read the stream's snapshot
+    // before the one at 5 committed, and its events after, counts from 0 and keeps its own
+    // (at 8, say; the next is then due at 13). Some writer at 5 or later always keeps one.
     const snapshot = await snapshotOf(id);
-    expect(snapshot?.stream_version).toBeGreaterThanOrEqual(10);
+    expect(snapshot?.stream_version).toBeGreaterThanOrEqual(5);
+    expect(snapshot?.stream_version).toBeLessThanOrEqual(12);
     expect(snapshot?.state.n).toBe(snapshot?.stream_version);
     expect(await history(id)).toHaveLength(12);
   });

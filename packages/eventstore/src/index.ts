@@ -25,13 +25,13 @@ export type {
   CommandOptions,
   CommandScope,
   LockFirst,
+  LockedFirst,
   Decision,
   Project,
   RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
-export type { AppendProjections, Projections } from "./commands/projector.ts";
-export type { AppendProjection, InAppend } from "./streams/appendProjection.ts";
+export type { Projections } from "./commands/projector.ts";
 export { projector } from "./commands/projector.ts";
 
 // Request keys: what a keyed request applied, and its answer for a retry (the gRPC binding's).

@@ -6,7 +6,6 @@ import {
   tracedQuery,
   type CommandScope,
   type Decider,
-  type InAppend,
   type Project,
   type RowLock,
 } from "../src/index.ts";
@@ -429,8 +428,9 @@ describe("lockFirst", () => {
           return (query as (...a: unknown[]) => unknown)(config, ...rest);
         }) as typeof scope.client.query;
         try {
-          const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
-          return { row: lock?.row, opened: scope.opened };
+          // The lock it took is one appendLocked accepts.
+          await scope.appendLocked(scope.first!.lock!, `item-${id}`, [], {});
+          return scope.first;
         } finally {
           scope.client.query = query;
         }
@@ -439,8 +439,8 @@ describe("lockFirst", () => {
         lockFirst: { table: items(), id, columns: "label", then: `${labelOf(id)}; select 2 as n` },
       },
     );
-    expect(out.row).toEqual({ label: "an item" });
-    expect(out.opened).toEqual([[{ label: "an item" }], [{ n: 2 }]]);
+    expect(out?.lock).toMatchObject({ table: items(), id, row: { label: "an item" } });
+    expect(out?.then).toEqual([[{ label: "an item" }], [{ n: 2 }]]);
     expect(queries).toEqual([]);
   });
 
@@ -460,9 +460,8 @@ describe("lockFirst", () => {
     let secondLocked = false;
     const second = commands().transact(
       async (scope) => {
-        const lock = await scope.lockRow<{ label: string }>(items(), id, "label");
         secondLocked = true;
-        return { row: lock?.row, then: scope.opened[0] };
+        return { row: scope.first?.lock?.row, then: scope.first?.then[0] };
       },
       { lockFirst: { table: items(), id, columns: "label", then: labelOf(id) } },
     );
@@ -475,90 +474,21 @@ describe("lockFirst", () => {
     expect(seen).toEqual({ row: { label: "after" }, then: [{ label: "after" }] });
   });
 
-  it("looks an id that is no uuid up the usual way, and a row that is not there gives no lock", async () => {
+  it("gives neither a lock nor `then` rows for a row that is not there or an id that is no uuid", async () => {
     for (const id of ["none", crypto.randomUUID()]) {
-      const out = await commands().transact(
-        async (scope) => ({ lock: await scope.lockRow(items(), id), opened: scope.opened }),
-        { lockFirst: { table: items(), id, columns: "*", then: "select 1 as one" } },
-      );
-      expect(out.lock).toBeUndefined();
-      expect(out.opened).toEqual(id === "none" ? [] : [[{ one: 1 }]]);
+      const out = await commands().transact(async (scope) => scope.first, {
+        lockFirst: { table: items(), id, columns: "*", then: "select 1 as one" },
+      });
+      expect(out).toEqual({ lock: undefined, then: [] });
     }
   });
 
-  it("takes another row's lock, or the same row's with other columns, by a statement as before", async () => {
-    const [id, other] = [await item("one"), await item("two")];
-    const rows = await commands().transact(
-      async (scope) => [
-        (await scope.lockRow<{ label: string }>(items(), other, "label"))?.row,
-        (await scope.lockRow<{ id: string }>(items(), id, "id"))?.row,
-        (await scope.lockRow<{ label: string }>(items(), id, "label"))?.row,
-      ],
-      { lockFirst: { table: items(), id, columns: "label" } },
-    );
-    expect(rows).toEqual([{ label: "two" }, { id }, { label: "one" }]);
-  });
-});
-
-describe("a projection in its event's append", () => {
-  const names = async () =>
-    (await file.env.pool.query<{ name: string }>(`select name from ${schema}.names`)).rows.map(
-      (r) => r.name,
-    );
-  /** `Named` events projected in their append (and counted), others the usual way. */
-  const projectInAppend = (calls: string[], refuse = false): Project =>
-    Object.assign(
-      async (client: Parameters<Project>[0], events: Parameters<Project>[1]) => {
-        calls.push(...events.map((e) => (e.data as { name: string }).name));
-        await project(client, events);
-      },
-      {
-        inAppend: (event: { type: string }): InAppend | undefined =>
-          event.type === "Named"
-            ? (bind) => ({
-                with: `named as (insert into ${schema}.names
-                         select (select data ->> 'name' from appended) || ${bind("!")}
-                         returning 1)`,
-                result: "(select count(*) from named)::int as named",
-                check(row) {
-                  if (row.named !== 1 || refuse) throw new Error("refused by its check");
-                },
-              })
-            : undefined,
-      },
-    );
-  const named = (...ns: string[]) => ns.map((name) => ({ type: "Named", data: { name } }));
-
-  it("writes a single event's rows in the statement that appends it, and a batch's the usual way", async () => {
-    const calls: string[] = [];
-    const commands = createCommandHandler(
-      createEventStore({ pool: file.env.pool, schema }),
-      projectInAppend(calls),
-    );
-    const [one, two] = [stream(), stream()];
-    const a = `a-${crypto.randomUUID()}`;
-    const [b, c] = [`b-${crypto.randomUUID()}`, `c-${crypto.randomUUID()}`];
-    await commands.transact((scope) => scope.appendToSet(one, named(a), {}));
-    await commands.transact((scope) => scope.appendToSet(two, named(b, c), {}));
-    expect(await history(one)).toEqual(["Named"]);
-    expect(await history(two)).toEqual(["Named", "Named"]);
-    // The append's projection bound its own value; the batch went through the function.
-    expect(await names()).toEqual(expect.arrayContaining([`${a}!`, b, c]));
-    expect(calls).toEqual([b, c]);
-  });
-
-  it("rolls the whole command back when its check refuses the statement's row", async () => {
-    const commands = createCommandHandler(
-      createEventStore({ pool: file.env.pool, schema }),
-      projectInAppend([], true),
-    );
-    const s = stream();
-    const name = `refused-${crypto.randomUUID()}`;
-    const err = await commands
-      .transact((scope) => scope.appendToSet(s, named(name), {}))
-      .catch((e: unknown) => e);
-    expect(err).toMatchObject({ message: "refused by its check" });
-    expect(await history(s)).toEqual([]);
-    expect((await names()).filter((n) => n.startsWith(name))).toEqual([]);
+  it("leaves a command without lockFirst with none, and lockRow taking a lock by a statement", async () => {
+    const id = await item("one");
+    const out = await commands().transact(async (scope) => ({
+      first: scope.first,
+      row: (await scope.lockRow<{ label: string }>(items(), id, "label"))?.row,
+    }));
+    expect(out).toEqual({ first: undefined, row: { label: "one" } });
   });
 });

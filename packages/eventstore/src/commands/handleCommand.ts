@@ -1,4 +1,4 @@
-import type { PoolClient, QueryResultRow } from "pg";
+import type { PoolClient, QueryResult, QueryResultRow } from "pg";
 import {
   DomainError,
   isUuid,
@@ -11,7 +11,6 @@ import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
-import type { InAppend } from "../streams/appendProjection.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata, StoredEvent } from "../types.ts";
@@ -26,14 +25,8 @@ export interface AppendedEvent extends DomainEvent {
   readonly globalPosition: bigint;
 }
 
-/**
- * A service's inline projections: every event a command appends goes through them, in the
- * statement that appends it when `inAppend` makes it one (projector.ts).
- */
-export interface Project {
-  (client: PoolClient, events: readonly AppendedEvent[]): Promise<void>;
-  inAppend?(event: DomainEvent): InAppend | undefined;
-}
+/** A service's inline projections: every event a command appends goes through them. */
+export type Project = (client: PoolClient, events: readonly AppendedEvent[]) => Promise<void>;
 
 /** What a decision left behind: its events, the state after them and the stream's version. */
 export interface Decision<State, Event extends DomainEvent> {
@@ -110,8 +103,16 @@ export interface CommandScope {
     events: readonly DomainEvent[],
     metadata: EventMetadata,
   ): Promise<void>;
-  /** The rows of each of `lockFirst`'s `then` statements (none without it). */
-  readonly opened: readonly (readonly QueryResultRow[])[];
+  /** What the command's `lockFirst` took in BEGIN's round trip; undefined without one. */
+  readonly first: LockedFirst | undefined;
+}
+
+/** The row lock a command took first, in BEGIN's round trip, and what it read under it. */
+export interface LockedFirst {
+  /** The row's lock; undefined when there is no such row. */
+  readonly lock: RowLock<QueryResultRow> | undefined;
+  /** The rows of each `then` statement; none when there is no such row. */
+  readonly then: readonly (readonly QueryResultRow[])[];
 }
 
 /** A command, or how to build it from the folded state and facts read in the transaction. */
@@ -134,8 +135,6 @@ const lockSql = (table: string, columns: string, id: string) =>
 function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): CommandScope {
   // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
   const locks = new WeakSet<RowLock>();
-  // The lock BEGIN's round trip took, until lockRow asks for it.
-  let taken = first && { ...first, rows: tx.opened[0]?.rows ?? [] };
   const lockOf = <Row>(table: string, id: string, row: Row | undefined) => {
     if (row === undefined) return undefined;
     const lock = { table, id, row } as RowLock<Row>;
@@ -149,14 +148,11 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
     metadata: EventMetadata,
   ): Promise<void> {
     if (events.length === 0) return;
-    const inAppend = events.length === 1 ? project.inAppend?.(events[0]!) : undefined;
     const stored = await tx.append(
       streamId,
       version,
       events.map((e) => ({ type: e.type, data: e.data, metadata })),
-      inAppend,
     );
-    if (inAppend) return;
     await project(
       tx.client,
       events.map((e, i) => ({
@@ -201,11 +197,6 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
       );
     },
     async lockRow<Row extends object>(table: string, id: string, columns = "*") {
-      if (taken && taken.table === table && taken.id === id && taken.columns === columns) {
-        const row = taken.rows[0] as Row | undefined;
-        taken = undefined;
-        return lockOf(table, id, row);
-      }
       const { rows } = await tracedQuery<Row>(
         tx.client,
         `lock ${table}`,
@@ -219,8 +210,21 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
         throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
       await append(streamId, "any", events, metadata);
     },
-    opened: tx.opened.slice(1).map((r) => r.rows),
+    first: first && lockedFirst(first, tx.opened, lockOf),
   };
+}
+
+/**
+ * What BEGIN's round trip read for `lockFirst`: the row, then each `then` statement's rows.
+ * An id that is no uuid names no row (the table's ids are uuids), and nothing was sent for it.
+ */
+function lockedFirst(
+  first: LockFirst,
+  opened: readonly QueryResult[],
+  lockOf: <Row>(table: string, id: string, row: Row | undefined) => RowLock<Row> | undefined,
+): LockedFirst {
+  const lock = lockOf<QueryResultRow>(first.table, first.id, opened[0]?.rows[0]);
+  return { lock, then: lock ? opened.slice(1).map((r) => r.rows) : [] };
 }
 
 /** A command scope over a transaction someone else holds: a consumer's, with its checkpoint. */
@@ -235,8 +239,8 @@ export function commandScopeIn(
       client,
       loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
       saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-      append: (streamId, version, events, projection) =>
-        appendToStream(client, schema, streamId, version, events, { maxEventBytes }, projection),
+      append: (streamId, version, events) =>
+        appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
       opened: [],
     },
     project,
@@ -252,11 +256,10 @@ export interface CommandOptions {
    */
   signal?: AbortSignal;
   /**
-   * The row the command locks first (its `lockRow` of the same table, id and columns), taken
-   * in BEGIN's round trip, and `then`: statements to run under that lock in the same round
-   * trip, whose rows are the scope's `opened`. `then` is SQL without parameters: its values
-   * are the caller's literals, made from values it checked. An id that is no uuid is looked
-   * up the usual way (and finds no row).
+   * The row the command locks first, taken in BEGIN's round trip, and `then`: statements to
+   * run under that lock in the same round trip. Both are the scope's `first`. `then` is SQL
+   * without parameters: its values are the caller's literals, made from values it checked.
+   * The table's ids are uuids: an id that is no uuid names no row, and sends nothing.
    */
   lockFirst?: LockFirst;
 }
@@ -326,7 +329,7 @@ export function createCommandHandler(
               "the call was cancelled or its deadline passed",
             );
           if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
-          return fn(commandScope(tx, project, opening ? first : undefined));
+          return fn(commandScope(tx, project, first));
         }, opening);
         if (recording) recording.recorded = true;
         return result;

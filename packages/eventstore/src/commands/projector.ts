@@ -1,6 +1,5 @@
 import type { PoolClient } from "pg";
 import type { DomainEvent } from "./decider.ts";
-import type { AppendProjection, InAppend } from "../streams/appendProjection.ts";
 import type { AppendedEvent, Project } from "./handleCommand.ts";
 
 /**
@@ -15,14 +14,6 @@ export type Projections<E extends DomainEvent> = {
   ) => Promise<unknown>;
 };
 
-/** Per event type, its projection as part of its append, where it has one. */
-export type AppendProjections<E extends DomainEvent> = {
-  [T in E["type"]]?: (
-    data: Extract<E, { type: T }>["data"],
-    bind: (value: unknown) => string,
-  ) => AppendProjection;
-};
-
 /**
  * A service's inline projections as one `Project`: each event goes to the projection of its
  * type, and an event no projection knows is an error (it would leave the tables behind).
@@ -30,29 +21,16 @@ export type AppendProjections<E extends DomainEvent> = {
 export function projector<E extends DomainEvent>(
   service: string,
   projections: Projections<E>,
-  inAppend: AppendProjections<E> = {},
 ): Project {
   const byType = projections as unknown as Record<
     string,
     ((client: PoolClient, data: object, appended: AppendedEvent) => Promise<unknown>) | undefined
   >;
-  const inAppendByType = inAppend as unknown as Record<
-    string,
-    ((data: object, bind: (value: unknown) => string) => AppendProjection) | undefined
-  >;
-  return Object.assign(
-    async (client: PoolClient, events: readonly AppendedEvent[]) => {
-      for (const event of events) {
-        const apply = byType[event.type];
-        if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
-        await apply(client, event.data, event);
-      }
-    },
-    {
-      inAppend(event: DomainEvent): InAppend | undefined {
-        const make = inAppendByType[event.type];
-        return make && ((bind) => make(event.data, bind));
-      },
-    },
-  );
+  return async (client, events) => {
+    for (const event of events) {
+      const apply = byType[event.type];
+      if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
+      await apply(client, event.data, event);
+    }
+  };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { context, propagation } from "@opentelemetry/api";
-import type { ClientBase, QueryResultRow } from "pg";
-import type { InAppend } from "./appendProjection.ts";
+import type { ClientBase } from "pg";
 import { ConcurrencyError, EventTooLargeError } from "../errors.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
@@ -89,10 +88,6 @@ interface AppendedRow {
  * not at commit: a transaction that wrote elsewhere first and then appends on top of a younger
  * transaction's event would be read before it, out of stream order. That case is a conflict
  * too, and the retry runs under a new, younger transaction id.
- *
- * With `projection` (one event), the event's projection is part of the statement: its `with`
- * items read the inserted row as `appended`, its values are bound after the store's own (the
- * data stays last), and its `check` gets the statement's one row.
  */
 export async function appendToStream(
   client: ClientBase,
@@ -101,7 +96,6 @@ export async function appendToStream(
   expectedVersion: ExpectedVersion,
   events: readonly NewEvent[],
   options: AppendOptions,
-  projection?: InAppend,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   if (expectedVersion !== "any" && !(Number.isInteger(expectedVersion) && expectedVersion >= 0)) {
@@ -123,27 +117,7 @@ export async function appendToStream(
 
   const s = quoteSchema(schema);
   const dataText = jsonbArray(data);
-  const values: unknown[] = [
-    streamId,
-    expectedVersion === "any" ? null : expectedVersion,
-    ids,
-    events.map((e) => e.type),
-    `[${meta.join(",")}]`,
-  ];
-  const bind = (value: unknown) => `$${values.push(value)}`;
-  const projected = projection?.(bind);
-  // Last: the driver copies what it has written whenever a later parameter outgrows its
-  // buffer, which after a bulk write's data was the whole of it.
-  const dataParam = bind(dataText.param);
-  const insert = `INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
-       SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
-       FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
-                             jsonb_array_elements(${dataParam}::jsonb), jsonb_array_elements($5::jsonb))
-         WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
-       ORDER BY e.ordinal`;
-  const returned =
-    "global_position::text, transaction_id::text, stream_version, event_id, recorded_at";
-  let rows: (AppendedRow & QueryResultRow)[];
+  let rows: AppendedRow[];
   try {
     ({ rows } = await tracedQuery<AppendedRow>(
       client,
@@ -156,17 +130,24 @@ export async function appendToStream(
          SELECT x.version FROM expected x
          LEFT JOIN ${s}.events p ON p.stream_id = $1 AND p.stream_version = x.version
          WHERE x.version = 0 OR p.transaction_id <= pg_current_xact_id()
-       )${
-         projected
-           ? `, appended AS (${insert}
-           RETURNING global_position, transaction_id, stream_version, event_id, recorded_at, data
-         ), ${projected.with}
-       SELECT ${returned}, ${projected.result} FROM appended`
-           : `
-       ${insert}
-       RETURNING ${returned}`
-       }`,
-      values,
+       )
+       INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
+       SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
+       FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
+                             jsonb_array_elements($6::jsonb), jsonb_array_elements($5::jsonb))
+         WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
+       ORDER BY e.ordinal
+       RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
+      [
+        streamId,
+        expectedVersion === "any" ? null : expectedVersion,
+        ids,
+        events.map((e) => e.type),
+        `[${meta.join(",")}]`,
+        // Last: the driver copies what it has written whenever a later parameter outgrows
+        // its buffer, which after a bulk write's data was the whole of it.
+        dataText.param,
+      ],
     ));
   } catch (err) {
     if (isVersionConflict(err, schema))
@@ -174,7 +155,6 @@ export async function appendToStream(
     throw err;
   }
   if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);
-  if (projected) projected.check(rows[0]!);
   dataText.each.forEach((text, i) => holdAppended(ids[i]!, text));
 
   const byId = new Map(rows.map((row) => [row.event_id, row]));

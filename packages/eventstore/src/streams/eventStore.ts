@@ -10,7 +10,6 @@ import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
-import type { InAppend } from "./appendProjection.ts";
 
 export interface EventStoreOptions {
   pool: Pool;
@@ -43,12 +42,10 @@ export interface EventStoreTransaction {
   readonly client: PoolClient;
   /** The results of the `opening` statements, sent with BEGIN (`withTransaction`). */
   readonly opened: readonly QueryResult[];
-  /** With `projection`, the one event's projection runs in the appending statement. */
   append(
     streamId: string,
     expectedVersion: ExpectedVersion,
     events: readonly NewEvent[],
-    projection?: InAppend,
   ): Promise<StoredEvent[]>;
   /** The stream from its snapshot under `snapshotTag` when there is one (snapshots.ts). */
   loadStream(streamId: string, snapshotTag?: string): Promise<StreamRead>;
@@ -94,7 +91,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
           opened,
           loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
           saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-          async append(streamId, expectedVersion, events, projection) {
+          async append(streamId, expectedVersion, events) {
             const stored = await appendToStream(
               client,
               schema,
@@ -102,7 +99,6 @@ export function createEventStore(options: EventStoreOptions): EventStore {
               expectedVersion,
               events,
               appendOptions,
-              projection,
             );
             appended.push(...stored);
             return stored;

@@ -52,11 +52,11 @@ export const lockDataset = datasetRows.lock;
 /** The dataset as the caller may act on it with `permission` (404 / 403 otherwise). */
 export const loadDataset = datasetRows.load;
 
-/** `loadDataset` in a command: the dataset's row lock, taken once the caller may act on it. */
-export const lockDatasetAs = datasetRows.lockAs;
-
 /** The dataset's row lock as a command's `lockFirst`, with `then` under it. */
 export const lockDatasetFirst = datasetRows.first;
+
+/** `loadDataset` in a command: the lock `lockDatasetFirst` took, if the caller may act on it. */
+export const lockedDatasetAs = datasetRows.firstAs;
 
 /** The dataset when it is in the account the task runner names (row-locked on request); else 404. */
 export const datasetInAccount = datasetRows.inAccount;
@@ -75,16 +75,6 @@ export async function findVersion(
     [datasetId, versionId || null],
   );
   return res.rows[0];
-}
-
-/**
- * `findVersion` as SQL without parameters, for a command's `lockFirst`: the ids written in as
- * literals once checked to be uuids; undefined when one is not (no such version).
- */
-export function versionLookup(datasetId: string, versionId: string): string | undefined {
-  if (!isUuid(datasetId) || (versionId !== "" && !isUuid(versionId))) return undefined;
-  const version = versionId === "" ? "null" : `'${versionId}'`;
-  return `select ${VERSION_COLUMNS} from dataset_versions ${versionWhere(`'${datasetId}'`, version)}`;
 }
 
 /** `findVersion`'s choice as SQL over placeholders of the dataset and the version (or null). */

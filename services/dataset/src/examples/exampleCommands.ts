@@ -1,6 +1,5 @@
 import { streamId } from "@argus/contracts";
 import type { CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
-import type { QueryResultRow } from "pg";
 import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
@@ -12,17 +11,16 @@ import type {
 } from "@argus/proto/dataset/v1/dataset";
 import { datasetDecider } from "../datasets/datasetDecider.ts";
 import {
-  lockDatasetAs,
   lockDatasetFirst,
+  lockedDatasetAs,
   toDataset,
-  versionLookup,
   type DatasetRow,
   type VersionRow,
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { invalid } from "../shared/problemRules.ts";
 import { ExamplesNotHeld } from "./exampleProjection.ts";
-import { versionWithPresent } from "./exampleRows.ts";
+import { versionPresentOf, versionWithPresentLookup } from "./exampleRows.ts";
 import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {
   deletedEvents,
@@ -49,12 +47,6 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
     byId.set(e.id, { ...seen, fields, json, bytes: Buffer.byteLength(json) });
   }
   return [...byId.values()];
-}
-
-/** The version `versionLookup` found, holding none of the (no) ids the write named. */
-function heldVersion(rows: readonly QueryResultRow[] | undefined) {
-  const version = rows?.[0] as VersionRow | undefined;
-  return version && { version, present: new Set<string>() };
 }
 
 /** Where an example write lands, as read under the dataset's lock. */
@@ -86,17 +78,14 @@ export function exampleCommands(deps: DatasetDeps) {
     fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
     conflicts: Readonly<Record<string, string>> = {},
   ): Promise<T> {
-    // A write naming no examples to look up finds its version in BEGIN's round trip, under
-    // the lock taken there: one round trip for what were three.
-    const lookup = ids.length === 0 ? versionLookup(datasetId, versionId) : undefined;
+    // The version, and which of `ids` it holds, are read in BEGIN's round trip, under the
+    // dataset's lock taken there: one round trip for what were three.
+    const lookup = versionWithPresentLookup(datasetId, versionId, ids);
     return deps.commands.transact(
       async (scope) => {
-        const lock = await lockDatasetAs(scope, deps, ctx, datasetId, permission);
+        const lock = await lockedDatasetAs(scope, deps, ctx, permission);
         const row = lock.row;
-        const found =
-          lookup === undefined
-            ? await versionWithPresent(scope.client, row.id, versionId, ids)
-            : heldVersion(scope.opened[0]);
+        const found = versionPresentOf(scope.first?.then[0]);
         if (!found) throw notFound("dataset version");
         const { version, present } = found;
         const now = deps.clock.now();

@@ -1,5 +1,4 @@
-import { tracedQuery, type AppendProjections, type Projections } from "@argus/eventstore";
-import type { QueryResultRow } from "pg";
+import { tracedQuery, type Projections } from "@argus/eventstore";
 import type { DatasetExamplesEvent } from "@argus/contracts";
 import { fieldKinds, recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
@@ -15,8 +14,10 @@ import { effectiveRows } from "./exampleRows.ts";
  * history, where every update event names only examples its version held, it never happens.
  */
 export class ExamplesNotHeld extends Error {
-  constructor() {
-    super("an update event names examples its version does not hold");
+  readonly missing: number;
+  constructor(missing: number) {
+    super(`an update event names ${missing} examples its version does not hold`);
+    this.missing = missing;
   }
 }
 
@@ -52,66 +53,6 @@ const examplesOfEvent = (position: string) =>
   `jsonb_to_recordset(${eventData("examples", position)}) as x(id uuid, fields jsonb)`;
 
 /**
- * An update's `with` items over SQL of its dataset, version, time, field kinds and examples
- * (a `jsonb` array of `{id, fields}`). The version's own live rows change in place (an
- * UPDATE, the common case); an example it reads through from a parent gets a row of its own,
- * merged from the parent's. Both parts see the rows as they were before the statement, so no
- * example is written twice; a version without a parent skips the second part (a one-time
- * filter) and its lookups. `CHANGED` counts the rows the two parts wrote.
- */
-const updatedItems = (p: {
-  dataset: string;
-  version: string;
-  at: string;
-  kinds: string;
-  examples: string;
-}) => `x as materialized (
-         select * from jsonb_to_recordset(${p.examples}) as x(id uuid, fields jsonb)
-       ), ${detachedChildren(p.dataset, p.version, "array(select id from x)")}, own as (
-         update examples e set fields = e.fields || x.fields, updated_at = ${p.at}
-           from x
-          where e.version_id = ${p.version} and e.id = x.id and not e.deleted
-         returning 1
-       ), copied as (
-         insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
-         select ${p.version}, x.id, ${p.dataset}, eff.fields || x.fields, eff.created_at, ${p.at}
-           from x
-           join (${effectiveRows(p.dataset, `${p.version}::uuid`, "array(select id from x)")}) eff
-             on eff.id = x.id and not eff.deleted
-          where (select parent_id from dataset_versions where id = ${p.version}) is not null
-            and not exists (select 1 from examples o where o.version_id = ${p.version} and o.id = x.id)
-         returning 1
-       ), ${touched(p.dataset, p.version, p.at)}, kinds as (
-         ${recordExampleKinds(p.version, p.kinds)}
-       )`;
-
-const CHANGED = "((select count(*) from own) + (select count(*) from copied))::int as changed";
-
-/** An update's projection changed a row for each example it carries, or it names one not held. */
-function requireHeld(d: { examples: readonly unknown[] }, row: QueryResultRow | undefined) {
-  const changed = Number(row?.changed ?? 0);
-  if (changed !== d.examples.length) throw new ExamplesNotHeld();
-}
-
-/**
- * An update written in the statement that appends it (`AppendProjection`): its examples read
- * from the row being inserted, so one round trip, and no read of the event back.
- */
-export const exampleProjectionsInAppend: AppendProjections<DatasetExamplesEvent> = {
-  DatasetExamplesUpdated: (d, bind) => ({
-    with: updatedItems({
-      dataset: bind(d.dataset_id),
-      version: bind(d.version_id),
-      at: bind(d.at),
-      kinds: bind(fieldKinds(d.examples)),
-      examples: "(select data -> 'examples' from appended)",
-    }),
-    result: CHANGED,
-    check: (row) => requireHeld(d, row),
-  }),
-};
-
-/**
  * A version's examples: each write detaches the version's children first (they keep what they
  * saw), then changes the version's own rows and stamps the dataset and version (inserts and
  * updates in the statement that writes the rows).
@@ -132,20 +73,37 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
     );
   },
   async DatasetExamplesUpdated(client, d, event) {
+    // The version's own live rows change in place (an UPDATE, the common case); an example it
+    // reads through from a parent gets a row of its own, merged from the parent's. Both parts
+    // see the rows as they were before the statement, so no example is written twice; a
+    // version without a parent skips the second part (a one-time filter) and its lookups.
     const res = await tracedQuery<{ changed: number }>(
       client,
       "dataset DatasetExamplesUpdated",
-      `with ${updatedItems({
-        dataset: "$1",
-        version: "$2",
-        at: "$3",
-        kinds: "$5",
-        examples: eventData("examples", "$4"),
-      })}
-       select ${CHANGED}`,
+      `with x as materialized (
+         select * from ${examplesOfEvent("$4")}
+       ), ${detachedChildren("$1", "$2", "array(select id from x)")}, own as (
+         update examples e set fields = e.fields || x.fields, updated_at = $3
+           from x
+          where e.version_id = $2 and e.id = x.id and not e.deleted
+         returning 1
+       ), copied as (
+         insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
+         select $2, x.id, $1, eff.fields || x.fields, eff.created_at, $3
+           from x
+           join (${effectiveRows("$1", "$2::uuid", "array(select id from x)")}) eff
+             on eff.id = x.id and not eff.deleted
+          where (select parent_id from dataset_versions where id = $2) is not null
+            and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
+         returning 1
+       ), ${touched("$1", "$2", "$3")}, kinds as (
+         ${recordExampleKinds("$2", "$5")}
+       )
+       select ((select count(*) from own) + (select count(*) from copied))::int as changed`,
       [d.dataset_id, d.version_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
     );
-    requireHeld(d, res.rows[0]);
+    const changed = res.rows[0]?.changed ?? 0;
+    if (changed !== d.examples.length) throw new ExamplesNotHeld(d.examples.length - changed);
   },
   async DatasetExamplesDeleted(client, d) {
     // A first version has no parent to read through to: its rows simply go.

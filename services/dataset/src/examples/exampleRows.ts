@@ -20,39 +20,80 @@ export const effectiveRows = (dataset: string, version: string, ids: string) => 
 
 /**
  * `findVersion`, and which of `ids` (uuids) that version holds (live, not hidden): the examples
- * a write may touch, in the round trip that finds the version. The ids go as one array literal
- * and come back as one comma-separated text: for the 1000 of a bulk write, the driver's quoting
- * of each element and a result row per id were most of the statement's time. A first version
- * reads through to nothing: its own rows are its examples (half the cost of merging a lineage).
- * The ids are joined, never `= any(…)`: once the prepared statement's plan is generic, an array
- * parameter is no longer hashed, and each row of the version was compared with every id.
+ * a write may touch, in the round trip that finds the version. SQL over SQL of the dataset, the
+ * version (or null) and the ids (a `uuid[]`; undefined: none named, nothing to look up). The
+ * ids go as one array and come back as one comma-separated text: for the 1000 of a bulk write,
+ * the driver's quoting of each element and a result row per id were most of the statement's
+ * time. A first version reads through to nothing: its own rows are its examples (half the cost
+ * of merging a lineage). The ids are joined, never `= any(…)`: once a prepared statement's plan
+ * is generic, an array parameter is no longer hashed, and each row of the version was compared
+ * with every id.
  */
+const versionWithPresentSql = (dataset: string, version: string, ids: string | undefined) =>
+  `with ver as (select ${VERSION_COLUMNS} from dataset_versions ${versionWhere(dataset, version)})
+   select ${VERSION_COLUMNS}, ${
+     ids === undefined
+       ? "null::text"
+       : `case when ver.parent_id is null
+       then (select string_agg(x.id::text, ',') from unnest(${ids}) as i(id)
+               join examples x on x.version_id = ver.id and x.id = i.id and not x.deleted)
+       else (select string_agg(e.id::text, ',')
+               from (${effectiveRows(dataset, "ver.id", ids)}) e where not e.deleted)
+     end`
+   } as present
+   from ver`;
+
+export interface VersionWithPresent {
+  version: VersionRow;
+  present: Set<string>;
+}
+
+/** The version and the ids it holds from `versionWithPresentSql`'s rows; none when it found none. */
+export function versionPresentOf(
+  rows: readonly object[] | undefined,
+): VersionWithPresent | undefined {
+  const row = rows?.[0] as (VersionRow & { present: string | null }) | undefined;
+  if (!row) return undefined;
+  const { present, ...version } = row;
+  return { version, present: new Set(present ? present.split(",") : []) };
+}
+
+/** `versionWithPresentSql` run with the dataset, version and ids as parameters. */
 export async function versionWithPresent(
   db: Pool | PoolClient,
   datasetId: string,
   versionId: string,
   ids: readonly string[],
-): Promise<{ version: VersionRow; present: Set<string> } | undefined> {
+): Promise<VersionWithPresent | undefined> {
   if (versionId !== "" && !isUuid(versionId)) return undefined;
   // Anything but lowercase uuids goes as an array, for Postgres to refuse as it always did.
   const idsParam = ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
   const res = await tracedQuery<VersionRow & { present: string | null }>(
     db,
     "dataset version and examples present",
-    `with ver as (select ${VERSION_COLUMNS} from dataset_versions ${versionWhere("$1", "$2")})
-     select ${VERSION_COLUMNS}, case when ver.parent_id is null
-       then (select string_agg(x.id::text, ',') from unnest($3::uuid[]) as i(id)
-               join examples x on x.version_id = ver.id and x.id = i.id and not x.deleted)
-       else (select string_agg(e.id::text, ',')
-               from (${effectiveRows("$1", "ver.id", "$3::uuid[]")}) e where not e.deleted)
-     end as present
-     from ver`,
+    versionWithPresentSql("$1", "$2", "$3::uuid[]"),
     [datasetId, versionId || null, idsParam],
   );
-  const row = res.rows[0];
-  if (!row) return undefined;
-  const { present, ...version } = row;
-  return { version, present: new Set(present ? present.split(",") : []) };
+  return versionPresentOf(res.rows);
+}
+
+/**
+ * `versionWithPresentSql` without parameters, for a command's `lockFirst`: the dataset, the
+ * version and the ids written in as literals once checked to be uuids; undefined when one is
+ * not (there is no such version, or no such example).
+ */
+export function versionWithPresentLookup(
+  datasetId: string,
+  versionId: string,
+  ids: readonly string[],
+): string | undefined {
+  if (!isUuid(datasetId) || (versionId !== "" && !isUuid(versionId)) || !ids.every(isUuid))
+    return undefined;
+  return versionWithPresentSql(
+    `'${datasetId}'::uuid`,
+    versionId === "" ? "null" : `'${versionId}'::uuid`,
+    ids.length === 0 ? undefined : `'{${ids.join(",")}}'::uuid[]`,
+  );
 }
 
 export interface ExampleRow {

@@ -57,18 +57,19 @@ export function resourceRows<T extends SpaceRow>(
     /** The same lock taken with BEGIN, and `then` under it (the command's `lockFirst`). */
     first: (id: string, then?: string): LockFirst => ({ table, id, columns, then }),
     /**
-     * The row locked in a command, as the caller may act on it with `permission` (404 / 403
+     * The lock `first` took, as the caller may act on the row with `permission` (404 / 403
      * otherwise): authorized on the row the lock read, so a write reads it once, not once
      * before its transaction and again under the lock.
      */
-    async lockAs(
+    async firstAs(
       scope: CommandScope,
       deps: Pick<DatasetDeps, "spaces">,
       ctx: CallContext,
-      id: string,
       permission: Permission,
     ): Promise<RowLock<T>> {
-      const lock = await lockRowOf<T>(scope, table, columns, id);
+      if (!scope.first) throw new Error(`the command took no lock of ${table} first`);
+      // The row of `columns` of `table`, as `first` asked for it.
+      const lock = scope.first.lock as RowLock<T> | undefined;
       await authorized(deps.spaces, ctx, lock?.row, access, permission);
       return lock!;
     },

@@ -89,7 +89,7 @@ function noting(
       await scope.appendLocked(lock, streamId, events, metadata);
       note(events, metadata);
     },
-    opened: scope.opened,
+    first: scope.first,
   };
 }
 

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DomainError, createLogger, runInCall, type CallContext } from "@argus/platform";
 import {
@@ -490,5 +491,92 @@ describe("lockFirst", () => {
       row: (await scope.lockRow<{ label: string }>(items(), id, "label"))?.row,
     }));
     expect(out).toEqual({ first: undefined, row: { label: "one" } });
+  });
+});
+
+describe("meanwhile", () => {
+  const commands = () =>
+    createCommandHandler(createEventStore({ pool: file.env.pool, schema }), project);
+  const items = () => `${schema}.items`;
+
+  it("runs while BEGIN's round trip is in flight, before the command, once per attempt", async () => {
+    const id = crypto.randomUUID();
+    await file.env.pool.query(`insert into ${items()} values ($1, 'slow')`, [id]);
+    const calls: string[] = [];
+    const started = performance.now();
+    let meanwhileAt = 0;
+    let commandAt = 0;
+    await commands().transact(
+      async () => {
+        commandAt = performance.now() - started;
+        calls.push("command");
+      },
+      {
+        // BEGIN's round trip takes 300 ms; the work meant to overlap it starts at once.
+        lockFirst: { table: items(), id, columns: "id", then: "select pg_sleep(0.3)" },
+        meanwhile: () => {
+          meanwhileAt = performance.now() - started;
+          calls.push("meanwhile");
+        },
+      },
+    );
+    expect(calls).toEqual(["meanwhile", "command"]);
+    expect(commandAt).toBeGreaterThanOrEqual(300);
+    expect(meanwhileAt).toBeLessThan(commandAt - 250);
+  });
+
+  it("makes what it throws the command's error, with nothing of the command done", async () => {
+    const id = stream();
+    let ran = false;
+    const err = await commands()
+      .transact(
+        async (scope) => {
+          ran = true;
+          await scope.appendToSet(id, [{ type: "Named", data: { name: id } }], {});
+        },
+        {
+          meanwhile: () => {
+            throw new DomainError("invalid-request", "the input is refused");
+          },
+        },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "invalid-request", message: "the input is refused" });
+    expect(ran).toBe(false);
+    expect(await history(id)).toEqual([]);
+  });
+
+  it("makes what it throws the error even when BEGIN's round trip fails too, and leaves the connection clean", async () => {
+    // One connection, so the transaction after is on the same one.
+    const pool = new pg.Pool({ connectionString: file.env.url, max: 1 });
+    try {
+      const one = createCommandHandler(createEventStore({ pool, schema }), project);
+      const failing = {
+        table: items(),
+        id: crypto.randomUUID(),
+        columns: "id",
+        then: "select 1/0",
+      };
+      const err = await one
+        .transact(async () => "never", {
+          lockFirst: failing,
+          meanwhile: () => {
+            throw new DomainError("invalid-request", "the input is refused");
+          },
+        })
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ type: "invalid-request" });
+      // Without meanwhile, BEGIN's round trip's own error; either way rolled back.
+      expect(
+        await one.transact(async () => "never", { lockFirst: failing }).catch((e) => e),
+      ).toMatchObject({
+        message: "division by zero",
+      });
+      expect(
+        await one.transact(async (scope) => (await scope.client.query("select 1 as n")).rows),
+      ).toEqual([{ n: 1 }]);
+    } finally {
+      await pool.end();
+    }
   });
 });

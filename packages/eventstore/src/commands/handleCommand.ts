@@ -262,6 +262,11 @@ export interface CommandOptions {
    * The table's ids are uuids: an id that is no uuid names no row, and sends nothing.
    */
   lockFirst?: LockFirst;
+  /**
+   * The command's own work that needs no database (parsing its input), done while BEGIN's
+   * round trip is in flight, on each attempt; what it throws is the command's error.
+   */
+  meanwhile?: () => void;
 }
 
 export interface LockFirst {
@@ -316,21 +321,24 @@ export function createCommandHandler(
       if (recording) recordingNow.add(recording);
       try {
         const first = options.lockFirst;
-        const opening =
+        const sql =
           first && isUuid(first.id)
             ? [lockSql(first.table, first.columns, `'${first.id}'`), first.then]
                 .filter(Boolean)
                 .join("; ")
             : undefined;
-        const result = await store.transaction(async (tx) => {
-          if (signal?.aborted)
-            throw new DomainError(
-              "gateway-timeout",
-              "the call was cancelled or its deadline passed",
-            );
-          if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
-          return fn(commandScope(tx, project, first));
-        }, opening);
+        const result = await store.transaction(
+          async (tx) => {
+            if (signal?.aborted)
+              throw new DomainError(
+                "gateway-timeout",
+                "the call was cancelled or its deadline passed",
+              );
+            if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
+            return fn(commandScope(tx, project, first));
+          },
+          { sql, meanwhile: options.meanwhile },
+        );
         if (recording) recording.recorded = true;
         return result;
       } finally {

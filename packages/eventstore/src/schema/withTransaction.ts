@@ -3,22 +3,34 @@ import { DomainError, checkout, isDependencyUnavailable } from "@argus/platform"
 import { CommitOutcomeUnknownError, ConnectionLostError } from "../errors.ts";
 import { tracedQuery } from "./tracedQuery.ts";
 
+/** What a transaction does in BEGIN's round trip. */
+export interface Opening {
+  /**
+   * SQL without parameters (its values written in as literals by the caller, from values it
+   * checked), sent with BEGIN, one statement after another, each with a snapshot of its own as
+   * any statement of the transaction; fn gets their results. A command whose first statements
+   * are known before it starts (a row lock, a lookup under it) so makes one round trip of
+   * BEGIN's and its own.
+   */
+  sql?: string;
+  /**
+   * Work of the caller's own (parsing its input, say) done while BEGIN's round trip is in
+   * flight, so that the two overlap instead of adding up. What it throws is the transaction's
+   * error (rolled back), whatever BEGIN answered.
+   */
+  meanwhile?: () => void;
+}
+
 /**
  * BEGIN, fn, COMMIT on one pooled connection; ROLLBACK when fn throws. When the database is
  * lost, the error says on which side of COMMIT: before it was sent, a ConnectionLostError (the
  * transaction did not happen; safe to run again); while it was in flight, a
  * CommitOutcomeUnknownError (it may have committed).
- *
- * `opening`, SQL without parameters (its values written in as literals by the caller, from
- * values it checked), goes in BEGIN's own round trip, one statement after another, each with
- * a snapshot of its own as any statement of the transaction; fn gets their results. A command
- * whose first statements are known before it starts (a row lock, a lookup under it) so makes
- * one round trip of BEGIN's and its own.
  */
 export async function withTransaction<T>(
   pool: Pool,
   fn: (client: PoolClient, opened: readonly QueryResult[]) => Promise<T>,
-  opening?: string,
+  opening: Opening = {},
 ): Promise<T> {
   let client: PoolClient;
   try {
@@ -29,11 +41,20 @@ export async function withTransaction<T>(
   let committing = false;
   let broken: Error | undefined;
   try {
-    const begun = await tracedQuery(client, "begin", opening ? `BEGIN; ${opening}` : "BEGIN");
-    // Several statements answer with a result each (pg's types say one).
-    const opened = opening ? (begun as unknown as QueryResult[]).slice(1) : [];
+    const { sql, meanwhile } = opening;
+    // The query is on its way once made: the driver writes it at once to an idle connection.
+    const beginning = tracedQuery(client, "begin", sql ? `BEGIN; ${sql}` : "BEGIN");
+    let refused: { err: unknown } | undefined;
     try {
-      const result = await fn(client, opened);
+      meanwhile?.();
+    } catch (err) {
+      refused = { err };
+    }
+    try {
+      const begun = await beginning;
+      if (refused) throw refused.err;
+      // Several statements answer with a result each (pg's types say one).
+      const result = await fn(client, sql ? (begun as unknown as QueryResult[]).slice(1) : []);
       committing = true;
       const commit = await tracedQuery(client, "commit", "COMMIT");
       // COMMIT of a transaction that already failed reports ROLLBACK instead of an error.
@@ -41,9 +62,11 @@ export async function withTransaction<T>(
         throw new Error("transaction rolled back: a failed statement was swallowed");
       return result;
     } catch (err) {
+      // BEGIN's round trip included: a statement of `sql` that failed left the transaction
+      // open (aborted), and the connection must not go back to the pool so.
       if (!committing)
         await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
-      throw err;
+      throw refused ? refused.err : err;
     }
   } catch (err) {
     throw lost(err, committing);

@@ -9,7 +9,7 @@ import { quoteSchema } from "../schema/schemaName.ts";
 import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
-import { withTransaction } from "../schema/withTransaction.ts";
+import { withTransaction, type Opening } from "../schema/withTransaction.ts";
 
 export interface EventStoreOptions {
   pool: Pool;
@@ -65,7 +65,7 @@ export interface EventStore {
    * ConnectionLostError. A connection lost during COMMIT is CommitOutcomeUnknownError, never
    * run again.
    */
-  transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>, opening?: string): Promise<T>;
+  transaction<T>(fn: (tx: EventStoreTransaction) => Promise<T>, opening?: Opening): Promise<T>;
   readStream(streamId: string): Promise<StoredEvent[]>;
 }
 
@@ -80,7 +80,7 @@ export function createEventStore(options: EventStoreOptions): EventStore {
 
   async function attempt<T>(
     fn: (tx: EventStoreTransaction) => Promise<T>,
-    opening: string | undefined,
+    opening: Opening | undefined,
   ): Promise<T> {
     const appended: StoredEvent[] = [];
     const result = await withTransaction(

@@ -1,5 +1,5 @@
 import { streamId } from "@argus/contracts";
-import type { CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
+import type { CommandOptions, CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
@@ -76,7 +76,7 @@ export function exampleCommands(deps: DatasetDeps) {
     versionId: string,
     ids: readonly string[],
     fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
-    conflicts: Readonly<Record<string, string>> = {},
+    options: Pick<CommandOptions, "conflicts" | "meanwhile"> = {},
   ): Promise<T> {
     // The version, and which of `ids` it holds, are read in BEGIN's round trip, under the
     // dataset's lock taken there: one round trip for what were three.
@@ -99,7 +99,7 @@ export function exampleCommands(deps: DatasetDeps) {
           meta: spaceMetadata(ctx, row.space_id),
         });
       },
-      { conflicts, lockFirst: lockDatasetFirst(datasetId, lookup) },
+      { ...options, lockFirst: lockDatasetFirst(datasetId, lookup) },
     );
   }
 
@@ -118,7 +118,7 @@ export function exampleCommands(deps: DatasetDeps) {
 
   return {
     async insertExamples(req: InsertExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
-      const examples = parseExamples(req.examples, "insert");
+      let examples: ParsedExample[] = [];
       return write(
         ctx,
         req.datasetId,
@@ -135,14 +135,18 @@ export function exampleCommands(deps: DatasetDeps) {
           );
           return written(at, at.version.id, ids);
         },
+        { meanwhile: () => (examples = parseExamples(req.examples, "insert")) },
       );
     },
 
     async updateExamples(req: UpdateExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
       // Ids that are no example id match nothing and are ignored (spec 7), as are unknown ones.
-      const examples = mergeRepeats(parseExamples(req.examples, "update")).filter((e) =>
-        isUuid(e.id),
-      );
+      // Parsed while the first try's BEGIN is in flight, once.
+      let parsed: ParsedExample[] | undefined;
+      const examples = () =>
+        (parsed ??= mergeRepeats(parseExamples(req.examples, "update")).filter((e) =>
+          isUuid(e.id),
+        ));
       // First as if the version held every example: its projection counts the rows it changed
       // and refuses the event when one is missing (ExamplesNotHeld), rolling the write back.
       // Then, only for a request naming such an example, again, with those it holds read first.
@@ -153,7 +157,7 @@ export function exampleCommands(deps: DatasetDeps) {
           req.datasetId,
           "DATASET_EXAMPLE_UPDATE",
           req.versionId,
-          check ? examples.map((e) => e.id) : [],
+          check ? examples().map((e) => e.id) : [],
           async (scope, at) => {
             let versionId = at.version.id;
             if (req.newVersion !== "") {
@@ -171,7 +175,7 @@ export function exampleCommands(deps: DatasetDeps) {
                 at.meta,
               );
             }
-            const changed = check ? examples.filter((e) => at.present.has(e.id)) : examples;
+            const changed = check ? examples().filter((e) => at.present.has(e.id)) : examples();
             await scope.appendLocked(
               at.lock,
               streamId("dataset_examples", at.row.id),
@@ -186,7 +190,10 @@ export function exampleCommands(deps: DatasetDeps) {
             );
           },
           {
-            dataset_versions_name_per_dataset: `the dataset already has a version named ${JSON.stringify(req.newVersion)}`,
+            conflicts: {
+              dataset_versions_name_per_dataset: `the dataset already has a version named ${JSON.stringify(req.newVersion)}`,
+            },
+            meanwhile: examples,
           },
         );
       try {

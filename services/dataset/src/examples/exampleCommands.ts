@@ -118,7 +118,9 @@ export function exampleCommands(deps: DatasetDeps) {
 
   return {
     async insertExamples(req: InsertExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
-      let examples: ParsedExample[] = [];
+      // Parsed while BEGIN is in flight (as an update's are), once.
+      let parsed: ParsedExample[] | undefined;
+      const examples = () => (parsed ??= parseExamples(req.examples, "insert"));
       return write(
         ctx,
         req.datasetId,
@@ -126,16 +128,16 @@ export function exampleCommands(deps: DatasetDeps) {
         req.versionId,
         [],
         async (scope, at) => {
-          const ids = orderedIds(examples.length, at.now);
+          const ids = orderedIds(examples().length, at.now);
           await scope.appendLocked(
             at.lock,
             streamId("dataset_examples", at.row.id),
-            insertedEvents(at.target, examples, ids),
+            insertedEvents(at.target, examples(), ids),
             at.meta,
           );
           return written(at, at.version.id, ids);
         },
-        { meanwhile: () => (examples = parseExamples(req.examples, "insert")) },
+        { meanwhile: examples },
       );
     },
 

@@ -84,7 +84,12 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
     let body = "";
     let rows = "";
     let events: { stream: string; version: string; dataset: string; data: string[] } | undefined;
-    const pids = { gateway: stack.processes.gateway!.pid, dataset: stack.processes.dataset!.pid };
+    // identity: its audit consumer reads each create's events, beside the next create.
+    const pids = {
+      gateway: stack.processes.gateway!.pid,
+      dataset: stack.processes.dataset!.pid,
+      identity: stack.processes.identity!.pid,
+    };
     const viaApi: Operation = {
       name: "POST",
       prepare() {

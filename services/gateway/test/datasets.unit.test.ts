@@ -416,6 +416,35 @@ describe("example writes", () => {
     });
   });
 
+  it("sends each update's fields as JSON.stringify writes them, however the caller spelled it", async () => {
+    answers.UpdateExamples = () => ({ ...write([], V1), examplePositions: [] });
+    const id = JSON.stringify(pub.example(1));
+    // The first two as JSON.stringify would; the others not: spaced, the id last, a key twice,
+    // an index key that JSON.parse puts first. Each is sent as the rest of it, stringified.
+    const spelled = [
+      `{"id":${id},"q":"a \\"b\\"\\n","n":[1,0.5,{"x":null}]}`,
+      `{"id":${id}}`,
+      `{"id": ${id}, "q": 1}`,
+      `{"q":1.0,"id":${id}}`,
+      `{"id":${id},"q":"\\u00e9","q":"twice"}`,
+      `{"id":${id},"b":1,"1":"index"}`,
+    ];
+    const fields = spelled.map((t) => {
+      const { id: _, ...rest } = JSON.parse(t) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    });
+    expect(fields.slice(0, 2)).toEqual(['{"q":"a \\"b\\"\\n","n":[1,0.5,{"x":null}]}', "{}"]);
+    const res = await call(
+      "PATCH",
+      `/v2/datasets/${pub.dataset}/examples`,
+      `{"examples":[${spelled.join(" , ")}]}`,
+    );
+    expect(res.status).toBe(200);
+    const sent = (calls[0]!.request as UpdateExamplesRequest).examples;
+    expect(sent.map((e) => e.fieldsJson)).toEqual(fields);
+    expect(new Set(sent.map((e) => e.id))).toEqual(new Set([uuid(101)]));
+  });
+
   it("deletes: ids that name no example are not sent and come back not deleted", async () => {
     answers.DeleteExamples = (r) => {
       const req = r as DeleteExamplesRequest;

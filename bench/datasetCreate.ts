@@ -6,6 +6,20 @@ import { copyRowsInto, copyText, inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { withBenchStack } from "./stack.ts";
+import { prepared } from "./baseline/prepared.ts";
+
+// The floor's two statements a chunk of examples: its event, then its rows from the event's data.
+const appendInserted = prepared(
+  "append_inserted",
+  `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
+   values ($1, $2, gen_random_uuid(), 'BenchFloorInserted', $3::jsonb, '{}')`,
+);
+const insertExamples = prepared(
+  "insert_examples",
+  `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
+   select $1, x.id, $2, x.fields, now(), now()
+     from jsonb_to_recordset(($3::jsonb) -> 'examples') as x(id uuid, fields jsonb)`,
+);
 
 const EXAMPLES = 1000;
 /** The gateway's largest dataset write body; ours stays just under it. */
@@ -138,17 +152,8 @@ async function createBenchmark(subjectKind: "api" | "floor"): Promise<OperationB
         await inTransaction(pool, async (client) => {
           let inserted = 0;
           for (const [n, data] of e.data.entries()) {
-            await client.query(
-              `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
-               values ($1, $2, gen_random_uuid(), 'BenchFloorInserted', $3::jsonb, '{}')`,
-              [e.stream, n + 1, data],
-            );
-            const res = await client.query(
-              `insert into dataset.examples (version_id, id, dataset_id, fields, created_at, updated_at)
-               select $1, x.id, $2, x.fields, now(), now()
-                 from jsonb_to_recordset(($3::jsonb) -> 'examples') as x(id uuid, fields jsonb)`,
-              [e.version, e.dataset, data],
-            );
+            await client.query(appendInserted([e.stream, n + 1, data]));
+            const res = await client.query(insertExamples([e.version, e.dataset, data]));
             inserted += res.rowCount ?? 0;
           }
           if (inserted !== EXAMPLES) throw new Error(`the floor inserted ${inserted} examples`);

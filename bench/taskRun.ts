@@ -1,6 +1,7 @@
 import pg from "pg";
 import { decodeId } from "@argus/platform";
 import { createFloorEvents, FLOOR_EVENTS } from "./baseline/floorEvents.ts";
+import { prepared } from "./baseline/prepared.ts";
 import { inTransaction } from "./copy.ts";
 import { Api } from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
@@ -31,6 +32,37 @@ export const taskRunFloorBenchmark = () => taskBenchmark("floor");
 /** Runs a page, as the task runner reads them (RUNS_PAGE in its evaluateExperiments.ts). */
 const PAGE = 500;
 
+interface RunRow {
+  id: string;
+  output: string;
+  expected: string | null;
+}
+
+// Runs with their examples' `expected`, `tail` after the `where`: all of an experiment's (the
+// loop), or a page after a run id (the floor).
+const runsWithExpected = (tail: string) =>
+  `select r.id, r.output, (select e.fields ->> 'expected' from dataset.examples e
+                            where e.id = r.example_id limit 1) as expected
+     from dataset.experiment_runs r
+    where ${tail}`;
+const allRuns = prepared("all_runs", runsWithExpected("r.experiment_id = $1"));
+const runPage = prepared(
+  "run_page",
+  runsWithExpected("r.experiment_id = $1 and r.id > $2 order by r.id limit $3"),
+);
+/** An experiment's runs, each merged with its evaluation's fields. */
+const updateRuns = prepared(
+  "update_runs",
+  `update dataset.experiment_runs r set fields = r.fields || x.patch
+     from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)
+    where r.experiment_id = $1 and r.id = x.run_id`,
+);
+const appendEvaluated = prepared(
+  "append_evaluated",
+  `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
+   values ($1, $2, gen_random_uuid(), 'BenchFloorEvaluated', jsonb_build_object('evaluations', $3::jsonb), '{}')`,
+);
+
 async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, onStop, stop }) => {
     const api = new Api(stack);
@@ -44,7 +76,7 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
       "task-runner": p["task-runner"]!.pid,
       dataset: p.dataset!.pid,
     };
-    const evaluationsOf = (rows: { id: string; output: string; expected: string | null }[]) =>
+    const evaluationsOf = (rows: RunRow[]) =>
       rows.map((r) => {
         const ok = r.output === r.expected;
         return {
@@ -65,29 +97,13 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
         let after = "00000000-0000-0000-0000-000000000000";
         let updated = 0;
         for (let page = 1; ; page++) {
-          const rows = await pool.query<{ id: string; output: string; expected: string | null }>(
-            `select r.id, r.output, (select e.fields ->> 'expected' from dataset.examples e
-                                      where e.id = r.example_id limit 1) as expected
-               from dataset.experiment_runs r
-              where r.experiment_id = $1 and r.id > $2
-              order by r.id limit $3`,
-            [experimentUuid, after, PAGE],
-          );
+          const rows = await pool.query<RunRow>(runPage([experimentUuid, after, PAGE]));
           if (rows.rows.length === 0) break;
           after = rows.rows[rows.rows.length - 1]!.id;
           const evaluations = JSON.stringify(evaluationsOf(rows.rows));
           await inTransaction(pool, async (client) => {
-            await client.query(
-              `insert into ${FLOOR_EVENTS} (stream_id, stream_version, event_id, event_type, data, metadata)
-               values ($1, $2, gen_random_uuid(), 'BenchFloorEvaluated', jsonb_build_object('evaluations', $3::jsonb), '{}')`,
-              [stream, page, evaluations],
-            );
-            const res = await client.query(
-              `update dataset.experiment_runs r set fields = r.fields || x.patch
-                 from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)
-                where r.experiment_id = $1 and r.id = x.run_id`,
-              [experimentUuid, evaluations],
-            );
+            await client.query(appendEvaluated([stream, page, evaluations]));
+            const res = await client.query(updateRuns([experimentUuid, evaluations]));
             updated += res.rowCount ?? 0;
           });
         }
@@ -113,19 +129,9 @@ async function taskBenchmark(subjectKind: "api" | "floor"): Promise<OperationBen
         name: "SQL loop",
         pids: {},
         async run() {
-          const rows = await pool.query<{ id: string; output: string; expected: string | null }>(
-            `select r.id, r.output, (select e.fields ->> 'expected' from dataset.examples e
-                                      where e.id = r.example_id limit 1) as expected
-               from dataset.experiment_runs r where r.experiment_id = $1`,
-            [experimentUuid],
-          );
+          const rows = await pool.query<RunRow>(allRuns([experimentUuid]));
           const evaluations = evaluationsOf(rows.rows);
-          const res = await pool.query(
-            `update dataset.experiment_runs r set fields = r.fields || x.patch
-               from jsonb_to_recordset($2::jsonb) as x(run_id uuid, patch jsonb)
-              where r.experiment_id = $1 and r.id = x.run_id`,
-            [experimentUuid, JSON.stringify(evaluations)],
-          );
+          const res = await pool.query(updateRuns([experimentUuid, JSON.stringify(evaluations)]));
           if (res.rowCount !== ITEMS) throw new Error(`${res.rowCount} updated`);
         },
       },

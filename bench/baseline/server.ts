@@ -2,7 +2,7 @@
 // no authentication beyond "a bearer header is present", no gRPC. Same JSON as the gateway.
 import express from "express";
 import pg from "pg";
-import { SELECT_SPACE, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
+import { selectSpace, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
 
 const port = Number(process.env.BASELINE_PORT ?? 0);
 // As many connections as identity's pool.
@@ -20,7 +20,7 @@ app.get("/v2/spaces/:id", async (req, res) => {
     return;
   }
   const id = publicUuid("Space", req.params.id);
-  const row = id === null ? undefined : (await pool.query<SpaceRow>(SELECT_SPACE, [id])).rows[0];
+  const row = id === null ? undefined : (await pool.query<SpaceRow>(selectSpace([id]))).rows[0];
   if (!row) {
     res.status(404).json({ status: 404 });
     return;

@@ -1,4 +1,5 @@
 import { decodeId, encodeId } from "@argus/platform";
+import { prepared } from "./prepared.ts";
 // GET /v2/spaces/:id's one query and answer, shared by the bare baselines.
 export interface SpaceRow {
   id: string;
@@ -9,8 +10,11 @@ export interface SpaceRow {
   created_at: Date;
 }
 
-export const SELECT_SPACE =
-  "select id, organization_id, name, description, is_private, created_at from identity.spaces where id = $1";
+/** The space of id `$1`, prepared (`prepared.ts`). */
+export const selectSpace = prepared(
+  "select_space",
+  "select id, organization_id, name, description, is_private, created_at from identity.spaces where id = $1",
+);
 
 /**
  * The uuid of a public id of `type` (base64 of `Type:uuid`), or null; and back. The platform's

@@ -12,7 +12,7 @@ import { connect } from "@nats-io/transport-node";
 import express from "express";
 import pg from "pg";
 import { appendAndUpdate, patchEventText } from "./patchFloor.ts";
-import { SELECT_SPACE, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
+import { selectSpace, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
 
 const json = {
   serialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
@@ -89,7 +89,7 @@ if (process.env.TWO_HOP === "back") {
       call: grpc.ServerUnaryCall<{ id: string }, unknown>,
       done: grpc.sendUnaryData<unknown>,
     ) => {
-      pool.query<SpaceRow>(SELECT_SPACE, [call.request.id]).then(
+      pool.query<SpaceRow>(selectSpace([call.request.id])).then(
         (r) => done(null, r.rows[0] ?? null),
         (err: Error) => done(err),
       );

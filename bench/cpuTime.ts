@@ -35,17 +35,18 @@ function processStat(pid: number | string): ProcessStat | undefined {
 }
 
 /**
- * CPU ms used so far by every Postgres server (the postmaster, its backends and workers): on
- * a GET most of what the stack and its floor cost beyond their own processes. A backend that
- * ends (a pool closes idle connections) is counted on in its postmaster's reaped time.
+ * CPU ms used so far by every process named `comm`: for Postgres (the postmaster, its backends
+ * and workers), on a GET most of what the stack and its floor cost beyond their own processes.
+ * A backend that ends (a pool closes idle connections) is counted on in its postmaster's
+ * reaped time.
  */
-function postgresCpuMs(): number {
+function serverCpuMs(comm: string): number {
   const stats = new Map<number, ProcessStat>();
   try {
     for (const entry of readdirSync("/proc")) {
       if (entry.charCodeAt(0) > 57) continue;
       const stat = processStat(entry);
-      if (stat?.comm === "postgres") stats.set(Number(entry), stat);
+      if (stat?.comm === comm) stats.set(Number(entry), stat);
     }
   } catch {
     return NaN;
@@ -71,11 +72,17 @@ function machineBusyMs(): number {
 }
 
 /** The figures `cpuTimes` adds beside the named processes': not a system's own processes. */
-export const NOT_A_SERVER_PROCESS: ReadonlySet<string> = new Set(["client", "postgres", "machine"]);
+export const NOT_A_SERVER_PROCESS: ReadonlySet<string> = new Set([
+  "client",
+  "postgres",
+  "nats",
+  "machine",
+]);
 
 /**
  * CPU ms used so far by each named process, by this one (the load generator) as `client`, by
- * every Postgres process together as `postgres`, and by the whole machine as `machine`; NaN
+ * every Postgres process together as `postgres`, by nats-server as `nats`, and by the whole
+ * machine as `machine`; NaN
  * where /proc does not say.
  */
 export function cpuTimes(pids: Record<string, number>): Record<string, number> {
@@ -83,7 +90,9 @@ export function cpuTimes(pids: Record<string, number>): Record<string, number> {
   for (const [name, pid] of Object.entries(pids)) times[name] = processStat(pid)?.ms ?? NaN;
   const self = process.cpuUsage();
   times.client = (self.user + self.system) / 1000;
-  times.postgres = postgresCpuMs();
+  times.postgres = serverCpuMs("postgres");
+  // Every JetStream publish and delivery of both sides goes through it.
+  times.nats = serverCpuMs("nats-server");
   times.machine = machineBusyMs();
   return times;
 }

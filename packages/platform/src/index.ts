@@ -162,6 +162,7 @@ export { clampLimit, fetchSize, newestAfter, newestKeyOf, pageOf } from "./pagin
 
 // Secrets: HMAC keys made once per secret, and secrets sealed at rest.
 export { secretKeyOf } from "./secretKey.ts";
+export { hmacSha256Under } from "./hmacSha256.ts";
 export type { SecretBox } from "./sealedSecrets.ts";
 export { secretBox } from "./sealedSecrets.ts";
 

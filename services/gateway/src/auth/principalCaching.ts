@@ -1,6 +1,6 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { PrincipalInvalidation } from "@argus/contracts/principalInvalidation";
-import { secretKeyOf, type Logger } from "@argus/platform";
+import { hmacSha256Under, type Logger } from "@argus/platform";
 import { LeaseState, startLeaseRenewal, type Instant } from "./gatewayLease.ts";
 import type { Authenticator, AuthenticationMeta } from "./authenticate.ts";
 import { PrincipalCache, systemClocks, type Authenticated, type Clocks } from "./principalCache.ts";
@@ -60,9 +60,10 @@ export function applyRenewal(
 export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCaching {
   const clock = o.clock ?? systemClocks;
   const gatewayId = `gw-${randomBytes(12).toString("base64url")}`;
-  // Keys are looked up by an HMAC under a key of this process: nothing that outlives it (a
-  // heap dump, a log) can be checked against a guessed key.
-  const hashKey = hmacUnder(randomBytes(32));
+  // Keys are looked up by an HMAC under a key of this process, never by themselves: nothing
+  // that outlives it (a log, a crash report) holds one. Its states live in this heap, so a heap
+  // dump could check a guessed key, but an API key holds ~238 random bits: none is guessed.
+  const hashKey = hmacSha256Under(randomBytes(32));
   const lease = new LeaseState(clock);
   const cache = new PrincipalCache({
     maxEntries: o.nats ? o.maxEntries : 0,
@@ -124,8 +125,3 @@ export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCach
 
 // A stopping gateway does not wait long: without the release its lease just runs out.
 const RELEASE_DEADLINE_MS = 1_000;
-
-const hmacUnder = (secret: Buffer) => {
-  const key = secretKeyOf(secret);
-  return (raw: string): string => createHmac("sha256", key).update(raw).digest("base64url");
-};

@@ -179,4 +179,43 @@ describe("GET /v2/audit-logs", () => {
       await db.end();
     }
   });
+
+  it("logs a bulk write as the examples it touched, the same as its stored event's cut", async () => {
+    const db = new pg.Pool({ connectionString: api.stack.env.DATABASE_URL });
+    try {
+      // 500 examples: their ids alone put the event over the bound, so the bus carries it cut.
+      const examples = Array.from({ length: 500 }, (_, n) => ({ question: `q${n}`, n }));
+      const created = await api.req("POST", "/v2/datasets", {
+        body: { space_id: spaceId, name: "audited bulk", examples },
+      });
+      expect(created.status).toBe(201);
+      const page = await api.req("GET", `/v2/datasets/${created.body.id}/examples?limit=500`);
+      expect(page.body.examples).toHaveLength(500);
+      const patched = await api.req("PATCH", `/v2/datasets/${created.body.id}/examples`, {
+        body: { examples: page.body.examples.map((e: Json) => ({ id: e.id, n: -1 })) },
+      });
+      expect(patched.status).toBe(200);
+      const { rows } = await db.query<{ event_type: string; data: Record<string, unknown> }>(
+        `select event_type, data from dataset.events
+          where event_type in ('DatasetExamplesInserted', 'DatasetExamplesUpdated')
+            and data->>'dataset_id' = (select id::text from dataset.datasets where name = 'audited bulk')`,
+      );
+      expect(rows.map((r) => r.event_type).sort()).toEqual([
+        "DatasetExamplesInserted",
+        "DatasetExamplesUpdated",
+      ]);
+      for (const { event_type, data } of rows) {
+        const logs = await eventually(`/v2/audit-logs?operation_name=${event_type}`, (l) =>
+          l.some((e) => JSON.parse(e.variables).dataset_id === data.dataset_id),
+        );
+        const entry = logs.find((e) => JSON.parse(e.variables).dataset_id === data.dataset_id)!;
+        const variables = JSON.parse(entry.variables) as { examples: Json[] };
+        const { examples: stored, ...head } = data as { examples: { id: string }[] };
+        expect(variables).toEqual({ ...head, examples: stored.map(({ id }) => ({ id })) });
+        expect(variables.examples).toHaveLength(500);
+      }
+    } finally {
+      await db.end();
+    }
+  });
 });

@@ -42,6 +42,7 @@ export { createRelay } from "./relay/relay.ts";
 export { ensureStream } from "./relay/ensureStream.ts";
 export { defaultSubject } from "./messages/subject.ts";
 export { decodeEvent } from "./messages/eventCodec.ts";
+export { BULK_DATA_CHARS, bulkDataJson, cutToIds, longerThan } from "./messages/bulkData.ts";
 
 // Consumers: each event processed once, in stream order, dead-lettered when poison.
 export type { EventHandler } from "./consumers/processOnce.ts";

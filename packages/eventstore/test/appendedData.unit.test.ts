@@ -35,6 +35,15 @@ describe("appended data held for the relay", () => {
     expect(ids()).toEqual(["edge"]);
   });
 
+  it("holds what the bus carries of a large event when its producer gave it", () => {
+    lead();
+    holdAppended("small", text(HELD_MIN_BYTES - 1), "{}");
+    holdAppended("large", text(HELD_MIN_BYTES), '{"n":1}');
+    expect([...heldAppended()].map(([id, t]) => [id, new TextDecoder().decode(t)])).toEqual([
+      ["large", '{"n":1}'],
+    ]);
+  });
+
   it("lets the oldest go beyond the bound, and forgets what was released", () => {
     lead();
     const part = HELD_MAX_BYTES / 4;

@@ -66,7 +66,7 @@ async function setup() {
 const created = (n: number) => ({ type: "TagCreated", data: { n }, metadata: { actor: "user:1" } });
 
 describe("createRelay", () => {
-  it("publishes a large event's data as this process appended it while it leads, else as Postgres writes it", async () => {
+  it("publishes a large event's data as this process appended it while it leads (what the bus carries of it, when its producer said), else as Postgres writes it", async () => {
     const t = await setup();
     await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
     const logger = recordingLogger();
@@ -77,24 +77,31 @@ describe("createRelay", () => {
     );
     const pad = "x".repeat(HELD_MIN_BYTES);
     // Keys in the order given: Postgres writes a jsonb's shorter keys first, with spaces.
-    const large = (n: number) => {
+    const large = (n: number, bus?: string) => {
       const text = `{"pad":"${pad}","n":${n}}`;
-      return { type: "TagCreated", data: withJsonText({ pad, n }, [text], text.length) };
+      return { type: "TagCreated", data: withJsonText({ pad, n }, [text], text.length, bus) };
     };
-    await t.store.transaction((tx) => tx.append("tag-1", 0, [large(1)]));
-    await t.store.transaction(async (tx) => {
-      const [stored] = await tx.append("tag-1", 1, [large(2)]);
-      // As if another replica had appended it: nothing held for it here.
-      releaseAppended(stored!.eventId);
-    });
+    const append = (version: number, event: ReturnType<typeof large>, held: boolean) =>
+      t.store.transaction(async (tx) => {
+        const [stored] = await tx.append("tag-1", version, [event]);
+        // As if another replica had appended it: nothing held for it here.
+        if (!held) releaseAppended(stored!.eventId);
+      });
+    await append(0, large(1), true);
+    await append(1, large(2), false);
+    await append(2, large(3, `{"n":3}`), true);
+    await append(3, large(4, `{"n":4}`), false);
     relay.wake();
-    const msgs = await t.messages(2);
+    const msgs = await t.messages(4);
     const texts = msgs.map((m) => new TextDecoder().decode(m.data));
     expect(texts[0]).toMatch(new RegExp(`,"data":\\{"pad":"x{${HELD_MIN_BYTES}}","n":1\\}\\}$`));
     expect(texts[1]).toMatch(new RegExp(`,"data":\\{"n": 2, "pad": "x{${HELD_MIN_BYTES}}"\\}\\}$`));
+    expect(texts[2]).toMatch(/,"data":\{"n":3\}\}$/);
     expect(msgs.map((m) => decodeEvent(m.data).data)).toEqual([
       { pad, n: 1 },
       { pad, n: 2 },
+      { n: 3 },
+      { pad, n: 4 },
     ]);
     expect([...heldAppended().keys()]).toEqual([]);
   });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { DatasetEvent, DatasetExamplesEvent } from "@argus/contracts";
-import { chunkBySize, jsonTextOf } from "@argus/eventstore";
+import {
+  BULK_DATA_CHARS,
+  bulkDataJson,
+  chunkBySize,
+  cutToIds,
+  jsonTextOf,
+} from "@argus/eventstore";
 import { problem, scenario } from "@argus/eventstore/testing";
 import { datasetDecider, type DatasetCommand } from "../src/datasets/datasetDecider.ts";
 import { mergeRepeats } from "../src/examples/exampleCommands.ts";
@@ -206,5 +212,50 @@ describe("example rules", () => {
     expect(JSON.parse(mergedText)).toEqual(updated[0]!.data);
     expect(merged.bytes).toBe(Buffer.byteLength(mergedText));
     expect(examplesOf(updated[0]!)[0]!.fields).toMatchObject({ n: 2, q: 'a "quoted" line\n' });
+  });
+
+  it("a bulk event goes on the bus as its examples' ids, the audit log's cut of it, and a small one whole", () => {
+    const target = { datasetId: "d", spaceId: "s", versionId: "v", now: new Date(0) };
+    const idOf = (i: number) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`;
+    const events = (n: number, field: string) =>
+      updatedEvents(
+        target,
+        parseExamples(
+          Array.from({ length: n }, (_, i) => ({
+            id: idOf(i),
+            fieldsJson: JSON.stringify({ f: field, user_id: i }),
+          })),
+          "update",
+        ),
+      );
+    // Over the bound by its ids alone, by its fields.
+    const probe = events(1, "");
+    const oneEvent = BULK_DATA_CHARS - JSON.stringify(probe[0]!.data).length;
+    for (const [n, field] of [
+      [1000, ""],
+      [3, "x".repeat(9000)],
+    ] as const) {
+      const [event] = events(n, field);
+      const { bus } = jsonTextOf(event!.data);
+      expect(bus, `${n} examples`).toBe(JSON.stringify(cutToIds(event!.data)));
+      // The audit entry made from what the bus carries is the one made from the data.
+      expect(JSON.parse(bulkDataJson(JSON.parse(bus!)))).toEqual(
+        JSON.parse(bulkDataJson(event!.data)),
+      );
+      expect(JSON.parse(bus!)).toEqual({
+        dataset_id: "d",
+        space_id: "s",
+        version_id: "v",
+        at: new Date(0).toISOString(),
+        examples: Array.from({ length: n }, (_, i) => ({ id: idOf(i) })),
+      });
+    }
+    // Only data certainly over the bound goes cut: at it, and just past it (its strings and
+    // keys alone are not), it goes whole, and the audit log cuts the latter itself.
+    for (const extra of [0, 1]) {
+      const [whole] = events(1, "x".repeat(oneEvent + extra));
+      expect(JSON.stringify(whole!.data).length).toBe(BULK_DATA_CHARS + extra);
+      expect(jsonTextOf(whole!.data).bus).toBeUndefined();
+    }
   });
 });

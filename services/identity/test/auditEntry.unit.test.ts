@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredEvent } from "@argus/eventstore";
 import {
-  AUDIT_VARIABLES_MAX_CHARS,
-  auditEntryOf,
-  auditVariables,
-} from "../src/auditLogs/auditEntry.ts";
+  BULK_DATA_CHARS as AUDIT_VARIABLES_MAX_CHARS,
+  bulkDataJson as auditVariables,
+  type StoredEvent,
+} from "@argus/eventstore";
+import { auditEntryOf } from "../src/auditLogs/auditEntry.ts";
 import { auditWindow, DEFAULT_WINDOW_MS } from "../src/auditLogs/auditLogQueries.ts";
 
 const A = "0192f4a0-0000-7000-8000-000000000001";

@@ -155,7 +155,7 @@ export async function appendToStream(
     throw err;
   }
   if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);
-  dataText.each.forEach((text, i) => holdAppended(ids[i]!, text));
+  dataText.each.forEach((text, i) => holdAppended(ids[i]!, text, data[i]!.bus));
 
   const byId = new Map(rows.map((row) => [row.event_id, row]));
   return events.map((event, i) => {

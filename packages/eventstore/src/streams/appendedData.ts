@@ -1,6 +1,7 @@
 /**
  * The data of the large events this process appended, as the UTF-8 JSON text Postgres parsed
- * into their `jsonb`, held until this process's relay publishes them. Without it the relay
+ * into their `jsonb` (or, for a bulk write, what the bus carries of it: jsonText.ts), held
+ * until this process's relay publishes them. Without it the relay
  * read each one back (Postgres writing its `jsonb` out as text, the driver decoding it) and
  * encoded it again: for an 8 MiB dataset create, ~10 ms of decoding, ~5 ms of encoding and
  * Postgres' own output of 8 MiB, all on the cores the next request needs.
@@ -41,9 +42,13 @@ export function holdWhileLeading(): () => void {
   };
 }
 
-/** Holds `text`, the data just appended for `eventId`, when it is large enough to matter. */
-export function holdAppended(eventId: string, text: Uint8Array): void {
-  if (leaders === 0 || text.byteLength < HELD_MIN_BYTES || held.has(eventId)) return;
+/**
+ * Holds the data just appended for `eventId` when `stored`, its text, is large enough to
+ * matter: `bus` instead when the producer gave what the bus carries of it (jsonText.ts).
+ */
+export function holdAppended(eventId: string, stored: Uint8Array, bus?: string): void {
+  if (leaders === 0 || stored.byteLength < HELD_MIN_BYTES || held.has(eventId)) return;
+  const text = bus === undefined ? stored : Buffer.from(bus);
   held.set(eventId, text);
   heldBytes += text.byteLength;
   for (const id of held.keys()) {

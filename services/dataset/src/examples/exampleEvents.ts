@@ -1,4 +1,10 @@
-import { chunkBySize, EVENT_PAYLOAD_BYTES, withJsonText } from "@argus/eventstore";
+import {
+  BULK_DATA_CHARS,
+  chunkBySize,
+  EVENT_PAYLOAD_BYTES,
+  longerThan,
+  withJsonText,
+} from "@argus/eventstore";
 import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
 import { uuidv7 } from "@argus/platform";
 import type { ParsedExample } from "./exampleRules.ts";
@@ -51,7 +57,21 @@ function examplesData(
     bytes += Buffer.byteLength(start) + e.bytes + 1;
   });
   parts.push("]}");
-  return withJsonText(data, parts, bytes);
+  return withJsonText(data, parts, bytes, busText(data));
+}
+
+/**
+ * What the bus carries of a bulk event (jsonText.ts): the JSON of `cutToIds(data)`, its
+ * examples as their ids, written out here at a fifth of the cost (~35 µs for 1000).
+ */
+function busText(data: { examples: readonly { id: string }[] }): string | undefined {
+  if (!longerThan(data, BULK_DATA_CHARS)) return undefined;
+  const { examples, ...head } = data;
+  let text = `${JSON.stringify(head).slice(0, -1)},"examples":[`;
+  examples.forEach((e, i) => {
+    text += `${i > 0 ? "," : ""}{"id":${JSON.stringify(e.id)}}`;
+  });
+  return `${text}]}`;
 }
 
 /** New examples as events that each fit one NATS message. */

@@ -1,4 +1,4 @@
-import type { StoredEvent } from "@argus/eventstore";
+import { bulkDataJson, type StoredEvent } from "@argus/eventstore";
 import { isUuidAnyCase } from "@argus/platform";
 
 /** One audit log row: who did what to which resource, when and from where. */
@@ -14,68 +14,14 @@ export interface AuditEntry {
   operationType: "MUTATION";
   resourceType: string;
   resourceId: string;
-  /** The event's data as JSON, its bulk records cut to their ids (`auditVariables`). */
+  /**
+   * The event's data as JSON; a bulk write's (`BULK_DATA_CHARS`, such as 1000 examples of a
+   * dataset) as the records it touched, not a second copy of their contents, which would
+   * double every bulk write's storage and put dataset contents in the log (`bulkDataJson`).
+   * The bus may bring such an event already cut that way; its entry is the same.
+   */
   variablesJson: string;
   occurredAt: Date;
-}
-
-/**
- * Event data longer than this (in JSON characters) is a bulk write, such as 1000 examples of
- * a dataset: the log keeps which records it touched, not a second copy of their contents
- * (which would double every bulk write's storage and put dataset contents in the log).
- */
-export const AUDIT_VARIABLES_MAX_CHARS = 16 * 1024;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A record's ids: its `id` and every `…_id` member. */
-function idsOf(r: unknown): unknown {
-  if (!isRecord(r)) return r;
-  const ids: Record<string, unknown> = {};
-  for (const k in r) if (k === "id" || k.endsWith("_id")) ids[k] = r[k];
-  return ids;
-}
-
-/**
- * Whether the JSON text of `value` has more than `max` characters, judged by a bound from
- * below (each string's and key's characters and quotes, nothing else) that stops once past
- * `max`: false means "maybe not", true means certainly.
- */
-function longerThan(value: unknown, max: number): boolean {
-  let chars = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "string") chars += v.length + 2;
-    else if (Array.isArray(v)) for (const item of v) stack.push(item);
-    else if (isRecord(v))
-      for (const k in v) {
-        chars += k.length + 3;
-        stack.push(v[k]);
-      }
-    if (chars > max) return true;
-  }
-  return false;
-}
-
-/** The data with each top-level array of records cut to their ids, as JSON. */
-const cutToIds = (data: Record<string, unknown>): string =>
-  JSON.stringify(
-    Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [k, Array.isArray(v) ? v.map(idsOf) : v]),
-    ),
-  );
-
-/**
- * The data as JSON; over the bound, each top-level array of records keeps their ids only. A
- * bulk event is known to be over it without writing its megabyte of JSON just to measure it.
- */
-export function auditVariables(data: unknown): string {
-  if (isRecord(data) && longerThan(data, AUDIT_VARIABLES_MAX_CHARS)) return cutToIds(data);
-  const full = JSON.stringify(data ?? null);
-  if (full.length <= AUDIT_VARIABLES_MAX_CHARS || !isRecord(data)) return full;
-  return cutToIds(data);
 }
 
 function uuidOrNull(v: unknown): string | null {
@@ -120,7 +66,7 @@ export function auditEntryOf(event: StoredEvent): AuditEntry | null {
     operationType: "MUTATION",
     resourceType: aggregate,
     resourceId: dash === -1 ? event.streamId : event.streamId.slice(dash + 1),
-    variablesJson: auditVariables(event.data),
+    variablesJson: bulkDataJson(event.data),
     occurredAt: event.recordedAt,
   };
 }

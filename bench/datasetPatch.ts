@@ -14,10 +14,11 @@ const SIZE = 1000;
  * the update, the events appended to NATS) versus ONE `update … from unnest(ids, patches)` of the
  * same 1000 rows on a pg pool. Each side sets one field, `flag`, of every example; the value
  * flips on every operation, whichever side runs it, so each write really changes 1000 rows.
- * Two floors run in the same rounds as third and fourth sides: the Postgres one below
- * (`dataset-patch-floor`'s subject), and the shape's own (`baseline/twoHop.ts`: bare Express,
- * one grpc-js hop, a bare service running that Postgres floor's one statement and publishing its
- * event to JetStream), fed the PATCH's own body.
+ * Three floors run in the same rounds as further sides: the Postgres one below
+ * (`dataset-patch-floor`'s subject), the shape's own (`baseline/twoHop.ts`: bare Express, one
+ * grpc-js hop, a bare service running that Postgres floor's one statement and publishing its
+ * event to JetStream), fed the PATCH's own body, and that shape with the audit log every event
+ * of the stack gets (`baseline/audit.ts`: a bare consumer inserting one row per event).
  */
 export const datasetPatchBenchmark = () => patchBenchmark("api");
 
@@ -100,6 +101,13 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
       run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}` })),
       pids: twoHop.pids,
     };
+    // The same, with each PATCH's audit entry written after its answer, as the stack's are.
+    const auditedFloor: Operation | undefined = twoHop && {
+      name: "two-hop+audit",
+      prepare: patchBody,
+      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}/audited` })),
+      pids: { ...twoHop.pids, ...(twoHop.auditPid !== undefined && { audit: twoHop.auditPid }) },
+    };
     return {
       kind: "operations",
       name:
@@ -107,8 +115,8 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
           ? `${SIZE}-example in-place update: PATCH …/examples vs one UPDATE … FROM unnest`
           : `${SIZE}-example in-place update: event append + projection upsert vs one UPDATE`,
       subject: subject === "api" ? viaApi : floor,
-      // The PATCH is judged against both floors in the same rounds too (S2's "blocked" numbers).
-      ...(shapeFloor && { floors: [floor, shapeFloor] }),
+      // The PATCH is judged against every floor in the same rounds too (S2's "blocked" numbers).
+      ...(shapeFloor && auditedFloor && { floors: [floor, shapeFloor, auditedFloor] }),
       baseline: {
         name: "UPDATE",
         prepare() {

@@ -75,7 +75,7 @@ export async function spawnTwoHop(
   databaseUrl: string,
   onStop: (cleanup: () => Promise<unknown>) => void,
   natsUrl?: string,
-): Promise<{ port: number; pids: Record<string, number> }> {
+): Promise<{ port: number; pids: Record<string, number>; auditPid?: number }> {
   const db = { DATABASE_URL: databaseUrl, ...(natsUrl && { NATS_URL: natsUrl }) };
   const frontPort = await freePort();
   const backProbe = await freePort();
@@ -85,7 +85,17 @@ export async function spawnTwoHop(
   onStop(() => back.stop());
   const front = await spawnBare("front", twoHopEntry, { ...hop, TWO_HOP: "front" }, frontPort);
   onStop(() => front.stop());
-  return { port: frontPort, pids: { front: front.pid, back: back.pid } };
+  const pids = { front: front.pid, back: back.pid };
+  if (!natsUrl) return { port: frontPort, pids };
+  // The audit log's consumer, for the PATCHes sent under `/audited` (baseline/audit.ts).
+  const audit = await spawnBare(
+    "audit",
+    twoHopEntry,
+    { ...db, TWO_HOP: "audit" },
+    await freePort(),
+  );
+  onStop(() => audit.stop());
+  return { port: frontPort, pids, auditPid: audit.pid };
 }
 
 /**

@@ -4,13 +4,17 @@
 // the update's event and updates the rows from it in one statement (patchFloor.ts), answers,
 // then publishes the event to JetStream (the least a relay does: no read back). Nothing else:
 // no authentication beyond "a bearer header is present", no validation, no tracing; JSON (or,
-// for the examples, their text as bytes) instead of protobuf. `TWO_HOP=front|back`; the back
-// publishes when NATS_URL is set.
+// for the examples, their text as bytes) instead of protobuf. `TWO_HOP=front|back|audit`; the
+// back publishes when NATS_URL is set. Under `/audited/…` the PATCH is also logged, as every
+// event of the stack is by identity's audit log: the back publishes the event with its examples
+// as their ids (as the stack's bus carries a bulk write) and `audit`, a bare consumer, inserts
+// one audit row per event (audit.ts).
 import * as grpc from "@grpc/grpc-js";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import express from "express";
 import pg from "pg";
+import { AUDITED_SUBJECT, auditedEventText, consumeAuditLog } from "./audit.ts";
 import { appendAndUpdate, patchEventText } from "./patchFloor.ts";
 import { selectSpace, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
 
@@ -28,19 +32,27 @@ const unary = (path: string) => ({
   responseDeserialize: json.deserialize,
 });
 /**
- * An update's request as bytes, the way a protobuf message carries a string field: the dataset's
- * uuid, a newline, and the examples' JSON text, which neither side serializes or parses again.
+ * An update's request as bytes, the way a protobuf message carries string fields: the dataset's
+ * uuid, the examples' ids as JSON (`[{"id":…},…]`, "" unless the update is audited) and the
+ * examples' JSON text, a newline after each of the first two (JSON text holds none raw), which
+ * neither side serializes or parses again.
  */
 interface UpdateExamples {
   datasetId: string;
+  idsText: string;
   examplesText: string;
 }
 const updateRequest = {
-  serialize: (r: UpdateExamples) => Buffer.from(`${r.datasetId}\n${r.examplesText}`),
+  serialize: (r: UpdateExamples) => Buffer.from(`${r.datasetId}\n${r.idsText}\n${r.examplesText}`),
   deserialize: (b: Buffer): UpdateExamples => {
     const text = b.toString("utf8");
-    const newline = text.indexOf("\n");
-    return { datasetId: text.slice(0, newline), examplesText: text.slice(newline + 1) };
+    const first = text.indexOf("\n");
+    const second = text.indexOf("\n", first + 1);
+    return {
+      datasetId: text.slice(0, first),
+      idsText: text.slice(first + 1, second),
+      examplesText: text.slice(second + 1),
+    };
   },
 };
 const definition = {
@@ -60,15 +72,15 @@ const SUBJECT = "bench.two_hop.examples";
 /** A JetStream stream of its own on NATS_URL, and a publisher of one event's text to it. */
 async function eventPublisher(
   url: string,
-): Promise<{ publish(text: string): void; close(): Promise<void> }> {
+): Promise<{ publish(text: string, subject?: string): void; close(): Promise<void> }> {
   const nc = await connect({ servers: url });
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: "BENCH_TWO_HOP", subjects: ["bench.two_hop.>"] });
   const js = jetstream(nc);
   const encoder = new TextEncoder();
   return {
-    publish: (text) =>
-      void js.publish(SUBJECT, encoder.encode(text)).catch((err: Error) => {
+    publish: (text, subject = SUBJECT) =>
+      void js.publish(subject, encoder.encode(text)).catch((err: Error) => {
         console.error(`publishing failed: ${err.message}`);
       }),
     close: () => nc.drain(),
@@ -79,7 +91,9 @@ const port = Number(process.env.BASELINE_PORT ?? 0);
 const backAddress = `127.0.0.1:${process.env.BACK_PORT ?? 0}`;
 let close: () => Promise<unknown>;
 
-if (process.env.TWO_HOP === "back") {
+if (process.env.TWO_HOP === "audit") {
+  close = await consumeAuditLog(process.env.DATABASE_URL!, process.env.NATS_URL!, port);
+} else if (process.env.TWO_HOP === "back") {
   // As many connections as identity's pool.
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   const events = process.env.NATS_URL ? await eventPublisher(process.env.NATS_URL) : undefined;
@@ -98,12 +112,14 @@ if (process.env.TWO_HOP === "back") {
       call: grpc.ServerUnaryCall<UpdateExamples, UpdatedExamples>,
       done: grpc.sendUnaryData<UpdatedExamples>,
     ) => {
-      const { datasetId, examplesText } = call.request;
+      const { datasetId, idsText, examplesText } = call.request;
       const text = patchEventText(datasetId, examplesText);
-      appendAndUpdate(pool, `bench_two_hop-${datasetId}`, datasetId, text).then(
+      const stream = `bench_two_hop-${datasetId}`;
+      appendAndUpdate(pool, stream, datasetId, text).then(
         (r) => {
           done(null, r);
-          events?.publish(text);
+          if (idsText === "") events?.publish(text);
+          else events?.publish(auditedEventText(stream, datasetId, idsText), AUDITED_SUBJECT);
         },
         (err: Error) => done(err),
       );
@@ -164,7 +180,7 @@ if (process.env.TWO_HOP === "back") {
   });
   // The examples' ids from public to internal, each example's other members its fields; the
   // answer names the examples the service updated, by the ids they were sent under.
-  app.patch("/v2/datasets/:id/examples", express.json({ limit: "16mb" }), (req, res) => {
+  const patchExamples: express.RequestHandler<{ id: string }> = (req, res) => {
     if (!bearer(req)) {
       res.status(401).json({ status: 401 });
       return;
@@ -184,7 +200,10 @@ if (process.env.TWO_HOP === "back") {
       publicIds.push(id as string);
     }
     const examplesText = JSON.stringify(examples);
-    client.updateExamples({ datasetId, examplesText }, (err, r) => {
+    const idsText = req.path.startsWith("/audited/")
+      ? `[${examples.map((e) => `{"id":"${e.id}"}`).join(",")}]`
+      : "";
+    client.updateExamples({ datasetId, idsText, examplesText }, (err, r) => {
       if (err) res.status(500).json({ status: 500 });
       else
         res.json({
@@ -193,7 +212,10 @@ if (process.env.TWO_HOP === "back") {
           example_ids: r.updated === publicIds.length ? publicIds : [],
         });
     });
-  });
+  };
+  const patchPath = "/v2/datasets/:id/examples";
+  app.patch(patchPath, express.json({ limit: "16mb" }), patchExamples);
+  app.patch(`/audited${patchPath}`, express.json({ limit: "16mb" }), patchExamples);
   const server = app.listen(port, "127.0.0.1");
   close = async () => {
     server.close();

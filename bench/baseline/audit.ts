@@ -12,8 +12,9 @@ import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { prepared } from "./prepared.ts";
 
+/** The two-hop floor's JetStream stream (its back makes it) and its audited events' subject. */
+export const TWO_HOP_STREAM = { name: "BENCH_TWO_HOP", subjects: ["bench.two_hop.>"] };
 export const AUDITED_SUBJECT = "bench.two_hop.audited";
-const STREAM = "BENCH_TWO_HOP";
 const DURABLE = "bench-two-hop-audit";
 const AUDIT_LOG = "bench_floor.audit_log";
 /** Every floor event belongs to one made-up account: the row needs one. */
@@ -79,15 +80,15 @@ export async function consumeAuditLog(
      create table if not exists ${AUDIT_LOG} (like identity.audit_log including all)`,
   );
   const nc = await connect({ servers: natsUrl });
+  // The stream is there: the back made it before it answered its readiness probe.
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: STREAM, subjects: ["bench.two_hop.>"] });
-  await jsm.consumers.add(STREAM, {
+  await jsm.consumers.add(TWO_HOP_STREAM.name, {
     durable_name: DURABLE,
     filter_subject: AUDITED_SUBJECT,
     ack_policy: AckPolicy.Explicit,
   });
   const messages = await jetstream(nc)
-    .consumers.get(STREAM, DURABLE)
+    .consumers.get(TWO_HOP_STREAM.name, DURABLE)
     .then((c) => c.consume());
   const done = (async () => {
     for await (const m of messages) {

@@ -14,7 +14,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import express from "express";
 import pg from "pg";
-import { AUDITED_SUBJECT, auditedEventText, consumeAuditLog } from "./audit.ts";
+import { AUDITED_SUBJECT, TWO_HOP_STREAM, auditedEventText, consumeAuditLog } from "./audit.ts";
 import { appendAndUpdate, patchEventText } from "./patchFloor.ts";
 import { selectSpace, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
 
@@ -75,7 +75,7 @@ async function eventPublisher(
 ): Promise<{ publish(text: string, subject?: string): void; close(): Promise<void> }> {
   const nc = await connect({ servers: url });
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: "BENCH_TWO_HOP", subjects: ["bench.two_hop.>"] });
+  await jsm.streams.add(TWO_HOP_STREAM);
   const js = jetstream(nc);
   const encoder = new TextEncoder();
   return {
@@ -214,8 +214,9 @@ if (process.env.TWO_HOP === "audit") {
     });
   };
   const patchPath = "/v2/datasets/:id/examples";
-  app.patch(patchPath, express.json({ limit: "16mb" }), patchExamples);
-  app.patch(`/audited${patchPath}`, express.json({ limit: "16mb" }), patchExamples);
+  const readJson = express.json({ limit: "16mb" });
+  app.patch(patchPath, readJson, patchExamples);
+  app.patch(`/audited${patchPath}`, readJson, patchExamples);
   const server = app.listen(port, "127.0.0.1");
   close = async () => {
     server.close();

@@ -28,6 +28,11 @@ export interface SpawnProcessOptions {
   checkTimeoutMs?: number;
   /** Called with each complete output line (already prefixed), e.g. to show logs live. */
   onLine?: (line: string) => void;
+  /**
+   * Gives up the start (the child is killed and the start rejects) when aborted: a sibling that
+   * failed to start can make waiting for this one pointless.
+   */
+  abandon?: AbortSignal;
   /** Run as another OS user (used to start Postgres when we are root). */
   uid?: number;
   gid?: number;
@@ -48,6 +53,9 @@ export interface SpawnedProcess {
   output(): string;
   pid: number;
 }
+
+/** A start given up through its `abandon` signal: the child did not fail. */
+export class StartAbandoned extends Error {}
 
 const maxOutputChars = 1_000_000;
 const stopGraceMs = 10_000;
@@ -120,6 +128,13 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
     () => "cancelled" as const,
   );
   const hasEnded = exited.then(() => "exited" as const);
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    if (opts.abandon?.aborted) resolve("abandoned");
+    opts.abandon?.addEventListener("abort", () => resolve("abandoned"), {
+      once: true,
+      signal: giveUp.signal,
+    });
+  });
   // What the checks said, for the error when none said ready.
   let checks = 0;
   let lastCheck = "none ran";
@@ -143,6 +158,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
         check,
         hasEnded,
         timedOut,
+        abandoned,
         sleep(checkTimeoutMs, "waiting" as const, { signal: stuck.signal }).then(
           (waiting) => {
             lastCheck = `unsettled after ${checkTimeoutMs} ms`;
@@ -158,6 +174,11 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
           `${opts.name} exited (code ${await exited}) before it was ready:\n${output}`,
         );
       }
+      if (outcome === "abandoned") {
+        handle.kill();
+        await exited;
+        throw new StartAbandoned(`${opts.name}: start abandoned (${String(opts.abandon?.reason)})`);
+      }
       if (outcome === "timeout") {
         handle.kill();
         await exited;
@@ -165,7 +186,7 @@ export async function spawnProcess(opts: SpawnProcessOptions): Promise<SpawnedPr
           `${opts.name} was not ready within ${timeoutMs} ms (${checks} checks, the last: ${lastCheck}):\n${output}`,
         );
       }
-      await Promise.race([sleep(pollMs), hasEnded, timedOut]);
+      await Promise.race([sleep(pollMs), hasEnded, timedOut, abandoned]);
     }
   } finally {
     giveUp.abort();

@@ -15,7 +15,12 @@ import {
 import { freePort } from "./freePort.ts";
 import { startLocalNats } from "./localNats.ts";
 import type { LocalServer } from "./runningServer.ts";
-import { spawnProcess, type ProcessExit, type SpawnedProcess } from "./spawnProcess.ts";
+import {
+  StartAbandoned,
+  spawnProcess,
+  type ProcessExit,
+  type SpawnedProcess,
+} from "./spawnProcess.ts";
 import {
   freshDatabaseRoles,
   migrateEnv,
@@ -220,7 +225,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await ownNats?.server.stop();
     throw err;
   }
-  const start = (name: string, extra: Record<string, string> = {}, awaitReady = true) => {
+  const start = (
+    name: string,
+    extra: Record<string, string> = {},
+    awaitReady = true,
+    abandon?: AbortSignal,
+  ) => {
     const spec = specs[name]!;
     const childEnv = { ...env, ...processEnv[name], ...extra };
     return spawnProcess({
@@ -238,33 +248,48 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ? { readyLine: new RegExp(`"msg":"${name} listening"`) }
         : {}),
       timeoutMs: 60_000,
+      ...(abandon ? { abandon } : {}),
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
     });
   };
   // Every process at once: each waits for what it calls on its own (the gateway is ready once
   // every backend's channel is), and starting them one by one cost ~1 s of a mostly idle
   // machine per process. A port that was free when chosen may be taken before the process
-  // binds it (an outgoing connection of a parallel test gets it as its ephemeral port): the
-  // losers get new ports and, since the others were told the old ones, all start again.
+  // binds it (by a process another test started at the same moment): then all start again on
+  // new ports. The others' waits are given up at the first loss (the gateway would otherwise
+  // wait its whole minute for a backend that is not there).
   const startAll = async (into: Record<string, SpawnedProcess>) => {
     for (let attempt = 1; ; attempt++) {
       const names = Object.keys(specs);
-      const tries = await Promise.allSettled(names.map((name) => start(name)));
+      const lostPort = new AbortController();
+      const tries = await Promise.allSettled(
+        names.map((name) =>
+          start(name, {}, true, lostPort.signal).catch((err: unknown) => {
+            if (/address already in use/i.test(String(err))) lostPort.abort("a port was lost");
+            throw err;
+          }),
+        ),
+      );
       const lost: string[] = [];
       let failure: unknown;
+      let firstLoss: unknown;
       for (const [i, t] of tries.entries()) {
         if (t.status === "fulfilled") into[names[i]!] = t.value;
-        else if (/address already in use/i.test(String(t.reason))) lost.push(names[i]!);
-        else failure ??= t.reason;
+        else if (/address already in use/i.test(String(t.reason))) {
+          lost.push(names[i]!);
+          firstLoss ??= t.reason;
+        } else if (!(t.reason instanceof StartAbandoned)) failure ??= t.reason;
       }
-      const fixed = opts.httpPort !== undefined && lost.includes(GATEWAY.name);
       if (lost.length === 0 && failure === undefined) return;
-      if (failure !== undefined || fixed || attempt === 3)
-        throw failure ?? tries.find((t) => t.status === "rejected")!.reason;
+      const fixed = opts.httpPort !== undefined && lost.includes(GATEWAY.name);
+      if (lost.length === 0 || fixed || attempt === 3) throw failure ?? firstLoss;
       opts.onLine?.(`[testkit] ${lost.join(", ")} lost ports to another process; new ports`);
       await Promise.allSettled(Object.values(into).map((p) => p.stop()));
       for (const name of Object.keys(into)) delete into[name];
-      for (const name of lost) await assignPorts(name);
+      // Every process new ports (a fixed gateway port excepted): those given up at the first
+      // loss may have lost theirs too, unseen.
+      for (const name of names)
+        if (!(name === GATEWAY.name && opts.httpPort !== undefined)) await assignPorts(name);
     }
   };
   const processes: Record<string, SpawnedProcess> = {};

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -33,6 +34,27 @@ describe("freePort", () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(ports[0], "127.0.0.1", resolve));
     server.close();
+  });
+
+  it("a vitest worker takes ports only from its pool id's slice, which workers beside it lack", async () => {
+    // Two files starting stacks at once each found the same ports free and lost some to the
+    // other: workers with distinct pool ids now choose from disjoint slices.
+    const slice = (id: number) => {
+      const script = `import("${new URL("../src/freePort.ts", import.meta.url).pathname}").then(async (m) => { const ports = []; for (let i = 0; i < 100; i++) ports.push(await m.freePort()); console.log(JSON.stringify(ports)); })`;
+      const out = execFileSync(process.execPath, ["-e", script], {
+        env: { ...process.env, VITEST_POOL_ID: String(id) },
+        encoding: "utf8",
+      });
+      return JSON.parse(out) as number[];
+    };
+    const [one, two] = [slice(1), slice(2)];
+    for (const port of one) expect(port >= 20_000 && port < 22_500).toBe(true);
+    for (const port of two) expect(port >= 22_500 && port < 25_000).toBe(true);
+    expect(new Set(one).size).toBe(100);
+    const mine = Number(process.env.VITEST_POOL_ID);
+    const low = 20_000 + ((mine - 1) % 4) * 2_500;
+    const port = await freePort();
+    expect(port >= low && port < low + 2_500).toBe(true);
   });
 
   it("passes over a port something listens on", async () => {

@@ -13,7 +13,7 @@ export { tracedQuery } from "./schema/tracedQuery.ts";
 export type { EventStore } from "./streams/eventStore.ts";
 export { createEventStore } from "./streams/eventStore.ts";
 export { EVENT_PAYLOAD_BYTES, chunkBySize } from "./streams/eventChunks.ts";
-export { jsonTextOf, withJsonText } from "./streams/jsonText.ts";
+export { jsonTextOf, withBusCut, withJsonText } from "./streams/jsonText.ts";
 
 // Commands: pure deciders, the one command handler, inline projections.
 export type { Decider, DomainEvent } from "./commands/decider.ts";

@@ -10,6 +10,8 @@ import {
 import { problem, scenario } from "@argus/eventstore/testing";
 import { datasetDecider, type DatasetCommand } from "../src/datasets/datasetDecider.ts";
 import { mergeRepeats } from "../src/examples/exampleCommands.ts";
+import { runEvents } from "../src/experiments/experimentCommands.ts";
+import { parseRuns } from "../src/experiments/experimentRunRules.ts";
 import {
   EVENT_EXAMPLE_BYTES,
   insertedEvents,
@@ -257,5 +259,33 @@ describe("example rules", () => {
       expect(JSON.stringify(whole!.data).length).toBe(BULK_DATA_CHARS + extra);
       expect(jsonTextOf(whole!.data).bus).toBeUndefined();
     }
+  });
+
+  it("an experiment's bulk runs go on the bus as their ids, a few runs whole", () => {
+    const idOf = (i: number) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`;
+    const events = (n: number) =>
+      runEvents(
+        { id: "e", spaceId: "s" },
+        parseRuns(
+          Array.from({ length: n }, (_, i) => ({
+            exampleId: idOf(i),
+            output: `answer ${i}`,
+            fieldsJson: JSON.stringify({ latency_ms: i }),
+          })),
+          true,
+        ),
+        Array.from({ length: n }, (_, i) => idOf(1000 + i)),
+        new Date(0),
+      );
+    const [bulk] = events(500);
+    const bus = jsonTextOf(bulk!.data).bus;
+    expect(JSON.parse(bus!)).toEqual({
+      experiment_id: "e",
+      space_id: "s",
+      runs: Array.from({ length: 500 }, (_, i) => ({ id: idOf(1000 + i), example_id: idOf(i) })),
+      at: new Date(0).toISOString(),
+    });
+    expect(JSON.parse(jsonTextOf(bulk!.data).parts.join(""))).toEqual(bulk!.data);
+    expect(jsonTextOf(events(2)[0]!.data).bus).toBeUndefined();
   });
 });

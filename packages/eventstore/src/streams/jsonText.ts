@@ -1,3 +1,5 @@
+import { BULK_DATA_CHARS, cutToIds, longerThan } from "../messages/bulkData.ts";
+
 /**
  * Event data whose JSON text its producer already holds: a bulk write's 1000 examples arrive
  * as JSON texts, and serializing the objects parsed from them again cost the dataset service
@@ -43,4 +45,16 @@ export function jsonTextOf(data: unknown): JsonText {
   if (known) return known;
   const text = JSON.stringify(data ?? null);
   return { parts: [text], bytes: Buffer.byteLength(text) };
+}
+
+/**
+ * `data` with what the bus carries of it when it is a bulk write's (over `BULK_DATA_CHARS`):
+ * its records cut to their ids, as the audit log keeps them. For events whose records no
+ * consumer reads from the bus (the audit log is the only one on their subjects): an experiment's
+ * 500 evaluations went whole to nats-server and the audit consumer, twice per task run.
+ */
+export function withBusCut<T extends Record<string, unknown>>(data: T): T {
+  if (!longerThan(data, BULK_DATA_CHARS)) return data;
+  const text = JSON.stringify(data);
+  return withJsonText(data, [text], Buffer.byteLength(text), JSON.stringify(cutToIds(data)));
 }

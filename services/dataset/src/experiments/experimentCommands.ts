@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import { streamId, type ExperimentRunsEvent } from "@argus/contracts";
-import { chunkBySize, type CommandScope, type RowLock } from "@argus/eventstore";
+import { chunkBySize, withBusCut, type CommandScope, type RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext, notFound } from "@argus/platform";
 import { requireCreatable, spaceMetadata } from "@argus/spaces";
 import type {
@@ -34,7 +34,7 @@ export function runEvents(
   const withIds = runs.map((r, i) => ({ ...r, id: ids[i]! }));
   return chunkBySize(withIds, (r) => r.bytes + 128, EVENT_EXAMPLE_BYTES).map((chunk) => ({
     type: "ExperimentRunsInserted",
-    data: {
+    data: withBusCut({
       experiment_id: experiment.id,
       space_id: experiment.spaceId,
       runs: chunk.map((r) => ({
@@ -44,7 +44,7 @@ export function runEvents(
         fields: r.fields,
       })),
       at: now.toISOString(),
-    },
+    }),
   }));
 }
 

@@ -1,4 +1,4 @@
-import { tracedQuery } from "@argus/eventstore";
+import { tracedQuery, withBusCut } from "@argus/eventstore";
 import { streamId } from "@argus/contracts";
 import { notFound, type CallContext } from "@argus/platform";
 import type {
@@ -127,7 +127,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
           [
             {
               type: "ExperimentRunsEvaluated",
-              data: {
+              data: withBusCut({
                 experiment_id: experiment.id,
                 space_id: experiment.space_id,
                 task_id: req.taskId,
@@ -139,7 +139,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
                   explanation: e.explanation ?? null,
                 })),
                 at: deps.clock.now().toISOString(),
-              },
+              }),
             },
           ],
           byTask(req, experiment.space_id, ctx),

@@ -15,6 +15,7 @@ import {
 import { freePort } from "./freePort.ts";
 import { startLocalNats } from "./localNats.ts";
 import type { LocalServer } from "./runningServer.ts";
+import { lostPortRace } from "./startOnFreePort.ts";
 import {
   StartAbandoned,
   spawnProcess,
@@ -265,7 +266,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const tries = await Promise.allSettled(
         names.map((name) =>
           start(name, {}, true, lostPort.signal).catch((err: unknown) => {
-            if (/address already in use/i.test(String(err))) lostPort.abort("a port was lost");
+            if (lostPortRace(err)) lostPort.abort("a port was lost");
             throw err;
           }),
         ),
@@ -275,7 +276,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       let firstLoss: unknown;
       for (const [i, t] of tries.entries()) {
         if (t.status === "fulfilled") into[names[i]!] = t.value;
-        else if (/address already in use/i.test(String(t.reason))) {
+        else if (lostPortRace(t.reason)) {
           lost.push(names[i]!);
           firstLoss ??= t.reason;
         } else if (!(t.reason instanceof StartAbandoned)) failure ??= t.reason;

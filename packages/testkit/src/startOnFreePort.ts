@@ -1,14 +1,16 @@
 import type { Server } from "node:net";
 import { freePort } from "./freePort.ts";
 
+/** Whether a start failed because another process bound its port first (EADDRINUSE). */
+export const lostPortRace = (err: unknown): boolean => /address already in use/i.test(String(err));
+
 /** freePort() can race with other processes; a server that lost the race gets another port. */
 export async function startOnFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await start(await freePort());
     } catch (err) {
-      const lostRace = err instanceof Error && /address already in use/i.test(err.message);
-      if (!lostRace || attempt === 3) throw err;
+      if (!lostPortRace(err) || attempt === 3) throw err;
     }
   }
 }

@@ -250,6 +250,15 @@ function countsOf(items: readonly ItemOutcome[], recorded: (key: string) => bool
   return counts;
 }
 
+// A page's items from its columns as arrays; built once (a statement's text keys its prepared
+// name, tracedQuery).
+const RECORD_ITEMS = `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)
+  select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict, $2
+    from unnest($3::text[], $4::uuid[], $5::boolean[], $6::text[], $7::jsonb[])
+      as x(item_id, evaluator_id, ok, target, verdict)`;
+const RECORD_ITEMS_AFTER_OTHERS = `${RECORD_ITEMS}
+  on conflict do nothing returning item_id || '/' || evaluator_id as key`;
+
 /**
  * What a page did, kept per run: what a resumed run skips, and where the counts come from.
  * Answers whether an `item/evaluator` was recorded now (not by another worker first): all of
@@ -277,12 +286,8 @@ async function recordItems(
     items.map((i) => i.target ?? null),
     items.map((i) => (i.verdict === undefined ? null : JSON.stringify(i.verdict))),
   ];
-  const rows = `select $1, x.item_id, x.evaluator_id, x.ok, x.target, x.verdict, $2
-         from unnest($3::text[], $4::uuid[], $5::boolean[], $6::text[], $7::jsonb[])
-           as x(item_id, evaluator_id, ok, target, verdict)`;
-  const insert = `insert into task_run_items (run_id, item_id, evaluator_id, ok, target, verdict, page)`;
   try {
-    await tracedQuery(pool, "items evaluated", `${insert} ${rows}`, columns);
+    await tracedQuery(pool, "items evaluated", RECORD_ITEMS, columns);
     return () => true;
   } catch (err) {
     if ((err as { code?: unknown }).code !== "23505") throw err;
@@ -290,7 +295,7 @@ async function recordItems(
   const res = await tracedQuery<{ key: string }>(
     pool,
     "items evaluated, some before",
-    `${insert} ${rows} on conflict do nothing returning item_id || '/' || evaluator_id as key`,
+    RECORD_ITEMS_AFTER_OTHERS,
     columns,
   );
   const now = new Set(res.rows.map((r) => r.key));

@@ -100,6 +100,10 @@ export function createChannel(address: string): grpc.Client {
     "grpc.max_reconnect_backoff_ms": 2_000,
     // Channelz (grpc-js's introspection service, which Argus does not serve) counts every call.
     "grpc.enable_channelz": 0,
+    // A dns:/// name is looked up again when a replica it gave goes away; grpc-js waits 30 s
+    // between two lookups by default, so a pod that replaced one within 30 s of the last
+    // lookup (a second rollout, a crash) went unseen that long, the old address failing calls.
+    "grpc.dns_min_time_between_resolutions_ms": 1_000,
     // With a dns:/// target every replica behind the name gets calls, not just the first.
     "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });

@@ -14,6 +14,7 @@ import { NOBODY } from "../src/principal.ts";
 
 /** The gateway's key pair of these tests. */
 const GATEWAY_KEYS = generateCallKeyPair();
+export const gatewayPublicKey = GATEWAY_KEYS.publicKey;
 const gatewaySigner = principalSigner(parsePrivateKey(GATEWAY_KEYS.privateKey));
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -176,6 +176,14 @@ check_upgrade() {
   before="$(k -n "$NS_ARGUS" get pods -l "$selector" -o jsonpath='{.items[*].metadata.uid}')"
   rm -f "$RUN_DIR/poll.stop"
   CHECK_ENV+=("POLL_STOP_FILE=$RUN_DIR/poll.stop")
+  # The kubelet deletes a pod's logs with the pod: kept here, for a failed request's lines.
+  local kept_logs="$LOGS/upgrade-pod-logs" keeper
+  mkdir -p "$kept_logs"
+  (while [ ! -e "$RUN_DIR/poll.stop" ]; do
+    cp -ru "$CLUSTER_DIR/pod-logs/." "$kept_logs/" 2>/dev/null
+    sleep 1
+  done) &
+  keeper=$!
   checks_ts_raw poll >"$LOGS/poll.log" &
   poller=$!
   sleep 3
@@ -191,7 +199,14 @@ check_upgrade() {
   sleep 3
   touch "$RUN_DIR/poll.stop"
   wait "$poller" || true
+  wait "$keeper" || true
+  cp -ru "$CLUSTER_DIR/pod-logs/." "$kept_logs/" 2>/dev/null || true
   tally <"$LOGS/poll.log"
+  local id
+  for id in $(sed -n 's/^request-id \(\S*\) failed$/\1/p' "$LOGS/poll.log"); do
+    echo "     the lines of every pod that name $id:"
+    grep -rh -- "$id" "$kept_logs" | cut -c1-600 | sed 's/^/       /' || true
+  done
   # Old pods may still be finishing their grace period after --wait.
   local kept=0 uid i
   for i in $(seq 1 60); do

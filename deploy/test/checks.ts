@@ -65,10 +65,16 @@ interface Answer {
   status: number;
   body: Record<string, unknown>;
 }
-async function api(method: string, path: string, body?: unknown): Promise<Answer> {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(`${env("GATEWAY_URL")}${path}`, {
     method,
     headers: {
+      ...headers,
       authorization: `Bearer ${env("ARGUS_API_KEY")}`,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
@@ -622,30 +628,44 @@ async function run_(...args: string[]): Promise<string> {
 }
 
 // ---- poll: a client polling through the gateway until POLL_STOP_FILE exists ------------------
+interface Polled {
+  at: string;
+  ms: number;
+  requestId: string;
+  outcome: string;
+}
+
 async function poll(): Promise<void> {
   let stop = false;
   const stopFile = env("POLL_STOP_FILE");
   const watcher = setInterval(() => (stop ||= existsSync(stopFile)), 100);
-  const errors: string[] = [];
+  const failed: Polled[] = [];
+  const slowest: Polled[] = [];
   let requests = 0;
   const start = Date.now();
-  // Two pollers, each a request at a time, reusing connections as clients do.
+  // Two pollers, each a request at a time, reusing connections as clients do. Each request
+  // carries its own id, which the gateway and the services log it under.
   await Promise.all(
-    [0, 1].map(async () => {
+    [0, 1].map(async (poller) => {
       while (!stop) {
-        requests++;
+        const requestId = `poll-${start}-${poller}-${requests++}`;
+        const at = new Date().toISOString();
+        const t = performance.now();
+        let outcome: string;
         try {
-          const res = await api("GET", "/v2/spaces?limit=1");
-          if (res.status !== 200)
-            errors.push(
-              `${new Date().toISOString()} ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
-            );
+          const res = await api("GET", "/v2/spaces?limit=1", undefined, {
+            "x-request-id": requestId,
+          });
+          outcome =
+            res.status === 200 ? "" : `${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
         } catch (err) {
           const cause = (err as { cause?: { code?: string } }).cause?.code;
-          errors.push(
-            `${new Date().toISOString()} ${(err as Error).message}${cause ? ` (${cause})` : ""}`,
-          );
+          outcome = `${(err as Error).message}${cause ? ` (${cause})` : ""}`;
         }
+        const polled = { at, ms: Math.round(performance.now() - t), requestId, outcome };
+        if (outcome) failed.push(polled);
+        slowest.push(polled);
+        slowest.sort((a, b) => b.ms - a.ms).splice(3);
         // ~20 requests a second in all: under the gateway's rate limit per API key (50/s).
         await sleep(100);
       }
@@ -653,10 +673,14 @@ async function poll(): Promise<void> {
   );
   clearInterval(watcher);
   const seconds = ((Date.now() - start) / 1000).toFixed(0);
+  const show = (p: Polled) =>
+    `${p.at} ${p.ms} ms ${p.requestId}${p.outcome ? ` ${p.outcome}` : ""}`;
+  console.log(`the slowest requests during the upgrade: ${slowest.map(show).join("; ")}`);
+  for (const p of failed.slice(0, 10)) console.log(`request-id ${p.requestId} failed`);
   check(
-    errors.length === 0 && requests > 100,
-    `${requests} requests through the gateway Service in ${seconds} s during the upgrade, ${errors.length} failed`,
-    errors.slice(0, 10),
+    failed.length === 0 && requests > 100,
+    `${requests} requests through the gateway Service in ${seconds} s during the upgrade, ${failed.length} failed`,
+    failed.slice(0, 10).map(show),
   );
 }
 

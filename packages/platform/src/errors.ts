@@ -173,14 +173,19 @@ export function fromGrpcError(err: unknown): DomainError {
   if (typeof named === "string" && named in PROBLEM_TYPES) {
     return new DomainError(named as ProblemType, e.details ?? "");
   }
+  // The transport's own details (grpc-js names where a call waited: the pick, the peer) stay
+  // with the error as its cause, for whoever answers for it to log.
   switch (e.code) {
     case GrpcStatus.UNAVAILABLE:
       return new DomainError(
         "service-unavailable",
         "a backing service is unavailable; retry later",
+        { cause: err },
       );
     case GrpcStatus.DEADLINE_EXCEEDED:
-      return new DomainError("gateway-timeout", "a backing service did not answer in time");
+      return new DomainError("gateway-timeout", "a backing service did not answer in time", {
+        cause: err,
+      });
     default:
       // Not a status at all, but a dependency's loss (a caller's own query in the same try).
       if (isDependencyUnavailable(err)) return dependencyUnavailable();

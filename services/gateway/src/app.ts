@@ -1,5 +1,12 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import { DomainError, describeError, systemClock, type Clock, type Logger } from "@argus/platform";
+import {
+  DomainError,
+  PROBLEM_TYPES,
+  describeError,
+  systemClock,
+  type Clock,
+  type Logger,
+} from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
@@ -198,6 +205,9 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
         error: describeError(err),
       });
       if (err instanceof Error) ctx.span.recordException(err);
+    } else if (error.cause instanceof Error && PROBLEM_TYPES[error.type].status >= 500) {
+      // A backing service gone or late: the caller is told so, the log says where it waited.
+      ctx.logger.warn("backing service failed", { type: error.type, cause: error.cause.message });
     }
     if (res.headersSent) return next(err);
     sendProblem(res, error, {

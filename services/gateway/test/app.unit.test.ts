@@ -296,10 +296,20 @@ describe("create_space validation", () => {
     expect(body.detail).toBe("a dependency of the service is unavailable; retry later");
   });
 
-  it("answers an unreachable backing service with 503 and Retry-After", async () => {
+  it("answers an unreachable backing service with 503 and Retry-After, and logs where it failed", async () => {
     const { res, body } = await create({ name: "unreachable" });
     expectProblem(res, body, 503, "service-unavailable", "/v2/spaces");
     expect(res.headers.get("retry-after")).toBe("5");
+    expect(JSON.stringify(body)).not.toContain("No connection established");
+    const logged = gw.logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === "backing service failed");
+    expect(logged).toMatchObject({
+      level: "warn",
+      request_id: body.request_id,
+      type: "service-unavailable",
+      cause: "14 UNAVAILABLE: No connection established",
+    });
   });
 
   it("answers an internal error with a bare 500 and logs it with the request id", async () => {

@@ -94,7 +94,16 @@ export interface GrpcServerOptions {
    * `applied_requests`); absent: keys are ignored, as by a service with no commands.
    */
   replies?: RequestReplies;
+  /** How long a client's connection serves new calls; default `MAX_CONNECTION_AGE_MS`. */
+  maxConnectionAgeMs?: number;
 }
+
+/**
+ * A client's connection takes no new calls after this (grpc-js adds ±10%): it connects again
+ * and looks the name up again, so a replica an autoscaler added gets calls within it, with a
+ * Service address (a connection is pinned to the pod it reached) as with a headless name.
+ */
+const MAX_CONNECTION_AGE_MS = 30_000;
 
 /** What a service recorded for a request key (service-host keeps it in Postgres). */
 export interface RecordedRequest {
@@ -428,10 +437,9 @@ function listenProbes(
 }
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  // A bounded connection age makes clients re-resolve, so new replicas receive traffic.
   const server = new grpc.Server({
     "grpc.keepalive_permit_without_calls": 1,
-    "grpc.max_connection_age_ms": 300_000,
+    "grpc.max_connection_age_ms": opts.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
     // Calls in flight when a connection ages out may finish on it: a bulk stream (a download of
     // a million examples) lasts minutes. New calls go to a new connection at once.
     "grpc.max_connection_age_grace_ms": 3_600_000,

@@ -63,10 +63,11 @@ afterEach(async () => {
 });
 
 /** A replica at `host:port` whose GetSpace answers with its own name. */
-async function replica(host: string, port: number, name: string) {
+async function replica(host: string, port: number, name: string, maxConnectionAgeMs?: number) {
   const server = await startGrpcServer({
     host,
     port,
+    ...(maxConnectionAgeMs ? { maxConnectionAgeMs } : {}),
     services: [
       bindService(
         { getSpace: S.getSpace },
@@ -107,5 +108,27 @@ describe("a channel to a name (a headless Service)", () => {
     dns.addresses = ["127.0.0.2"];
     await first.shutdown(0);
     expect((await ask()).name).toBe("second");
+  });
+
+  it("sends calls to a replica added behind the name once its connection to the other ages out", async () => {
+    const dns = await startDns();
+    cleanups.push(() => dns.close());
+    dns.addresses = ["127.0.0.1"];
+    // The servers' age, 30 s, shortened: what matters is that a connection ends at all.
+    const first = await replica("127.0.0.1", 0, "first", 500);
+    const channel = createChannel(`dns://127.0.0.1:${dns.port}/replicas.test:${first.port}`);
+    cleanups.push(() => channel.close());
+    const ask = () => callUnary(channel, S.getSpace, { id: "s1" }, asGateway);
+    expect((await ask()).name).toBe("first");
+
+    // An autoscaler's new replica: the name gives both now; the channel keeps its connection.
+    await replica("127.0.0.2", first.port, "second", 500);
+    dns.addresses = ["127.0.0.1", "127.0.0.2"];
+    const answered = new Set<string>();
+    for (const end = Date.now() + 4_000; Date.now() < end && answered.size < 2;) {
+      answered.add((await ask()).name);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect([...answered].sort()).toEqual(["first", "second"]);
   });
 });

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { briefError } from "@argus/testkit";
 import { cpuTimes } from "./cpuTime.ts";
-import type { Sample } from "./stats.ts";
+import type { Sample, Summary } from "./stats.ts";
 
 /**
  * One kind of operation a benchmark times: a write, a bulk statement, anything that is not a
@@ -12,7 +12,13 @@ import type { Sample } from "./stats.ts";
 export interface Operation {
   name: string;
   prepare?(): Promise<void> | void;
-  run(): Promise<void>;
+  /**
+   * Does the work. An operation that ends out of the caller's sight (a run in the background,
+   * watched by polling) answers its own latency in ms, from when `run` began to the end the
+   * system recorded, so that the poll's interval is not counted as the subject's; else `run`
+   * is timed from call to return.
+   */
+  run(): Promise<void | number>;
   /** The processes doing the work, by name, whose CPU time is measured. */
   pids: Record<string, number>;
 }
@@ -32,6 +38,8 @@ export interface OperationBenchmark {
   floors?: Operation[];
   /** At most this many operations per measured slice (an 8 MiB write adds 8 MiB each time). */
   maxOpsPerSlice?: number;
+  /** Lines printed after the ratios, given the baseline's pooled summary (what a side saw besides). */
+  afterwards?(baseline: Summary): string[];
   /** Stops whatever the benchmark started. */
   stop(): Promise<void>;
 }
@@ -67,8 +75,8 @@ export async function runOperations(
     await op.prepare?.();
     const t0 = performance.now();
     try {
-      await op.run();
-      latenciesMs.push(performance.now() - t0);
+      const own = await op.run();
+      latenciesMs.push(typeof own === "number" ? own : performance.now() - t0);
     } catch (err) {
       const kind = err instanceof Error ? err.message.slice(0, 200) : String(err);
       errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
@@ -109,8 +117,8 @@ export async function runConcurrently(
       begun++;
       const t0 = performance.now();
       try {
-        await op.run();
-        latenciesMs.push(performance.now() - t0);
+        const own = await op.run();
+        latenciesMs.push(typeof own === "number" ? own : performance.now() - t0);
       } catch (err) {
         const kind = briefError(err).slice(0, 200);
         errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;

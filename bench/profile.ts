@@ -141,7 +141,9 @@ async function measuredLoop(operation: () => Promise<void>): Promise<number> {
 async function taskRunLoop(): Promise<number> {
   const api = new Api(stack);
   const { taskId } = await seedEvaluationTask(api);
-  return measuredLoop(() => runTask(api, taskId));
+  return measuredLoop(async () => {
+    await runTask(api, taskId);
+  });
 }
 
 /** Self time (ms) per key, from the sampled profile. */

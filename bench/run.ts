@@ -252,6 +252,7 @@ for (const [key, setUp] of Object.entries(benchmarks)) {
       console.info(line(bench.subject.name, f.name, f.subjectToFloor));
       console.info(line(f.name, bench.baseline.name, f.floorToBaseline));
     }
+    if (isOperations(bench)) for (const l of bench.afterwards?.(baseline) ?? []) console.info(l);
     console.info("");
   } finally {
     await bench.stop();

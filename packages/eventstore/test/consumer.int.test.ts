@@ -121,6 +121,9 @@ describe("runConsumer", () => {
       },
       { types: new Set(["ItemChanged"]) },
     );
+    // Not an event at all, on a subject of a type the consumer leaves alone: acked unread, where
+    // a decode would have dead-lettered it.
+    await jetstream(file.nc).publish(`${t.root}.svc.item.ItemNoted`, new TextEncoder().encode("{"));
     await t.store.transaction((tx) =>
       tx.append("item-1", "any", [
         { type: "ItemNoted", data: {} },
@@ -137,8 +140,10 @@ describe("runConsumer", () => {
     await eventually("all acked", async () =>
       (await t.consumerInfo()).num_ack_pending === 0 ? true : undefined,
     );
-    expect((await t.consumerInfo()).delivered.consumer_seq).toBe(4);
+    expect((await t.consumerInfo()).delivered.consumer_seq).toBe(5);
     expect(seen).toEqual(["ItemChanged", "ItemChanged"]);
+    const dead = await file.env.pool.query(`SELECT 1 FROM "${t.schema}".dead_letters`);
+    expect(dead.rowCount).toBe(0);
     const marked = await file.env.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${t.schema}".processed_events`,
     );

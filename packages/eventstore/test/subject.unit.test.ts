@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregateOf, defaultSubject } from "../src/messages/subject.ts";
+import { aggregateOf, defaultSubject, mayCarryType } from "../src/messages/subject.ts";
 import type { StoredEvent } from "../src/types.ts";
 
 const event = (streamId: string, type: string): StoredEvent => ({
@@ -37,5 +37,23 @@ describe("defaultSubject", () => {
     expect(defaultSubject("svc", "t_123")(event("tag-1", "TagCreated"))).toBe(
       "t_123.svc.tag.TagCreated",
     );
+  });
+});
+
+describe("mayCarryType", () => {
+  const subject = defaultSubject("dataset");
+  const wanted = mayCarryType(new Set(["DatasetDeleted", "Tag *Created"]));
+
+  it("tells a wanted type from the subject the relay gave its event", () => {
+    expect(wanted(subject(event("dataset-1", "DatasetDeleted")))).toBe(true);
+    expect(wanted(subject(event("dataset-1", "DatasetExamplesUpdated")))).toBe(false);
+    expect(wanted(subject(event("dataset-1", "Deleted")))).toBe(false);
+  });
+
+  it("matches a type whose token the subject changed, leaving the decoded type to decide", () => {
+    expect(wanted(subject(event("tag-1", "Tag *Created")))).toBe(true);
+    // The same token: the consumer decodes these and acks them unhandled.
+    expect(wanted(subject(event("tag-1", "Tag_.Created")))).toBe(true);
+    expect(wanted(subject(event("tag-1", "Tag *Updated")))).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { DomainError, isDependencyUnavailable } from "@argus/platform";
 import { backoffDelay, type BackoffOptions } from "../backoff.ts";
 import { recordDeadLetter } from "./deadLetter.ts";
 import { decodeEvent } from "../messages/eventCodec.ts";
+import { mayCarryType } from "../messages/subject.ts";
 import { createKeyedQueue } from "./keyedQueue.ts";
 import type { Logger } from "../logger.ts";
 import { processIdempotent, processOnce, type EventHandler } from "./processOnce.ts";
@@ -30,7 +31,8 @@ export interface ConsumerOptions {
   handler: EventHandler;
   /**
    * The event types the handler acts on, when it acts on few: any other is acked as it comes,
-   * with no transaction (an event that changes nothing has nothing to mark processed).
+   * with no transaction (an event that changes nothing has nothing to mark processed), and
+   * undecoded when its subject (relay's `defaultSubject`) already says its type.
    */
   types?: ReadonlySet<string>;
   /**
@@ -65,6 +67,7 @@ const PULL_EXPIRES_MS = 5_000;
 
 export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRunner> {
   const { nc, pool, schema, durable, concurrency, maxDeliver, handler, logger } = options;
+  const wanted = options.types && mayCarryType(options.types);
   quoteSchema(schema);
   const nakBackoff = options.nakBackoff ?? { baseMs: 1000, maxMs: 60_000 };
   const consumer = await jetstream(nc).consumers.get(options.stream, durable);
@@ -172,6 +175,10 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
         // Tells the server a slow handler is still at work, so it does not redeliver meanwhile.
         const heartbeat = setInterval(() => msg.working(), Math.max(500, ackWaitMs / 2));
         try {
+          if (wanted && !wanted(msg.subject)) {
+            msg.ack();
+            return;
+          }
           let event: StoredEvent;
           try {
             event = decodeEvent(msg.data);

@@ -20,6 +20,16 @@ export function defaultSubject(service: string, root = "argus"): SubjectOf {
   return (event) => `${prefix}.${token(aggregateOf(event.streamId))}.${token(event.type)}`;
 }
 
+/**
+ * Whether a message on `subject` may carry an event of one of `types`, told from the subject
+ * alone: a default subject ends in its event type's token. A consumer that acts on few types
+ * then acks the rest without decoding them (a bulk write's event holds thousands of ids).
+ */
+export function mayCarryType(types: ReadonlySet<string>): (subject: string) => boolean {
+  const tokens = new Set([...types].map(token));
+  return (subject) => tokens.has(subject.slice(subject.lastIndexOf(".") + 1));
+}
+
 function token(value: string): string {
   const safe = value.replace(tokenUnsafe, "_");
   return safe === "" ? "_" : safe;

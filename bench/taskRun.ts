@@ -235,7 +235,7 @@ export interface TaskRunTimes {
  * the stack ~2.5 ms of CPU on this machine's two cores, which the run being timed shares; every
  * 10 ms, the polls took ~15% of the machine's CPU per run (2026-12-04, "Measured" in README).
  */
-export const POLL_MS = 50;
+const POLL_MS = 50;
 
 /**
  * One run of the task, as a user would watch it: triggered with override_evaluations (every run

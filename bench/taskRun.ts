@@ -13,9 +13,10 @@ const ITEMS = 1000;
 /**
  * Issue "Task runner": the per-item overhead of an evaluation run. Subject: a CODE_EVALUATION
  * task with a MANAGED EXACT_MATCH evaluator over an experiment of 1000 runs, triggered through
- * the API (override_evaluations, so every run evaluates all 1000) and polled until COMPLETED:
- * the claim, the pages read from the dataset service, the evaluations written back through it
- * (an event a page), the items recorded, progress and the run's events. Baseline: the same
+ * the API (override_evaluations, so every run evaluates all 1000), polled until COMPLETED and
+ * timed to its recorded end: the claim, the pages read from the dataset service, the
+ * evaluations written back through it (an event a page), the items recorded, progress and the
+ * run's events. Baseline: the same
  * evaluation as a bare loop over SQL — one select of the runs with their examples' `expected`,
  * the comparison in a loop, one update writing the same eval.* fields.
  */

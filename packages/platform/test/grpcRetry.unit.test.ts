@@ -15,11 +15,15 @@ const space = {
   createdAt: "",
 };
 
-/** GetSpace (NO_SIDE_EFFECTS) and CreateSpace (a mutation), both UNAVAILABLE `failures` times. */
-async function flakyIdentity(failures: number) {
+/**
+ * GetSpace (NO_SIDE_EFFECTS) and CreateSpace (a mutation), both UNAVAILABLE `failures` times;
+ * `onCall` hears each call's number as it arrives.
+ */
+async function flakyIdentity(failures: number, onCall: (n: number) => void = () => undefined) {
   const calls = { getSpace: 0, createSpace: 0 };
   const flaky = (name: keyof typeof calls) => async () => {
-    if (++calls[name] <= failures) throw new DomainError("service-unavailable", "restarting");
+    onCall(++calls[name]);
+    if (calls[name] <= failures) throw new DomainError("service-unavailable", "restarting");
     return space;
   };
   const channel = await serve(
@@ -70,8 +74,13 @@ describe("retries follow the proto's idempotency_level", () => {
   });
 
   it("stops retrying once the signal aborts", async () => {
-    const { channel, calls } = await flakyIdentity(Infinity);
-    const signal = AbortSignal.timeout(150);
+    // Aborted just after the second attempt failed: in the pause before the third (200 ms),
+    // or, on a slow machine, while the second's failure is still on its way. Neither retries.
+    const abort = new AbortController();
+    const { channel, calls } = await flakyIdentity(Infinity, (n) => {
+      if (n === 2) setTimeout(() => abort.abort(), 20);
+    });
+    const signal = abort.signal;
     const err = await callUnary(channel, S.getSpace, { id: "s1" }, { ...asGateway, signal }).catch(
       (e) => e,
     );

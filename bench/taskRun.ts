@@ -16,9 +16,9 @@ const ITEMS = 1000;
  * the API (override_evaluations, so every run evaluates all 1000), polled until COMPLETED and
  * timed to its recorded end: the claim, the pages read from the dataset service, the
  * evaluations written back through it (an event a page), the items recorded, progress and the
- * run's events. Baseline: the same
- * evaluation as a bare loop over SQL — one select of the runs with their examples' `expected`,
- * the comparison in a loop, one update writing the same eval.* fields.
+ * run's events. Baseline: the same evaluation as a bare loop over SQL — one select of the runs
+ * with their examples' `expected`, the comparison in a loop, one update writing the same eval.*
+ * fields.
  */
 export const taskRunBenchmark = () => taskBenchmark("api");
 

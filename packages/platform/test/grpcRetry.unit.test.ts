@@ -80,10 +80,8 @@ describe("retries follow the proto's idempotency_level", () => {
     const { channel, calls } = await flakyIdentity(Infinity, (n) => {
       if (n === 2) setTimeout(() => abort.abort(), 20);
     });
-    const signal = abort.signal;
-    const err = await callUnary(channel, S.getSpace, { id: "s1" }, { ...asGateway, signal }).catch(
-      (e) => e,
-    );
+    const opts = { ...asGateway, signal: abort.signal };
+    const err = await callUnary(channel, S.getSpace, { id: "s1" }, opts).catch((e) => e);
     expect((err as ServiceError).code).toBe(status.CANCELLED);
     expect(calls.getSpace).toBe(2);
   });

@@ -5,7 +5,7 @@ import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
 import { fromGrpcError } from "./errors.ts";
 import { recordDuration } from "./metrics.ts";
-import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { setRequest } from "./grpcMetadata.ts";
 import { attachForwardedKey, type ForwardedKey } from "./requestKeys.ts";
 import { telemetryRunning } from "./telemetry.ts";
 
@@ -129,8 +129,7 @@ function once<Req, Res>(
 ): Promise<Res> {
   const md = new grpc.Metadata();
   opts.credential.attach(md, method.path);
-  md.set(REQUEST_ID_KEY, opts.requestId);
-  if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
+  setRequest(md, opts.requestId, opts.clientIp);
   if (opts.forwardedKey) attachForwardedKey(md, opts.forwardedKey);
   const call = telemetryRunning() ? viaClient : viaChannel;
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ import { DomainError, describeError, isDependencyUnavailable, toGrpcError } from
 import type { Logger } from "./logger.ts";
 import { NOBODY } from "./principal.ts";
 import { recordDuration } from "./metrics.ts";
-import { REQUEST_ID_KEY, CLIENT_IP_KEY } from "./grpcMetadata.ts";
+import { requestOf } from "./grpcMetadata.ts";
 import { MAX_GRPC_MESSAGE_BYTES } from "./grpcClient.ts";
 import {
   RequestAlreadyApplied,
@@ -232,7 +232,7 @@ function serveCall(
   fail: (wire: grpc.ServiceError) => void,
 ): void {
   const rpc = method.path.slice(1);
-  const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? "");
+  const { requestId, clientIp } = requestOf(call.metadata);
   const logger = opts.logger.child({ request_id: requestId, rpc });
   const deadline = deadlineOf(call);
   const abort = new AbortController();
@@ -263,7 +263,7 @@ function serveCall(
           ? { principal, caller: verified.caller }
           : { principal, service: verified.service }),
         requestId,
-        clientIp: String(call.metadata.get(CLIENT_IP_KEY)[0] ?? ""),
+        clientIp,
         logger,
         deadline,
         signal: abort.signal,

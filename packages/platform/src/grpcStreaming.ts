@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import type { CallCredential } from "./callCredentials.ts";
-import { CLIENT_IP_KEY, REQUEST_ID_KEY } from "./grpcMetadata.ts";
+import { setRequest } from "./grpcMetadata.ts";
 import { recordDuration } from "./metrics.ts";
 
 export interface StreamMethod<Req, Res> {
@@ -26,8 +26,7 @@ export interface StreamCallOptions {
 function metadataFor(path: string, opts: StreamCallOptions): grpc.Metadata {
   const md = new grpc.Metadata();
   opts.credential.attach(md, path);
-  md.set(REQUEST_ID_KEY, opts.requestId);
-  if (opts.clientIp) md.set(CLIENT_IP_KEY, opts.clientIp);
+  setRequest(md, opts.requestId, opts.clientIp);
   return md;
 }
 

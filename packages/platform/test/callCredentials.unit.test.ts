@@ -33,6 +33,15 @@ const principal = {
   accountRole: AccountRole.ACCOUNT_ROLE_MEMBER,
 };
 
+const CALLER = "argus-caller";
+const SERVICE = "argus-service";
+
+/** The three parts of a call's caller entry: issue time, principal (base64), signature. */
+const callerParts = (md: Metadata): [string, string, string] => {
+  const [at = "", text = "", sig = ""] = String(md.get(CALLER)[0]).split(".");
+  return [at, text, sig];
+};
+
 const metadataOf = (c: CallCredential, path = GET_USER): Metadata => {
   const md = new Metadata();
   c.attach(md, path);
@@ -53,13 +62,14 @@ function outcome(md: Metadata, path: string, services?: readonly string[], now?:
 describe("a caller's principal, signed by the gateway", () => {
   it("is verified with the gateway's public key, and forwarded byte for byte", () => {
     const md = metadataOf(principalSigner(gateway).sign(principal));
+    // One entry: its issue time, the principal's bytes and the signature.
+    expect(md.getMap()).toEqual({ "argus-caller": expect.stringMatching(/^\d+\.[^.]+\.[^.]+$/) });
     const got = verifier.verify(md, GET_USER, undefined);
     if (got.kind !== "caller") throw new Error("not a caller");
     expect(got.principal.userId).toBe("u1");
-    // An onward call carries exactly the received bytes, issue time and signature.
+    // An onward call carries exactly the received entry.
     const onward = metadataOf(got.caller, RESOLVE);
-    for (const key of ["argus-principal-bin", "argus-principal-issued-at", "argus-principal-sig"])
-      expect(onward.get(key)).toEqual(md.get(key));
+    expect(onward.getMap()).toEqual(md.getMap());
     expect(verifier.verify(onward, GET_USER, undefined).kind).toBe("caller");
   });
 
@@ -67,9 +77,10 @@ describe("a caller's principal, signed by the gateway", () => {
     expect(outcome(new Metadata(), GET_USER)).toMatch(/authentication-required: unsigned/);
 
     const tampered = metadataOf(principalSigner(gateway).sign(principal));
-    const bytes = Buffer.from(tampered.get("argus-principal-bin")[0] as Buffer);
+    const [at, text, sig] = callerParts(tampered);
+    const bytes = Buffer.from(text, "base64");
     bytes[bytes.length - 1]! ^= 1;
-    tampered.set("argus-principal-bin", bytes);
+    tampered.set(CALLER, `${at}.${bytes.toString("base64")}.${sig}`);
     expect(outcome(tampered, GET_USER)).toMatch(
       /authentication-required: .*not signed by the gateway/,
     );
@@ -79,11 +90,13 @@ describe("a caller's principal, signed by the gateway", () => {
     const admin = metadataOf(
       principalSigner(gateway).sign({ ...principal, accountRole: AccountRole.ACCOUNT_ROLE_ADMIN }),
     );
-    promoted.set("argus-principal-bin", admin.get("argus-principal-bin")[0]!);
+    const [signedAt, , signature] = callerParts(promoted);
+    promoted.set(CALLER, `${signedAt}.${callerParts(admin)[1]}.${signature}`);
     expect(outcome(promoted, GET_USER)).toMatch(/not signed by the gateway/);
 
     const later = metadataOf(principalSigner(gateway).sign(principal));
-    later.set("argus-principal-issued-at", String(Date.now() + 1));
+    const [laterAt, laterText, laterSig] = callerParts(later);
+    later.set(CALLER, `${Number(laterAt) + 1}.${laterText}.${laterSig}`);
     expect(outcome(later, GET_USER)).toMatch(/not signed by the gateway/);
 
     // A service's own key is no gateway: it cannot mint a caller.
@@ -95,6 +108,28 @@ describe("a caller's principal, signed by the gateway", () => {
     const stale = metadataOf(principalSigner(gateway).sign(principal, 0));
     expect(outcome(stale, GET_USER, undefined, 120_000)).toMatch(/expired/);
     expect(outcome(stale, GET_USER, undefined, 30_000)).toBe("ok");
+    // Checked before, it is still refused once it is too old.
+    expect(outcome(stale, GET_USER, undefined, 120_000)).toMatch(/expired/);
+  });
+
+  it("is refused malformed: other than three parts, a part empty, not canonical, or twice", () => {
+    const good = metadataOf(principalSigner(gateway).sign(principal));
+    const [at, text, sig] = callerParts(good);
+    const malformed = [
+      `${at}.${text}`,
+      `${at}.${text}.${sig}.x`,
+      `${at}.${text}.`,
+      `0${at}.${text}.${sig}`,
+      `${at}.${text}!.${sig}`,
+    ].map((entry) => {
+      const md = new Metadata();
+      md.set(CALLER, entry);
+      return md;
+    });
+    const twice = metadataOf(principalSigner(gateway).sign(principal));
+    twice.add(CALLER, callerParts(good).join("."));
+    for (const md of [...malformed, twice])
+      expect(outcome(md, GET_USER)).toMatch(/authentication-required: malformed principal/);
   });
 
   it("is refused by an RPC that serves only services", () => {
@@ -146,10 +181,8 @@ describe("a service's own call", () => {
     expect(outcome(md, RESOLVE, ["catalog"])).toBe("ok");
     expect(outcome(md, GET_USER, ["catalog"])).toMatch(/call not signed by catalog/);
     const later = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
-    later.set(
-      "argus-service-issued-at",
-      String(Number(later.get("argus-service-issued-at")[0]) + 1),
-    );
+    const [name, at, sig] = String(later.get(SERVICE)[0]).split(".");
+    later.set(SERVICE, `${name}.${Number(at) + 1}.${sig}`);
     expect(outcome(later, RESOLVE, ["catalog"])).toMatch(/call not signed by catalog/);
     const stale = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
     expect(outcome(stale, RESOLVE, ["catalog"], Date.now() + 120_000)).toMatch(/expired/);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECURITY_HEADERS } from "../src/http/securityHeaders.ts";
+import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../src/http/securityHeaders.ts";
 import { STYLE } from "../src/openapi/docsPage.ts";
 import { startGateway, type TestGateway } from "./startGateway.ts";
 
@@ -32,7 +32,7 @@ describe("HTTP hardening of the gateway", () => {
     }
   });
 
-  it("an API answer carries helmet's default set (less CSP and HSTS), its exact type and length", async () => {
+  it("an API answer carries OWASP's REST set, its exact type and length, and no browser-page headers", async () => {
     const res = await fetch(`${gw.url}/v2/api-keys`, {
       method: "POST",
       headers: auth,
@@ -42,22 +42,17 @@ describe("HTTP hardening of the gateway", () => {
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
     expect(Object.fromEntries(SECURITY_HEADERS.map(([k]) => [k, res.headers.get(k)]))).toEqual({
-      "Cross-Origin-Opener-Policy": "same-origin",
-      "Cross-Origin-Resource-Policy": "same-origin",
-      "Origin-Agent-Cluster": "?1",
-      "Referrer-Policy": "no-referrer",
+      "Content-Security-Policy": "frame-ancestors 'none'",
       "X-Content-Type-Options": "nosniff",
-      "X-DNS-Prefetch-Control": "off",
-      "X-Download-Options": "noopen",
-      "X-Frame-Options": "SAMEORIGIN",
-      "X-Permitted-Cross-Domain-Policies": "none",
-      "X-XSS-Protection": "0",
+      "X-Frame-Options": "DENY",
     });
+    for (const [name] of DOCUMENT_HEADERS) expect(res.headers.get(name), name).toBeNull();
     for (const absent of ["x-powered-by", "strict-transport-security", "etag"])
       expect(res.headers.get(absent), absent).toBeNull();
     const problem = await fetch(`${gw.url}/v2/spaces`);
     expect(problem.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
-    expect(problem.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    expect(problem.headers.get("x-frame-options")).toBe("DENY");
+    expect(problem.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
   });
 
   it("the docs page runs no script, is never framed, and allows only its own style", async () => {
@@ -70,6 +65,18 @@ describe("HTTP hardening of the gateway", () => {
     const hash = createHash("sha256").update(STYLE).digest("base64");
     expect(csp).toContain(`style-src 'sha256-${hash}'`);
     expect(await res.text()).toContain(`<style>${STYLE}</style>`);
+    // An HTML document: helmet's headers for one, besides the API's.
+    expect(Object.fromEntries(DOCUMENT_HEADERS.map(([k]) => [k, res.headers.get(k)]))).toEqual({
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Cross-Origin-Resource-Policy": "same-origin",
+      "Origin-Agent-Cluster": "?1",
+      "Referrer-Policy": "no-referrer",
+      "X-DNS-Prefetch-Control": "off",
+      "X-Download-Options": "noopen",
+      "X-Permitted-Cross-Domain-Policies": "none",
+      "X-XSS-Protection": "0",
+    });
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
   it("answers carrying a secret are never cached (and API answers in general)", async () => {

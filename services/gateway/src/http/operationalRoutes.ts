@@ -4,6 +4,7 @@ import helmet from "helmet";
 import { DomainError } from "@argus/platform";
 import type { LoadedDocument } from "../openapi/document.ts";
 import { STYLE, renderDocsPage } from "../openapi/docsPage.ts";
+import { setDocumentHeaders } from "./securityHeaders.ts";
 
 /**
  * The docs page is self-contained: no script at all, its one inline style by hash, never
@@ -40,6 +41,7 @@ export function operationalRoutes(loaded: LoadedDocument, ready: () => Promise<b
     res.type("application/yaml").send(loaded.text);
   });
   router.get("/v2/docs", docsPolicy, (_req, res) => {
+    setDocumentHeaders(res);
     res.type("html").send(docsHtml);
   });
   return router;

@@ -1,24 +1,38 @@
 import type { Response } from "express";
 
 /**
- * The headers helmet's defaults set, less the two that are not the API's to set: the CSP is the
- * docs page's own, and HSTS belongs to whatever terminates TLS in front. nosniff, no framing,
- * no referrer and friends go on every response, Problems included. A fixed list set by the
- * gateway's first middleware, rather than helmet's chain of one middleware per header.
+ * The security headers every answer carries: those OWASP's REST Security Cheat Sheet gives for
+ * all API responses (with `Cache-Control: no-store`, which the pipeline sets, and HSTS, which
+ * belongs to whatever terminates TLS in front). Set by the gateway's first middleware, so
+ * Problems, probes and the document carry them too. Each header is work on every answer, for
+ * the gateway and for every client that reads it: the ones that only steer how a browser treats
+ * an HTML document are the docs page's alone (`DOCUMENT_HEADERS`).
  */
 export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+  ["Content-Security-Policy", "frame-ancestors 'none'"],
+  ["X-Content-Type-Options", "nosniff"],
+  ["X-Frame-Options", "DENY"],
+];
+
+/**
+ * What helmet's defaults add for an HTML document, less HSTS (as above) and its CSP (the docs
+ * page has its own): the gateway's one HTML answer, `GET /v2/docs`, carries them.
+ */
+export const DOCUMENT_HEADERS: readonly (readonly [string, string])[] = [
   ["Cross-Origin-Opener-Policy", "same-origin"],
   ["Cross-Origin-Resource-Policy", "same-origin"],
   ["Origin-Agent-Cluster", "?1"],
   ["Referrer-Policy", "no-referrer"],
-  ["X-Content-Type-Options", "nosniff"],
   ["X-DNS-Prefetch-Control", "off"],
   ["X-Download-Options", "noopen"],
-  ["X-Frame-Options", "SAMEORIGIN"],
   ["X-Permitted-Cross-Domain-Policies", "none"],
   ["X-XSS-Protection", "0"],
 ];
 
-export function setSecurityHeaders(res: Response): void {
-  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
-}
+const setAll = (res: Response, headers: readonly (readonly [string, string])[]) => {
+  for (const [name, value] of headers) res.setHeader(name, value);
+};
+
+export const setSecurityHeaders = (res: Response): void => setAll(res, SECURITY_HEADERS);
+
+export const setDocumentHeaders = (res: Response): void => setAll(res, DOCUMENT_HEADERS);

@@ -13,7 +13,14 @@ async function spawnBare(name: string, entry: string, env: Record<string, string
     name,
     command: process.execPath,
     args: [entry],
-    env: { ...env, BASELINE_PORT: String(port) },
+    env: {
+      ...env,
+      BASELINE_PORT: String(port),
+      // Profiled beside the stack's processes when asked (bench/README.md).
+      ...(process.env.BENCH_CPU_PROF_DIR && {
+        NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`,
+      }),
+    },
     readyWhen: async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
   });
 }

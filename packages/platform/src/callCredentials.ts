@@ -34,7 +34,22 @@ import { GATEWAY, callKeysOf, callSigners, keyEnv } from "./registry.ts";
  * one it checked before by its text.
  */
 const CALLER = "argus-caller";
-const SERVICE = "argus-service";
+const SERVICE = "argus-service-call";
+
+/**
+ * The three entries a credential was before (until 2026-12-04): a process of that version
+ * reads only these, and one of this version reads both, so that calls cross between the two
+ * while a rolling upgrade runs both (`legacyMetadata`). To be removed once no release before
+ * 2026-12-04 is upgraded from.
+ */
+const LEGACY = {
+  principalBytes: "argus-principal-bin",
+  principalIssuedAt: "argus-principal-issued-at",
+  principalSignature: "argus-principal-sig",
+  serviceName: "argus-service",
+  serviceIssuedAt: "argus-service-issued-at",
+  serviceSignature: "argus-service-sig",
+} as const;
 
 // Distinct prefixes: a signature over one kind can never be read as the other kind.
 const callerPayload = (issuedAt: string, bytes: Uint8Array): Buffer =>
@@ -291,6 +306,52 @@ function one(md: Metadata, key: string): string | undefined {
   return values.length === 1 && typeof values[0] === "string" ? values[0] : undefined;
 }
 
+/**
+ * A credential's entry as this version writes it, from the three entries of a process of the
+ * version before (`LEGACY`); undefined when they are not all there, one each. Its parts are
+ * checked as the entry's are.
+ */
+function fromLegacy(md: Metadata, kind: "caller" | "service"): string | undefined {
+  if (kind === "caller") {
+    const bytes = md.get(LEGACY.principalBytes);
+    const issuedAt = one(md, LEGACY.principalIssuedAt);
+    const signature = one(md, LEGACY.principalSignature);
+    if (bytes.length !== 1 || !Buffer.isBuffer(bytes[0]) || !issuedAt || !signature)
+      return undefined;
+    return `${issuedAt}.${bytes[0].toString("base64")}.${signature}`;
+  }
+  const name = one(md, LEGACY.serviceName);
+  const issuedAt = one(md, LEGACY.serviceIssuedAt);
+  const signature = one(md, LEGACY.serviceSignature);
+  if (!name || name.includes(".") || !issuedAt || !signature) return undefined;
+  return `${name}.${issuedAt}.${signature}`;
+}
+
+/**
+ * `md` as a process of the version before reads it: a credential's entry as its three, and the
+ * rest as it is (`LEGACY`; the request's entry is `grpcMetadata.ts`'s to convert).
+ */
+export function legacyCredentials(md: Metadata): Metadata {
+  const out = md.clone();
+  const caller = one(md, CALLER);
+  const callerParts = caller === undefined ? undefined : partsOf(caller);
+  if (callerParts) {
+    out.remove(CALLER);
+    out.set(LEGACY.principalBytes, Buffer.from(callerParts[1], "base64"));
+    out.set(LEGACY.principalIssuedAt, callerParts[0]);
+    out.set(LEGACY.principalSignature, callerParts[2]);
+  }
+  const service = one(md, SERVICE);
+  const serviceParts = service === undefined ? undefined : partsOf(service);
+  if (serviceParts) {
+    out.remove(SERVICE);
+    out.set(LEGACY.serviceName, serviceParts[0]);
+    out.set(LEGACY.serviceIssuedAt, serviceParts[1]);
+    out.set(LEGACY.serviceSignature, serviceParts[2]);
+  }
+  return out;
+}
+
 /** A credential's three dot-separated parts, or undefined when it has not exactly three. */
 function partsOf(token: string): [string, string, string] | undefined {
   const parts = token.split(".");
@@ -336,7 +397,7 @@ export function callVerifier(trust: CallTrust): CallVerifier {
     Object.hasOwn(trust.keys, signer) ? trust.keys[signer] : undefined;
 
   function caller(md: Metadata, now: number): VerifiedCaller {
-    const token = one(md, CALLER);
+    const token = one(md, CALLER) ?? fromLegacy(md, "caller");
     if (token === undefined) throw refused("malformed principal");
     const hit = verified.get(token);
     if (hit) {
@@ -364,7 +425,7 @@ export function callVerifier(trust: CallTrust): CallVerifier {
   }
 
   function service(md: Metadata, path: string, now: number): string {
-    const token = one(md, SERVICE);
+    const token = one(md, SERVICE) ?? fromLegacy(md, "service");
     const parts = token === undefined ? undefined : partsOf(token);
     if (token === undefined || !parts || !ISSUED_AT.test(parts[1]) || parts[2] === "")
       throw refused("malformed service credential");
@@ -385,8 +446,8 @@ export function callVerifier(trust: CallTrust): CallVerifier {
 
   return {
     verify(md, path, services, now = Date.now()) {
-      const asCaller = md.get(CALLER).length > 0;
-      const asService = md.get(SERVICE).length > 0;
+      const asCaller = md.get(CALLER).length > 0 || md.get(LEGACY.principalBytes).length > 0;
+      const asService = md.get(SERVICE).length > 0 || md.get(LEGACY.serviceName).length > 0;
       const rpc = path.slice(path.lastIndexOf("/") + 1);
       if (asCaller && asService) throw refused("a call is for a caller or a service, not both");
       if (asService) {

@@ -5,7 +5,7 @@ import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
 import { fromGrpcError } from "./errors.ts";
 import { recordDuration } from "./metrics.ts";
-import { setRequest } from "./grpcMetadata.ts";
+import { LEGACY_REFUSAL, legacyMetadata, setRequest } from "./grpcMetadata.ts";
 import { attachForwardedKey, type ForwardedKey } from "./requestKeys.ts";
 import { telemetryRunning } from "./telemetry.ts";
 
@@ -132,14 +132,21 @@ function once<Req, Res>(
   setRequest(md, opts.requestId, opts.clientIp);
   if (opts.forwardedKey) attachForwardedKey(md, opts.forwardedKey);
   const call = telemetryRunning() ? viaClient : viaChannel;
-  return new Promise((resolve, reject) => {
-    const settle = (err: grpc.ServiceError | null, res?: Res) => {
-      opts.signal?.removeEventListener("abort", cancel);
-      if (err) reject(err);
-      else resolve(res as Res);
-    };
-    const cancel = call({ client, method, req, md, deadline, settle });
-    opts.signal?.addEventListener("abort", cancel, { once: true });
+  const attempt = (metadata: grpc.Metadata) =>
+    new Promise<Res>((resolve, reject) => {
+      const settle = (err: grpc.ServiceError | null, res?: Res) => {
+        opts.signal?.removeEventListener("abort", cancel);
+        if (err) reject(err);
+        else resolve(res as Res);
+      };
+      const cancel = call({ client, method, req, md: metadata, deadline, settle });
+      opts.signal?.addEventListener("abort", cancel, { once: true });
+    });
+  // A process of the version before 2026-12-04 (a rolling upgrade runs both) finds no
+  // credential it knows and refuses before it runs anything: sent once more as it reads them.
+  return attempt(md).catch((err: grpc.ServiceError) => {
+    if (err.code !== grpc.status.UNAUTHENTICATED || err.details !== LEGACY_REFUSAL) throw err;
+    return attempt(legacyMetadata(md));
   });
 }
 

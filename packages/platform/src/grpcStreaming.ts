@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import type { CallCredential } from "./callCredentials.ts";
-import { setRequest } from "./grpcMetadata.ts";
+import { legacyMetadata, setRequest } from "./grpcMetadata.ts";
 import { recordDuration } from "./metrics.ts";
 
 export interface StreamMethod<Req, Res> {
@@ -27,6 +27,12 @@ function metadataFor(path: string, opts: StreamCallOptions): grpc.Metadata {
   const md = new grpc.Metadata();
   opts.credential.attach(md, path);
   setRequest(md, opts.requestId, opts.clientIp);
+  // A stream is not sent again once refused (its messages may be on their way): it carries
+  // the entries of the version before 2026-12-04 as well, which its processes read, for the
+  // rolling upgrade that runs both (a few entries are nothing beside a stream).
+  const legacy = legacyMetadata(md);
+  for (const [key, value] of Object.entries(legacy.getMap()))
+    if (md.get(key).length === 0) md.set(key, value);
   return md;
 }
 

@@ -5,6 +5,7 @@ import { AccountRole } from "@argus/proto/common/v1";
 import {
   callVerifier,
   generateCallKeyPair,
+  legacyCredentials,
   parsePrivateKey,
   parsePublicKey,
   principalSigner,
@@ -34,7 +35,7 @@ const principal = {
 };
 
 const CALLER = "argus-caller";
-const SERVICE = "argus-service";
+const SERVICE = "argus-service-call";
 
 /** The three parts of a call's caller entry: issue time, principal (base64), signature. */
 const callerParts = (md: Metadata): [string, string, string] => {
@@ -192,6 +193,58 @@ describe("a service's own call", () => {
     const md = metadataOf(serviceCredential("catalog", catalog), RESOLVE);
     principalSigner(gateway).sign(principal).attach(md, RESOLVE);
     expect(outcome(md, RESOLVE, ["catalog"])).toMatch(/not both/);
+  });
+});
+
+describe("the entries of the version before 2026-12-04, while a rolling upgrade runs both", () => {
+  it("are turned into three entries a credential, and verified as this version's", () => {
+    const md = legacyCredentials(metadataOf(principalSigner(gateway).sign(principal)));
+    expect(Object.keys(md.getMap()).sort()).toEqual([
+      "argus-principal-bin",
+      "argus-principal-issued-at",
+      "argus-principal-sig",
+    ]);
+    const got = verifier.verify(md, GET_USER, undefined);
+    if (got.kind !== "caller") throw new Error("not a caller");
+    expect(got.principal.userId).toBe("u1");
+    // Forwarded as this version's one entry.
+    expect(Object.keys(metadataOf(got.caller, RESOLVE).getMap())).toEqual([CALLER]);
+
+    const service = legacyCredentials(metadataOf(serviceCredential("catalog", catalog), RESOLVE));
+    expect(Object.keys(service.getMap()).sort()).toEqual([
+      "argus-service",
+      "argus-service-issued-at",
+      "argus-service-sig",
+    ]);
+    expect(verifier.verify(service, RESOLVE, ["catalog"])).toEqual({
+      kind: "service",
+      service: "catalog",
+    });
+  });
+
+  it("are refused tampered or incomplete, as this version's are", () => {
+    const admin = legacyCredentials(
+      metadataOf(
+        principalSigner(gateway).sign({
+          ...principal,
+          accountRole: AccountRole.ACCOUNT_ROLE_ADMIN,
+        }),
+      ),
+    );
+    const promoted = legacyCredentials(metadataOf(principalSigner(gateway).sign(principal)));
+    promoted.set("argus-principal-bin", admin.get("argus-principal-bin")[0]!);
+    expect(outcome(promoted, GET_USER)).toMatch(/not signed by the gateway/);
+
+    const incomplete = legacyCredentials(metadataOf(principalSigner(gateway).sign(principal)));
+    incomplete.remove("argus-principal-sig");
+    expect(outcome(incomplete, GET_USER)).toMatch(/malformed principal/);
+
+    const later = legacyCredentials(metadataOf(serviceCredential("catalog", catalog), RESOLVE));
+    later.set(
+      "argus-service-issued-at",
+      String(Number(later.get("argus-service-issued-at")[0]) + 1),
+    );
+    expect(outcome(later, RESOLVE, ["catalog"])).toMatch(/call not signed by catalog/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Metadata } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
-import { requestOf, setRequest } from "../src/grpcMetadata.ts";
+import { legacyMetadata, requestOf, setRequest } from "../src/grpcMetadata.ts";
 
 const roundTrip = (requestId: string, clientIp?: string) => {
   const md = new Metadata();
@@ -28,5 +28,22 @@ describe("a call's request in its metadata", () => {
 
   it("reads as empty from a call that carries none", () => {
     expect(requestOf(new Metadata())).toEqual({ requestId: "", clientIp: "" });
+  });
+});
+
+describe("a request from a process of the version before 2026-12-04", () => {
+  it("is read from its two entries, and written as them for such a process", () => {
+    const old = new Metadata();
+    old.set("x-request-id", "req-9");
+    old.set("x-client-ip", "10.0.0.2");
+    expect(requestOf(old)).toEqual({ requestId: "req-9", clientIp: "10.0.0.2" });
+
+    const md = new Metadata();
+    setRequest(md, "req-9", "10.0.0.2");
+    const legacy = legacyMetadata(md);
+    expect(legacy.getMap()).toEqual({ "x-request-id": "req-9", "x-client-ip": "10.0.0.2" });
+    const inside = new Metadata();
+    setRequest(inside, "job 1");
+    expect(legacyMetadata(inside).getMap()).toEqual({ "x-request-id": "job 1" });
   });
 });

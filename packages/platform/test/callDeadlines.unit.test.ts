@@ -7,17 +7,9 @@ import type { CallContext } from "../src/context.ts";
 import { DomainError, fromGrpcError } from "../src/errors.ts";
 import { callUnary, onwardCall } from "../src/grpcClient.ts";
 import { bindService } from "../src/grpcServer.ts";
-import { asGateway, logged, serve } from "./grpcFixtures.ts";
+import { asGateway, logged, serve, space } from "./grpcFixtures.ts";
 
 const tag = { id: "t1", spaceId: "s1", name: "t", createdAt: "", updatedAt: "" };
-const space = {
-  id: "s1",
-  organizationId: "o1",
-  name: "S",
-  description: "",
-  isPrivate: false,
-  createdAt: "",
-};
 
 /** Resolves with the abort reason once the handler's signal aborts. */
 const aborted = (ctx: CallContext) =>

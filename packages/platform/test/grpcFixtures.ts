@@ -70,3 +70,14 @@ const nobody: CallCredential = {
 
 /** Call options of a gateway-like caller (the first hop), for a principal with no rights. */
 export const asGateway = { credential: nobody, requestId: "r" };
+
+/** A space as identity's GetSpace answers it, for servers that stand in for identity. */
+export const space = {
+  id: "s1",
+  organizationId: "o1",
+  name: "S",
+  description: "",
+  isPrivate: false,
+  createdAt: "",
+  settingsJson: "{}",
+};

@@ -4,16 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../src/errors.ts";
 import { callUnary } from "../src/grpcClient.ts";
 import { bindService } from "../src/grpcServer.ts";
-import { asGateway, serve } from "./grpcFixtures.ts";
-
-const space = {
-  id: "s1",
-  organizationId: "o1",
-  name: "S",
-  description: "",
-  isPrivate: false,
-  createdAt: "",
-};
+import { asGateway, serve, space } from "./grpcFixtures.ts";
 
 /**
  * GetSpace (NO_SIDE_EFFECTS) and CreateSpace (a mutation), both UNAVAILABLE `failures` times;

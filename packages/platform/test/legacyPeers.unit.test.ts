@@ -2,17 +2,7 @@ import * as grpc from "@grpc/grpc-js";
 import { IdentityServiceService as Identity } from "@argus/proto/identity/v1";
 import { describe, expect, it } from "vitest";
 import { callUnary, createChannel } from "../src/grpcClient.ts";
-import { afterThisTest, asGateway } from "./grpcFixtures.ts";
-
-const space = {
-  id: "s1",
-  organizationId: "o1",
-  name: "S",
-  description: "",
-  isPrivate: false,
-  createdAt: "",
-  settingsJson: "{}",
-};
+import { afterThisTest, asGateway, space } from "./grpcFixtures.ts";
 
 /**
  * A peer as a process of the version before 2026-12-04 answers: it knows a credential only as

@@ -12,17 +12,23 @@ import { afterThisTest, asGateway, space } from "./grpcFixtures.ts";
 async function olderPeer(refusal?: string) {
   const seen: grpc.Metadata[] = [];
   const server = new grpc.Server();
-  server.addService({ getSpace: Identity.getSpace } as unknown as grpc.ServiceDefinition, {
-    getSpace: (call: grpc.ServerUnaryCall<unknown, unknown>, done: grpc.sendUnaryData<unknown>) => {
-      seen.push(call.metadata);
-      const known =
-        call.metadata.get("argus-principal-bin").length > 0 ||
-        call.metadata.get("argus-service").length > 0;
-      if (refusal || !known)
-        return done({ code: grpc.status.UNAUTHENTICATED, details: refusal ?? "unsigned call" });
-      done(null, space);
+  server.addService(
+    { getSpace: Identity.getSpace },
+    {
+      getSpace: (
+        call: grpc.ServerUnaryCall<unknown, unknown>,
+        done: grpc.sendUnaryData<unknown>,
+      ) => {
+        seen.push(call.metadata);
+        const known =
+          call.metadata.get("argus-principal-bin").length > 0 ||
+          call.metadata.get("argus-service").length > 0;
+        if (refusal || !known)
+          return done({ code: grpc.status.UNAUTHENTICATED, details: refusal ?? "unsigned call" });
+        done(null, space);
+      },
     },
-  });
+  );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

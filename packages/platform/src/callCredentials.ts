@@ -300,6 +300,13 @@ export interface CallVerifier {
 
 const refused = (detail: string) => new DomainError("authentication-required", detail);
 
+/**
+ * How a call without a credential the callee knows is refused: by this version and by the one
+ * before 2026-12-04, to which the caller then sends it once more as that version reads it
+ * (grpcClient.ts).
+ */
+export const UNSIGNED_CALL = "unsigned call";
+
 /** The one text value of `key`, or undefined when there is none, several, or a binary one. */
 function one(md: Metadata, key: string): string | undefined {
   const values = md.get(key);
@@ -465,7 +472,7 @@ export function callVerifier(trust: CallTrust): CallVerifier {
           );
         return verifiedCaller;
       }
-      throw refused("unsigned call");
+      throw refused(UNSIGNED_CALL);
     },
   };
 }

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
-import type { CallCredential } from "./callCredentials.ts";
+import { UNSIGNED_CALL, type CallCredential } from "./callCredentials.ts";
 import type { CallContext } from "./context.ts";
 import { isIdempotent } from "./idempotency.ts";
 import { fromGrpcError } from "./errors.ts";
 import { recordDuration } from "./metrics.ts";
-import { LEGACY_REFUSAL, legacyMetadata, setRequest } from "./grpcMetadata.ts";
+import { legacyMetadata, setRequest } from "./grpcMetadata.ts";
 import { attachForwardedKey, type ForwardedKey } from "./requestKeys.ts";
 import { telemetryRunning } from "./telemetry.ts";
 
@@ -145,7 +145,7 @@ function once<Req, Res>(
   // A process of the version before 2026-12-04 (a rolling upgrade runs both) finds no
   // credential it knows and refuses before it runs anything: sent once more as it reads them.
   return attempt(md).catch((err: grpc.ServiceError) => {
-    if (err.code !== grpc.status.UNAUTHENTICATED || err.details !== LEGACY_REFUSAL) throw err;
+    if (err.code !== grpc.status.UNAUTHENTICATED || err.details !== UNSIGNED_CALL) throw err;
     return attempt(legacyMetadata(md));
   });
 }

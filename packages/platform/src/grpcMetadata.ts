@@ -48,6 +48,3 @@ export function legacyMetadata(md: Metadata): Metadata {
   if (clientIp) out.set(LEGACY_CLIENT_IP, clientIp);
   return out;
 }
-
-/** How a process of the version before refuses a call whose credential it cannot find. */
-export const LEGACY_REFUSAL = "unsigned call";

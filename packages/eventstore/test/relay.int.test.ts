@@ -31,7 +31,11 @@ async function setup() {
   const store = createEventStore({ pool: file.env.pool, schema });
   const subject = defaultSubject("svc", root);
   const relay = (
-    options: { pollIntervalMs?: number; logger?: ReturnType<typeof recordingLogger> } = {},
+    options: {
+      pollIntervalMs?: number;
+      checkpointEveryMs?: number;
+      logger?: ReturnType<typeof recordingLogger>;
+    } = {},
   ) => {
     const r = createRelay({
       pool: file.env.pool,
@@ -231,6 +235,83 @@ describe("createRelay", () => {
     await store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
     await t.messages(1);
     expect(Date.now() - startedAt).toBeLessThan(2000);
+  });
+
+  it("stores its progress at most every checkpointEveryMs while events keep coming, and when it stops", async () => {
+    const t = await setup();
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const relay = t.relay({ pollIntervalMs: 60_000, checkpointEveryMs: 60_000 });
+    const store = createEventStore({
+      pool: file.env.pool,
+      schema: t.schema,
+      onCommit: () => relay.wake(),
+    });
+    await relay.start();
+    const [first] = await store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    const [second] = await store.transaction((tx) => tx.append("tag-1", 1, [created(2)]));
+    expect((await t.messages(2)).map((m) => m.json<{ eventId: string }>().eventId)).toEqual([
+      first!.eventId,
+      second!.eventId,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await t.checkpoint()).toEqual({ transactionId: 0n, globalPosition: 0n });
+    await relay.stop();
+    expect(await t.checkpoint()).toEqual({
+      transactionId: second!.transactionId,
+      globalPosition: second!.globalPosition,
+    });
+  });
+
+  it("stores its progress at once when a poll finds nothing more to publish", async () => {
+    const t = await setup();
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const [event] = await t.store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    await t.relay({ pollIntervalMs: 100, checkpointEveryMs: 60_000 }).start();
+    await t.messages(1);
+    await eventually("checkpoint", async () =>
+      (await t.checkpoint()).globalPosition === event!.globalPosition ? true : undefined,
+    );
+  });
+
+  it("publishes what it had not stored again after losing its connection, and the stream keeps each event once", async () => {
+    const t = await setup();
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const logger = recordingLogger();
+    const relay = t.relay({ pollIntervalMs: 60_000, checkpointEveryMs: 60_000, logger });
+    const store = createEventStore({
+      pool: file.env.pool,
+      schema: t.schema,
+      onCommit: () => relay.wake(),
+    });
+    await relay.start();
+    await store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    await store.transaction((tx) => tx.append("tag-1", 1, [created(2)]));
+    await t.messages(2);
+    expect(await t.checkpoint()).toEqual({ transactionId: 0n, globalPosition: 0n });
+    // The session the relay reads and leads with ends, as a database restart would end it.
+    const { rows } = await file.env.pool.query<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+        WHERE query LIKE '%pg_snapshot_xmin%' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+      [`%"${t.schema}".events%`],
+    );
+    expect(rows).toEqual([{ ended: true }]);
+    relay.wake();
+    await eventually("the relay to lead again", async () =>
+      logger.lines.filter((l) => l.msg === "relay is active").length === 2 ? true : undefined,
+    );
+    // Its new session starts from the stored checkpoint: both events are published again, then
+    // a third, which it reads only after them.
+    const [third] = await store.transaction((tx) => tx.append("tag-1", 2, [created(3)]));
+    const jsm = await jetstreamManager(file.nc);
+    await eventually("the third event", async () =>
+      (await jsm.streams.info(t.stream)).state.last_seq === 3 ? true : undefined,
+    );
+    await relay.stop();
+    expect(await t.checkpoint()).toEqual({
+      transactionId: third!.transactionId,
+      globalPosition: third!.globalPosition,
+    });
+    expect((await jsm.streams.info(t.stream)).state.messages).toBe(3);
   });
 
   it("publishes a backlog in order (throughput)", async () => {

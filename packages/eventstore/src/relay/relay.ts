@@ -23,6 +23,11 @@ export interface RelayOptions {
   batchSize?: number;
   /** Fallback poll for commits made by other replicas; default 200 ms. */
   pollIntervalMs?: number;
+  /**
+   * How long published progress may go unstored while events keep coming; default 250 ms,
+   * far inside the stream's duplicate window (ensureStream's, 2 minutes).
+   */
+  checkpointEveryMs?: number;
   /** How often a standby relay tries to become the active one; default 1000 ms. */
   lockRetryMs?: number;
   publishTimeoutMs?: number;
@@ -50,6 +55,7 @@ export function createRelay(options: RelayOptions): Relay {
   const name = options.name ?? "default";
   const batchSize = options.batchSize ?? 100;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const checkpointEveryMs = options.checkpointEveryMs ?? 250;
   const lockRetryMs = options.lockRetryMs ?? 1000;
   const publishTimeoutMs = options.publishTimeoutMs ?? 5000;
   const lockKey = `argus.relay:${schema}:${name}`;
@@ -63,10 +69,23 @@ export function createRelay(options: RelayOptions): Relay {
   async function lead(client: PoolClient, lost: () => Error | undefined): Promise<void> {
     let checkpoint = await loadRelayCheckpoint(client, schema, name);
     logger.info("relay is active", { schema, relay: name, checkpoint });
+    // What the table holds, and when it was written: progress is stored at most every
+    // `checkpointEveryMs` while events keep coming (a commit at a time would otherwise cost a
+    // transaction of its own, each waiting on its WAL flush), and at once when the relay runs
+    // out of events, fails or stops. A relay that dies between two stores publishes those
+    // events again, and the stream's duplicate window drops them (publishEvent's msgID).
+    let stored = checkpoint;
+    let storedAt = performance.now();
+    const store = async (due: boolean) => {
+      if (!due || compareCheckpoints(checkpoint, stored) <= 0) return;
+      await storeRelayCheckpoint(client, schema, name, checkpoint);
+      stored = checkpoint;
+      storedAt = performance.now();
+    };
     while (!stopping) {
       sleeper.clearWake();
       const batch = await readBatchDataText(client, schema, checkpoint, batchSize, heldAppended());
-      let published = checkpoint;
+      let ended = false;
       try {
         for (const event of batch) {
           const failure = lost();
@@ -74,17 +93,18 @@ export function createRelay(options: RelayOptions): Relay {
           if (stopping) break;
           await publishEvent(js, subject(event), event, publishTimeoutMs);
           releaseAppended(event.eventId);
-          published = checkpointOf(event);
-        }
-      } finally {
-        if (compareCheckpoints(published, checkpoint) > 0) {
-          await storeRelayCheckpoint(client, schema, name, published);
-          checkpoint = published;
+          checkpoint = checkpointOf(event);
           failures = 0;
         }
+        ended = true;
+      } finally {
+        await store(
+          !ended || batch.length === 0 || performance.now() - storedAt >= checkpointEveryMs,
+        );
       }
       if (batch.length < batchSize) await sleeper.sleep(pollIntervalMs, true);
     }
+    await store(true);
   }
 
   async function run(): Promise<void> {

@@ -112,10 +112,12 @@ describeContainers("a NATS node killed mid-write", (ref) => {
     ).catch((err: Error) => {
       throw new Error(`${err.message}; last seen: ${last}`);
     });
+    const caughtUp = Date.now() - writesEnded;
     console.info(
       `[failover] ${acknowledged.length} writes acknowledged, none refused; ${victim.name} ` +
         `(the stream leader) killed at ${KILL_AT_MS / 1000} s, back at ${RESTART_AT_MS / 1000} s; ` +
-        `all audited ${audited} ms after the last write, once each; replicas current again`,
+        `all audited ${audited} ms after the last write, once each; replicas current again ` +
+        `${caughtUp} ms after it`,
     );
   }, 240_000);
 

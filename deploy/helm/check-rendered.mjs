@@ -595,10 +595,13 @@ if (existing || !values.nats.renderServerAuthorization) {
       `authorization.conf: ${u.user}'s password is the release Secret's ${natsKey(u.user)}`,
     );
   }
-  // The server itself, when one is installed (the test stack needs it anyway).
-  const server = [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/bin", "/usr/local/bin"]
-    .map((d) => join(d, "nats-server"))
-    .find((p) => existsSync(p));
+  // The server itself: lint.sh's pinned one (ARGUS_NATS_SERVER), else one installed.
+  const server = [
+    process.env.ARGUS_NATS_SERVER,
+    ...[...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/bin", "/usr/local/bin"].map(
+      (d) => join(d, "nats-server"),
+    ),
+  ].find((p) => p && existsSync(p));
   if (server && conf) {
     const dir = mkdtempSync(join(tmpdir(), "argus-nats-"));
     try {

@@ -27,6 +27,9 @@ find_helm() {
 
 helm="$(find_helm)"
 echo "helm: $("$helm" version --short)"
+# check-rendered.mjs validates the NATS authorization block with the nats-server the stack runs.
+ARGUS_NATS_SERVER="$(argus_tool nats-server)"
+export ARGUS_NATS_SERVER
 
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

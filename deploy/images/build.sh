@@ -6,7 +6,8 @@
 #   localhost/argus-base:bookworm   Debian bookworm minbase, from Debian's suites (mmdebstrap)
 #   localhost/argus-node:<major>    the base + Node (.node-version) and npm from the npm registry
 #   localhost/argus-postgres:15     the base + Debian's postgresql-15 (test stacks, cluster test)
-#   localhost/argus-nats:2.9        the base + Debian's nats-server (test stacks, cluster test)
+#   localhost/argus-nats:dev        the base + the pinned nats-server (deploy/tools.sh; test stacks,
+#                                   cluster test)
 #   localhost/argus:dev             deploy/docker/Dockerfile on the Node base (ARGUS_IMAGE)
 #
 # Usage: deploy/images/build.sh [base|node|postgres|nats|argus]…   (default: all, in that order)
@@ -21,6 +22,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 # shellcheck source=deploy/images/podman.sh
 . "$here/podman.sh"
+# shellcheck source=deploy/tools.sh
+. "$root/deploy/tools.sh"
 
 NODE_VERSION="$(cat "$root/.node-version")"
 NODE_MAJOR="${NODE_VERSION%%.*}"
@@ -36,7 +39,7 @@ KEY_LABEL=org.argus.image-key
 BASE_IMAGE="localhost/argus-base:$DEBIAN_SUITE"
 NODE_IMAGE="localhost/argus-node:$NODE_MAJOR"
 POSTGRES_IMAGE=localhost/argus-postgres:15
-NATS_IMAGE=localhost/argus-nats:2.9
+NATS_IMAGE=localhost/argus-nats:dev
 ARGUS_IMAGE="${ARGUS_IMAGE:-localhost/argus:dev}"
 
 timed() {
@@ -167,14 +170,18 @@ build_postgres() {
   echo "images: built $POSTGRES_IMAGE (key $key)"
 }
 
-build_nats() {
-  local key
-  key="$(key_of nats-1 "$BASE_KEY" "$(cat "$here/nats.Containerfile")")"
+build_nats() (
+  local key bin work
+  key="$(key_of nats-2 "$BASE_KEY" "$NATS_SERVER_VERSION" "$(cat "$here/nats.Containerfile")")"
   is_current "$NATS_IMAGE" "$key" && return 0
+  bin="$(argus_tool nats-server)"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  cp "$bin" "$work/nats-server"
   build "$NATS_IMAGE" --build-arg "BASE_IMAGE=$BASE_IMAGE" --label "$KEY_LABEL=$key" \
-    -f "$here/nats.Containerfile" "$here"
-  echo "images: built $NATS_IMAGE (key $key)"
-}
+    -f "$here/nats.Containerfile" "$work"
+  echo "images: built $NATS_IMAGE (nats-server $NATS_SERVER_VERSION; key $key)"
+)
 
 # ---- localhost/argus:dev (its stages' results kept as localhost/argus-cache:<stage>) ---------
 build_argus() {

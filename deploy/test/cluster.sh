@@ -38,7 +38,7 @@ root="$(cd "$here/../.." && pwd)"
 # ---- Settings, in one place -------------------------------------------------------------------
 ARGUS_IMAGE="${ARGUS_IMAGE:-localhost/argus:dev}"
 POSTGRES_IMAGE="${POSTGRES_IMAGE:-localhost/argus-postgres:15}"
-NATS_IMAGE="${NATS_IMAGE:-localhost/argus-nats:2.9}"
+NATS_IMAGE="${NATS_IMAGE:-localhost/argus-nats:dev}"
 PAUSE_IMAGE="localhost/argus-pause:$PAUSE_VERSION"
 CLUSTER_DIR="${ARGUS_CLUSTER_DIR:-/var/lib/argus-cluster}"
 RUN_DIR=/run/argus-cluster

@@ -19,7 +19,7 @@ const probeTimeoutMs = 30_000;
 export const IMAGES = {
   argus: process.env.ARGUS_IMAGE || "localhost/argus:dev",
   postgres: process.env.ARGUS_POSTGRES_IMAGE || "localhost/argus-postgres:15",
-  nats: process.env.ARGUS_NATS_IMAGE || "localhost/argus-nats:2.9",
+  nats: process.env.ARGUS_NATS_IMAGE || "localhost/argus-nats:dev",
 } as const;
 
 const BUILD_COMMAND = "deploy/images/build.sh";

@@ -1,9 +1,17 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 
-/** The first executable `name` on PATH or in `extraDirs` (sbin dirs are often off PATH). */
-export function findExecutable(name: string, extraDirs: string[] = []): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), ...extraDirs].filter(Boolean);
+/**
+ * The first executable `name` in `firstDirs`, on PATH, or in `extraDirs` (sbin dirs are often
+ * off PATH).
+ */
+export function findExecutable(
+  name: string,
+  extraDirs: string[] = [],
+  firstDirs: string[] = [],
+): string | undefined {
+  const path = (process.env.PATH ?? "").split(delimiter);
+  const dirs = [...firstDirs, ...path, ...extraDirs].filter(Boolean);
   for (const dir of dirs) {
     const candidate = join(dir, name);
     try {

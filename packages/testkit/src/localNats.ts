@@ -1,5 +1,6 @@
 import { rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { findExecutable } from "./findExecutable.ts";
 import { jetStreamResponds } from "./readiness.ts";
 import type { LocalServer } from "./runningServer.ts";
@@ -16,15 +17,24 @@ export interface LocalNatsOptions extends LocalServerOptions {
   authorization?: { config: string; probe: { user: string; pass: string } };
 }
 
-export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<LocalServer> {
-  // Debian installs nats-server into /usr/sbin, which is off PATH for non-root users.
-  const bin = findExecutable("nats-server", ["/usr/bin", "/usr/sbin", "/usr/local/bin"]);
+/** Where ./argus links the pinned nats-server (deploy/tools.sh). */
+const PINNED_DIR = fileURLToPath(new URL("../../../.tools/bin", import.meta.url));
+
+/** The pinned nats-server, else the first on PATH (Debian installs into /usr/sbin, off PATH). */
+function natsServerBinary(): string {
+  const sbin = ["/usr/bin", "/usr/sbin", "/usr/local/bin"];
+  const bin = findExecutable("nats-server", sbin, [PINNED_DIR]);
   if (bin === undefined) {
     throw new Error(
-      "nats-server not found on PATH or in /usr/bin, /usr/sbin, /usr/local/bin. " +
-        "Install it: apt-get install -y nats-server (or set NATS_URL).",
+      `nats-server not found in ${PINNED_DIR}, on PATH or in /usr/bin, /usr/sbin, /usr/local/bin. ` +
+        "Run ./argus (it builds the pinned one), or set NATS_URL.",
     );
   }
+  return bin;
+}
+
+export async function startLocalNats(opts: LocalNatsOptions = {}): Promise<LocalServer> {
+  const bin = natsServerBinary();
   const storeDir = opts.dataDir ? await keptDir(opts.dataDir) : await throwawayDir("argus-nats-");
   try {
     const auth = opts.authorization;

@@ -41,7 +41,11 @@ async function pooled<T>(count: number, width: number, task: (i: number) => Prom
 
 async function ok(res: Promise<{ status: number; body: Json }>, status = 200): Promise<Json> {
   const r = await res;
-  if (r.status !== status) throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== status) {
+    // A 5xx says little by itself; the stack's last warnings say where it failed.
+    const stack = r.status >= 500 ? `\n${api.stack.report()}` : "";
+    throw new Error(`${r.status} ${JSON.stringify(r.body)}${stack}`);
+  }
   return r.body;
 }
 

@@ -42,7 +42,7 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
   }
   const api: Api = {
     stack,
-    ...apiClient(stack.baseUrl, stack.apiKey),
+    ...apiClient(stack.baseUrl, stack.apiKey, () => stack.report()),
     async stop() {
       await stack.stop();
       await db.drop();
@@ -51,8 +51,15 @@ export async function startApi(opts: Partial<StackOptions> = {}): Promise<Api> {
   return api;
 }
 
-/** JSON calls on a gateway, as the admin (or `key`), for a stack started elsewhere too. */
-export function apiClient(baseUrl: string, apiKey: string): Pick<Api, "req" | "ok"> {
+/**
+ * JSON calls on a gateway, as the admin (or `key`), for a stack started elsewhere too; `report`
+ * says what the stack logged, added to the error of a setup call answered with a 5xx.
+ */
+export function apiClient(
+  baseUrl: string,
+  apiKey: string,
+  report?: () => string,
+): Pick<Api, "req" | "ok"> {
   const req: Api["req"] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     const key = o.key === undefined ? apiKey : o.key;
@@ -74,8 +81,10 @@ export function apiClient(baseUrl: string, apiKey: string): Pick<Api, "req" | "o
     req,
     async ok(method, path, body) {
       const res = await req(method, path, { body });
-      if (res.status >= 300)
-        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status >= 300) {
+        const stack = res.status >= 500 && report ? `\n${report()}` : "";
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}${stack}`);
+      }
       return res.body;
     },
   };

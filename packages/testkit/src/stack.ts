@@ -99,6 +99,12 @@ export interface Stack {
   restarts: Record<string, number>;
   /** Stops a process and starts it again, with the same environment plus `env`. */
   restart(name: string, env?: Record<string, string>): Promise<void>;
+  /**
+   * Each process, alive or not, and what it said that explains a failure: its last warnings and
+   * errors, or all its last lines if it died. For a test's error message, when an answer was a
+   * 5xx: the stack's output is not shown otherwise.
+   */
+  report(): string;
   stop(): Promise<void>;
 }
 
@@ -354,7 +360,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   } catch (err) {
     // Which of those started before is still alive, and what it said last: a process that
     // died after it was ready is otherwise invisible behind the next one's timeout.
-    if (err instanceof Error) err.message += `\n${startedProcesses(processes)}`;
+    if (err instanceof Error) err.message += `\n${processReport(processes)}`;
     await Promise.allSettled(Object.values(processes).map((p) => p.stop()));
     await ownNats?.server.stop();
     throw err;
@@ -382,6 +388,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    report: () => processReport(processes),
     async stop() {
       closing.abort();
       for (const name of Object.keys(specs).reverse()) {
@@ -395,7 +402,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
 }
 
-function startedProcesses(processes: Record<string, SpawnedProcess>): string {
+/** A line a process logged at warn or above, or one that is not a log record (a crash's trace). */
+const notable = (line: string) => !/"level":"(trace|debug|info)"/.test(line);
+
+function processReport(processes: Record<string, SpawnedProcess>): string {
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -407,10 +417,11 @@ function startedProcesses(processes: Record<string, SpawnedProcess>): string {
   return Object.entries(processes)
     .map(([name, p]) => {
       const state = alive(p.pid);
-      // A process that died shows enough to read why (Node's report of an uncaught error).
-      const lines = state === "EXITED" ? 40 : 3;
-      const last = p.output().trimEnd().split("\n").slice(-lines).join("\n    ");
-      return `  ${name} (pid ${p.pid}): ${state}\n    ${last}`;
+      const lines = p.output().trimEnd().split("\n");
+      // A process that died shows enough to read why (Node's report of an uncaught error); one
+      // alive, its last warnings (a backend it waited for, a call that failed and where).
+      const last = state === "EXITED" ? lines.slice(-40) : lines.filter(notable).slice(-8);
+      return `  ${name} (pid ${p.pid}): ${state}\n    ${last.join("\n    ")}`;
     })
     .join("\n");
 }

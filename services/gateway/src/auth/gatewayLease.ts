@@ -88,7 +88,6 @@ export class LeaseState {
 }
 
 export interface LeaseRenewalOptions {
-  gatewayId: string;
   /** RenewGatewayLease; rejects when identity cannot be reached in time. */
   renew: (deadlineMs: number) => Promise<{ epoch: number; leaseMs: number }>;
   /**
@@ -97,6 +96,7 @@ export interface LeaseRenewalOptions {
    */
   canHold: () => boolean;
   onRenewed: (sent: Instant, epoch: number, leaseMs: number) => void;
+  /** The gateway's own, which names it on every line. */
   logger: Logger;
   clock?: Clocks;
   /** Until identity says otherwise. */
@@ -125,7 +125,6 @@ export function startLeaseRenewal(o: LeaseRenewalOptions): { stop(): void } {
           // Logged once per outage: the cache just stops serving until a renewal succeeds.
           if (!failing)
             o.logger.warn("principal cache lease not renewed; serving uncached", {
-              gateway_id: o.gatewayId,
               error: (err as Error).message,
             });
           failing = true;

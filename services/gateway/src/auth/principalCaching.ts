@@ -97,7 +97,6 @@ export function startPrincipalCaching(o: PrincipalCachingOptions): PrincipalCach
   });
   const log = o.logger.child({ gateway_id: gatewayId });
   const renewal = startLeaseRenewal({
-    gatewayId,
     renew: (deadlineMs) => o.renewLease({ gatewayId, release: false }, deadlineMs),
     canHold: () => listener.live(),
     onRenewed: (sent, epoch, leaseMs) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { identityDb, newUser } from "./identity-fixtures.ts";
-import { startApi, type Api, type Json } from "./support.ts";
+import { answerError, startApi, type Api, type Json } from "./support.ts";
 
 /*
  * Issue 8's sizes: an organization with 10 000 spaces, all public, so the account has 10 000
@@ -41,11 +41,7 @@ async function pooled<T>(count: number, width: number, task: (i: number) => Prom
 
 async function ok(res: Promise<{ status: number; body: Json }>, status = 200): Promise<Json> {
   const r = await res;
-  if (r.status !== status) {
-    // A 5xx says little by itself; the stack's last warnings say where it failed.
-    const stack = r.status >= 500 ? `\n${api.stack.report()}` : "";
-    throw new Error(`${r.status} ${JSON.stringify(r.body)}${stack}`);
-  }
+  if (r.status !== status) throw answerError("", r, api.stack.report);
   return r.body;
 }
 

@@ -81,13 +81,23 @@ export function apiClient(
     req,
     async ok(method, path, body) {
       const res = await req(method, path, { body });
-      if (res.status >= 300) {
-        const stack = res.status >= 500 && report ? `\n${report()}` : "";
-        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}${stack}`);
-      }
+      if (res.status >= 300) throw answerError(`${method} ${path}: `, res, report);
       return res.body;
     },
   };
+}
+
+/**
+ * The error of an answer a test did not expect; a 5xx says little by itself, so it carries what
+ * the stack logged (`report`), which says where it failed.
+ */
+export function answerError(
+  prefix: string,
+  res: { status: number; body: Json },
+  report?: () => string,
+): Error {
+  const stack = res.status >= 500 && report ? `\n${report()}` : "";
+  return new Error(`${prefix}${res.status} ${JSON.stringify(res.body)}${stack}`);
 }
 
 /** Checks the Problem contract of every error: content type, fields, status equal to the HTTP status. */

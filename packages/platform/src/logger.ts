@@ -10,6 +10,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether a line at `level` would be written: a line costly to gather can be skipped. */
+  enabled(level: Level): boolean;
 }
 
 // Keys whose values must never reach a log line, whatever code passes them in. A pattern over
@@ -41,6 +43,7 @@ function wrap(p: Pino): Logger {
     warn: (m, f) => p.warn(f ?? {}, m),
     error: (m, f) => p.error(f ?? {}, m),
     child: (fields) => new LazyChild(p, { ...fields }),
+    enabled: (level) => p.isLevelEnabled(level),
   };
 }
 
@@ -75,6 +78,9 @@ class LazyChild implements Logger {
   }
   error(msg: string, fields?: Record<string, unknown>): void {
     this.#write("error", msg, fields);
+  }
+  enabled(level: Level): boolean {
+    return this.#parent.isLevelEnabled(level);
   }
   child(more: Record<string, unknown>): Logger {
     return this.#made

@@ -12,7 +12,7 @@ import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
 import { handlerOf, type Handlers } from "./http/handler.ts";
 import { refuseLongUri } from "./http/httpLimits.ts";
-import { setSecurityHeaders } from "./http/securityHeaders.ts";
+import { addHeadersToEveryAnswer } from "./http/answerHeaders.ts";
 import { loadDocument, type LoadedDocument } from "./openapi/document.ts";
 import { compileOperations, type CompiledOperation } from "./openapi/operations.ts";
 import { OPERATIONAL_PATHS, operationalRoutes } from "./http/operationalRoutes.ts";
@@ -112,12 +112,12 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   // The pipeline decodes the query itself, strictly (storableText.ts): Express's parser would
   // turn bytes that are not UTF-8 into U+FFFD.
   app.set("query parser", false);
+  addHeadersToEveryAnswer(app);
   // Every request's first steps in one middleware (each Express layer is a dispatch of its own):
-  // its context, then the headers every answer carries, then the 414 of a long target.
+  // its context, then the 414 of a long target.
   const start = requestStarter(deps.logger);
   app.use((req, res, next) => {
     start(req, res);
-    setSecurityHeaders(res);
     refuseLongUri(req);
     next();
   });

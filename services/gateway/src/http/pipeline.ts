@@ -43,8 +43,8 @@ export function operationRoute(
     const ctx = requestContext(req);
     setRoute(ctx, op.path);
     // Answers are per caller and some carry secrets shown once (a new or refreshed API key):
-    // no cache, shared or private, may keep any of them.
-    res.setHeader("Cache-Control", "no-store");
+    // no cache, shared or private, may keep any of them (answerHeaders.ts).
+    ctx.noStore = true;
 
     const body = op.hasBody ? await deps.readBody(req, res) : undefined;
 
@@ -76,7 +76,7 @@ export function operationRoute(
       logger: ctx.logger,
     };
     if (key === undefined || !deps.idempotency) {
-      send(res, render(op, await handler(request), paging.signNext));
+      send(res, ctx, render(op, await handler(request), paging.signNext));
       return;
     }
     const keyed: KeyedRequest = {
@@ -94,7 +94,7 @@ export function operationRoute(
       render(op, await handler({ ...request, forwardedKey: keyed }), paging.signNext),
     );
     if (answer.replayed) res.set(REPLAYED_HEADER, "true");
-    send(res, answer);
+    send(res, ctx, answer);
   };
 }
 

@@ -13,6 +13,8 @@ export interface RequestContext {
   /** The request's SERVER span (the HTTP or gRPC instrumentation's; recording nothing without the SDK). */
   span: Span;
   logger: Logger;
+  /** Set once an operation matched: its answers, Problems too, are never cached. */
+  noStore?: boolean;
   /** The document's route template once an operation matched. */
   route?: string;
   /** How authentication ended (authenticate.ts), logged with the request. */
@@ -29,12 +31,18 @@ export interface RequestContext {
  */
 export type AuthOutcome = "ok" | "missing" | "refused_locally" | "rejected" | "throttled";
 
-const contexts = new WeakMap<Request, RequestContext>();
+// Kept on the request itself: a WeakMap entry per request costs more to make and to collect.
+const CONTEXT = Symbol("argus.requestContext");
+type Started = Request & { [CONTEXT]?: RequestContext };
 // Incoming ids are echoed and logged, so only short, plain ones are kept.
 const SANE_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
+/** The request's context, or undefined before its first step (`requestStarter`). */
+export const startedContext = (req: Request): RequestContext | undefined =>
+  (req as Started)[CONTEXT];
+
 export function requestContext(req: Request): RequestContext {
-  const ctx = contexts.get(req);
+  const ctx = startedContext(req);
   if (!ctx) throw new Error("the request was not started (requestStarter)");
   return ctx;
 }
@@ -50,14 +58,14 @@ export function setRoute(ctx: RequestContext, route: string): void {
 }
 
 /**
- * A request's first step: its request id and access log. The request's SERVER span, continuing
+ * A request's first step: its request id (every answer's `X-Request-Id`, answerHeaders.ts) and
+ * access log. The request's SERVER span, continuing
  * an incoming `traceparent`, is the HTTP instrumentation's (it times the request too).
  */
 export function requestStarter(logger: Logger): (req: Request, res: Response) => void {
   return (req, res) => {
     const incoming = req.get("x-request-id");
     const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader("X-Request-Id", requestId);
     const path = req.originalUrl.split("?")[0] ?? "/";
     const span = currentSpan();
     const ctx: RequestContext = {
@@ -69,7 +77,9 @@ export function requestStarter(logger: Logger): (req: Request, res: Response) =>
       span,
       logger: logger.child({ request_id: requestId }),
     };
-    contexts.set(req, ctx);
+    (req as Started)[CONTEXT] = ctx;
+    // The access log is at `info`: at a quieter level nothing is gathered for it.
+    if (!logger.enabled("info")) return;
     const started = performance.now();
     res.once("close", () => {
       const traceId = span.spanContext().traceId;

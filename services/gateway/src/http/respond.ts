@@ -1,6 +1,8 @@
 import type { Response } from "express";
 import { JsonObjectText, type ApiResponse } from "./handler.ts";
 import type { CompiledOperation } from "../openapi/operations.ts";
+import { writeAnswerHead } from "./answerHeaders.ts";
+import type { RequestContext } from "./requestContext.ts";
 
 /** An answer as it goes on the wire: status and the body's JSON text (none for 204). */
 export interface Answer {
@@ -9,19 +11,24 @@ export interface Answer {
 }
 
 /**
- * Straight onto Node's response: Express's `send` would parse and re-format the content type,
- * check conditional-request freshness (the API sets no validators) and copy a long body into a
- * Buffer before writing it, on every answer.
+ * Straight onto Node's response, its head in one list (answerHeaders.ts): Express's `send`
+ * would parse and re-format the content type, check conditional-request freshness (the API
+ * sets no validators) and copy a long body into a Buffer before writing it, on every answer.
  */
-export function send(res: Response, answer: Answer): void {
-  res.statusCode = answer.status;
-  if (answer.body === undefined) {
+export function send(res: Response, ctx: RequestContext, answer: Answer): void {
+  const body = answer.body;
+  if (body === undefined) {
+    writeAnswerHead(res, ctx, answer.status, []);
     res.end();
     return;
   }
-  res.setHeader("Content-Type", answer.body.contentType);
-  res.setHeader("Content-Length", Buffer.byteLength(answer.body.text));
-  res.end(answer.body.text);
+  writeAnswerHead(res, ctx, answer.status, [
+    "Content-Type",
+    body.contentType,
+    "Content-Length",
+    String(Buffer.byteLength(body.text)),
+  ]);
+  res.end(body.text);
 }
 
 /**

@@ -2,9 +2,9 @@ import type { Response } from "express";
 
 /**
  * The security headers every answer carries: those OWASP's REST Security Cheat Sheet gives for
- * all API responses (with `Cache-Control: no-store`, which the pipeline sets, and HSTS, which
- * belongs to whatever terminates TLS in front). Set by the gateway's first middleware, so
- * Problems, probes and the document carry them too. Each header is work on every answer, for
+ * all API responses (with `Cache-Control: no-store`, which operations' answers carry, and HSTS,
+ * which belongs to whatever terminates TLS in front). Every answer carries them
+ * (answerHeaders.ts): Problems, probes and the document too. Each header is work on every answer, for
  * the gateway and for every client that reads it: the ones that only steer how a browser treats
  * an HTML document are the docs page's alone (`DOCUMENT_HEADERS`).
  */
@@ -32,7 +32,5 @@ export const DOCUMENT_HEADERS: readonly (readonly [string, string])[] = [
 const setAll = (res: Response, headers: readonly (readonly [string, string])[]) => {
   for (const [name, value] of headers) res.setHeader(name, value);
 };
-
-export const setSecurityHeaders = (res: Response): void => setAll(res, SECURITY_HEADERS);
 
 export const setDocumentHeaders = (res: Response): void => setAll(res, DOCUMENT_HEADERS);

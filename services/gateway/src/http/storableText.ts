@@ -123,30 +123,38 @@ export function storableRequest(
   headers: Record<string, string | undefined>,
   body: unknown,
 ): RequestText {
+  // Loops over the pieces rather than entries and copies: this runs on every request, most
+  // with no query, one path parameter and no body.
   const query = parseQuery(req.originalUrl);
-  for (const [name, value] of Object.entries(query)) {
+  for (const name in query) {
     const reason = unstorableReason(name);
     if (reason) throw refuse("a query parameter name", reason);
-    for (const v of [value].flat()) {
+    const value = query[name]!;
+    for (const v of typeof value === "string" ? [value] : value) {
       const r = unstorableReason(v);
       if (r) throw refuse(`query parameter '${name}'`, r);
     }
   }
   // Express percent-decodes path parameters; bytes that are not UTF-8 never get this far: its
   // router refuses them first (a 400 naming the raw value, problem.ts).
-  const params = Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)]));
-  for (const [name, value] of Object.entries(params)) {
+  const params: Record<string, string> = {};
+  for (const name in req.params) {
+    const value = String(req.params[name]);
     const reason = unstorableReason(value);
     if (reason) throw refuse(`path parameter '${name}'`, reason);
+    params[name] = value;
   }
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     const reason = value === undefined ? null : unstorableReason(value);
     if (reason) throw refuse(`header '${name}'`, reason);
   }
   // A body parsed from its text (UTF-8, so no lone surrogate; JSON, so no raw U+0000) holds
   // neither but through a `\u` escape: without one there is nothing to walk (a bulk write's
   // thousands of values).
-  const text = bodyTextOf(body);
-  if (text === undefined || text.includes("\\u")) checkJson(body);
+  if (body !== undefined) {
+    const text = bodyTextOf(body);
+    if (text === undefined || text.includes("\\u")) checkJson(body);
+  }
   return { params, query, body };
 }

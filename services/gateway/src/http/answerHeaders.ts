@@ -6,32 +6,35 @@ import { SECURITY_HEADERS } from "./securityHeaders.ts";
 type WriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 const nodeWriteHead = ServerResponse.prototype.writeHead as WriteHead;
 
-const CACHE_CONTROL = ["Cache-Control", "no-store"] as const;
+const SECURITY_LIST = SECURITY_HEADERS.flat();
 
 /**
- * The headers every answer carries: the security headers, its request id and, on an
- * operation's answers (Problems too), `Cache-Control: no-store` (answers are per caller and
- * some carry a secret shown once). Each answer gets them as its head is written, so they are
- * on Problems, probes and the document without each route setting them, and a route's own
- * value (the docs page's policy) is kept. An operation's answer writes its head in one list
+ * The headers every answer carries, as a list (name, value, name, value, ...): its request id,
+ * the security headers and, on an operation's answers (Problems too), `Cache-Control: no-store`
+ * (answers are per caller and some carry a secret shown once).
+ */
+function everyAnswerHeaders(ctx: RequestContext | undefined): string[] {
+  const list = ctx ? ["X-Request-Id", ctx.requestId, ...SECURITY_LIST] : [...SECURITY_LIST];
+  if (ctx?.noStore) list.push("Cache-Control", "no-store");
+  return list;
+}
+
+/**
+ * Every answer gets `everyAnswerHeaders` as its head is written, so they are on Problems,
+ * probes and the document without each route setting them, and a route's own value (the docs
+ * page's policy) is kept. An operation's answer writes its head in one list
  * (`writeAnswerHead`): the same headers set one by one beforehand cost the gateway ~3 µs a
  * request (bench/README.md, S1).
  */
 export function addHeadersToEveryAnswer(app: Express): void {
   const response = app.response as unknown as { writeHead: WriteHead };
   response.writeHead = function writeHead(this: ServerResponse, ...args: unknown[]) {
-    const ctx = startedContext(this.req as Request);
-    const missing = (name: string) => !this.hasHeader(name);
-    for (const [name, value] of SECURITY_HEADERS) if (missing(name)) this.setHeader(name, value);
-    if (ctx) {
-      this.setHeader("X-Request-Id", ctx.requestId);
-      if (ctx.noStore && missing(CACHE_CONTROL[0])) this.setHeader(...CACHE_CONTROL);
-    }
+    const headers = everyAnswerHeaders(startedContext(this.req as Request));
+    for (let i = 0; i < headers.length; i += 2)
+      if (!this.hasHeader(headers[i]!)) this.setHeader(headers[i]!, headers[i + 1]!);
     return nodeWriteHead.apply(this, args);
   };
 }
-
-const SECURITY_LIST = SECURITY_HEADERS.flat();
 
 /**
  * An operation's answer's head: `status`, every answer's headers, then `headers` (name, value,
@@ -44,11 +47,7 @@ export function writeAnswerHead(
   status: number,
   headers: readonly string[],
 ): void {
-  nodeWriteHead.call(res, status, [
-    "X-Request-Id",
-    ctx.requestId,
-    ...SECURITY_LIST,
-    ...CACHE_CONTROL,
-    ...headers,
-  ]);
+  const list = everyAnswerHeaders(ctx);
+  for (const h of headers) list.push(h);
+  nodeWriteHead.call(res, status, list);
 }

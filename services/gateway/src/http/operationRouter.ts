@@ -115,8 +115,8 @@ function collect<T>(at: Step<T>, segments: string[], i: number, found: Template<
 function paramsOf<T>(t: Template<T>, segments: string[]): Record<string, string> {
   const params: Record<string, string> = {};
   for (let i = 0; i < t.names.length; i++) {
-    const name = t.names[i];
-    if (name != null) params[name] = decodeSegment(segments[i]!);
+    const name = t.names[i]!;
+    if (name !== null) params[name] = decodeSegment(segments[i]!);
   }
   return params;
 }

@@ -59,8 +59,8 @@ export function setRoute(ctx: RequestContext, route: string): void {
 
 /**
  * A request's first step: its request id (every answer's `X-Request-Id`, answerHeaders.ts) and
- * access log. The request's SERVER span, continuing
- * an incoming `traceparent`, is the HTTP instrumentation's (it times the request too).
+ * access log. The request's SERVER span, continuing an incoming `traceparent`, is the HTTP
+ * instrumentation's (it times the request too).
  */
 export function requestStarter(logger: Logger): (req: Request, res: Response) => void {
   return (req, res) => {

@@ -4,9 +4,9 @@ import type { Response } from "express";
  * The security headers every answer carries: those OWASP's REST Security Cheat Sheet gives for
  * all API responses (with `Cache-Control: no-store`, which operations' answers carry, and HSTS,
  * which belongs to whatever terminates TLS in front). Every answer carries them
- * (answerHeaders.ts): Problems, probes and the document too. Each header is work on every answer, for
- * the gateway and for every client that reads it: the ones that only steer how a browser treats
- * an HTML document are the docs page's alone (`DOCUMENT_HEADERS`).
+ * (answerHeaders.ts): Problems, probes and the document too. Each header is work on every
+ * answer, for the gateway and for every client that reads it: the ones that only steer how a
+ * browser treats an HTML document are the docs page's alone (`DOCUMENT_HEADERS`).
  */
 export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ["Content-Security-Policy", "frame-ancestors 'none'"],

@@ -72,6 +72,11 @@ export interface StackOptions {
   supervise?: boolean;
   /** Longest delay before a supervised restart; default 10 s. */
   maxRestartDelayMs?: number;
+  /**
+   * Called before each start of all the processes with the ports each will bind (the gateway's
+   * HTTP, OTLP and Flight; a service's gRPC and probe): a test can take some of them first.
+   */
+  beforeStart?: (ports: Readonly<Record<string, readonly number[]>>) => Promise<void>;
 }
 
 export interface Stack {
@@ -183,6 +188,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
   const credentials = { superuserUrl: opts.databaseUrl, database, natsUsers: nats.users, callKeys };
+  const ports: Record<string, number[]> = {
+    [GATEWAY.name]: [env.ARGUS_HTTP_PORT, env.ARGUS_OTLP_GRPC_PORT, env.ARGUS_FLIGHT_PORT].map(
+      Number,
+    ),
+  };
   const assignPorts = async (name: string) => {
     if (name === GATEWAY.name) {
       httpPort = await freePort();
@@ -190,9 +200,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
       env.ARGUS_FLIGHT_PORT = String(await freePort());
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
+      ports[name] = [httpPort, Number(env.ARGUS_OTLP_GRPC_PORT), Number(env.ARGUS_FLIGHT_PORT)];
       return;
     }
     const [grpcPort, probePort] = [await freePort(), await freePort()];
+    ports[name] = [grpcPort, probePort];
     const names = serviceEnv(name);
     env[names.grpcPort] = String(grpcPort);
     env[names.probePort] = String(probePort);
@@ -267,6 +279,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // wait its whole minute for a backend that is not there).
   const startAll = async (into: Record<string, SpawnedProcess>) => {
     for (let attempt = 1; ; attempt++) {
+      await opts.beforeStart?.(ports);
       const names = Object.keys(specs);
       const lostPort = new AbortController();
       const tries = await Promise.allSettled(

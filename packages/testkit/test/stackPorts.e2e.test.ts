@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, expect, it } from "vitest";
-import { createTestDatabase, freePort, startStack, testInfra, type Stack } from "../src/index.ts";
+import { createTestDatabase, startStack, testInfra, type Stack } from "../src/index.ts";
 
 const held: Server[] = [];
 let stack: Stack | undefined;
@@ -25,44 +25,33 @@ it("starts on new ports when backends lose theirs before binding them, gateway a
   // then waited its whole minute for backends that were gone, and the start failed. Here
   // another process takes every backend's ports between their choice and their bind.
   const db = await createTestDatabase(testInfra());
-  // This process walks its ports in order: the stack's come after this one, the gateway's
-  // three (HTTP, OTLP, Flight) first, with the stack's own nats-server's among them.
-  const walkFrom = await freePort();
-  let taking: Promise<number> | undefined;
   const lines: string[] = [];
-  const takeBackendPorts = async () => {
-    let taken = 0;
-    let skippedGateway = 0;
-    // The management step runs between the first [migrate] line and the first spawn: seconds.
-    // freePort's walk: on through this worker's slice of 2 500, round to its start.
-    const low = 20_000 + ((Number(process.env.VITEST_POOL_ID) - 1) % 4) * 2_500;
-    const after = (port: number) => low + ((port - low + 1) % 2_500);
-    for (let port = after(walkFrom), n = 0; n < 200 && taken < 12; port = after(port), n++) {
-      if (skippedGateway < 3) {
-        if (await hold(port).then((ok) => (ok ? (held.pop()!.close(), true) : false)))
-          skippedGateway++;
-        continue;
-      }
-      if (await hold(port)) taken++;
-    }
-    return taken;
-  };
+  const starts: Record<string, readonly number[]>[] = [];
+  let taken = 0;
   try {
     stack = await startStack({
       databaseUrl: db.url,
-      onLine: (line) => {
-        lines.push(line);
-        if (line.startsWith("[migrate]")) taking ??= takeBackendPorts();
+      onLine: (line) => lines.push(line),
+      beforeStart: async (ports) => {
+        starts.push(structuredClone(ports));
+        if (starts.length > 1) return;
+        for (const [name, own] of Object.entries(ports))
+          if (name !== "gateway") for (const port of own) if (await hold(port)) taken++;
       },
     });
   } catch (err) {
     await db.drop();
     throw new Error(`${String(err)}\n${lines.join("\n")}`, { cause: err });
   }
-  expect(await taking).toBe(12);
+  const seen = `\n${lines.join("\n")}`;
+  expect(taken, seen).toBe(12);
   // One new start sufficed: the first loss gave up the others' waits, and all got new ports.
   const losses = lines.filter((l) => /lost ports to another process/.test(l));
-  expect(losses).toHaveLength(1);
+  expect(losses, seen).toHaveLength(1);
+  expect(starts).toHaveLength(2);
+  // Every process, the gateway too, got ports it had not had: those given up may have lost theirs.
+  for (const [name, own] of Object.entries(starts[1]!))
+    for (const port of own) expect(starts[0]![name], name).not.toContain(port);
   expect(losses[0]).toMatch(/identity|catalog|dataset|tracing|task-runner|webhook-dispatcher/);
   expect(losses[0]).not.toContain("gateway");
   const ready = await fetch(`${stack.baseUrl}/readyz`);

@@ -40,12 +40,17 @@ export async function withBenchStack<T>(
       databaseUrl: db.url,
       env: {
         ...NO_RATE_LIMITS,
-        LOG_LEVEL: "warn",
+        LOG_LEVEL: process.env.BENCH_STACK_LOG ? "info" : "warn",
+        ...(process.env.BENCH_GRPC_TRACE
+          ? { GRPC_VERBOSITY: "DEBUG", GRPC_TRACE: process.env.BENCH_GRPC_TRACE }
+          : {}),
         ...(process.env.BENCH_CPU_PROF_DIR
           ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}` }
           : {}),
         ...env,
       },
+      // The processes' warnings and errors, when asked: a failed operation's cause is there.
+      ...(process.env.BENCH_STACK_LOG ? { onLine: (line: string) => console.error(line) } : {}),
     });
     cleanups.push(stack.stop);
     return await set({

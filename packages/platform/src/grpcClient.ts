@@ -88,12 +88,21 @@ function sameCall(ctx: CallContext): Omit<CallOptions, "credential"> {
  */
 export const MAX_GRPC_MESSAGE_BYTES = 24 * 1024 * 1024;
 
+/**
+ * How often a channel pings a connection it has had no word from: a peer gone without a FIN
+ * (a pod's address removed under it) is found within this and the ping's 20 s timeout.
+ */
+const KEEPALIVE_TIME_MS = 30_000;
+
 /** One long-lived channel per target service, shared by every request. */
-export function createChannel(address: string): grpc.Client {
+export function createChannel(
+  address: string,
+  opts: { keepaliveTimeMs?: number } = {},
+): grpc.Client {
   return new grpc.Client(address, grpc.credentials.createInsecure(), {
     "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_GRPC_MESSAGE_BYTES,
-    "grpc.keepalive_time_ms": 30_000,
+    "grpc.keepalive_time_ms": opts.keepaliveTimeMs ?? KEEPALIVE_TIME_MS,
     "grpc.keepalive_permit_without_calls": 1,
     // A restarted service is found again within ~100 ms instead of the default 1 s backoff.
     "grpc.initial_reconnect_backoff_ms": 100,

@@ -1,12 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import {
-  DomainError,
-  PROBLEM_TYPES,
-  describeError,
-  systemClock,
-  type Clock,
-  type Logger,
-} from "@argus/platform";
+import { DomainError, systemClock, type Clock, type Logger } from "@argus/platform";
 import { createBodyReader } from "./http/body.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { Authenticator } from "./auth/authenticate.ts";
@@ -22,7 +15,7 @@ import type { TraceExport } from "./otlp/ingest.ts";
 import type { IdempotencyKeys } from "./http/idempotentRequests.ts";
 import { operationRouter } from "./http/operationRouter.ts";
 import { operationRoute, type PipelineDeps } from "./http/pipeline.ts";
-import { GatewayError, sendProblem, toDomainError } from "./http/problem.ts";
+import { GatewayError, answeredError, sendProblem } from "./http/problem.ts";
 import { createRateLimiter, type GatewayLimiters } from "./http/rateLimit.ts";
 import { requestContext, requestStarter } from "./http/requestContext.ts";
 
@@ -199,16 +192,7 @@ export function createApp(deps: GatewayDeps, loaded: LoadedDocument = loadDocume
   // Express recognizes an error handler by its four parameters.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     const ctx = requestContext(req);
-    const { error, unexpected } = toDomainError(err);
-    if (unexpected) {
-      ctx.logger.error("unhandled error", {
-        error: describeError(err),
-      });
-      if (err instanceof Error) ctx.span.recordException(err);
-    } else if (error.cause instanceof Error && PROBLEM_TYPES[error.type].status >= 500) {
-      // A backing service gone or late: the caller is told so, the log says where it waited.
-      ctx.logger.warn("backing service failed", { type: error.type, cause: error.cause.message });
-    }
+    const error = answeredError(err, ctx);
     if (res.headersSent) return next(err);
     sendProblem(res, error, {
       errorsBase: deps.config.errorsBase,

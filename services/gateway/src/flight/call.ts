@@ -3,7 +3,6 @@ import * as grpc from "@grpc/grpc-js";
 import { isValidTraceId } from "@opentelemetry/api";
 import {
   DomainError,
-  describeError,
   recordDuration,
   toGrpcError,
   type Logger,
@@ -12,7 +11,7 @@ import {
 import { authenticate, chargeKey, type Authenticator } from "../auth/authenticate.ts";
 import type { Caller } from "../backend.ts";
 import type { GatewayLimiters } from "../http/rateLimit.ts";
-import { toDomainError } from "../http/problem.ts";
+import { answeredError } from "../http/problem.ts";
 import { grpcRequestContext, type RequestContext } from "../http/requestContext.ts";
 
 /** What every Flight call needs of the gateway: the REST API's authentication and limits. */
@@ -91,14 +90,7 @@ async function authenticateFlight(
 
 /** How a Flight call ended, for the client: the repo's one table of problem types. */
 function flightStatus(err: unknown, ctx: RequestContext): grpc.ServiceError {
-  const { error, unexpected } = toDomainError(err);
-  if (unexpected) {
-    ctx.logger.error("unhandled error", {
-      error: describeError(err),
-    });
-    if (err instanceof Error) ctx.span.recordException(err);
-  }
-  const wire = toGrpcError(error);
+  const wire = toGrpcError(answeredError(err, ctx));
   return Object.assign(new Error(wire.details), wire) as grpc.ServiceError;
 }
 

@@ -1,10 +1,13 @@
 import type { Response } from "express";
+import type { Span } from "@opentelemetry/api";
 import {
   DomainError,
   PROBLEM_TYPES,
   asDomainError,
+  describeError,
   fromGrpcError,
   retryAfterOf,
+  type Logger,
   type ProblemType,
 } from "@argus/platform";
 
@@ -85,6 +88,22 @@ export function toDomainError(err: unknown): Translated {
     };
   }
   return { error: new DomainError("internal-error", "internal error"), unexpected: true };
+}
+
+/**
+ * `toDomainError` for whoever answers a failure, logged as it must be: an unexpected one as an
+ * error with its stack (and on the span), a backing service gone or late (a 5xx with the
+ * transport's cause) as a warning that says where it waited. REST and Flight answer through it.
+ */
+export function answeredError(err: unknown, ctx: { logger: Logger; span: Span }): DomainError {
+  const { error, unexpected } = toDomainError(err);
+  if (unexpected) {
+    ctx.logger.error("unhandled error", { error: describeError(err) });
+    if (err instanceof Error) ctx.span.recordException(err);
+  } else if (error.cause instanceof Error && PROBLEM_TYPES[error.type].status >= 500) {
+    ctx.logger.warn("backing service failed", { type: error.type, cause: error.cause.message });
+  }
+  return error;
 }
 
 /** The content type of every Problem the gateway answers with (RFC 9457). */

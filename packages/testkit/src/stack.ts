@@ -188,11 +188,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
   const credentials = { superuserUrl: opts.databaseUrl, database, natsUsers: nats.users, callKeys };
-  const ports: Record<string, number[]> = {
-    [GATEWAY.name]: [env.ARGUS_HTTP_PORT, env.ARGUS_OTLP_GRPC_PORT, env.ARGUS_FLIGHT_PORT].map(
-      Number,
-    ),
-  };
   const assignPorts = async (name: string) => {
     if (name === GATEWAY.name) {
       httpPort = await freePort();
@@ -200,11 +195,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
       env.ARGUS_FLIGHT_PORT = String(await freePort());
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
-      ports[name] = [httpPort, Number(env.ARGUS_OTLP_GRPC_PORT), Number(env.ARGUS_FLIGHT_PORT)];
       return;
     }
     const [grpcPort, probePort] = [await freePort(), await freePort()];
-    ports[name] = [grpcPort, probePort];
     const names = serviceEnv(name);
     env[names.grpcPort] = String(grpcPort);
     env[names.probePort] = String(probePort);
@@ -277,10 +270,18 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // binds it (by a process another test started at the same moment): then all start again on
   // new ports. The others' waits are given up at the first loss (the gateway would otherwise
   // wait its whole minute for a backend that is not there).
+  // The ports each process will bind, as its environment gives them.
+  const portsOf = (name: string): number[] => {
+    const keys =
+      name === GATEWAY.name
+        ? ["ARGUS_HTTP_PORT", "ARGUS_OTLP_GRPC_PORT", "ARGUS_FLIGHT_PORT"]
+        : [serviceEnv(name).grpcPort, serviceEnv(name).probePort];
+    return keys.map((k) => Number(env[k]));
+  };
   const startAll = async (into: Record<string, SpawnedProcess>) => {
     for (let attempt = 1; ; attempt++) {
-      await opts.beforeStart?.(ports);
       const names = Object.keys(specs);
+      await opts.beforeStart?.(Object.fromEntries(names.map((n) => [n, portsOf(n)])));
       const lostPort = new AbortController();
       const tries = await Promise.allSettled(
         names.map((name) =>

@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { loadDocument } from "../src/openapi/document.ts";
 import { compileOperations } from "../src/openapi/operations.ts";
 import { withMember } from "../src/http/respond.ts";
+import { NO_EXAMPLE } from "../src/routes/datasets.ts";
 import {
-  NO_EXAMPLE,
   experimentHandlers,
   newRun,
   runText,

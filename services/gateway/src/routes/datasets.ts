@@ -24,9 +24,11 @@ import { listPage } from "./listPage.ts";
 const DEFAULT_EXAMPLES_LIMIT = 50;
 
 /**
- * Sent in place of example ids when none of a delete's ids can name an example: the service
- * still checks the dataset, the version and the caller's DATASET_EXAMPLE_DELETE, and this uuid
- * matches no example (the service assigns uuid v7 ids).
+ * A uuid that matches no example (the service assigns uuid v7 ids), sent where a request's
+ * example id cannot name one, so the service still answers every other check first: in place
+ * of a delete's ids when none can (the dataset, the version, DATASET_EXAMPLE_DELETE), and as
+ * the example of such an experiment run (422 as for an unknown example, or 404 first when the
+ * dataset or experiment is unknown).
  */
 export const NO_EXAMPLE = "00000000-0000-0000-0000-000000000000";
 

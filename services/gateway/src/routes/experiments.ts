@@ -14,19 +14,12 @@ import {
   withFieldsText,
   type ResourceHandlers,
 } from "../http/handler.ts";
-import { annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
+import { NO_EXAMPLE, annotateRequest, annotationsMember, exampleUuid } from "./datasets.ts";
 import { type PathParam, pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 /** Runs per page when a search names no `limit` (the list's default comes from the document). */
 const DEFAULT_RUNS_LIMIT = 50;
-
-/**
- * Sent as the example of a run whose `example_id` cannot name an example: the service then
- * answers for it exactly as for an example that does not exist (422, or 404 first when the
- * dataset or experiment is unknown), and this uuid matches no example (ids are uuid v7).
- */
-export const NO_EXAMPLE = "00000000-0000-0000-0000-000000000000";
 
 type Fields = Record<string, unknown>;
 

@@ -188,21 +188,25 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const specs: Record<string, { entry: string; ready: string }> = {};
   const processEnv: Record<string, Record<string, string>> = {};
   const credentials = { superuserUrl: opts.databaseUrl, database, natsUsers: nats.users, callKeys };
+  // The environment names of the ports each process binds: one list for assigning them and
+  // for telling `beforeStart` which they are.
+  const portKeys = (name: string): string[] =>
+    name === GATEWAY.name
+      ? ["ARGUS_HTTP_PORT", "ARGUS_OTLP_GRPC_PORT", "ARGUS_FLIGHT_PORT"]
+      : [serviceEnv(name).grpcPort, serviceEnv(name).probePort];
   const assignPorts = async (name: string) => {
+    for (const key of portKeys(name)) env[key] = String(await freePort());
     if (name === GATEWAY.name) {
-      httpPort = await freePort();
-      env.ARGUS_HTTP_PORT = String(httpPort);
-      env.ARGUS_OTLP_GRPC_PORT = String(await freePort());
-      env.ARGUS_FLIGHT_PORT = String(await freePort());
+      httpPort = Number(env.ARGUS_HTTP_PORT);
       specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${httpPort}/readyz` };
       return;
     }
-    const [grpcPort, probePort] = [await freePort(), await freePort()];
     const names = serviceEnv(name);
-    env[names.grpcPort] = String(grpcPort);
-    env[names.probePort] = String(probePort);
-    env[names.grpcUrl] = `127.0.0.1:${grpcPort}`;
-    specs[name] = { entry: entryOf(name), ready: `http://127.0.0.1:${probePort}/readyz` };
+    env[names.grpcUrl] = `127.0.0.1:${env[names.grpcPort]}`;
+    specs[name] = {
+      entry: entryOf(name),
+      ready: `http://127.0.0.1:${env[names.probePort]}/readyz`,
+    };
   };
   for (const d of SERVICE_REGISTRY) {
     await assignPorts(d.name);
@@ -270,14 +274,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   // binds it (by a process another test started at the same moment): then all start again on
   // new ports. The others' waits are given up at the first loss (the gateway would otherwise
   // wait its whole minute for a backend that is not there).
-  // The ports each process will bind, as its environment gives them.
-  const portsOf = (name: string): number[] => {
-    const keys =
-      name === GATEWAY.name
-        ? ["ARGUS_HTTP_PORT", "ARGUS_OTLP_GRPC_PORT", "ARGUS_FLIGHT_PORT"]
-        : [serviceEnv(name).grpcPort, serviceEnv(name).probePort];
-    return keys.map((k) => Number(env[k]));
-  };
+  const portsOf = (name: string): number[] => portKeys(name).map((k) => Number(env[k]));
   const startAll = async (into: Record<string, SpawnedProcess>) => {
     for (let attempt = 1; ; attempt++) {
       const names = Object.keys(specs);

@@ -60,7 +60,7 @@ const insertEntry = prepared(
   "audit_insert",
   `insert into ${AUDIT_LOG} (id, event_id, account_id, actor_user_id, actor_service_account_id,
                              api_key_id, client_ip, request_id, operation_name, operation_type,
-                             resource_type, resource_id, variables, occurred_at)
+                             resource_type, resource_id, variables_json, occurred_at)
    values ($1, $2, $3, null, null, null, '', '', $4, 'MUTATION', $5, $6, $7, $8)
    on conflict (event_id) do nothing`,
 );

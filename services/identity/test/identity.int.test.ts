@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, KeyType } from "@argus/proto/common/v1";
 import { IdentityServiceService } from "@argus/proto/identity/v1";
+import { AuditServiceService } from "@argus/proto/identity/v1/audit";
 import { parsePrivateKey, principalSigner, type Principal } from "@argus/platform";
 import {
   KEYS,
@@ -220,12 +221,51 @@ describe("secrets", () => {
 
 describe("storage", () => {
   it("compresses audit entries' variables with lz4, which this Postgres has", async () => {
-    const pool = new pg.Pool({ connectionString: t.db.url });
-    const { rows } = await pool.query<{ attcompression: string }>(
-      `select attcompression from pg_attribute
-        where attrelid = 'identity.audit_log'::regclass and attname = 'variables'`,
+    const { rows } = await t.sql.query<{ attname: string; attcompression: string }>(
+      `select attname, attcompression from pg_attribute
+        where attrelid = 'identity.audit_log'::regclass and attname like 'variables%'
+        order by attname`,
     );
-    await pool.end();
-    expect(rows).toEqual([{ attcompression: "l" }]);
+    expect(rows).toEqual([
+      { attname: "variables", attcompression: "l" },
+      { attname: "variables_json", attcompression: "l" },
+    ]);
+  });
+
+  // Entries written before migration 0030 keep their variables as jsonb.
+  const entry = (variables: string | null, variablesJson: string | null) =>
+    t.sql.query(
+      `insert into audit_log (id, event_id, account_id, operation_name, operation_type,
+                              resource_type, resource_id, variables, variables_json, occurred_at)
+       values (gen_random_uuid(), gen_random_uuid(), $1, 'OldEntry', 'MUTATION', 'dataset',
+               'd', $2, $3, now())
+       returning id`,
+      [admin.accountId, variables, variablesJson],
+    );
+
+  it("gives back an entry written before its variables had a json column, the same", async () => {
+    const { rows } = await entry('{"name": "old", "examples": [{"id": "a"}]}', null);
+    const { logs } = await call(
+      AuditServiceService.listAuditLogs,
+      {
+        operationNames: ["OldEntry"],
+        operationName: "",
+        startTime: "",
+        endTime: "",
+        userId: "",
+        operationType: "",
+      },
+      admin,
+    );
+    const old = logs.find((l) => l.id === rows[0].id);
+    expect(JSON.parse(old!.variables)).toEqual({ name: "old", examples: [{ id: "a" }] });
+  });
+
+  it("refuses an entry with both kinds of variables, or neither", async () => {
+    for (const [v, j] of [
+      ['{"a": 1}', '{"a":1}'],
+      [null, null],
+    ])
+      await expect(entry(v!, j!)).rejects.toMatchObject({ code: "23514" });
   });
 });

@@ -25,7 +25,7 @@ export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
         "project audit log",
         `insert into audit_log (id, event_id, account_id, actor_user_id, actor_service_account_id, api_key_id,
                                 client_ip, request_id, operation_name, operation_type, resource_type, resource_id,
-                                variables, occurred_at)
+                                variables_json, occurred_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          on conflict (event_id) do nothing`,
         [

@@ -81,7 +81,8 @@ export function auditQueries(deps: Pick<IdentityDeps, "pool" | "clock">) {
         deps.pool,
         "list audit logs",
         `select id, actor_user_id, actor_service_account_id, api_key_id, client_ip, request_id,
-                operation_name, operation_type, resource_type, resource_id, variables, occurred_at
+                operation_name, operation_type, resource_type, resource_id,
+                coalesce(variables_json, variables::json) as variables, occurred_at
            from audit_log
           where account_id = $1 and occurred_at between $2 and $3
             and ($4::uuid is null or actor_user_id = $4)

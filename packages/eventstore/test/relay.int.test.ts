@@ -34,6 +34,7 @@ async function setup() {
     options: {
       pollIntervalMs?: number;
       checkpointEveryMs?: number;
+      wakeDelayMs?: number;
       logger?: ReturnType<typeof recordingLogger>;
     } = {},
   ) => {
@@ -64,7 +65,9 @@ async function setup() {
     for await (const msg of iter) got.push(msg);
     return got;
   };
-  return { schema, root, stream, store, relay, checkpoint, messages };
+  const messageCount = async () =>
+    (await (await jetstreamManager(file.nc)).streams.info(stream)).state.messages;
+  return { schema, root, stream, store, relay, checkpoint, messages, messageCount };
 }
 
 const created = (n: number) => ({ type: "TagCreated", data: { n }, metadata: { actor: "user:1" } });
@@ -235,6 +238,34 @@ describe("createRelay", () => {
     await store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
     await t.messages(1);
     expect(Date.now() - startedAt).toBeLessThan(2000);
+  });
+
+  it("reads wakeDelayMs after a wake, once for the wakes meanwhile, and not after it stops", async () => {
+    const t = await setup();
+    await ensureStream(file.nc, { name: t.stream, subjects: [`${t.root}.>`] });
+    const relay = t.relay({ pollIntervalMs: 60_000, wakeDelayMs: 150 });
+    await relay.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [first] = await t.store.transaction((tx) => tx.append("tag-1", 0, [created(1)]));
+    const wokenAt = performance.now();
+    relay.wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A second wake inside the delay does not start it again.
+    relay.wake();
+    await t.messages(1);
+    const after = performance.now() - wokenAt;
+    expect(after).toBeGreaterThanOrEqual(149);
+    expect(after).toBeLessThan(2000);
+    // A wake still pending when the relay stops reads nothing more.
+    await t.store.transaction((tx) => tx.append("tag-1", 1, [created(2)]));
+    relay.wake();
+    await relay.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await t.checkpoint()).toEqual({
+      transactionId: first!.transactionId,
+      globalPosition: first!.globalPosition,
+    });
+    expect(await t.messageCount()).toBe(1);
   });
 
   it("stores its progress at most every checkpointEveryMs while events keep coming, and when it stops", async () => {

@@ -115,6 +115,8 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
     nc,
     subject: defaultSubject(o.service, o.subjectRoot),
     logger: o.logger,
+    // 1 ms: the request that committed answers before its events are read and published.
+    wakeDelayMs: 1,
   });
   wake = () => relay.wake();
   await relay.start();

@@ -21,6 +21,13 @@ export interface RelayOptions {
   subject: SubjectOf;
   logger: Logger;
   batchSize?: number;
+  /**
+   * How long after wake() the relay reads; default 0 (at once). A service waits a moment so
+   * that the request which committed sends its whole answer first: read and published at once,
+   * its events landed between that answer's gRPC message and its status, which waited on them
+   * (~0.3 ms of a 1000-example PATCH). Wakes meanwhile share the one read.
+   */
+  wakeDelayMs?: number;
   /** Fallback poll for commits made by other replicas; default 200 ms. */
   pollIntervalMs?: number;
   /**
@@ -37,7 +44,7 @@ export interface RelayOptions {
 
 export interface Relay {
   start(): Promise<void>;
-  /** A commit happened in this process: read now instead of at the next poll. */
+  /** A commit happened in this process: read now (or `wakeDelayMs` from now), not at the next poll. */
   wake(): void;
   /** Finishes the publish in flight, stores the checkpoint, releases the lock. */
   stop(): Promise<void>;
@@ -58,6 +65,7 @@ export function createRelay(options: RelayOptions): Relay {
   const checkpointEveryMs = options.checkpointEveryMs ?? 250;
   const lockRetryMs = options.lockRetryMs ?? 1000;
   const publishTimeoutMs = options.publishTimeoutMs ?? 5000;
+  const wakeDelayMs = options.wakeDelayMs ?? 0;
   const lockKey = `argus.relay:${schema}:${name}`;
   const js = jetstream(options.nc);
 
@@ -65,6 +73,7 @@ export function createRelay(options: RelayOptions): Relay {
   let stopping = false;
   let sleeper = createSleeper();
   let failures = 0;
+  let waking: NodeJS.Timeout | undefined;
 
   async function lead(client: PoolClient, lost: () => Error | undefined): Promise<void> {
     let checkpoint = await loadRelayCheckpoint(client, schema, name);
@@ -159,8 +168,19 @@ export function createRelay(options: RelayOptions): Relay {
       sleeper = createSleeper();
       running = run();
     },
-    wake: () => sleeper.wake(),
+    wake() {
+      if (wakeDelayMs <= 0) {
+        sleeper.wake();
+        return;
+      }
+      waking ??= setTimeout(() => {
+        waking = undefined;
+        sleeper.wake();
+      }, wakeDelayMs);
+    },
     async stop() {
+      clearTimeout(waking);
+      waking = undefined;
       stopping = true;
       sleeper.close();
       await running;

@@ -45,15 +45,21 @@ it("starts on new ports when backends lose theirs before binding them, gateway a
   }
   const seen = `\n${lines.join("\n")}`;
   expect(taken, seen).toBe(12);
-  // One new start sufficed: the first loss gave up the others' waits, and all got new ports.
+  // The first loss gave up the others' waits: the first round ended there, its line naming the
+  // backends that had failed by then, not all six whose ports were held. Each loss is followed
+  // by a start on new ports. A later round can lose a port too, to whatever else runs on the
+  // machine between the choice and the bind (CI saw it once: identity's probe port, in the
+  // second round), and then starts again the same way.
   const losses = lines.filter((l) => /lost ports to another process/.test(l));
-  expect(losses, seen).toHaveLength(1);
-  expect(starts).toHaveLength(2);
-  // Every process, the gateway too, got ports it had not had: those given up may have lost theirs.
-  for (const [name, own] of Object.entries(starts[1]!))
-    for (const port of own) expect(starts[0]![name], name).not.toContain(port);
-  expect(losses[0]).toMatch(/identity|catalog|dataset|tracing|task-runner|webhook-dispatcher/);
+  const backends = /identity|catalog|dataset|tracing|task-runner|webhook-dispatcher/g;
+  expect(losses.length, seen).toBeGreaterThanOrEqual(1);
+  expect(losses[0]!.match(backends)!.length, seen).toBeLessThan(6);
   expect(losses[0]).not.toContain("gateway");
+  expect(starts).toHaveLength(losses.length + 1);
+  // Every process, the gateway too, got ports it had not had: those given up may have lost theirs.
+  for (const [i, ports] of starts.slice(1).entries())
+    for (const [name, own] of Object.entries(ports))
+      for (const port of own) expect(starts[i]![name], name).not.toContain(port);
   const ready = await fetch(`${stack.baseUrl}/readyz`);
   expect(ready.status).toBe(200);
   const me = await fetch(`${stack.baseUrl}/v2/spaces`, {

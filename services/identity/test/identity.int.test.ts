@@ -262,10 +262,10 @@ describe("storage", () => {
   });
 
   it("refuses an entry with both kinds of variables, or neither", async () => {
-    for (const [v, j] of [
+    const both: [string | null, string | null][] = [
       ['{"a": 1}', '{"a":1}'],
       [null, null],
-    ])
-      await expect(entry(v!, j!)).rejects.toMatchObject({ code: "23514" });
+    ];
+    for (const [v, j] of both) await expect(entry(v, j)).rejects.toMatchObject({ code: "23514" });
   });
 });

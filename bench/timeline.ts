@@ -153,7 +153,7 @@ function intervals(p: { traceId: string; from: number; to: number }) {
   const project = inDataset("dataset DatasetExamplesUpdated");
   const commit = inDataset("commit");
   const publish = one((s) => s.service === "dataset" && s.kind === PRODUCER);
-  const audit = one((s) => s.service === "identity" && s.kind === CLIENT);
+  const audit = one((s) => s.service === "identity" && s.name === "project audit log");
   if (!root || !call || !served || !begin || !append || !project || !commit) return undefined;
   const path: [string, number][] = [
     ["client sends → gateway's request starts", root.start - p.from],

@@ -165,11 +165,11 @@ function intervals(p: { traceId: string; from: number; to: number }) {
       begin.end - begin.start,
     ],
     ["dataset: the events made", append.start - begin.end],
-    ["the append", append.end - append.start],
-    ["dataset: to the projection", project.start - append.end],
-    ["the projection (the UPDATE of 1000 rows)", project.end - project.start],
-    ["dataset: to COMMIT", commit.start - project.end],
-    ["COMMIT", commit.end - commit.start],
+    // The append, the projection and COMMIT go out together (pipelined, docs/architecture.md)
+    // and are answered in turn: each row runs from the answer before it to its own.
+    ["the append, to its answer", append.end - append.start],
+    ["the projection (the UPDATE of 1000 rows), to its answer", project.end - append.end],
+    ["COMMIT, to its answer", commit.end - project.end],
     ["dataset: the answer", served.end - commit.end],
     ["gRPC answer to the gateway", call.end - served.end],
     ["gateway: the answer's JSON", root.end - call.end],

@@ -28,10 +28,11 @@ export type {
   LockedFirst,
   Decision,
   Project,
+  Statement,
   RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";
-export type { Projections } from "./commands/projector.ts";
+export type { Projections, StatementProjection } from "./commands/projector.ts";
 export { projector } from "./commands/projector.ts";
 
 // Request keys: what a keyed request applied, and its answer for a retry (the gRPC binding's).

@@ -1,10 +1,15 @@
 export type EventMetadata = Record<string, unknown>;
 
-/** An event as a command produces it; ids, positions and time are assigned by the store. */
+/** An event as a command produces it; positions and time are assigned by the store. */
 export interface NewEvent {
   type: string;
   data: unknown;
   metadata?: EventMetadata;
+  /**
+   * Its id, when the caller must know it before the append answers (a projection sent right
+   * behind the append reads the event's row by it); a new one otherwise.
+   */
+  eventId?: string;
 }
 
 export interface StoredEvent {

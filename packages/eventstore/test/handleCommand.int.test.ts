@@ -2,8 +2,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DomainError, createLogger, runInCall, type CallContext } from "@argus/platform";
 import {
+  commandScopeIn,
   createCommandHandler,
   createEventStore,
+  projector,
   tracedQuery,
   type CommandScope,
   type Decider,
@@ -50,6 +52,13 @@ const project: Project = async (client, events) => {
 const stream = () => `counter-${crypto.randomUUID()}`;
 const history = async (id: string) =>
   (await createEventStore({ pool: file.env.pool, schema }).readStream(id)).map((e) => e.type);
+const items = () => `${schema}.items`;
+/** A row of `items` to lock, and its id. */
+const item = async (label = "an item") => {
+  const id = crypto.randomUUID();
+  await file.env.pool.query(`insert into ${items()} values ($1, $2)`, [id, label]);
+  return id;
+};
 
 describe("handleCommand", () => {
   it("decides on the folded stream and appends at the version read", async () => {
@@ -169,6 +178,94 @@ describe("handleCommand", () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ type: "resource-conflict", message: "that name is taken" });
     expect(await history(second)).toEqual([]);
+  });
+});
+
+describe("the projection behind the append", () => {
+  const named: Decider<null, string, { type: "Named"; data: { name: string } }> = {
+    initialState: null,
+    evolve: (s) => s,
+    decide: (name) => [{ type: "Named", data: { name } }],
+  };
+
+  it("is made before the append answers (the connection pipelines it), and reads the appended row by the event's id", async () => {
+    const log: string[] = [];
+    // The projection reads its event's row by id: it runs after the append on the wire.
+    const reading: Project = async (client, events) => {
+      for (const e of events)
+        await tracedQuery(
+          client,
+          "read back",
+          `insert into ${schema}.names select data ->> 'name' from ${schema}.events where event_id = $1`,
+          [e.eventId],
+        );
+    };
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      reading,
+    );
+    const name = `p-${crypto.randomUUID()}`;
+    await commands.transact(async (scope) => {
+      const query = scope.client.query.bind(scope.client);
+      scope.client.query = ((config: { text?: string }, ...rest: unknown[]) => {
+        const text = config.text ?? "";
+        const what = /events where event_id/.test(text)
+          ? "projection"
+          : /INSERT INTO .*events/.test(text)
+            ? "append"
+            : "read";
+        log.push(`sent ${what}`);
+        const answer = (query as (...a: unknown[]) => Promise<unknown>)(config, ...rest);
+        void answer.then(() => log.push(`answered ${what}`));
+        return answer;
+      }) as typeof scope.client.query;
+      try {
+        await scope.decide(stream(), named, name, {});
+      } finally {
+        scope.client.query = query;
+      }
+    });
+    expect(log).toEqual([
+      "sent read",
+      "answered read",
+      "sent append",
+      "sent projection",
+      "answered append",
+      "answered projection",
+    ]);
+    const { rows } = await file.env.pool.query(`select 1 from ${schema}.names where name = $1`, [
+      name,
+    ]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it("fails with the transaction when the append fails, and the append's error is the one reported", async () => {
+    const store = createEventStore({ pool: file.env.pool, schema, retries: 0 });
+    const commands = createCommandHandler(store, project);
+    const id = stream();
+    const name = `c-${crypto.randomUUID()}`;
+    const err = await commands
+      .handle(
+        id,
+        named,
+        {
+          // Another command appends first: this one's append conflicts, its projection's
+          // insert runs on the aborted transaction.
+          build: async () => {
+            await createCommandHandler(store, project).handle(id, named, `${name}-first`, {});
+            return name;
+          },
+        },
+        {},
+      )
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "resource-conflict" });
+    const { rows } = await file.env.pool.query(
+      `select name from ${schema}.names where name like $1`,
+      [`${name}%`],
+    );
+    expect(rows).toEqual([{ name: `${name}-first` }]);
+    expect(await history(id)).toEqual(["Named"]);
   });
 });
 
@@ -309,12 +406,6 @@ describe("handleCommand on a snapshotted stream", () => {
 });
 
 describe("appendLocked", () => {
-  const items = () => `${schema}.items`;
-  const item = async () => {
-    const id = crypto.randomUUID();
-    await file.env.pool.query(`insert into ${items()} values ($1, 'an item')`, [id]);
-    return id;
-  };
   const noted = (by: string) => [{ type: "Noted", data: { by } }];
   const notes = async (id: string) =>
     (await createEventStore({ pool: file.env.pool, schema }).readStream(id)).map(
@@ -407,13 +498,147 @@ describe("appendLocked", () => {
   });
 });
 
-describe("lockFirst", () => {
-  const items = () => `${schema}.items`;
-  const item = async (label = "an item") => {
-    const id = crypto.randomUUID();
-    await file.env.pool.query(`insert into ${items()} values ($1, $2)`, [id, label]);
-    return id;
+describe("appendLockedLast", () => {
+  const labelOf = async (id: string) =>
+    (await file.env.pool.query(`select label from ${items()} where id = $1`, [id])).rows[0];
+  type Labelled = { type: "Labelled"; data: { id: string; label: string } };
+  // One statement, refusing the label "refused" in SQL.
+  const labelling = projector<Labelled>("test", {
+    Labelled: {
+      statement: (d) => ({
+        name: "label",
+        text: `update ${items()} set label = $2 where id = $1
+                 and (case when $2 = 'refused' then ${schema}.refuse('AXT01', 'refused') else 1 end) = 1`,
+        values: [d.id, d.label],
+      }),
+    },
+  });
+  const commandsOf = (p: Project) =>
+    createCommandHandler(createEventStore({ pool: file.env.pool, schema }), p);
+  /** Runs appendLockedLast on the item's lock, logging what is sent and answered, in order. */
+  const labelLast = async (p: Project, id: string, s: string, label: string, log: string[]) => {
+    let restore = () => {};
+    try {
+      return await commandsOf(p).transact(async (scope) => {
+        const lock = await scope.lockRow(items(), id);
+        const client = scope.client;
+        const query = client.query;
+        // Left in place until the transaction ended: COMMIT may be sent after fn returns.
+        restore = () => (client.query = query);
+        client.query = ((config: { text?: string }, ...rest: unknown[]) => {
+          const text = config.text ?? "";
+          const what = /^COMMIT/.test(text)
+            ? "commit"
+            : /INSERT INTO/.test(text)
+              ? "append"
+              : "projection";
+          log.push(`sent ${what}`);
+          const answer = (query as (...a: unknown[]) => Promise<unknown>).call(
+            client,
+            config,
+            ...rest,
+          );
+          void answer.then(
+            () => log.push(`answered ${what}`),
+            () => log.push(`failed ${what}`),
+          );
+          return answer;
+        }) as typeof client.query;
+        await scope.appendLockedLast(lock!, s, [{ type: "Labelled", data: { id, label } }], {});
+      });
+    } finally {
+      restore();
+    }
   };
+  const history = async (s: string) =>
+    (await createEventStore({ pool: file.env.pool, schema }).readStream(s)).map((e) => e.data);
+
+  it("sends COMMIT behind the append and a statement projection, before either answers", async () => {
+    const [id, s, log] = [await item(), stream(), [] as string[]];
+    await labelLast(labelling, id, s, "labelled", log);
+    expect(log).toEqual([
+      "sent append",
+      "sent projection",
+      "sent commit",
+      "answered append",
+      "answered projection",
+      "answered commit",
+    ]);
+    expect(await labelOf(id)).toEqual({ label: "labelled" });
+    expect(await history(s)).toEqual([{ id, label: "labelled" }]);
+  });
+
+  it("rolls everything back when the projection refuses in SQL, with the refusal as the error", async () => {
+    const [id, s, log] = [await item(), stream(), [] as string[]];
+    const err = await labelLast(labelling, id, s, "refused", log).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "AXT01", message: "refused" });
+    expect(log).toEqual([
+      "sent append",
+      "sent projection",
+      "sent commit",
+      "answered append",
+      "failed projection",
+      "answered commit",
+    ]);
+    expect(await labelOf(id)).toEqual({ label: "an item" });
+    expect(await history(s)).toEqual([]);
+  });
+
+  it("waits for the answers before COMMIT when a projection is a function", async () => {
+    const [id, s, log] = [await item(), stream(), [] as string[]];
+    const asFunction: Project = (client, events) => labelling(client, events);
+    await labelLast(asFunction, id, s, "by a function", log);
+    expect(log).toEqual([
+      "sent append",
+      "sent projection",
+      "answered append",
+      "answered projection",
+      "sent commit",
+      "answered commit",
+    ]);
+    expect(await labelOf(id)).toEqual({ label: "by a function" });
+  });
+
+  it("is appendLocked in a transaction someone else holds: its COMMIT is theirs", async () => {
+    const [id, s] = [await item(), stream()];
+    const client = await file.env.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const scope = commandScopeIn(client, schema, labelling);
+      const lock = await scope.lockRow(items(), id);
+      await scope.appendLockedLast(
+        lock!,
+        s,
+        [{ type: "Labelled", data: { id, label: "theirs" } }],
+        {},
+      );
+      expect(await history(s)).toEqual([]);
+      await client.query("ROLLBACK");
+    } finally {
+      client.release();
+    }
+    expect(await labelOf(id)).toEqual({ label: "an item" });
+  });
+
+  it("a command failing after its COMMIT was sent is an error, and says the transaction committed", async () => {
+    const [id, s] = [await item(), stream()];
+    const store = createEventStore({ pool: file.env.pool, schema });
+    const err = await store
+      .transaction(async (tx) => {
+        await tx.append(s, 0, [{ type: "Labelled", data: { id, label: "x" } }]);
+        tx.commitNow();
+        throw new Error("a check made too late");
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      message: expect.stringMatching(/^committed although/),
+      cause: { message: "a check made too late" },
+    });
+    expect(await history(s)).toEqual([{ id, label: "x" }]);
+  });
+});
+
+describe("lockFirst", () => {
   const commands = () =>
     createCommandHandler(createEventStore({ pool: file.env.pool, schema }), project);
   const labelOf = (id: string) => `select label from ${items()} where id = '${id}'`;

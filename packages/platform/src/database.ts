@@ -45,8 +45,13 @@ export function createPool(opts: PoolOptions): pg.Pool {
 export async function checkout(
   pool: pg.Pool,
   onError?: (err: Error) => void,
+  options: { pipelined?: boolean } = {},
 ): Promise<pg.PoolClient> {
   const client = await pool.connect();
+  // Pipelined until released: a statement goes out while the ones before it are still being
+  // answered (each is still answered, and fails or not, on its own). Only for the holder's own
+  // statements: pg refuses COPY and cursors on a pipelined connection, so the pool's are not.
+  if (options.pipelined) pipeline(client, true);
   let broken: Error | undefined;
   const listener = (err: Error): void => {
     broken ??= err;
@@ -57,10 +62,17 @@ export async function checkout(
   client.release = (err?: Error | boolean) => {
     // The listener stays on a connection that is destroyed: a dying one may still report.
     if (err === undefined && broken === undefined) client.off("error", listener);
+    if (options.pipelined) pipeline(client, false);
     release(err ?? broken);
   };
   return client;
 }
+
+// pg reads the flag each time it sends; it is switched only while nothing is in flight (just
+// checked out, or being released after the holder's last statement answered).
+const pipeline = (client: pg.PoolClient, on: boolean): void => {
+  (client as { pipeline: boolean }).pipeline = on;
+};
 
 /**
  * A client of its own, outside any pool (management steps, readiness probes), connected and

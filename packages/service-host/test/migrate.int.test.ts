@@ -25,6 +25,7 @@ describe("migrate", () => {
       "eventstore/0004_snapshots",
       "eventstore/0005_applied_requests",
       "eventstore/0006_event_compression",
+      "eventstore/0007_refuse",
       "0001_tags",
     ]);
     const { rows } = await env.pool.query<{ table_name: string }>(
@@ -123,10 +124,11 @@ describe("migrate", () => {
         "eventstore/0004_snapshots",
         "eventstore/0005_applied_requests",
         "eventstore/0006_event_compression",
+        "eventstore/0007_refuse",
       ].sort(),
     );
     const { rows } = await env.pool.query(`SELECT id FROM "${schema}".schema_migrations`);
-    expect(rows).toHaveLength(7);
+    expect(rows).toHaveLength(8);
   });
 
   it("refuses a migration whose text changed after it was applied", async () => {

@@ -11,6 +11,7 @@ import type { ItemEvaluator } from "../src/worker/evaluators.ts";
 import { evaluateManaged } from "../src/worker/managedEvaluators.ts";
 import type { Progress, RunToWork } from "../src/worker/runItems.ts";
 import type { Counts } from "../src/taskRuns/taskRunDecider.ts";
+import { projector } from "@argus/eventstore";
 import { taskProjections } from "../src/tasks/taskProjection.ts";
 
 // A dataset task's run over experiments of every size around the page: the task runner's own
@@ -380,7 +381,9 @@ describe("a dataset task's run, page by page", () => {
     const client = await pool.connect();
     try {
       const deleted = { id: run.task_id, space_id: run.space_id, deleted_at: "" };
-      await taskProjections.TaskDeleted(client, deleted, undefined as never);
+      await projector("task-runner", taskProjections)(client, [
+        { type: "TaskDeleted", data: deleted, eventId: randomUUID() },
+      ]);
     } finally {
       client.release();
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PoolClient, QueryResult, QueryResultRow } from "pg";
 import {
   DomainError,
@@ -13,20 +14,36 @@ import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
-import type { EventMetadata, StoredEvent } from "../types.ts";
+import type { EventMetadata } from "../types.ts";
 import { recordRequest } from "../requests/appliedRequests.ts";
 
 /**
- * An event a command just appended, as its projection sees it: the decided event, and where
- * the store put it, so a projection may read a large event's data from its row in the same
- * transaction instead of having it sent to Postgres a second time.
+ * An event a command appends, as its projection sees it: the decided event, and the id of its
+ * row, so a projection may read a large event's data from the row in the same transaction
+ * instead of having it sent to Postgres a second time. The projection's statements are sent
+ * right behind the append's, before it answers (`commandScope`): the row is there when they
+ * run, but nothing the store assigns (a position) is known yet.
  */
 export interface AppendedEvent extends DomainEvent {
-  readonly globalPosition: bigint;
+  readonly eventId: string;
+}
+
+/** One SQL statement of the caller's code: its span's name, its text and its values. */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
 }
 
 /** A service's inline projections: every event a command appends goes through them. */
-export type Project = (client: PoolClient, events: readonly AppendedEvent[]) => Promise<void>;
+export interface Project {
+  (client: PoolClient, events: readonly AppendedEvent[]): Promise<void>;
+  /**
+   * The events' projections as one statement each, when every one is such
+   * (`StatementProjection`); undefined otherwise.
+   */
+  statements?: (events: readonly AppendedEvent[]) => readonly Statement[] | undefined;
+}
 
 /** What a decision left behind: its events, the state after them and the stream's version. */
 export interface Decision<State, Event extends DomainEvent> {
@@ -103,6 +120,19 @@ export interface CommandScope {
     events: readonly DomainEvent[],
     metadata: EventMetadata,
   ): Promise<void>;
+  /**
+   * `appendLocked` as the command's last statement. When each event's projection is one
+   * statement, COMMIT goes out right behind them, and the transaction commits in the round
+   * trip of its append: the command sends nothing after it, and whatever could refuse the
+   * events is refused in the projection's SQL. Otherwise, and in a transaction someone else
+   * holds, just `appendLocked`.
+   */
+  appendLockedLast(
+    lock: RowLock,
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+  ): Promise<void>;
   /** What the command's `lockFirst` took in BEGIN's round trip; undefined without one. */
   readonly first: LockedFirst | undefined;
 }
@@ -127,7 +157,8 @@ const isBuilder = <S, C>(
 type StreamAccess = Pick<
   EventStoreTransaction,
   "client" | "append" | "loadStream" | "saveSnapshot" | "opened"
->;
+> &
+  Partial<Pick<EventStoreTransaction, "commitNow">>;
 
 const lockSql = (table: string, columns: string, id: string) =>
   `SELECT ${columns} FROM ${table} WHERE id = ${id} FOR UPDATE`;
@@ -146,21 +177,38 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
     version: ExpectedVersion,
     events: readonly DomainEvent[],
     metadata: EventMetadata,
+    last = false,
   ): Promise<void> {
     if (events.length === 0) return;
-    const stored = await tx.append(
+    const appended = events.map((e) => ({ type: e.type, data: e.data, eventId: randomUUID() }));
+    const statements = last && tx.commitNow ? project.statements?.(appended) : undefined;
+    // The projection's statements go out right behind the append's (the transaction's
+    // connection pipelines them, withTransaction.ts), not a round trip later, and so may
+    // COMMIT: when the append fails, they fail on the aborted transaction, and the append's
+    // error is the one that counts.
+    const appending = tx.append(
       streamId,
       version,
-      events.map((e) => ({ type: e.type, data: e.data, metadata })),
+      appended.map((e) => ({ ...e, metadata })),
     );
-    await project(
-      tx.client,
-      events.map((e, i) => ({
-        type: e.type,
-        data: e.data,
-        globalPosition: (stored[i] as StoredEvent).globalPosition,
-      })),
-    );
+    const projecting = statements
+      ? Promise.all(statements.map((s) => tracedQuery(tx.client, s.name, s.text, s.values)))
+      : project(tx.client, appended);
+    if (statements) tx.commitNow?.();
+    const [a, p] = await Promise.allSettled([appending, projecting]);
+    if (a.status === "rejected") throw a.reason;
+    if (p.status === "rejected") throw p.reason;
+  }
+  async function appendLocked(
+    lock: RowLock,
+    streamId: string,
+    events: readonly DomainEvent[],
+    metadata: EventMetadata,
+    last: boolean,
+  ): Promise<void> {
+    if (!locks.has(lock))
+      throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
+    await append(streamId, "any", events, metadata, last);
   }
   return {
     client: tx.client,
@@ -205,11 +253,10 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
       );
       return lockOf(table, id, rows[0]);
     },
-    async appendLocked(lock, streamId, events, metadata) {
-      if (!locks.has(lock))
-        throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
-      await append(streamId, "any", events, metadata);
-    },
+    appendLocked: (lock, streamId, events, metadata) =>
+      appendLocked(lock, streamId, events, metadata, false),
+    appendLockedLast: (lock, streamId, events, metadata) =>
+      appendLocked(lock, streamId, events, metadata, true),
     first: first && lockedFirst(first, tx.opened, lockOf),
   };
 }

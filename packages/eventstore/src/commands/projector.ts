@@ -1,17 +1,27 @@
 import type { PoolClient } from "pg";
+import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { DomainEvent } from "./decider.ts";
-import type { AppendedEvent, Project } from "./handleCommand.ts";
+import type { AppendedEvent, Project, Statement } from "./handleCommand.ts";
+
+/**
+ * A projection that is one SQL statement, checking in it whatever it checks (`refuse`, a
+ * store migration): the store may send it, and COMMIT right behind it, before either answers
+ * (`CommandScope.appendLockedLast`).
+ */
+export interface StatementProjection<Data> {
+  statement: (data: Data, appended: AppendedEvent) => Statement;
+}
+
+type ProjectionOf<Data> =
+  | ((client: PoolClient, data: Data, appended: AppendedEvent) => Promise<unknown>)
+  | StatementProjection<Data>;
 
 /**
  * One inline projection per event type, each given exactly that event's data, and the event as
- * appended (its row: `global_position` in the service's `events`).
+ * appended (its row: `event_id` in the service's `events`).
  */
 export type Projections<E extends DomainEvent> = {
-  [T in E["type"]]: (
-    client: PoolClient,
-    data: Extract<E, { type: T }>["data"],
-    appended: AppendedEvent,
-  ) => Promise<unknown>;
+  [T in E["type"]]: ProjectionOf<Extract<E, { type: T }>["data"]>;
 };
 
 /**
@@ -22,15 +32,30 @@ export function projector<E extends DomainEvent>(
   service: string,
   projections: Projections<E>,
 ): Project {
-  const byType = projections as unknown as Record<
-    string,
-    ((client: PoolClient, data: object, appended: AppendedEvent) => Promise<unknown>) | undefined
-  >;
-  return async (client, events) => {
+  const byType = projections as unknown as Record<string, ProjectionOf<object> | undefined>;
+  const projectionOf = (event: AppendedEvent) => {
+    const apply = byType[event.type];
+    if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
+    return apply;
+  };
+  const project: Project = async (client, events) => {
     for (const event of events) {
-      const apply = byType[event.type];
-      if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
-      await apply(client, event.data, event);
+      const apply = projectionOf(event);
+      if (typeof apply === "function") await apply(client, event.data, event);
+      else {
+        const { name, text, values } = apply.statement(event.data, event);
+        await tracedQuery(client, name, text, values);
+      }
     }
   };
+  project.statements = (events) => {
+    const statements: Statement[] = [];
+    for (const event of events) {
+      const apply = projectionOf(event);
+      if (typeof apply === "function") return undefined;
+      statements.push(apply.statement(event.data, event));
+    }
+    return statements;
+  };
+  return project;
 }

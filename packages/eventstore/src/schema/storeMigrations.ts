@@ -109,4 +109,16 @@ export const storeMigrations: readonly Migration[] = [
       EXCEPTION WHEN feature_not_supported THEN NULL;
       END $$;`,
   },
+  {
+    id: "eventstore/0007_refuse",
+    sql: `
+      -- A statement's own refusal, for a check made in SQL rather than on the statement's
+      -- answer: a command whose COMMIT goes out behind its last statement (handleCommand.ts)
+      -- has no later moment to refuse in. Raises \`state\` (a SQLSTATE of the caller's) with
+      -- \`message\`; never returns.
+      CREATE FUNCTION refuse(state text, message text) RETURNS int LANGUAGE plpgsql AS $fn$
+      BEGIN
+        RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message;
+      END $fn$;`,
+  },
 ];

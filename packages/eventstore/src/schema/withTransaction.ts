@@ -22,24 +22,37 @@ export interface Opening {
 }
 
 /**
+ * Sends COMMIT at once, behind the statements already sent and before they answer (the
+ * connection is pipelined): the transaction commits in the round trip of its last statements.
+ * Only for a caller that sends nothing more and checks nothing more on their answers: what
+ * could refuse the transaction must refuse it in SQL (`refuse`), so that COMMIT finds it
+ * aborted and rolls it back.
+ */
+export type CommitNow = () => void;
+
+/**
  * BEGIN, fn, COMMIT on one pooled connection; ROLLBACK when fn throws. When the database is
  * lost, the error says on which side of COMMIT: before it was sent, a ConnectionLostError (the
  * transaction did not happen; safe to run again); while it was in flight, a
- * CommitOutcomeUnknownError (it may have committed).
+ * CommitOutcomeUnknownError (it may have committed). fn may send COMMIT itself (`CommitNow`).
  */
 export async function withTransaction<T>(
   pool: Pool,
-  fn: (client: PoolClient, opened: readonly QueryResult[]) => Promise<T>,
+  fn: (client: PoolClient, opened: readonly QueryResult[], commitNow: CommitNow) => Promise<T>,
   opening: Opening = {},
 ): Promise<T> {
   let client: PoolClient;
   try {
-    client = await checkout(pool);
+    // Pipelined: a command's projection goes out behind its append (handleCommand.ts).
+    client = await checkout(pool, undefined, { pipelined: true });
   } catch (err) {
     throw lost(err, false);
   }
-  let committing = false;
+  let committing: Promise<QueryResult> | undefined;
   let broken: Error | undefined;
+  const commitNow = () => {
+    committing ??= tracedQuery(client, "commit", "COMMIT");
+  };
   try {
     const { sql, meanwhile } = opening;
     // The query is on its way once made: the driver writes it at once to an idle connection.
@@ -54,9 +67,22 @@ export async function withTransaction<T>(
       const begun = await beginning;
       if (refused) throw refused.err;
       // Several statements answer with a result each (pg's types say one).
-      const result = await fn(client, sql ? (begun as unknown as QueryResult[]).slice(1) : []);
-      committing = true;
-      const commit = await tracedQuery(client, "commit", "COMMIT");
+      const opened = sql ? (begun as unknown as QueryResult[]).slice(1) : [];
+      let result: T;
+      try {
+        result = await fn(client, opened, commitNow);
+      } catch (err) {
+        // A COMMIT already sent ends the transaction either way: it found it aborted by the
+        // statement that failed (ROLLBACK), or fn failed on something it should have refused
+        // in SQL, and the transaction committed all the same.
+        if (committing && (await committing).command === "COMMIT")
+          throw new Error("committed although the command failed after sending COMMIT", {
+            cause: err,
+          });
+        throw err;
+      }
+      commitNow();
+      const commit = await (committing as Promise<QueryResult>);
       // COMMIT of a transaction that already failed reports ROLLBACK instead of an error.
       if (commit.command === "ROLLBACK")
         throw new Error("transaction rolled back: a failed statement was swallowed");
@@ -69,7 +95,7 @@ export async function withTransaction<T>(
       throw refused ? refused.err : err;
     }
   } catch (err) {
-    throw lost(err, committing);
+    throw lost(err, committing !== undefined);
   } finally {
     // A connection that could not even roll back (or broke) is destroyed, not reused.
     client.release(broken);

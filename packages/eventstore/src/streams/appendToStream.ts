@@ -64,6 +64,13 @@ export interface AppendOptions {
   maxEventBytes: number;
 }
 
+/**
+ * The SQLSTATE of an append refused in its statement for a missing or younger predecessor:
+ * refused there, not on the answer, so that a COMMIT sent right behind it (`CommitNow`) finds
+ * the transaction aborted.
+ */
+const BEHIND = "AXS01";
+
 // Room for the envelope around data and metadata: ids, positions, type, stream id, headers.
 const envelopeBytes = 1024;
 
@@ -80,7 +87,7 @@ interface AppendedRow {
  * array each, joined from the texts already made (as `jsonb[]` the driver would escape every
  * quote of every event into an array literal: ~1 ms for a 73 KB event, ~85 ms for 8 MiB; the
  * data goes in jsonb's binary format, `jsonbArray`). The expected version is checked in the
- * same statement: a missing predecessor inserts nothing, and a taken version trips the
+ * same statement: a missing predecessor is refused (BEHIND), and a taken version trips the
  * (stream_id, stream_version) unique constraint; both are a ConcurrencyError.
  *
  * The predecessor must also come from this transaction or an older one. Readers go in
@@ -106,7 +113,7 @@ export async function appendToStream(
   const trace: Record<string, string> = {};
   propagation.inject(context.active(), trace);
   const metadata = events.map((event) => ({ ...trace, ...event.metadata }));
-  const ids = events.map(() => randomUUID());
+  const ids = events.map((event) => event.eventId ?? randomUUID());
   const data = events.map((event) => jsonTextOf(event.data));
   const meta = metadata.map((m) => JSON.stringify(m));
   events.forEach((event, i) => {
@@ -127,9 +134,10 @@ export async function appendToStream(
            THEN (SELECT coalesce(max(stream_version), 0) FROM ${s}.events WHERE stream_id = $1)
            ELSE $2::int END AS version
        ), base AS (
-         SELECT x.version FROM expected x
+         SELECT CASE WHEN x.version = 0 OR p.transaction_id <= pg_current_xact_id() THEN x.version
+                ELSE ${s}.refuse('${BEHIND}', 'the stream is not at the expected version') END AS version
+         FROM expected x
          LEFT JOIN ${s}.events p ON p.stream_id = $1 AND p.stream_version = x.version
-         WHERE x.version = 0 OR p.transaction_id <= pg_current_xact_id()
        )
        INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
        SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
@@ -154,7 +162,6 @@ export async function appendToStream(
       throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
     throw err;
   }
-  if (rows.length !== events.length) throw new ConcurrencyError(streamId, expectedVersion);
   dataText.each.forEach((text, i) => holdAppended(ids[i]!, text, data[i]!.bus));
 
   const byId = new Map(rows.map((row) => [row.event_id, row]));
@@ -174,8 +181,14 @@ export async function appendToStream(
   });
 }
 
-/** Only the stream-version constraint is a conflict; a projection's unique index is not. */
+/**
+ * Only the stream-version constraint and the predecessor's refusal are a conflict; a
+ * projection's unique index is not.
+ */
 function isVersionConflict(err: unknown, schema: string): boolean {
   const e = err as { code?: string; constraint?: string; schema?: string };
-  return e.code === "23505" && e.constraint === "events_stream_version_key" && e.schema === schema;
+  return (
+    e.code === BEHIND ||
+    (e.code === "23505" && e.constraint === "events_stream_version_key" && e.schema === schema)
+  );
 }

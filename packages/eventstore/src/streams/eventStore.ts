@@ -9,7 +9,7 @@ import { quoteSchema } from "../schema/schemaName.ts";
 import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
-import { withTransaction, type Opening } from "../schema/withTransaction.ts";
+import { withTransaction, type CommitNow, type Opening } from "../schema/withTransaction.ts";
 
 export interface EventStoreOptions {
   pool: Pool;
@@ -42,6 +42,8 @@ export interface EventStoreTransaction {
   readonly client: PoolClient;
   /** The results of the `opening` statements, sent with BEGIN (`withTransaction`). */
   readonly opened: readonly QueryResult[];
+  /** COMMIT, sent now, behind the statements already sent (`CommitNow`). */
+  readonly commitNow: CommitNow;
   append(
     streamId: string,
     expectedVersion: ExpectedVersion,
@@ -85,10 +87,11 @@ export function createEventStore(options: EventStoreOptions): EventStore {
     const appended: StoredEvent[] = [];
     const result = await withTransaction(
       pool,
-      (client, opened) =>
+      (client, opened, commitNow) =>
         fn({
           client,
           opened,
+          commitNow,
           loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
           saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
           async append(streamId, expectedVersion, events) {

@@ -19,7 +19,7 @@ import {
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
 import { invalid } from "../shared/problemRules.ts";
-import { ExamplesNotHeld } from "./exampleProjection.ts";
+import { examplesNotHeld } from "./exampleProjection.ts";
 import { versionPresentOf, versionWithPresentLookup } from "./exampleRows.ts";
 import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
 import {
@@ -129,7 +129,7 @@ export function exampleCommands(deps: DatasetDeps) {
         [],
         async (scope, at) => {
           const ids = orderedIds(examples().length, at.now);
-          await scope.appendLocked(
+          await scope.appendLockedLast(
             at.lock,
             streamId("dataset_examples", at.row.id),
             insertedEvents(at.target, examples(), ids),
@@ -150,7 +150,7 @@ export function exampleCommands(deps: DatasetDeps) {
           isUuid(e.id),
         ));
       // First as if the version held every example: its projection counts the rows it changed
-      // and refuses the event when one is missing (ExamplesNotHeld), rolling the write back.
+      // and refuses the event when one is missing (examplesNotHeld), rolling the write back.
       // Then, only for a request naming such an example, again, with those it holds read first.
       // The usual write so costs no lookup of its 1000 examples before their update does it.
       const update = (check: boolean) =>
@@ -178,7 +178,7 @@ export function exampleCommands(deps: DatasetDeps) {
               );
             }
             const changed = check ? examples().filter((e) => at.present.has(e.id)) : examples();
-            await scope.appendLocked(
+            await scope.appendLockedLast(
               at.lock,
               streamId("dataset_examples", at.row.id),
               updatedEvents({ ...at.target, versionId }, changed),
@@ -201,7 +201,7 @@ export function exampleCommands(deps: DatasetDeps) {
       try {
         return await update(false);
       } catch (err) {
-        if (err instanceof ExamplesNotHeld) return update(true);
+        if (examplesNotHeld(err)) return update(true);
         throw err;
       }
     },
@@ -220,7 +220,7 @@ export function exampleCommands(deps: DatasetDeps) {
         req.exampleIds.filter(isUuid),
         async (scope, at) => {
           const deleted = req.exampleIds.filter((id) => at.present.has(id));
-          await scope.appendLocked(
+          await scope.appendLockedLast(
             at.lock,
             streamId("dataset_examples", at.row.id),
             deletedEvents(at.target, deleted),

@@ -8,18 +8,16 @@ import { touchDataset } from "../shared/touchDataset.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
 /**
- * An update event named examples its version does not hold (live): its projection changed
- * fewer rows than it carries examples. A command that appended the event without reading
- * which examples the version holds learns it so, and writes it again after reading them; in a
- * history, where every update event names only examples its version held, it never happens.
+ * The SQLSTATE of an update event that named examples its version does not hold (live): its
+ * projection changed fewer rows than it carries examples, and refused it in its statement. A
+ * command that appended the event without reading which examples the version holds learns it
+ * so, and writes it again after reading them; in a history, where every update event names
+ * only examples its version held, it never happens.
  */
-export class ExamplesNotHeld extends Error {
-  readonly missing: number;
-  constructor(missing: number) {
-    super(`an update event names ${missing} examples its version does not hold`);
-    this.missing = missing;
-  }
-}
+const NOT_HELD = "AXE01";
+
+export const examplesNotHeld = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === NOT_HELD;
 
 /**
  * Before a version changes `ids` in place, each of its children that reads through to it gets
@@ -49,8 +47,8 @@ const touched = (dataset: string, version: string, at: string) => `
   touched_dataset as (update datasets set updated_at = ${at} where id = ${dataset})`;
 
 /** The `{id, fields}` records of the examples an event of this transaction carries. */
-const examplesOfEvent = (position: string) =>
-  `jsonb_to_recordset(${eventData("examples", position)}) as x(id uuid, fields jsonb)`;
+const examplesOfEvent = (eventId: string) =>
+  `jsonb_to_recordset(${eventData("examples", eventId)}) as x(id uuid, fields jsonb)`;
 
 /**
  * A version's examples: each write detaches the version's children first (they keep what they
@@ -58,29 +56,28 @@ const examplesOfEvent = (position: string) =>
  * updates in the statement that writes the rows).
  */
 export const exampleProjections: Projections<DatasetExamplesEvent> = {
-  async DatasetExamplesInserted(client, d, event) {
-    await tracedQuery(
-      client,
-      "dataset DatasetExamplesInserted",
-      `with x as materialized (
+  DatasetExamplesInserted: {
+    statement: (d, event) => ({
+      name: "dataset DatasetExamplesInserted",
+      text: `with x as materialized (
          select * from ${examplesOfEvent("$4")}
        ), ${detachedChildren("$2", "$1", "array(select id from x)")}, inserted as (
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $1, x.id, $2, x.fields, $3, $3 from x
        ), ${touched("$2", "$1", "$3")}
        ${recordExampleKinds("$1", "$5")}`,
-      [d.version_id, d.dataset_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
-    );
+      values: [d.version_id, d.dataset_id, d.at, event.eventId, fieldKinds(d.examples)],
+    }),
   },
-  async DatasetExamplesUpdated(client, d, event) {
-    // The version's own live rows change in place (an UPDATE, the common case); an example it
-    // reads through from a parent gets a row of its own, merged from the parent's. Both parts
-    // see the rows as they were before the statement, so no example is written twice; a
-    // version without a parent skips the second part (a one-time filter) and its lookups.
-    const res = await tracedQuery<{ changed: number }>(
-      client,
-      "dataset DatasetExamplesUpdated",
-      `with x as materialized (
+  // The version's own live rows change in place (an UPDATE, the common case); an example it
+  // reads through from a parent gets a row of its own, merged from the parent's. Both parts
+  // see the rows as they were before the statement, so no example is written twice; a
+  // version without a parent skips the second part (a one-time filter) and its lookups. Fewer
+  // rows changed than the event carries is refused (NOT_HELD).
+  DatasetExamplesUpdated: {
+    statement: (d, event) => ({
+      name: "dataset DatasetExamplesUpdated",
+      text: `with x as materialized (
          select * from ${examplesOfEvent("$4")}
        ), ${detachedChildren("$1", "$2", "array(select id from x)")}, own as (
          update examples e set fields = e.fields || x.fields, updated_at = $3
@@ -98,12 +95,22 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
          returning 1
        ), ${touched("$1", "$2", "$3")}, kinds as (
          ${recordExampleKinds("$2", "$5")}
+       ), changed as (
+         select ((select count(*) from own) + (select count(*) from copied))::int as n
        )
-       select ((select count(*) from own) + (select count(*) from copied))::int as changed`,
-      [d.dataset_id, d.version_id, d.at, String(event.globalPosition), fieldKinds(d.examples)],
-    );
-    const changed = res.rows[0]?.changed ?? 0;
-    if (changed !== d.examples.length) throw new ExamplesNotHeld(d.examples.length - changed);
+       select case when n = $6::int then n
+              else refuse('${NOT_HELD}', 'an update event names ' || ($6::int - n) ||
+                          ' examples its version does not hold') end as changed
+         from changed`,
+      values: [
+        d.dataset_id,
+        d.version_id,
+        d.at,
+        event.eventId,
+        fieldKinds(d.examples),
+        d.examples.length,
+      ],
+    }),
   },
   async DatasetExamplesDeleted(client, d) {
     // A first version has no parent to read through to: its rows simply go.

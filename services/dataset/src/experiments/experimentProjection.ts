@@ -84,7 +84,7 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
              ('eval.' || kinds.name || '.score', kinds.score),
              ('eval.' || kinds.name || '.explanation', kinds.explanation)) as k(key, kind))`,
        )}`,
-      [d.experiment_id, String(event.globalPosition)],
+      [d.experiment_id, event.eventId],
     );
   },
   async ExperimentRunsInserted(client, d) {

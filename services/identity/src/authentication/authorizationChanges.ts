@@ -89,6 +89,10 @@ function noting(
       await scope.appendLocked(lock, streamId, events, metadata);
       note(events, metadata);
     },
+    async appendLockedLast(lock, streamId, events, metadata) {
+      await scope.appendLockedLast(lock, streamId, events, metadata);
+      note(events, metadata);
+    },
     first: scope.first,
   };
 }

@@ -13,6 +13,7 @@ import {
   type RowLock,
 } from "../src/index.ts";
 import { snapshotTag } from "../src/commands/decider.ts";
+import { EventTooLargeError } from "../src/errors.ts";
 import { fileSchema } from "./support.ts";
 
 /** A counter that may be closed: increments after the close are refused. */
@@ -580,6 +581,24 @@ describe("appendLockedLast", () => {
       "failed projection",
       "answered commit",
     ]);
+    expect(await labelOf(id)).toEqual({ label: "an item" });
+    expect(await history(s)).toEqual([]);
+  });
+
+  it("sends nothing, COMMIT included, for an event the store refuses before sending it", async () => {
+    const [id, s] = [await item(), stream()];
+    const small = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema, maxEventBytes: 2048 }),
+      labelling,
+    );
+    const err = await small
+      .transact(async (scope) => {
+        const lock = await scope.lockRow(items(), id);
+        const label = "x".repeat(4096);
+        await scope.appendLockedLast(lock!, s, [{ type: "Labelled", data: { id, label } }], {});
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EventTooLargeError);
     expect(await labelOf(id)).toEqual({ label: "an item" });
     expect(await history(s)).toEqual([]);
   });

@@ -95,8 +95,12 @@ interface AppendedRow {
  * not at commit: a transaction that wrote elsewhere first and then appends on top of a younger
  * transaction's event would be read before it, out of stream order. That case is a conflict
  * too, and the retry runs under a new, younger transaction id.
+ *
+ * What it refuses without the database (an event too large, a bad expected version) it throws
+ * at once, before the statement is sent, not as a rejection: a caller that sends statements
+ * behind the append, COMMIT among them (handleCommand.ts), so sends none.
  */
-export async function appendToStream(
+export function appendToStream(
   client: ClientBase,
   schema: string,
   streamId: string,
@@ -104,7 +108,7 @@ export async function appendToStream(
   events: readonly NewEvent[],
   options: AppendOptions,
 ): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
+  if (events.length === 0) return Promise.resolve([]);
   if (expectedVersion !== "any" && !(Number.isInteger(expectedVersion) && expectedVersion >= 0)) {
     throw new TypeError(
       `expectedVersion must be a non-negative integer or "any": ${expectedVersion}`,
@@ -124,12 +128,13 @@ export async function appendToStream(
 
   const s = quoteSchema(schema);
   const dataText = jsonbArray(data);
-  let rows: AppendedRow[];
-  try {
-    ({ rows } = await tracedQuery<AppendedRow>(
-      client,
-      "appendToStream",
-      `WITH expected AS (
+  return (async () => {
+    let rows: AppendedRow[];
+    try {
+      ({ rows } = await tracedQuery<AppendedRow>(
+        client,
+        "appendToStream",
+        `WITH expected AS (
          SELECT CASE WHEN $2::int IS NULL
            THEN (SELECT coalesce(max(stream_version), 0) FROM ${s}.events WHERE stream_id = $1)
            ELSE $2::int END AS version
@@ -146,39 +151,40 @@ export async function appendToStream(
          WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
        ORDER BY e.ordinal
        RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
-      [
-        streamId,
-        expectedVersion === "any" ? null : expectedVersion,
-        ids,
-        events.map((e) => e.type),
-        `[${meta.join(",")}]`,
-        // Last: the driver copies what it has written whenever a later parameter outgrows
-        // its buffer, which after a bulk write's data was the whole of it.
-        dataText.param,
-      ],
-    ));
-  } catch (err) {
-    if (isVersionConflict(err, schema))
-      throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
-    throw err;
-  }
-  dataText.each.forEach((text, i) => holdAppended(ids[i]!, text, data[i]!.bus));
+        [
+          streamId,
+          expectedVersion === "any" ? null : expectedVersion,
+          ids,
+          events.map((e) => e.type),
+          `[${meta.join(",")}]`,
+          // Last: the driver copies what it has written whenever a later parameter outgrows
+          // its buffer, which after a bulk write's data was the whole of it.
+          dataText.param,
+        ],
+      ));
+    } catch (err) {
+      if (isVersionConflict(err, schema))
+        throw new ConcurrencyError(streamId, expectedVersion, { cause: err });
+      throw err;
+    }
+    dataText.each.forEach((text, i) => holdAppended(ids[i]!, text, data[i]!.bus));
 
-  const byId = new Map(rows.map((row) => [row.event_id, row]));
-  return events.map((event, i) => {
-    const row = byId.get(ids[i] ?? "") as AppendedRow;
-    return {
-      globalPosition: BigInt(row.global_position),
-      transactionId: BigInt(row.transaction_id),
-      streamId,
-      streamVersion: row.stream_version,
-      eventId: row.event_id,
-      type: event.type,
-      data: event.data,
-      metadata: metadata[i] ?? {},
-      recordedAt: row.recorded_at,
-    };
-  });
+    const byId = new Map(rows.map((row) => [row.event_id, row]));
+    return events.map((event, i) => {
+      const row = byId.get(ids[i] ?? "") as AppendedRow;
+      return {
+        globalPosition: BigInt(row.global_position),
+        transactionId: BigInt(row.transaction_id),
+        streamId,
+        streamVersion: row.stream_version,
+        eventId: row.event_id,
+        type: event.type,
+        data: event.data,
+        metadata: metadata[i] ?? {},
+        recordedAt: row.recorded_at,
+      };
+    });
+  })();
 }
 
 /**

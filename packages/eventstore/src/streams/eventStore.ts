@@ -44,6 +44,7 @@ export interface EventStoreTransaction {
   readonly opened: readonly QueryResult[];
   /** COMMIT, sent now, behind the statements already sent (`CommitNow`). */
   readonly commitNow: CommitNow;
+  /** appendToStream's: what it refuses before sending, it throws at once. */
   append(
     streamId: string,
     expectedVersion: ExpectedVersion,
@@ -94,18 +95,14 @@ export function createEventStore(options: EventStoreOptions): EventStore {
           commitNow,
           loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
           saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-          async append(streamId, expectedVersion, events) {
-            const stored = await appendToStream(
-              client,
-              schema,
-              streamId,
-              expectedVersion,
-              events,
-              appendOptions,
-            );
-            appended.push(...stored);
-            return stored;
-          },
+          // Not async: what appendToStream refuses before sending is thrown at once.
+          append: (streamId, expectedVersion, events) =>
+            appendToStream(client, schema, streamId, expectedVersion, events, appendOptions).then(
+              (stored) => {
+                appended.push(...stored);
+                return stored;
+              },
+            ),
         }),
       opening,
     );

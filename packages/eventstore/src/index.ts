@@ -6,7 +6,7 @@ export type { Logger } from "./logger.ts";
 export type { Migration } from "./schema/migration.ts";
 export { storeMigrations } from "./schema/storeMigrations.ts";
 export { quoteSchema } from "./schema/schemaName.ts";
-export type { Queryable } from "./schema/tracedQuery.ts";
+export type { Queryable, Statement } from "./schema/tracedQuery.ts";
 export { tracedQuery } from "./schema/tracedQuery.ts";
 
 // Streams: append and read with optimistic concurrency, in one transaction per command.
@@ -28,7 +28,6 @@ export type {
   LockedFirst,
   Decision,
   Project,
-  Statement,
   RowLock,
 } from "./commands/handleCommand.ts";
 export { commandScopeIn, createCommandHandler } from "./commands/handleCommand.ts";

@@ -12,7 +12,7 @@ import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
-import { tracedQuery } from "../schema/tracedQuery.ts";
+import { runStatement, tracedQuery, type Statement } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata } from "../types.ts";
 import { recordRequest } from "../requests/appliedRequests.ts";
@@ -26,13 +26,6 @@ import { recordRequest } from "../requests/appliedRequests.ts";
  */
 export interface AppendedEvent extends DomainEvent {
   readonly eventId: string;
-}
-
-/** One SQL statement of the caller's code: its span's name, its text and its values. */
-export interface Statement {
-  readonly name: string;
-  readonly text: string;
-  readonly values: readonly unknown[];
 }
 
 /** A service's inline projections: every event a command appends goes through them. */
@@ -192,7 +185,7 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
       appended.map((e) => ({ ...e, metadata })),
     );
     const projecting = statements
-      ? Promise.all(statements.map((s) => tracedQuery(tx.client, s.name, s.text, s.values)))
+      ? Promise.all(statements.map((s) => runStatement(tx.client, s)))
       : project(tx.client, appended);
     if (statements) tx.commitNow?.();
     const [a, p] = await Promise.allSettled([appending, projecting]);

@@ -1,7 +1,7 @@
 import type { PoolClient } from "pg";
-import { tracedQuery } from "../schema/tracedQuery.ts";
+import { runStatement, type Statement } from "../schema/tracedQuery.ts";
 import type { DomainEvent } from "./decider.ts";
-import type { AppendedEvent, Project, Statement } from "./handleCommand.ts";
+import type { AppendedEvent, Project } from "./handleCommand.ts";
 
 /**
  * A projection that is one SQL statement, checking in it whatever it checks (`refuse`, a
@@ -42,10 +42,7 @@ export function projector<E extends DomainEvent>(
     for (const event of events) {
       const apply = projectionOf(event);
       if (typeof apply === "function") await apply(client, event.data, event);
-      else {
-        const { name, text, values } = apply.statement(event.data, event);
-        await tracedQuery(client, name, text, values);
-      }
+      else await runStatement(client, apply.statement(event.data, event));
     }
   };
   project.statements = (events) => {

@@ -66,3 +66,14 @@ export function tracedQuery<Row extends QueryResultRow = QueryResultRow>(
   if (!trace.getActiveSpan()?.isRecording()) return client.query<Row>(config);
   return context.with(withQuerySummary(context.active(), name), () => client.query<Row>(config));
 }
+
+/** One SQL statement of the caller's code: its span's name, its text and its values. */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/** Runs `statement` as `tracedQuery` does. */
+export const runStatement = (client: Queryable, { name, text, values }: Statement) =>
+  tracedQuery(client, name, text, values);

@@ -1,4 +1,7 @@
+import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /**
  * The ports handed out: below Linux's ephemeral range (32768–60999) and Kubernetes' NodePorts
@@ -10,29 +13,81 @@ import { createServer } from "node:net";
 const RANGE_FIRST = 20_000;
 const RANGE_COUNT = 10_000;
 
-// Vitest workers running at once have distinct pool ids: each gets a slice of its own, so two
-// files starting stacks at the same moment never choose the same port (both would find it free
-// before either bound it). Within its slice a process starts at random and never gives a port
-// out twice (2 500 ports: a file's stacks take ~17 each). Outside vitest the whole range is one
-// slice.
-const SLICES = 4;
-const poolId = Number(process.env.VITEST_POOL_ID);
-const sliced = Number.isInteger(poolId) && poolId >= 1;
-const COUNT = sliced ? RANGE_COUNT / SLICES : RANGE_COUNT;
-const FIRST = sliced ? RANGE_FIRST + ((poolId - 1) % SLICES) * COUNT : RANGE_FIRST;
-let next = FIRST + Math.floor(Math.random() * COUNT);
-const given = new Set<number>();
-
-/** A TCP port on 127.0.0.1 that was free a moment ago (we bind it and release it at once). */
-export async function freePort(): Promise<number> {
-  for (let tried = 0; tried < COUNT; tried++) {
-    const port = next;
-    next = FIRST + ((next - FIRST + 1) % COUNT);
-    if (given.has(port) || !(await canListen(port))) continue;
-    given.add(port);
-    return port;
+/**
+ * Processes choosing ports at once (two test files each starting a stack) would each find the
+ * same port free before either bound it, and walking on in step, lose again on every retry. A
+ * port is therefore claimed across processes: a file named by the port in a directory all of
+ * them share, created exclusively, holding the claimer's pid. A claim outlives its port's use
+ * until its process ends; one whose process is gone (killed, so its exit hook never ran) is
+ * taken over. (Vitest's pool ids, which slices of the range once followed, repeat between
+ * workers running at once when the whole suite runs.)
+ */
+const CLAIMS = join(tmpdir(), "argus-port-claims");
+mkdirSync(CLAIMS, { recursive: true });
+const mine: string[] = [];
+process.on("exit", () => {
+  for (const claim of mine) {
+    try {
+      unlinkSync(claim);
+    } catch {
+      // Taken over or cleared already.
+    }
   }
-  throw new Error(`no free port in ${FIRST}–${FIRST + COUNT - 1}`);
+});
+
+let next = RANGE_FIRST + Math.floor(Math.random() * RANGE_COUNT);
+
+/** A TCP port on 127.0.0.1 that was free a moment ago and that no other process has claimed. */
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < RANGE_COUNT; tried++) {
+    const port = next;
+    next = RANGE_FIRST + ((next - RANGE_FIRST + 1) % RANGE_COUNT);
+    if (!claim(port)) continue;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${RANGE_FIRST}–${RANGE_FIRST + RANGE_COUNT - 1}`);
+}
+
+/** Whether this process now holds the port's claim (never one it held before: each port once). */
+function claim(port: number): boolean {
+  const file = join(CLAIMS, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      mine.push(file);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    if (alive(holder(file))) return false;
+    try {
+      unlinkSync(file);
+    } catch {
+      // Another process took it over first; the exclusive create decides.
+    }
+  }
+  return false;
+}
+
+function holder(file: string): number {
+  try {
+    return Number(readFileSync(file, "utf8"));
+  } catch {
+    return 0;
+  }
+}
+
+function alive(pid: number): boolean {
+  // A claim being written has no pid yet: treat it as held.
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function canListen(port: number): Promise<boolean> {

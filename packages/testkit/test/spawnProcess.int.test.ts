@@ -148,7 +148,7 @@ describe("spawnProcess", () => {
 
   it("hands out a port at most once, though the OS repeats them", async () => {
     const ports = [];
-    // More than the OS's own walk would repeat within, and within a worker's slice (2 500).
+    // More than the OS's own walk would repeat within.
     for (let i = 0; i < 2400; i++) ports.push(await freePort());
     expect(new Set(ports).size).toBe(ports.length);
   });

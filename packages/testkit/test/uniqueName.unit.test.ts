@@ -1,5 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort, listenLocal, uniqueName } from "../src/index.ts";
@@ -20,6 +22,8 @@ function ephemeralRange(): [number, number] {
   return [low!, high!];
 }
 
+const claimFile = (port: number) => join(tmpdir(), "argus-port-claims", String(port));
+
 describe("freePort", () => {
   it("hands out distinct ports outside the ephemeral range and NodePorts, each bindable", async () => {
     const ports: number[] = [];
@@ -36,25 +40,38 @@ describe("freePort", () => {
     server.close();
   });
 
-  it("a vitest worker takes ports only from its pool id's slice, which workers beside it lack", async () => {
-    // Two files starting stacks at once each found the same ports free and lost some to the
-    // other: workers with distinct pool ids now choose from disjoint slices.
-    const slice = (id: number) => {
-      const script = `import("${new URL("../src/freePort.ts", import.meta.url).pathname}").then(async (m) => { const ports = []; for (let i = 0; i < 100; i++) ports.push(await m.freePort()); console.log(JSON.stringify(ports)); })`;
-      const out = execFileSync(process.execPath, ["-e", script], {
-        env: { ...process.env, VITEST_POOL_ID: String(id) },
-        encoding: "utf8",
-      });
-      return JSON.parse(out) as number[];
-    };
-    const [one, two] = [slice(1), slice(2)];
-    for (const port of one) expect(port >= 20_000 && port < 22_500).toBe(true);
-    for (const port of two) expect(port >= 22_500 && port < 25_000).toBe(true);
-    expect(new Set(one).size).toBe(100);
-    const mine = Number(process.env.VITEST_POOL_ID);
-    const low = 20_000 + ((mine - 1) % 4) * 2_500;
-    const port = await freePort();
-    expect(port >= low && port < low + 2_500).toBe(true);
+  it("claims each port it hands out for as long as its process lives, across processes", async () => {
+    // Two files starting stacks at once each found the same ports free, lost some to the other,
+    // and walking on in step, lost again on every retry: a port handed out is claimed.
+    const script = `import("${new URL("../src/freePort.ts", import.meta.url).pathname}").then(async (m) => { const ports = []; for (let i = 0; i < 20; i++) ports.push(await m.freePort()); console.log(JSON.stringify(ports)); await new Promise((r) => setTimeout(r, 1000)); })`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const ports = await new Promise<number[]>((resolve) =>
+      child.stdout.once("data", (d: Buffer) => resolve(JSON.parse(String(d)) as number[])),
+    );
+    for (const port of ports) expect(readFileSync(claimFile(port), "utf8")).toBe(String(child.pid));
+    await new Promise((resolve) => child.once("exit", resolve));
+    for (const port of ports) expect(existsSync(claimFile(port))).toBe(false);
+  });
+
+  it("passes over a port another live process claimed, and takes over one whose claimer is gone", async () => {
+    const sleeper = spawn("sleep", ["30"]);
+    const gone = spawn("true");
+    await new Promise((resolve) => gone.once("exit", resolve));
+    try {
+      const probe = await freePort();
+      const ahead = (n: number) => 20_000 + ((probe - 20_000 + n) % 10_000);
+      for (let n = 1; n <= 50; n++) writeFileSync(claimFile(ahead(n)), String(sleeper.pid));
+      writeFileSync(claimFile(ahead(51)), String(gone.pid));
+      try {
+        const port = await freePort();
+        expect(port).toBe(ahead(51));
+        expect(readFileSync(claimFile(port), "utf8")).toBe(String(process.pid));
+      } finally {
+        for (let n = 1; n <= 50; n++) rmSync(claimFile(ahead(n)), { force: true });
+      }
+    } finally {
+      sleeper.kill();
+    }
   });
 
   it("passes over a port something listens on", async () => {

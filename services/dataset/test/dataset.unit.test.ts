@@ -214,6 +214,15 @@ describe("example rules", () => {
     expect(JSON.parse(mergedText)).toEqual(updated[0]!.data);
     expect(merged.bytes).toBe(Buffer.byteLength(mergedText));
     expect(examplesOf(updated[0]!)[0]!.fields).toMatchObject({ n: 2, q: 'a "quoted" line\n' });
+    // Ids are uuids, but the size is the text's whatever an id holds (escapes, non-ASCII).
+    const odd = jsonTextOf(
+      updatedEvents(
+        target,
+        parseExamples([{ id: 'é\u{1f600}"\\', fieldsJson: "{}" }], "update"),
+      )[0]!.data,
+    );
+    expect(odd.bytes).toBe(Buffer.byteLength(odd.parts.join("")));
+    expect(JSON.parse(odd.parts.join(""))).toMatchObject({ examples: [{ id: 'é\u{1f600}"\\' }] });
   });
 
   it("a bulk event goes on the bus as its examples' ids, the audit log's cut of it, and a small one whole", () => {

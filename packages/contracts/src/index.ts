@@ -8,3 +8,4 @@ export type * from "./monitors.ts";
 export type * from "./webhooks.ts";
 export type * from "./tasks.ts";
 export * from "./limits.ts";
+export * from "./packedExamples.ts";

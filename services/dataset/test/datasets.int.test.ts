@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
+import { packExamples } from "@argus/contracts";
 import { startedForFile, uniqueName } from "@argus/testkit";
 import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
@@ -69,27 +70,59 @@ describe("datasets", () => {
 });
 
 describe("example writes", () => {
-  it("updates in place: fields merge, none removed, unknown ids ignored, repeats merged", async () => {
-    const w = await create(2);
-    const [a, b] = w.exampleIds;
-    const res = await t.call(S.updateExamples, {
-      datasetId: w.dataset!.id,
-      versionId: "",
-      newVersion: "",
-      examples: [
+  // As the gateway sends them (packed), and one message each, as gateways did before.
+  it.each([true, false])(
+    "updates in place: fields merge, none removed, unknown ids ignored, repeats merged (packed: %s)",
+    async (packed) => {
+      const w = await create(2);
+      const [a, b] = w.exampleIds;
+      const examples = [
         { id: "00000000-0000-7000-8000-000000000000", fieldsJson: JSON.stringify({ q: "nobody" }) },
         { id: a!, fieldsJson: JSON.stringify({ q: "changed", extra: true }) },
         { id: "", fieldsJson: JSON.stringify({ q: "undecodable" }) },
         { id: a!, fieldsJson: JSON.stringify({ more: 1 }) },
-      ],
-    });
-    // The updated examples by their first position in the request, not by their ids again.
-    expect([res.exampleIds, res.examplePositions]).toEqual([[], [1]]);
-    expect(res.versionId).toBe(w.versionId);
-    const examples = await all(w.dataset!.id);
-    expect(examples.map((e) => e.id)).toEqual([a, b]);
-    expect(examples[0]!.fields).toEqual({ q: "changed", n: 0, extra: true, more: 1 });
-    expect(examples[1]!.fields).toEqual({ q: "question 1", n: 1 });
+      ];
+      const res = await t.call(S.updateExamples, {
+        datasetId: w.dataset!.id,
+        versionId: "",
+        newVersion: "",
+        ...(packed ? { examples: [], packedExamples: packExamples(examples) } : { examples }),
+      });
+      // The updated examples by their first position in the request, not by their ids again.
+      expect([res.exampleIds, res.examplePositions]).toEqual([[], [1]]);
+      expect(res.versionId).toBe(w.versionId);
+      const after = await all(w.dataset!.id);
+      expect(after.map((e) => e.id)).toEqual([a, b]);
+      expect(after[0]!.fields).toEqual({ q: "changed", n: 0, extra: true, more: 1 });
+      expect(after[1]!.fields).toEqual({ q: "question 1", n: 1 });
+    },
+  );
+
+  it("refuses packed examples whose ids and fields differ in number, and 0 or 1001 of them", async () => {
+    const w = await create(2);
+    const update = (packedExamples: { ids: string; fieldsJson: string }) =>
+      problemOf(
+        t.call(S.updateExamples, {
+          datasetId: w.dataset!.id,
+          versionId: "",
+          newVersion: "",
+          examples: [],
+          packedExamples,
+        }),
+      );
+    const one = (n: number) =>
+      Array.from({ length: n }, () => ({ id: w.exampleIds[0]!, fieldsJson: '{"q":1}' }));
+    // A raw line break in a fields text splits it in two: never taken for two examples.
+    expect(await update({ ids: w.exampleIds[0]!, fieldsJson: '{"q":\n1}' })).toBe(
+      "invalid-request",
+    );
+    expect(await update({ ids: `${w.exampleIds[0]!},`, fieldsJson: '{"q":1}' })).toBe(
+      "invalid-request",
+    );
+    expect(await update({ ids: "", fieldsJson: "" })).toBe("validation-error");
+    expect(await update(packExamples(one(1001)))).toBe("validation-error");
+    expect(await update(packExamples(one(1000)))).toBe("ok");
+    expect((await all(w.dataset!.id))[0]!.fields).toMatchObject({ q: 1 });
   });
 
   it("a new version takes the update; the old one stays byte-identical; each lists its own", async () => {

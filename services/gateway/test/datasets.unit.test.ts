@@ -1,4 +1,5 @@
 import { DomainError, encodeId, toGrpcError } from "@argus/platform";
+import { unpackExamples } from "@argus/contracts";
 import type {
   Dataset,
   DeleteExamplesRequest,
@@ -404,16 +405,22 @@ describe("example writes", () => {
       { ...result([], pub.v2), example_ids: [encodeId("Dataset", uuid(102)), pub.example(1)] },
     ]);
     const sent = calls[0]!.request as UpdateExamplesRequest;
+    // Packed (dataset.proto's PackedExamples): the ids joined by ",", the fields by "\n".
     expect(sent).toEqual({
       datasetId: DATASET,
       versionId: V1,
       newVersion: "v2",
-      examples: [
-        { id: uuid(101), fieldsJson: '{"answer":"4","meta":{"tags":["x"]}}' },
-        { id: "", fieldsJson: '{"answer":"5"}' },
-        { id: "", fieldsJson: "{}" },
-      ],
+      examples: [],
+      packedExamples: {
+        ids: `${uuid(101)},,`,
+        fieldsJson: '{"answer":"4","meta":{"tags":["x"]}}\n{"answer":"5"}\n{}',
+      },
     });
+    expect(unpackExamples(sent.packedExamples!)).toEqual([
+      { id: uuid(101), fieldsJson: '{"answer":"4","meta":{"tags":["x"]}}' },
+      { id: "", fieldsJson: '{"answer":"5"}' },
+      { id: "", fieldsJson: "{}" },
+    ]);
   });
 
   it("sends each update's fields as JSON.stringify writes them, however the caller spelled it", async () => {
@@ -440,7 +447,7 @@ describe("example writes", () => {
       `{"examples":[${spelled.join(" , ")}]}`,
     );
     expect(res.status).toBe(200);
-    const sent = (calls[0]!.request as UpdateExamplesRequest).examples;
+    const sent = unpackExamples((calls[0]!.request as UpdateExamplesRequest).packedExamples!)!;
     expect(sent.map((e) => e.fieldsJson)).toEqual(fields);
     expect(new Set(sent.map((e) => e.id))).toEqual(new Set([uuid(101)]));
   });

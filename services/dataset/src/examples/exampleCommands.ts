@@ -1,4 +1,4 @@
-import { streamId } from "@argus/contracts";
+import { streamId, unpackExamples, type ExampleText } from "@argus/contracts";
 import type { CommandOptions, CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
@@ -47,6 +47,14 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
     byId.set(e.id, { ...seen, fields, json, bytes: Buffer.byteLength(json) });
   }
   return [...byId.values()];
+}
+
+/** An update's examples: packed, as the gateway sends them, or one message each, as it did. */
+function updateInputs(req: UpdateExamplesRequest): readonly ExampleText[] {
+  if (!req.packedExamples) return req.examples;
+  const unpacked = unpackExamples(req.packedExamples);
+  if (!unpacked) throw invalid("packed_examples holds a different number of ids and fields");
+  return unpacked;
 }
 
 /** Where an example write lands, as read under the dataset's lock. */
@@ -146,7 +154,7 @@ export function exampleCommands(deps: DatasetDeps) {
       // Parsed while the first try's BEGIN is in flight, once.
       let parsed: ParsedExample[] | undefined;
       const examples = () =>
-        (parsed ??= mergeRepeats(parseExamples(req.examples, "update")).filter((e) =>
+        (parsed ??= mergeRepeats(parseExamples(updateInputs(req), "update")).filter((e) =>
           isUuid(e.id),
         ));
       // First as if the version held every example: its projection counts the rows it changed

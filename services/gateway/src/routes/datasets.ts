@@ -1,4 +1,5 @@
 import { DomainError, decodeCanonicalId, decodeId, encodeId, notFound } from "@argus/platform";
+import { packExamples } from "@argus/contracts";
 import {
   DatasetServiceService,
   type Dataset,
@@ -310,7 +311,8 @@ export function datasetHandlers(
         {
           datasetId: datasetId(req),
           versionId: versionUuid(req.query.dataset_version_id),
-          examples: body.examples.map(updatedExample),
+          examples: [],
+          packedExamples: packExamples(body.examples.map(updatedExample)),
           newVersion: body.new_version ?? "",
         },
         req,

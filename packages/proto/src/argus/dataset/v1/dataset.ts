@@ -288,10 +288,32 @@ export interface UpdateExamplesRequest {
   datasetId: string;
   /** Empty: the latest version. */
   versionId: string;
-  /** 1 to 1000, each with an id. */
+  /**
+   * 1 to 1000, each with an id: read only when `packed_examples` is absent (what gateways
+   * sent before it; the gateway now sends `packed_examples`, so dataset services roll out first).
+   */
   examples: ExampleInput[];
   /** Non-empty: a new version so named receives the update; the named one stays unchanged. */
   newVersion: string;
+  /** The examples, 1 to 1000, each with an id, as two texts rather than a message each. */
+  packedExamples?: PackedExamples | undefined;
+}
+
+/**
+ * Examples as two texts: 1000 nested messages cost the gateway and the service ~0.4 ms of a
+ * PATCH's path to write and read, two strings a tenth of that.
+ */
+export interface PackedExamples {
+  /**
+   * Each example's internal uuid, in order, joined by ","; empty for one whose public id did
+   * not decode (it matches nothing and is ignored).
+   */
+  ids: string;
+  /**
+   * Each example's fields, a JSON object with no raw line break in its text (as
+   * JSON.stringify writes it), in the same order, joined by "\n".
+   */
+  fieldsJson: string;
 }
 
 export interface DeleteExamplesRequest {
@@ -2916,7 +2938,7 @@ export const InsertExamplesRequest: MessageFns<InsertExamplesRequest> = {
 };
 
 function createBaseUpdateExamplesRequest(): UpdateExamplesRequest {
-  return { datasetId: "", versionId: "", examples: [], newVersion: "" };
+  return { datasetId: "", versionId: "", examples: [], newVersion: "", packedExamples: undefined };
 }
 
 export const UpdateExamplesRequest: MessageFns<UpdateExamplesRequest> = {
@@ -2932,6 +2954,9 @@ export const UpdateExamplesRequest: MessageFns<UpdateExamplesRequest> = {
     }
     if (message.newVersion !== "") {
       writer.uint32(34).string(message.newVersion);
+    }
+    if (message.packedExamples !== undefined) {
+      PackedExamples.encode(message.packedExamples, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -2979,6 +3004,71 @@ export const UpdateExamplesRequest: MessageFns<UpdateExamplesRequest> = {
             }
 
             message.newVersion = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.packedExamples = PackedExamples.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePackedExamples(): PackedExamples {
+  return { ids: "", fieldsJson: "" };
+}
+
+export const PackedExamples: MessageFns<PackedExamples> = {
+  encode(message: PackedExamples, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ids !== "") {
+      writer.uint32(10).string(message.ids);
+    }
+    if (message.fieldsJson !== "") {
+      writer.uint32(18).string(message.fieldsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackedExamples {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackedExamples();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fieldsJson = reader.string();
             continue;
           }
         }

@@ -2,6 +2,7 @@ import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } f
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "./processAlive.ts";
 
 /**
  * The ports handed out: below Linux's ephemeral range (32768–60999) and Kubernetes' NodePorts
@@ -61,7 +62,9 @@ function claim(port: number): boolean {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
-    if (alive(holder(file))) return false;
+    const pid = holder(file);
+    // A claim being written has no pid yet: it is held.
+    if (pid === 0 || processAlive(pid)) return false;
     try {
       unlinkSync(file);
     } catch {
@@ -76,17 +79,6 @@ function holder(file: string): number {
     return Number(readFileSync(file, "utf8"));
   } catch {
     return 0;
-  }
-}
-
-function alive(pid: number): boolean {
-  // A claim being written has no pid yet: treat it as held.
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -1,4 +1,5 @@
 import { loadTestcontainers } from "./containerRuntime.ts";
+import { processAlive } from "./processAlive.ts";
 
 /**
  * Whose a container or network is: every one the testkit makes carries the name of its stack or
@@ -14,19 +15,8 @@ export const ownerLabels = (owner: string, pid: number = process.pid): Record<st
   [OWNER_PID_LABEL]: String(pid),
 });
 
-/** Only "no such process" is dead: EPERM is a live process of another user. */
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
-
 const orphaned = (labels: Record<string, string> | undefined): boolean =>
-  !alive(Number(labels?.[OWNER_PID_LABEL]));
+  !processAlive(Number(labels?.[OWNER_PID_LABEL]));
 
 /**
  * Removes the testkit's containers and networks whose maker is no longer running: the

@@ -1,24 +1,17 @@
-/** One example of an update as the gateway hands it on: its internal uuid and its fields' JSON. */
-export interface ExampleText {
-  id: string;
-  fieldsJson: string;
-}
+import type { ExampleInput, PackedExamples } from "@argus/proto/dataset/v1/dataset";
 
 /**
- * An update's examples as two texts (`PackedExamples` in dataset.proto): the ids joined by ","
- * (uuids, or empty for one that names nothing), the fields' JSON by "\n", which no text written
- * by JSON.stringify holds raw.
+ * An update's examples as two texts (`PackedExamples` in dataset.proto): their ids joined by
+ * "," (uuids, or empty for one that names nothing), their fields' JSON by "\n", which no text
+ * written by JSON.stringify holds raw. Given as two lists in step, as the gateway makes them.
  */
-export interface PackedExampleTexts {
-  ids: string;
-  fieldsJson: string;
-}
-
-export function packExamples(examples: readonly ExampleText[]): PackedExampleTexts {
-  return {
-    ids: examples.map((e) => e.id).join(","),
-    fieldsJson: examples.map((e) => e.fieldsJson).join("\n"),
-  };
+export function packExamples(
+  ids: readonly string[],
+  fieldsJson: readonly string[],
+): PackedExamples {
+  if (ids.length !== fieldsJson.length)
+    throw new RangeError(`${ids.length} ids for ${fieldsJson.length} fields texts`);
+  return { ids: ids.join(","), fieldsJson: fieldsJson.join("\n") };
 }
 
 /**
@@ -26,7 +19,7 @@ export function packExamples(examples: readonly ExampleText[]): PackedExampleTex
  * them (a fields text with a raw line break, an id with a comma): split anew, neither could
  * be told from two examples.
  */
-export function unpackExamples(packed: PackedExampleTexts): ExampleText[] | undefined {
+export function unpackExamples(packed: PackedExamples): ExampleInput[] | undefined {
   if (packed.ids === "" && packed.fieldsJson === "") return [];
   const ids = packed.ids.split(",");
   const fields = packed.fieldsJson.split("\n");

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { DatasetEvent, DatasetExamplesEvent } from "@argus/contracts";
+import {
+  packExamples,
+  unpackExamples,
+  type DatasetEvent,
+  type DatasetExamplesEvent,
+} from "@argus/contracts";
 import {
   BULK_DATA_CHARS,
   bulkDataJson,
@@ -167,6 +172,19 @@ describe("example rules", () => {
     ]);
     // The text stored for a merged example is the merge's, not either request item's.
     expect(merged.map((e) => JSON.parse(e.json) as unknown)).toEqual([{ x: 1, y: 2 }, { z: 1 }]);
+  });
+
+  it("packs an update's examples in step, and unpacks them as they were", () => {
+    const packed = packExamples(["a", "", "c"], ["{}", '{"q":"x,y"}', '{"n":[1,2]}']);
+    expect(packed).toEqual({ ids: "a,,c", fieldsJson: '{}\n{"q":"x,y"}\n{"n":[1,2]}' });
+    expect(unpackExamples(packed)).toEqual([
+      { id: "a", fieldsJson: "{}" },
+      { id: "", fieldsJson: '{"q":"x,y"}' },
+      { id: "c", fieldsJson: '{"n":[1,2]}' },
+    ]);
+    expect(unpackExamples(packExamples([], []))).toEqual([]);
+    // Two lists out of step are the packer's own mistake: never sent.
+    expect(() => packExamples(["a", "b"], ["{}"])).toThrow(RangeError);
   });
 
   it("a bulk event stores the examples' own texts, and they read back as its data", () => {

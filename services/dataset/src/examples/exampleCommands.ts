@@ -1,4 +1,4 @@
-import { streamId, unpackExamples, type ExampleText } from "@argus/contracts";
+import { streamId, unpackExamples } from "@argus/contracts";
 import type { CommandOptions, CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
 import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
@@ -6,6 +6,7 @@ import type {
   DatasetWrite,
   DeleteExamplesRequest,
   DeleteExamplesResponse,
+  ExampleInput,
   InsertExamplesRequest,
   UpdateExamplesRequest,
 } from "@argus/proto/dataset/v1/dataset";
@@ -50,7 +51,7 @@ export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[
 }
 
 /** An update's examples: packed, as the gateway sends them, or one message each, as it did. */
-function updateInputs(req: UpdateExamplesRequest): readonly ExampleText[] {
+function updateInputs(req: UpdateExamplesRequest): readonly ExampleInput[] {
   if (!req.packedExamples) return req.examples;
   const unpacked = unpackExamples(req.packedExamples);
   if (!unpacked) throw invalid("packed_examples holds a different number of ids and fields");

@@ -1,5 +1,6 @@
 import { LIMITS, type ExampleFields } from "@argus/contracts";
 import { DomainError } from "@argus/platform";
+import type { ExampleInput } from "@argus/proto/dataset/v1/dataset";
 import { invalid, unprocessable } from "../shared/problemRules.ts";
 
 /**
@@ -53,10 +54,7 @@ function isEmpty(o: object): boolean {
  * JSON object of user-defined fields without system fields; an inserted example has at least
  * one field and no id of its own (ids are assigned); each fits one event.
  */
-export function parseExamples(
-  inputs: readonly { id: string; fieldsJson: string }[],
-  kind: WriteKind,
-): ParsedExample[] {
+export function parseExamples(inputs: readonly ExampleInput[], kind: WriteKind): ParsedExample[] {
   requireCount(inputs.length, "examples");
   return inputs.map((input, i) => {
     let fields: unknown;

@@ -7,6 +7,7 @@ import {
   type DatasetWrite,
   type Example,
   type ExampleInput,
+  type PackedExamples,
 } from "@argus/proto/dataset/v1/dataset";
 import type { Backend } from "../backend.ts";
 import { memberElementTexts } from "../http/bodyText.ts";
@@ -138,9 +139,15 @@ function newExamples(body: { examples: Fields[] }): ExampleInput[] {
 }
 
 /** An example to update: an id that names no example becomes "", which the service ignores. */
-function updatedExample(example: Fields): ExampleInput {
-  const { id, ...fields } = example;
-  return { id: exampleUuid(id as string) ?? "", fieldsJson: JSON.stringify(fields) };
+/** An update's examples, packed: each id's uuid ("" for one naming none) and its other fields. */
+function updatedExamples(examples: readonly Fields[]): PackedExamples {
+  const ids: string[] = [];
+  const fieldsJson: string[] = [];
+  for (const { id, ...fields } of examples) {
+    ids.push(exampleUuid(id as string) ?? "");
+    fieldsJson.push(JSON.stringify(fields));
+  }
+  return packExamples(ids, fieldsJson);
 }
 
 /** The uuid of a `dataset_version_id`; "" when absent (the latest); 404 when it names none. */
@@ -312,7 +319,7 @@ export function datasetHandlers(
           datasetId: datasetId(req),
           versionId: versionUuid(req.query.dataset_version_id),
           examples: [],
-          packedExamples: packExamples(body.examples.map(updatedExample)),
+          packedExamples: updatedExamples(body.examples),
           newVersion: body.new_version ?? "",
         },
         req,

@@ -138,8 +138,10 @@ function newExamples(body: { examples: Fields[] }): ExampleInput[] {
   }));
 }
 
-/** An example to update: an id that names no example becomes "", which the service ignores. */
-/** An update's examples, packed: each id's uuid ("" for one naming none) and its other fields. */
+/**
+ * An update's examples, packed: each id's uuid (an id that names no example becomes "", which
+ * the service ignores) and the example's other members as its fields.
+ */
 function updatedExamples(examples: readonly Fields[]): PackedExamples {
   const ids: string[] = [];
   const fieldsJson: string[] = [];

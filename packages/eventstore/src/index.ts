@@ -1,5 +1,5 @@
 // Shared shapes: events as the store keeps them, and the logger every part writes to.
-export type { EventMetadata, StoredEvent } from "./types.ts";
+export type { ConsumedEvent, EventMetadata, StoredEvent } from "./types.ts";
 export type { Logger } from "./logger.ts";
 
 // Schema: the store's own tables (applied by a migration runner) and the SQL plumbing.

@@ -24,6 +24,14 @@ export interface StoredEvent {
   recordedAt: Date;
 }
 
+/**
+ * An event as a consumer may take it off the bus: with its data's UTF-8 JSON text as it came,
+ * and whether that is a bulk write's cut to its records' ids (bulkData.ts), beside `data`.
+ */
+export interface ConsumedEvent extends StoredEvent {
+  readonly dataText?: { readonly bytes: Uint8Array; readonly cut: boolean };
+}
+
 /** A position in the global log: commit order is (transactionId, globalPosition). */
 export interface Checkpoint {
   transactionId: bigint;

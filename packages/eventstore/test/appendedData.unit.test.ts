@@ -39,8 +39,12 @@ describe("appended data held for the relay", () => {
     lead();
     holdAppended("small", text(HELD_MIN_BYTES - 1), "{}");
     holdAppended("large", text(HELD_MIN_BYTES), '{"n":1}');
-    expect([...heldAppended()].map(([id, t]) => [id, new TextDecoder().decode(t)])).toEqual([
-      ["large", '{"n":1}'],
+    holdAppended("whole", text(HELD_MIN_BYTES));
+    expect(
+      [...heldAppended()].map(([id, d]) => [id, new TextDecoder().decode(d.text), d.cut]),
+    ).toEqual([
+      ["large", '{"n":1}', true],
+      ["whole", "\0".repeat(HELD_MIN_BYTES), false],
     ]);
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   UndecodableEventError,
   decodeEvent,
+  decodeEventLazily,
   encodeEvent,
   encodeEventWithData,
 } from "../src/messages/eventCodec.ts";
@@ -63,5 +64,86 @@ describe("event codec", () => {
     ],
   ])("rejects a payload that is %s", (_what, payload) => {
     expect(() => decodeEvent(payload)).toThrow(UndecodableEventError);
+  });
+
+  describe("decodeEventLazily", () => {
+    const { data: _data, ...head } = event;
+    const text = (e: { dataText?: { bytes: Uint8Array } }) =>
+      new TextDecoder().decode(e.dataText?.bytes);
+
+    it("gives the data's text as it came, and parses it only when read", () => {
+      const dataText = '{"name": "élan", "nested": [1, null, {"a": true}]}';
+      const lazy = decodeEventLazily(encodeEventWithData(head, dataText));
+      expect(text(lazy)).toBe(dataText);
+      expect(lazy.dataText?.cut).toBe(false);
+      const { data, dataText: _t, ...rest } = lazy;
+      expect(rest).toEqual(head);
+      expect(data).toEqual(event.data);
+      expect(decodeEventLazily(encodeEvent(event)).data).toEqual(event.data);
+    });
+
+    it("says when the data is a bulk write's cut", () => {
+      expect(
+        decodeEventLazily(encodeEventWithData(head, '{"x":[{"id":"a"}]}', true)).dataText,
+      ).toMatchObject({ cut: true });
+      // The eager decoding reads the same event, the flag aside.
+      expect(decodeEvent(encodeEventWithData(head, "[]", true))).toEqual({ ...event, data: [] });
+    });
+
+    it("finds the event's own data member past look-alikes in the head", () => {
+      const tricky = {
+        ...head,
+        metadata: {
+          data: { data: 1 },
+          note: ',"data":"no"',
+          q: '\\",\\"data\\":',
+          list: [{ data: 2 }],
+        },
+      };
+      const lazy = decodeEventLazily(encodeEventWithData(tricky, '"the data"'));
+      expect(lazy.metadata).toEqual(tricky.metadata);
+      expect(lazy.data).toBe("the data");
+      // Spaces around the member's colon, as any JSON writer may put them.
+      const plain = new TextDecoder().decode(encodeEventWithData(head, "0"));
+      const spaced = plain.replace(/,"data":0\}$/, ', "data" : [1] }');
+      expect(spaced).not.toBe(plain);
+      expect(decodeEventLazily(new TextEncoder().encode(spaced)).data).toEqual([1]);
+    });
+
+    it("takes the data as the last member: a head after it is not read as one", () => {
+      const plain = new TextDecoder().decode(encodeEvent(event));
+      const dataFirst = `{"data":1,${plain.slice(1, plain.indexOf(',"data":'))}}`;
+      expect(decodeEvent(new TextEncoder().encode(dataFirst))).toEqual({ ...event, data: 1 });
+      expect(() => decodeEventLazily(new TextEncoder().encode(dataFirst))).toThrow(
+        UndecodableEventError,
+      );
+    });
+
+    it.each([
+      ["no data member", new TextEncoder().encode(JSON.stringify({ eventId: "x" }))],
+      ["a head that is not an event", new TextEncoder().encode('{"eventId":"x","data":{}}')],
+      ["no closing brace", new TextEncoder().encode('{"data":1')],
+      [
+        "not UTF-8 in its head",
+        new Uint8Array([
+          0x7b,
+          0x22,
+          0xff,
+          0x22,
+          0x3a,
+          0x31,
+          0x2c,
+          ...new TextEncoder().encode('"data":1}'),
+        ]),
+      ],
+    ])("rejects a payload with %s at once", (_what, payload) => {
+      expect(() => decodeEventLazily(payload)).toThrow(UndecodableEventError);
+    });
+
+    it("rejects data that is not JSON when it is read", () => {
+      const lazy = decodeEventLazily(encodeEventWithData(head, "{nope"));
+      expect(text(lazy)).toBe("{nope");
+      expect(() => lazy.data).toThrow(UndecodableEventError);
+    });
   });
 });

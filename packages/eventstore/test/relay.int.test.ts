@@ -9,7 +9,7 @@ import {
   ensureStream,
   withJsonText,
 } from "../src/index.ts";
-import { decodeEvent } from "../src/messages/eventCodec.ts";
+import { decodeEvent, decodeEventLazily } from "../src/messages/eventCodec.ts";
 import { HELD_MIN_BYTES, heldAppended, releaseAppended } from "../src/streams/appendedData.ts";
 import { loadRelayCheckpoint } from "../src/relay/relayCheckpoint.ts";
 import {
@@ -109,6 +109,13 @@ describe("createRelay", () => {
       { pad, n: 2 },
       { n: 3 },
       { pad, n: 4 },
+    ]);
+    // Only the held cut says it is one: read back, the data goes whole.
+    expect(msgs.map((m) => decodeEventLazily(m.data).dataText?.cut)).toEqual([
+      false,
+      false,
+      true,
+      false,
     ]);
     expect([...heldAppended().keys()]).toEqual([]);
   });

@@ -54,6 +54,8 @@ export interface DurableConsumerOptions {
   types?: readonly string[];
   /** The handler is one statement a redelivery repeats harmlessly: no processed marker. */
   idempotent?: boolean;
+  /** The handler takes the data's text as it came, and parses it only when it reads `data`. */
+  lazyData?: boolean;
   nakBackoff?: { baseMs: number; maxMs: number };
 }
 
@@ -142,6 +144,7 @@ export async function startServiceRuntime(o: ServiceRuntimeOptions): Promise<Ser
         handler: c.handler,
         ...(c.types ? { types: new Set(c.types) } : {}),
         ...(c.idempotent ? { idempotent: true } : {}),
+        ...(c.lazyData ? { lazyData: true } : {}),
         ...(c.nakBackoff ? { nakBackoff: c.nakBackoff } : {}),
       });
       consumers.push(runner);

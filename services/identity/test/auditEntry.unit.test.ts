@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   BULK_DATA_CHARS as AUDIT_VARIABLES_MAX_CHARS,
   bulkDataJson as auditVariables,
+  type ConsumedEvent,
   type StoredEvent,
 } from "@argus/eventstore";
 import { auditEntryOf } from "../src/auditLogs/auditEntry.ts";
@@ -80,6 +81,65 @@ describe("auditEntryOf", () => {
     expect(auditEntryOf(event({ metadata: {}, data: {} }))).toBeNull();
     // Values that are not uuids never reach the uuid columns.
     expect(auditEntryOf(event({ metadata: { account_id: "nope" }, data: {} }))).toBeNull();
+  });
+
+  describe("an event as it came off the bus (its data's text beside it)", () => {
+    const utf8 = (text: string) => new TextEncoder().encode(text);
+    /** `data` reads the text, and counts how often: the entry should not need it. */
+    function fromBus(text: string, cut: boolean, metadata = { account_id: A }) {
+      const reads = { n: 0 };
+      const e: ConsumedEvent = {
+        ...event({ metadata }),
+        dataText: { bytes: utf8(text), cut },
+        get data() {
+          reads.n++;
+          return JSON.parse(text) as unknown;
+        },
+      };
+      return { e, reads };
+    }
+    const ids = (n: number) =>
+      JSON.stringify({
+        dataset_id: S,
+        examples: Array.from({ length: n }, (_, i) => ({ id: `${S.slice(0, -4)}${1000 + i}` })),
+      });
+
+    it("keeps a bulk write's cut as it came, unread", () => {
+      const text = ids(1000);
+      expect(text.length).toBeGreaterThan(AUDIT_VARIABLES_MAX_CHARS);
+      const { e, reads } = fromBus(text, true);
+      const entry = auditEntryOf(e);
+      expect(entry?.variablesJson).toBe(e.dataText?.bytes);
+      expect(reads.n).toBe(0);
+    });
+
+    it("keeps a text within the bound as it came, and cuts a larger one that is whole", () => {
+      const within = `{"name": "${"x".repeat(AUDIT_VARIABLES_MAX_CHARS - 12)}"}`;
+      expect(utf8(within).byteLength).toBe(AUDIT_VARIABLES_MAX_CHARS);
+      const kept = fromBus(within, false);
+      expect(auditEntryOf(kept.e)?.variablesJson).toBe(kept.e.dataText?.bytes);
+      expect(kept.reads.n).toBe(0);
+      const whole = JSON.stringify({
+        dataset_id: S,
+        examples: [{ id: "e1", fields: { input: "x".repeat(AUDIT_VARIABLES_MAX_CHARS) } }],
+      });
+      const cut = fromBus(whole, false);
+      expect(auditEntryOf(cut.e)?.variablesJson).toBe(auditVariables(JSON.parse(whole)));
+      expect(JSON.parse(auditEntryOf(cut.e)!.variablesJson as string)).toEqual({
+        dataset_id: S,
+        examples: [{ id: "e1" }],
+      });
+    });
+
+    it("reads the data for the account only when the metadata names none", () => {
+      const { e, reads } = fromBus(
+        JSON.stringify({ account_id: A }),
+        false,
+        {} as { account_id: string },
+      );
+      expect(auditEntryOf(e)?.accountId).toBe(A);
+      expect(reads.n).toBeGreaterThan(0);
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import type { Pool } from "pg";
 import { DomainError, isDependencyUnavailable } from "@argus/platform";
 import { backoffDelay, type BackoffOptions } from "../backoff.ts";
 import { recordDeadLetter } from "./deadLetter.ts";
-import { decodeEvent } from "../messages/eventCodec.ts";
+import { decodeEvent, decodeEventLazily } from "../messages/eventCodec.ts";
 import { mayCarryType } from "../messages/subject.ts";
 import { createKeyedQueue } from "./keyedQueue.ts";
 import type { Logger } from "../logger.ts";
@@ -14,7 +14,7 @@ import { processIdempotent, processOnce, type EventHandler } from "./processOnce
 import { quoteSchema } from "../schema/schemaName.ts";
 import { natsHeaderGetter } from "../messages/traceCarriers.ts";
 import { tracer } from "../schema/tracedQuery.ts";
-import type { StoredEvent } from "../types.ts";
+import type { ConsumedEvent } from "../types.ts";
 
 export interface ConsumerOptions {
   nc: NatsConnection;
@@ -40,6 +40,11 @@ export interface ConsumerOptions {
    * it runs without the processed marker and its transaction (processIdempotent).
    */
   idempotent?: boolean;
+  /**
+   * The handler reads the event's data only at times, or takes its text as it came
+   * (`ConsumedEvent.dataText`): it is parsed when first read (`decodeEventLazily`).
+   */
+  lazyData?: boolean;
   logger: Logger;
   /** Redelivery delay after a failed attempt; default 1 s doubling to 60 s, jittered. */
   nakBackoff?: BackoffOptions;
@@ -86,7 +91,7 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
   const stopping = new AbortController();
 
   /** Runs the handler once, trying again in place while its dependencies are away. */
-  async function processHeld(event: StoredEvent): Promise<"processed" | "duplicate"> {
+  async function processHeld(event: ConsumedEvent): Promise<"processed" | "duplicate"> {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -116,7 +121,7 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
     }
   }
 
-  async function settle(msg: JsMsg, event: StoredEvent, span: Span): Promise<void> {
+  async function settle(msg: JsMsg, event: ConsumedEvent, span: Span): Promise<void> {
     let outcome: "processed" | "duplicate";
     try {
       outcome = await processHeld(event);
@@ -179,9 +184,9 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerRun
             msg.ack();
             return;
           }
-          let event: StoredEvent;
+          let event: ConsumedEvent;
           try {
-            event = decodeEvent(msg.data);
+            event = options.lazyData ? decodeEventLazily(msg.data) : decodeEvent(msg.data);
           } catch (err) {
             await fail(msg, err as Error, undefined);
             return;

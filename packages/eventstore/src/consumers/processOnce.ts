@@ -1,14 +1,14 @@
 import type { Pool, PoolClient } from "pg";
 import { checkout } from "@argus/platform";
 import { markProcessed } from "./processedEvents.ts";
-import type { StoredEvent } from "../types.ts";
+import type { ConsumedEvent } from "../types.ts";
 import { withTransaction } from "../schema/withTransaction.ts";
 
 /**
  * A projection or reaction: its writes go through `tx`, the transaction of its processed
  * marker (a connection of its own for a consumer declared idempotent: processIdempotent).
  */
-export type EventHandler = (tx: PoolClient, event: StoredEvent) => Promise<void>;
+export type EventHandler = (tx: PoolClient, event: ConsumedEvent) => Promise<void>;
 
 /**
  * Effect and processed marker commit together, so a delivery is either fully applied or not
@@ -18,7 +18,7 @@ export function processOnce(
   pool: Pool,
   schema: string,
   consumer: string,
-  event: StoredEvent,
+  event: ConsumedEvent,
   handler: EventHandler,
 ): Promise<"processed" | "duplicate"> {
   return withTransaction(pool, async (client) => {
@@ -36,7 +36,7 @@ export function processOnce(
  */
 export async function processIdempotent(
   pool: Pool,
-  event: StoredEvent,
+  event: ConsumedEvent,
   handler: EventHandler,
 ): Promise<"processed"> {
   const client = await checkout(pool);

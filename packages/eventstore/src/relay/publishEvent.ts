@@ -32,11 +32,15 @@ export function publishEvent(
       try {
         const hdrs = headers();
         propagation.inject(context.active(), hdrs, natsHeaderSetter);
-        const ack = await js.publish(subject, encodeEventWithData(event, event.dataJson), {
-          msgID: event.eventId,
-          headers: hdrs,
-          timeout: timeoutMs,
-        });
+        const ack = await js.publish(
+          subject,
+          encodeEventWithData(event, event.dataJson, event.dataCut),
+          {
+            msgID: event.eventId,
+            headers: hdrs,
+            timeout: timeoutMs,
+          },
+        );
         span.setAttribute("messaging.nats.duplicate", ack.duplicate);
         return ack;
       } catch (err) {

@@ -3,6 +3,7 @@ import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.t
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { Checkpoint, StoredEvent } from "../types.ts";
+import type { HeldData } from "./appendedData.ts";
 
 /**
  * The next events after `after` in commit order. Identity values are taken at insert time but
@@ -29,8 +30,14 @@ const columnsDataText = eventColumns.replace(
   " CASE WHEN event_id = ANY($4::uuid[]) THEN NULL ELSE data::text END AS data,",
 );
 
-/** An event with its data as JSON text (or that text's UTF-8), as the relay publishes it. */
-export type EventWithDataText = Omit<StoredEvent, "data"> & { dataJson: string | Uint8Array };
+/**
+ * An event with its data as JSON text (or that text's UTF-8), as the relay publishes it, and
+ * whether that text is a bulk write's cut of it (`JsonText.bus`).
+ */
+export type EventWithDataText = Omit<StoredEvent, "data"> & {
+  dataJson: string | Uint8Array;
+  dataCut: boolean;
+};
 
 /**
  * `readBatch`, with each event's data left as Postgres' JSON text of it; for an event in
@@ -41,12 +48,13 @@ export async function readBatchDataText(
   schema: string,
   after: Checkpoint,
   limit: number,
-  held: ReadonlyMap<string, Uint8Array> = new Map(),
+  held: ReadonlyMap<string, HeldData> = new Map(),
 ): Promise<EventWithDataText[]> {
   const rows = await readRows(client, schema, after, limit, columnsDataText, [[...held.keys()]]);
   return rows.map((row) => {
     const { data, ...event } = toStoredEvent(row);
-    return { ...event, dataJson: held.get(event.eventId) ?? (data as string) };
+    const h = held.get(event.eventId);
+    return { ...event, dataJson: h?.text ?? (data as string), dataCut: h?.cut ?? false };
   });
 }
 

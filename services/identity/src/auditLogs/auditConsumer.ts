@@ -9,7 +9,8 @@ const AUDIT_CONSUMER = "identity-audit-log";
  * The audit log is a projection of EVERY service's events: one durable consumer on the whole
  * stream (nats-server 2.9 takes a single filter subject, so `<root>.>`). Its one insert is
  * keyed by the unique event_id, so a redelivery is a no-op by itself: it runs without the
- * processed-events marker and its transaction (one round trip an event, not four).
+ * processed-events marker and its transaction (one round trip an event, not four). Its data is
+ * taken as it came (`lazyData`): the log keeps that text as it is (auditEntry.ts).
  */
 export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
   return {
@@ -17,6 +18,7 @@ export function auditConsumer(subjectRoot: string): DurableConsumerOptions {
     filterSubject: `${subjectRoot}.>`,
     concurrency: 16,
     idempotent: true,
+    lazyData: true,
     async handler(tx, event) {
       const e = auditEntryOf(event);
       if (!e) return;

@@ -1,4 +1,4 @@
-import { bulkDataJson, type StoredEvent } from "@argus/eventstore";
+import { BULK_DATA_CHARS, bulkDataJson, type ConsumedEvent } from "@argus/eventstore";
 import { isUuidAnyCase } from "@argus/platform";
 
 /** One audit log row: who did what to which resource, when and from where. */
@@ -18,9 +18,10 @@ export interface AuditEntry {
    * The event's data as JSON; a bulk write's (`BULK_DATA_CHARS`, such as 1000 examples of a
    * dataset) as the records it touched, not a second copy of their contents, which would
    * double every bulk write's storage and put dataset contents in the log (`bulkDataJson`).
-   * The bus may bring such an event already cut that way; its entry is the same.
+   * The bus may bring such an event already cut that way; its entry is the same. Its UTF-8
+   * when it is the text the event came with (`variablesOf`).
    */
-  variablesJson: string;
+  variablesJson: string | Uint8Array;
   occurredAt: Date;
 }
 
@@ -37,18 +38,30 @@ const text = (v: unknown): string => (typeof v === "string" ? v : "");
 const NOT_AUDITED = new Set(["SpansReceived"]);
 
 /**
+ * The entry's variables: the data's text as the bus brought it when that is already what the
+ * log keeps (the bus's cut of a bulk write, or a text within the bound, which is whole), so a
+ * PATCH of 1000 examples is neither parsed nor written again here; otherwise `bulkDataJson`.
+ */
+function variablesOf(event: ConsumedEvent): string | Uint8Array {
+  const text = event.dataText;
+  if (text && (text.cut || text.bytes.byteLength <= BULK_DATA_CHARS)) return text.bytes;
+  return bulkDataJson(event.data);
+}
+
+/**
  * Pure: the audit entry an event makes, or null for events that belong to no account.
  * The actor comes from the metadata every command records (platform `actorMetadata`); the
  * account from the metadata or, for headless initialization's events, from the data.
  */
-export function auditEntryOf(event: StoredEvent): AuditEntry | null {
+export function auditEntryOf(event: ConsumedEvent): AuditEntry | null {
   if (NOT_AUDITED.has(event.type)) return null;
   const m = event.metadata;
-  const data = (event.data ?? {}) as Record<string, unknown>;
+  // The data is read (and, off the bus, parsed) only for an event whose metadata names no account.
+  const data = () => (event.data ?? {}) as Record<string, unknown>;
   const accountId =
     uuidOrNull(m.account_id) ??
-    uuidOrNull(data.account_id) ??
-    (event.type === "AccountCreated" ? uuidOrNull(data.id) : null);
+    uuidOrNull(data().account_id) ??
+    (event.type === "AccountCreated" ? uuidOrNull(data().id) : null);
   if (!accountId) return null;
   // Stream ids are `<aggregate>-<id>` (as the relay's subjects read them).
   const dash = event.streamId.indexOf("-");
@@ -66,7 +79,7 @@ export function auditEntryOf(event: StoredEvent): AuditEntry | null {
     operationType: "MUTATION",
     resourceType: aggregate,
     resourceId: dash === -1 ? event.streamId : event.streamId.slice(dash + 1),
-    variablesJson: bulkDataJson(event.data),
+    variablesJson: variablesOf(event),
     occurredAt: event.recordedAt,
   };
 }

@@ -516,7 +516,14 @@ describe("appendLockedLast", () => {
   });
   const commandsOf = (p: Project) =>
     createCommandHandler(createEventStore({ pool: file.env.pool, schema }), p);
-  /** Runs appendLockedLast on the item's lock, logging what is sent and answered, in order. */
+  interface Writes {
+    _write: (...a: unknown[]) => void;
+    _writev: (...a: unknown[]) => void;
+  }
+  /**
+   * Runs appendLockedLast on the item's lock, logging what is sent, written to the server and
+   * answered, in order.
+   */
   const labelLast = async (p: Project, id: string, s: string, label: string, log: string[]) => {
     let restore = () => {};
     try {
@@ -524,8 +531,16 @@ describe("appendLockedLast", () => {
         const lock = await scope.lockRow(items(), id);
         const client = scope.client;
         const query = client.query;
+        // What reaches the server's socket: one entry per system call.
+        const socket = (client as unknown as { connection: { stream: Writes } }).connection.stream;
+        const { _write, _writev } = socket;
+        socket._write = (...a) => (log.push("written"), _write.apply(socket, a));
+        socket._writev = (...a) => (log.push("written"), _writev.apply(socket, a));
         // Left in place until the transaction ended: COMMIT may be sent after fn returns.
-        restore = () => (client.query = query);
+        restore = () => {
+          client.query = query;
+          Object.assign(socket, { _write, _writev });
+        };
         client.query = ((config: { text?: string }, ...rest: unknown[]) => {
           const text = config.text ?? "";
           const what = /^COMMIT/.test(text)
@@ -554,13 +569,14 @@ describe("appendLockedLast", () => {
   const history = async (s: string) =>
     (await createEventStore({ pool: file.env.pool, schema }).readStream(s)).map((e) => e.data);
 
-  it("sends COMMIT behind the append and a statement projection, before either answers", async () => {
+  it("sends COMMIT behind the append and a statement projection, all in one write, before either answers", async () => {
     const [id, s, log] = [await item(), stream(), [] as string[]];
     await labelLast(labelling, id, s, "labelled", log);
     expect(log).toEqual([
       "sent append",
       "sent projection",
       "sent commit",
+      "written",
       "answered append",
       "answered projection",
       "answered commit",
@@ -577,6 +593,7 @@ describe("appendLockedLast", () => {
       "sent append",
       "sent projection",
       "sent commit",
+      "written",
       "answered append",
       "failed projection",
       "answered commit",
@@ -610,9 +627,11 @@ describe("appendLockedLast", () => {
     expect(log).toEqual([
       "sent append",
       "sent projection",
+      "written",
       "answered append",
       "answered projection",
       "sent commit",
+      "written",
       "answered commit",
     ]);
     expect(await labelOf(id)).toEqual({ label: "by a function" });

@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import pg from "pg";
 import type { Logger } from "./logger.ts";
 
@@ -73,6 +74,21 @@ export async function checkout(
 const pipeline = (client: pg.PoolClient, on: boolean): void => {
   (client as { pipeline: boolean }).pipeline = on;
 };
+
+/**
+ * Runs `send`, and writes what it sends on `client` (a pipelined connection's statements, sent
+ * as they are made) to the server in one system call: pg writes each statement on its own, and
+ * a command's append, projection and COMMIT were three writes, each waking the server.
+ */
+export function inOneWrite<T>(client: pg.ClientBase, send: () => T): T {
+  const socket = (client as { connection?: { stream?: Partial<Writable> } }).connection?.stream;
+  socket?.cork?.();
+  try {
+    return send();
+  } finally {
+    socket?.uncork?.();
+  }
+}
 
 /**
  * A client of its own, outside any pool (management steps, readiness probes), connected and

@@ -61,7 +61,7 @@ export { fixedClock, systemClock } from "./clock.ts";
 
 // Postgres: a service's pool on its own schema; every other pool, client and checkout, each
 // with its error listener (the lint rule in eslint.config.js allows no other).
-export { checkout, connectClient, createPool, plainPool } from "./database.ts";
+export { checkout, connectClient, createPool, inOneWrite, plainPool } from "./database.ts";
 
 // Process: Buffers counted in the heap limit (every main sets it first).
 export { countBuffersInHeapLimit } from "./heap.ts";

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { PoolClient, QueryResult, QueryResultRow } from "pg";
 import {
   DomainError,
+  inOneWrite,
   isUuid,
   currentCallSignal,
   currentRequestKey,
@@ -178,16 +179,21 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
     // The projection's statements go out right behind the append's (the transaction's
     // connection pipelines them, withTransaction.ts), not a round trip later, and so may
     // COMMIT: when the append fails, they fail on the aborted transaction, and the append's
-    // error is the one that counts.
-    const appending = tx.append(
-      streamId,
-      version,
-      appended.map((e) => ({ ...e, metadata })),
-    );
-    const projecting = statements
-      ? Promise.all(statements.map((s) => runStatement(tx.client, s)))
-      : project(tx.client, appended);
-    if (statements) tx.commitNow?.();
+    // error is the one that counts. All of it in one write.
+    const [appending, projecting] = inOneWrite(tx.client, () => {
+      const sent = [
+        tx.append(
+          streamId,
+          version,
+          appended.map((e) => ({ ...e, metadata })),
+        ),
+        statements
+          ? Promise.all(statements.map((s) => runStatement(tx.client, s)))
+          : project(tx.client, appended),
+      ] as const;
+      if (statements) tx.commitNow?.();
+      return sent;
+    });
     const [a, p] = await Promise.allSettled([appending, projecting]);
     if (a.status === "rejected") throw a.reason;
     if (p.status === "rejected") throw p.reason;

@@ -1,5 +1,5 @@
 // Shared shapes: events as the store keeps them, and the logger every part writes to.
-export type { ConsumedEvent, EventMetadata, StoredEvent } from "./types.ts";
+export type { ConsumedEvent, DataText, EventMetadata, StoredEvent } from "./types.ts";
 export type { Logger } from "./logger.ts";
 
 // Schema: the store's own tables (applied by a migration runner) and the SQL plumbing.
@@ -42,7 +42,13 @@ export { createRelay } from "./relay/relay.ts";
 export { ensureStream } from "./relay/ensureStream.ts";
 export { defaultSubject } from "./messages/subject.ts";
 export { decodeEvent } from "./messages/eventCodec.ts";
-export { BULK_DATA_CHARS, bulkDataJson, cutToIds, longerThan } from "./messages/bulkData.ts";
+export {
+  BULK_DATA_CHARS,
+  bulkDataJson,
+  bulkDataText,
+  cutToIds,
+  longerThan,
+} from "./messages/bulkData.ts";
 
 // Consumers: each event processed once, in stream order, dead-lettered when poison.
 export type { EventHandler } from "./consumers/processOnce.ts";

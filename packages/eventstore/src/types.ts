@@ -25,11 +25,17 @@ export interface StoredEvent {
 }
 
 /**
- * An event as a consumer may take it off the bus: with its data's UTF-8 JSON text as it came,
- * and whether that is a bulk write's cut to its records' ids (bulkData.ts), beside `data`.
+ * An event's data as UTF-8 JSON text, and whether that is a bulk write's cut to its records'
+ * ids (bulkData.ts), as the bus carries it.
  */
+export interface DataText {
+  readonly bytes: Uint8Array;
+  readonly cut: boolean;
+}
+
+/** An event as a consumer may take it off the bus: its data's text as it came beside `data`. */
 export interface ConsumedEvent extends StoredEvent {
-  readonly dataText?: { readonly bytes: Uint8Array; readonly cut: boolean };
+  readonly dataText?: DataText;
 }
 
 /** A position in the global log: commit order is (transactionId, globalPosition). */

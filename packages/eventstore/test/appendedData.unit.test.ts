@@ -41,7 +41,7 @@ describe("appended data held for the relay", () => {
     holdAppended("large", text(HELD_MIN_BYTES), '{"n":1}');
     holdAppended("whole", text(HELD_MIN_BYTES));
     expect(
-      [...heldAppended()].map(([id, d]) => [id, new TextDecoder().decode(d.text), d.cut]),
+      [...heldAppended()].map(([id, d]) => [id, new TextDecoder().decode(d.bytes), d.cut]),
     ).toEqual([
       ["large", '{"n":1}', true],
       ["whole", "\0".repeat(HELD_MIN_BYTES), false],

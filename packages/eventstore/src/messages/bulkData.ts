@@ -1,3 +1,5 @@
+import type { DataText } from "../types.ts";
+
 /**
  * Event data longer than this, in JSON characters, is a bulk write's (1000 examples of a
  * dataset, a chunk of an 8 MiB create): the audit log keeps which records it touched, not a
@@ -56,4 +58,14 @@ export function bulkDataJson(data: unknown): string {
   const full = JSON.stringify(data ?? null);
   if (full.length <= BULK_DATA_CHARS || !isRecord(data)) return full;
   return JSON.stringify(cutToIds(data));
+}
+
+/**
+ * `bulkDataJson` of data that came as text: the text itself when it already is that (the bus's
+ * cut of a bulk write, or a text within the bound, whose JSON is within it too), so a consumer
+ * storing it need not parse and write again a PATCH's thousand records; otherwise
+ * `bulkDataJson` of the data, which `data` parses.
+ */
+export function bulkDataText(text: DataText, data: () => unknown): string | Uint8Array {
+  return text.cut || text.bytes.byteLength <= BULK_DATA_CHARS ? text.bytes : bulkDataJson(data());
 }

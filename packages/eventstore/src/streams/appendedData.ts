@@ -1,3 +1,5 @@
+import type { DataText } from "../types.ts";
+
 /**
  * The data of the large events this process appended, as the UTF-8 JSON text Postgres parsed
  * into their `jsonb` (or, for a bulk write, what the bus carries of it: jsonText.ts), held
@@ -22,13 +24,7 @@ export const HELD_MIN_BYTES = 16 * 1024;
 /** Four 8 MiB creates not yet published; beyond that the relay reads the data back. */
 export const HELD_MAX_BYTES = 32 * 1024 * 1024;
 
-/** Held data: its UTF-8 JSON text, and whether that is the bus's cut of it (jsonText.ts). */
-export interface HeldData {
-  text: Uint8Array;
-  cut: boolean;
-}
-
-const held = new Map<string, HeldData>();
+const held = new Map<string, DataText>();
 let heldBytes = 0;
 let leaders = 0;
 
@@ -55,7 +51,7 @@ export function holdWhileLeading(): () => void {
 export function holdAppended(eventId: string, stored: Uint8Array, bus?: string): void {
   if (leaders === 0 || stored.byteLength < HELD_MIN_BYTES || held.has(eventId)) return;
   const text = bus === undefined ? stored : Buffer.from(bus);
-  held.set(eventId, { text, cut: bus !== undefined });
+  held.set(eventId, { bytes: text, cut: bus !== undefined });
   heldBytes += text.byteLength;
   for (const id of held.keys()) {
     if (heldBytes <= HELD_MAX_BYTES) break;
@@ -64,12 +60,12 @@ export function holdAppended(eventId: string, stored: Uint8Array, bus?: string):
 }
 
 /** What is held now: a copy, so later holds and releases do not change it. */
-export const heldAppended = (): ReadonlyMap<string, HeldData> => new Map(held);
+export const heldAppended = (): ReadonlyMap<string, DataText> => new Map(held);
 
 /** Forgets `eventId`'s data: it was published, or will be read back. */
 export function releaseAppended(eventId: string): void {
   const data = held.get(eventId);
   if (data === undefined) return;
   held.delete(eventId);
-  heldBytes -= data.text.byteLength;
+  heldBytes -= data.bytes.byteLength;
 }

@@ -2,8 +2,7 @@ import type { ClientBase } from "pg";
 import { eventColumns, toStoredEvent, type EventRow } from "../schema/eventRow.ts";
 import { quoteSchema } from "../schema/schemaName.ts";
 import { tracedQuery } from "../schema/tracedQuery.ts";
-import type { Checkpoint, StoredEvent } from "../types.ts";
-import type { HeldData } from "./appendedData.ts";
+import type { Checkpoint, DataText, StoredEvent } from "../types.ts";
 
 /**
  * The next events after `after` in commit order. Identity values are taken at insert time but
@@ -48,13 +47,13 @@ export async function readBatchDataText(
   schema: string,
   after: Checkpoint,
   limit: number,
-  held: ReadonlyMap<string, HeldData> = new Map(),
+  held: ReadonlyMap<string, DataText> = new Map(),
 ): Promise<EventWithDataText[]> {
   const rows = await readRows(client, schema, after, limit, columnsDataText, [[...held.keys()]]);
   return rows.map((row) => {
     const { data, ...event } = toStoredEvent(row);
     const h = held.get(event.eventId);
-    return { ...event, dataJson: h?.text ?? (data as string), dataCut: h?.cut ?? false };
+    return { ...event, dataJson: h?.bytes ?? (data as string), dataCut: h?.cut ?? false };
   });
 }
 

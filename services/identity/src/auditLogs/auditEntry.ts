@@ -1,4 +1,4 @@
-import { BULK_DATA_CHARS, bulkDataJson, type ConsumedEvent } from "@argus/eventstore";
+import { bulkDataJson, bulkDataText, type ConsumedEvent } from "@argus/eventstore";
 import { isUuidAnyCase } from "@argus/platform";
 
 /** One audit log row: who did what to which resource, when and from where. */
@@ -19,7 +19,7 @@ export interface AuditEntry {
    * dataset) as the records it touched, not a second copy of their contents, which would
    * double every bulk write's storage and put dataset contents in the log (`bulkDataJson`).
    * The bus may bring such an event already cut that way; its entry is the same. Its UTF-8
-   * when it is the text the event came with (`variablesOf`).
+   * when it is the text the event came with (`bulkDataText`).
    */
   variablesJson: string | Uint8Array;
   occurredAt: Date;
@@ -36,17 +36,6 @@ const text = (v: unknown): string => (typeof v === "string" ? v : "");
  * request and project), which at ingestion volume would bury the changes the log is for.
  */
 const NOT_AUDITED = new Set(["SpansReceived"]);
-
-/**
- * The entry's variables: the data's text as the bus brought it when that is already what the
- * log keeps (the bus's cut of a bulk write, or a text within the bound, which is whole), so a
- * PATCH of 1000 examples is neither parsed nor written again here; otherwise `bulkDataJson`.
- */
-function variablesOf(event: ConsumedEvent): string | Uint8Array {
-  const text = event.dataText;
-  if (text && (text.cut || text.bytes.byteLength <= BULK_DATA_CHARS)) return text.bytes;
-  return bulkDataJson(event.data);
-}
 
 /**
  * Pure: the audit entry an event makes, or null for events that belong to no account.
@@ -79,7 +68,9 @@ export function auditEntryOf(event: ConsumedEvent): AuditEntry | null {
     operationType: "MUTATION",
     resourceType: aggregate,
     resourceId: dash === -1 ? event.streamId : event.streamId.slice(dash + 1),
-    variablesJson: variablesOf(event),
+    variablesJson: event.dataText
+      ? bulkDataText(event.dataText, () => event.data)
+      : bulkDataJson(event.data),
     occurredAt: event.recordedAt,
   };
 }

@@ -155,7 +155,16 @@ export {
 } from "./authorization.ts";
 
 // Ids and pages.
-export { decodeCanonicalId, decodeId, encodeId, isUuid, isUuidAnyCase, uuidv7 } from "./ids.ts";
+export {
+  decodeCanonicalId,
+  decodeId,
+  encodeId,
+  isUuid,
+  isUuidAnyCase,
+  isUuidList,
+  joinedUuidsOf,
+  uuidv7,
+} from "./ids.ts";
 export type { Lifecycle, LiveOf } from "./lifecycle.ts";
 export { requireLive, requireNew, unreachable } from "./lifecycle.ts";
 export { clampLimit, fetchSize, newestAfter, newestKeyOf, pageOf } from "./paging.ts";

@@ -5,6 +5,8 @@ import {
   encodeId,
   isUuid,
   isUuidAnyCase,
+  isUuidList,
+  joinedUuidsOf,
   uuidv7,
 } from "../src/ids.ts";
 
@@ -150,6 +152,59 @@ describe("ids", () => {
         expect(decodeId("DatasetExample", changed)).toBe(expected);
       }
     }
+  });
+  it("isUuidList takes one or more uuids joined by commas, and nothing else", () => {
+    const [a, b] = [uuidv7(), uuidv7()];
+    expect(isUuidList(a)).toBe(true);
+    expect(isUuidList(`${a},${b}`)).toBe(true);
+    for (const bad of ["", ",", `${a},`, `,${a}`, `${a},,${b}`, `${a}, ${b}`, `${a};${b}`])
+      expect(isUuidList(bad), bad).toBe(false);
+    const list = `${a},${b}`;
+    for (let at = 0; at < list.length; at++)
+      for (const c of ["A", "g", "-", ",", "0", "\n", "\u0661"]) {
+        const text = list.slice(0, at) + c + list.slice(at + 1);
+        expect(isUuidList(text), text).toBe(text.split(",").every(isUuid));
+      }
+  });
+
+  it("joinedUuidsOf reads every id as decodeCanonicalId does, together or one by one", () => {
+    const oneByOne = (type: string, ids: readonly string[]) =>
+      ids.map((id) => decodeCanonicalId(type, id) ?? "").join(",");
+    const uuids = Array.from({ length: 3 }, () => uuidv7());
+    for (const type of ["DatasetExample", "Dataset", "Space"]) {
+      const ids = uuids.map((u) => encodeId(type, u));
+      expect(joinedUuidsOf(type, ids)).toBe(uuids.join(","));
+      expect(joinedUuidsOf(type, [])).toBe("");
+      expect(joinedUuidsOf(type, [ids[0]!, ids[0]!])).toBe(`${uuids[0]},${uuids[0]}`);
+    }
+    const ids = uuids.map((u) => encodeId("DatasetExample", u));
+    // Each character of the middle id changed to each of 0-255 and a few beyond: whatever it
+    // then names (mostly nothing), the ids around it still decode.
+    const samples = [
+      ...Array.from({ length: 256 }, (_, c) => String.fromCharCode(c)),
+      "\u0100",
+      "\u0161",
+      "\u{1f600}",
+    ];
+    for (let at = 0; at < ids[1]!.length; at++)
+      for (const c of samples) {
+        const changed = [ids[0]!, ids[1]!.slice(0, at) + c + ids[1]!.slice(at + 1), ids[2]!];
+        expect(joinedUuidsOf("DatasetExample", changed), changed[1]).toBe(
+          oneByOne("DatasetExample", changed),
+        );
+      }
+    // Whole ids of the type whose text is no uuid, holds the separator, or is of another type.
+    for (const text of [
+      "0190A8B4-5C3D-7E2F-8A1B-9C0D1E2F3A4B",
+      "0190a8b4,5c3d-7e2f-8a1b-9c0d1e2f3a4b",
+      "0190a8b4-5c3d-7e2f-8a1b-9c0d1e2f3a4b".replace("a", "\u00e9"),
+    ]) {
+      const odd = [ids[0]!, bufferId(`DatasetExample:${text}`), ids[2]!];
+      expect(joinedUuidsOf("DatasetExample", odd), text).toBe(`${uuids[0]},,${uuids[2]}`);
+    }
+    expect(joinedUuidsOf("DatasetExample", [ids[0]!, encodeId("Dataset", uuids[1]!)])).toBe(
+      `${uuids[0]},`,
+    );
   });
 });
 

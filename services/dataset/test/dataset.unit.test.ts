@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  packExamples,
-  unpackExamples,
-  type DatasetEvent,
-  type DatasetExamplesEvent,
-} from "@argus/contracts";
+import { unpackExamples, type DatasetEvent, type DatasetExamplesEvent } from "@argus/contracts";
 import {
   BULK_DATA_CHARS,
   bulkDataJson,
@@ -14,17 +9,19 @@ import {
 } from "@argus/eventstore";
 import { problem, scenario } from "@argus/eventstore/testing";
 import { datasetDecider, type DatasetCommand } from "../src/datasets/datasetDecider.ts";
-import { mergeRepeats } from "../src/examples/exampleCommands.ts";
+import { mergeRepeats, updateBatchOf } from "../src/examples/exampleCommands.ts";
 import { runEvents } from "../src/experiments/experimentCommands.ts";
 import { parseRuns } from "../src/experiments/experimentRunRules.ts";
 import {
   EVENT_EXAMPLE_BYTES,
   insertedEvents,
+  updateBatch,
   updatedEvents,
 } from "../src/examples/exampleEvents.ts";
 import {
   EXAMPLE_MAX_BYTES,
   parseExamples,
+  parseFieldsArray,
   requireDeletableIds,
 } from "../src/examples/exampleRules.ts";
 
@@ -157,8 +154,6 @@ describe("example rules", () => {
     const example = (id: string, fields: Record<string, number>, at: number) => ({
       id,
       fields,
-      json: JSON.stringify(fields),
-      bytes: 1,
       at,
     });
     const merged = mergeRepeats([
@@ -166,25 +161,105 @@ describe("example rules", () => {
       example("b", { z: 1 }, 1),
       example("a", { y: 2 }, 2),
     ]);
-    expect(merged.map((e) => [e.id, e.fields])).toEqual([
-      ["a", { x: 1, y: 2 }],
-      ["b", { z: 1 }],
-    ]);
-    // The text stored for a merged example is the merge's, not either request item's.
-    expect(merged.map((e) => JSON.parse(e.json) as unknown)).toEqual([{ x: 1, y: 2 }, { z: 1 }]);
+    expect(merged).toEqual([example("a", { x: 1, y: 2 }, 0), example("b", { z: 1 }, 1)]);
+    // No repeat: the examples themselves, in ascending order or not.
+    const ascending = [example("a", {}, 0), example("b", {}, 1), example("c", {}, 2)];
+    expect(mergeRepeats(ascending)).toBe(ascending);
+    const unordered = [example("b", {}, 0), example("a", {}, 1), example("c", {}, 2)];
+    expect(mergeRepeats(unordered)).toBe(unordered);
+    expect(mergeRepeats([])).toEqual([]);
   });
 
-  it("packs an update's examples in step, and unpacks them as they were", () => {
-    const packed = packExamples(["a", "", "c"], ["{}", '{"q":"x,y"}', '{"n":[1,2]}']);
-    expect(packed).toEqual({ ids: "a,,c", fieldsJson: '{}\n{"q":"x,y"}\n{"n":[1,2]}' });
+  it("unpacks a gateway's earlier packing (fields joined by line breaks) as it was", () => {
+    const packed = { ids: "a,,c", fieldsJson: '{}\n{"q":"x,y"}\n{"n":[1,2]}', fields: "" };
     expect(unpackExamples(packed)).toEqual([
       { id: "a", fieldsJson: "{}" },
       { id: "", fieldsJson: '{"q":"x,y"}' },
       { id: "c", fieldsJson: '{"n":[1,2]}' },
     ]);
-    expect(unpackExamples(packExamples([], []))).toEqual([]);
-    // Two lists out of step are the packer's own mistake: never sent.
-    expect(() => packExamples(["a", "b"], ["{}"])).toThrow(RangeError);
+    expect(unpackExamples({ ids: "", fieldsJson: "", fields: "" })).toEqual([]);
+    expect(unpackExamples({ ids: "a,b", fieldsJson: "{}", fields: "" })).toBeUndefined();
+  });
+
+  it("an update's fields array: 1 to 1000 objects, as many as its ids, no system fields", () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `id${i}`).join(",");
+    const fields = (n: number, f: unknown = { q: 1 }) => JSON.stringify(Array(n).fill(f));
+    expect(parseFieldsArray("a,,c", '[{},{"q":"x,y"},{"n":[1,2]}]')).toEqual([
+      { id: "a", fields: {}, at: 0 },
+      { id: "", fields: { q: "x,y" }, at: 1 },
+      { id: "c", fields: { n: [1, 2] }, at: 2 },
+    ]);
+    expect(problem(() => parseFieldsArray(ids(1), fields(1)))).toBe("none");
+    expect(problem(() => parseFieldsArray(ids(1000), fields(1000)))).toBe("none");
+    expect(problem(() => parseFieldsArray("", "[]"))).toBe("validation-error");
+    expect(problem(() => parseFieldsArray(ids(1001), fields(1001)))).toBe("validation-error");
+    for (const [idsText, text] of [
+      [ids(2), fields(1)],
+      [ids(1), fields(2)],
+      [ids(1), "{}"],
+      [ids(1), '[{"q":1}'],
+      [ids(1), ""],
+    ])
+      expect(
+        problem(() => parseFieldsArray(idsText!, text!)),
+        text,
+      ).toBe("invalid-request");
+    for (const bad of [[1], "s", 3, null, { created_at: "x" }, { annotations: [] }])
+      expect(
+        problem(() => parseFieldsArray(ids(2), JSON.stringify([{}, bad]))),
+        JSON.stringify(bad),
+      ).toBe("validation-error");
+    // An update may name `id` among its fields and set none.
+    expect(problem(() => parseFieldsArray(ids(1), '[{"id":"x"}]'))).toBe("none");
+  });
+
+  it("an update's examples: repeats merged, ids that are no uuid left out, each within the size rule", () => {
+    const [a, b] = ["00000000-0000-7000-8000-000000000001", "00000000-0000-7000-8000-000000000002"];
+    const request = (ids: string[], fields: unknown[]) => ({
+      datasetId: "d",
+      versionId: "",
+      newVersion: "",
+      examples: [],
+      packedExamples: { ids: ids.join(","), fieldsJson: "", fields: JSON.stringify(fields) },
+    });
+    const batch = updateBatchOf(
+      request([a, "", "nope", b, a], [{ x: 1 }, {}, {}, { y: 1 }, { x: 2 }]),
+    );
+    expect(batch.examples).toEqual([
+      { id: a, fields: { x: 2 }, at: 0 },
+      { id: b, fields: { y: 1 }, at: 3 },
+    ]);
+    expect(JSON.parse(batch.text)).toEqual(batch.records);
+    expect(batch.bytes).toBe(Buffer.byteLength(batch.text));
+    // At the bound, one past it; alone, beside others, or named by an id that matches nothing.
+    const sized = (n: number) => ({ s: "x".repeat(n - '{"s":""}'.length) });
+    expect(Buffer.byteLength(JSON.stringify(sized(EXAMPLE_MAX_BYTES)))).toBe(EXAMPLE_MAX_BYTES);
+    for (const [ids, over] of [
+      [[a], 0],
+      [[a, b], 1],
+      [[a, "nope"], 1],
+      [[b, a], 0],
+    ] as const) {
+      const fields = (n: number) => ids.map((_, i) => (i === over ? sized(n) : { q: i }));
+      expect(problem(() => updateBatchOf(request([...ids], fields(EXAMPLE_MAX_BYTES))))).toBe(
+        "none",
+      );
+      expect(problem(() => updateBatchOf(request([...ids], fields(EXAMPLE_MAX_BYTES + 1))))).toBe(
+        "payload-too-large",
+      );
+    }
+    // A gateway's earlier packing, and one message each, come out the same.
+    const legacy = updateBatchOf({
+      ...request([], []),
+      packedExamples: { ids: `${a},${a}`, fieldsJson: '{"x":1}\n{"x":2}', fields: "" },
+    });
+    expect(legacy.examples).toEqual([{ id: a, fields: { x: 2 }, at: 0 }]);
+    const messages = updateBatchOf({
+      ...request([], []),
+      packedExamples: undefined,
+      examples: [{ id: b, fieldsJson: '{"y":1}' }],
+    });
+    expect(messages.examples).toMatchObject([{ id: b, fields: { y: 1 }, at: 0 }]);
   });
 
   it("a bulk event stores the examples' own texts, and they read back as its data", () => {
@@ -217,13 +292,15 @@ describe("example rules", () => {
 
     const updated = updatedEvents(
       target,
-      mergeRepeats(
-        parseExamples(
-          [
-            { id: ids[0]!, fieldsJson: texts[0]! },
-            { id: ids[0]!, fieldsJson: '{"n":2}' },
-          ],
-          "update",
+      updateBatch(
+        mergeRepeats(
+          parseExamples(
+            [
+              { id: ids[0]!, fieldsJson: texts[0]! },
+              { id: ids[0]!, fieldsJson: '{"n":2}' },
+            ],
+            "update",
+          ),
         ),
       ),
     );
@@ -232,15 +309,6 @@ describe("example rules", () => {
     expect(JSON.parse(mergedText)).toEqual(updated[0]!.data);
     expect(merged.bytes).toBe(Buffer.byteLength(mergedText));
     expect(examplesOf(updated[0]!)[0]!.fields).toMatchObject({ n: 2, q: 'a "quoted" line\n' });
-    // Ids are uuids, but the size is the text's whatever an id holds (escapes, non-ASCII).
-    const odd = jsonTextOf(
-      updatedEvents(
-        target,
-        parseExamples([{ id: 'é\u{1f600}"\\', fieldsJson: "{}" }], "update"),
-      )[0]!.data,
-    );
-    expect(odd.bytes).toBe(Buffer.byteLength(odd.parts.join("")));
-    expect(JSON.parse(odd.parts.join(""))).toMatchObject({ examples: [{ id: 'é\u{1f600}"\\' }] });
   });
 
   it("a bulk event goes on the bus as its examples' ids, the audit log's cut of it, and a small one whole", () => {
@@ -249,12 +317,11 @@ describe("example rules", () => {
     const events = (n: number, field: string) =>
       updatedEvents(
         target,
-        parseExamples(
-          Array.from({ length: n }, (_, i) => ({
-            id: idOf(i),
-            fieldsJson: JSON.stringify({ f: field, user_id: i }),
-          })),
-          "update",
+        updateBatch(
+          parseFieldsArray(
+            Array.from({ length: n }, (_, i) => idOf(i)).join(","),
+            JSON.stringify(Array.from({ length: n }, (_, i) => ({ f: field, user_id: i }))),
+          ),
         ),
       );
     // Over the bound by its ids alone, by its fields.
@@ -279,13 +346,31 @@ describe("example rules", () => {
         examples: Array.from({ length: n }, (_, i) => ({ id: idOf(i) })),
       });
     }
-    // Only data certainly over the bound goes cut: at it, and just past it (its strings and
-    // keys alone are not), it goes whole, and the audit log cuts the latter itself.
-    for (const extra of [0, 1]) {
-      const [whole] = events(1, "x".repeat(oneEvent + extra));
-      expect(JSON.stringify(whole!.data).length).toBe(BULK_DATA_CHARS + extra);
-      expect(jsonTextOf(whole!.data).bus).toBeUndefined();
+    // Data at the bound goes whole; one character past it, cut, as the audit log cuts it.
+    const [whole] = events(1, "x".repeat(oneEvent));
+    expect(JSON.stringify(whole!.data).length).toBe(BULK_DATA_CHARS);
+    expect(jsonTextOf(whole!.data).bus).toBeUndefined();
+    const [past] = events(1, "x".repeat(oneEvent + 1));
+    expect(jsonTextOf(past!.data).bus).toBe(bulkDataJson(past!.data));
+  });
+
+  it("an update too large for one event is several, each within the budget, in order", () => {
+    const target = { datasetId: "d", spaceId: "s", versionId: "v", now: new Date(0) };
+    const idOf = (i: number) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`;
+    const n = 40;
+    const fields = Array.from({ length: n }, (_, i) => ({ big: "x".repeat(30_000), i }));
+    const batch = updateBatch(fields.map((f, i) => ({ id: idOf(i), fields: f, at: i })));
+    expect(batch.bytes).toBeGreaterThan(EVENT_EXAMPLE_BYTES);
+    const events = updatedEvents(target, batch);
+    expect(events.length).toBe(2);
+    for (const event of events) {
+      const { parts, bytes } = jsonTextOf(event.data);
+      expect(JSON.parse(parts.join(""))).toEqual(event.data);
+      expect(bytes).toBe(Buffer.byteLength(parts.join("")));
+      expect(bytes).toBeLessThanOrEqual(EVENT_EXAMPLE_BYTES);
     }
+    expect(events.flatMap(examplesOf)).toEqual(batch.records);
+    expect(updatedEvents(target, updateBatch([]))).toEqual([]);
   });
 
   it("an experiment's bulk runs go on the bus as their ids, a few runs whole", () => {

@@ -1,7 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
-import { packExamples } from "@argus/contracts";
 import { startedForFile, uniqueName } from "@argus/testkit";
 import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
@@ -17,11 +16,14 @@ const create = (n = 3, name = uniqueName("ds")) =>
   t.call(S.createDataset, { spaceId: t.spaceId, name, examples: inputs(n) });
 
 const all = (datasetId: string, versionId = "") => allExamples(t, datasetId, versionId);
-const packedOf = (examples: readonly ExampleInput[]) =>
-  packExamples(
-    examples.map((e) => e.id),
-    examples.map((e) => e.fieldsJson),
-  );
+/** Packed as the gateway packs them (`PackedExamples.fields`), or as gateways did before. */
+const packedOf = (examples: readonly ExampleInput[], legacy = false) => {
+  const ids = examples.map((e) => e.id).join(",");
+  const texts = examples.map((e) => e.fieldsJson);
+  return legacy
+    ? { ids, fieldsJson: texts.join("\n"), fields: "" }
+    : { ids, fieldsJson: "", fields: `[${texts.join(",")}]` };
+};
 
 describe("datasets", () => {
   it("creates with its first version and examples, in request order", async () => {
@@ -75,10 +77,11 @@ describe("datasets", () => {
 });
 
 describe("example writes", () => {
-  // As the gateway sends them (packed), and one message each, as gateways did before.
-  it.each([true, false])(
-    "updates in place: fields merge, none removed, unknown ids ignored, repeats merged (packed: %s)",
-    async (packed) => {
+  // As the gateway sends them (packed, one fields array), and as gateways did before (packed
+  // one text each, or one message each).
+  it.each(["packed", "legacy packed", "messages"])(
+    "updates in place: fields merge, none removed, unknown ids ignored, repeats merged (%s)",
+    async (form) => {
       const w = await create(2);
       const [a, b] = w.exampleIds;
       const examples = [
@@ -91,7 +94,9 @@ describe("example writes", () => {
         datasetId: w.dataset!.id,
         versionId: "",
         newVersion: "",
-        ...(packed ? { examples: [], packedExamples: packedOf(examples) } : { examples }),
+        ...(form === "messages"
+          ? { examples }
+          : { examples: [], packedExamples: packedOf(examples, form === "legacy packed") }),
       });
       // The updated examples by their first position in the request, not by their ids again.
       expect([res.exampleIds, res.examplePositions]).toEqual([[], [1]]);
@@ -105,29 +110,33 @@ describe("example writes", () => {
 
   it("refuses packed examples whose ids and fields differ in number, and 0 or 1001 of them", async () => {
     const w = await create(2);
-    const update = (packedExamples: { ids: string; fieldsJson: string }) =>
+    const update = (packed: { ids: string; fieldsJson?: string; fields?: string }) =>
       problemOf(
         t.call(S.updateExamples, {
           datasetId: w.dataset!.id,
           versionId: "",
           newVersion: "",
           examples: [],
-          packedExamples,
+          packedExamples: { fieldsJson: "", fields: "", ...packed },
         }),
       );
-    const one = (n: number) =>
-      Array.from({ length: n }, () => ({ id: w.exampleIds[0]!, fieldsJson: '{"q":1}' }));
-    // A raw line break in a fields text splits it in two: never taken for two examples.
-    expect(await update({ ids: w.exampleIds[0]!, fieldsJson: '{"q":\n1}' })).toBe(
-      "invalid-request",
-    );
-    expect(await update({ ids: `${w.exampleIds[0]!},`, fieldsJson: '{"q":1}' })).toBe(
-      "invalid-request",
-    );
-    expect(await update({ ids: "", fieldsJson: "" })).toBe("validation-error");
+    const id = w.exampleIds[0]!;
+    const one = (n: number) => Array.from({ length: n }, () => ({ id, fieldsJson: '{"q":1}' }));
+    expect(await update({ ids: `${id},${id}`, fields: '[{"q":1}]' })).toBe("invalid-request");
+    expect(await update({ ids: id, fields: '{"q":1}' })).toBe("invalid-request");
+    expect(await update({ ids: id, fields: '[{"q":1}' })).toBe("invalid-request");
+    expect(await update({ ids: "", fields: "[]" })).toBe("validation-error");
     expect(await update(packedOf(one(1001)))).toBe("validation-error");
     expect(await update(packedOf(one(1000)))).toBe("ok");
     expect((await all(w.dataset!.id))[0]!.fields).toMatchObject({ q: 1 });
+    // As gateways packed them before: a raw line break in a fields text splits it in two,
+    // never taken for two examples.
+    expect(await update({ ids: id, fieldsJson: '{"q":\n1}' })).toBe("invalid-request");
+    expect(await update({ ids: `${id},`, fieldsJson: '{"q":1}' })).toBe("invalid-request");
+    expect(await update({ ids: "", fieldsJson: "" })).toBe("validation-error");
+    expect(await update(packedOf(one(1001), true))).toBe("validation-error");
+    expect(await update(packedOf([{ id, fieldsJson: '{"q":2}' }], true))).toBe("ok");
+    expect((await all(w.dataset!.id))[0]!.fields).toMatchObject({ q: 2 });
   });
 
   it("a new version takes the update; the old one stays byte-identical; each lists its own", async () => {

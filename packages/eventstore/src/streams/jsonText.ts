@@ -14,7 +14,8 @@ export interface JsonText {
   bytes: number;
   /**
    * What the bus carries of a bulk write's data while its producer holds it: the JSON of
-   * `cutToIds(data)`, when `longerThan(data, BULK_DATA_CHARS)` (bulkData.ts). Its consumers
+   * `cutToIds(data)`, when its JSON is over `BULK_DATA_CHARS` (as `bulkDataJson` cuts it;
+   * `longerThan` tells of most without writing it; bulkData.ts). Its consumers
    * read a bulk write's records as their ids (the audit log's cut, which comes out the same);
    * 8 MiB of examples cost nats-server, the relay and identity ~0.25 s of CPU beside the next
    * request. Read back from the store after a restart, the data goes whole.

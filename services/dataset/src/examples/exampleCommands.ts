@@ -1,6 +1,6 @@
 import { streamId, unpackExamples } from "@argus/contracts";
 import type { CommandOptions, CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
-import { uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
+import { isUuidList, uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
 import { isUuid, spaceMetadata } from "@argus/spaces";
 import type {
   DatasetWrite,
@@ -22,36 +22,66 @@ import type { DatasetDeps } from "../deps.ts";
 import { invalid } from "../shared/problemRules.ts";
 import { examplesNotHeld } from "./exampleProjection.ts";
 import { versionPresentOf, versionWithPresentLookup } from "./exampleRows.ts";
-import { parseExamples, requireDeletableIds, type ParsedExample } from "./exampleRules.ts";
+import {
+  EXAMPLE_MAX_BYTES,
+  parseExamples,
+  parseFieldsArray,
+  requireDeletableIds,
+  requireExampleSizes,
+  type ExampleUpdate,
+  type ParsedExample,
+} from "./exampleRules.ts";
 import {
   deletedEvents,
   insertedEvents,
   orderedIds,
+  updateBatch,
   updatedEvents,
   type Target,
+  type UpdateBatch,
 } from "./exampleEvents.ts";
 
 /**
  * The same id twice in one update is one update: its fields merged in request order (a later
- * value wins), at the place of its first appearance.
+ * value wins), at the place of its first appearance. The examples themselves when no id
+ * repeats: known at once when they come in ascending order, as they are listed.
  */
-export function mergeRepeats(examples: readonly ParsedExample[]): ParsedExample[] {
-  const byId = new Map<string, ParsedExample>();
+export function mergeRepeats(examples: readonly ExampleUpdate[]): readonly ExampleUpdate[] {
+  let ascending = true;
+  for (let i = 1; i < examples.length && ascending; i++)
+    ascending = examples[i - 1]!.id < examples[i]!.id;
+  if (ascending) return examples;
+  const byId = new Map<string, ExampleUpdate>();
   for (const e of examples) {
     const seen = byId.get(e.id);
-    if (!seen) {
-      byId.set(e.id, e);
-      continue;
-    }
-    const fields = { ...seen.fields, ...e.fields };
-    const json = JSON.stringify(fields);
-    byId.set(e.id, { ...seen, fields, json, bytes: Buffer.byteLength(json) });
+    byId.set(e.id, seen ? { id: e.id, fields: { ...seen.fields, ...e.fields }, at: seen.at } : e);
   }
-  return [...byId.values()];
+  return byId.size === examples.length ? examples : [...byId.values()];
 }
 
-/** An update's examples: packed, as the gateway sends them, or one message each, as it did. */
-function updateInputs(req: UpdateExamplesRequest): readonly ExampleInput[] {
+/**
+ * An update's examples, once: parsed from the fields array the gateway packs (or, from a
+ * gateway before it, one text or one message each), repeats merged, ids that are no example id
+ * left out (they match nothing and are ignored, spec 7), each within the size rule.
+ */
+export function updateBatchOf(req: UpdateExamplesRequest): UpdateBatch {
+  const packed = req.packedExamples;
+  const given: readonly ExampleUpdate[] = packed?.fields
+    ? parseFieldsArray(packed.ids, packed.fields)
+    : parseExamples(legacyInputs(req), "update");
+  const merged = mergeRepeats(given);
+  const kept =
+    merged === given && packed?.fields && isUuidList(packed.ids)
+      ? given
+      : merged.filter((e) => isUuid(e.id));
+  const batch = updateBatch(kept);
+  // The batch's text holds each kept example's: within the bound, so is each of them.
+  if (kept !== given || batch.bytes > EXAMPLE_MAX_BYTES) requireExampleSizes(given);
+  return batch;
+}
+
+/** An update's examples as gateways sent them before `PackedExamples.fields`. */
+function legacyInputs(req: UpdateExamplesRequest): readonly ExampleInput[] {
   if (!req.packedExamples) return req.examples;
   const unpacked = unpackExamples(req.packedExamples);
   if (!unpacked) throw invalid("packed_examples holds a different number of ids and fields");
@@ -151,13 +181,9 @@ export function exampleCommands(deps: DatasetDeps) {
     },
 
     async updateExamples(req: UpdateExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
-      // Ids that are no example id match nothing and are ignored (spec 7), as are unknown ones.
       // Parsed while the first try's BEGIN is in flight, once.
-      let parsed: ParsedExample[] | undefined;
-      const examples = () =>
-        (parsed ??= mergeRepeats(parseExamples(updateInputs(req), "update")).filter((e) =>
-          isUuid(e.id),
-        ));
+      let parsed: UpdateBatch | undefined;
+      const examples = () => (parsed ??= updateBatchOf(req));
       // First as if the version held every example: its projection counts the rows it changed
       // and refuses the event when one is missing (examplesNotHeld), rolling the write back.
       // Then, only for a request naming such an example, again, with those it holds read first.
@@ -168,7 +194,7 @@ export function exampleCommands(deps: DatasetDeps) {
           req.datasetId,
           "DATASET_EXAMPLE_UPDATE",
           req.versionId,
-          check ? examples().map((e) => e.id) : [],
+          check ? examples().examples.map((e) => e.id) : [],
           async (scope, at) => {
             let versionId = at.version.id;
             if (req.newVersion !== "") {
@@ -186,7 +212,9 @@ export function exampleCommands(deps: DatasetDeps) {
                 at.meta,
               );
             }
-            const changed = check ? examples().filter((e) => at.present.has(e.id)) : examples();
+            const changed = check
+              ? updateBatch(examples().examples.filter((e) => at.present.has(e.id)))
+              : examples();
             await scope.appendLockedLast(
               at.lock,
               streamId("dataset_examples", at.row.id),
@@ -197,7 +225,7 @@ export function exampleCommands(deps: DatasetDeps) {
               at,
               versionId,
               [],
-              changed.map((e) => e.at),
+              changed.examples.map((e) => e.at),
             );
           },
           {

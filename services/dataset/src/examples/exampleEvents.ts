@@ -7,7 +7,7 @@ import {
 } from "@argus/eventstore";
 import type { DatasetExamplesEvent, ExampleFields } from "@argus/contracts";
 import { uuidv7 } from "@argus/platform";
-import type { ParsedExample } from "./exampleRules.ts";
+import type { ExampleUpdate, ParsedExample } from "./exampleRules.ts";
 
 /** One event carries at most this much example text (a write of 1000 large examples is several). */
 export const EVENT_EXAMPLE_BYTES = EVENT_PAYLOAD_BYTES;
@@ -86,15 +86,59 @@ export function insertedEvents(
   }));
 }
 
+/**
+ * An update's examples, with their records as events carry them (`{id, fields}`) and the JSON
+ * text of all of them, made in one call (a thousand calls, one per example, cost ~0.3 ms more
+ * of a PATCH's path): it is the event's `examples` when they fit one event, and its size
+ * bounds each example's. Their ids are uuids: an update keeps no other (spec 7).
+ */
+export interface UpdateBatch {
+  examples: readonly ExampleUpdate[];
+  records: { id: string; fields: ExampleFields }[];
+  text: string;
+  /** The text's UTF-8 size. */
+  bytes: number;
+}
+
+export function updateBatch(examples: readonly ExampleUpdate[]): UpdateBatch {
+  const records = examples.map(({ id, fields }) => ({ id, fields }));
+  const text = JSON.stringify(records);
+  return { examples, records, text, bytes: Buffer.byteLength(text) };
+}
+
 /** Field merges into existing examples, as events that each fit one NATS message. */
-export function updatedEvents(
-  t: Target,
-  examples: readonly ParsedExample[],
-): DatasetExamplesEvent[] {
-  return chunks(examples).map((chunk) => ({
-    type: "DatasetExamplesUpdated",
-    data: examplesData(t, chunk),
-  }));
+export function updatedEvents(t: Target, batch: UpdateBatch): DatasetExamplesEvent[] {
+  if (batch.records.length === 0) return [];
+  if (batch.bytes > EVENT_EXAMPLE_BYTES) {
+    const measured = batch.records.map((r) => {
+      const json = JSON.stringify(r.fields);
+      return { ...r, json, bytes: Buffer.byteLength(json) };
+    });
+    return chunks(measured).map((chunk) => ({
+      type: "DatasetExamplesUpdated",
+      data: examplesData(t, chunk),
+    }));
+  }
+  const head = base(t);
+  const open = `${JSON.stringify(head).slice(0, -1)},"examples":`;
+  const data = { ...head, examples: batch.records };
+  // Over the bound, what the bus carries: the JSON of `cutToIds(data)` (a uuid's JSON is its
+  // text in quotes).
+  const bus =
+    open.length + batch.text.length + 1 > BULK_DATA_CHARS
+      ? `${open}[${batch.records.map((r) => `{"id":"${r.id}"}`).join(",")}]}`
+      : undefined;
+  return [
+    {
+      type: "DatasetExamplesUpdated",
+      data: withJsonText(
+        data,
+        [open, batch.text, "}"],
+        Buffer.byteLength(open) + batch.bytes + 1,
+        bus,
+      ),
+    },
+  ];
 }
 
 /** Removals from one version (ids are small: 1000 fit one event). */

@@ -1,5 +1,11 @@
-import { DomainError, decodeCanonicalId, decodeId, encodeId, notFound } from "@argus/platform";
-import { packExamples } from "@argus/contracts";
+import {
+  DomainError,
+  decodeCanonicalId,
+  decodeId,
+  encodeId,
+  joinedUuidsOf,
+  notFound,
+} from "@argus/platform";
 import {
   DatasetServiceService,
   type Dataset,
@@ -140,16 +146,17 @@ function newExamples(body: { examples: Fields[] }): ExampleInput[] {
 
 /**
  * An update's examples, packed: each id's uuid (an id that names no example becomes "", which
- * the service ignores) and the example's other members as its fields.
+ * the service ignores), and the examples' other members as their fields, in one JSON array.
  */
 function updatedExamples(examples: readonly Fields[]): PackedExamples {
-  const ids: string[] = [];
-  const fieldsJson: string[] = [];
-  for (const { id, ...fields } of examples) {
-    ids.push(exampleUuid(id as string) ?? "");
-    fieldsJson.push(JSON.stringify(fields));
-  }
-  return packExamples(ids, fieldsJson);
+  return {
+    ids: joinedUuidsOf(
+      "DatasetExample",
+      examples.map((e) => e.id as string),
+    ),
+    fieldsJson: "",
+    fields: JSON.stringify(examples.map(({ id: _, ...fields }) => fields)),
+  };
 }
 
 /** The uuid of a `dataset_version_id`; "" when absent (the latest); 404 when it names none. */

@@ -98,12 +98,18 @@ export interface UpdateBatch {
   text: string;
   /** The text's UTF-8 size. */
   bytes: number;
+  /**
+   * The records cut to their ids, as the bus carries a bulk event's (`[{"id":…},…]`; a uuid's
+   * JSON is its text in quotes), made with the text: both while BEGIN is in flight.
+   */
+  idsText: string;
 }
 
 export function updateBatch(examples: readonly ExampleUpdate[]): UpdateBatch {
   const records = examples.map(({ id, fields }) => ({ id, fields }));
   const text = JSON.stringify(records);
-  return { examples, records, text, bytes: Buffer.byteLength(text) };
+  const idsText = `[${records.map((r) => `{"id":"${r.id}"}`).join(",")}]`;
+  return { examples, records, text, bytes: Buffer.byteLength(text), idsText };
 }
 
 /** Field merges into existing examples, as events that each fit one NATS message. */
@@ -122,12 +128,9 @@ export function updatedEvents(t: Target, batch: UpdateBatch): DatasetExamplesEve
   const head = base(t);
   const open = `${JSON.stringify(head).slice(0, -1)},"examples":`;
   const data = { ...head, examples: batch.records };
-  // Over the bound, what the bus carries: the JSON of `cutToIds(data)` (a uuid's JSON is its
-  // text in quotes).
+  // Over the bound, what the bus carries: the JSON of `cutToIds(data)`.
   const bus =
-    open.length + batch.text.length + 1 > BULK_DATA_CHARS
-      ? `${open}[${batch.records.map((r) => `{"id":"${r.id}"}`).join(",")}]}`
-      : undefined;
+    open.length + batch.text.length + 1 > BULK_DATA_CHARS ? `${open}${batch.idsText}}` : undefined;
   return [
     {
       type: "DatasetExamplesUpdated",

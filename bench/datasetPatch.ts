@@ -1,7 +1,14 @@
 import pg from "pg";
 import { createFloorEvents } from "./baseline/floorEvents.ts";
 import { appendAndUpdate, patchEventText } from "./baseline/patchFloor.ts";
-import { Api, createDataset, examplesPath, uuidOf, type ExamplesPage } from "./datasets.ts";
+import {
+  Api,
+  createDataset,
+  examplesPath,
+  uuidOf,
+  type CreatedDataset,
+  type ExamplesPage,
+} from "./datasets.ts";
 import type { Operation, OperationBenchmark } from "./operations.ts";
 import { spawnTwoHop } from "./getSpace.ts";
 import { withBenchStack } from "./stack.ts";
@@ -34,14 +41,7 @@ export const datasetPatchFloorBenchmark = () => patchBenchmark("floor");
 async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchmark> {
   return withBenchStack(async ({ stack, databaseUrl, natsUrl, onStop, stop }) => {
     const api = new Api(stack);
-    const spaceId = await api.defaultSpaceId();
-    const examples = Array.from({ length: SIZE }, (_, n) => ({
-      input: `question ${n}`,
-      output: `answer ${n}`,
-      flag: "b",
-    }));
-    const dataset = await createDataset(api, spaceId, `patch-${Date.now()}`, examples);
-    const publicIds = await exampleIds(api, dataset.id);
+    const { dataset, ids: publicIds } = await patchedDataset(api, "patch");
     const uuids = publicIds.map((id) => uuidOf("DatasetExample", id));
     const datasetUuid = uuidOf("Dataset", dataset.id);
 
@@ -141,6 +141,24 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
       stop,
     };
   });
+}
+
+/**
+ * A new dataset of the default space as every PATCH benchmark and tool patches it: 1000
+ * examples of three short fields (`flag` the one they set), with their public ids in order.
+ */
+export async function patchedDataset(
+  api: Api,
+  name: string,
+): Promise<{ dataset: CreatedDataset; ids: string[] }> {
+  const examples = Array.from({ length: SIZE }, (_, n) => ({
+    input: `question ${n}`,
+    output: `answer ${n}`,
+    flag: "b",
+  }));
+  const spaceId = await api.defaultSpaceId();
+  const dataset = await createDataset(api, spaceId, `${name}-${Date.now()}`, examples);
+  return { dataset, ids: await exampleIds(api, dataset.id) };
 }
 
 /** Every example id of a dataset through the API, in order. */

@@ -18,8 +18,8 @@ import {
   startStack,
   NO_RATE_LIMITS,
 } from "@argus/testkit";
-import { exampleIds } from "./datasetPatch.ts";
-import { Api, createDataset } from "./datasets.ts";
+import { patchedDataset } from "./datasetPatch.ts";
+import { Api } from "./datasets.ts";
 
 interface KeyValue {
   key: string;
@@ -104,15 +104,7 @@ const stack = await startStack({
 /** Each measured PATCH: its trace, and when the client sent it and had its answer. */
 const sent: { traceId: string; from: number; to: number }[] = [];
 try {
-  const api = new Api(stack);
-  const spaceId = await api.defaultSpaceId();
-  const examples = Array.from({ length: 1000 }, (_, n) => ({
-    input: `question ${n}`,
-    output: `answer ${n}`,
-    flag: "b",
-  }));
-  const dataset = await createDataset(api, spaceId, `timeline-${Date.now()}`, examples);
-  const ids = await exampleIds(api, dataset.id);
+  const { dataset, ids } = await patchedDataset(new Api(stack), "timeline");
   const url = `${stack.baseUrl}/v2/datasets/${encodeURIComponent(dataset.id)}/examples`;
   const headers = { authorization: `Bearer ${stack.apiKey}`, "content-type": "application/json" };
   const now = () => performance.timeOrigin + performance.now();

@@ -72,7 +72,7 @@ function fieldsRules(fields: unknown, i: number, kind: WriteKind): ExampleFields
   return fields as ExampleFields;
 }
 
-/** Each example fits one event: one of `bytes` in its fields' JSON text is a 413 over the bound. */
+/** Each example fits one event: fields whose JSON text is over the bound in UTF-8 are a 413. */
 function requireExampleSize(bytes: number, i: number): void {
   if (bytes > EXAMPLE_MAX_BYTES)
     throw new DomainError(

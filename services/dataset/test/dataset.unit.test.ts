@@ -260,6 +260,19 @@ describe("example rules", () => {
       examples: [{ id: b, fieldsJson: '{"y":1}' }],
     });
     expect(messages.examples).toMatchObject([{ id: b, fields: { y: 1 }, at: 0 }]);
+    // The earlier packings' texts are measured as sent, once: `1e21` is written back as
+    // `1e+21`, one byte longer, so an example at the bound as sent is one past it written back.
+    const sent = `{"n":1e21,"s":"${"x".repeat(EXAMPLE_MAX_BYTES - '{"n":1e21,"s":""}'.length)}"}`;
+    expect(Buffer.byteLength(sent)).toBe(EXAMPLE_MAX_BYTES);
+    expect(Buffer.byteLength(JSON.stringify(JSON.parse(sent)))).toBe(EXAMPLE_MAX_BYTES + 1);
+    const atBound = (fieldsJson: string) => () =>
+      updateBatchOf({
+        ...request([], []),
+        packedExamples: undefined,
+        examples: [{ id: a, fieldsJson }],
+      });
+    expect(problem(atBound(sent))).toBe("none");
+    expect(problem(atBound(sent.replace('"s":"', '"s":"x')))).toBe("payload-too-large");
   });
 
   it("a bulk event stores the examples' own texts, and they read back as its data", () => {

@@ -75,8 +75,11 @@ export function updateBatchOf(req: UpdateExamplesRequest): UpdateBatch {
       ? given
       : merged.filter((e) => isUuid(e.id));
   const batch = updateBatch(kept);
-  // The batch's text holds each kept example's: within the bound, so is each of them.
-  if (kept !== given || batch.bytes > EXAMPLE_MAX_BYTES) requireExampleSizes(given);
+  // Packed examples come without texts of their own, but the batch's text holds each kept
+  // one's: within the bound, so is each of them. The earlier packings' texts were measured as
+  // sent (parseExamples), once.
+  if (packed?.fields && (kept !== given || batch.bytes > EXAMPLE_MAX_BYTES))
+    requireExampleSizes(given);
   return batch;
 }
 

@@ -29,12 +29,24 @@ export interface Target {
 const chunks = <E extends { bytes: number }>(examples: readonly E[]) =>
   chunkBySize(examples, (e) => e.bytes + PER_EXAMPLE_OVERHEAD, EVENT_EXAMPLE_BYTES);
 
+/**
+ * What the bus carries of a bulk event's examples (jsonText.ts): the JSON of `cutToIds`'
+ * records, `[{"id":…},…]`, from the ids' JSON texts. One place for both the inserts' and the
+ * updates' events.
+ */
+const idRecordsText = (idTexts: readonly string[]): string =>
+  `[${idTexts.map((id) => `{"id":${id}}`).join(",")}]`;
+
 const base = (t: Target) => ({
   dataset_id: t.datasetId,
   space_id: t.spaceId,
   version_id: t.versionId,
   at: t.now.toISOString(),
 });
+
+/** The JSON text of a bulk event's data up to its examples' array. */
+const examplesOpen = (head: ReturnType<typeof base>) =>
+  `${JSON.stringify(head).slice(0, -1)},"examples":`;
 
 /**
  * A bulk event's data, with its JSON text made from the examples' own texts (each a valid
@@ -53,10 +65,10 @@ function examplesData(
   // are never copied into one string here. Sized from the pieces: each example's text was
   // measured once, when it was parsed; the rest is ASCII but for the ids' characters, whose
   // UTF-8 surplus is measured once for all of them.
-  const open = `${JSON.stringify(head).slice(0, -1)},"examples":[`;
-  const parts = [open];
+  const open = examplesOpen(head);
+  const parts = [open, "["];
   const ids = examples.map((e) => JSON.stringify(e.id));
-  let bytes = Buffer.byteLength(open) + "]}".length;
+  let bytes = Buffer.byteLength(open) + "[]}".length;
   examples.forEach((e, i) => {
     const start = `${i > 0 ? "," : ""}{"id":${ids[i]!},"fields":`;
     parts.push(start, e.json, "}");
@@ -65,11 +77,7 @@ function examplesData(
   parts.push("]}");
   const idChars = ids.join("");
   bytes += Buffer.byteLength(idChars) - idChars.length;
-  // What the bus carries of a bulk event (jsonText.ts): the JSON of `cutToIds(data)`, its
-  // examples as their ids.
-  const bus = longerThan(data, BULK_DATA_CHARS)
-    ? `${open}${ids.map((id) => `{"id":${id}}`).join(",")}]}`
-    : undefined;
+  const bus = longerThan(data, BULK_DATA_CHARS) ? `${open}${idRecordsText(ids)}}` : undefined;
   return withJsonText(data, parts, bytes, bus);
 }
 
@@ -108,7 +116,8 @@ export interface UpdateBatch {
 export function updateBatch(examples: readonly ExampleUpdate[]): UpdateBatch {
   const records = examples.map(({ id, fields }) => ({ id, fields }));
   const text = JSON.stringify(records);
-  const idsText = `[${records.map((r) => `{"id":"${r.id}"}`).join(",")}]`;
+  // A uuid's JSON is its text in quotes.
+  const idsText = idRecordsText(records.map((r) => `"${r.id}"`));
   return { examples, records, text, bytes: Buffer.byteLength(text), idsText };
 }
 
@@ -126,7 +135,7 @@ export function updatedEvents(t: Target, batch: UpdateBatch): DatasetExamplesEve
     }));
   }
   const head = base(t);
-  const open = `${JSON.stringify(head).slice(0, -1)},"examples":`;
+  const open = examplesOpen(head);
   const data = { ...head, examples: batch.records };
   // Over the bound, what the bus carries: the JSON of `cutToIds(data)`.
   const bus =

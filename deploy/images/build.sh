@@ -200,7 +200,10 @@ build_argus() {
       --volume "$ARGUS_CA_BUNDLE:/etc/ssl/certs/ca-certificates.crt:ro" \
       -t "localhost/argus-cache:$stage" "${args[@]}" >/dev/null
   done
-  podman image prune --force --filter label=org.argus.stage >/dev/null
+  # A build killed midway leaves buildah's working container on a stage, and pruning that stage
+  # fails; it is only cache, so it stays until that container is gone.
+  podman image prune --force --filter label=org.argus.stage >/dev/null ||
+    echo "images: some unnamed stages stay: a container of an interrupted build uses them" >&2
   echo "images: built $ARGUS_IMAGE ($(podman image inspect --format '{{.Size}}' "$ARGUS_IMAGE" |
     awk '{ printf "%d MB", $1 / 1000000 }'))"
 }

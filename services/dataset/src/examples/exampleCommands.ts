@@ -66,20 +66,19 @@ export function mergeRepeats(examples: readonly ExampleUpdate[]): readonly Examp
  */
 export function updateBatchOf(req: UpdateExamplesRequest): UpdateBatch {
   const packed = req.packedExamples;
-  const given: readonly ExampleUpdate[] = packed?.fields
-    ? parseFieldsArray(packed.ids, packed.fields)
-    : parseExamples(legacyInputs(req), "update");
+  // The earlier packings: each text was measured for the size rule as sent (parseExamples).
+  if (!packed?.fields) {
+    const given = parseExamples(legacyInputs(req), "update");
+    return updateBatch(mergeRepeats(given).filter((e) => isUuid(e.id)));
+  }
+  const given = parseFieldsArray(packed.ids, packed.fields);
   const merged = mergeRepeats(given);
   const kept =
-    merged === given && packed?.fields && isUuidList(packed.ids)
-      ? given
-      : merged.filter((e) => isUuid(e.id));
+    merged === given && isUuidList(packed.ids) ? given : merged.filter((e) => isUuid(e.id));
   const batch = updateBatch(kept);
   // Packed examples come without texts of their own, but the batch's text holds each kept
-  // one's: within the bound, so is each of them. The earlier packings' texts were measured as
-  // sent (parseExamples), once.
-  if (packed?.fields && (kept !== given || batch.bytes > EXAMPLE_MAX_BYTES))
-    requireExampleSizes(given);
+  // one's: within the bound, so is each of them.
+  if (kept !== given || batch.bytes > EXAMPLE_MAX_BYTES) requireExampleSizes(given);
   return batch;
 }
 

@@ -503,14 +503,16 @@ describe("appendLockedLast", () => {
   const labelOf = async (id: string) =>
     (await file.env.pool.query(`select label from ${items()} where id = $1`, [id])).rows[0];
   type Labelled = { type: "Labelled"; data: { id: string; label: string } };
-  // One statement, refusing the label "refused" in SQL.
+  // One statement, the label read from the event as appended, refusing "refused" in SQL.
   const labelling = projector<Labelled>("test", {
     Labelled: {
       statement: (d) => ({
         name: "label",
-        text: `update ${items()} set label = $2 where id = $1
-                 and (case when $2 = 'refused' then ${schema}.refuse('AXT01', 'refused') else 1 end) = 1`,
-        values: [d.id, d.label],
+        with: `label as (select data ->> 'label' as label from appended), labelled as (
+                 update ${items()} set label = (select label from label) where id = $1)`,
+        check: `(case when (select label from label) = 'refused'
+                      then ${schema}.refuse('AXT01', 'refused') else 1 end)`,
+        values: [d.id],
       }),
     },
   });
@@ -524,7 +526,14 @@ describe("appendLockedLast", () => {
    * Runs appendLockedLast on the item's lock, logging what is sent, written to the server and
    * answered, in order.
    */
-  const labelLast = async (p: Project, id: string, s: string, label: string, log: string[]) => {
+  const labelLast = async (
+    p: Project,
+    id: string,
+    s: string,
+    label: string,
+    log: string[],
+    more: Labelled["data"][] = [],
+  ) => {
     let restore = () => {};
     try {
       return await commandsOf(p).transact(async (scope) => {
@@ -560,7 +569,8 @@ describe("appendLockedLast", () => {
           );
           return answer;
         }) as typeof client.query;
-        await scope.appendLockedLast(lock!, s, [{ type: "Labelled", data: { id, label } }], {});
+        const events = [{ id, label }, ...more].map((data) => ({ type: "Labelled", data }));
+        await scope.appendLockedLast(lock!, s, events, {});
       });
     } finally {
       restore();
@@ -569,16 +579,14 @@ describe("appendLockedLast", () => {
   const history = async (s: string) =>
     (await createEventStore({ pool: file.env.pool, schema }).readStream(s)).map((e) => e.data);
 
-  it("sends COMMIT behind the append and a statement projection, all in one write, before either answers", async () => {
+  it("appends a lone event and projects it in one statement, COMMIT behind it in the same write", async () => {
     const [id, s, log] = [await item(), stream(), [] as string[]];
     await labelLast(labelling, id, s, "labelled", log);
     expect(log).toEqual([
       "sent append",
-      "sent projection",
       "sent commit",
       "written",
       "answered append",
-      "answered projection",
       "answered commit",
     ]);
     expect(await labelOf(id)).toEqual({ label: "labelled" });
@@ -591,15 +599,37 @@ describe("appendLockedLast", () => {
     expect(err).toMatchObject({ code: "AXT01", message: "refused" });
     expect(log).toEqual([
       "sent append",
-      "sent projection",
       "sent commit",
       "written",
-      "answered append",
-      "failed projection",
+      "failed append",
       "answered commit",
     ]);
     expect(await labelOf(id)).toEqual({ label: "an item" });
     expect(await history(s)).toEqual([]);
+  });
+
+  it("sends each of several events' statements behind their append, each reading its event back", async () => {
+    const [one, two, s, log] = [await item(), await item(), stream(), [] as string[]];
+    await labelLast(labelling, one, s, "first", log, [{ id: two, label: "second" }]);
+    expect(log).toEqual([
+      "sent append",
+      "sent projection",
+      "sent projection",
+      "sent commit",
+      "written",
+      "answered append",
+      "answered projection",
+      "answered projection",
+      "answered commit",
+    ]);
+    expect([await labelOf(one), await labelOf(two)]).toEqual([
+      { label: "first" },
+      { label: "second" },
+    ]);
+    expect(await history(s)).toEqual([
+      { id: one, label: "first" },
+      { id: two, label: "second" },
+    ]);
   });
 
   it("sends nothing, COMMIT included, for an event the store refuses before sending it", async () => {
@@ -622,7 +652,7 @@ describe("appendLockedLast", () => {
 
   it("waits for the answers before COMMIT when a projection is a function", async () => {
     const [id, s, log] = [await item(), stream(), [] as string[]];
-    const asFunction: Project = (client, events) => labelling(client, events);
+    const asFunction: Project = (client, events, schema) => labelling(client, events, schema);
     await labelLast(asFunction, id, s, "by a function", log);
     expect(log).toEqual([
       "sent append",

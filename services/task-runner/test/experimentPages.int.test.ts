@@ -20,10 +20,10 @@ import { taskProjections } from "../src/tasks/taskProjection.ts";
 
 let db: TestDatabase;
 let pool: pg.Pool;
+const schema = "tasks_pages";
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const schema = "tasks_pages";
   pool = new pg.Pool({ connectionString: db.url, options: `-c search_path=${schema}`, max: 4 });
   // Dropping the database at the end ends the connections still idle: not this test's error.
   pool.on("error", () => undefined);
@@ -381,9 +381,11 @@ describe("a dataset task's run, page by page", () => {
     const client = await pool.connect();
     try {
       const deleted = { id: run.task_id, space_id: run.space_id, deleted_at: "" };
-      await projector("task-runner", taskProjections)(client, [
-        { type: "TaskDeleted", data: deleted, eventId: randomUUID() },
-      ]);
+      await projector("task-runner", taskProjections)(
+        client,
+        [{ type: "TaskDeleted", data: deleted, eventId: randomUUID() }],
+        schema,
+      );
     } finally {
       client.release();
     }

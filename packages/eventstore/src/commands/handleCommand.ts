@@ -11,9 +11,10 @@ import {
 } from "@argus/platform";
 import { appendToStream, type ExpectedVersion } from "../streams/appendToStream.ts";
 import { fold, snapshotTag, type Decider, type DomainEvent } from "./decider.ts";
+import { readBack, type ProjectionStatement } from "./projectionStatement.ts";
 import { CommitOutcomeUnknownError, ConcurrencyError } from "../errors.ts";
 import type { EventStore, EventStoreTransaction } from "../streams/eventStore.ts";
-import { runStatement, tracedQuery, type Statement } from "../schema/tracedQuery.ts";
+import { runStatement, tracedQuery } from "../schema/tracedQuery.ts";
 import { loadStream, saveSnapshot } from "../streams/snapshots.ts";
 import type { EventMetadata } from "../types.ts";
 import { recordRequest } from "../requests/appliedRequests.ts";
@@ -22,21 +23,25 @@ import { recordRequest } from "../requests/appliedRequests.ts";
  * An event a command appends, as its projection sees it: the decided event, and the id of its
  * row, so a projection may read a large event's data from the row in the same transaction
  * instead of having it sent to Postgres a second time. The projection's statements are sent
- * right behind the append's, before it answers (`commandScope`): the row is there when they
- * run, but nothing the store assigns (a position) is known yet.
+ * right behind the append's, before it answers (`commandScope`; a statement projection of a
+ * lone event is part of it): the row is there when they run, but nothing the store assigns (a
+ * position) is known yet.
  */
 export interface AppendedEvent extends DomainEvent {
   readonly eventId: string;
 }
 
-/** A service's inline projections: every event a command appends goes through them. */
+/**
+ * A service's inline projections: every event a command appends goes through them, in the
+ * transaction of `client`, the store's tables in `schema`.
+ */
 export interface Project {
-  (client: PoolClient, events: readonly AppendedEvent[]): Promise<void>;
+  (client: PoolClient, events: readonly AppendedEvent[], schema: string): Promise<void>;
   /**
    * The events' projections as one statement each, when every one is such
    * (`StatementProjection`); undefined otherwise.
    */
-  statements?: (events: readonly AppendedEvent[]) => readonly Statement[] | undefined;
+  statements?: (events: readonly AppendedEvent[]) => readonly ProjectionStatement[] | undefined;
 }
 
 /** What a decision left behind: its events, the state after them and the stream's version. */
@@ -157,7 +162,12 @@ type StreamAccess = Pick<
 const lockSql = (table: string, columns: string, id: string) =>
   `SELECT ${columns} FROM ${table} WHERE id = ${id} FOR UPDATE`;
 
-function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): CommandScope {
+function commandScope(
+  tx: StreamAccess,
+  project: Project,
+  schema: string,
+  first?: LockFirst,
+): CommandScope {
   // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
   const locks = new WeakSet<RowLock>();
   const lockOf = <Row>(table: string, id: string, row: Row | undefined) => {
@@ -175,23 +185,33 @@ function commandScope(tx: StreamAccess, project: Project, first?: LockFirst): Co
   ): Promise<void> {
     if (events.length === 0) return;
     const appended = events.map((e) => ({ type: e.type, data: e.data, eventId: randomUUID() }));
-    const statements = last && tx.commitNow ? project.statements?.(appended) : undefined;
-    // The projection's statements go out right behind the append's (the transaction's
+    const statements = project.statements?.(appended);
+    // One event projected by one statement goes in the append's own statement: the projection
+    // reads the event as it was inserted, not back from its row (~0.2 ms of Postgres for a
+    // PATCH's 70 KB). Other statements go out right behind the append's (the transaction's
     // connection pipelines them, withTransaction.ts), not a round trip later, and so may
     // COMMIT: when the append fails, they fail on the aborted transaction, and the append's
     // error is the one that counts. All of it in one write.
+    const fused = statements?.length === 1 ? statements[0] : undefined;
     const [appending, projecting] = inOneWrite(tx.client, () => {
       const sent = [
         tx.append(
           streamId,
           version,
           appended.map((e) => ({ ...e, metadata })),
+          fused,
         ),
-        statements
-          ? Promise.all(statements.map((s) => runStatement(tx.client, s)))
-          : project(tx.client, appended),
+        fused
+          ? undefined
+          : statements
+            ? Promise.all(
+                statements.map((s, i) =>
+                  runStatement(tx.client, readBack(s, schema, appended[i]!.eventId)),
+                ),
+              )
+            : project(tx.client, appended, schema),
       ] as const;
-      if (statements) tx.commitNow?.();
+      if (last && statements) tx.commitNow?.();
       return sent;
     });
     const [a, p] = await Promise.allSettled([appending, projecting]);
@@ -285,11 +305,12 @@ export function commandScopeIn(
       client,
       loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
       saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
-      append: (streamId, version, events) =>
-        appendToStream(client, schema, streamId, version, events, { maxEventBytes }),
+      append: (streamId, version, events, projection) =>
+        appendToStream(client, schema, streamId, version, events, { maxEventBytes }, projection),
       opened: [],
     },
     project,
+    schema,
   );
 }
 
@@ -381,7 +402,7 @@ export function createCommandHandler(
                 "the call was cancelled or its deadline passed",
               );
             if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
-            return fn(commandScope(tx, project, first));
+            return fn(commandScope(tx, project, store.schema, first));
           },
           { sql, meanwhile: options.meanwhile },
         );

@@ -1,15 +1,12 @@
 import type { PoolClient } from "pg";
-import { runStatement, type Statement } from "../schema/tracedQuery.ts";
+import { runStatement } from "../schema/tracedQuery.ts";
+import { readBack, type ProjectionStatement } from "./projectionStatement.ts";
 import type { DomainEvent } from "./decider.ts";
 import type { AppendedEvent, Project } from "./handleCommand.ts";
 
-/**
- * A projection that is one SQL statement, checking in it whatever it checks (`refuse`, a
- * store migration): the store may send it, and COMMIT right behind it, before either answers
- * (`CommandScope.appendLockedLast`).
- */
+/** A projection that is one statement (`ProjectionStatement`). */
 export interface StatementProjection<Data> {
-  statement: (data: Data, appended: AppendedEvent) => Statement;
+  statement: (data: Data) => ProjectionStatement;
 }
 
 type ProjectionOf<Data> =
@@ -33,24 +30,24 @@ export function projector<E extends DomainEvent>(
   projections: Projections<E>,
 ): Project {
   const byType = projections as unknown as Record<string, ProjectionOf<object> | undefined>;
-  const projectionOf = (event: AppendedEvent) => {
+  const projectionOf = (event: DomainEvent) => {
     const apply = byType[event.type];
     if (!apply) throw new Error(`${service} projection does not know event ${event.type}`);
     return apply;
   };
-  const project: Project = async (client, events) => {
+  const project: Project = async (client, events, schema) => {
     for (const event of events) {
       const apply = projectionOf(event);
       if (typeof apply === "function") await apply(client, event.data, event);
-      else await runStatement(client, apply.statement(event.data, event));
+      else await runStatement(client, readBack(apply.statement(event.data), schema, event.eventId));
     }
   };
   project.statements = (events) => {
-    const statements: Statement[] = [];
+    const statements: ProjectionStatement[] = [];
     for (const event of events) {
       const apply = projectionOf(event);
       if (typeof apply === "function") return undefined;
-      statements.push(apply.statement(event.data, event));
+      statements.push(apply.statement(event.data));
     }
     return statements;
   };

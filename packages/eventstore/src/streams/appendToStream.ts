@@ -7,6 +7,7 @@ import { tracedQuery } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
 import { holdAppended } from "./appendedData.ts";
 import { jsonTextOf, type JsonText } from "./jsonText.ts";
+import type { ProjectionStatement } from "../commands/projectionStatement.ts";
 
 /** Text parts shorter than this are joined before they are written (`jsonbArray`). */
 const JOINED_CHARS = 4096;
@@ -96,6 +97,9 @@ interface AppendedRow {
  * transaction's event would be read before it, out of stream order. That case is a conflict
  * too, and the retry runs under a new, younger transaction id.
  *
+ * With `projection` (one event's), the append is that projection's statement too (`appendSql`):
+ * what the projection refuses fails the append, as its own error.
+ *
  * What it refuses without the database (an event too large, a bad expected version) it throws
  * at once, before the statement is sent, not as a rejection: a caller that sends statements
  * behind the append, COMMIT among them (handleCommand.ts), so sends none.
@@ -107,6 +111,7 @@ export function appendToStream(
   expectedVersion: ExpectedVersion,
   events: readonly NewEvent[],
   options: AppendOptions,
+  projection?: ProjectionStatement,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return Promise.resolve([]);
   if (expectedVersion !== "any" && !(Number.isInteger(expectedVersion) && expectedVersion >= 0)) {
@@ -126,32 +131,19 @@ export function appendToStream(
       throw new EventTooLargeError(event.type, bytes, options.maxEventBytes);
   });
 
-  const s = quoteSchema(schema);
+  if (projection && events.length !== 1)
+    throw new TypeError(`a projection goes in one append with one event, not ${events.length}`);
+  const sql = appendSql(quoteSchema(schema), projection);
   const dataText = jsonbArray(data);
   return (async () => {
     let rows: AppendedRow[];
     try {
       ({ rows } = await tracedQuery<AppendedRow>(
         client,
-        "appendToStream",
-        `WITH expected AS (
-         SELECT CASE WHEN $2::int IS NULL
-           THEN (SELECT coalesce(max(stream_version), 0) FROM ${s}.events WHERE stream_id = $1)
-           ELSE $2::int END AS version
-       ), base AS (
-         SELECT CASE WHEN x.version = 0 OR p.transaction_id <= pg_current_xact_id() THEN x.version
-                ELSE ${s}.refuse('${BEHIND}', 'the stream is not at the expected version') END AS version
-         FROM expected x
-         LEFT JOIN ${s}.events p ON p.stream_id = $1 AND p.stream_version = x.version
-       )
-       INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
-       SELECT $1, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
-       FROM base, ROWS FROM (unnest($3::uuid[]), unnest($4::text[]),
-                             jsonb_array_elements($6::jsonb), jsonb_array_elements($5::jsonb))
-         WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
-       ORDER BY e.ordinal
-       RETURNING global_position::text, transaction_id::text, stream_version, event_id, recorded_at`,
+        projection ? `appendToStream, ${projection.name}` : "appendToStream",
+        sql,
         [
+          ...(projection?.values ?? []),
           streamId,
           expectedVersion === "any" ? null : expectedVersion,
           ids,
@@ -185,6 +177,42 @@ export function appendToStream(
       };
     });
   })();
+}
+
+const RETURNED =
+  "global_position::text, transaction_id::text, stream_version, event_id, recorded_at";
+
+/**
+ * The append's statement, its placeholders after the projection's values when there is one.
+ * With a projection it is that projection's statement too: the insert is its `appended` item,
+ * returning the event's data as written (no read back of the row, no second parse), and the
+ * projection's check is evaluated beside the appended rows.
+ */
+function appendSql(s: string, projection: ProjectionStatement | undefined): string {
+  const from = projection?.values.length ?? 0;
+  const p = (i: number) => `$${from + i}`;
+  const insert = `INSERT INTO ${s}.events (stream_id, stream_version, event_id, event_type, data, metadata)
+       SELECT ${p(1)}, base.version + e.ordinal, e.event_id, e.event_type, e.data, e.metadata
+       FROM base, ROWS FROM (unnest(${p(3)}::uuid[]), unnest(${p(4)}::text[]),
+                             jsonb_array_elements(${p(6)}::jsonb), jsonb_array_elements(${p(5)}::jsonb))
+         WITH ORDINALITY AS e(event_id, event_type, data, metadata, ordinal)
+       ORDER BY e.ordinal`;
+  const opening = `WITH expected AS (
+         SELECT CASE WHEN ${p(2)}::int IS NULL
+           THEN (SELECT coalesce(max(stream_version), 0) FROM ${s}.events WHERE stream_id = ${p(1)})
+           ELSE ${p(2)}::int END AS version
+       ), base AS (
+         SELECT CASE WHEN x.version = 0 OR p.transaction_id <= pg_current_xact_id() THEN x.version
+                ELSE ${s}.refuse('${BEHIND}', 'the stream is not at the expected version') END AS version
+         FROM expected x
+         LEFT JOIN ${s}.events p ON p.stream_id = ${p(1)} AND p.stream_version = x.version
+       )`;
+  if (!projection) return `${opening} ${insert} RETURNING ${RETURNED}`;
+  return `${opening}, appended AS (
+         ${insert}
+         RETURNING global_position, transaction_id, stream_version, event_id, recorded_at, data
+       ), ${projection.with}
+       SELECT ${RETURNED}, ${projection.check ?? "null"} AS checked FROM appended`;
 }
 
 /**

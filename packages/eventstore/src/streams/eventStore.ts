@@ -9,6 +9,7 @@ import { quoteSchema } from "../schema/schemaName.ts";
 import { loadStream, saveSnapshot, type StreamRead } from "./snapshots.ts";
 import { tracer } from "../schema/tracedQuery.ts";
 import type { NewEvent, StoredEvent } from "../types.ts";
+import type { ProjectionStatement } from "../commands/projectionStatement.ts";
 import { withTransaction, type CommitNow, type Opening } from "../schema/withTransaction.ts";
 
 export interface EventStoreOptions {
@@ -44,11 +45,15 @@ export interface EventStoreTransaction {
   readonly opened: readonly QueryResult[];
   /** COMMIT, sent now, behind the statements already sent (`CommitNow`). */
   readonly commitNow: CommitNow;
-  /** appendToStream's: what it refuses before sending, it throws at once. */
+  /**
+   * appendToStream's: what it refuses before sending, it throws at once; with `projection`,
+   * the one event's projection in the same statement.
+   */
   append(
     streamId: string,
     expectedVersion: ExpectedVersion,
     events: readonly NewEvent[],
+    projection?: ProjectionStatement,
   ): Promise<StoredEvent[]>;
   /** The stream from its snapshot under `snapshotTag` when there is one (snapshots.ts). */
   loadStream(streamId: string, snapshotTag?: string): Promise<StreamRead>;
@@ -96,13 +101,19 @@ export function createEventStore(options: EventStoreOptions): EventStore {
           loadStream: (streamId, tag) => loadStream(client, schema, streamId, tag),
           saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
           // Not async: what appendToStream refuses before sending is thrown at once.
-          append: (streamId, expectedVersion, events) =>
-            appendToStream(client, schema, streamId, expectedVersion, events, appendOptions).then(
-              (stored) => {
-                appended.push(...stored);
-                return stored;
-              },
-            ),
+          append: (streamId, expectedVersion, events, projection) =>
+            appendToStream(
+              client,
+              schema,
+              streamId,
+              expectedVersion,
+              events,
+              appendOptions,
+              projection,
+            ).then((stored) => {
+              appended.push(...stored);
+              return stored;
+            }),
         }),
       opening,
     );

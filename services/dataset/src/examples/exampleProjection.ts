@@ -3,7 +3,6 @@ import type { DatasetExamplesEvent } from "@argus/contracts";
 import { fieldKinds, recordExampleKinds } from "../bulk/columns.ts";
 import { projectImportedExamples } from "../bulk/importProjection.ts";
 import { upsertAnnotations } from "../shared/annotationRows.ts";
-import { eventData } from "../shared/eventData.ts";
 import { touchDataset } from "../shared/touchDataset.ts";
 import { effectiveRows } from "./exampleRows.ts";
 
@@ -46,9 +45,12 @@ const touched = (dataset: string, version: string, at: string) => `
   touched_version as (update dataset_versions set updated_at = ${at} where id = ${version}),
   touched_dataset as (update datasets set updated_at = ${at} where id = ${dataset})`;
 
-/** The `{id, fields}` records of the examples an event of this transaction carries. */
-const examplesOfEvent = (eventId: string) =>
-  `jsonb_to_recordset(${eventData("examples", eventId)}) as x(id uuid, fields jsonb)`;
+/**
+ * The `{id, fields}` records of the examples of the event projected (`ProjectionStatement`:
+ * its one row in `appended`, as inserted).
+ */
+const examplesOfEvent = `jsonb_to_recordset((select data -> 'examples' from appended))
+  as x(id uuid, fields jsonb)`;
 
 /**
  * A version's examples: each write detaches the version's children first (they keep what they
@@ -57,16 +59,17 @@ const examplesOfEvent = (eventId: string) =>
  */
 export const exampleProjections: Projections<DatasetExamplesEvent> = {
   DatasetExamplesInserted: {
-    statement: (d, event) => ({
+    statement: (d) => ({
       name: "dataset DatasetExamplesInserted",
-      text: `with x as materialized (
-         select * from ${examplesOfEvent("$4")}
+      with: `x as materialized (
+         select * from ${examplesOfEvent}
        ), ${detachedChildren("$2", "$1", "array(select id from x)")}, inserted as (
          insert into examples (version_id, id, dataset_id, fields, created_at, updated_at)
          select $1, x.id, $2, x.fields, $3, $3 from x
-       ), ${touched("$2", "$1", "$3")}
-       ${recordExampleKinds("$1", "$5")}`,
-      values: [d.version_id, d.dataset_id, d.at, event.eventId, fieldKinds(d.examples)],
+       ), ${touched("$2", "$1", "$3")}, kinds as (
+         ${recordExampleKinds("$1", "$4")}
+       )`,
+      values: [d.version_id, d.dataset_id, d.at, fieldKinds(d.examples)],
     }),
   },
   // The version's own live rows change in place (an UPDATE, the common case); an example it
@@ -75,10 +78,10 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
   // version without a parent skips the second part (a one-time filter) and its lookups. Fewer
   // rows changed than the event carries is refused (NOT_HELD).
   DatasetExamplesUpdated: {
-    statement: (d, event) => ({
+    statement: (d) => ({
       name: "dataset DatasetExamplesUpdated",
-      text: `with x as materialized (
-         select * from ${examplesOfEvent("$4")}
+      with: `x as materialized (
+         select * from ${examplesOfEvent}
        ), ${detachedChildren("$1", "$2", "array(select id from x)")}, own as (
          update examples e set fields = e.fields || x.fields, updated_at = $3
            from x
@@ -94,22 +97,15 @@ export const exampleProjections: Projections<DatasetExamplesEvent> = {
             and not exists (select 1 from examples o where o.version_id = $2 and o.id = x.id)
          returning 1
        ), ${touched("$1", "$2", "$3")}, kinds as (
-         ${recordExampleKinds("$2", "$5")}
+         ${recordExampleKinds("$2", "$4")}
        ), changed as (
          select ((select count(*) from own) + (select count(*) from copied))::int as n
-       )
-       select case when n = $6::int then n
-              else refuse('${NOT_HELD}', 'an update event names ' || ($6::int - n) ||
-                          ' examples its version does not hold') end as changed
-         from changed`,
-      values: [
-        d.dataset_id,
-        d.version_id,
-        d.at,
-        event.eventId,
-        fieldKinds(d.examples),
-        d.examples.length,
-      ],
+       )`,
+      check: `(select case when n = $5::int then n
+              else refuse('${NOT_HELD}', 'an update event names ' || ($5::int - n) ||
+                          ' examples its version does not hold') end
+         from changed)`,
+      values: [d.dataset_id, d.version_id, d.at, fieldKinds(d.examples), d.examples.length],
     }),
   },
   async DatasetExamplesDeleted(client, d) {

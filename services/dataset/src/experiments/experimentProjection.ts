@@ -3,7 +3,6 @@ import type { ExperimentEvent, ExperimentRunsEvent } from "@argus/contracts";
 import { fieldKinds, recordRunColumnKinds, recordRunKinds } from "../bulk/columns.ts";
 import { projectImportedRuns } from "../bulk/importProjection.ts";
 import { dropAnnotations, upsertAnnotations } from "../shared/annotationRows.ts";
-import { eventData } from "../shared/eventData.ts";
 
 /**
  * The kinds (json_kind's bits) of an evaluation's values, from their SQL types rather than
@@ -50,15 +49,15 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
   ExperimentRunsImported: projectImportedRuns,
   /**
    * Each evaluation sets its three eval.<name>.* fields of the run (null when left out), read
-   * from the event's row (eventData); one object per evaluation, merged per run. The column
-   * catalog learns the kinds from the evaluations, per evaluator name, not from each patch.
+   * from the event as appended (`ProjectionStatement`); one object per evaluation, merged per
+   * run. The column catalog learns the kinds from the evaluations, per evaluator name, not
+   * from each patch. Runs gone meanwhile are skipped.
    */
-  async ExperimentRunsEvaluated(client, d, event) {
-    await tracedQuery(
-      client,
-      "dataset ExperimentRunsEvaluated",
-      `with e as materialized (
-         select * from jsonb_to_recordset(${eventData("evaluations", "$2")})
+  ExperimentRunsEvaluated: {
+    statement: (d) => ({
+      name: "dataset ExperimentRunsEvaluated",
+      with: `e as materialized (
+         select * from jsonb_to_recordset((select data -> 'evaluations' from appended))
            as e(run_id uuid, name text, label text, score double precision, explanation text)
        ), x as (
          select e.run_id,
@@ -76,16 +75,17 @@ export const experimentProjections: Projections<ExperimentEvent | ExperimentRuns
                 bit_or(${SCORE_KIND("e.score")}) as score,
                 bit_or(${TEXT_KIND("e.explanation")}) as explanation
            from e group by e.name
-       )
-       ${recordRunColumnKinds(
-         "$1",
-         `(select k.key, k.kind from kinds cross join lateral (values
+       ), recorded as (
+         ${recordRunColumnKinds(
+           "$1",
+           `(select k.key, k.kind from kinds cross join lateral (values
              ('eval.' || kinds.name || '.label', kinds.label),
              ('eval.' || kinds.name || '.score', kinds.score),
              ('eval.' || kinds.name || '.explanation', kinds.explanation)) as k(key, kind))`,
-       )}`,
-      [d.experiment_id, event.eventId],
-    );
+         )}
+       )`,
+      values: [d.experiment_id],
+    }),
   },
   async ExperimentRunsInserted(client, d) {
     await tracedQuery(

@@ -112,7 +112,10 @@ export function runEvaluationCommands(deps: DatasetDeps) {
       return {};
     },
 
-    /** Under the experiment's row lock, as every write of its runs; runs gone are skipped. */
+    /**
+     * Under the experiment's row lock, as every write of its runs; runs gone are skipped. The
+     * projection is one statement with the append, and COMMIT goes right behind it.
+     */
     async recordRunEvaluations(
       req: RecordRunEvaluationsRequest,
       ctx: CallContext,
@@ -121,7 +124,7 @@ export function runEvaluationCommands(deps: DatasetDeps) {
       await deps.commands.transact(async (scope) => {
         const lock = await lockExperimentInAccount(scope, req.accountId, req.experimentId);
         const experiment = lock.row;
-        await scope.appendLocked(
+        await scope.appendLockedLast(
           lock,
           streamId("experiment_runs", experiment.id),
           [

@@ -141,12 +141,12 @@ function intervals(p: { traceId: string; from: number; to: number }) {
   const inDataset = (name: string) =>
     one((s) => s.service === "dataset" && s.kind === CLIENT && s.name === name);
   const begin = inDataset("begin");
-  const append = inDataset("appendToStream");
-  const project = inDataset("dataset DatasetExamplesUpdated");
+  // The append with its projection, one statement (docs/architecture.md).
+  const append = inDataset("appendToStream, dataset DatasetExamplesUpdated");
   const commit = inDataset("commit");
   const publish = one((s) => s.service === "dataset" && s.kind === PRODUCER);
   const audit = one((s) => s.service === "identity" && s.name === "project audit log");
-  if (!root || !call || !served || !begin || !append || !project || !commit) return undefined;
+  if (!root || !call || !served || !begin || !append || !commit) return undefined;
   const path: [string, number][] = [
     ["client sends → gateway's request starts", root.start - p.from],
     ["gateway: body, authentication, validation, the call's request", call.start - root.start],
@@ -157,11 +157,13 @@ function intervals(p: { traceId: string; from: number; to: number }) {
       begin.end - begin.start,
     ],
     ["dataset: the events made", append.start - begin.end],
-    // The append, the projection and COMMIT go out together (pipelined, docs/architecture.md)
-    // and are answered in turn: each row runs from the answer before it to its own.
-    ["the append, to its answer", append.end - append.start],
-    ["the projection (the UPDATE of 1000 rows), to its answer", project.end - append.end],
-    ["COMMIT, to its answer", commit.end - project.end],
+    // The append and COMMIT go out together (pipelined) and are answered in turn: each row
+    // runs from the answer before it to its own.
+    [
+      "the append and its projection (the UPDATE of 1000 rows), to its answer",
+      append.end - append.start,
+    ],
+    ["COMMIT, to its answer", commit.end - append.end],
     ["dataset: the answer", served.end - commit.end],
     ["gRPC answer to the gateway", call.end - served.end],
     ["gateway: the answer's JSON", root.end - call.end],

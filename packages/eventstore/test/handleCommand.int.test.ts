@@ -182,6 +182,79 @@ describe("handleCommand", () => {
   });
 });
 
+describe("a statement projection in the append's own statement", () => {
+  // Each committed increment names `tag:n`, read from the event as appended.
+  const counted = (tag: string) =>
+    projector<Event>("test", {
+      Incremented: {
+        statement: () => ({
+          name: "counted",
+          with: `counted as (
+                   insert into ${schema}.names select $1 || ':' || (data ->> 'n') from appended)`,
+          values: [tag],
+        }),
+      },
+      Closed: { statement: () => ({ name: "closed", with: "closed as (select 1)", values: [] }) },
+    });
+  const namesOf = async (tag: string) =>
+    (
+      await file.env.pool.query<{ name: string }>(
+        `select name from ${schema}.names where name like $1 || ':%' order by name`,
+        [tag],
+      )
+    ).rows.map((r) => r.name);
+
+  it("re-decides when the stream moved on, and projects only what committed", async () => {
+    const store = createEventStore({
+      pool: file.env.pool,
+      schema,
+      retryBackoff: { baseMs: 1, maxMs: 2 },
+    });
+    const [tag, id] = [crypto.randomUUID(), stream()];
+    const commands = createCommandHandler(store, counted(tag));
+    await commands.handle(id, counter, { type: "Increment" }, {});
+    let interfered = false;
+    const result = await commands.handle(
+      id,
+      counter,
+      {
+        // The first attempt appends at version 1, which the interfering increment took.
+        build: async () => {
+          if (!interfered) {
+            interfered = true;
+            await commands.handle(id, counter, { type: "Increment" }, {});
+          }
+          return { type: "Increment" };
+        },
+      },
+      {},
+    );
+    expect(result).toMatchObject({ state: { n: 3 }, version: 3 });
+    expect(await history(id)).toEqual(["Incremented", "Incremented", "Incremented"]);
+    expect(await namesOf(tag)).toEqual([`${tag}:1`, `${tag}:2`, `${tag}:3`]);
+  });
+
+  it("maps the projection's unique index to its 409 detail, appending nothing", async () => {
+    const commands = createCommandHandler(
+      createEventStore({ pool: file.env.pool, schema }),
+      counted("taken"),
+    );
+    await commands.handle(stream(), counter, { type: "Increment" }, {});
+    const second = stream();
+    const err = await commands
+      .handle(
+        second,
+        counter,
+        { type: "Increment" },
+        {},
+        { conflicts: { names_pkey: "that count is taken" } },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: "resource-conflict", message: "that count is taken" });
+    expect(await history(second)).toEqual([]);
+  });
+});
+
 describe("the projection behind the append", () => {
   const named: Decider<null, string, { type: "Named"; data: { name: string } }> = {
     initialState: null,

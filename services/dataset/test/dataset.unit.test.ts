@@ -292,10 +292,12 @@ describe("example rules", () => {
     const events = insertedEvents(target, parsed, ids);
     expect(events.length).toBeGreaterThan(1); // 40 examples of 30 KB are more than one event
     for (const event of events) {
-      const { parts, bytes } = jsonTextOf(event.data);
+      const { parts, bytes, bus } = jsonTextOf(event.data);
       const text = parts.join("");
       expect(JSON.parse(text)).toEqual(event.data);
       expect(bytes).toBe(Buffer.byteLength(text));
+      // Each is a bulk write (its 30 KB examples): on the bus, the audit log's cut of it.
+      expect(bus).toBe(JSON.stringify(cutToIds(event.data)));
       expect(event.data).toMatchObject({ dataset_id: "d", space_id: "s", version_id: "v" });
     }
     const stored = events.flatMap(examplesOf);

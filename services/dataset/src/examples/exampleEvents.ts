@@ -31,11 +31,12 @@ const chunks = <E extends { bytes: number }>(examples: readonly E[]) =>
 
 /**
  * What the bus carries of a bulk event's examples (jsonText.ts): the JSON of `cutToIds`'
- * records, `[{"id":…},…]`, from the ids' JSON texts. One place for both the inserts' and the
- * updates' events.
+ * records, `[{"id":…},…]`, from the ids' JSON texts, or from uuids with `quote` set to `"` (a
+ * uuid's JSON is its text in quotes). One join, not a string per id (~40 against ~100 µs for
+ * a PATCH's 1000). One place for both the inserts' and the updates' events.
  */
-const idRecordsText = (idTexts: readonly string[]): string =>
-  `[${idTexts.map((id) => `{"id":${id}}`).join(",")}]`;
+const idRecordsText = (ids: readonly string[], quote: "" | '"' = ""): string =>
+  ids.length === 0 ? "[]" : `[{"id":${quote}${ids.join(`${quote}},{"id":${quote}`)}${quote}}]`;
 
 const base = (t: Target) => ({
   dataset_id: t.datasetId,
@@ -116,8 +117,10 @@ export interface UpdateBatch {
 export function updateBatch(examples: readonly ExampleUpdate[]): UpdateBatch {
   const records = examples.map(({ id, fields }) => ({ id, fields }));
   const text = JSON.stringify(records);
-  // A uuid's JSON is its text in quotes.
-  const idsText = idRecordsText(records.map((r) => `"${r.id}"`));
+  const idsText = idRecordsText(
+    records.map((r) => r.id),
+    '"',
+  );
   return { examples, records, text, bytes: Buffer.byteLength(text), idsText };
 }
 

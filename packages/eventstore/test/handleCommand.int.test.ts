@@ -9,6 +9,7 @@ import {
   tracedQuery,
   type CommandScope,
   type Decider,
+  type LockedFirst,
   type Project,
   type RowLock,
 } from "../src/index.ts";
@@ -776,6 +777,103 @@ describe("appendLockedLast", () => {
       cause: { message: "a check made too late" },
     });
     expect(await history(s)).toEqual([{ id, label: "x" }]);
+  });
+  describe("ahead of lockFirst's answer, on the row assumed", () => {
+    const labelled = (id: string, label: string) => [{ type: "Labelled", data: { id, label } }];
+    const ahead = (id: string, then?: string, assumed: object = { label: "an item" }) => ({
+      lockFirst: { table: items(), id, columns: "label", then, assumed },
+    });
+
+    it("sends the append before BEGIN's round trip answers, and COMMIT once its checks passed", async () => {
+      const [id, s] = [await item(), stream()];
+      const started = performance.now();
+      let sentAt = Infinity;
+      let checkedAt = 0;
+      const answer = await commandsOf(labelling).transact(
+        async (scope) => {
+          // The lock of the row assumed, good for appendLocked; no `then` rows yet.
+          expect(scope.first).toMatchObject({ lock: { row: { label: "an item" } }, then: [] });
+          sentAt = performance.now() - started;
+          let answered: LockedFirst | undefined;
+          await scope.appendLockedLast(
+            scope.first!.lock!,
+            s,
+            labelled(id, "ahead"),
+            {},
+            async () => {
+              answered = await scope.firstAnswer!;
+              checkedAt = performance.now() - started;
+            },
+          );
+          return answered;
+        },
+        ahead(id, "select pg_sleep(0.3) as slept"),
+      );
+      // BEGIN's round trip takes 300 ms; the append went out long before it answered.
+      expect(sentAt).toBeLessThan(checkedAt - 250);
+      expect(answer).toMatchObject({
+        lock: { row: { label: "an item" } },
+        then: [[{ slept: "" }]],
+      });
+      expect(await labelOf(id)).toEqual({ label: "ahead" });
+      expect(await history(s)).toEqual([{ id, label: "ahead" }]);
+    });
+
+    it("commits nothing when its checks fail, and their error is the command's", async () => {
+      const [id, s] = [await item("changed meanwhile"), stream()];
+      const err = await commandsOf(labelling)
+        .transact(async (scope) => {
+          await scope.appendLockedLast(
+            scope.first!.lock!,
+            s,
+            labelled(id, "ahead"),
+            {},
+            async () => {
+              const row = (await scope.firstAnswer!).lock?.row as { label: string } | undefined;
+              if (row?.label !== "an item") throw new Error("not the row assumed");
+            },
+          );
+        }, ahead(id))
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ message: "not the row assumed" });
+      expect(await labelOf(id)).toEqual({ label: "changed meanwhile" });
+      expect(await history(s)).toEqual([]);
+    });
+
+    it("fails with the opening's error, not the aborted transaction's, and leaves the connection clean", async () => {
+      const pool = new pg.Pool({ connectionString: file.env.url, max: 1 });
+      try {
+        const one = createCommandHandler(createEventStore({ pool, schema }), labelling);
+        const [id, s] = [await item(), stream()];
+        let checked = false;
+        const err = await one
+          .transact(
+            async (scope) => {
+              await scope.appendLockedLast(
+                scope.first!.lock!,
+                s,
+                labelled(id, "ahead"),
+                {},
+                async () => {
+                  await scope.firstAnswer;
+                  checked = true;
+                },
+              );
+            },
+            ahead(id, "select 1/0"),
+          )
+          .catch((e: unknown) => e);
+        expect(err).toMatchObject({ message: "division by zero" });
+        expect(checked).toBe(false);
+        expect(await labelOf(id)).toEqual({ label: "an item" });
+        expect(await history(s)).toEqual([]);
+        expect(
+          await one.transact(async (scope) => (await scope.client.query("select 1 as n")).rows),
+        ).toEqual([{ n: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    });
   });
 });
 

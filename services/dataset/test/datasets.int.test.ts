@@ -1,7 +1,16 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DatasetServiceService as S, type ExampleInput } from "@argus/proto/dataset/v1/dataset";
-import { startedForFile, uniqueName } from "@argus/testkit";
+import {
+  NOBODY,
+  callUnary,
+  createChannel,
+  createLogger,
+  uuidv7,
+  type Principal,
+} from "@argus/platform";
+import { freePort, startedForFile, uniqueName } from "@argus/testkit";
+import { startDataset } from "../src/index.ts";
 import { allExamples, problemOf, startDatasetUnderTest } from "./datasetUnderTest.ts";
 
 const t = startedForFile(() => startDatasetUnderTest());
@@ -199,6 +208,80 @@ describe("example writes", () => {
         }),
       ),
     ).toBe("resource-conflict");
+  });
+
+  it("an update of a dataset this replica wrote before goes ahead on what it knew, checked against what its lock reads", async () => {
+    // A second replica on the same database changes the dataset behind this one's back.
+    const other = await startDataset(
+      {
+        ...t.env,
+        DATASET_GRPC_PORT: String(await freePort()),
+        DATASET_PROBE_PORT: "0",
+        ...t.keys.env("dataset"),
+        IDENTITY_GRPC_URL: t.identityUrl,
+      },
+      createLogger({ service: "dataset-other", level: "warn" }),
+    );
+    const channel = createChannel(`127.0.0.1:${other.grpcPort}`);
+    const viaOther = <Req, Res>(method: Parameters<typeof callUnary<Req, Res>>[1], req: Req) =>
+      callUnary(channel, method, req, { credential: t.credential(), requestId: "other" });
+    try {
+      const w = await create(3);
+      const datasetId = w.dataset!.id;
+      const [x, y, z] = w.exampleIds;
+      const patch = (id: string, q: string, p?: Principal, newVersion = "") =>
+        t.call(
+          S.updateExamples,
+          {
+            datasetId,
+            versionId: "",
+            newVersion,
+            examples: [],
+            packedExamples: packedOf([{ id, fieldsJson: JSON.stringify({ q }) }]),
+          },
+          p,
+        );
+      // The first update reads the dataset under its lock; the next goes ahead on it.
+      await patch(x!, "first");
+      expect((await patch(y!, "ahead")).versionId).toBe(w.versionId);
+      // Renamed by the other replica: the answer is the dataset as the lock read it.
+      await viaOther(S.updateDataset, { id: datasetId, name: "renamed" });
+      expect((await patch(y!, "after the rename")).dataset?.name).toBe("renamed");
+      // A new version made there: this replica's latest is not the latest any more.
+      const v2 = await viaOther(S.updateExamples, {
+        datasetId,
+        versionId: "",
+        newVersion: "v2",
+        examples: [{ id: z!, fieldsJson: JSON.stringify({ q: "in v2" }) }],
+      });
+      expect((await patch(x!, "after v2")).versionId).toBe(v2.versionId);
+      expect((await all(datasetId, v2.versionId)).map((e) => e.fields.q)).toEqual([
+        "after v2",
+        "after the rename",
+        "in v2",
+      ]);
+      expect((await all(datasetId, w.versionId)).map((e) => e.fields.q)).toEqual([
+        "first",
+        "after the rename",
+        "question 2",
+      ]);
+      // Someone without rights on its space is refused as before, known or not.
+      const nobody = {
+        ...NOBODY,
+        accountId: t.admin.accountId,
+        userId: uuidv7(),
+        apiKeyId: uuidv7(),
+      };
+      // (Not found: it may not even read the dataset.)
+      expect(await problemOf(patch(x!, "nobody", nobody))).toBe("resource-not-found");
+      expect((await all(datasetId))[0]!.fields.q).toBe("after v2");
+      // Deleted there: not found here, and nothing written.
+      await viaOther(S.deleteDataset, { id: datasetId });
+      expect(await problemOf(patch(x!, "deleted"))).toBe("resource-not-found");
+    } finally {
+      channel.close();
+      await other.stop();
+    }
   });
 
   it("deletes what the version holds, reports the rest, and is idempotent", async () => {

@@ -125,15 +125,25 @@ export interface CommandScope {
    * trip of its append: the command sends nothing after it, and whatever could refuse the
    * events is refused in the projection's SQL. Otherwise, and in a transaction someone else
    * holds, just `appendLocked`.
+   *
+   * With `checks`, COMMIT waits for them instead: they run once the statements are sent (a
+   * command gone `ahead` checks what it assumed against `firstAnswer` there, while Postgres
+   * writes), and when they throw, their error is the command's and nothing commits.
    */
   appendLockedLast(
     lock: RowLock,
     streamId: string,
     events: readonly DomainEvent[],
     metadata: EventMetadata,
+    checks?: () => Promise<void>,
   ): Promise<void>;
-  /** What the command's `lockFirst` took in BEGIN's round trip; undefined without one. */
+  /**
+   * What the command's `lockFirst` took in BEGIN's round trip; undefined without one. With
+   * `assumed`, the lock of the assumed row and no `then` rows: the round trip has not answered.
+   */
   readonly first: LockedFirst | undefined;
+  /** What `lockFirst` read, once BEGIN's round trip answered; undefined without one. */
+  readonly firstAnswer: Promise<LockedFirst> | undefined;
 }
 
 /** The row lock a command took first, in BEGIN's round trip, and what it read under it. */
@@ -167,6 +177,8 @@ function commandScope(
   project: Project,
   schema: string,
   first?: LockFirst,
+  /** What `first` read; undefined when the command went ahead of it, on `first.assumed`. */
+  opened?: readonly QueryResult[],
 ): CommandScope {
   // The locks this scope took: a lock of another transaction (an earlier attempt's) orders nothing.
   const locks = new WeakSet<RowLock>();
@@ -182,8 +194,9 @@ function commandScope(
     events: readonly DomainEvent[],
     metadata: EventMetadata,
     last = false,
+    checks?: () => Promise<void>,
   ): Promise<void> {
-    if (events.length === 0) return;
+    if (events.length === 0) return checks?.();
     const appended = events.map((e) => ({ type: e.type, data: e.data, eventId: randomUUID() }));
     const statements = project.statements?.(appended);
     // One event projected by one statement goes in the append's own statement: the projection
@@ -211,10 +224,15 @@ function commandScope(
               )
             : project(tx.client, appended, schema),
       ] as const;
-      if (last && statements) tx.commitNow?.();
+      if (last && statements && !checks) tx.commitNow?.();
       return sent;
     });
-    const [a, p] = await Promise.allSettled([appending, projecting]);
+    // A failed check says more than what its failed assumption did to the statements.
+    const checking = checks?.().then(() => {
+      if (last && statements) tx.commitNow?.();
+    });
+    const [c, a, p] = await Promise.allSettled([checking, appending, projecting]);
+    if (c.status === "rejected") throw c.reason;
     if (a.status === "rejected") throw a.reason;
     if (p.status === "rejected") throw p.reason;
   }
@@ -224,10 +242,11 @@ function commandScope(
     events: readonly DomainEvent[],
     metadata: EventMetadata,
     last: boolean,
+    checks?: () => Promise<void>,
   ): Promise<void> {
     if (!locks.has(lock))
       throw new Error(`appendLocked to ${streamId}: the row lock was not taken in this scope`);
-    await append(streamId, "any", events, metadata, last);
+    await append(streamId, "any", events, metadata, last, checks);
   }
   return {
     client: tx.client,
@@ -274,9 +293,14 @@ function commandScope(
     },
     appendLocked: (lock, streamId, events, metadata) =>
       appendLocked(lock, streamId, events, metadata, false),
-    appendLockedLast: (lock, streamId, events, metadata) =>
-      appendLocked(lock, streamId, events, metadata, true),
-    first: first && lockedFirst(first, tx.opened, lockOf),
+    appendLockedLast: (lock, streamId, events, metadata, checks) =>
+      appendLocked(lock, streamId, events, metadata, true, checks),
+    first:
+      first &&
+      (opened
+        ? lockedFirst(first, opened, lockOf)
+        : { lock: lockOf(first.table, first.id, first.assumed), then: [] }),
+    firstAnswer: first && tx.opened.then((answered) => lockedFirst(first, answered, lockOf)),
   };
 }
 
@@ -307,7 +331,7 @@ export function commandScopeIn(
       saveSnapshot: (streamId, snapshot) => saveSnapshot(client, schema, streamId, snapshot),
       append: (streamId, version, events, projection) =>
         appendToStream(client, schema, streamId, version, events, { maxEventBytes }, projection),
-      opened: [],
+      opened: Promise.resolve([]),
     },
     project,
     schema,
@@ -341,6 +365,12 @@ export interface LockFirst {
   id: string;
   columns: string;
   then?: string;
+  /**
+   * The row as the caller expects the lock to read it (from a cache of its own): the command
+   * goes ahead of BEGIN's round trip (`Opening.ahead`), on this row, and must check
+   * `firstAnswer` before it lets COMMIT go (`appendLockedLast`'s `checks`).
+   */
+  assumed?: QueryResultRow;
 }
 
 export interface CommandHandler {
@@ -394,6 +424,7 @@ export function createCommandHandler(
                 .filter(Boolean)
                 .join("; ")
             : undefined;
+        const ahead = sql !== undefined && first?.assumed !== undefined;
         const result = await store.transaction(
           async (tx) => {
             if (signal?.aborted)
@@ -402,9 +433,10 @@ export function createCommandHandler(
                 "the call was cancelled or its deadline passed",
               );
             if (recording) await recordRequest(tx.client, store.schema, recording, clock.now());
-            return fn(commandScope(tx, project, store.schema, first));
+            const opened = ahead ? undefined : await tx.opened;
+            return fn(commandScope(tx, project, store.schema, first, opened));
           },
-          { sql, meanwhile: options.meanwhile },
+          { sql, meanwhile: options.meanwhile, ahead },
         );
         if (recording) recording.recorded = true;
         return result;

@@ -19,6 +19,15 @@ export interface Opening {
    * error (rolled back), whatever BEGIN answered.
    */
   meanwhile?: () => void;
+  /**
+   * fn starts as soon as `sql` is sent, without waiting for its answer: a command that
+   * assumes what those statements will read (a cache of them) sends its own statements right
+   * behind them, and checks their results (`opened`) before it lets COMMIT go. BEGIN's round
+   * trip then overlaps the command's statements instead of preceding them. When the opening
+   * fails, its error is the transaction's, whatever fn's statements said about the aborted
+   * transaction behind it.
+   */
+  ahead?: boolean;
 }
 
 /**
@@ -38,7 +47,11 @@ export type CommitNow = () => void;
  */
 export async function withTransaction<T>(
   pool: Pool,
-  fn: (client: PoolClient, opened: readonly QueryResult[], commitNow: CommitNow) => Promise<T>,
+  fn: (
+    client: PoolClient,
+    opened: Promise<readonly QueryResult[]>,
+    commitNow: CommitNow,
+  ) => Promise<T>,
   opening: Opening = {},
 ): Promise<T> {
   let client: PoolClient;
@@ -54,9 +67,19 @@ export async function withTransaction<T>(
     committing ??= tracedQuery(client, "commit", "COMMIT");
   };
   try {
-    const { sql, meanwhile } = opening;
+    const { sql, meanwhile, ahead = false } = opening;
     // The query is on its way once made: the driver writes it at once to an idle connection.
     const beginning = tracedQuery(client, "begin", sql ? `BEGIN; ${sql}` : "BEGIN");
+    // Several statements answer with a result each (pg's types say one).
+    const opened = beginning.then((begun) =>
+      sql ? (begun as unknown as QueryResult[]).slice(1) : [],
+    );
+    // The opening's failure, once it answered; undefined when it succeeded.
+    const openingFailure = () =>
+      opened.then(
+        () => undefined,
+        (err: unknown) => ({ err }),
+      );
     let refused: { err: unknown } | undefined;
     try {
       meanwhile?.();
@@ -64,14 +87,17 @@ export async function withTransaction<T>(
       refused = { err };
     }
     try {
-      const begun = await beginning;
-      if (refused) throw refused.err;
-      // Several statements answer with a result each (pg's types say one).
-      const opened = sql ? (begun as unknown as QueryResult[]).slice(1) : [];
+      if (refused) {
+        await openingFailure();
+        throw refused.err;
+      }
+      if (!ahead) await opened;
       let result: T;
       try {
         result = await fn(client, opened, commitNow);
       } catch (err) {
+        // Ahead of the opening, fn's statements failed on the transaction it aborted.
+        const first = ahead ? await openingFailure() : undefined;
         // A COMMIT already sent ends the transaction either way: it found it aborted by the
         // statement that failed (ROLLBACK), or fn failed on something it should have refused
         // in SQL, and the transaction committed all the same.
@@ -79,8 +105,11 @@ export async function withTransaction<T>(
           throw new Error("committed although the command failed after sending COMMIT", {
             cause: err,
           });
-        throw err;
+        throw first ? first.err : err;
       }
+      // fn need not have looked: a failed opening aborted what it sent.
+      const failed = ahead ? await openingFailure() : undefined;
+      if (failed) throw failed.err;
       commitNow();
       const commit = await (committing as Promise<QueryResult>);
       // COMMIT of a transaction that already failed reports ROLLBACK instead of an error.

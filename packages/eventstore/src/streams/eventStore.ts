@@ -41,8 +41,11 @@ export interface EventStoreOptions {
 export interface EventStoreTransaction {
   /** The transaction's connection, for the caller's inline projection writes. */
   readonly client: PoolClient;
-  /** The results of the `opening` statements, sent with BEGIN (`withTransaction`). */
-  readonly opened: readonly QueryResult[];
+  /**
+   * The results of the `opening` statements, sent with BEGIN (`withTransaction`): answered
+   * before the transaction's function starts, unless the opening goes `ahead` of them.
+   */
+  readonly opened: Promise<readonly QueryResult[]>;
   /** COMMIT, sent now, behind the statements already sent (`CommitNow`). */
   readonly commitNow: CommitNow;
   /**

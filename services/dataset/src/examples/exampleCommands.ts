@@ -1,7 +1,7 @@
 import { streamId, unpackExamples } from "@argus/contracts";
 import type { CommandOptions, CommandScope, EventMetadata, RowLock } from "@argus/eventstore";
 import { isUuidList, uuidv7, type CallContext, type Permission, notFound } from "@argus/platform";
-import { isUuid, spaceMetadata } from "@argus/spaces";
+import { authorized, isUuid, spaceMetadata } from "@argus/spaces";
 import type {
   DatasetWrite,
   DeleteExamplesRequest,
@@ -19,6 +19,7 @@ import {
   type VersionRow,
 } from "../datasets/datasetRows.ts";
 import type { DatasetDeps } from "../deps.ts";
+import { ACCESS } from "../shared/access.ts";
 import { invalid } from "../shared/problemRules.ts";
 import { examplesNotHeld } from "./exampleProjection.ts";
 import { versionPresentOf, versionWithPresentLookup } from "./exampleRows.ts";
@@ -93,6 +94,7 @@ function legacyInputs(req: UpdateExamplesRequest): readonly ExampleInput[] {
 /** Where an example write lands, as read under the dataset's lock. */
 interface WriteAt {
   lock: RowLock<DatasetRow>;
+  /** The dataset's row; ahead of the lock's answer, the assumed one until `checks` passed. */
   row: DatasetRow;
   version: VersionRow;
   /** Which of the ids the write named the version holds (live), read under the lock. */
@@ -104,43 +106,108 @@ interface WriteAt {
 }
 
 /**
+ * A dataset as the last write of its examples in this process read it under its lock: its row
+ * and its latest version. The next update of the latest version goes ahead of its lock's round
+ * trip on these (`LockFirst.assumed`), and checks them against what the lock read before
+ * COMMIT goes; when they changed meanwhile (a new version, the dataset deleted), nothing
+ * commits and the update runs again the usual way.
+ */
+interface KnownDataset {
+  row: DatasetRow;
+  latest: VersionRow;
+}
+
+/** At most this many datasets are known at once (the oldest forgotten first). */
+const KNOWN_DATASETS_MAX = 10_000;
+
+/** What a write went ahead on was not what its lock read. */
+class AssumedOtherwise extends Error {}
+
+/**
  * Inserts, updates and deletes of one version's examples. Each runs in one transaction that
  * first locks the dataset's row: writes to one dataset take turns (none is lost, none is
  * refused for a race), a dataset deleted meanwhile is a 404, and the examples' stream, never
  * folded, is appended in that order (`appendLocked`).
  */
 export function exampleCommands(deps: DatasetDeps) {
+  const known = new Map<string, KnownDataset>();
+  const remember = (row: DatasetRow, latest: VersionRow) => {
+    known.delete(row.id);
+    if (known.size >= KNOWN_DATASETS_MAX) known.delete(known.keys().next().value!);
+    known.set(row.id, { row, latest });
+  };
+  const writeAt = (
+    ctx: CallContext,
+    lock: RowLock<DatasetRow>,
+    row: DatasetRow,
+    version: VersionRow,
+    present: Set<string>,
+  ): WriteAt => {
+    const now = deps.clock.now();
+    return {
+      lock,
+      row,
+      version,
+      present,
+      now,
+      target: { datasetId: row.id, spaceId: row.space_id, versionId: version.id, now },
+      meta: spaceMetadata(ctx, row.space_id),
+    };
+  };
+
+  /**
+   * `fn` under the dataset's lock, on the version and `ids` present in it. With `assumed` (the
+   * latest version, none of `ids` looked up), `fn` goes ahead of the lock's answer, and hands
+   * the checks of what it assumed to its last append (`appendLockedLast`).
+   */
   async function write<T>(
     ctx: CallContext,
     datasetId: string,
     permission: Permission,
     versionId: string,
     ids: readonly string[],
-    fn: (scope: CommandScope, at: WriteAt) => Promise<T>,
+    fn: (scope: CommandScope, at: WriteAt, checks?: () => Promise<void>) => Promise<T>,
     options: Pick<CommandOptions, "conflicts" | "meanwhile"> = {},
+    assumed?: KnownDataset,
   ): Promise<T> {
     // The version, and which of `ids` it holds, are read in BEGIN's round trip, under the
     // dataset's lock taken there: one round trip for what were three.
     const lookup = versionWithPresentLookup(datasetId, versionId, ids);
     return deps.commands.transact(
       async (scope) => {
+        if (assumed) {
+          const at = writeAt(
+            ctx,
+            scope.first!.lock as RowLock<DatasetRow>,
+            assumed.row,
+            assumed.latest,
+            new Set(),
+          );
+          const checks = async () => {
+            const answer = await scope.firstAnswer!;
+            const row = answer.lock?.row as DatasetRow | undefined;
+            const found = versionPresentOf(answer.then[0]);
+            // Authorized on the assumed row's place: the same place is the same answer.
+            if (
+              row?.space_id !== assumed.row.space_id ||
+              row.account_id !== assumed.row.account_id ||
+              found?.version.id !== assumed.latest.id
+            )
+              throw new AssumedOtherwise();
+            at.row = row;
+          };
+          return fn(scope, at, checks);
+        }
         const lock = await lockedDatasetAs(scope, deps, ctx, permission);
-        const row = lock.row;
         const found = versionPresentOf(scope.first?.then[0]);
         if (!found) throw notFound("dataset version");
-        const { version, present } = found;
-        const now = deps.clock.now();
-        return fn(scope, {
-          lock,
-          row,
-          version,
-          present,
-          now,
-          target: { datasetId: row.id, spaceId: row.space_id, versionId: version.id, now },
-          meta: spaceMetadata(ctx, row.space_id),
-        });
+        if (versionId === "") remember(lock.row, found.version);
+        return fn(scope, writeAt(ctx, lock, lock.row, found.version, found.present));
       },
-      { ...options, lockFirst: lockDatasetFirst(datasetId, lookup) },
+      {
+        ...options,
+        lockFirst: { ...lockDatasetFirst(datasetId, lookup), assumed: assumed?.row },
+      },
     );
   }
 
@@ -156,6 +223,29 @@ export function exampleCommands(deps: DatasetDeps) {
     exampleIds: ids,
     examplePositions: positions,
   });
+
+  /**
+   * What an update of the latest version of a dataset known here may go ahead on: the caller
+   * is authorized on it as known (the lock's answer is checked to be the same place).
+   */
+  async function aheadOn(
+    req: UpdateExamplesRequest,
+    ctx: CallContext,
+  ): Promise<KnownDataset | undefined> {
+    const assumed = known.get(req.datasetId);
+    if (!assumed || req.newVersion !== "" || req.versionId !== "") return undefined;
+    const allowed = await authorized(
+      deps.spaces,
+      ctx,
+      assumed.row,
+      ACCESS.dataset,
+      "DATASET_EXAMPLE_UPDATE",
+    ).then(
+      () => true,
+      () => false,
+    );
+    return allowed ? assumed : undefined;
+  }
 
   return {
     async insertExamples(req: InsertExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
@@ -190,16 +280,17 @@ export function exampleCommands(deps: DatasetDeps) {
       // and refuses the event when one is missing (examplesNotHeld), rolling the write back.
       // Then, only for a request naming such an example, again, with those it holds read first.
       // The usual write so costs no lookup of its 1000 examples before their update does it.
-      const update = (check: boolean) =>
+      const update = (check: boolean, assumed?: KnownDataset) =>
         write(
           ctx,
           req.datasetId,
           "DATASET_EXAMPLE_UPDATE",
           req.versionId,
           check ? examples().examples.map((e) => e.id) : [],
-          async (scope, at) => {
+          async (scope, at, checks) => {
             let versionId = at.version.id;
             if (req.newVersion !== "") {
+              known.delete(at.row.id);
               versionId = uuidv7(at.now.getTime());
               await scope.decide(
                 streamId("dataset", at.row.id),
@@ -222,6 +313,7 @@ export function exampleCommands(deps: DatasetDeps) {
               streamId("dataset_examples", at.row.id),
               updatedEvents({ ...at.target, versionId }, changed),
               at.meta,
+              checks,
             );
             return written(
               at,
@@ -236,8 +328,17 @@ export function exampleCommands(deps: DatasetDeps) {
             },
             meanwhile: examples,
           },
+          assumed,
         );
       try {
+        const assumed = await aheadOn(req, ctx);
+        if (assumed)
+          try {
+            return await update(false, assumed);
+          } catch (err) {
+            if (!(err instanceof AssumedOtherwise)) throw err;
+            known.delete(req.datasetId);
+          }
         return await update(false);
       } catch (err) {
         if (examplesNotHeld(err)) return update(true);

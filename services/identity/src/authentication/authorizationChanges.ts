@@ -89,11 +89,12 @@ function noting(
       await scope.appendLocked(lock, streamId, events, metadata);
       note(events, metadata);
     },
-    async appendLockedLast(lock, streamId, events, metadata) {
-      await scope.appendLockedLast(lock, streamId, events, metadata);
+    async appendLockedLast(lock, streamId, events, metadata, checks) {
+      await scope.appendLockedLast(lock, streamId, events, metadata, checks);
       note(events, metadata);
     },
     first: scope.first,
+    firstAnswer: scope.firstAnswer,
   };
 }
 

@@ -161,7 +161,20 @@ describe("ids", () => {
       expect(isUuidList(bad), bad).toBe(false);
     const list = `${a},${b}`;
     for (let at = 0; at < list.length; at++)
-      for (const c of ["A", "g", "-", ",", "0", "\n", "\u0661"]) {
+      // Beyond Latin-1 too, each one a character whose low byte would pass: "0", "a", "-", ",".
+      for (const c of [
+        "A",
+        "g",
+        "-",
+        ",",
+        "0",
+        "\n",
+        "\u0661",
+        "\u0130",
+        "\u0161",
+        "\u012d",
+        "\u012c",
+      ]) {
         const text = list.slice(0, at) + c + list.slice(at + 1);
         expect(isUuidList(text), text).toBe(text.split(",").every(isUuid));
       }

@@ -840,6 +840,21 @@ describe("appendLockedLast", () => {
       expect(await history(s)).toEqual([]);
     });
 
+    it("fails with the opening's error when the command failed before looking at its answer", async () => {
+      const id = await item();
+      // Never awaited by the command: its failure is the transaction's, not an unhandled one.
+      const err = await commandsOf(labelling)
+        .transact(
+          async () => {
+            throw new Error("refused before any check");
+          },
+          ahead(id, "select 1/0"),
+        )
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ message: "division by zero" });
+      expect(await labelOf(id)).toEqual({ label: "an item" });
+    });
+
     it("fails with the opening's error, not the aborted transaction's, and leaves the connection clean", async () => {
       const pool = new pg.Pool({ connectionString: file.env.url, max: 1 });
       try {

@@ -300,8 +300,22 @@ function commandScope(
       (opened
         ? lockedFirst(first, opened, lockOf)
         : { lock: lockOf(first.table, first.id, first.assumed), then: [] }),
-    firstAnswer: first && tx.opened.then((answered) => lockedFirst(first, answered, lockOf)),
+    firstAnswer: first && answerOf(first, tx.opened, lockOf),
   };
+}
+
+/**
+ * What `first` read, once it answered. Its failure is the transaction's (withTransaction): a
+ * command that never looks at this is not an unhandled rejection.
+ */
+function answerOf(
+  first: LockFirst,
+  opened: Promise<readonly QueryResult[]>,
+  lockOf: <Row>(table: string, id: string, row: Row | undefined) => RowLock<Row> | undefined,
+): Promise<LockedFirst> {
+  const answer = opened.then((answered) => lockedFirst(first, answered, lockOf));
+  answer.catch(() => {});
+  return answer;
 }
 
 /**

@@ -74,6 +74,8 @@ export async function withTransaction<T>(
     const opened = beginning.then((begun) =>
       sql ? (begun as unknown as QueryResult[]).slice(1) : [],
     );
+    // Looked at below on every path; ahead, fn may still be running when it fails.
+    opened.catch(() => {});
     // The opening's failure, once it answered; undefined when it succeeded.
     const openingFailure = () =>
       opened.then(

@@ -157,8 +157,9 @@ export function exampleCommands(deps: DatasetDeps) {
 
   /**
    * `fn` under the dataset's lock, on the version and `ids` present in it. With `assumed` (the
-   * latest version, none of `ids` looked up), `fn` goes ahead of the lock's answer, and hands
-   * the checks of what it assumed to its last append (`appendLockedLast`).
+   * latest version, none of `ids` looked up) and a caller authorized on the dataset as known,
+   * `fn` goes ahead of the lock's answer, and hands the checks of what it assumed to its last
+   * append (`appendLockedLast`); a caller that is not goes the usual way, which answers it.
    */
   async function write<T>(
     ctx: CallContext,
@@ -168,8 +169,14 @@ export function exampleCommands(deps: DatasetDeps) {
     ids: readonly string[],
     fn: (scope: CommandScope, at: WriteAt, checks?: () => Promise<void>) => Promise<T>,
     options: Pick<CommandOptions, "conflicts" | "meanwhile"> = {},
-    assumed?: KnownDataset,
+    cached?: KnownDataset,
   ): Promise<T> {
+    const assumed =
+      cached &&
+      (await authorized(deps.spaces, ctx, cached.row, ACCESS.dataset, permission).then(
+        () => cached,
+        () => undefined,
+      ));
     // The version, and which of `ids` it holds, are read in BEGIN's round trip, under the
     // dataset's lock taken there: one round trip for what were three.
     const lookup = versionWithPresentLookup(datasetId, versionId, ids);
@@ -224,28 +231,9 @@ export function exampleCommands(deps: DatasetDeps) {
     examplePositions: positions,
   });
 
-  /**
-   * What an update of the latest version of a dataset known here may go ahead on: the caller
-   * is authorized on it as known (the lock's answer is checked to be the same place).
-   */
-  async function aheadOn(
-    req: UpdateExamplesRequest,
-    ctx: CallContext,
-  ): Promise<KnownDataset | undefined> {
-    const assumed = known.get(req.datasetId);
-    if (!assumed || req.newVersion !== "" || req.versionId !== "") return undefined;
-    const allowed = await authorized(
-      deps.spaces,
-      ctx,
-      assumed.row,
-      ACCESS.dataset,
-      "DATASET_EXAMPLE_UPDATE",
-    ).then(
-      () => true,
-      () => false,
-    );
-    return allowed ? assumed : undefined;
-  }
+  /** What an update of the latest version of a dataset known here may go ahead on. */
+  const aheadOn = (req: UpdateExamplesRequest): KnownDataset | undefined =>
+    req.newVersion === "" && req.versionId === "" ? known.get(req.datasetId) : undefined;
 
   return {
     async insertExamples(req: InsertExamplesRequest, ctx: CallContext): Promise<DatasetWrite> {
@@ -331,7 +319,7 @@ export function exampleCommands(deps: DatasetDeps) {
           assumed,
         );
       try {
-        const assumed = await aheadOn(req, ctx);
+        const assumed = aheadOn(req);
         if (assumed)
           try {
             return await update(false, assumed);

@@ -6,6 +6,15 @@ import { ensureConsumer, ensureStream } from "@argus/eventstore";
 export const MAX_DELIVER = 10;
 
 /**
+ * How long a delivered message stays unacknowledged before the server delivers it again. It
+ * bounds the wait of a message handed to a pull that died with its server (a JetStream cluster
+ * losing the consumer's leader): the new leader only redelivers it after this. A slow handler
+ * keeps its message meanwhile (the runner's `working()` heartbeat, every half of it), and a
+ * redelivery of a message already handled finds its processed marker.
+ */
+const ACK_WAIT_MS = 10_000;
+
+/**
  * The management step for messaging: the events stream and every durable consumer the service
  * registry declares. Runs with the manager's NATS identity (the migration job, `./argus up`,
  * the test stack) — services themselves may only use what it made. Idempotent; `replicas`
@@ -26,7 +35,7 @@ export async function provisionMessaging(
         durable: c.durable,
         filterSubjects: [`${o.subjectRoot}.${c.subjects}`],
         maxDeliver: MAX_DELIVER,
-        ackWaitMs: 30_000,
+        ackWaitMs: ACK_WAIT_MS,
         ...replicas,
       });
   }

@@ -66,19 +66,28 @@ argus_go() {
   }
   local dir="$ARGUS_CACHE/go/toolchain-$GO_FALLBACK_VERSION"
   if [ ! -x "$dir/bin/go" ]; then
-    local mod="v0.0.1-go$GO_FALLBACK_VERSION.linux-amd64" tmp
-    _argus_tools_log "fetching Go $GO_FALLBACK_VERSION from the Go module proxy (golang.org/toolchain@$mod)"
-    tmp="$(mktemp -d)"
-    curl -fsSL --retry 3 -o "$tmp/go.zip" "$GO_PROXY_URL/golang.org/toolchain/@v/$mod.zip" || {
+    mkdir -p "$ARGUS_CACHE/log" "$(dirname "$dir")"
+    # One fetch at a time: a second caller waits, then finds the first one's toolchain (a
+    # caller replacing it would pull it from under a build that runs on it).
+    (
+      flock 9
+      [ -x "$dir/bin/go" ] && exit 0
+      local mod="v0.0.1-go$GO_FALLBACK_VERSION.linux-amd64" tmp
+      _argus_tools_log "fetching Go $GO_FALLBACK_VERSION from the Go module proxy (golang.org/toolchain@$mod)"
+      tmp="$(mktemp -d)"
+      curl -fsSL --retry 3 -o "$tmp/go.zip" "$GO_PROXY_URL/golang.org/toolchain/@v/$mod.zip" || {
+        rm -rf "$tmp"
+        exit 1
+      }
+      command -v unzip >/dev/null 2>&1 || _argus_apt_install unzip
+      unzip -q "$tmp/go.zip" -d "$tmp/x"
+      # Module zips keep no file modes.
+      chmod -R a+rX "$tmp/x" && chmod a+x "$tmp/x/golang.org/toolchain@$mod"/bin/* "$tmp/x/golang.org/toolchain@$mod"/pkg/tool/*/*
+      rm -rf "$dir" && mv "$tmp/x/golang.org/toolchain@$mod" "$dir"
       rm -rf "$tmp"
-      return 1
-    }
-    command -v unzip >/dev/null 2>&1 || _argus_apt_install unzip
-    unzip -q "$tmp/go.zip" -d "$tmp/x"
-    # Module zips keep no file modes.
-    chmod -R a+rX "$tmp/x" && chmod a+x "$tmp/x/golang.org/toolchain@$mod"/bin/* "$tmp/x/golang.org/toolchain@$mod"/pkg/tool/*/*
-    mkdir -p "$(dirname "$dir")" && rm -rf "$dir" && mv "$tmp/x/golang.org/toolchain@$mod" "$dir"
-    rm -rf "$tmp"
+      # errexit does not reach into a subshell on the left of `||`: the result says.
+      [ -x "$dir/bin/go" ]
+    ) 9>"$ARGUS_CACHE/log/go-toolchain.lock" || return 1
   fi
   echo "$dir/bin/go"
 }
@@ -245,11 +254,17 @@ argus_tool() {
 argus_pause_image() {
   local archive="$ARGUS_CACHE/images/argus-pause-$PAUSE_VERSION.tar"
   if [ ! -f "$archive" ]; then
-    local go work
-    go="$(argus_go 1.22.0)" || return 1
-    work="$(mktemp -d)"
-    mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256" "$ARGUS_CACHE/images"
-    cat >"$work/src/main.go" <<'GO'
+    mkdir -p "$ARGUS_CACHE/log" "$ARGUS_CACHE/images"
+    # One build at a time: a second caller waits for the first one's archive (two writing one
+    # `.part` lost a cold machine's tools job to the other's rename).
+    (
+      flock 9
+      [ -f "$archive" ] && exit 0
+      local go work
+      go="$(argus_go 1.22.0)" || exit 1
+      work="$(mktemp -d)"
+      mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256" "$ARGUS_CACHE/images"
+      cat >"$work/src/main.go" <<'GO'
 package main
 
 import (
@@ -274,31 +289,33 @@ func main() {
 	}
 }
 GO
-    printf 'module pause\n\ngo 1.22\n' >"$work/src/go.mod"
-    (cd "$work/src" && _argus_go_run "$go" build -trimpath -ldflags "-s -w" -o "$work/layer/pause" .) || {
+      printf 'module pause\n\ngo 1.22\n' >"$work/src/go.mod"
+      (cd "$work/src" && _argus_go_run "$go" build -trimpath -ldflags "-s -w" -o "$work/layer/pause" .) || {
+        rm -rf "$work"
+        exit 1
+      }
+      local blobs="$work/oci/blobs/sha256" diff layer config manifest
+      tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/layer" -cf "$work/layer.tar" pause
+      diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
+      gzip -n -c "$work/layer.tar" >"$work/layer.tgz"
+      layer="$(sha256sum "$work/layer.tgz" | cut -d' ' -f1)"
+      mv "$work/layer.tgz" "$blobs/$layer"
+      printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"User":"65535:65535"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+        "$diff" >"$work/config.json"
+      config="$(sha256sum "$work/config.json" | cut -d' ' -f1)"
+      printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
+        "$config" "$(stat -c %s "$work/config.json")" "$layer" "$(stat -c %s "$blobs/$layer")" >"$work/manifest.json"
+      manifest="$(sha256sum "$work/manifest.json" | cut -d' ' -f1)"
+      mv "$work/config.json" "$blobs/$config"
+      printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"localhost/argus-pause:%s","org.opencontainers.image.ref.name":"%s"}}]}' \
+        "$manifest" "$(stat -c %s "$work/manifest.json")" "$PAUSE_VERSION" "$PAUSE_VERSION" >"$work/oci/index.json"
+      mv "$work/manifest.json" "$blobs/$manifest"
+      echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
+      tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/oci" -cf "$archive.part" oci-layout index.json blobs
+      mv "$archive.part" "$archive"
       rm -rf "$work"
-      return 1
-    }
-    local blobs="$work/oci/blobs/sha256" diff layer config manifest
-    tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/layer" -cf "$work/layer.tar" pause
-    diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
-    gzip -n -c "$work/layer.tar" >"$work/layer.tgz"
-    layer="$(sha256sum "$work/layer.tgz" | cut -d' ' -f1)"
-    mv "$work/layer.tgz" "$blobs/$layer"
-    printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"User":"65535:65535"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-      "$diff" >"$work/config.json"
-    config="$(sha256sum "$work/config.json" | cut -d' ' -f1)"
-    printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
-      "$config" "$(stat -c %s "$work/config.json")" "$layer" "$(stat -c %s "$blobs/$layer")" >"$work/manifest.json"
-    manifest="$(sha256sum "$work/manifest.json" | cut -d' ' -f1)"
-    mv "$work/config.json" "$blobs/$config"
-    printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"localhost/argus-pause:%s","org.opencontainers.image.ref.name":"%s"}}]}' \
-      "$manifest" "$(stat -c %s "$work/manifest.json")" "$PAUSE_VERSION" "$PAUSE_VERSION" >"$work/oci/index.json"
-    mv "$work/manifest.json" "$blobs/$manifest"
-    echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
-    tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/oci" -cf "$archive.part" oci-layout index.json blobs
-    mv "$archive.part" "$archive"
-    rm -rf "$work"
+      [ -f "$archive" ]
+    ) 9>"$ARGUS_CACHE/log/pause.lock" || return 1
   fi
   echo "$archive"
 }

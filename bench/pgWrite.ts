@@ -3,6 +3,7 @@
 // service around it: the write's opening round trip (BEGIN, the dataset's row lock and its
 // latest version, as one simple query, as the dataset service sends it), the event's append
 // with its projection (the service's own statement, prepared as its driver prepares it), COMMIT;
+// the append with its projection alone, committing by itself (what the rest costs beside it);
 // beside them, in the same rounds, the floor's one statement (`baseline/patchFloor.ts`) and
 // the `UPDATE` of `dataset-patch-1000`. Medians in ms, client to client over loopback. Where
 // `bench/timeline.ts` says what a PATCH waits for inside the stack, this says how much of it
@@ -52,27 +53,37 @@ const flip = () => (flag = flag === "a" ? "b" : "a");
 const target = { datasetId, spaceId: uuidOf("Space", spaceId), versionId };
 const opening = `BEGIN; SELECT * FROM datasets WHERE id = '${datasetId}' FOR UPDATE; ${versionWithPresentLookup(datasetId, "", [])!}`;
 
-/** The stack's write: its opening, the append with its projection, COMMIT, one after another. */
-async function stackWrite(): Promise<void> {
+/** The stack's append of an update of every example, with its projection, in one statement. */
+function appendAndProject(): Promise<unknown> {
   const batch = updateBatch(ids.map((id, at) => ({ id, fields: { flag: flip() }, at })));
   const [event] = updatedEvents({ ...target, now: new Date() }, batch);
   if (event?.type !== "DatasetExamplesUpdated") throw new Error("no update event");
   const projection = exampleProjections.DatasetExamplesUpdated;
   if (typeof projection !== "object") throw new Error("DatasetExamplesUpdated is no statement");
-  await timed("opening (BEGIN, lock, version)", () => client.query(opening));
-  await timed("append and projection", () =>
-    appendToStream(
-      client,
-      "dataset",
-      `dataset_examples-${datasetId}`,
-      "any",
-      [{ type: event.type, data: event.data, metadata: {} }],
-      { maxEventBytes: 2 ** 20 },
-      projection.statement(event.data),
-    ),
+  return appendToStream(
+    client,
+    "dataset",
+    `dataset_examples-${datasetId}`,
+    "any",
+    [{ type: event.type, data: event.data, metadata: {} }],
+    { maxEventBytes: 2 ** 20 },
+    projection.statement(event.data),
   );
+}
+
+/** The stack's write: its opening, the append with its projection, COMMIT, one after another. */
+async function stackWrite(): Promise<void> {
+  await timed("opening (BEGIN, lock, version)", () => client.query(opening));
+  await timed("append and projection", appendAndProject);
   await timed("COMMIT", () => client.query("COMMIT"));
 }
+
+/**
+ * The same statement alone, committing by itself: no lock orders it and no BEGIN or COMMIT
+ * goes with it. Not a write the stack may make (nothing orders it against another writer of
+ * the dataset); what the lock and the transaction's own statements cost beside it.
+ */
+const aloneWrite = () => timed("append and projection alone, no lock (what-if)", appendAndProject);
 
 /** The floor's statement: the event appended and the rows updated from it, prepared. */
 async function floorWrite(): Promise<void> {
@@ -113,6 +124,7 @@ async function update(): Promise<void> {
 try {
   const round = async () => {
     await stackWrite();
+    await aloneWrite();
     await floorWrite();
     await update();
   };

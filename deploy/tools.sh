@@ -263,7 +263,7 @@ argus_pause_image() {
       local go work
       go="$(argus_go 1.22.0)" || exit 1
       work="$(mktemp -d)"
-      mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256" "$ARGUS_CACHE/images"
+      mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256"
       cat >"$work/src/main.go" <<'GO'
 package main
 

@@ -47,6 +47,25 @@ _argus_version_ge() {
   [ "$(printf '%s\n%s\n' "$a" "$b" | sort -V | head -n1)" = "$b" ]
 }
 
+# _argus_once LOCK TEST PRODUCT CMD...: runs CMD to make PRODUCT unless `[ TEST PRODUCT ]`
+# already holds, one caller at a time per LOCK: a second caller waits for the first one's
+# product instead of writing the same files beside it (two writing one `.part` lost a cold
+# machine's tools job to the other's rename; replacing a Go toolchain would pull it from under
+# a build that runs on it). Succeeds only if PRODUCT is there after.
+_argus_once() {
+  local lock="$1" test="$2" product="$3"
+  shift 3
+  [ "$test" "$product" ] && return 0
+  mkdir -p "$ARGUS_CACHE/log"
+  (
+    flock 9
+    [ "$test" "$product" ] && exit 0
+    "$@"
+    # errexit does not reach into a subshell on the left of `||`: the product says.
+    [ "$test" "$product" ]
+  ) 9>"$ARGUS_CACHE/log/$lock.lock"
+}
+
 # argus_go MIN: prints a `go` binary of at least version MIN (e.g. 1.24.0): the installed one
 # (GO, PATH, /usr/local/go) when new enough, else the pinned distribution from the Go module
 # proxy, unpacked once into the cache.
@@ -65,31 +84,26 @@ argus_go() {
     return 1
   }
   local dir="$ARGUS_CACHE/go/toolchain-$GO_FALLBACK_VERSION"
-  if [ ! -x "$dir/bin/go" ]; then
-    mkdir -p "$ARGUS_CACHE/log" "$(dirname "$dir")"
-    # One fetch at a time: a second caller waits, then finds the first one's toolchain (a
-    # caller replacing it would pull it from under a build that runs on it).
-    (
-      flock 9
-      [ -x "$dir/bin/go" ] && exit 0
-      local mod="v0.0.1-go$GO_FALLBACK_VERSION.linux-amd64" tmp
-      _argus_tools_log "fetching Go $GO_FALLBACK_VERSION from the Go module proxy (golang.org/toolchain@$mod)"
-      tmp="$(mktemp -d)"
-      curl -fsSL --retry 3 -o "$tmp/go.zip" "$GO_PROXY_URL/golang.org/toolchain/@v/$mod.zip" || {
-        rm -rf "$tmp"
-        exit 1
-      }
-      command -v unzip >/dev/null 2>&1 || _argus_apt_install unzip
-      unzip -q "$tmp/go.zip" -d "$tmp/x"
-      # Module zips keep no file modes.
-      chmod -R a+rX "$tmp/x" && chmod a+x "$tmp/x/golang.org/toolchain@$mod"/bin/* "$tmp/x/golang.org/toolchain@$mod"/pkg/tool/*/*
-      rm -rf "$dir" && mv "$tmp/x/golang.org/toolchain@$mod" "$dir"
-      rm -rf "$tmp"
-      # errexit does not reach into a subshell on the left of `||`: the result says.
-      [ -x "$dir/bin/go" ]
-    ) 9>"$ARGUS_CACHE/log/go-toolchain.lock" || return 1
-  fi
+  _argus_once go-toolchain -x "$dir/bin/go" _argus_fetch_go "$dir" || return 1
   echo "$dir/bin/go"
+}
+
+# _argus_fetch_go DIR: the pinned Go distribution from the Go module proxy, unpacked into DIR.
+_argus_fetch_go() {
+  local dir="$1" mod="v0.0.1-go$GO_FALLBACK_VERSION.linux-amd64" tmp
+  _argus_tools_log "fetching Go $GO_FALLBACK_VERSION from the Go module proxy (golang.org/toolchain@$mod)"
+  tmp="$(mktemp -d)"
+  curl -fsSL --retry 3 -o "$tmp/go.zip" "$GO_PROXY_URL/golang.org/toolchain/@v/$mod.zip" || {
+    rm -rf "$tmp"
+    return 1
+  }
+  command -v unzip >/dev/null 2>&1 || _argus_apt_install unzip
+  unzip -q "$tmp/go.zip" -d "$tmp/x"
+  # Module zips keep no file modes.
+  chmod -R a+rX "$tmp/x" && chmod a+x "$tmp/x/golang.org/toolchain@$mod"/bin/* "$tmp/x/golang.org/toolchain@$mod"/pkg/tool/*/*
+  mkdir -p "$(dirname "$dir")"
+  rm -rf "$dir" && mv "$tmp/x/golang.org/toolchain@$mod" "$dir"
+  rm -rf "$tmp"
 }
 
 _argus_apt_install() {
@@ -212,6 +226,20 @@ _argus_build_kubernetes() {
   for prog in $ARGUS_KUBE_PROGRAMS; do mv "$out/$prog" "$ARGUS_CACHE/bin/$prog-$v"; done
 }
 
+# _argus_build_logged NAME VERSION BUILDER: runs BUILDER, saying what it builds, how long it
+# took, and the end of its log when it fails.
+_argus_build_logged() {
+  local name="$1" version="$2" builder="$3" started=$SECONDS what="$1"
+  [ "$builder" = _argus_build_kubernetes ] && what="kubernetes ($ARGUS_KUBE_PROGRAMS)"
+  _argus_tools_log "building $what $version from the Go module proxy (log: $ARGUS_CACHE/log/)"
+  if ! "$builder"; then
+    tail -n 30 "$ARGUS_CACHE/log/"*"-$version.log" >&2 2>/dev/null || true
+    _argus_tools_log "building $what $version failed"
+    return 1
+  fi
+  _argus_tools_log "built $what $version in $((SECONDS - started))s"
+}
+
 # argus_tool NAME: the path of the pinned NAME (helm, coredns, nats-server, or one of
 # ARGUS_KUBE_PROGRAMS), built on first use.
 argus_tool() {
@@ -227,24 +255,9 @@ argus_tool() {
       ;;
   esac
   local bin="$ARGUS_CACHE/bin/$name-$version"
-  if [ ! -x "$bin" ]; then
-    mkdir -p "$ARGUS_CACHE/bin" "$ARGUS_CACHE/log"
-    # One build at a time per builder: a second caller waits for the first one's binary.
-    local lock="$ARGUS_CACHE/log/${builder#_argus_build_}.lock"
-    (
-      flock 9
-      [ -x "$bin" ] && exit 0
-      local started=$SECONDS what="$name"
-      [ "$builder" = _argus_build_kubernetes ] && what="kubernetes ($ARGUS_KUBE_PROGRAMS)"
-      _argus_tools_log "building $what $version from the Go module proxy (log: $ARGUS_CACHE/log/)"
-      if ! "$builder"; then
-        tail -n 30 "$ARGUS_CACHE/log/"*"-$version.log" >&2 2>/dev/null || true
-        _argus_tools_log "building $what $version failed"
-        exit 1
-      fi
-      _argus_tools_log "built $what $version in $((SECONDS - started))s"
-    ) 9>"$lock" || return 1
-  fi
+  mkdir -p "$ARGUS_CACHE/bin"
+  # One build at a time per builder (the Kubernetes one makes every program).
+  _argus_once "${builder#_argus_build_}" -x "$bin" _argus_build_logged "$name" "$version" "$builder" || return 1
   echo "$bin"
 }
 
@@ -253,18 +266,17 @@ argus_tool() {
 # an empty root (no registry holds one we can reach). Built once into the cache.
 argus_pause_image() {
   local archive="$ARGUS_CACHE/images/argus-pause-$PAUSE_VERSION.tar"
-  if [ ! -f "$archive" ]; then
-    mkdir -p "$ARGUS_CACHE/log" "$ARGUS_CACHE/images"
-    # One build at a time: a second caller waits for the first one's archive (two writing one
-    # `.part` lost a cold machine's tools job to the other's rename).
-    (
-      flock 9
-      [ -f "$archive" ] && exit 0
-      local go work
-      go="$(argus_go 1.22.0)" || exit 1
-      work="$(mktemp -d)"
-      mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256"
-      cat >"$work/src/main.go" <<'GO'
+  _argus_once pause -f "$archive" _argus_build_pause_image "$archive" || return 1
+  echo "$archive"
+}
+
+_argus_build_pause_image() {
+  local archive="$1" go work
+  mkdir -p "$(dirname "$archive")"
+  go="$(argus_go 1.22.0)" || return 1
+  work="$(mktemp -d)"
+  mkdir -p "$work/src" "$work/layer" "$work/oci/blobs/sha256"
+  cat >"$work/src/main.go" <<'GO'
 package main
 
 import (
@@ -289,33 +301,29 @@ func main() {
 	}
 }
 GO
-      printf 'module pause\n\ngo 1.22\n' >"$work/src/go.mod"
-      (cd "$work/src" && _argus_go_run "$go" build -trimpath -ldflags "-s -w" -o "$work/layer/pause" .) || {
-        rm -rf "$work"
-        exit 1
-      }
-      local blobs="$work/oci/blobs/sha256" diff layer config manifest
-      tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/layer" -cf "$work/layer.tar" pause
-      diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
-      gzip -n -c "$work/layer.tar" >"$work/layer.tgz"
-      layer="$(sha256sum "$work/layer.tgz" | cut -d' ' -f1)"
-      mv "$work/layer.tgz" "$blobs/$layer"
-      printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"User":"65535:65535"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-        "$diff" >"$work/config.json"
-      config="$(sha256sum "$work/config.json" | cut -d' ' -f1)"
-      printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
-        "$config" "$(stat -c %s "$work/config.json")" "$layer" "$(stat -c %s "$blobs/$layer")" >"$work/manifest.json"
-      manifest="$(sha256sum "$work/manifest.json" | cut -d' ' -f1)"
-      mv "$work/config.json" "$blobs/$config"
-      printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"localhost/argus-pause:%s","org.opencontainers.image.ref.name":"%s"}}]}' \
-        "$manifest" "$(stat -c %s "$work/manifest.json")" "$PAUSE_VERSION" "$PAUSE_VERSION" >"$work/oci/index.json"
-      mv "$work/manifest.json" "$blobs/$manifest"
-      echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
-      tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/oci" -cf "$archive.part" oci-layout index.json blobs
-      mv "$archive.part" "$archive"
-      rm -rf "$work"
-      [ -f "$archive" ]
-    ) 9>"$ARGUS_CACHE/log/pause.lock" || return 1
-  fi
-  echo "$archive"
+  printf 'module pause\n\ngo 1.22\n' >"$work/src/go.mod"
+  (cd "$work/src" && _argus_go_run "$go" build -trimpath -ldflags "-s -w" -o "$work/layer/pause" .) || {
+    rm -rf "$work"
+    return 1
+  }
+  local blobs="$work/oci/blobs/sha256" diff layer config manifest
+  tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/layer" -cf "$work/layer.tar" pause
+  diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
+  gzip -n -c "$work/layer.tar" >"$work/layer.tgz"
+  layer="$(sha256sum "$work/layer.tgz" | cut -d' ' -f1)"
+  mv "$work/layer.tgz" "$blobs/$layer"
+  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"],"User":"65535:65535"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+    "$diff" >"$work/config.json"
+  config="$(sha256sum "$work/config.json" | cut -d' ' -f1)"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
+    "$config" "$(stat -c %s "$work/config.json")" "$layer" "$(stat -c %s "$blobs/$layer")" >"$work/manifest.json"
+  manifest="$(sha256sum "$work/manifest.json" | cut -d' ' -f1)"
+  mv "$work/config.json" "$blobs/$config"
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"localhost/argus-pause:%s","org.opencontainers.image.ref.name":"%s"}}]}' \
+    "$manifest" "$(stat -c %s "$work/manifest.json")" "$PAUSE_VERSION" "$PAUSE_VERSION" >"$work/oci/index.json"
+  mv "$work/manifest.json" "$blobs/$manifest"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
+  tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/oci" -cf "$archive.part" oci-layout index.json blobs
+  mv "$archive.part" "$archive"
+  rm -rf "$work"
 }

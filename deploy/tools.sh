@@ -232,6 +232,7 @@ _argus_build_logged() {
   local name="$1" version="$2" builder="$3" started=$SECONDS what="$1"
   [ "$builder" = _argus_build_kubernetes ] && what="kubernetes ($ARGUS_KUBE_PROGRAMS)"
   _argus_tools_log "building $what $version from the Go module proxy (log: $ARGUS_CACHE/log/)"
+  mkdir -p "$ARGUS_CACHE/bin"
   if ! "$builder"; then
     tail -n 30 "$ARGUS_CACHE/log/"*"-$version.log" >&2 2>/dev/null || true
     _argus_tools_log "building $what $version failed"
@@ -255,7 +256,6 @@ argus_tool() {
       ;;
   esac
   local bin="$ARGUS_CACHE/bin/$name-$version"
-  mkdir -p "$ARGUS_CACHE/bin"
   # One build at a time per builder (the Kubernetes one makes every program).
   _argus_once "${builder#_argus_build_}" -x "$bin" _argus_build_logged "$name" "$version" "$builder" || return 1
   echo "$bin"

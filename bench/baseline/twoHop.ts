@@ -8,7 +8,11 @@
 // back publishes when NATS_URL is set. Under `/audited/…` the PATCH is also logged, as every
 // event of the stack is by identity's audit log: the back publishes the event with its examples
 // as their ids (as the stack's bus carries a bulk write) and `audit`, a bare consumer, inserts
-// one audit row per event (audit.ts).
+// one audit row per event (audit.ts). Under `/projected/…` the PATCH is logged so too, and its
+// write is the stack's own statement: the append with the dataset service's projection of the
+// update (the column catalog, the dataset's and version's times, the children's detachment, the
+// count that refuses an example the version lacks), on its own, committing by itself: no lock,
+// BEGIN or COMMIT, no parse, presence check or authorization (projectedWrite).
 import * as grpc from "@grpc/grpc-js";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -17,6 +21,11 @@ import pg from "pg";
 import { AUDITED_SUBJECT, TWO_HOP_STREAM, auditedEventText, consumeAuditLog } from "./audit.ts";
 import { appendAndUpdate, patchEventText } from "./patchFloor.ts";
 import { selectSpace, encodePublicId, publicUuid, spaceJson, type SpaceRow } from "./space.ts";
+import { withJsonText } from "@argus/eventstore";
+import { appendToStream } from "../../packages/eventstore/src/streams/appendToStream.ts";
+import { fieldKinds } from "../../services/dataset/src/bulk/columns.ts";
+import { exampleProjections } from "../../services/dataset/src/examples/exampleProjection.ts";
+import { FLOOR_SCHEMA } from "./floorEvents.ts";
 
 const json = {
   serialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
@@ -33,26 +42,33 @@ const unary = (path: string) => ({
 });
 /**
  * An update's request as bytes, the way a protobuf message carries string fields: the dataset's
- * uuid, the examples' ids as JSON (`[{"id":…},…]`, "" unless the update is audited) and the
- * examples' JSON text, a newline after each of the first two (JSON text holds none raw), which
- * neither side serializes or parses again.
+ * uuid, the examples' ids as JSON (`[{"id":…},…]`, "" unless the update is audited), their count
+ * and their fields' kinds (`fieldKinds`; both "" unless it is projected), then the examples' JSON
+ * text, a newline after each of the first four (JSON text holds none raw), which neither side
+ * serializes or parses again.
  */
 interface UpdateExamples {
   datasetId: string;
   idsText: string;
+  count: string;
+  kindsText: string;
   examplesText: string;
 }
+const HEAD_LINES = ["datasetId", "idsText", "count", "kindsText"] as const;
 const updateRequest = {
-  serialize: (r: UpdateExamples) => Buffer.from(`${r.datasetId}\n${r.idsText}\n${r.examplesText}`),
+  serialize: (r: UpdateExamples) =>
+    Buffer.from(`${HEAD_LINES.map((k) => `${r[k]}\n`).join("")}${r.examplesText}`),
   deserialize: (b: Buffer): UpdateExamples => {
     const text = b.toString("utf8");
-    const first = text.indexOf("\n");
-    const second = text.indexOf("\n", first + 1);
-    return {
-      datasetId: text.slice(0, first),
-      idsText: text.slice(first + 1, second),
-      examplesText: text.slice(second + 1),
-    };
+    const r = { examplesText: "" } as UpdateExamples;
+    let at = 0;
+    for (const k of HEAD_LINES) {
+      const end = text.indexOf("\n", at);
+      r[k] = text.slice(at, end);
+      at = end + 1;
+    }
+    r.examplesText = text.slice(at);
+    return r;
   },
 };
 const definition = {
@@ -87,6 +103,68 @@ async function eventPublisher(
   };
 }
 
+/** Per dataset, its space and latest version, read once (the dataset service keeps them too). */
+const places = new Map<string, Promise<{ spaceId: string; versionId: string }>>();
+
+/**
+ * The stack's own write of an update, alone (the head of this file): its event appended, the
+ * examples' text put in as it came, with the dataset service's projection of it, in one
+ * statement committing by itself, to a stream of its own in the floors' event table (which no
+ * relay reads). The projection's values take the kinds and count the front sent: the event's
+ * data here holds no parsed examples.
+ */
+async function projectedWrite(
+  pool: pg.Pool,
+  datasetId: string,
+  count: number,
+  kindsText: string,
+  examplesText: string,
+): Promise<UpdatedExamples> {
+  let place = places.get(datasetId);
+  if (!place) {
+    place = pool
+      .query<{ space_id: string; version_id: string }>(
+        `select d.space_id, (select v.id from dataset_versions v where v.dataset_id = d.id
+                              order by v.id desc limit 1) as version_id
+           from datasets d where d.id = $1`,
+        [datasetId],
+      )
+      .then(({ rows: [row] }) => ({ spaceId: row!.space_id, versionId: row!.version_id }));
+    places.set(datasetId, place);
+  }
+  const { spaceId, versionId } = await place;
+  const head = {
+    dataset_id: datasetId,
+    space_id: spaceId,
+    version_id: versionId,
+    at: new Date().toISOString(),
+  };
+  const open = `${JSON.stringify(head).slice(0, -1)},"examples":`;
+  const data = withJsonText(
+    { ...head, examples: [] },
+    [open, examplesText, "}"],
+    open.length + Buffer.byteLength(examplesText) + 1,
+  );
+  const projection = exampleProjections.DatasetExamplesUpdated;
+  if (typeof projection !== "object") throw new Error("DatasetExamplesUpdated is no statement");
+  const statement = projection.statement(data);
+  const client = await pool.connect();
+  try {
+    await appendToStream(
+      client,
+      FLOOR_SCHEMA,
+      `bench_projected-${datasetId}`,
+      "any",
+      [{ type: "DatasetExamplesUpdated", data, metadata: {} }],
+      { maxEventBytes: 2 ** 24 },
+      { ...statement, values: [...statement.values.slice(0, 3), kindsText, count] },
+    );
+  } finally {
+    client.release();
+  }
+  return { versionId, updated: count };
+}
+
 const port = Number(process.env.BASELINE_PORT ?? 0);
 const backAddress = `127.0.0.1:${process.env.BACK_PORT ?? 0}`;
 let close: () => Promise<unknown>;
@@ -96,6 +174,12 @@ if (process.env.TWO_HOP === "audit") {
 } else if (process.env.TWO_HOP === "back") {
   // As many connections as identity's pool.
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  // The projection names the dataset service's tables as the service does, by its search path.
+  const projectedPool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: 20,
+    options: "-c search_path=dataset",
+  });
   const events = process.env.NATS_URL ? await eventPublisher(process.env.NATS_URL) : undefined;
   const server = new grpc.Server();
   server.addService(definition, {
@@ -112,10 +196,14 @@ if (process.env.TWO_HOP === "audit") {
       call: grpc.ServerUnaryCall<UpdateExamples, UpdatedExamples>,
       done: grpc.sendUnaryData<UpdatedExamples>,
     ) => {
-      const { datasetId, idsText, examplesText } = call.request;
+      const { datasetId, idsText, count, kindsText, examplesText } = call.request;
       const text = patchEventText(datasetId, examplesText);
       const stream = `bench_two_hop-${datasetId}`;
-      appendAndUpdate(pool, stream, datasetId, text).then(
+      const written =
+        kindsText === ""
+          ? appendAndUpdate(pool, stream, datasetId, text)
+          : projectedWrite(projectedPool, datasetId, Number(count), kindsText, examplesText);
+      written.then(
         (r) => {
           done(null, r);
           if (idsText === "") events?.publish(text);
@@ -138,7 +226,7 @@ if (process.env.TWO_HOP === "audit") {
     probe.close();
     server.forceShutdown();
     await events?.close();
-    await pool.end();
+    await Promise.all([pool.end(), projectedPool.end()]);
   };
 } else {
   const Client = grpc.makeGenericClientConstructor(definition, "Spaces");
@@ -200,10 +288,15 @@ if (process.env.TWO_HOP === "audit") {
       publicIds.push(id as string);
     }
     const examplesText = JSON.stringify(examples);
-    const idsText = req.path.startsWith("/audited/")
-      ? `[${examples.map((e) => `{"id":"${e.id}"}`).join(",")}]`
-      : "";
-    client.updateExamples({ datasetId, idsText, examplesText }, (err, r) => {
+    const projected = req.path.startsWith("/projected/");
+    const idsText =
+      projected || req.path.startsWith("/audited/")
+        ? `[${examples.map((e) => `{"id":"${e.id}"}`).join(",")}]`
+        : "";
+    const [count, kindsText] = projected
+      ? [String(examples.length), fieldKinds(examples)]
+      : ["", ""];
+    client.updateExamples({ datasetId, idsText, count, kindsText, examplesText }, (err, r) => {
       if (err) res.status(500).json({ status: 500 });
       else
         res.json({
@@ -217,6 +310,7 @@ if (process.env.TWO_HOP === "audit") {
   const readJson = express.json({ limit: "16mb" });
   app.patch(patchPath, readJson, patchExamples);
   app.patch(`/audited${patchPath}`, readJson, patchExamples);
+  app.patch(`/projected${patchPath}`, readJson, patchExamples);
   const server = app.listen(port, "127.0.0.1");
   close = async () => {
     server.close();

@@ -129,7 +129,12 @@ async function projectedWrite(
            from datasets d where d.id = $1`,
         [datasetId],
       )
-      .then(({ rows: [row] }) => ({ spaceId: row!.space_id, versionId: row!.version_id }));
+      .then(({ rows: [row] }) => {
+        if (!row) throw new Error(`no dataset ${datasetId}`);
+        return { spaceId: row.space_id, versionId: row.version_id };
+      });
+    // A lookup that failed is not kept: the next write of the dataset looks again.
+    place.catch(() => places.delete(datasetId));
     places.set(datasetId, place);
   }
   const { spaceId, versionId } = await place;

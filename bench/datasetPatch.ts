@@ -96,28 +96,30 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
       },
       pids: {},
     };
-    // The shape's own floor, for the PATCH only: its front and back beside the stack.
+    // The shape's own floors, for the PATCH only: its front and back beside the stack, each
+    // floor under a path of its own on the front.
     const twoHop = subject === "api" ? await spawnTwoHop(databaseUrl, onStop, natsUrl) : undefined;
-    const shapeFloor: Operation | undefined = twoHop && {
-      name: "two-hop",
-      prepare: patchBody,
-      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}` })),
-      pids: twoHop.pids,
-    };
-    // The same, with each PATCH's audit entry written after its answer, as the stack's are.
-    const auditedFloor: Operation | undefined = twoHop && {
-      name: "two-hop+audit",
-      prepare: patchBody,
-      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}/audited` })),
-      pids: { ...twoHop.pids, ...(twoHop.auditPid !== undefined && { audit: twoHop.auditPid }) },
-    };
-    // The same, with the stack's own append and projection in place of the floor's statement.
-    const projectedFloor: Operation | undefined = twoHop && {
-      name: "two-hop+audit+projection",
-      prepare: patchBody,
-      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}/projected` })),
-      pids: auditedFloor!.pids,
-    };
+    const twoHopFloors =
+      twoHop &&
+      (() => {
+        const side = (name: string, path: string, pids: Operation["pids"]): Operation => ({
+          name,
+          prepare: patchBody,
+          run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}${path}` })),
+          pids,
+        });
+        const audited = {
+          ...twoHop.pids,
+          ...(twoHop.auditPid !== undefined && { audit: twoHop.auditPid }),
+        };
+        return [
+          side("two-hop", "", twoHop.pids),
+          // The same, with each PATCH's audit entry written after its answer, as the stack's are.
+          side("two-hop+audit", "/audited", audited),
+          // That, with the stack's own append and projection in place of the floor's statement.
+          side("two-hop+audit+projection", "/projected", audited),
+        ];
+      })();
     return {
       kind: "operations",
       name:
@@ -126,9 +128,7 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
           : `${SIZE}-example in-place update: event append + projection upsert vs one UPDATE`,
       subject: subject === "api" ? viaApi : floor,
       // The PATCH is judged against every floor in the same rounds too (S2's "blocked" numbers).
-      ...(shapeFloor &&
-        auditedFloor &&
-        projectedFloor && { floors: [floor, shapeFloor, auditedFloor, projectedFloor] }),
+      ...(twoHopFloors && { floors: [floor, ...twoHopFloors] }),
       baseline: {
         name: "UPDATE",
         prepare() {

@@ -99,27 +99,24 @@ async function patchBenchmark(subject: "api" | "floor"): Promise<OperationBenchm
     // The shape's own floors, for the PATCH only: its front and back beside the stack, each
     // floor under a path of its own on the front.
     const twoHop = subject === "api" ? await spawnTwoHop(databaseUrl, onStop, natsUrl) : undefined;
-    const twoHopFloors =
-      twoHop &&
-      (() => {
-        const side = (name: string, path: string, pids: Operation["pids"]): Operation => ({
-          name,
-          prepare: patchBody,
-          run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${twoHop.port}${path}` })),
-          pids,
-        });
-        const audited = {
-          ...twoHop.pids,
-          ...(twoHop.auditPid !== undefined && { audit: twoHop.auditPid }),
-        };
-        return [
-          side("two-hop", "", twoHop.pids),
-          // The same, with each PATCH's audit entry written after its answer, as the stack's are.
-          side("two-hop+audit", "/audited", audited),
-          // That, with the stack's own append and projection in place of the floor's statement.
-          side("two-hop+audit+projection", "/projected", audited),
-        ];
-      })();
+    const viaTwoHop = (port: number, name: string, path: string, pids: Operation["pids"]) => ({
+      name,
+      prepare: patchBody,
+      run: patchVia(new Api({ ...stack, baseUrl: `http://127.0.0.1:${port}${path}` })),
+      pids,
+    });
+    const audited = twoHop && {
+      ...twoHop.pids,
+      ...(twoHop.auditPid !== undefined && { audit: twoHop.auditPid }),
+    };
+    const twoHopFloors: Operation[] | undefined = twoHop &&
+      audited && [
+        viaTwoHop(twoHop.port, "two-hop", "", twoHop.pids),
+        // The same, with each PATCH's audit entry written after its answer, as the stack's are.
+        viaTwoHop(twoHop.port, "two-hop+audit", "/audited", audited),
+        // That, with the stack's own append and projection in place of the floor's statement.
+        viaTwoHop(twoHop.port, "two-hop+audit+projection", "/projected", audited),
+      ];
     return {
       kind: "operations",
       name:

@@ -153,6 +153,9 @@ async function projectedWrite(
   const projection = exampleProjections.DatasetExamplesUpdated;
   if (typeof projection !== "object") throw new Error("DatasetExamplesUpdated is no statement");
   const statement = projection.statement(data);
+  // Its values end with the kinds and the count it took from the (here empty) examples.
+  if (statement.values.length !== 5)
+    throw new Error("the update's projection takes other values than this floor gives it");
   const client = await pool.connect();
   try {
     await appendToStream(

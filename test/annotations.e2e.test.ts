@@ -122,11 +122,11 @@ describe("annotation configs over plain HTTP: edges", () => {
       },
     });
 
-  it("categorical values: 2 and 100 pass, 1 and 101 are 400; names are unique (409)", async () => {
+  it("categorical values: 2 and 500 (the public API's bound) pass, 1 and 501 are 400; names are unique (409)", async () => {
     expect((await categorical("two", 2)).status).toBe(201);
-    expect((await categorical("hundred", 100)).status).toBe(201);
+    expect((await categorical("five hundred", 500)).status).toBe(201);
     expectProblem(await categorical("one", 1), 400, "invalid-request");
-    expectProblem(await categorical("many", 101), 400, "invalid-request");
+    expectProblem(await categorical("many", 501), 400, "invalid-request");
     expectProblem(await categorical("two", 2), 409, "resource-conflict");
   });
 

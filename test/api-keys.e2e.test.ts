@@ -129,10 +129,10 @@ describe("USER keys through the public client", () => {
     });
   });
 
-  it("validates name (1..255), description (..1000), expires_at and unknown fields with 422", async () => {
-    expect((await create({ key_type: "USER", name: "n".repeat(255) })).status).toBe(201);
+  it("validates name (1..256, the public API's bound), description (..1000), expires_at and unknown fields with 422", async () => {
+    expect((await create({ key_type: "USER", name: "n".repeat(256) })).status).toBe(201);
     expectProblem(
-      await create({ key_type: "USER", name: "n".repeat(256) }),
+      await create({ key_type: "USER", name: "n".repeat(257) }),
       422,
       "validation-error",
     );

@@ -9,6 +9,10 @@ export const LIMITS = {
   TAG_NAME_MAX: 100,
   TAG_DESCRIPTION_MAX: 1000,
   TAG_IDS_MAX: 100,
+  /** Labels of a CATEGORICAL annotation config (at least 2): the public API documents 2–500. */
+  CATEGORICAL_VALUES_MAX: 500,
+  /** An API key's name: the public API's bound (its SDK checks 256). */
+  API_KEY_NAME_MAX: 256,
   SPACE_NAME_MAX: 255,
   SPACE_DESCRIPTION_MAX: 1000,
   ORGANIZATION_NAME_MAX: 255,

@@ -71,13 +71,13 @@ describe("annotation config decider", () => {
     ]);
   });
 
-  it("CATEGORICAL values: 2 and 100 pass; 1, 101, duplicates and empty labels are invalid", () => {
+  it("CATEGORICAL values: 2 and 500 pass; 1, 501, duplicates and empty labels are invalid", () => {
     const c = (values: CategoricalValue[]) =>
       problem(() => given(nothing).when(create({ values })));
     expect(c(labels(2))).toBe("none");
-    expect(c(labels(100))).toBe("none");
+    expect(c(labels(500))).toBe("none");
     expect(c(labels(1))).toBe("invalid-request");
-    expect(c(labels(101))).toBe("invalid-request");
+    expect(c(labels(501))).toBe("invalid-request");
     expect(
       c([
         { label: "a", score: null },

@@ -143,6 +143,13 @@ describe("the document", () => {
       "validation-error",
       "'space_id' is not an accepted field",
     ]);
+    // The SDK's generated model sends the other id as null when a caller sets it to None.
+    expect(create(onDataset({ space_id: null }))).toEqual(["ok"]);
+    expect(create(inSpace({ dataset_id: null }))).toEqual(["ok"]);
+    expect(create(inSpace({ dataset_id: null, space_id: null }))).toEqual([
+      "validation-error",
+      "'space_id' must be of type string",
+    ]);
     expect(create({ name: "n", experiment_runs: [{ output: "4" }] })).toEqual([
       "validation-error",
       "'space_id' is required",
@@ -400,6 +407,21 @@ describe("experiment writes", () => {
       spaceId: SPACE,
       runs: [{ exampleId: "", output: "4", fieldsJson: "{}" }],
     });
+  });
+
+  it("reads a null dataset_id as left out: the experiment is the space's", async () => {
+    answers.CreateExperiment = () => ({
+      experiment: experiment({ datasetId: "", datasetVersionId: "" }),
+      runIds: [uuid(201)],
+    });
+    const res = await call("POST", "/v2/experiments", {
+      name: "baseline",
+      dataset_id: null,
+      space_id: pub.space,
+      experiment_runs: [{ output: "4" }],
+    });
+    expect(res.status).toBe(201);
+    expect(calls[0]!.request).toMatchObject({ datasetId: "", spaceId: SPACE });
   });
 
   it("inserts runs: 201 with the experiment and the run ids in request order", async () => {

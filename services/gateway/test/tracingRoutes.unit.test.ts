@@ -14,8 +14,8 @@ import {
   itemsText,
   readBoundPosition,
   spanHandlers,
-  utcInstant,
 } from "../src/routes/spans.ts";
+import { utcInstant } from "../src/routes/params.ts";
 import { traceHandlers } from "../src/routes/traces.ts";
 import { routesOnRecording } from "./recordingBackend.ts";
 import { validation } from "./startGateway.ts";

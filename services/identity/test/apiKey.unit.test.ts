@@ -58,9 +58,9 @@ describe("create", () => {
     expect(Object.keys(e!.data).some((k) => /hash|secret|^key$/.test(k))).toBe(false);
   });
 
-  it("name 1..255 and description ..1000 characters; expiry in the future", () => {
-    expect(given().when(userKey({ name: "n".repeat(255) }))).toHaveLength(1);
-    rejects([], userKey({ name: "n".repeat(256) }), "unprocessable-entity", /255/);
+  it("name 1..256 and description ..1000 characters; expiry in the future", () => {
+    expect(given().when(userKey({ name: "n".repeat(256) }))).toHaveLength(1);
+    rejects([], userKey({ name: "n".repeat(257) }), "unprocessable-entity", /256/);
     rejects([], userKey({ name: " " }), "unprocessable-entity", /empty/);
     expect(given().when(userKey({ description: "d".repeat(1000) }))).toHaveLength(1);
     rejects([], userKey({ description: "d".repeat(1001) }), "unprocessable-entity", /1000/);

@@ -1,9 +1,8 @@
-import type { AnnotationConfigShape } from "@argus/contracts";
+import { LIMITS, type AnnotationConfigShape } from "@argus/contracts";
 import { invalid, requireMaxLength } from "../shared/catalogRules.ts";
 
 const OPTIMIZATION_DIRECTIONS = ["MAXIMIZE", "MINIMIZE", "NONE"] as const;
 const CATEGORICAL_VALUES_MIN = 2;
-const CATEGORICAL_VALUES_MAX = 100;
 const LABEL_MAX = 255;
 
 /** The type's fields, checked, with everything not of that type cleared. */
@@ -23,9 +22,9 @@ export function shapeOf(type: string, s: Partial<AnnotationConfigShape>): Annota
     }
     case "CATEGORICAL": {
       const values = s.values ?? [];
-      if (values.length < CATEGORICAL_VALUES_MIN || values.length > CATEGORICAL_VALUES_MAX)
+      if (values.length < CATEGORICAL_VALUES_MIN || values.length > LIMITS.CATEGORICAL_VALUES_MAX)
         throw invalid(
-          `a CATEGORICAL config needs ${CATEGORICAL_VALUES_MIN} to ${CATEGORICAL_VALUES_MAX} values`,
+          `a CATEGORICAL config needs ${CATEGORICAL_VALUES_MIN} to ${LIMITS.CATEGORICAL_VALUES_MAX} values`,
         );
       const seen = new Set<string>();
       for (const v of values) {

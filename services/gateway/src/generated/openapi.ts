@@ -2912,9 +2912,9 @@ export interface components {
           /** @constant */
           record_type: "SPAN";
           project_id: components["schemas"]["Id"];
-          /** Format: date-time */
+          /** Format: iso-date-time */
           start_time: string;
-          /** Format: date-time */
+          /** Format: iso-date-time */
           end_time: string;
           span_ids: string[];
         }
@@ -2922,9 +2922,9 @@ export interface components {
           /** @constant */
           record_type: "TRACE";
           project_id: components["schemas"]["Id"];
-          /** Format: date-time */
+          /** Format: iso-date-time */
           start_time: string;
-          /** Format: date-time */
+          /** Format: iso-date-time */
           end_time: string;
           trace_ids: string[];
         }
@@ -2932,9 +2932,9 @@ export interface components {
           /** @constant */
           record_type: "SESSION";
           project_id: components["schemas"]["Id"];
-          /** Format: date-time */
+          /** Format: iso-date-time */
           start_time: string;
-          /** Format: date-time */
+          /** Format: iso-date-time */
           end_time: string;
           session_ids: string[];
         };
@@ -3099,7 +3099,7 @@ export interface components {
       name: string;
       description?: string;
       /**
-       * Format: date-time
+       * Format: iso-date-time
        * @description Omitted = never expires. Must be in the future.
        */
       expires_at?: string;
@@ -3145,7 +3145,7 @@ export interface components {
       bot_user?: components["schemas"]["ServiceKeyBotUser"];
     };
     RefreshApiKeyRequest: {
-      /** Format: date-time */
+      /** Format: iso-date-time */
       expires_at?: string;
       /** @default 0 */
       grace_period_seconds?: number;
@@ -3833,15 +3833,16 @@ export interface components {
     /**
      * @description Exactly one of `dataset_id` (the experiment runs on the dataset's latest version and
      *     each run names one of its examples) and `space_id` (no dataset: runs name no example).
+     *     The other may be left out or null (the SDK's generated model sends an explicit None).
      */
     CreateExperimentRequest: {
       name: components["schemas"]["ExperimentName"];
-      dataset_id?: components["schemas"]["Id"];
-      space_id?: components["schemas"]["Id"];
+      dataset_id?: components["schemas"]["Id"] | null;
+      space_id?: components["schemas"]["Id"] | null;
       experiment_runs: components["schemas"]["ExperimentRunInput"][];
     } & (
       | {
-          space_id?: never;
+          space_id?: never | null;
           experiment_runs?: {
             example_id: string;
           }[];
@@ -4599,7 +4600,7 @@ export interface components {
      *     from `start`, `duration_seconds` long, every `frequency_days` (absent: once).
      */
     DowntimeConfig: {
-      /** Format: date-time */
+      /** Format: iso-date-time */
       start: string;
       duration_seconds: number;
       frequency_days?: number;
@@ -5873,12 +5874,12 @@ export interface components {
     /** @description For `TEMPLATE_EVALUATION` and `CODE_EVALUATION` tasks; every field optional. */
     TriggerEvaluationTaskRunRequest: {
       /**
-       * Format: date-time
+       * Format: iso-date-time
        * @description Defaults to the task's last run; required on a project task's first run.
        */
       data_start_time?: string;
       /**
-       * Format: date-time
+       * Format: iso-date-time
        * @description Defaults to now; at most 30 days after `data_start_time`.
        */
       data_end_time?: string;

@@ -7,7 +7,7 @@ import {
   type RecordSource,
 } from "@argus/proto/catalog/v1/annotations";
 import type { Backend } from "../backend.ts";
-import { type PathParam, spaceListQuery } from "./params.ts";
+import { type PathParam, spaceListQuery, utcText } from "./params.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { toPublicAnnotationConfig } from "./annotationConfigs.ts";
@@ -105,8 +105,8 @@ function sourceOf(s: components["schemas"]["AnnotationQueueRecordInput"]): Recor
     datasetId: "",
     datasetVersionId: "",
     projectId: bodyId("Project", s.project_id, "project_id"),
-    startTime: s.start_time ?? "",
-    endTime: s.end_time ?? "",
+    startTime: utcText(s.start_time, "start_time"),
+    endTime: utcText(s.end_time, "end_time"),
     ids:
       (s.record_type === "SPAN"
         ? s.span_ids

@@ -8,7 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import { pathId, utcText } from "./params.ts";
 
 type RoleBody = components["schemas"]["ServiceKeyRole"];
 
@@ -143,7 +143,7 @@ export function apiKeyHandlers(identity: Backend): ResourceHandlers<"api-keys"> 
           keyType: body.key_type,
           name: body.name,
           description: body.description ?? "",
-          expiresAt: body.expires_at ?? "",
+          expiresAt: utcText(body.expires_at, "expires_at"),
           accountRole: roleOf(body.account_role, "account"),
           organizations: assignments(body),
         },
@@ -166,7 +166,7 @@ export function apiKeyHandlers(identity: Backend): ResourceHandlers<"api-keys"> 
         ApiKeyServiceService.refreshApiKey,
         {
           id,
-          expiresAt: body.expires_at ?? "",
+          expiresAt: utcText(body.expires_at, "expires_at"),
           gracePeriodSeconds: body.grace_period_seconds ?? 0,
         },
         req,

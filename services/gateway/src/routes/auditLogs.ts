@@ -3,6 +3,7 @@ import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
+import { utcText } from "./params.ts";
 
 // Stream aggregates (`<aggregate>-<uuid>`) → public id types, so resource ids are public ids.
 const ID_TYPES: Record<string, string> = {
@@ -51,8 +52,8 @@ export function auditLogHandlers(identity: Backend): ResourceHandlers<"audit-log
         AuditServiceService.listAuditLogs,
         {
           page: req.page,
-          startTime: req.query.start_time ?? "",
-          endTime: req.query.end_time ?? "",
+          startTime: utcText(req.query.start_time, "start_time"),
+          endTime: utcText(req.query.end_time, "end_time"),
           userId: userUuid,
           operationType: req.query.operation_type ?? "",
           operationName: "",

@@ -10,9 +10,8 @@ import type { MonitorFilter } from "@argus/proto/tracing/v1/monitors";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type ResourceHandlers } from "../http/handler.ts";
-import { pathId, spaceListQuery } from "./params.ts";
+import { pathId, spaceListQuery, utcText } from "./params.ts";
 import { toPublicResolved } from "./monitors.ts";
-import { utcInstant } from "./spans.ts";
 import { listPage } from "./listPage.ts";
 
 type Schemas = components["schemas"];
@@ -289,8 +288,8 @@ export function dashboardHandlers(tracing: Backend): ResourceHandlers<"dashboard
         {
           dashboardId: dashboardId(req),
           widgetId: widgetId(req),
-          startTime: q.start_time ? utcInstant(q.start_time, "start_time").text : "",
-          endTime: q.end_time ? utcInstant(q.end_time, "end_time").text : "",
+          startTime: utcText(q.start_time, "start_time"),
+          endTime: utcText(q.end_time, "end_time"),
           granularitySeconds: q.granularity_seconds ?? 0,
         },
         req,

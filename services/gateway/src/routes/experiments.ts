@@ -132,7 +132,7 @@ export function experimentHandlers(
       // The schema lets exactly one of the two through.
       let datasetId = "";
       let spaceId = "";
-      if (body.dataset_id !== undefined) {
+      if (typeof body.dataset_id === "string") {
         datasetId = decodeId("Dataset", body.dataset_id) ?? "";
         if (!datasetId) throw notFound("dataset");
       } else {

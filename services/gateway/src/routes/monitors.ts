@@ -13,7 +13,7 @@ import {
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import { pathId, utcText } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 type Schemas = components["schemas"];
@@ -110,7 +110,7 @@ function fieldsOf(b: MonitorBody): MonitorFields {
     ...(b.downtime
       ? {
           downtime: {
-            start: b.downtime.start,
+            start: utcText(b.downtime.start, "downtime.start"),
             durationSeconds: b.downtime.duration_seconds,
             frequencyDays: b.downtime.frequency_days ?? 0,
           },

@@ -71,3 +71,46 @@ export const publicMemberRole = (m: {
   m.roleName
     ? { type: "PREDEFINED" as const, name: m.roleName }
     : { type: "CUSTOM" as const, id: encodeId("Role", m.customRoleId), name: m.customRoleName };
+
+/**
+ * `2024-01-01T00:00:00[.fraction][Z|±hh[:mm]]`, the shapes the schema's `iso-date-time` lets
+ * through (the Python SDK sends `datetime.isoformat()`, which has no offset for a naive time).
+ */
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+/** An instant as RFC 3339 UTC text for the service, and a key that sorts as the instants do. */
+interface Instant {
+  text: string;
+  key: string;
+}
+
+/**
+ * An ISO 8601 date-time as RFC 3339 UTC, without losing its sub-millisecond digits (OTLP times
+ * are nanoseconds, and the window's bounds are inclusive). No offset means UTC. Digits past
+ * nanoseconds are dropped. The schema has already checked the calendar.
+ */
+export function utcInstant(value: string, field: string): Instant {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) throw new DomainError("invalid-request", `'${field}' must be an ISO 8601 date-time`);
+  const [, y, mo, d, h, mi, s, fraction = "", sign, oh = "0", om = "0"] = m;
+  const offsetMinutes = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  const at = new Date(0);
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  at.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  at.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), 0);
+  const seconds = at.toISOString().slice(0, 19);
+  const digits = fraction.slice(0, 9);
+  return {
+    text: `${seconds}${digits ? `.${digits}` : ""}Z`,
+    key: `${seconds}.${digits.padEnd(9, "0")}`,
+  };
+}
+
+/**
+ * An instant a request names (its `field`), as RFC 3339 UTC text for the service; "" when it
+ * names none. ISO 8601 without an offset is UTC: the Python SDK writes a naive datetime so
+ * (`isoformat()`), and a service must not read it in its own time zone or store it as sent.
+ */
+export const utcText = (value: string | undefined, field: string): string =>
+  value === undefined || value === "" ? "" : utcInstant(value, field).text;

@@ -5,45 +5,10 @@ import type { Backend } from "../backend.ts";
 import { isSpace } from "../http/bodyText.ts";
 import { cursorBinding } from "../http/cursor.ts";
 import { JsonObjectText, type Body, type ResourceHandlers } from "../http/handler.ts";
-import { pathId } from "./params.ts";
+import { pathId, utcInstant } from "./params.ts";
 
 /** The body fields every span and trace operation shares. */
 type WindowBody = Body<"list_spans" | "list_traces" | "annotate_spans" | "delete_spans">;
-
-/**
- * `2024-01-01T00:00:00[.fraction][Z|±hh[:mm]]`, the shapes the schema's `iso-date-time` lets
- * through (the Python SDK sends `datetime.isoformat()`, which has no offset for a naive time).
- */
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)?$/;
-
-/** An instant as RFC 3339 UTC text for the service, and a key that sorts as the instants do. */
-interface Instant {
-  text: string;
-  key: string;
-}
-
-/**
- * An ISO 8601 date-time as RFC 3339 UTC, without losing its sub-millisecond digits (OTLP times
- * are nanoseconds, and the window's bounds are inclusive). No offset means UTC. Digits past
- * nanoseconds are dropped. The schema has already checked the calendar.
- */
-export function utcInstant(value: string, field: string): Instant {
-  const m = ISO_DATE_TIME.exec(value);
-  if (!m) throw new DomainError("invalid-request", `'${field}' must be an ISO 8601 date-time`);
-  const [, y, mo, d, h, mi, s, fraction = "", sign, oh = "0", om = "0"] = m;
-  const offsetMinutes = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  const at = new Date(0);
-  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
-  at.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  at.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), 0);
-  const seconds = at.toISOString().slice(0, 19);
-  const digits = fraction.slice(0, 9);
-  return {
-    text: `${seconds}${digits ? `.${digits}` : ""}Z`,
-    key: `${seconds}.${digits.padEnd(9, "0")}`,
-  };
-}
 
 /**
  * The window as the service takes it: RFC 3339 UTC, "" for a bound left out (the service

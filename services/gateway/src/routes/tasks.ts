@@ -8,7 +8,7 @@ import {
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type Body, type ResourceHandlers } from "../http/handler.ts";
-import { type PathParam, pathId, spaceListQuery } from "./params.ts";
+import { type PathParam, pathId, spaceListQuery, utcText } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
 type Json = Record<string, unknown>;
@@ -321,8 +321,8 @@ export function taskHandlers(backend: Backend): ResourceHandlers<"tasks"> {
           taskId: id,
           // The service refuses (400) a field of the other task type, which only it knows.
           fields: Object.keys(b),
-          dataStartTime: evaluation?.data_start_time ?? "",
-          dataEndTime: evaluation?.data_end_time ?? "",
+          dataStartTime: utcText(evaluation?.data_start_time, "data_start_time"),
+          dataEndTime: utcText(evaluation?.data_end_time, "data_end_time"),
           maxSpans: evaluation?.max_spans ?? 0,
           overrideEvaluations: evaluation?.override_evaluations ?? false,
           experimentIds: bodyIds("Experiment", evaluation?.experiment_ids),

@@ -1,11 +1,11 @@
 import type { Decider } from "@argus/eventstore";
-import type { ApiKeyCreated, ApiKeyEvent } from "@argus/contracts";
+import { LIMITS, type ApiKeyCreated, type ApiKeyEvent } from "@argus/contracts";
 import { DomainError, notFound, unreachable } from "@argus/platform";
 import { refreshedKey, type RefreshKey } from "./apiKeyRefreshRules.ts";
 
 /** API key lifecycle as a pure decider: ids, `now` and the redacted key come in the command. */
 
-const KEY_NAME_MAX = 255;
+const KEY_NAME_MAX = LIMITS.API_KEY_NAME_MAX;
 const KEY_DESCRIPTION_MAX = 1000;
 
 export type ApiKeyState =

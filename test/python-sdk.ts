@@ -61,7 +61,7 @@ export const SDK_GROUPS: Record<string, string> = {
     "create get get_by_email list_by_email list_by_status update resend_invitation " +
     "reset_password delete bulk_delete create_custom_role list_after_custom_role",
   api_keys:
-    "create list_user_keys list_by_user refresh revoke create_service_key " +
+    "create list_user_keys list_by_user refresh revoke create_naive_expiry create_service_key " +
     "list_by_space list_by_space_and_creator refresh_with_grace use_old_in_grace " +
     "revoke_service_key create_service_key_roles create_service_key_admin " +
     "admin_key_reads_audit_logs revoke_service_key_admin create_service_key_custom_role " +
@@ -130,7 +130,9 @@ export const SDK_GROUPS: Record<string, string> = {
     "update_llm_bedrock_auth create_agent get_agent_by_name update_agent " +
     "create_evaluator_integration list list_by_type list_page list_next_page delete_agent " +
     "delete_evaluator_integration list_after_delete",
-  audit_logs: "list list_by_names list_by_user list_by_type list_window list_page list_next_page",
+  audit_logs:
+    "list list_by_names list_by_user list_by_type list_naive_window list_naive_before " +
+    "list_window list_page list_next_page",
   datasets:
     "create get get_by_name list list_by_name list_examples list_examples_filter " +
     "append_examples update_examples update_new_version list_examples_version " +

@@ -78,6 +78,13 @@ if k:
         r.eq("revoke", "rejected", r.op("use_revoked", lambda: _rejected(
             r.client_with(refreshed.key))), True)
 
+# A naive expiry (no offset) is taken as UTC, the instant the SDK's isoformat() leaves out.
+naive = r.op("create_naive_expiry", lambda: c.api_keys.create(
+    name=r.name("py-naive-key"), expires_at=expires.replace(tzinfo=None)))
+if naive:
+    r.eq("create_naive_expiry", "expires_at", naive.expires_at, expires)
+    r.op("revoke_naive_expiry", lambda: c.api_keys.revoke(api_key_id=naive.id))
+
 # A SERVICE key bound to a space (by name, which the SDK resolves).
 s = r.op("create_service_key", lambda: c.api_keys.create_service_key(
     name=r.name("py-service-key"), description="service",

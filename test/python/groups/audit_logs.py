@@ -47,6 +47,17 @@ mutations = r.op("list_by_type", lambda: c.audit_logs.list(operation_type="MUTAT
                                                            start_time=start, limit=100))
 if mutations:
     r.eq("list_by_type", "types", {val(e.operation_type) for e in mutations.logs}, {"MUTATION"})
+# A naive datetime (no offset, as `datetime.utcnow()` makes) is read as UTC: the SDK formats
+# query instants with `%z`, which leaves a naive one without an offset.
+naive = r.op("list_naive_window", lambda: c.audit_logs.list(
+    operation_names=["SpaceCreated"], start_time=start.replace(tzinfo=None),
+    end_time=(datetime.now(timezone.utc) + timedelta(minutes=1)).replace(tzinfo=None), limit=100))
+if naive:
+    r.eq("list_naive_window", "mine", [e.operation_name for e in mine(naive.logs)], ["SpaceCreated"])
+before = r.op("list_naive_before", lambda: c.audit_logs.list(
+    end_time=start.replace(tzinfo=None) - timedelta(hours=1), limit=100))
+if before:
+    r.eq("list_naive_before", "mine", mine(before.logs), [])
 queries = r.op("list_queries", lambda: c.audit_logs.list(operation_type="QUERY", limit=100))
 if queries:
     r.eq("list_queries", "logs", queries.logs, [])

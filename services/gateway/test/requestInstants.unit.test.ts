@@ -188,3 +188,60 @@ describe("a request's instants reach the service as RFC 3339 UTC", () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+describe("an instant the clients cannot read back is refused (400, an invalid request)", () => {
+  it("takes years 0001-9999 in UTC, to their edges, and refuses what falls outside", async () => {
+    const edges = [
+      "0001-01-01T00:00:00Z",
+      "9999-12-31T23:59:59.999999999Z",
+      "0001-01-01T01:00:00+01:00",
+    ];
+    expect(
+      await sent(
+        "CreateApiKey",
+        (at) => ({
+          method: "POST",
+          path: "/v2/api-keys",
+          body: { key_type: "USER", name: "k", expires_at: at },
+        }),
+        (r) => r.expiresAt,
+        edges,
+      ),
+    ).toEqual(["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "0001-01-01T00:00:00Z"]);
+    calls.length = 0;
+    for (const bad of [
+      "0000-12-31T23:59:59Z",
+      "0001-01-01T00:30:00+01:00",
+      "9999-12-31T23:30:00-01:00",
+    ]) {
+      const res = await call("POST", "/v2/api-keys", {
+        key_type: "USER",
+        name: "k",
+        expires_at: bad,
+      });
+      expect([bad, res.status]).toEqual([bad, 400]);
+    }
+    expect(calls).toHaveLength(0);
+  });
+
+  it("a widget's display start_time and end_time: stored as sent, so no leap second or year 0000", async () => {
+    answers.CreateWidget = refuse;
+    const path = `/v2/dashboards/${id("Dashboard", 6)}/widgets`;
+    const widget = (start_time: string) => ({ type: "TEXT", title: "t", content: "c", start_time });
+    expect((await call("POST", path, widget("2030-01-02T05:04:05+02:00"))).status).toBe(404);
+    expect(
+      JSON.parse((calls[0]!.request as { widget: { displayJson: string } }).widget.displayJson),
+    ).toEqual({ start_time: "2030-01-02T05:04:05+02:00" });
+    for (const bad of [
+      "2016-12-31T23:59:60Z",
+      "0000-01-01T00:00:00Z",
+      "0000-12-31T23:00:00-02:00",
+    ]) {
+      const res = await call("POST", path, widget(bad));
+      expect([bad, res.status]).toEqual([bad, 400]);
+      const end = await call("POST", path, { ...widget("2030-01-02T05:04:05Z"), end_time: bad });
+      expect([bad, end.status]).toEqual([bad, 400]);
+    }
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -13,6 +13,7 @@ import {
   type Span,
 } from "./spans.ts";
 import { problemOf, startTracingUnderTest } from "./tracingUnderTest.ts";
+import { CLOCK_LEEWAY_MS } from "../src/spans/spanAnnotateCommand.ts";
 
 const t = startedForFile(() => startTracingUnderTest());
 
@@ -321,6 +322,35 @@ describe("AnnotateSpans", () => {
         }),
       ),
     ).toBe("ok");
+  });
+
+  it("the caller's clock may run up to a minute ahead of the service's (CLOCK_LEEWAY_MS)", async () => {
+    const f = await fixture();
+    const DAY = 24 * 60 * 60_000;
+    const rec = [{ record_id: f.child1, values: [{ name: "rating", score: 0.5 }] }];
+    const at = (ms: number) => new Date(ms).toISOString();
+    // An end at the caller's now, its clock 30 s ahead; a minute and a second ahead is the future.
+    expect(await problemOf(annotate(f.projectId, rec, { endTime: at(Date.now() + 30_000) }))).toBe(
+      "ok",
+    );
+    expect(
+      await problemOf(
+        annotate(f.projectId, rec, { endTime: at(Date.now() + CLOCK_LEEWAY_MS + 1_000) }),
+      ),
+    ).toBe("invalid-request");
+    // No end: 31 days before the caller's now, which ran 30 s ahead, is still one window.
+    expect(
+      await problemOf(
+        annotate(f.projectId, rec, { startTime: at(Date.now() - 31 * DAY - 30_000) }),
+      ),
+    ).toBe("ok");
+    expect(
+      await problemOf(
+        annotate(f.projectId, rec, {
+          startTime: at(Date.now() - 31 * DAY - CLOCK_LEEWAY_MS - 1_000),
+        }),
+      ),
+    ).toBe("invalid-request");
   });
 
   it("SESSION and other granularities are invalid requests; the annotations must be a JSON array", async () => {

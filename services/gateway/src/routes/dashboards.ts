@@ -1,4 +1,4 @@
-import { decodeId, encodeId } from "@argus/platform";
+import { decodeId, DomainError, encodeId } from "@argus/platform";
 import {
   DashboardServiceService,
   type Dashboard,
@@ -10,7 +10,7 @@ import type { MonitorFilter } from "@argus/proto/tracing/v1/monitors";
 import type { Backend } from "../backend.ts";
 import type { components } from "../generated/openapi.ts";
 import { noContent, type ResourceHandlers } from "../http/handler.ts";
-import { pathId, spaceListQuery, utcText } from "./params.ts";
+import { pathId, spaceListQuery, utcInstant, utcText } from "./params.ts";
 import { toPublicResolved } from "./monitors.ts";
 import { listPage } from "./listPage.ts";
 
@@ -58,8 +58,25 @@ const plotOf = (p: WidgetPlotBody): WidgetPlot => ({
   filters: (p.filters ?? []).map(filterOf),
 });
 
+/**
+ * A display instant is stored as sent (beside its `timezone`), so it must be one the clients
+ * read back: a year 0000 or a leap second (RFC 3339 allows both) fails a Python `datetime`.
+ */
+function checkDisplayInstant(value: string | null | undefined, field: string): void {
+  if (value == null) return;
+  utcInstant(value, field);
+  if (value.slice(17, 19) === "60") {
+    throw new DomainError("invalid-request", `'${field}' must not be a leap second`);
+  }
+  if (value.startsWith("0000")) {
+    throw new DomainError("invalid-request", `'${field}' must be in the years 0001-9999`);
+  }
+}
+
 /** A widget as the service takes it; the service checks what the type needs. */
 function widgetOf(b: WidgetBody): Widget {
+  checkDisplayInstant(b.start_time, "start_time");
+  checkDisplayInstant(b.end_time, "end_time");
   const display = Object.fromEntries(
     DISPLAY_FIELDS.filter((k) => b[k] !== undefined).map((k) => [k, b[k]]),
   );

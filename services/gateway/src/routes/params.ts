@@ -88,7 +88,8 @@ interface Instant {
 /**
  * An ISO 8601 date-time as RFC 3339 UTC, without losing its sub-millisecond digits (OTLP times
  * are nanoseconds, and the window's bounds are inclusive). No offset means UTC. Digits past
- * nanoseconds are dropped. The schema has already checked the calendar.
+ * nanoseconds are dropped. The schema has already checked the calendar; a leap second is the
+ * next minute's first.
  */
 export function utcInstant(value: string, field: string): Instant {
   const m = ISO_DATE_TIME.exec(value);
@@ -99,6 +100,11 @@ export function utcInstant(value: string, field: string): Instant {
   // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
   at.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
   at.setUTCHours(Number(h), Number(mi) - offsetMinutes, Number(s), 0);
+  // Years 1-9999 UTC, what RFC 3339 text holds and what the clients' datetimes read back.
+  const year = at.getUTCFullYear();
+  if (!(year >= 1 && year <= 9999)) {
+    throw new DomainError("invalid-request", `'${field}' must be in the years 0001-9999 (UTC)`);
+  }
   const seconds = at.toISOString().slice(0, 19);
   const digits = fraction.slice(0, 9);
   return {

@@ -23,10 +23,13 @@ export function timeWindow(body: WindowBody): { startTime: string; endTime: stri
   return { startTime: start?.text ?? "", endTime: end?.text ?? "" };
 }
 
-/** A body's `project_id` follows the rule of path ids: garbage or another type is a 404. */
+/**
+ * A body's `project_id` follows the rule of path ids: one of another type names nothing (404).
+ * One that is not base64 at all the schema's `Id` has refused already (400).
+ */
 export const projectUuid = (publicId: string): string => pathId("Project", publicId, "project");
 
-/** The column selection; both lists at once is a 400, checked before anything is looked up. */
+/** The column selection; both lists at once is a 422, checked before anything is looked up. */
 function columns(body: Body<"list_spans">): {
   includedColumns: string[];
   excludedColumns: string[];

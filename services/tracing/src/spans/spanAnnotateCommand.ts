@@ -63,12 +63,25 @@ function valueOf(v: unknown, at: string): AnnotationInput["values"][number] {
   };
 }
 
-/** The public API's bounds of an annotate window: 31 days at most, nothing in the future. */
-function checkAnnotateWindow(window: { start: string; end: string }, now: Date): void {
+/**
+ * How far the caller's clock may run ahead of ours. A client that sends its own `now` as the end,
+ * or a start 31 days before it and no end (which is then our later `now`), is within the rules.
+ */
+export const CLOCK_LEEWAY_MS = 60_000;
+
+/**
+ * The public API's bounds of an annotate window: 31 days at most, nothing in the future (each by
+ * the caller's clock: see CLOCK_LEEWAY_MS). Two given bounds are held to 31 days exactly.
+ */
+function checkAnnotateWindow(
+  window: { start: string; end: string },
+  endGiven: boolean,
+  now: Date,
+): void {
   const [start, end] = [Date.parse(window.start), Date.parse(window.end)];
-  if (end - start > WINDOW_DEFAULTS.annotate)
+  if (end - start > WINDOW_DEFAULTS.annotate + (endGiven ? 0 : CLOCK_LEEWAY_MS))
     throw invalid("the window from start_time to end_time must not exceed 31 days");
-  if (Math.max(start, end) > now.getTime())
+  if (Math.max(start, end) > now.getTime() + CLOCK_LEEWAY_MS)
     throw invalid("start_time and end_time must not be in the future");
 }
 
@@ -92,7 +105,7 @@ export function annotateCommand(deps: TracingDeps) {
       throw invalid(`granularity ${granularity} is not supported (SPAN or TRACE)`);
     const now = deps.clock.now();
     const window = windowOf(req.startTime, req.endTime, WINDOW_DEFAULTS.annotate, now.getTime());
-    checkAnnotateWindow(window, now);
+    checkAnnotateWindow(window, req.endTime !== "", now);
     const project = await loadProject(deps, ctx, req.projectId, "PROJECT_SPAN_ANNOTATE");
     const records = recordsOf(req.annotations);
     const configs = await deps.configs.named(ctx, project.spaceId, namesOf(records));

@@ -2,8 +2,11 @@ import { FilterError, filterError } from "./errors.ts";
 import { tokenize, type ComparisonOperator, type Keyword, type Token } from "./lexer.ts";
 
 export const FILTER_LIMITS = {
-  /** Characters (UTF-16 code units) in one expression. */
-  maxLength: 10_000,
+  /**
+   * Characters (UTF-16 code units) in one expression: room for an IN list of `maxInList` trace
+   * ids (`trace_id in ('…32 hex…', …)`, ~35 000), which a caller fetching known spans writes.
+   */
+  maxLength: 40_000,
   /** Parentheses and NOTs enclosing any point of the expression. */
   maxDepth: 50,
   /** Values in one IN list. */

@@ -250,6 +250,16 @@ describe("filters at the limits run in Postgres", () => {
     expect(await ids(`${"not (".repeat(24)}((n = 1))${")".repeat(24)}`)).toEqual([1, 12]);
   });
 
+  it(`an IN list of ${FILTER_LIMITS.maxInList} trace ids fits in ${FILTER_LIMITS.maxLength} characters`, async () => {
+    const ids32 = Array.from(
+      { length: FILTER_LIMITS.maxInList },
+      (_, i) => `'${i.toString(16).padStart(32, "f")}'`,
+    );
+    const f = `s in (${ids32.join(", ")}) or s = 'Banana'`;
+    expect(f.length).toBeLessThanOrEqual(FILTER_LIMITS.maxLength);
+    expect(await ids(f)).toEqual([2]);
+  });
+
   it(`an IN list of ${FILTER_LIMITS.maxInList} values`, async () => {
     const values = Array.from({ length: 1000 }, (_, i) => `'v${i}'`);
     values[500] = "'Banana'";
@@ -258,7 +268,7 @@ describe("filters at the limits run in Postgres", () => {
 
   it(`a ${FILTER_LIMITS.maxLength}-character chain of ORs`, async () => {
     let f = "n = 2.5";
-    for (let i = 0; f.length < 9_980; i++) f += ` or s = 'v${i}'`;
+    for (let i = 0; f.length < FILTER_LIMITS.maxLength - 20; i++) f += ` or s = 'v${i}'`;
     expect(f.length).toBeLessThanOrEqual(FILTER_LIMITS.maxLength);
     expect(await ids(f)).toEqual([2]);
   });

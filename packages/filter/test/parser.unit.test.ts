@@ -297,15 +297,17 @@ describe("parseFilter: limits", () => {
   const atLength = (n: number) => `x = '${"a".repeat(n - 6)}'`;
 
   it(`accepts exactly ${FILTER_LIMITS.maxLength} characters and refuses one more`, () => {
-    expect(atLength(10_000)).toHaveLength(10_000);
-    expect(() => parseFilter(atLength(10_000))).not.toThrow();
-    const e = failure(atLength(10_001));
-    expect(e.position).toBe(10_001);
-    expect(e.message).toContain("longer than 10000 characters");
+    const max = FILTER_LIMITS.maxLength;
+    expect(max).toBe(40_000);
+    expect(atLength(max)).toHaveLength(max);
+    expect(() => parseFilter(atLength(max))).not.toThrow();
+    const e = failure(atLength(max + 1));
+    expect(e.position).toBe(max + 1);
+    expect(e.message).toContain(`longer than ${max} characters`);
   });
 
   it("refuses an over-long filter even when it is all whitespace", () => {
-    expect(failure(" ".repeat(10_001)).message).toContain("longer than");
+    expect(failure(" ".repeat(FILTER_LIMITS.maxLength + 1)).message).toContain("longer than");
   });
 
   const parens = (n: number) => `${"(".repeat(n)}x = 1${")".repeat(n)}`;

@@ -1773,7 +1773,7 @@ export interface paths {
      * @description The spans of a project in a time window (by default the week before `end_time`, which
      *     defaults to now), newest `start_time` first, trace and span ids breaking ties
      *     (PROJECT_SPAN_READ). `filter` narrows them with the span-search language (a syntax
-     *     error is 400). `included_columns` or `excluded_columns` (not both: 400) choose the
+     *     error is 400). `included_columns` or `excluded_columns` (not both: 422) choose the
      *     attributes returned; the fixed span fields are always returned.
      *     `truncate_string_length` shortens every string inside `attributes`.
      */
@@ -1808,7 +1808,8 @@ export interface paths {
      *     Up to 1000 records per request; each `record_id` is a span id, looked up among the
      *     spans of `[start_time, end_time]` (by default the 31 days before `end_time`, which
      *     defaults to now; the window may not exceed 31 days, nor either bound be in the future:
-     *     400). `SESSION` granularity is not supported (400). A `record_id` used twice, or an
+     *     400, each by the caller's clock, which may run up to a minute ahead of the server's).
+     *     `SESSION` granularity is not supported (400). A `record_id` used twice, or an
      *     annotation config name twice in one record's `values`, is 400; a name that is no
      *     annotation config of the project's space, or a value outside its config, is 422. All
      *     or nothing: when any record names no span of the project within the window (or a
@@ -5375,7 +5376,7 @@ export interface components {
       name: string;
       context: components["schemas"]["SpanContext"];
       kind: components["schemas"]["SpanKind"];
-      /** @description The parent span's id; null for a root span. */
+      /** @description The parent span's id; left out for a root span. */
       parent_id?: string | null;
       /** Format: date-time */
       start_time: string;

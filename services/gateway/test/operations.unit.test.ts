@@ -220,3 +220,49 @@ describe("create_space body", () => {
     expect(failure(create, { body: [] }).message).toBe("the request body must be of type object");
   });
 });
+
+describe("a oneOf body names the error of the variant its tag picks", () => {
+  const detail = (id: string, body: unknown, params: Record<string, string> = {}) =>
+    failure(op(id), { body, params }).message;
+
+  it("names the AGENT variant's own error, not the LLM variant's tag", () => {
+    const agent = { type: "AGENT", name: "a" };
+    expect(detail("create_integration", { ...agent, config: { endpoint: "x.example/run" } })).toBe(
+      "'input_schema' is required in 'config'",
+    );
+    expect(
+      detail("create_integration", {
+        ...agent,
+        config: { endpoint: "x.example/run", input_schema: {} },
+      }),
+    ).toBe("'config.endpoint' is malformed");
+    const id = encodeId("Integration", "0192f4a0-0000-7000-8000-000000000002");
+    expect(
+      detail(
+        "update_integration",
+        { type: "AGENT", description: "d".repeat(5000) },
+        { integration_id: id },
+      ),
+    ).toMatch(/^'description' must be at most \d+ characters$/);
+  });
+
+  it("picks a nested variant by its own tag (an LLM config by provider)", () => {
+    const llm = (config: object) => ({ type: "LLM", name: "a", config });
+    expect(
+      detail("create_integration", llm({ provider: "LITELLM", api_key: "", base_url: "http://x" })),
+    ).toBe("'config.api_key' must be at least 1 character");
+  });
+
+  it("names every variant's value when the tag matches none", () => {
+    expect(detail("create_integration", { type: "BOGUS", name: "a" })).toBe(
+      "'type' must be one of LLM, AGENT, EVALUATOR",
+    );
+    expect(
+      detail("create_integration", { type: "LLM", name: "a", config: { provider: "NOPE" } }),
+    ).toMatch(/^'config\.provider' must be one of OPEN_AI, ANTHROPIC, .*LITELLM/);
+  });
+
+  it("keeps the first error when no variant is tagged (the tag itself is missing)", () => {
+    expect(detail("create_integration", { name: "a" })).toBe("'type' is required");
+  });
+});

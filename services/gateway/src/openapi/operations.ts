@@ -61,14 +61,15 @@ function objectSchema(params: Parameter[]): JsonSchema {
 }
 
 function check(
+  compilers: SchemaCompilers,
   validate: ValidateFunction,
   data: unknown,
   where: "body" | "query" | "path",
   fail: (d: string) => DomainError,
 ): void {
   if (!validate(data)) {
-    const first = validate.errors?.[0];
-    throw fail(first ? describeSchemaError(first, where) : `invalid ${where}`);
+    const error = compilers.reported(validate.errors ?? []);
+    throw fail(error ? describeSchemaError(error, where) : `invalid ${where}`);
   }
 }
 
@@ -151,18 +152,31 @@ function compileOperation(
       const { path: validatePath, query: validateQuery, body: validateBody } = prepare();
       // A malformed id in the path names no resource (ARCHITECTURE §10), hence 404 not 400.
       check(
+        compilers,
         validatePath,
         input.params,
         "path",
         () => new DomainError("resource-not-found", "resource not found"),
       );
-      check(validateQuery, input.query, "query", (d) => new DomainError("invalid-request", d));
+      check(
+        compilers,
+        validateQuery,
+        input.query,
+        "query",
+        (d) => new DomainError("invalid-request", d),
+      );
       if (validateBody) {
         if (input.body === undefined) {
           if (body?.required)
             throw new DomainError("invalid-request", "a JSON request body is required");
         } else {
-          check(validateBody, input.body, "body", (d) => new DomainError(bodyFailure, d));
+          check(
+            compilers,
+            validateBody,
+            input.body,
+            "body",
+            (d) => new DomainError(bodyFailure, d),
+          );
         }
       }
       return input;

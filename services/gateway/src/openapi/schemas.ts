@@ -27,6 +27,56 @@ export interface SchemaCompilers {
   body(schema: JsonSchema): ValidateFunction;
   /** Path and query strings: coerced to the schema's types, defaults filled in. */
   input(schema: JsonSchema): ValidateFunction;
+  /** The error to name of a failed validation's errors (see `chosenError`). */
+  reported(errors: readonly ErrorObject[]): ErrorObject | undefined;
+}
+
+type Branch = { $ref?: string; properties?: Record<string, { const?: unknown; enum?: unknown[] }> };
+
+/** A branch's single-valued properties (`const`, or an `enum` of one): what tells it apart. */
+function tagsOf(branch: Branch): [string, unknown][] {
+  return Object.entries(branch.properties ?? {}).flatMap(([name, p]): [string, unknown][] =>
+    "const" in p ? [[name, p.const]] : p.enum?.length === 1 ? [[name, p.enum[0]]] : [],
+  );
+}
+
+/**
+ * The error to name of a failed validation. ajv stops at the first failing keyword (its error
+ * comes last, after those of anything inside it). A failing `oneOf` otherwise names its first
+ * branch's first error, as "'type' must be one of LLM" for a body meant for AGENT: the branch
+ * meant is the one whose tags (`tagsOf`) the data carries, and its own error is the one to name;
+ * a tag that matches no branch is named with every branch's value.
+ */
+function chosenError(
+  errors: readonly ErrorObject[],
+  branchOf: (schema: unknown) => { schema: Branch; validate: ValidateFunction },
+): ErrorObject | undefined {
+  const last = errors.at(-1);
+  if (last?.keyword !== "oneOf" || !Array.isArray(last.schema)) return errors[0];
+  const data = last.data as Record<string, unknown> | null;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return errors[0];
+  const branches = (last.schema as unknown[]).map(branchOf);
+  const tagged = branches.map((b) => tagsOf(b.schema).filter(([name]) => name in data));
+  const meant = branches.filter(
+    (_, i) => tagged[i]!.length > 0 && tagged[i]!.every(([name, v]) => data[name] === v),
+  );
+  if (meant.length === 1) {
+    const { validate } = meant[0]!;
+    if (validate(data)) return errors[0];
+    const inner = chosenError(validate.errors ?? [], branchOf);
+    return inner && { ...inner, instancePath: last.instancePath + inner.instancePath };
+  }
+  // One tag every branch has, and the data's value is none of them.
+  const names = new Set(tagged.map((t) => (t.length === 1 ? t[0]![0] : "")));
+  const [name] = names;
+  if (meant.length === 0 && names.size === 1 && name)
+    return {
+      ...last,
+      keyword: "enum",
+      instancePath: `${last.instancePath}/${name}`,
+      params: { allowedValues: tagged.map((t) => t[0]![1]) },
+    };
+  return errors[0];
 }
 
 export function createSchemaCompilers(doc: OpenApiDocument): SchemaCompilers {
@@ -34,6 +84,8 @@ export function createSchemaCompilers(doc: OpenApiDocument): SchemaCompilers {
     const ajv = new Ajv2020({
       strict: true,
       allErrors: false,
+      // The failing keyword's schema and data, for chosenError.
+      verbose: true,
       coerceTypes: coerce ? "array" : false,
       useDefaults: coerce,
     });
@@ -44,9 +96,23 @@ export function createSchemaCompilers(doc: OpenApiDocument): SchemaCompilers {
   };
   const bodyAjv = make(false);
   const inputAjv = make(true);
+  // A oneOf's branches, compiled once each (a `$ref` is the component's own validator).
+  const branches = new WeakMap<object, { schema: Branch; validate: ValidateFunction }>();
+  const branchOf = (schema: unknown) => {
+    const key = schema as Branch;
+    let b = branches.get(key);
+    if (!b) {
+      const validate = key.$ref ? bodyAjv.getSchema(key.$ref) : bodyAjv.compile(key);
+      if (!validate) throw new Error(`unresolved schema ${String(key.$ref)}`);
+      b = { schema: (key.$ref ? validate.schema : key) as Branch, validate };
+      branches.set(key, b);
+    }
+    return b;
+  };
   return {
     body: (schema) => bodyAjv.compile(rewriteRefs(schema) as JsonSchema),
     input: (schema) => inputAjv.compile(rewriteRefs(schema) as JsonSchema),
+    reported: (errors) => chosenError(errors, branchOf),
   };
 }
 

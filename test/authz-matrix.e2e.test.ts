@@ -124,7 +124,13 @@ async function freshBinding(): Promise<string> {
     })
   ).id;
 }
-const freshProjectId = () => publicId("Project", randomUUID());
+/** A project of its own space: a restriction names one that exists. */
+const freshProjectId = async (): Promise<string> =>
+  (
+    (await asAdmin("POST", "/v2/projects", { space_id: await freshSpace(), name: unique() })) as {
+      id: string;
+    }
+  ).id;
 
 /** How to call each operation: fresh targets where a success would consume them. */
 const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
@@ -263,10 +269,10 @@ const IDENTITY_RECIPES: Record<string, () => Promise<Request>> = {
   create_resource_restriction: async () => ({
     method: "POST",
     path: "/v2/resource-restrictions",
-    body: { resource_id: freshProjectId() },
+    body: { resource_id: await freshProjectId() },
   }),
   delete_resource_restriction: async () => {
-    const project = freshProjectId();
+    const project = await freshProjectId();
     await asAdmin("POST", "/v2/resource-restrictions", { resource_id: project });
     return { method: "DELETE", path: `/v2/resource-restrictions/${project}` };
   },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predefinedRole } from "@argus/platform";
@@ -96,6 +97,20 @@ describe("restricted projects (project-level authorization)", () => {
       body: { resource_id: secret.body.id },
     });
     expect(restrict.status).toBe(200);
+    // Again: a no-op, also 200 (the account admin still reads the restricted project).
+    const again = await api.req("POST", "/v2/resource-restrictions", {
+      body: { resource_id: secret.body.id },
+    });
+    expect([again.status, again.body.resource_id]).toEqual([200, secret.body.id]);
+    // A restriction names a resource of the account that exists: another id of each type is 404.
+    for (const type of ["Project", "Dashboard", "Prompt"]) {
+      const missing = Buffer.from(`${type}:${randomUUID()}`).toString("base64");
+      expectProblem(
+        await api.req("POST", "/v2/resource-restrictions", { body: { resource_id: missing } }),
+        404,
+        "resource-not-found",
+      );
+    }
     expectProblem(
       await api.req("GET", `/v2/projects/${secret.body.id}`, { key: reader.key }),
       404,

@@ -85,6 +85,9 @@ const freshDatasetRef = (type: "dataset" | "experiment", space: string): Promise
   freshResourceRef({ asAdmin, unique }, type, space);
 const helpers: MatrixHelpers = { asAdmin, freshSpace, unique, freshDatasetRef };
 
+/** A project or dashboard of its own space (a restriction names one that exists). */
+const freshInSpace = async (path: "/v2/projects" | "/v2/dashboards") =>
+  (await asAdmin("POST", path, { space_id: await freshSpace(), name: unique() })).id as string;
 const freshUser = async () => (await newUser(api, db, "MEMBER")).id;
 const customRole = async () =>
   (
@@ -345,10 +348,10 @@ function recipes(): Record<string, Record<string, Recipe>> {
   add("create_resource_restriction", "project", async () => ({
     method: "POST",
     path: "/v2/resource-restrictions",
-    body: { resource_id: publicId("Project", randomUUID()) },
+    body: { resource_id: await freshInSpace("/v2/projects") },
   }));
   add("delete_resource_restriction", "project", async () => {
-    const project = publicId("Project", randomUUID());
+    const project = await freshInSpace("/v2/projects");
     await asAdmin("POST", "/v2/resource-restrictions", { resource_id: project });
     return { method: "DELETE", path: `/v2/resource-restrictions/${project}` };
   });
@@ -1007,7 +1010,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
                   },
                 })
               ).id
-            : publicId(type === "PROJECT" ? "Project" : "Dashboard", randomUUID()),
+            : await freshInSpace(type === "PROJECT" ? "/v2/projects" : "/v2/dashboards"),
       },
     }));
   // What other callers read: a member (USER key) and a SERVICE key, both in a space.

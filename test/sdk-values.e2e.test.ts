@@ -270,7 +270,12 @@ describe("permissions", () => {
 
 describe("resource restrictions", () => {
   it("DASHBOARD and PROMPT restrictions are stored, listed by type and lifted", async () => {
-    const dashboard = fakeId("Dashboard");
+    const dashboard = (
+      await api.req("POST", "/v2/dashboards", {
+        body: { space_id: spaceId, name: "restricted-dashboard" },
+      })
+    ).body.id as string;
+    expect(dashboard).toBeTruthy();
     const prompt = (
       await api.req("POST", "/v2/prompts", {
         body: {

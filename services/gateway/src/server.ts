@@ -104,7 +104,7 @@ export async function startGateway(
       ...userHandlers(identity),
       ...roleHandlers(identity),
       ...roleBindingHandlers(identity),
-      ...resourceRestrictionHandlers(identity),
+      ...resourceRestrictionHandlers(identity, { catalog, tracing }),
       ...apiKeyHandlers(identity),
       ...auditLogHandlers(identity),
       ...tagHandlers(catalog),

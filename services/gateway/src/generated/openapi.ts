@@ -1512,7 +1512,7 @@ export interface paths {
     put?: never;
     /**
      * Restrict a project
-     * @description Account admins. Restricting a restricted resource is a no-op. The id says the type: a project, dashboard or prompt id (DASHBOARD and PROMPT restrictions are stored, not enforced).
+     * @description Account admins. Restricting a restricted resource is a no-op. The id says the type: a project, dashboard or prompt id (DASHBOARD and PROMPT restrictions are stored, not enforced); one that names no resource of the caller's account is 404.
      */
     post: operations["create_resource_restriction"];
     delete?: never;

@@ -1,6 +1,9 @@
-import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, isAccountAdmin, notFound } from "@argus/platform";
+import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
+import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
-import type { Backend } from "../backend.ts";
+import { DashboardServiceService } from "@argus/proto/tracing/v1/dashboards";
+import type { Backend, Caller } from "../backend.ts";
 import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { listPage } from "./listPage.ts";
 
@@ -26,8 +29,39 @@ const toPublic = (r: ResourceRestriction) => ({
   created_at: r.createdAt,
 });
 
+/**
+ * Identity keeps restrictions by id alone and cannot see projects, dashboards or prompts: the
+ * service owning the resource is asked for it as the caller, so that a restriction names one
+ * of the caller's account that exists (else 404). Only an account admin may restrict, and an
+ * account admin reads every resource of the account; anyone else identity refuses (403).
+ */
+async function requireExisting(
+  owners: { catalog: Backend; tracing: Backend },
+  resource: { type: RestrictionType; id: string },
+  req: Caller,
+): Promise<void> {
+  if (!isAccountAdmin(req.principal)) return;
+  const { id } = resource;
+  switch (resource.type) {
+    case "PROJECT":
+      await owners.catalog.call(ProjectServiceService.getProject, { id }, req);
+      return;
+    case "DASHBOARD":
+      await owners.tracing.call(DashboardServiceService.getDashboard, { id }, req);
+      return;
+    case "PROMPT":
+      await owners.catalog.call(
+        PromptServiceService.getPrompt,
+        { id, versionId: "", label: "" },
+        req,
+      );
+      return;
+  }
+}
+
 export function resourceRestrictionHandlers(
   identity: Backend,
+  owners: { catalog: Backend; tracing: Backend },
 ): ResourceHandlers<"resource-restrictions"> {
   return {
     async list_resource_restrictions(req) {
@@ -47,6 +81,7 @@ export function resourceRestrictionHandlers(
           "unprocessable-entity",
           "resource_id is not a project, dashboard or prompt id",
         );
+      await requireExisting(owners, resource, req);
       const r = await identity.call(
         IdentityServiceService.createResourceRestriction,
         { resourceId: resource.id, resourceType: resource.type },

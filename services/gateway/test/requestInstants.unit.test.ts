@@ -59,20 +59,16 @@ const AS_UTC = [
   "2030-01-02T03:04:05.5Z",
 ];
 
+/** create_api_key with `at` as its expiry. */
+const createKey = (at: string) => ({
+  method: "POST",
+  path: "/v2/api-keys",
+  body: { key_type: "USER", name: "k", expires_at: at },
+});
+
 describe("a request's instants reach the service as RFC 3339 UTC", () => {
   it("create_api_key: expires_at", async () => {
-    expect(
-      await sent(
-        "CreateApiKey",
-        (at) => ({
-          method: "POST",
-          path: "/v2/api-keys",
-          body: { key_type: "USER", name: "k", expires_at: at },
-        }),
-        (r) => r.expiresAt,
-        SPELLINGS,
-      ),
-    ).toEqual(AS_UTC);
+    expect(await sent("CreateApiKey", createKey, (r) => r.expiresAt, SPELLINGS)).toEqual(AS_UTC);
   });
 
   it("refresh_api_key: expires_at", async () => {
@@ -196,30 +192,19 @@ describe("an instant the clients cannot read back is refused (400, an invalid re
       "9999-12-31T23:59:59.999999999Z",
       "0001-01-01T01:00:00+01:00",
     ];
-    expect(
-      await sent(
-        "CreateApiKey",
-        (at) => ({
-          method: "POST",
-          path: "/v2/api-keys",
-          body: { key_type: "USER", name: "k", expires_at: at },
-        }),
-        (r) => r.expiresAt,
-        edges,
-      ),
-    ).toEqual(["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "0001-01-01T00:00:00Z"]);
+    expect(await sent("CreateApiKey", createKey, (r) => r.expiresAt, edges)).toEqual([
+      "0001-01-01T00:00:00Z",
+      "9999-12-31T23:59:59.999999999Z",
+      "0001-01-01T00:00:00Z",
+    ]);
     calls.length = 0;
     for (const bad of [
       "0000-12-31T23:59:59Z",
       "0001-01-01T00:30:00+01:00",
       "9999-12-31T23:30:00-01:00",
     ]) {
-      const res = await call("POST", "/v2/api-keys", {
-        key_type: "USER",
-        name: "k",
-        expires_at: bad,
-      });
-      expect([bad, res.status]).toEqual([bad, 400]);
+      const r = createKey(bad);
+      expect([bad, (await call(r.method, r.path, r.body)).status]).toEqual([bad, 400]);
     }
     expect(calls).toHaveLength(0);
   });

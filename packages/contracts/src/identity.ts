@@ -212,6 +212,8 @@ export interface ResourceRestrictionCreated {
     account_id: string;
     resource_type: RestrictionType;
     created_at: string;
+    /** The resource's space. Absent in events written before it: only an account admin lifts those. */
+    space_id?: string;
   };
 }
 

@@ -15,6 +15,7 @@ const restrict = (
   projectId: "p1",
   resourceType,
   accountId,
+  spaceId: "s1",
   now,
 });
 const lift = (accountId = "a1"): RestrictionCommand => ({ type: "LiftRestriction", accountId });
@@ -31,6 +32,7 @@ describe("restriction decider", () => {
           account_id: "a1",
           resource_type: "PROJECT",
           created_at: now.toISOString(),
+          space_id: "s1",
         },
       },
     ]);
@@ -38,7 +40,7 @@ describe("restriction decider", () => {
 
   it("restricting again is a no-op that keeps the first creation time", () => {
     expect(given(restricted).when(restrict())).toEqual([]);
-    expect(given(restricted).state).toMatchObject({ createdAt: now.toISOString() });
+    expect(given(restricted).state).toMatchObject({ createdAt: now.toISOString(), spaceId: "s1" });
   });
 
   it("lifting yields ResourceRestrictionDeleted; then the project may be restricted again", () => {
@@ -54,6 +56,25 @@ describe("restriction decider", () => {
     expect(problem(() => given().when(lift()))).toBe("resource-not-found");
     expect(problem(() => given(restricted).when(lift("a2")))).toBe("resource-not-found");
     expect(problem(() => given(restricted).when(restrict("a2")))).toBe("resource-conflict");
+  });
+
+  it("a restriction recorded without its space folds to a state without one (account admins lift it)", () => {
+    const state = restrictionDecider.evolve(restrictionDecider.initialState, {
+      type: "ResourceRestrictionCreated",
+      data: {
+        resource_id: "p1",
+        account_id: "a1",
+        resource_type: "PROJECT",
+        created_at: now.toISOString(),
+      },
+    });
+    expect(state).toEqual({
+      status: "restricted",
+      projectId: "p1",
+      resourceType: "PROJECT",
+      accountId: "a1",
+      createdAt: now.toISOString(),
+    });
   });
 
   it("DASHBOARD and PROMPT restrictions carry their type; another type on the same id is 409", () => {

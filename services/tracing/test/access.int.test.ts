@@ -163,6 +163,7 @@ describe("restricted projects", () => {
     await t.callOn(t.identity, IdentityServiceService.createResourceRestriction, {
       resourceId: p.id,
       resourceType: "PROJECT",
+      spaceId: publicSpace,
     });
     const spaceMember = t.member({ [publicSpace]: "MEMBER" });
     expect(await outcomes(p, publicSpace, spaceMember)).toEqual({

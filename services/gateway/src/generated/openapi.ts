@@ -1512,7 +1512,7 @@ export interface paths {
     put?: never;
     /**
      * Restrict a project
-     * @description Account admins. Restricting a restricted resource is a no-op. The id says the type: a project, dashboard or prompt id (DASHBOARD and PROMPT restrictions are stored, not enforced); one that names no resource of the caller's account is 404.
+     * @description Account admins, or callers with the type's permission in the resource's space (PROJECT_RESTRICT, DASHBOARD_RESTRICT, PROMPT_RESTRICT: a space ADMIN). The caller must see the resource: one that names none of the caller's account, or one it cannot read, is 404. Restricting a restricted resource is a no-op (a restricted project is 404 to a caller without a binding on it). The id says the type: a project, dashboard or prompt id (DASHBOARD and PROMPT restrictions are stored, not enforced).
      */
     post: operations["create_resource_restriction"];
     delete?: never;
@@ -1536,7 +1536,7 @@ export interface paths {
     post?: never;
     /**
      * Lift a restriction
-     * @description Account admins.
+     * @description Account admins, or callers with the type's *_RESTRICT permission in the space the resource was in when restricted (a restriction made before Argus kept that space: account admins only).
      */
     delete: operations["delete_resource_restriction"];
     options?: never;

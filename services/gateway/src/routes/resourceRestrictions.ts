@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId, isAccountAdmin, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { ProjectServiceService } from "@argus/proto/catalog/v1/projects";
 import { PromptServiceService } from "@argus/proto/catalog/v1/prompts";
 import { IdentityServiceService, type ResourceRestriction } from "@argus/proto/identity/v1";
@@ -30,32 +30,26 @@ const toPublic = (r: ResourceRestriction) => ({
 });
 
 /**
- * Identity keeps restrictions by id alone and cannot see projects, dashboards or prompts: the
- * service owning the resource is asked for it as the caller, so that a restriction names one
- * of the caller's account that exists (else 404). Only an account admin may restrict, and an
- * account admin reads every resource of the account; anyone else identity refuses (403).
+ * The space of the resource a restriction names, read from its owning service as the caller:
+ * identity knows no project, dashboard or prompt. So a restriction names one of the caller's
+ * account that exists and the caller sees (else that service's 404), and identity checks the
+ * type's *_RESTRICT permission in that space (an account admin holds every one).
  */
-async function requireExisting(
+async function spaceOf(
   owners: { catalog: Backend; tracing: Backend },
-  resource: { type: RestrictionType; id: string },
+  { type, id }: { type: RestrictionType; id: string },
   req: Caller,
-): Promise<void> {
-  if (!isAccountAdmin(req.principal)) return;
-  const { id } = resource;
-  switch (resource.type) {
+): Promise<string> {
+  switch (type) {
     case "PROJECT":
-      await owners.catalog.call(ProjectServiceService.getProject, { id }, req);
-      return;
+      return (await owners.catalog.call(ProjectServiceService.getProject, { id }, req)).spaceId;
     case "DASHBOARD":
-      await owners.tracing.call(DashboardServiceService.getDashboard, { id }, req);
-      return;
-    case "PROMPT":
-      await owners.catalog.call(
-        PromptServiceService.getPrompt,
-        { id, versionId: "", label: "" },
-        req,
-      );
-      return;
+      return (await owners.tracing.call(DashboardServiceService.getDashboard, { id }, req)).spaceId;
+    case "PROMPT": {
+      const request = { id, versionId: "", label: "" };
+      const res = await owners.catalog.call(PromptServiceService.getPrompt, request, req);
+      return res.prompt?.spaceId ?? "";
+    }
   }
 }
 
@@ -81,10 +75,10 @@ export function resourceRestrictionHandlers(
           "unprocessable-entity",
           "resource_id is not a project, dashboard or prompt id",
         );
-      await requireExisting(owners, resource, req);
+      const spaceId = await spaceOf(owners, resource, req);
       const r = await identity.call(
         IdentityServiceService.createResourceRestriction,
-        { resourceId: resource.id, resourceType: resource.type },
+        { resourceId: resource.id, resourceType: resource.type, spaceId },
         req,
       );
       return { status: 200, body: toPublic(r) };

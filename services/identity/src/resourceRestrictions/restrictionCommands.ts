@@ -1,4 +1,12 @@
-import { DomainError, actorMetadata, requireAccountAdmin, type CallContext } from "@argus/platform";
+import {
+  DomainError,
+  actorMetadata,
+  isAccountAdmin,
+  notFound,
+  requireAccountAdmin,
+  type CallContext,
+} from "@argus/platform";
+import type { PoolClient } from "pg";
 import type {
   CreateResourceRestrictionRequest,
   DeleteResourceRestrictionRequest,
@@ -6,13 +14,38 @@ import type {
   ResourceRestriction,
 } from "@argus/proto/identity/v1";
 import { streamId, type RestrictionType } from "@argus/contracts";
-import { RESTRICTION_TYPES, restrictionDecider } from "./restrictionDecider.ts";
+import {
+  RESTRICT_PERMISSION,
+  RESTRICTION_TYPES,
+  restrictionDecider,
+  type RestrictionState,
+} from "./restrictionDecider.ts";
+import { loadSpaceFor } from "../spaces/spaceAccess.ts";
 import type { IdentityDeps } from "../deps.ts";
 
 /**
- * A restricted project is reachable only through explicit PROJECT role bindings. Identity
- * does not know which space a project is in, so restrictions are managed by account admins;
- * the service owning projects enforces them (ARCHITECTURE §8).
+ * Who may restrict or lift: an account admin, or a caller with the type's *_RESTRICT
+ * permission in the resource's space (as the public API says: space admins, or users with the
+ * permission). Identity does not know which space a project, dashboard or prompt is in: the
+ * gateway reads the resource from its owning service as the caller and names its space, and
+ * the restriction keeps it for its lifting. One kept without a space (made before spaces were
+ * kept) is an account admin's alone.
+ */
+async function requireRestrictRight(
+  client: PoolClient,
+  ctx: CallContext,
+  spaceId: string | undefined,
+  type: RestrictionType,
+  what: string,
+): Promise<void> {
+  if (isAccountAdmin(ctx.principal)) return;
+  if (!spaceId) return requireAccountAdmin(ctx.principal, what);
+  await loadSpaceFor(client, ctx, spaceId, RESTRICT_PERMISSION[type], what);
+}
+
+/**
+ * A restricted project is reachable only through explicit PROJECT role bindings; the service
+ * owning projects enforces it (ARCHITECTURE §8).
  */
 export function restrictionCommands({ commands, clock }: Pick<IdentityDeps, "commands" | "clock">) {
   return {
@@ -21,7 +54,6 @@ export function restrictionCommands({ commands, clock }: Pick<IdentityDeps, "com
       req: CreateResourceRestrictionRequest,
       ctx: CallContext,
     ): Promise<ResourceRestriction> {
-      requireAccountAdmin(ctx.principal, "restricting resources");
       const resourceType = (req.resourceType || "PROJECT") as RestrictionType;
       if (!RESTRICTION_TYPES.includes(resourceType))
         throw new DomainError(
@@ -32,11 +64,23 @@ export function restrictionCommands({ commands, clock }: Pick<IdentityDeps, "com
         streamId("restriction", req.resourceId),
         restrictionDecider,
         {
-          type: "RestrictProject",
-          projectId: req.resourceId,
-          resourceType,
-          accountId: ctx.principal.accountId,
-          now: clock.now(),
+          build: async (_state: RestrictionState, client: PoolClient) => {
+            await requireRestrictRight(
+              client,
+              ctx,
+              req.spaceId,
+              resourceType,
+              "restricting resources",
+            );
+            return {
+              type: "RestrictProject" as const,
+              projectId: req.resourceId,
+              resourceType,
+              accountId: ctx.principal.accountId,
+              spaceId: req.spaceId,
+              now: clock.now(),
+            };
+          },
         },
         { ...actorMetadata(ctx), project_id: req.resourceId },
       );
@@ -52,11 +96,24 @@ export function restrictionCommands({ commands, clock }: Pick<IdentityDeps, "com
       req: DeleteResourceRestrictionRequest,
       ctx: CallContext,
     ): Promise<Done> {
-      requireAccountAdmin(ctx.principal, "lifting restrictions");
+      const accountId = ctx.principal.accountId;
       await commands.handle(
         streamId("restriction", req.resourceId),
         restrictionDecider,
-        { type: "LiftRestriction", accountId: ctx.principal.accountId },
+        {
+          build: async (state: RestrictionState, client: PoolClient) => {
+            if (state.status !== "restricted" || state.accountId !== accountId)
+              throw notFound("resource restriction");
+            await requireRestrictRight(
+              client,
+              ctx,
+              state.spaceId,
+              state.resourceType,
+              "lifting restrictions",
+            );
+            return { type: "LiftRestriction" as const, accountId };
+          },
+        },
         { ...actorMetadata(ctx), project_id: req.resourceId },
       );
       return {};

@@ -1,10 +1,17 @@
 import type { Decider } from "@argus/eventstore";
 import type { RestrictionEvent, RestrictionType } from "@argus/contracts";
-import { DomainError, notFound, unreachable } from "@argus/platform";
+import { DomainError, notFound, unreachable, type Permission } from "@argus/platform";
 
 export const RESTRICTION_TYPES: readonly RestrictionType[] = ["PROJECT", "DASHBOARD", "PROMPT"];
 
-/** One stream per restricted resource (identity does not know the project's space). */
+/** The permission, in the resource's space, to restrict or lift one of each type. */
+export const RESTRICT_PERMISSION = {
+  PROJECT: "PROJECT_RESTRICT",
+  DASHBOARD: "DASHBOARD_RESTRICT",
+  PROMPT: "PROMPT_RESTRICT",
+} as const satisfies Record<RestrictionType, Permission>;
+
+/** One stream per restricted resource. */
 export type RestrictionState =
   | { status: "none" | "lifted" }
   | {
@@ -13,6 +20,8 @@ export type RestrictionState =
       resourceType: RestrictionType;
       accountId: string;
       createdAt: string;
+      /** Absent for a restriction made before spaces were kept. */
+      spaceId?: string;
     };
 
 export type RestrictionCommand =
@@ -22,6 +31,7 @@ export type RestrictionCommand =
       /** PROJECT, or the public API's DASHBOARD and PROMPT (stored, not enforced). */
       resourceType: RestrictionType;
       accountId: string;
+      spaceId: string;
       now: Date;
     }
   | { type: "LiftRestriction"; accountId: string };
@@ -48,6 +58,7 @@ function decide(command: RestrictionCommand, state: RestrictionState): Restricti
             account_id: command.accountId,
             resource_type: command.resourceType,
             created_at: command.now.toISOString(),
+            ...(command.spaceId ? { space_id: command.spaceId } : {}),
           },
         },
       ];
@@ -69,6 +80,7 @@ function evolve(_state: RestrictionState, event: RestrictionEvent): RestrictionS
         resourceType: d.resource_type,
         accountId: d.account_id,
         createdAt: d.created_at,
+        ...(d.space_id ? { spaceId: d.space_id } : {}),
       };
     }
     case "ResourceRestrictionDeleted":

@@ -403,6 +403,11 @@ export interface CreateResourceRestrictionRequest {
   resourceId: string;
   /** PROJECT (also when empty), DASHBOARD or PROMPT. */
   resourceType: string;
+  /**
+   * The resource's space, as its owning service answered the caller (the gateway reads it):
+   * where a caller other than an account admin needs the type's *_RESTRICT permission.
+   */
+  spaceId: string;
 }
 
 export interface DeleteResourceRestrictionRequest {
@@ -4282,7 +4287,7 @@ export const ListResourceRestrictionsResponse: MessageFns<ListResourceRestrictio
 };
 
 function createBaseCreateResourceRestrictionRequest(): CreateResourceRestrictionRequest {
-  return { resourceId: "", resourceType: "" };
+  return { resourceId: "", resourceType: "", spaceId: "" };
 }
 
 export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrictionRequest> = {
@@ -4295,6 +4300,9 @@ export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrict
     }
     if (message.resourceType !== "") {
       writer.uint32(18).string(message.resourceType);
+    }
+    if (message.spaceId !== "") {
+      writer.uint32(26).string(message.spaceId);
     }
     return writer;
   },
@@ -4326,6 +4334,14 @@ export const CreateResourceRestrictionRequest: MessageFns<CreateResourceRestrict
             }
 
             message.resourceType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.spaceId = reader.string();
             continue;
           }
         }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, listAuditLogs } from "@arizeai/ax-client";
@@ -128,6 +129,17 @@ describe("GET /v2/audit-logs", () => {
       400,
       "invalid-request",
     );
+    // user_id filters: an id of another type is a bad parameter; a user with no entries, none.
+    const serviceAccount = Buffer.from(`ServiceAccount:${randomUUID()}`).toString("base64");
+    expectProblem(
+      await api.req("GET", `/v2/audit-logs?user_id=${encodeURIComponent(serviceAccount)}`),
+      400,
+      "invalid-request",
+    );
+    const nobody = Buffer.from(`User:${randomUUID()}`).toString("base64");
+    expect(
+      (await api.req("GET", `/v2/audit-logs?user_id=${encodeURIComponent(nobody)}`)).body.logs,
+    ).toEqual([]);
 
     const first = await api.req("GET", "/v2/audit-logs?limit=1");
     expect(first.body.logs).toHaveLength(1);

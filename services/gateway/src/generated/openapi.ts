@@ -6306,7 +6306,7 @@ export interface components {
     AuditStartTimeQueryParam: string;
     /** @description Inclusive upper bound on `created_at`; now when omitted. */
     AuditEndTimeQueryParam: string;
-    /** @description Only entries of actions by this user. */
+    /** @description Only entries of actions by this user (an id of another type is 400). */
     AuditUserIdQueryParam: components["schemas"]["Id"];
     /** @description Only entries of this operation type. */
     AuditOperationTypeQueryParam: components["schemas"]["AuditLogOperationType"];
@@ -7340,7 +7340,7 @@ export interface operations {
         start_time?: components["parameters"]["AuditStartTimeQueryParam"];
         /** @description Inclusive upper bound on `created_at`; now when omitted. */
         end_time?: components["parameters"]["AuditEndTimeQueryParam"];
-        /** @description Only entries of actions by this user. */
+        /** @description Only entries of actions by this user (an id of another type is 400). */
         user_id?: components["parameters"]["AuditUserIdQueryParam"];
         /** @description Only entries of this operation type. */
         operation_type?: components["parameters"]["AuditOperationTypeQueryParam"];

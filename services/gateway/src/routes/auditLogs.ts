@@ -1,4 +1,4 @@
-import { decodeId, encodeId, isUuidAnyCase, notFound } from "@argus/platform";
+import { DomainError, decodeId, encodeId, isUuidAnyCase } from "@argus/platform";
 import { AuditServiceService, type AuditLogEntry } from "@argus/proto/identity/v1/audit";
 import type { Backend } from "../backend.ts";
 import type { ResourceHandlers } from "../http/handler.ts";
@@ -47,7 +47,10 @@ export function auditLogHandlers(identity: Backend): ResourceHandlers<"audit-log
     async list_audit_logs(req) {
       const userId = req.query.user_id;
       const userUuid = userId === undefined ? "" : decodeId("User", userId);
-      if (userUuid === null) throw notFound("user");
+      // A filter, not a path: an id of another type (a service account's) is a bad parameter,
+      // one of the public API's answers (400); a user with no entries lists none.
+      if (userUuid === null)
+        throw new DomainError("invalid-request", "query parameter 'user_id' is not a user id");
       const res = await identity.call(
         AuditServiceService.listAuditLogs,
         {

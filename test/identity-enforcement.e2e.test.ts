@@ -74,6 +74,66 @@ describe("deleting a user revokes their USER keys", () => {
 });
 
 describe("restricted projects (project-level authorization)", () => {
+  it("a space admin restricts, lists and lifts in its space; a reader may not and lists none", async () => {
+    const space = await newSpace(true);
+    const [spaceAdmin, reader] = [
+      await newUser(api, db, "MEMBER"),
+      await newUser(api, db, "MEMBER"),
+    ];
+    await addSpaceUser(api, space, spaceAdmin.id, "ADMIN", orgId);
+    await addSpaceUser(api, space, reader.id, "READ_ONLY", orgId);
+    const project = async () =>
+      (
+        await api.req("POST", "/v2/projects", {
+          body: { space_id: space, name: `r-${randomUUID()}` },
+        })
+      ).body.id as string;
+    const listed = async (key?: string) =>
+      (
+        await api.req("GET", "/v2/resource-restrictions?limit=100", { key })
+      ).body.resource_restrictions.map((r: Json) => r.resource_id);
+    const [byAdmin, byAccountAdmin] = [await project(), await project()];
+    expectProblem(
+      await api.req("POST", "/v2/resource-restrictions", {
+        body: { resource_id: byAdmin },
+        key: reader.key,
+      }),
+      403,
+      "access-forbidden",
+    );
+    const made = await api.req("POST", "/v2/resource-restrictions", {
+      body: { resource_id: byAdmin },
+      key: spaceAdmin.key,
+    });
+    expect([made.status, made.body.resource_id]).toEqual([200, byAdmin]);
+    expect(
+      (
+        await api.req("POST", "/v2/resource-restrictions", {
+          body: { resource_id: byAccountAdmin },
+        })
+      ).status,
+    ).toBe(200);
+    // The space admin manages both (the space is where it holds PROJECT_RESTRICT); the reader neither.
+    expect(await listed(spaceAdmin.key)).toEqual(expect.arrayContaining([byAdmin, byAccountAdmin]));
+    expect(await listed(reader.key)).toEqual([]);
+    expect(await listed()).toEqual(expect.arrayContaining([byAdmin, byAccountAdmin]));
+    // Restricted, the project is hidden from the space admin too; it may still lift it.
+    expect((await api.req("GET", `/v2/projects/${byAdmin}`, { key: spaceAdmin.key })).status).toBe(
+      404,
+    );
+    expectProblem(
+      await api.req("DELETE", `/v2/resource-restrictions/${byAdmin}`, { key: reader.key }),
+      403,
+      "access-forbidden",
+    );
+    expect(
+      (await api.req("DELETE", `/v2/resource-restrictions/${byAdmin}`, { key: spaceAdmin.key }))
+        .status,
+    ).toBe(204);
+    expect((await api.req("GET", `/v2/projects/${byAdmin}`, { key: reader.key })).status).toBe(200);
+    expect(await listed(spaceAdmin.key)).not.toContain(byAdmin);
+  });
+
   it("a restricted project is 404 to a space reader without a binding, 200 once bound", async () => {
     const space = await newSpace(true);
     const reader = await newUser(api, db, "MEMBER");

@@ -1506,7 +1506,7 @@ export interface paths {
     };
     /**
      * List resource restrictions
-     * @description The account's restricted resources (projects, dashboards, prompts).
+     * @description The restrictions the caller may manage: all of the account's for an account admin; otherwise those in spaces where it holds the type's *_RESTRICT permission.
      */
     get: operations["list_resource_restrictions"];
     put?: never;

@@ -6,9 +6,9 @@ import { sql } from "../shared/projectionSql.ts";
 export const restrictionProjections: Projections<RestrictionEvent> = {
   ResourceRestrictionCreated: sql(
     "ResourceRestrictionCreated",
-    `insert into resource_restrictions (resource_id, account_id, resource_type, created_at)
-       values ($1, $2, $3, $4)`,
-    (d) => [d.resource_id, d.account_id, d.resource_type, d.created_at],
+    `insert into resource_restrictions (resource_id, account_id, resource_type, created_at, space_id)
+       values ($1, $2, $3, $4, $5)`,
+    (d) => [d.resource_id, d.account_id, d.resource_type, d.created_at, d.space_id ?? null],
   ),
   ResourceRestrictionDeleted: sql(
     "ResourceRestrictionDeleted",

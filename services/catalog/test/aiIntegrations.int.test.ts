@@ -3,6 +3,7 @@ import { secretBox } from "@argus/platform";
 import { apiKeyBinding } from "../src/aiIntegrations/aiIntegrationRows.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AiIntegrationServiceService as S } from "@argus/proto/catalog/v1/ai_integrations";
+import { IdentityServiceService } from "@argus/proto/identity/v1";
 import { startedForFile, uniqueName } from "@argus/testkit";
 import { aiIntegrationConfig } from "./catalogInputs.ts";
 import { problemOf, startCatalogStack } from "./promptsStack.ts";
@@ -102,5 +103,22 @@ describe("AI integrations", () => {
     expect(await problemOf(t.call(S.createAiIntegration, { config: config({ name }) }))).toBe(
       "resource-conflict",
     );
+  });
+
+  it("a scoping's space is of the organization it names (422 otherwise)", async () => {
+    const other = await t.callIdentity(
+      IdentityServiceService.createOrganization,
+      { name: uniqueName("org"), description: "" },
+      t.admin,
+    );
+    const scoped = (organizationId: string) =>
+      problemOf(
+        t.call(S.createAiIntegration, {
+          config: config({ scopings: [{ organizationId, spaceId }] }),
+        }),
+      );
+    expect(await scoped(t.organizationId)).toBe("ok");
+    expect(await scoped(other.id)).toBe("unprocessable-entity");
+    expect(await scoped("")).toBe("ok");
   });
 });

@@ -40,7 +40,10 @@ export async function requireChangeable(
     );
 }
 
-/** Scopings must name spaces and organizations the caller can see (422 otherwise). */
+/**
+ * Scopings must name spaces and organizations the caller can see, and a space of the
+ * organization a scoping names with it (422 otherwise): one scoping is one place.
+ */
 export async function checkScopings(
   spaces: Spaces,
   ctx: CallContext,
@@ -49,10 +52,15 @@ export async function checkScopings(
   for (const s of scopings) {
     if (s.organization_id !== null && !(await spaces.seesOrganization(ctx, s.organization_id)))
       throw new DomainError("unprocessable-entity", "a scoping names an unknown organization");
-    if (s.space_id !== null)
-      await spaces.get(ctx, s.space_id).catch(() => {
-        throw new DomainError("unprocessable-entity", "a scoping names an unknown space");
-      });
+    if (s.space_id === null) continue;
+    const space = await spaces.get(ctx, s.space_id).catch(() => {
+      throw new DomainError("unprocessable-entity", "a scoping names an unknown space");
+    });
+    if (s.organization_id !== null && space.organizationId !== s.organization_id)
+      throw new DomainError(
+        "unprocessable-entity",
+        "a scoping names a space of another organization than its own",
+      );
   }
 }
 

@@ -18,7 +18,7 @@ export interface paths {
     put?: never;
     /**
      * Create an AI integration
-     * @description Create an integration; the name is unique within the account (409).
+     * @description Create an integration; the name is unique within the account (409). A scoping names an organization and space the caller sees, the space of that organization (422 otherwise).
      */
     post: operations["create_ai_integration"];
     delete?: never;
@@ -994,7 +994,7 @@ export interface paths {
     put?: never;
     /**
      * Create an integration
-     * @description `type` selects the shape; for LLM, `config.provider` selects the config. LLM names are unique among LLM (AI) integrations of the account, AGENT and EVALUATOR names among those two (409).
+     * @description `type` selects the shape; for LLM, `config.provider` selects the config. LLM names are unique among LLM (AI) integrations of the account, AGENT and EVALUATOR names among those two (409). A scoping names an organization and space the caller sees, the space of that organization (422 otherwise).
      */
     post: operations["create_integration"];
     delete?: never;

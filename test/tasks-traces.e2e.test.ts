@@ -217,6 +217,18 @@ describe("trace and session evaluators on a project task", () => {
       "root-2": { trace_refund: "false/0" },
       "root-4": { trace_refund: "false/0", session_refund: "false/0" },
     });
+    // Each evaluation names the task that wrote it by the task's public id.
+    const listed = await asAdmin("POST", "/v2/spans?limit=100", {
+      project_id: projectId,
+      ...recentWindow(),
+    });
+    const metadata = (listed.spans as Json[]).flatMap((s) =>
+      (s.evaluations as Json[]).map((e) => e.metadata),
+    );
+    expect(metadata).toHaveLength(6);
+    expect(new Set(metadata.map((m) => JSON.stringify(m)))).toEqual(
+      new Set([JSON.stringify({ task_id: task.id })]),
+    );
 
     // Everything labeled: the spec's rule (CANCELLED, zero counts); override evaluates anew.
     const again = await triggered(task.id, w);

@@ -5365,6 +5365,7 @@ export interface components {
       score?: number;
       label?: string;
       explanation?: string;
+      /** @description What wrote it; an evaluation task's has `task_id`, the task's id. */
       metadata?: Record<string, unknown>;
     };
     /**

@@ -308,6 +308,8 @@ describe("trace and session evaluators on a project task", () => {
     const run = await triggered(task.id, window());
     expect(run.status).toBe("FAILED");
     expect(run.failure_reason).toMatch(/data_granularity must be TRACE or SESSION/);
+    // The evaluator by its name or public id: no internal uuid in what the API answers.
+    expect(run.failure_reason).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/);
   });
 });
 

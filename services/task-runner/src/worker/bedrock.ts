@@ -8,6 +8,7 @@ import { ItemError } from "./managedEvaluators.ts";
 import {
   cloudRequest,
   guardedFetch,
+  integrationNamed,
   retried,
   USER_AGENT,
   type Chat,
@@ -103,12 +104,12 @@ export function bedrockChat(
   );
   const auth = integration.authType;
   if (auth === "PROXY_WITH_HEADERS" && !integration.baseUrl)
-    throw new ItemError(`AI integration ${integration.id} (AWS_BEDROCK proxy) has no base_url`);
+    throw new ItemError(`${integrationNamed(integration)} (AWS_BEDROCK proxy) has no base_url`);
   if (auth === "BEARER_TOKEN" && !integration.apiKey)
-    throw new ItemError(`AI integration ${integration.id} (AWS_BEDROCK) has no bearer token`);
+    throw new ItemError(`${integrationNamed(integration)} (AWS_BEDROCK) has no bearer token`);
   const roleArn = typeof metadata.role_arn === "string" ? metadata.role_arn : "";
   if (auth === "DEFAULT" && !roleArn)
-    throw new ItemError(`AI integration ${integration.id} (AWS_BEDROCK) has no role_arn`);
+    throw new ItemError(`${integrationNamed(integration)} (AWS_BEDROCK) has no role_arn`);
   const credentials =
     auth === "DEFAULT"
       ? assumedRole(

@@ -55,6 +55,10 @@ export interface RunEvaluator {
   query_filter?: string | null;
 }
 
+/** An evaluator as a run's failure reason names it: by name, else by its public id. */
+const evaluatorNamed = (e: Pick<RunEvaluator, "evaluator_id" | "evaluator_name">): string =>
+  `evaluator ${e.evaluator_name ?? encodeId("Evaluator", e.evaluator_id)}`;
+
 /**
  * The one shape a run keeps of an evaluator: the task's attachment (mappings, filter) with the
  * version resolved for this run, whether a caller's trigger or the scheduler resolved it.
@@ -130,7 +134,7 @@ export function runSources(
     );
   };
   for (const e of evaluators) {
-    add(e.evaluator_id, `evaluator ${e.evaluator_name ?? encodeId("Evaluator", e.evaluator_id)}`);
+    add(e.evaluator_id, evaluatorNamed(e));
     if (e.type === "REMOTE") integration("Integration", e.config.integration_id);
     if (e.type === "TEMPLATE")
       integration(
@@ -192,7 +196,7 @@ export async function itemEvaluators(
   for (const e of evaluators) {
     const shape = shapeOf(e);
     if (typeof shape === "string") {
-      reasons.push(`evaluator ${e.evaluator_id}: ${shape}`);
+      reasons.push(`${evaluatorNamed(e)}: ${shape}`);
       continue;
     }
     if (e.type === "CODE" && e.config.type === "CUSTOM") {
@@ -236,7 +240,7 @@ export async function itemEvaluators(
       try {
         endpoint = endpointOf(await d.endpoints(accountId, id));
       } catch (err) {
-        reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);
+        reasons.push(`${evaluatorNamed(e)}: ${(err as Error).message}`);
         continue;
       }
       const target = endpoint;
@@ -272,7 +276,7 @@ export async function itemEvaluators(
         client = providerChat(integration, d.policy, d.providerTimeoutMs, d.clouds, stopped);
         clients.set(integrationId, client);
       } catch (err) {
-        reasons.push(`evaluator ${e.evaluator_id}: ${(err as Error).message}`);
+        reasons.push(`${evaluatorNamed(e)}: ${(err as Error).message}`);
         continue;
       }
     }

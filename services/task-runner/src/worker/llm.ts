@@ -4,7 +4,7 @@ import type { OutboundPolicy } from "@argus/platform";
 import type { ResolvedIntegration } from "@argus/proto/catalog/v1/ai_integrations";
 import { ItemError, type Verdict } from "./managedEvaluators.ts";
 import { bedrockChat, type AwsOptions } from "./bedrock.ts";
-import { guardedFetch, type Chat } from "./providerHttp.ts";
+import { guardedFetch, integrationNamed, type Chat } from "./providerHttp.ts";
 import { vertexChat, type GcpOptions } from "./vertex.ts";
 
 /** A TEMPLATE evaluator's template_config, as the catalog stores it. */
@@ -150,7 +150,7 @@ export function providerChat(
     case "AZURE_OPEN_AI": {
       if (!base)
         throw new ItemError(
-          `AI integration ${integration.id} (AZURE_OPEN_AI) has no base_url (the resource endpoint)`,
+          `${integrationNamed(integration)} (AZURE_OPEN_AI) has no base_url (the resource endpoint)`,
         );
       const version = metadata.azure_openai_version ?? metadata.api_version;
       const client = new AzureOpenAI({
@@ -165,7 +165,7 @@ export function providerChat(
       const baseURL = base ?? (integration.provider === "OPEN_AI" ? OPENAI_BASE_URL : undefined);
       if (!baseURL)
         throw new ItemError(
-          `AI integration ${integration.id} (${integration.provider}) has no base_url this version can call`,
+          `${integrationNamed(integration)} (${integration.provider}) has no base_url this version can call`,
         );
       const client = new OpenAI({ ...common, apiKey: integration.apiKey ?? "none", baseURL });
       return (request) => openAiChat(client, request, stopped);

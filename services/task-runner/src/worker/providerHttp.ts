@@ -1,5 +1,5 @@
 import { setTimeout } from "node:timers/promises";
-import { sendOutbound, type OutboundPolicy } from "@argus/platform";
+import { encodeId, sendOutbound, type OutboundPolicy } from "@argus/platform";
 
 /*
  * What every outbound call of the worker shares: the model clients of llm.ts, bedrock.ts and
@@ -8,6 +8,10 @@ import { sendOutbound, type OutboundPolicy } from "@argus/platform";
 
 /** How the task runner names itself to the endpoints and providers it calls itself. */
 export const USER_AGENT = "Argus-Tasks/1";
+
+/** An AI integration as a run's failure reason names it: by its public id, as the API does. */
+export const integrationNamed = (integration: { id: string }): string =>
+  `AI integration ${encodeId("AiIntegration", integration.id)}`;
 
 /**
  * fetch for the provider's client through the one outbound guard (packages/platform

@@ -5,6 +5,7 @@ import { ItemError } from "./managedEvaluators.ts";
 import {
   cloudRequest,
   guardedFetch,
+  integrationNamed,
   retried,
   USER_AGENT,
   type Chat,
@@ -56,7 +57,7 @@ export function vertexChat(
   const location = typeof m.location === "string" ? m.location : "";
   if (!project || !location)
     throw new ItemError(
-      `AI integration ${integration.id} (VERTEX_AI) has no project_id and location`,
+      `${integrationNamed(integration)} (VERTEX_AI) has no project_id and location`,
     );
   const host =
     location === "global"

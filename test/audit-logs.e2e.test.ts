@@ -231,3 +231,61 @@ describe("GET /v2/audit-logs", () => {
     }
   });
 });
+
+describe("service accounts as creators and annotators", () => {
+  // Last in the file: it writes events of other services, which the test above counts against
+  // identity's own.
+  it("what a service account creates or annotates names no user (it is no user); the log names it", async () => {
+    const admin = await serviceKey("ADMIN");
+    const prompt = await api.req("POST", "/v2/prompts", {
+      key: admin.key,
+      body: {
+        space_id: spaceId,
+        name: `by-service-${Date.now()}`,
+        version: {
+          commit_message: "c",
+          provider: "OPEN_AI",
+          messages: [{ role: "USER", content: "hi" }],
+        },
+      },
+    });
+    expect(prompt.status).toBe(201);
+    expect([prompt.body.created_by_user_id, prompt.body.version.created_by_user_id]).toEqual([
+      "",
+      "",
+    ]);
+    const dataset = await api.req("POST", "/v2/datasets", {
+      body: { space_id: spaceId, name: `annotated-${Date.now()}`, examples: [{ q: "a" }] },
+    });
+    await api.req("POST", "/v2/annotation-configs", {
+      body: {
+        space_id: spaceId,
+        name: "svc-rating",
+        annotation_config_type: "CONTINUOUS",
+        minimum_score: 0,
+        maximum_score: 1,
+      },
+    });
+    const [example] = (await api.req("GET", `/v2/datasets/${dataset.body.id}/examples`)).body
+      .examples as Json[];
+    const annotated = await api.req("POST", `/v2/datasets/${dataset.body.id}/examples/annotate`, {
+      key: admin.key,
+      body: {
+        annotations: [{ record_id: example!.id, values: [{ name: "svc-rating", score: 0.5 }] }],
+      },
+    });
+    expect(annotated.status).toBeLessThan(300);
+    const [read] = (await api.req("GET", `/v2/datasets/${dataset.body.id}/examples`)).body
+      .examples as Json[];
+    expect(read!.annotations).toEqual([
+      expect.objectContaining({ name: "svc-rating", score: 0.5 }),
+    ]);
+    expect((read!.annotations as Json[])[0]).not.toHaveProperty("annotator");
+    const logs = await eventually("/v2/audit-logs?operation_name=PromptCreated", (l) =>
+      l.some((e) => e.resource_id === prompt.body.id),
+    );
+    expect(logs.find((e) => e.resource_id === prompt.body.id)!.service_account_id).toBe(
+      admin.bot_user.id,
+    );
+  });
+});

@@ -12,7 +12,7 @@ import { DirectoryServiceService } from "@argus/proto/identity/v1/directory";
 
 /** Who annotates: the public API shows an annotation's annotator with their e-mail. */
 export interface Annotators {
-  /** The calling user as an annotator (e-mail empty for a service account). */
+  /** The calling user as an annotator (a service account: none, its id and e-mail empty). */
   caller(ctx: CallContext): Promise<Annotator>;
 }
 
@@ -25,7 +25,9 @@ export function identityAnnotators(channel: Client, self: CallCredential): Annot
   return {
     async caller(ctx) {
       const p = ctx.principal;
-      if (!p.userId) return { user_id: p.serviceAccountId, email: "" };
+      // A service account is no user: its annotations name no annotator (the API's annotator
+      // is a user, with a User id).
+      if (!p.userId) return { user_id: "", email: "" };
       try {
         const { users } = await callUnary(
           channel,

@@ -5,7 +5,7 @@ export { identitySpaces } from "./spaces.ts";
 export type { RowPlace } from "./spaceAccess.ts";
 export {
   SPACE_FACTS,
-  actorId,
+  creatorUserId,
   spaceMetadata,
   confirmListed,
   filteredSpaceIds,

@@ -172,7 +172,11 @@ export const spaceMetadata = (ctx: CallContext, spaceId: string) => ({
   space_id: spaceId,
 });
 
-/** Who a write is attributed to: the user of a USER key, else the service account. */
-export function actorId(ctx: CallContext): string {
-  return ctx.principal.userId || ctx.principal.serviceAccountId;
+/**
+ * The user a resource names as its creator (`created_by_user_id`): the user of a USER key;
+ * none ("") for a service account, which is no user (its public id is a ServiceAccount's), as
+ * tasks, monitors and webhooks answer. The audit log keeps which service account it was.
+ */
+export function creatorUserId(ctx: CallContext): string {
+  return ctx.principal.userId;
 }

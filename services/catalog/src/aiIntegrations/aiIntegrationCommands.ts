@@ -16,7 +16,7 @@ import type {
   DeleteAiIntegrationResponse,
   UpdateAiIntegrationRequest,
 } from "@argus/proto/catalog/v1/ai_integrations";
-import { actorId, type Spaces } from "@argus/spaces";
+import { creatorUserId, type Spaces } from "@argus/spaces";
 import {
   aiIntegrationDecider,
   type AiIntegrationCommand,
@@ -114,7 +114,7 @@ export function aiIntegrationCommands(deps: CatalogDeps) {
         accountId: ctx.principal.accountId,
         config,
         apiKey,
-        userId: actorId(ctx),
+        userId: creatorUserId(ctx),
         now: deps.clock.now(),
       } as const;
       await run(ctx, id, command, apiKey ?? undefined);

@@ -13,7 +13,7 @@ import type {
   EvaluatorWithVersion,
   UpdateEvaluatorRequest,
 } from "@argus/proto/catalog/v1/evaluators";
-import { actorId } from "@argus/spaces";
+import { creatorUserId } from "@argus/spaces";
 import { ACCESS } from "../shared/access.ts";
 import {
   evaluatorDecider,
@@ -69,7 +69,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
         description: req.description ?? null,
         evaluatorType: req.type,
         version,
-        userId: actorId(ctx),
+        userId: creatorUserId(ctx),
         now: deps.clock.now(),
       });
       const { id } = await evaluators.create(
@@ -146,7 +146,7 @@ export function evaluatorCommands(deps: CatalogDeps) {
         type: "CreateEvaluatorVersion",
         versionId,
         version,
-        userId: actorId(ctx),
+        userId: creatorUserId(ctx),
         now: deps.clock.now(),
       };
       await evaluators.run(ctx, row.id, row.space_id, checkedThen(command, check));

@@ -18,7 +18,7 @@ import type {
   Integration,
   UpdateIntegrationRequest,
 } from "@argus/proto/catalog/v1/integrations";
-import { actorId } from "@argus/spaces";
+import { creatorUserId } from "@argus/spaces";
 import {
   integrationDecider,
   type IntegrationCommand,
@@ -156,7 +156,7 @@ export function integrationCommands(deps: CatalogDeps) {
         id,
         accountId: ctx.principal.accountId,
         input: { ...input, endpoint: endpointOf(input.endpoint) },
-        userId: actorId(ctx),
+        userId: creatorUserId(ctx),
         presetIds: input.request_presets.map(() => uuidv7()),
         now: deps.clock.now(),
       } as const;

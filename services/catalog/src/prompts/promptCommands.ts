@@ -9,7 +9,7 @@ import type {
   PromptWithVersion,
   UpdatePromptRequest,
 } from "@argus/proto/catalog/v1/prompts";
-import { actorId } from "@argus/spaces";
+import { creatorUserId } from "@argus/spaces";
 import { ACCESS } from "../shared/access.ts";
 import { promptDecider } from "./promptDecider.ts";
 import { findPrompt, toPrompt } from "./promptRows.ts";
@@ -46,7 +46,7 @@ export function promptCommands(deps: CatalogDeps) {
           name: req.name,
           description: req.description ?? null,
           version: promptContentOf(req.version),
-          userId: actorId(ctx),
+          userId: creatorUserId(ctx),
           now: deps.clock.now(),
         }),
         {
@@ -84,7 +84,7 @@ export function promptCommands(deps: CatalogDeps) {
         type: "CreatePromptVersion",
         versionId,
         version: promptContentOf(req.content),
-        userId: actorId(ctx),
+        userId: creatorUserId(ctx),
         now: deps.clock.now(),
       });
       return views.present(ctx, versionId);

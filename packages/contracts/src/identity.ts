@@ -219,7 +219,8 @@ export interface ResourceRestrictionCreated {
 
 export interface ResourceRestrictionDeleted {
   type: "ResourceRestrictionDeleted";
-  data: { resource_id: string };
+  /** `resource_type` is absent in events written before it. */
+  data: { resource_id: string; resource_type?: RestrictionType };
 }
 
 export type RestrictionEvent = ResourceRestrictionCreated | ResourceRestrictionDeleted;

@@ -46,7 +46,7 @@ describe("restriction decider", () => {
   it("lifting yields ResourceRestrictionDeleted; then the project may be restricted again", () => {
     expect(lifted.at(-1)).toEqual({
       type: "ResourceRestrictionDeleted",
-      data: { resource_id: "p1" },
+      data: { resource_id: "p1", resource_type: "PROJECT" },
     });
     expect(given(lifted).when(restrict())).toHaveLength(1);
   });

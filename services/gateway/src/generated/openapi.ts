@@ -3182,7 +3182,7 @@ export interface components {
       variables?: string | null;
       /** @description The kind of resource acted on, e.g. space, api_key, role_binding. */
       resource_type?: string;
-      /** @description The internal id of the resource acted on. */
+      /** @description The id of the resource acted on, as the API answers it elsewhere (a dataset's for its examples' writes, a project's for its spans'). */
       resource_id?: string;
       /** Format: date-time */
       created_at: string;

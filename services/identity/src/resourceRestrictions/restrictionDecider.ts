@@ -64,7 +64,12 @@ function decide(command: RestrictionCommand, state: RestrictionState): Restricti
       ];
     case "LiftRestriction":
       if (!restricted || !mine) throw notFound("resource restriction");
-      return [{ type: "ResourceRestrictionDeleted", data: { resource_id: restricted.projectId } }];
+      return [
+        {
+          type: "ResourceRestrictionDeleted",
+          data: { resource_id: restricted.projectId, resource_type: restricted.resourceType },
+        },
+      ];
     default:
       return unreachable(command);
   }

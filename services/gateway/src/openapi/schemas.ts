@@ -112,7 +112,14 @@ export function createSchemaCompilers(doc: OpenApiDocument): SchemaCompilers {
   return {
     body: (schema) => bodyAjv.compile(rewriteRefs(schema) as JsonSchema),
     input: (schema) => inputAjv.compile(rewriteRefs(schema) as JsonSchema),
-    reported: (errors) => chosenError(errors, branchOf),
+    reported: (errors) => {
+      // Only the detail's wording is at stake: a branch that cannot be compiled names ajv's first.
+      try {
+        return chosenError(errors, branchOf);
+      } catch {
+        return errors[0];
+      }
+    },
   };
 }
 

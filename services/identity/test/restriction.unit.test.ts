@@ -20,6 +20,13 @@ const restrict = (
 });
 const lift = (accountId = "a1"): RestrictionCommand => ({ type: "LiftRestriction", accountId });
 const restricted = given().then(restrict());
+/** A restriction's event as written before it kept the resource's space. */
+const CREATED_BEFORE_SPACES = {
+  resource_id: "p1",
+  account_id: "a1",
+  resource_type: "PROJECT" as const,
+  created_at: now.toISOString(),
+};
 const lifted = given(restricted).then(lift());
 
 describe("restriction decider", () => {
@@ -27,13 +34,7 @@ describe("restriction decider", () => {
     expect(restricted).toEqual([
       {
         type: "ResourceRestrictionCreated",
-        data: {
-          resource_id: "p1",
-          account_id: "a1",
-          resource_type: "PROJECT",
-          created_at: now.toISOString(),
-          space_id: "s1",
-        },
+        data: { ...CREATED_BEFORE_SPACES, space_id: "s1" },
       },
     ]);
   });
@@ -61,12 +62,7 @@ describe("restriction decider", () => {
   it("a restriction recorded without its space folds to a state without one (account admins lift it)", () => {
     const state = restrictionDecider.evolve(restrictionDecider.initialState, {
       type: "ResourceRestrictionCreated",
-      data: {
-        resource_id: "p1",
-        account_id: "a1",
-        resource_type: "PROJECT",
-        created_at: now.toISOString(),
-      },
+      data: CREATED_BEFORE_SPACES,
     });
     expect(state).toEqual({
       status: "restricted",

@@ -145,7 +145,12 @@ it("issue 13: the SDK's values are accepted and read back through its own client
     },
   });
   await api.req("POST", "/v2/projects", { body: { name: "py-typed", space_id: space.id } });
-  const dashboard = Buffer.from(`Dashboard:${randomUUID()}`).toString("base64");
+  // A restriction names a dashboard that exists.
+  const dashboard = (
+    await api.req("POST", "/v2/dashboards", {
+      body: { space_id: space.id, name: `py-restricted-${randomUUID()}` },
+    })
+  ).body.id as string;
   const remote = await api.req("POST", "/v2/integrations", {
     body: {
       type: "EVALUATOR",

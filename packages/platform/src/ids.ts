@@ -114,6 +114,17 @@ export function encodeId(type: string, uuid: string): string {
   return Buffer.from(`${type}:${uuid}`, "utf8").toString("base64");
 }
 
+/**
+ * encodeId computed by Postgres over a uuid-valued SQL expression, for answers built in SQL.
+ * Postgres' `encode(…, 'base64')` breaks lines after 76 characters (57 bytes), so a type name
+ * longer than 20 characters would not spell the same id; it is refused here, once.
+ */
+export function publicIdSql(type: string, uuid: string): string {
+  if (!/^[A-Za-z]{1,20}$/.test(type))
+    throw new Error(`publicIdSql: type ${type} cannot be encoded`);
+  return `encode(convert_to('${type}:' || (${uuid})::text, 'UTF8'), 'base64')`;
+}
+
 /** One scratch array for the uuid's character codes: decoding is synchronous. */
 const codes = new Array<number>(UUID_LENGTH);
 

@@ -163,6 +163,7 @@ export {
   isUuidAnyCase,
   isUuidList,
   joinedUuidsOf,
+  publicIdSql,
   uuidv7,
 } from "./ids.ts";
 export type { Lifecycle, LiveOf } from "./lifecycle.ts";

@@ -7,6 +7,7 @@ import {
   isUuidAnyCase,
   isUuidList,
   joinedUuidsOf,
+  publicIdSql,
   uuidv7,
 } from "../src/ids.ts";
 
@@ -229,3 +230,17 @@ function decodeIdByBuffer(id: string): string | null {
   );
   return m ? m[1]! : null;
 }
+
+describe("publicIdSql", () => {
+  it("encodes in SQL what encodeId encodes, and refuses a type Postgres would wrap", () => {
+    expect(publicIdSql("User", "a.annotator_id")).toBe(
+      "encode(convert_to('User:' || (a.annotator_id)::text, 'UTF8'), 'base64')",
+    );
+    // 20 letters + ':' + 36 = 57 bytes, the most one 76-character base64 line holds.
+    expect(() => publicIdSql("A".repeat(20), "x")).not.toThrow();
+    expect(encodeId("A".repeat(20), uuidv7())).toHaveLength(76);
+    expect(() => publicIdSql("AnnotationQueueRecord", "x")).toThrow(/cannot be encoded/);
+    expect(() => publicIdSql("User'; drop", "x")).toThrow(/cannot be encoded/);
+    expect(() => publicIdSql("", "x")).toThrow(/cannot be encoded/);
+  });
+});

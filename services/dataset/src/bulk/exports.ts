@@ -7,6 +7,7 @@ import {
   type BatchLimits,
   type CallContext,
   notFound,
+  publicIdSql,
 } from "@argus/platform";
 import { isUuid } from "@argus/spaces";
 import {
@@ -24,10 +25,6 @@ import { exampleColumnsOf, runColumnsOf } from "./columns.ts";
 const EXPORT_BATCH: BatchLimits = { rows: 1024, bytes: 1 << 20 };
 
 const { COLUMN_KIND_STRING, COLUMN_KIND_INTEGER } = ColumnKind;
-
-/** A public id (encodeId) computed by Postgres: standard base64 of `<Type>:<uuid>`, one line. */
-const publicIdSql = (type: string, column: string) =>
-  `encode(convert_to('${type}:' || ${column}::text, 'UTF8'), 'base64')`;
 
 const epochMsSql = (column: string) => `floor(extract(epoch from ${column}) * 1000)::bigint::text`;
 

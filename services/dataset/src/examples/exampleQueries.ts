@@ -1,6 +1,6 @@
 import { LIMITS } from "@argus/contracts";
 import { compileFilter } from "@argus/filter";
-import { clampLimit, type CallContext, notFound } from "@argus/platform";
+import { clampLimit, type CallContext, notFound, publicIdSql } from "@argus/platform";
 import type {
   ListExamplesRequest,
   ListExamplesResponse,
@@ -19,7 +19,7 @@ import { examplePage, toExample } from "./exampleRows.ts";
  */
 export const exampleColumns = fieldColumns("x.fields", {
   // encodeId("DatasetExample", id): standard base64 on one line (51 bytes → 68 characters).
-  id: "to_jsonb(encode(convert_to('DatasetExample:' || x.id::text, 'UTF8'), 'base64'))",
+  id: `to_jsonb(${publicIdSql("DatasetExample", "x.id")})`,
 });
 
 export function exampleQueries(deps: DatasetDeps) {

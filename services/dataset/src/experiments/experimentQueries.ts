@@ -1,7 +1,7 @@
 import { LIMITS } from "@argus/contracts";
 import { tracedQuery } from "@argus/eventstore";
 import { compileFilter } from "@argus/filter";
-import { clampLimit, fetchSize, pageOf, type CallContext } from "@argus/platform";
+import { clampLimit, fetchSize, pageOf, publicIdSql, type CallContext } from "@argus/platform";
 import { confirmListed, listableSpaces } from "@argus/spaces";
 import type { PageRequest } from "@argus/proto/common/v1";
 import type {
@@ -34,9 +34,8 @@ import {
  */
 const runColumns = fieldColumns("r.fields", {
   // encodeId(type, id): standard base64 on one line (under 57 bytes → no line breaks).
-  id: "to_jsonb(encode(convert_to('ExperimentRun:' || r.id::text, 'UTF8'), 'base64'))",
-  example_id:
-    "case when r.example_id is null then 'null'::jsonb else to_jsonb(encode(convert_to('DatasetExample:' || r.example_id::text, 'UTF8'), 'base64')) end",
+  id: `to_jsonb(${publicIdSql("ExperimentRun", "r.id")})`,
+  example_id: `case when r.example_id is null then 'null'::jsonb else to_jsonb(${publicIdSql("DatasetExample", "r.example_id")}) end`,
   output: "to_jsonb(r.output)",
 });
 

@@ -1,17 +1,17 @@
 import type { PoolClient } from "pg";
 import { tracedQuery } from "@argus/eventstore";
+import { publicIdSql } from "@argus/platform";
 
 /**
  * A record's annotations as one JSON array text (null when it has none), in the public API's
- * Annotation shape; the annotator's public id is encodeId("User", id), written here in SQL
- * (standard base64, one line: "User:" and a uuid are 41 bytes).
+ * Annotation shape, the annotator by its public id.
  */
 export const annotationsOf = (kind: "example" | "run", recordId: string) => `
   (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
             'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
             'updated_at', a.updated_at,
             'annotator', case when a.annotator_id is null then null else jsonb_strip_nulls(jsonb_build_object(
-              'id', encode(convert_to('User:' || a.annotator_id::text, 'UTF8'), 'base64'),
+              'id', ${publicIdSql("User", "a.annotator_id")},
               'email', a.annotator_email)) end))
           order by a.name)::text
      from annotations a where a.record_kind = '${kind}' and a.record_id = ${recordId})`;

@@ -8,7 +8,7 @@ import {
   type Verdict,
 } from "./managedEvaluators.ts";
 import { judge, providerChat, render, templateVariables, type TemplateConfig } from "./llm.ts";
-import type { Chat } from "./providerHttp.ts";
+import { integrationNamed, type Chat } from "./providerHttp.ts";
 import type { AwsOptions } from "./bedrock.ts";
 import type { GcpOptions } from "./vertex.ts";
 import { endpointOf, evaluateRemote, schemaVariables } from "./endpoints.ts";
@@ -143,10 +143,7 @@ export function runSources(
       );
   }
   if (experiment?.ai_integration_id)
-    add(
-      experiment.ai_integration_id,
-      `AI integration ${encodeId("AiIntegration", experiment.ai_integration_id)}`,
-    );
+    add(experiment.ai_integration_id, integrationNamed({ id: experiment.ai_integration_id }));
   if (experiment?.integration_id)
     add(
       experiment.integration_id,

@@ -1,12 +1,9 @@
 // SQL fragments the span store's queries share.
+import { publicIdSql } from "@argus/platform";
 import type { Window } from "./spanStore.ts";
 
 export const iso = (column: string) =>
   `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** A public id from a stored uuid, as the gateway's `encodeId` makes it (base64 of `Type:uuid`). */
-const publicId = (type: string, uuid: string) =>
-  `encode(convert_to('${type}:' || ${uuid}, 'UTF8'), 'base64')`;
 
 /** The public Annotation shape of one granularity's annotations of a record (jsonb array). */
 const annotationsOf = (granularity: "SPAN" | "TRACE", record: string) => `
@@ -14,7 +11,7 @@ const annotationsOf = (granularity: "SPAN" | "TRACE", record: string) => `
             'name', a.name, 'score', a.score, 'label', a.label, 'text', a.text,
             'updated_at', ${iso("a.updated_at")},
             'annotator', case when a.annotator_id is null then null else jsonb_strip_nulls(jsonb_build_object(
-              'id', ${publicId("User", "a.annotator_id::text")},
+              'id', ${publicIdSql("User", "a.annotator_id")},
               'email', a.annotator_email)) end))
           order by a.name)
      from span_annotations a
@@ -26,7 +23,7 @@ const EVALUATIONS = `
   (select jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
             'name', e.name, 'score', e.score, 'label', e.label, 'explanation', e.explanation,
             'metadata', case when e.metadata ? 'task_id'
-              then e.metadata || jsonb_build_object('task_id', ${publicId("Task", "(e.metadata ->> 'task_id')")})
+              then e.metadata || jsonb_build_object('task_id', ${publicIdSql("Task", "e.metadata ->> 'task_id'")})
               else e.metadata end)) order by e.name)
      from span_evaluations e where e.project_id = s.project_id and e.span_id = s.span_id)`;
 

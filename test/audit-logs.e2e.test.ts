@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { encodeId } from "@argus/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, listAuditLogs } from "@arizeai/ax-client";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
@@ -217,14 +218,26 @@ describe("GET /v2/audit-logs", () => {
         "DatasetExamplesUpdated",
       ]);
       for (const { event_type, data } of rows) {
+        const ofDataset = (e: Json) => JSON.parse(e.variables).dataset_id === created.body.id;
         const logs = await eventually(`/v2/audit-logs?operation_name=${event_type}`, (l) =>
-          l.some((e) => JSON.parse(e.variables).dataset_id === data.dataset_id),
+          l.some(ofDataset),
         );
-        const entry = logs.find((e) => JSON.parse(e.variables).dataset_id === data.dataset_id)!;
-        const variables = JSON.parse(entry.variables) as { examples: Json[] };
-        const { examples: stored, ...head } = data as { examples: { id: string }[] };
-        expect(variables).toEqual({ ...head, examples: stored.map(({ id }) => ({ id })) });
-        expect(variables.examples).toHaveLength(500);
+        const variables = JSON.parse(logs.find(ofDataset)!.variables) as { examples: Json[] };
+        // The stored event's ids, answered as the API names them.
+        const { examples: stored, ...head } = data as {
+          examples: { id: string }[];
+          version_id: string;
+        };
+        expect(variables).toEqual({
+          ...head,
+          dataset_id: created.body.id,
+          space_id: spaceId,
+          version_id: encodeId("DatasetVersion", head.version_id),
+          examples: stored.map(({ id }) => ({ id: encodeId("DatasetExample", id) })),
+        });
+        expect(variables.examples.map((e) => e.id).sort()).toEqual(
+          page.body.examples.map((e: Json) => e.id).sort(),
+        );
       }
     } finally {
       await db.end();
@@ -287,5 +300,25 @@ describe("service accounts as creators and annotators", () => {
     expect(logs.find((e) => e.resource_id === prompt.body.id)!.service_account_id).toBe(
       admin.bot_user.id,
     );
+  });
+});
+
+describe("the whole log", () => {
+  it("names every resource by its public id: no stored uuid in any entry", async () => {
+    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+    const leaks: string[] = [];
+    let after = "";
+    do {
+      const res = await api.req(
+        "GET",
+        `/v2/audit-logs?limit=100&start_time=2000-01-01T00:00:00Z${after ? `&cursor=${encodeURIComponent(after)}` : ""}`,
+      );
+      expect(res.status).toBe(200);
+      // A request id is the request's, not a resource's.
+      for (const e of res.body.logs as Json[])
+        if (uuid.test(JSON.stringify({ ...e, request_id: null }))) leaks.push(e.operation_name);
+      after = res.body.pagination?.next_cursor ?? "";
+    } while (after);
+    expect(leaks).toEqual([]);
   });
 });

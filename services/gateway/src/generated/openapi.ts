@@ -3178,7 +3178,7 @@ export interface components {
       operation_name?: string | null;
       /** @description Always null (no request text is recorded). */
       operation_text?: string | null;
-      /** @description The event's data as JSON (events never carry secrets). */
+      /** @description The event's data as JSON (events never carry secrets), each resource in it named by its public id, as the API answers it elsewhere; the content a user wrote (an example's fields, a prompt's messages, an evaluator's config) as written. */
       variables?: string | null;
       /** @description The kind of resource acted on, e.g. space, api_key, role_binding. */
       resource_type?: string;

@@ -612,6 +612,49 @@ describe("role bindings and effective permissions", () => {
     );
   });
 
+  it("remove_organization_user removes the user from the organization's spaces too, no others", async () => {
+    const org = await api.req("POST", "/v2/organizations", {
+      body: { name: `org ${Math.random()}` },
+    });
+    const [inside, alsoInside] = [
+      await newSpace(true, org.body.id),
+      await newSpace(true, org.body.id),
+    ];
+    const outside = await newSpace(true);
+    const m = await newUser(api, db, "MEMBER");
+    await addOrganizationUser(api, org.body.id, m.id, "MEMBER");
+    await addOrganizationUser(api, orgId, m.id, "MEMBER");
+    const member = { user_id: m.id, role: { type: "PREDEFINED", name: "MEMBER" } };
+    for (const space of [inside, alsoInside, outside])
+      expect((await api.req("POST", `/v2/spaces/${space}/users`, { body: member })).status).toBe(
+        200,
+      );
+    for (const space of [inside, alsoInside, outside])
+      expect((await api.req("GET", `/v2/spaces/${space}`, { key: m.key })).status).toBe(200);
+
+    expect((await api.req("DELETE", `/v2/organizations/${org.body.id}/users/${m.id}`)).status).toBe(
+      204,
+    );
+    for (const space of [inside, alsoInside])
+      expectProblem(
+        await api.req("GET", `/v2/spaces/${space}`, { key: m.key }),
+        404,
+        "resource-not-found",
+      );
+    expect((await api.req("GET", `/v2/spaces/${outside}`, { key: m.key })).status).toBe(200);
+    const bindings = await api.req(
+      "GET",
+      `/v2/role-bindings?resource_type=SPACE&user_id=${encodeURIComponent(m.id)}&limit=100`,
+    );
+    expect(bindings.body.role_bindings.map((b: Json) => b.resource_id)).toEqual([outside]);
+    // Removed already: the membership is gone, and so is the answer.
+    expectProblem(
+      await api.req("DELETE", `/v2/organizations/${org.body.id}/users/${m.id}`),
+      404,
+      "resource-not-found",
+    );
+  });
+
   it("add_space_user requires organization membership (400), account admins excepted", async () => {
     const org = await api.req("POST", "/v2/organizations", {
       body: { name: `org ${Math.random()}` },

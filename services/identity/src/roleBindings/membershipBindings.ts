@@ -1,5 +1,10 @@
 import { notFound, uuidv7, type CallContext } from "@argus/platform";
-import type { CommandHandler, CommandScope, Queryable } from "@argus/eventstore";
+import {
+  tracedQuery,
+  type CommandHandler,
+  type CommandScope,
+  type Queryable,
+} from "@argus/eventstore";
 import { streamId, type BindingResourceType } from "@argus/contracts";
 import type { IdentityDeps } from "../deps.ts";
 import { roleBindingDecider } from "./roleBindingDecider.ts";
@@ -112,7 +117,11 @@ export async function addMember(
   return { id, ...(await membershipRole(pool, roleId)) };
 }
 
-/** Removes the user's binding on the resource (404 when there is none). */
+/**
+ * Removes the user's binding on the resource (404 when there is none). Removed from an
+ * organization, the user leaves its spaces too (the public API's membership cascade), in the
+ * same transaction: no moment where the organization is gone and a space still admits them.
+ */
 export const unbindUser = (
   commands: CommandHandler,
   ctx: CallContext,
@@ -123,10 +132,28 @@ export const unbindUser = (
     const accountId = ctx.principal.accountId;
     const found = await findMembership(scope.client, accountId, on.type, on.id, userId);
     if (!found) throw notFound("membership");
-    await scope.decide(
-      streamId("role_binding", found.id),
-      roleBindingDecider,
-      { type: "DeleteRoleBinding" },
-      bindingMetadata(ctx, found.id, on.type, on.id),
-    );
+    const bindings: { id: string; type: BindingResourceType; resourceId: string }[] = [
+      { id: found.id, type: on.type, resourceId: on.id },
+    ];
+    if (on.type === "ORGANIZATION") {
+      const spaces = await tracedQuery<{ id: string; resource_id: string }>(
+        scope.client,
+        "find space memberships of organization",
+        `select b.id, b.resource_id from role_bindings b
+           join spaces s on s.id = b.resource_id and s.organization_id = $3
+          where b.account_id = $1 and b.subject_type = 'USER' and b.subject_id = $2
+            and b.resource_type = 'SPACE'
+          order by b.id`,
+        [accountId, userId, on.id],
+      );
+      for (const b of spaces.rows)
+        bindings.push({ id: b.id, type: "SPACE", resourceId: b.resource_id });
+    }
+    for (const b of bindings)
+      await scope.decide(
+        streamId("role_binding", b.id),
+        roleBindingDecider,
+        { type: "DeleteRoleBinding" },
+        bindingMetadata(ctx, b.id, b.type, b.resourceId),
+      );
   });

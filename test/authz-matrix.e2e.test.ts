@@ -33,6 +33,8 @@ interface Authz {
   read?: string;
   /** Status for a caller who sees the target but lacks the permission (default 403). */
   deny?: 403 | 404;
+  /** Status for a caller who cannot see the target space (default 404). */
+  unseen?: 403 | 404;
 }
 
 interface Persona {
@@ -298,7 +300,7 @@ export function expectedStatus(authz: Authz, p: Persona): "2xx" | 401 | 403 | 40
     if (authz.permission === "admin") return 403;
     return authz.permission && p.anywhere.has(authz.permission) ? "2xx" : (authz.deny ?? 403);
   }
-  if (p.inSpace === null) return 404;
+  if (p.inSpace === null) return authz.unseen ?? 404;
   if (authz.read && !p.inSpace.has(authz.read)) return 404;
   return authz.permission && p.inSpace.has(authz.permission) ? "2xx" : (authz.deny ?? 403);
 }

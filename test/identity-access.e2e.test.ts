@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -385,6 +386,21 @@ describe("roles (spec endpoint 14)", () => {
       400,
       "invalid-request",
     );
+    // The public API's characters for a role name: letters, digits, spaces and some punctuation.
+    for (const bad of ["a<b>", "Ops ✨", "tab\there"])
+      for (const req of [
+        () => api.req("POST", "/v2/roles", { body: { name: bad, permissions: ["TAG_READ"] } }),
+        () => api.req("PATCH", `/v2/roles/${created.id}`, { body: { name: bad } }),
+      ])
+        expectProblem(await req(), 400, "invalid-request");
+    const punctuated = `Ops/QA: [a-b_c] (it's "x") & #1 ${Math.random()}`.replace("0.", "");
+    expect(
+      (
+        await api.req("POST", "/v2/roles", {
+          body: { name: punctuated, permissions: ["TAG_READ"] },
+        })
+      ).status,
+    ).toBe(201);
     expectProblem(
       await api.req("PATCH", `/v2/roles/${created.id}`, { body: {} }),
       400,
@@ -516,6 +532,83 @@ describe("role bindings and effective permissions", () => {
       404,
       "resource-not-found",
     );
+    // A resource that is not there is refused as one not the caller's (403), admin or not.
+    const noSpace = Buffer.from("Space:01900000-0000-7000-8000-000000000000").toString("base64");
+    expectProblem(
+      await api.req("POST", "/v2/role-bindings", { body: { ...body, resource_id: noSpace } }),
+      403,
+      "access-forbidden",
+    );
+    expectProblem(
+      await api.req("POST", "/v2/role-bindings", {
+        key: m.key,
+        body: { ...body, resource_id: noSpace },
+      }),
+      403,
+      "access-forbidden",
+    );
+  });
+
+  it("changing or deleting a binding without the rights to is a 404, even to its own user", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const space = await newSpace(true);
+    const b = await api.req("POST", "/v2/role-bindings", {
+      body: {
+        role_id: roleId("MEMBER"),
+        user_id: m.id,
+        resource_type: "SPACE",
+        resource_id: space,
+      },
+    });
+    expect(b.status).toBe(201);
+    // The member reads its own binding, and may neither change nor delete it.
+    expect((await api.req("GET", `/v2/role-bindings/${b.body.id}`, { key: m.key })).status).toBe(
+      200,
+    );
+    expectProblem(
+      await api.req("PATCH", `/v2/role-bindings/${b.body.id}`, {
+        key: m.key,
+        body: { role_id: roleId("ADMIN") },
+      }),
+      404,
+      "resource-not-found",
+    );
+    expectProblem(
+      await api.req("DELETE", `/v2/role-bindings/${b.body.id}`, { key: m.key }),
+      404,
+      "resource-not-found",
+    );
+    // A custom role with ROLE_BINDING_CREATE alone may not change a binding: it takes DELETE too.
+    const creator = await newUser(api, db, "MEMBER");
+    const role = await api.req("POST", "/v2/roles", {
+      body: {
+        name: `binder ${Math.random()}`.replace(".", ""),
+        permissions: ["SPACE_READ", "ROLE_BINDING_READ", "ROLE_BINDING_CREATE"],
+      },
+    });
+    expect(role.status).toBe(201);
+    expect(
+      (
+        await api.req("POST", "/v2/role-bindings", {
+          body: {
+            role_id: role.body.id,
+            user_id: creator.id,
+            resource_type: "SPACE",
+            resource_id: space,
+          },
+        })
+      ).status,
+    ).toBe(201);
+    expectProblem(
+      await api.req("PATCH", `/v2/role-bindings/${b.body.id}`, {
+        key: creator.key,
+        body: { role_id: roleId("READ_ONLY") },
+      }),
+      404,
+      "resource-not-found",
+    );
+    const after = await api.req("GET", `/v2/role-bindings/${b.body.id}`);
+    expect(after.body.role_id).toBe(roleId("MEMBER"));
   });
 
   it("list filters by resource type and user; non-admins see only what they may read", async () => {
@@ -529,6 +622,17 @@ describe("role bindings and effective permissions", () => {
     const seen = await api.req("GET", "/v2/role-bindings?resource_type=SPACE", { key: other.key });
     expect(seen.body.role_bindings.filter((b: Json) => b.user_id === m.id)).toHaveLength(0);
     expectProblem(await api.req("GET", "/v2/role-bindings"), 400, "invalid-request");
+    // A user_id of no user of the account, or of no user at all: 404 (a malformed one: 400).
+    const ghost = Buffer.from("User:01900000-0000-7000-8000-000000000000").toString("base64");
+    for (const id of [ghost, Buffer.from(`Space:${randomUUID()}`).toString("base64")])
+      expectProblem(
+        await api.req(
+          "GET",
+          `/v2/role-bindings?resource_type=SPACE&user_id=${encodeURIComponent(id)}`,
+        ),
+        404,
+        "resource-not-found",
+      );
   });
 
   it("organization roles fit the account role: annotators only ANNOTATOR, others never it (400)", async () => {
@@ -781,6 +885,16 @@ describe("spaces and organizations: update, delete, cascade", () => {
       400,
       "invalid-request",
     );
+    // null clears a description; an empty one is refused, as the public API does.
+    expectProblem(
+      await api.req("PATCH", `/v2/spaces/${space}`, { body: { description: "" } }),
+      400,
+      "invalid-request",
+    );
+    expect((await api.req("GET", `/v2/spaces/${space}`)).body.description).toBe("new");
+    const cleared = await api.req("PATCH", `/v2/spaces/${space}`, { body: { description: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.description ?? "").toBe("");
     const m = await newUser(api, db, "MEMBER");
     expectProblem(
       await api.req("PATCH", `/v2/spaces/${space}`, { key: m.key, body: { description: "x" } }),

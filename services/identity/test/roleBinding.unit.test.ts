@@ -45,8 +45,10 @@ describe("role binding decider", () => {
         created_at: now.toISOString(),
       },
     });
-    for (const gone of ["role", "subject", "resource"] as const)
+    for (const gone of ["role", "subject"] as const)
       expect(problem(() => given().when(create({ [gone]: false })))).toBe("resource-not-found");
+    // A resource that is not there is refused as one not the caller's, as the public API does.
+    expect(problem(() => given().when(create({ resource: false })))).toBe("access-forbidden");
     expect(problem(() => given(created).when(create()))).toBe("resource-conflict");
   });
 

@@ -1553,13 +1553,13 @@ export interface paths {
     };
     /**
      * List role bindings
-     * @description Account admins see all; others see their own and those of spaces where they hold ROLE_BINDING_READ.
+     * @description Account admins see all; others see their own and those of spaces where they hold ROLE_BINDING_READ. A user_id that names no user (or key's bot user) of the account: 404.
      */
     get: operations["list_role_bindings"];
     put?: never;
     /**
      * Create a role binding
-     * @description SPACE: needs ROLE_BINDING_CREATE in the space. PROJECT: account admins. One binding per user and resource (409).
+     * @description SPACE: needs ROLE_BINDING_CREATE in the space. PROJECT: account admins. A resource the caller may not manage, or that is not there: 403. A role or user not in the account: 404. One binding per user and resource (409).
      */
     post: operations["create_role_binding"];
     delete?: never;
@@ -1587,14 +1587,14 @@ export interface paths {
     post?: never;
     /**
      * Delete a role binding
-     * @description Needs ROLE_BINDING_DELETE in the space; takes effect on the next request.
+     * @description Needs ROLE_BINDING_DELETE in the space; without it the binding is not found (404), as for one that is not there. Takes effect on the next request.
      */
     delete: operations["delete_role_binding"];
     options?: never;
     head?: never;
     /**
      * Change the role of a binding
-     * @description Needs ROLE_BINDING_CREATE in the space.
+     * @description Needs ROLE_BINDING_CREATE and ROLE_BINDING_DELETE in the space; without them the binding is not found (404), as for one that is not there.
      */
     patch: operations["update_role_binding"];
     trace?: never;
@@ -10351,6 +10351,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimitExceeded"];
       default: components["responses"]["Error"];
     };

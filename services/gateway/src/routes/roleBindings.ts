@@ -1,4 +1,4 @@
-import { DomainError, decodeId, encodeId } from "@argus/platform";
+import { DomainError, decodeId, encodeId, notFound } from "@argus/platform";
 import { IdentityServiceService, type RoleBinding } from "@argus/proto/identity/v1";
 import type { Backend } from "../backend.ts";
 import { noContent, type ResourceHandlers } from "../http/handler.ts";
@@ -55,7 +55,8 @@ export function roleBindingHandlers(identity: Backend): ResourceHandlers<"role-b
     async list_role_bindings(req) {
       const userId = req.query.user_id;
       const subject = userId === undefined ? { subjectId: "" } : subjectOf(userId);
-      if (subject === null) throw new DomainError("invalid-request", "user_id is not a user id");
+      // As for an id of no user of the account (the public API's 404).
+      if (subject === null) throw notFound("user");
       const res = await identity.call(
         IdentityServiceService.listRoleBindings,
         {

@@ -1,5 +1,6 @@
 import {
   DomainError,
+  notFound,
   actorMetadata,
   uuidv7,
   type CallContext,
@@ -22,7 +23,6 @@ import {
 } from "./roleBindingDecider.ts";
 import { toRoleBinding, type BindingRow } from "./roleBindingRows.ts";
 import { loadReadableBinding, mayManage } from "./roleBindingQueries.ts";
-import { loadVisibleSpace } from "../spaces/spaceAccess.ts";
 import type { IdentityDeps } from "../deps.ts";
 import { bindingTargets, grantedBinding } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
@@ -42,28 +42,30 @@ export function bindingMetadata(ctx: CallContext, id: string, type: string, reso
   return { ...actorMetadata(ctx), role_binding_id: id, ...scope };
 }
 
-async function requireManage(
+async function mayManageAll(
   db: Queryable,
   ctx: CallContext,
   r: Pick<BindingRow, "resource_type" | "resource_id">,
-  perm: Permission,
-  what: string,
-) {
-  if (!(await mayManage(db, ctx, r.resource_type, r.resource_id, perm)))
-    throw new DomainError("access-forbidden", `${what} requires ${perm}`);
+  perms: readonly Permission[],
+): Promise<boolean> {
+  for (const perm of perms)
+    if (!(await mayManage(db, ctx, r.resource_type, r.resource_id, perm))) return false;
+  return true;
 }
 
 export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
-  /** A change of a binding the caller may read, by whoever may manage its resource. */
+  /**
+   * A change of a binding by whoever holds `permissions` on its resource. Anyone else is told
+   * it is not there (404), as the public API answers, even one who may read it.
+   */
   async function change(
     ctx: CallContext,
     id: string,
-    permission: Permission,
-    verb: string,
+    permissions: readonly Permission[],
     command: (granted: BoundBinding | undefined, client: PoolClient) => Promise<RoleBindingCommand>,
   ): Promise<BindingRow> {
     const row = await loadReadableBinding(pool, ctx, id);
-    await requireManage(pool, ctx, row, permission, `${verb} this role binding`);
+    if (!(await mayManageAll(pool, ctx, row, permissions))) throw notFound("role binding");
     await commands.handle(
       streamId("role_binding", row.id),
       roleBindingDecider,
@@ -89,14 +91,20 @@ export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
         resourceType: req.resourceType as BindingResourceType,
         resourceId: req.resourceId,
       };
-      if (target.resourceType === "SPACE") await loadVisibleSpace(pool, ctx, req.resourceId);
-      await requireManage(
-        pool,
-        ctx,
-        { resource_type: target.resourceType, resource_id: target.resourceId },
-        "ROLE_BINDING_CREATE",
-        "creating this role binding",
-      );
+      // The public API: a resource the caller may not manage, or that is not there (or not in
+      // the account), is one answer, 403; the decider says so of a resource an admin names.
+      if (
+        !(await mayManageAll(
+          pool,
+          ctx,
+          { resource_type: target.resourceType, resource_id: target.resourceId },
+          ["ROLE_BINDING_CREATE"],
+        ))
+      )
+        throw new DomainError(
+          "access-forbidden",
+          "creating this role binding requires ROLE_BINDING_CREATE on the resource",
+        );
       const id = uuidv7();
       await commands.handle(
         streamId("role_binding", id),
@@ -122,8 +130,8 @@ export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
       const row = await change(
         ctx,
         req.id,
-        "ROLE_BINDING_CREATE",
-        "changing",
+        // The public API: both, as a change is a delete and a create of what the binding grants.
+        ["ROLE_BINDING_CREATE", "ROLE_BINDING_DELETE"],
         async (granted, client) => ({
           type: "UpdateRoleBinding" as const,
           roleId: req.roleId,
@@ -136,7 +144,7 @@ export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
     },
 
     async deleteRoleBinding(req: DeleteRoleBindingRequest, ctx: CallContext): Promise<Done> {
-      await change(ctx, req.id, "ROLE_BINDING_DELETE", "deleting", async (granted) => ({
+      await change(ctx, req.id, ["ROLE_BINDING_DELETE"], async (granted) => ({
         type: "DeleteRoleBinding" as const,
         granted,
       }));

@@ -50,7 +50,12 @@ function decide(command: RoleBindingCommand, state: RoleBindingState): RoleBindi
   if (command.type === "CreateRoleBinding") {
     if (state.status !== "none")
       throw new DomainError("resource-conflict", "role binding already exists");
-    if (!command.found.resource) throw notFound(RESOURCE_LABEL[command.resourceType]);
+    // The public API answers 403 for a resource that is not there, as for one not the caller's.
+    if (!command.found.resource)
+      throw new DomainError(
+        "access-forbidden",
+        `creating this role binding requires ROLE_BINDING_CREATE on an existing ${RESOURCE_LABEL[command.resourceType]} of the account`,
+      );
     if (!command.found.role) throw notFound("role");
     if (!command.found.subject)
       throw notFound(command.subjectType === "USER" ? "user" : "service account");

@@ -67,6 +67,19 @@ export async function loadReadableBinding(
   return row;
 }
 
+/** Whether the id is a live user's or a service account's of the account. */
+async function subjectExists(db: Queryable, accountId: string, id: string): Promise<boolean> {
+  const res = await tracedQuery(
+    db,
+    "find binding subject",
+    `select 1 from users where id = $1 and account_id = $2 and deleted_at is null
+     union all
+     select 1 from service_accounts where id = $1 and account_id = $2`,
+    [id, accountId],
+  );
+  return res.rows.length > 0;
+}
+
 export function roleBindingQueries({ pool }: { pool: Pool }) {
   return {
     async listRoleBindings(
@@ -74,6 +87,9 @@ export function roleBindingQueries({ pool }: { pool: Pool }) {
       ctx: CallContext,
     ): Promise<ListRoleBindingsResponse> {
       const p = ctx.principal;
+      // The public API: a user_id that names no user (or key's bot user) of the account is a 404.
+      if (req.userId && !(await subjectExists(pool, p.accountId, req.userId)))
+        throw notFound("user");
       // $3 is a user's or a service account's id (uuids never collide across the two).
       // Non-admins see their own bindings and the bindings of spaces where they hold ROLE_BINDING_READ.
       const readable = spaceRuleSql(p, "ROLE_BINDING_READ", "s", 9);

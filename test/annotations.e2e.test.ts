@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addAnnotationQueueRecords,
@@ -362,6 +363,38 @@ describe("annotation queues over plain HTTP: edges", () => {
       422,
       "unprocessable-entity",
     );
+  });
+
+  it("instructions: up to 5000 characters; an update's may be null, never empty", async () => {
+    expect((await queue("instr-5000", { instructions: "i".repeat(5000) })).status).toBe(201);
+    expectProblem(
+      await queue("instr-5001", { instructions: "i".repeat(5001) }),
+      400,
+      "invalid-request",
+    );
+    const q = (await queue("instr-upd", { instructions: "i" })).body;
+    const update = (instructions: unknown) =>
+      api.req("PATCH", `/v2/annotation-queues/${q.id}`, { body: { instructions } });
+    expectProblem(await update(""), 400, "invalid-request");
+    expectProblem(await update("i".repeat(5001)), 400, "invalid-request");
+    expect((await update("i".repeat(5000))).status).toBe(200);
+    const cleared = await update(null);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.instructions ?? null).toBeNull();
+  });
+
+  it("deleting records: 1 to 100 ids a request", async () => {
+    const q = (await queue("delete-edges")).body;
+    const ids = (n: number) =>
+      Array.from({ length: n }, () =>
+        Buffer.from(`AnnotationQueueRecord:${randomUUID()}`).toString("base64"),
+      );
+    const del = (record_ids: string[]) =>
+      api.req("DELETE", `/v2/annotation-queues/${q.id}/records`, { body: { record_ids } });
+    expectProblem(await del([]), 400, "invalid-request");
+    expectProblem(await del(ids(101)), 400, "invalid-request");
+    // Ids not in the queue are ignored.
+    for (const n of [1, 100]) expect((await del(ids(n))).status).toBeLessThan(300);
   });
 
   it("record sources: 1 to 2 per request, 500 records, a 7-day range, start before end", async () => {

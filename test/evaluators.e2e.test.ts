@@ -164,6 +164,23 @@ describe("evaluators over plain HTTP: edges", () => {
     );
   });
 
+  it("a commit message is 1 to 1000 characters, on create and on a new version", async () => {
+    const version = (commit_message: string) => ({ commit_message, template_config: rawTemplate });
+    expectProblem(await create("msg-0", { version: version("") }), 400, "invalid-request");
+    expectProblem(
+      await create("msg-1001", { version: version("m".repeat(1001)) }),
+      400,
+      "invalid-request",
+    );
+    const e = (await create("msg-1", { version: version("m") })).body;
+    expect(e.id).toEqual(expect.any(String));
+    const add = (message: string) =>
+      api.req("POST", `/v2/evaluators/${e.id}/versions`, { body: version(message) });
+    expectProblem(await add(""), 400, "invalid-request");
+    expectProblem(await add("m".repeat(1001)), 400, "invalid-request");
+    expect((await add("m".repeat(1000))).status).toBe(201);
+  });
+
   it("llm_config.ai_integration_id must name an integration applying to the space (422)", async () => {
     const orgId = (await api.req("GET", "/v2/organizations")).body.organizations[0].id;
     const other = await api.req("POST", "/v2/spaces", {

@@ -16,7 +16,7 @@ import {
   unprocessable,
 } from "../shared/catalogRules.ts";
 
-const INSTRUCTIONS_MAX = 10_000;
+const INSTRUCTIONS_MAX = 5000;
 /** The public API's bounds on column_allowlist: 1000 names of at most 512 characters. */
 const COLUMN_ALLOWLIST_MAX = 1000;
 const COLUMN_NAME_MAX = 512;

@@ -459,6 +459,9 @@ describe("annotation queues over plain HTTP: edges", () => {
     expect(again.body.record_sources).toEqual([]);
     const held = await api.req("GET", `/v2/annotation-queues/${q.id}/records`);
     expect(held.body.records).toHaveLength(3);
+    // Every field of the public record, the session's annotations included.
+    for (const r of held.body.records)
+      expect(r).toMatchObject({ trace_annotations: [], session_annotations: [], evaluations: [] });
   });
 
   it("tags attach to a queue (spec endpoint 2) and go when the queue is deleted", async () => {

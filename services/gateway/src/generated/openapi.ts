@@ -2985,6 +2985,8 @@ export interface components {
       data: Record<string, unknown>;
       annotations: components["schemas"]["RecordAnnotation"][];
       trace_annotations: components["schemas"]["RecordAnnotation"][];
+      /** @description The public API's field for the annotations of the record's session; always empty here (a record's own annotations are in `annotations`). */
+      session_annotations: components["schemas"]["RecordAnnotation"][];
       evaluations: Record<string, unknown>[];
       assigned_users: components["schemas"]["AnnotationQueueAssignedUser"][];
     };

@@ -69,6 +69,7 @@ function toPublicRecord(r: AnnotationQueueRecord) {
     data: publicData(r.dataJson),
     annotations: annotationsOf(r),
     trace_annotations: [],
+    session_annotations: [],
     evaluations: [],
     assigned_users: assignedOf(r),
   };

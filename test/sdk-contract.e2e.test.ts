@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { predefinedRole } from "@argus/platform";
 import { HTTP_METHODS, loadDocument } from "../services/gateway/src/openapi/document.ts";
 import { ensurePythonSdk, python, root } from "./python-sdk.ts";
-import { startApi, type Api, type Json } from "./support.ts";
+import { startApi, storedIdsIn, wholeAuditLog, type Api, type Json } from "./support.ts";
 import { addOrganizationUser, identityDb, newUser, seedKey, uuidOf } from "./identity-fixtures.ts";
 import { catalogRecipes, type MatrixHelpers } from "./authz-catalog.ts";
 import { contentRecipes } from "./authz-catalog-content.ts";
@@ -1605,56 +1605,16 @@ it("every operation's answers parse with the SDK's generated models", async () =
   expect(failures).toEqual([]);
 }, 600_000);
 
-/** The paths of `value` whose string is exactly a uuid. */
-function uuidPaths(value: unknown, path: string): string[] {
-  if (typeof value === "string")
-    return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
-      ? [path]
-      : [];
-  if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([k, v]) =>
-    uuidPaths(v, Array.isArray(value) ? `${path}[]` : `${path}.${k}`),
-  );
-}
-
 it("after every operation, the audit log names each resource by its public id", async () => {
-  /** The whole log, once it stops growing: it follows JetStream. */
-  const wholeLog = async (): Promise<Json[]> => {
-    let log: Json[] = [];
-    for (let round = 0; round < 40; round++) {
-      const entries: Json[] = [];
-      let cursor = "";
-      do {
-        const page = await api.req(
-          "GET",
-          `/v2/audit-logs?limit=100&start_time=2000-01-01T00:00:00Z${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-        );
-        expect(page.status).toBe(200);
-        entries.push(...(page.body.logs as Json[]));
-        cursor = page.body.pagination?.next_cursor ?? "";
-      } while (cursor);
-      if (round > 0 && entries.length === log.length) return entries;
-      log = entries;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    return log;
-  };
-  const log = await wholeLog();
+  const log = await wholeAuditLog(api);
   const kinds = new Set(log.map((e) => e.operation_name as string));
   // Every kind of change the operations above made, not a handful.
   expect(kinds.size).toBeGreaterThan(40);
-  const leaks = new Set(
-    log.flatMap((e) => [
-      ...uuidPaths({ ...e, request_id: null, variables: null }, e.operation_name),
-      ...uuidPaths(JSON.parse(e.variables ?? "null"), `${e.operation_name} variables`),
-    ]),
-  );
   // An AGENT integration's presets are named by ids of their own, answered as they are kept.
   const opaque = /^Integration(Created|Updated) variables\.request_presets\[\]\.id$/;
   expect(
-    [...leaks]
+    storedIdsIn(log)
       .filter((l) => !opaque.test(l))
-      .sort()
       .join("\n"),
   ).toBe("");
 }, 120_000);

@@ -121,3 +121,50 @@ export function expectProblem(
     problems.push("no request_id");
   if (problems.length > 0) throw new Error(`not the expected Problem:\n  ${problems.join("\n  ")}`);
 }
+
+/** The account's whole audit log, once it stops growing: the log follows JetStream. */
+export async function wholeAuditLog(api: Api): Promise<Json[]> {
+  let log: Json[] = [];
+  for (let round = 0; round < 40; round++) {
+    const entries: Json[] = [];
+    let cursor = "";
+    do {
+      const page = await api.ok(
+        "GET",
+        `/v2/audit-logs?limit=100&start_time=2000-01-01T00:00:00Z${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      entries.push(...(page.logs as Json[]));
+      cursor = page.pagination?.next_cursor ?? "";
+    } while (cursor);
+    if (round > 0 && entries.length === log.length) return entries;
+    log = entries;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return log;
+}
+
+/** The paths of `value` whose string is exactly a uuid. */
+function uuidPaths(value: unknown, path: string): string[] {
+  if (typeof value === "string")
+    return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+      ? [path]
+      : [];
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    uuidPaths(v, Array.isArray(value) ? `${path}[]` : `${path}.${k}`),
+  );
+}
+
+/**
+ * Where audit entries name a stored uuid rather than a public id (`<operation> <path>`), once
+ * each. A request id is the request's, not a resource's.
+ */
+export const storedIdsIn = (log: Json[]): string[] =>
+  [
+    ...new Set(
+      log.flatMap((e) => [
+        ...uuidPaths({ ...e, request_id: null, variables: null }, e.operation_name),
+        ...uuidPaths(JSON.parse(e.variables ?? "null"), `${e.operation_name} variables`),
+      ]),
+    ),
+  ].sort();

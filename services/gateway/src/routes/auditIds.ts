@@ -211,23 +211,25 @@ function publicObject(
       out[key] = Array.isArray(value) ? value.map(item) : item(value);
       continue;
     }
-    const type =
-      key === "id"
-        ? typeof value === "string"
-          ? idType(value)
-          : undefined
-        : Object.hasOwn(KEY_TYPES, key)
-          ? KEY_TYPES[key]
-          : VERSION_KEYS.has(key)
-            ? VERSION_TYPES[aggregate]
-            : RECORD_KEYS.has(key)
-              ? RECORD_TYPES[aggregate]
-              : Object.hasOwn(SIBLING_TYPED, key)
-                ? namedType(o[SIBLING_TYPED[key]!])
-                : undefined;
+    const type = typeAt(key, o, aggregate, idType);
     out[key] = type === undefined ? value : publicIds(value, type);
   }
   return out;
+}
+
+/** The id type of the value at `key` of `o`, an object of an event of `aggregate`'s stream. */
+function typeAt(
+  key: string,
+  o: Json,
+  aggregate: string,
+  idType: (id: string) => string | undefined,
+): string | undefined {
+  if (key === "id") return typeof o.id === "string" ? idType(o.id) : undefined;
+  if (Object.hasOwn(KEY_TYPES, key)) return KEY_TYPES[key];
+  if (VERSION_KEYS.has(key)) return VERSION_TYPES[aggregate];
+  if (RECORD_KEYS.has(key)) return RECORD_TYPES[aggregate];
+  if (Object.hasOwn(SIBLING_TYPED, key)) return namedType(o[SIBLING_TYPED[key]!]);
+  return undefined;
 }
 
 /** A uuid, or a list of them, as public ids of `type`; anything else as it is. */

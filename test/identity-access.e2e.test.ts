@@ -759,6 +759,37 @@ describe("role bindings and effective permissions", () => {
     );
   });
 
+  it("add_space_user racing remove_organization_user never leaves a space binding behind", async () => {
+    const member = (id: string) => ({ user_id: id, role: { type: "PREDEFINED", name: "MEMBER" } });
+    for (let round = 0; round < 4; round++) {
+      const org = await api.req("POST", "/v2/organizations", {
+        body: { name: `race org ${round} ${Math.random()}` },
+      });
+      const spaces = [];
+      for (let i = 0; i < 4; i++) spaces.push(await newSpace(true, org.body.id));
+      const m = await newUser(api, db, "MEMBER");
+      await addOrganizationUser(api, org.body.id, m.id, "MEMBER");
+      const [removed, ...added] = await Promise.all([
+        api.req("DELETE", `/v2/organizations/${org.body.id}/users/${m.id}`),
+        ...spaces.map((s) => api.req("POST", `/v2/spaces/${s}/users`, { body: member(m.id) })),
+      ]);
+      expect(removed.status).toBe(204);
+      // Each add either went first (and the removal took it along) or found no membership.
+      for (const a of added) expect([200, 400], JSON.stringify(a.body)).toContain(a.status);
+      const left = await api.req(
+        "GET",
+        `/v2/role-bindings?resource_type=SPACE&user_id=${encodeURIComponent(m.id)}&limit=100`,
+      );
+      expect(left.body.role_bindings).toEqual([]);
+      for (const s of spaces)
+        expectProblem(
+          await api.req("GET", `/v2/spaces/${s}`, { key: m.key }),
+          404,
+          "resource-not-found",
+        );
+    }
+  });
+
   it("add_space_user requires organization membership (400), account admins excepted", async () => {
     const org = await api.req("POST", "/v2/organizations", {
       body: { name: `org ${Math.random()}` },

@@ -130,7 +130,7 @@ export const unbindUser = (
 ): Promise<void> =>
   commands.transact(async (scope) => {
     const accountId = ctx.principal.accountId;
-    const found = await findMembership(scope.client, accountId, on.type, on.id, userId);
+    const found = await findMembership(scope.client, accountId, on.type, on.id, userId, true);
     if (!found) throw notFound("membership");
     const bindings: { id: string; type: BindingResourceType; resourceId: string }[] = [
       { id: found.id, type: on.type, resourceId: on.id },

@@ -39,7 +39,9 @@ export async function requireRoleFitsAccountRole(
 /**
  * A user is added to a space only if they already belong to its organization (an
  * ORGANIZATION binding; account admins belong to every organization). No auto-enrollment:
- * 400 otherwise.
+ * 400 otherwise. The organization binding is held until the command commits, so a concurrent
+ * remove_organization_user (which locks it first) either waits and then removes the new space
+ * binding with it, or went first and this check finds no membership.
  */
 export async function requireOrganizationMember(
   client: Queryable,
@@ -47,38 +49,53 @@ export async function requireOrganizationMember(
   organizationId: string,
   userId: string,
 ): Promise<void> {
-  const res = await tracedQuery(
+  const user = await tracedQuery<{ account_role: string }>(
     client,
-    "organization member",
-    `select 1 from users u
-      where u.id = $1 and u.account_id = $2 and u.deleted_at is null
-        and (u.account_role = 'admin'
-          or exists (select 1 from role_bindings rb
-                      where rb.account_id = $2 and rb.subject_type = 'USER' and rb.subject_id = u.id
-                        and rb.resource_type = 'ORGANIZATION' and rb.resource_id = $3))`,
-    [userId, accountId, organizationId],
+    "user account role",
+    "select account_role from users where id = $1 and account_id = $2 and deleted_at is null",
+    [userId, accountId],
   );
-  if (res.rowCount === 0)
+  const role = user.rows[0]?.account_role;
+  if (role === "admin") return;
+  const bound =
+    role !== undefined &&
+    (
+      await tracedQuery(
+        client,
+        "hold organization membership",
+        `select 1 from role_bindings
+          where account_id = $1 and subject_type = 'USER' and subject_id = $2
+            and resource_type = 'ORGANIZATION' and resource_id = $3
+          for key share`,
+        [accountId, userId, organizationId],
+      )
+    ).rowCount !== 0;
+  if (!bound)
     throw new DomainError(
       "invalid-request",
       "the user must already be a member of the space's organization (add_organization_user first)",
     );
 }
 
-/** The user's binding on the resource (one per user and resource), if any. */
+/**
+ * The user's binding on the resource (one per user and resource), if any; `lock` holds it for
+ * update until the command commits, so a check that holds it (requireOrganizationMember)
+ * orders itself before or after.
+ */
 export async function findMembership(
   client: Queryable,
   accountId: string,
   type: BindingResourceType,
   resourceId: string,
   userId: string,
+  lock = false,
 ): Promise<{ id: string } | undefined> {
   const res = await tracedQuery<{ id: string }>(
     client,
     "find membership",
     `select id from role_bindings
       where account_id = $1 and subject_type = 'USER' and subject_id = $2
-        and resource_type = $3 and resource_id = $4`,
+        and resource_type = $3 and resource_id = $4${lock ? " for update" : ""}`,
     [accountId, userId, type, resourceId],
   );
   return res.rows[0];

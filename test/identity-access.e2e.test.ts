@@ -284,6 +284,68 @@ describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
     expect(res.body.name).toBe("renamed");
   });
 
+  it("USER_CREATE and USER_DELETE reach a custom role's holder, for members but never for admins", async () => {
+    const m = await newUser(api, db, "MEMBER");
+    const tag = randomUUID();
+    const invite = (role: string, mode = "EMAIL_LINK") =>
+      api.req("POST", "/v2/users", {
+        key: m.key,
+        body: {
+          name: "invitee",
+          email: `${role.toLowerCase()}-${mode.toLowerCase()}-${tag}@example.com`,
+          role: { type: "PREDEFINED", name: role },
+          invite_mode: mode,
+        },
+      });
+    expectProblem(await invite("MEMBER"), 403, "access-forbidden");
+    const role = await api.req("POST", "/v2/roles", {
+      body: {
+        name: `user managers ${Math.random()}`,
+        permissions: ["USER_CREATE", "USER_DELETE", "USER_READ"],
+      },
+    });
+    const bound = await api.req("POST", "/v2/role-bindings", {
+      body: {
+        role_id: role.body.id,
+        user_id: m.id,
+        resource_type: "SPACE",
+        resource_id: await newSpace(),
+      },
+    });
+    expect(bound.status).toBe(201);
+    // An admin made by a non-admin would be the admin role (its temporary password is answered).
+    for (const mode of ["EMAIL_LINK", "TEMPORARY_PASSWORD", "NONE"])
+      expectProblem(await invite("ADMIN", mode), 403, "access-forbidden");
+    const made = async () =>
+      (await api.req("GET", `/v2/users?email=${tag}&limit=100`)).body.users.map(
+        (u: Json) => u.email,
+      );
+    expect(await made()).toEqual([]);
+    const member = await invite("MEMBER");
+    expect(member.status).toBe(201);
+    expect(member.body).toMatchObject({ status: "INVITED", role: { name: "MEMBER" } });
+    expect((await invite("ANNOTATOR", "NONE")).status).toBe(201);
+    expect((await made()).sort()).toEqual([
+      `annotator-none-${tag}@example.com`,
+      `member-email_link-${tag}@example.com`,
+    ]);
+    const resent = await api.req("POST", `/v2/users/${member.body.id}/resend-invitation`, {
+      key: m.key,
+    });
+    expect(resent.status).toBe(204);
+    expect((await api.req("DELETE", `/v2/users/${member.body.id}`, { key: m.key })).status).toBe(
+      204,
+    );
+    expectProblem(await api.req("GET", `/v2/users/${member.body.id}`), 404, "resource-not-found");
+    const admin = await newUser(api, db, "ADMIN");
+    expectProblem(
+      await api.req("DELETE", `/v2/users/${admin.id}`, { key: m.key }),
+      403,
+      "access-forbidden",
+    );
+    expect((await api.req("GET", `/v2/users/${admin.id}`)).status).toBe(200);
+  });
+
   it("an unknown or malformed user id is 404", async () => {
     expectProblem(await patch("VXNlcjpub3BlCg==", { name: "x" }), 404, "resource-not-found");
     expectProblem(

@@ -16,6 +16,7 @@ const invite = (accountRole: AccountRoleName = "member"): UserCommand => ({
   isDeveloper: undefined,
   inviteMode: "EMAIL_LINK",
   callerIsAdmin: true,
+  callerMayInvite: true,
   now,
 });
 const accept = (tokenExpiresAt: Date): UserCommand => ({

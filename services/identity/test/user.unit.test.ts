@@ -22,6 +22,7 @@ const invite = (over: Partial<Invite> = {}): Invite => ({
   isDeveloper: undefined,
   inviteMode: "EMAIL_LINK",
   callerIsAdmin: true,
+  callerMayInvite: true,
   now,
   ...over,
 });
@@ -96,7 +97,16 @@ describe("user decider (spec endpoint 11)", () => {
     expect(given().when(invite({ accountRole: "annotator" }))[0]!.data).toMatchObject({
       is_developer: false,
     });
-    expect(problem(() => given().when(invite({ callerIsAdmin: false })))).toBe("access-forbidden");
+    const inviter = { callerIsAdmin: false, callerMayInvite: true };
+    expect(problem(() => given().when(invite({ ...inviter, callerMayInvite: false })))).toBe(
+      "access-forbidden",
+    );
+    // USER_CREATE without the admin role adds members and annotators, never admins.
+    expect(given().when(invite(inviter))[0]!.data).toMatchObject({ account_role: "member" });
+    expect(given().when(invite({ ...inviter, accountRole: "annotator" }))).toHaveLength(1);
+    expect(problem(() => given().when(invite({ ...inviter, accountRole: "admin" })))).toBe(
+      "access-forbidden",
+    );
     expect(problem(() => given(invited).when(invite()))).toBe("resource-conflict");
   });
 

@@ -2408,7 +2408,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a user
-     * @description Invite a user (account admins): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
+     * @description Invite a user (account admins, or USER_CREATE; only account admins add account admins, 403 otherwise): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
      */
     post: operations["create_user"];
     delete?: never;
@@ -2436,8 +2436,9 @@ export interface paths {
     post?: never;
     /**
      * Delete a user
-     * @description Delete (block) a user (account admins). Their keys stop authenticating and their role
-     *     bindings are removed at once. Deleting is for good: deleting a deleted user again is
+     * @description Delete (block) a user (account admins, or USER_DELETE; only account admins delete an
+     *     account admin, 403 otherwise). Their keys stop authenticating and their role bindings
+     *     are removed at once. Deleting is for good: deleting a deleted user again is
      *     204 and changes nothing, and the e-mail of a deleted user cannot be invited again (409).
      */
     delete: operations["delete_user"];
@@ -2464,7 +2465,7 @@ export interface paths {
     put?: never;
     /**
      * Resend an invitation
-     * @description Issue a new verification token (account admins); 400 for a user who already accepted.
+     * @description Issue a new verification token (account admins, or USER_CREATE); 400 for a user who already accepted.
      */
     post: operations["resend_user_invitation"];
     delete?: never;

@@ -89,6 +89,7 @@ export function planInitialization(
         isDeveloper: true,
         inviteMode: "NONE",
         callerIsAdmin: true,
+        callerMayInvite: true,
         now,
       },
     });

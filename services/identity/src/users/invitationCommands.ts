@@ -4,7 +4,7 @@ import {
   holdsAnywhere,
   isAccountAdmin,
   notFound,
-  requireAccountAdmin,
+  requireAnywhere,
   type CallContext,
 } from "@argus/platform";
 import type { CommandHandler, CommandInput, EventMetadata } from "@argus/eventstore";
@@ -51,7 +51,7 @@ export function invitationCommands(
   return {
     async resendUserInvitation(req: ResendUserInvitationRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id);
-      requireAccountAdmin(ctx.principal, "resending invitations");
+      requireAnywhere(ctx.principal, "USER_CREATE", "resending invitations");
       await renewInvitation(
         commands,
         pepper,

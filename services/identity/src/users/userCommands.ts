@@ -4,6 +4,7 @@ import {
   holdsAnywhere,
   isAccountAdmin,
   requireAccountAdmin,
+  requireAnywhere,
   uuidv7,
   type CallContext,
   withholdReply,
@@ -53,7 +54,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
           `the user with e-mail ${JSON.stringify(req.email)} was deleted and cannot be invited again`,
         );
       if (existing) {
-        requireAccountAdmin(p, "inviting users");
+        requireAnywhere(p, "USER_CREATE", "inviting users");
         const created = await renewInvitation(
           commands,
           pepper,
@@ -95,7 +96,8 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
               accountRole: req.accountRole as AccountRoleName,
               isDeveloper: req.isDeveloper,
               inviteMode,
-              callerIsAdmin: holdsAnywhere(p, "USER_CREATE"),
+              callerIsAdmin: isAccountAdmin(p),
+              callerMayInvite: holdsAnywhere(p, "USER_CREATE"),
               now,
             },
             { ...actorMetadata(ctx), user_id: id },
@@ -145,7 +147,10 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
      */
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id, { deleted: true });
-      requireAccountAdmin(ctx.principal, "deleting users");
+      requireAnywhere(ctx.principal, "USER_DELETE", "deleting users");
+      // Only admins remove admins: USER_DELETE alone must not lock the account's admins out.
+      if (row.account_role === "admin")
+        requireAccountAdmin(ctx.principal, "deleting an account admin");
       const now = clock.now();
       const metadata = { ...actorMetadata(ctx), user_id: row.id };
       await commands.transact(async (scope) => {

@@ -25,6 +25,8 @@ export interface InviteUser {
    */
   inviteMode: InviteMode;
   callerIsAdmin: boolean;
+  /** Holds USER_CREATE (account admins do). */
+  callerMayInvite: boolean;
   now: Date;
 }
 
@@ -61,8 +63,15 @@ export function userStatus(
 }
 
 export function newUserEvent(c: InviteUser): UserCreated {
-  if (!c.callerIsAdmin)
-    throw new DomainError("access-forbidden", "inviting users requires the account admin role");
+  if (!c.callerIsAdmin && !c.callerMayInvite)
+    throw new DomainError(
+      "access-forbidden",
+      "inviting users requires the account admin role or USER_CREATE",
+    );
+  // As the public API: only admins make admins. Without it, USER_CREATE would be the admin role
+  // (a TEMPORARY_PASSWORD invitee's password is answered to the caller).
+  if (c.accountRole === "admin" && !c.callerIsAdmin)
+    throw new DomainError("access-forbidden", "only account admins may add account admins");
   // As the public API: CUSTOM account roles are reserved, not yet supported (422).
   if (!ACCOUNT_ROLES.includes(c.accountRole))
     throw new DomainError(

@@ -35,6 +35,8 @@ interface Authz {
   deny?: 403 | 404;
   /** Status for a caller who cannot see the target space (default 404). */
   unseen?: 403 | 404;
+  /** Account scope: the account's member role holds the permission too (annotators do not). */
+  members?: boolean;
 }
 
 interface Persona {
@@ -43,6 +45,8 @@ interface Persona {
   /** 401 whatever the route. */
   unauthenticated?: boolean;
   admin?: boolean;
+  /** A user with the account's member role (service accounts act through bindings alone). */
+  member?: boolean;
   /** Permissions in the target (private) space; null = not bound there (it is hidden). */
   inSpace: ReadonlySet<string> | null;
   /** Permissions held somewhere (account-wide checks). */
@@ -298,6 +302,7 @@ export function expectedStatus(authz: Authz, p: Persona): "2xx" | 401 | 403 | 40
   if (authz.scope === "account") {
     if (authz.read && !p.anywhere.has(authz.read)) return 404;
     if (authz.permission === "admin") return 403;
+    if (authz.members && p.member) return "2xx";
     return authz.permission && p.anywhere.has(authz.permission) ? "2xx" : (authz.deny ?? 403);
   }
   if (p.inSpace === null) return authz.unseen ?? 404;
@@ -366,30 +371,35 @@ beforeAll(async () => {
     },
     {
       name: "member with the space ADMIN role",
+      member: true,
       key: users.spaceAdmin.key,
       inSpace: perms("ADMIN"),
       anywhere: new Set([...perms("ADMIN"), ...publicRead]),
     },
     {
       name: "member with READ_ONLY",
+      member: true,
       key: users.reader.key,
       inSpace: publicRead,
       anywhere: publicRead,
     },
     {
       name: "member not in the space",
+      member: true,
       key: users.outsider.key,
       inSpace: null,
       anywhere: publicRead,
     },
     {
       name: "member with the organization MEMBER role only",
+      member: true,
       key: users.orgMember.key,
       inSpace: null,
       anywhere: publicRead,
     },
     {
       name: "member with the organization ADMIN role",
+      member: true,
       key: users.orgAdmin.key,
       inSpace: perms("ADMIN"),
       anywhere: new Set([...perms("ADMIN"), ...publicRead]),

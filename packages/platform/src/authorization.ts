@@ -33,7 +33,8 @@ export function isAccountAdmin(p: Principal): boolean {
   return p.accountRole === AccountRole.ACCOUNT_ROLE_ADMIN;
 }
 
-const isMember = (p: Principal) => p.accountRole === AccountRole.ACCOUNT_ROLE_MEMBER;
+/** The account's member role (MEMBER_UI_ONLY too, authorized as MEMBER), not an annotator's. */
+export const isMember = (p: Principal) => p.accountRole === AccountRole.ACCOUNT_ROLE_MEMBER;
 const isAnnotator = (p: Principal) => p.accountRole === AccountRole.ACCOUNT_ROLE_ANNOTATOR;
 
 const PREDEFINED: ReadonlyMap<string, readonly string[]> = new Map(

@@ -146,6 +146,7 @@ export {
   hasSpacePermission,
   holdsAnywhere,
   isAccountAdmin,
+  isMember,
   requireAccountAdmin,
   requireAnywhere,
   requireResourcePermission,

@@ -2408,7 +2408,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a user
-     * @description Invite a user (account admins, or USER_CREATE; only account admins add account admins, 403 otherwise): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
+     * @description Invite a user (account admins and member users, or USER_CREATE; not annotators; only account admins add account admins, 403 otherwise): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
      */
     post: operations["create_user"];
     delete?: never;

@@ -3,10 +3,12 @@ import {
   actorMetadata,
   holdsAnywhere,
   isAccountAdmin,
+  isMember,
   requireAccountAdmin,
   requireAnywhere,
   uuidv7,
   type CallContext,
+  type Principal,
   withholdReply,
 } from "@argus/platform";
 import { tracedQuery } from "@argus/eventstore";
@@ -21,7 +23,7 @@ import type {
 import { streamId, type AccountRoleName } from "@argus/contracts";
 import { apiKeyDecider } from "../apiKeys/apiKeyDecider.ts";
 import { userDecider } from "./userDecider.ts";
-import { INVITE_MODES, type InviteMode } from "./userRules.ts";
+import { INVITE_MODES, inviteForbidden, type InviteMode } from "./userRules.ts";
 import { toUser } from "./userRows.ts";
 import { findUser, findUserByEmail, loadReadableUser } from "./userQueries.ts";
 import type { IdentityDeps } from "../deps.ts";
@@ -30,6 +32,13 @@ import { invitationExpiry, issueInvitationToken } from "./invitationTokens.ts";
 import { newTemporaryPassword } from "../shared/newSecrets.ts";
 import { storeTemporaryPassword } from "./userPasswords.ts";
 import { renewInvitation } from "./invitationCommands.ts";
+
+/**
+ * Who may invite, as the public API: account admins and member users (admins alone add
+ * admins: `newUserEvent`), and whoever holds USER_CREATE through a custom role; not
+ * annotators, nor service keys but through their bindings.
+ */
+const mayInvite = (p: Principal) => isMember(p) || holdsAnywhere(p, "USER_CREATE");
 
 export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pepper" | "clock">) {
   const { pool, commands, pepper, clock } = deps;
@@ -54,7 +63,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
           `the user with e-mail ${JSON.stringify(req.email)} was deleted and cannot be invited again`,
         );
       if (existing) {
-        requireAnywhere(p, "USER_CREATE", "inviting users");
+        if (!mayInvite(p)) throw inviteForbidden();
         const created = await renewInvitation(
           commands,
           pepper,
@@ -97,7 +106,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
               isDeveloper: req.isDeveloper,
               inviteMode,
               callerIsAdmin: isAccountAdmin(p),
-              callerMayInvite: holdsAnywhere(p, "USER_CREATE"),
+              callerMayInvite: mayInvite(p),
               now,
             },
             { ...actorMetadata(ctx), user_id: id },

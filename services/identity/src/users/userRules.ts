@@ -25,7 +25,7 @@ export interface InviteUser {
    */
   inviteMode: InviteMode;
   callerIsAdmin: boolean;
-  /** Holds USER_CREATE (account admins do). */
+  /** An account member, or holds USER_CREATE (account admins do). */
   callerMayInvite: boolean;
   now: Date;
 }
@@ -62,12 +62,14 @@ export function userStatus(
   return "EXPIRED";
 }
 
+export const inviteForbidden = () =>
+  new DomainError(
+    "access-forbidden",
+    "inviting users requires the account admin or member role, or USER_CREATE",
+  );
+
 export function newUserEvent(c: InviteUser): UserCreated {
-  if (!c.callerIsAdmin && !c.callerMayInvite)
-    throw new DomainError(
-      "access-forbidden",
-      "inviting users requires the account admin role or USER_CREATE",
-    );
+  if (!c.callerIsAdmin && !c.callerMayInvite) throw inviteForbidden();
   // As the public API: only admins make admins. Without it, USER_CREATE would be the admin role
   // (a TEMPORARY_PASSWORD invitee's password is answered to the caller).
   if (c.accountRole === "admin" && !c.callerIsAdmin)

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { INIT_ADMIN_EMAIL } from "@argus/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addAnnotationQueueRecords,
@@ -22,7 +23,7 @@ import {
   updateContinuousAnnotationConfig,
 } from "@arizeai/ax-client";
 import { recentWindow, sendSpans } from "./spans-support.ts";
-import { expectProblem, startApi, type Api } from "./support.ts";
+import { expectProblem, startApi, type Api, type Json } from "./support.ts";
 
 let api: Api;
 let spaceId: string;
@@ -322,7 +323,7 @@ describe("annotation queues over plain HTTP: edges", () => {
         name,
         space_id: spaceId,
         annotation_config_ids: [configId],
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
         ...extra,
       },
     });
@@ -358,11 +359,44 @@ describe("annotation queues over plain HTTP: edges", () => {
     expect((await queue("edge-q")).status).toBe(201);
     expectProblem(await queue("edge-q"), 409, "resource-conflict");
     expectProblem(await queue("no-configs", { annotation_config_ids: [] }), 400, "invalid-request");
+    // At least one annotator at creation (the helper names one); an update may leave none.
+    expectProblem(await queue("no-annotators", { annotator_emails: [] }), 400, "invalid-request");
     expectProblem(
       await queue("ghost", { annotator_emails: ["nobody@example.com"] }),
       422,
       "unprocessable-entity",
     );
+  });
+
+  it("annotators: 1 to 100 at creation; an update may assign none", async () => {
+    const emails: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const email = `annotator-${i}-${randomUUID()}@example.com`;
+      const made = await api.req("POST", "/v2/users", {
+        body: {
+          name: `annotator ${i}`,
+          email,
+          role: { type: "PREDEFINED", name: "ADMIN" },
+          invite_mode: "NONE",
+        },
+      });
+      expect(made.status).toBe(201);
+      emails.push(email);
+    }
+    expectProblem(
+      await queue("annotators-101", { annotator_emails: [...emails, INIT_ADMIN_EMAIL] }),
+      400,
+      "invalid-request",
+    );
+    const full = await queue("annotators-100", { annotator_emails: emails });
+    expect(full.status).toBe(201);
+    const assigned = (q: Json) => (q.annotators as Json[]).map((u) => u.email as string).sort();
+    expect(assigned(full.body)).toEqual([...emails].sort());
+    const cleared = await api.req("PATCH", `/v2/annotation-queues/${full.body.id}`, {
+      body: { annotator_emails: [] },
+    });
+    expect(cleared.status).toBe(200);
+    expect(assigned(cleared.body)).toEqual([]);
   });
 
   it("instructions: up to 5000 characters; an update's may be null, never empty", async () => {

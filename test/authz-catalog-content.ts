@@ -1,3 +1,4 @@
+import { INIT_ADMIN_EMAIL } from "@argus/testkit";
 import type { MatrixHelpers } from "./authz-catalog.ts";
 import {
   pastWindow,
@@ -103,7 +104,7 @@ export function contentRecipes(
       space_id: space,
       name: h.unique(),
       annotation_config_ids: [cfg.id],
-      annotator_emails: [],
+      annotator_emails: [INIT_ADMIN_EMAIL],
       ...(withRecord ? { record_sources: [spanSource(sent)] } : {}),
     });
     const records = withRecord
@@ -250,7 +251,7 @@ export function contentRecipes(
           space_id: space,
           name: h.unique(),
           annotation_config_ids: [(await config(space)).id],
-          annotator_emails: [],
+          annotator_emails: [INIT_ADMIN_EMAIL],
         },
       };
     },

@@ -9,6 +9,7 @@
  * one it calls with another method or path. Lists run last, page after page, so that they
  * answer with every kind the other variants made.
  */
+import { INIT_ADMIN_EMAIL } from "@argus/testkit";
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
@@ -445,7 +446,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
             space_id: space,
             name: unique(),
             annotation_config_ids: [config.id],
-            annotator_emails: [],
+            annotator_emails: [INIT_ADMIN_EMAIL],
           })
         ).id;
       },
@@ -818,7 +819,7 @@ function recipes(): Record<string, Record<string, Recipe>> {
         space_id: space,
         name: unique(),
         annotation_config_ids: configIds,
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
         record_sources: [
           { record_type: "SPAN", project_id: project.id, ...window, span_ids: [s3] },
         ],

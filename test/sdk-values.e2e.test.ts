@@ -1,3 +1,4 @@
+import { INIT_ADMIN_EMAIL } from "@argus/testkit";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectProblem, startApi, type Api, type Json } from "./support.ts";
@@ -465,7 +466,7 @@ describe("annotation queues", () => {
         name: "allowlist",
         space_id: spaceId,
         annotation_config_ids: [configId],
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
         column_allowlist: ["attributes.input.value", "attributes.output.value"],
       },
     });
@@ -490,7 +491,7 @@ describe("annotation queues", () => {
         name: "no-allowlist",
         space_id: spaceId,
         annotation_config_ids: [configId],
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
       },
     });
     expect(plain.body.column_allowlist).toBeNull();
@@ -502,7 +503,7 @@ describe("annotation queues", () => {
         name: "sessions",
         space_id: spaceId,
         annotation_config_ids: [configId],
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
         record_sources: [session(["s-1", "s-2"])],
       },
     });

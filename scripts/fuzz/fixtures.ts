@@ -7,6 +7,7 @@
  * The fuzzer deletes what it finds, whole spaces included, hence several of each, in several
  * spaces.
  */
+import { INIT_ADMIN_EMAIL } from "@argus/testkit";
 import { randomBytes } from "node:crypto";
 
 type Dictionaries = Record<string, string[]>;
@@ -261,7 +262,7 @@ async function spaceFixtures(
         ...inSpace,
         name: name("queue", i),
         annotation_config_ids: idsOf(configs),
-        annotator_emails: [],
+        annotator_emails: [INIT_ADMIN_EMAIL],
         record_sources: [span],
       }),
     ),

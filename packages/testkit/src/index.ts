@@ -21,6 +21,7 @@ export { startLocalNats } from "./localNats.ts";
 export type { LocalServer, RunningServer } from "./runningServer.ts";
 export type { Credentials, NatsAccess, Stack, StackOptions } from "./stack.ts";
 export { NO_RATE_LIMITS, startStack } from "./stack.ts";
+export { INIT_ADMIN_EMAIL } from "./stackCredentials.ts";
 export { problemOf, problemWith } from "./problems.ts";
 export type { ContainerTier } from "./containerGlobalSetup.ts";
 export { containerStack, containerTier } from "./containerTier.ts";

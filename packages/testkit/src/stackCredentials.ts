@@ -52,9 +52,16 @@ function urlAs(url: string, user: string, password: string): string {
   return u.toString();
 }
 
-/** The shared secrets and the initial admin key every process of a stack is given. */
+/**
+ * The initial admin's e-mail in every test stack: fixtures name a user of the account with it
+ * (an annotation queue's first annotator) without looking one up.
+ */
+export const INIT_ADMIN_EMAIL = "admin@argus.local";
+
+/** The shared secrets and the initial admin (key and e-mail) every process of a stack is given. */
 export function stackSecrets(apiKey: string): Record<string, string> {
   return {
+    ARGUS_INIT_ADMIN_EMAIL: INIT_ADMIN_EMAIL,
     ARGUS_API_KEY_PEPPER: secret(),
     ARGUS_SECRETS_KEY: secret(),
     ARGUS_CURSOR_SECRET: secret(),

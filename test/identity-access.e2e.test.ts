@@ -463,6 +463,20 @@ describe("roles (spec endpoint 14)", () => {
       permissions: ["TAG_READ"],
       description: "reads data",
     });
+    // Cleared with null, or never given, a description is not answered (the public API's).
+    const cleared = await api.req("PATCH", `/v2/roles/${created.id}`, {
+      body: { description: null },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty("description");
+    const bare = await api.req("POST", "/v2/roles", {
+      body: { name: `bare ${Math.random()}`, permissions: ["TAG_READ"] },
+    });
+    expect(bare.status).toBe(201);
+    expect(bare.body).not.toHaveProperty("description");
+    expect((await api.req("GET", `/v2/roles/${bare.body.id}`)).body).not.toHaveProperty(
+      "description",
+    );
     const page = await axListRoles({ client: ax(), isPredefined: false });
     expect(page.data.map((r) => r.id)).toContain(created.id);
   });

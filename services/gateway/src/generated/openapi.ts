@@ -5171,6 +5171,7 @@ export interface components {
     Role: {
       id: components["schemas"]["Id"];
       name: string;
+      /** @description Absent when the role has none (never given, or cleared with null). */
       description?: string;
       /** @description Present only for callers holding ROLE_READ. */
       permissions?: components["schemas"]["Permission"][];

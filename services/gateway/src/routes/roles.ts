@@ -5,11 +5,14 @@ import { noContent, type ResourceHandlers } from "../http/handler.ts";
 import { pathId } from "./params.ts";
 import { listPage } from "./listPage.ts";
 
-/** Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. */
+/**
+ * Spec endpoint 14: `permissions` only for callers holding ROLE_READ; absent otherwise. A role
+ * without a description (none given, or cleared with null) answers none, as the public API's.
+ */
 const toPublicRole = (r: Role) => ({
   id: encodeId("Role", r.id),
   name: r.name,
-  description: r.description,
+  ...(r.description === "" ? {} : { description: r.description }),
   ...(r.permissionsVisible ? { permissions: r.permissions } : {}),
   is_predefined: r.isPredefined,
   created_at: r.createdAt,

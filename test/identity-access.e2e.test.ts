@@ -90,6 +90,34 @@ describe("users", () => {
     expect((await api.req("GET", `/v2/users/${u.id}`)).body.status).toBe("INVITED");
   });
 
+  it("lists users oldest first, as the public API, a page at a time", async () => {
+    const tag = randomUUID();
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await api.req("POST", "/v2/users", {
+        body: {
+          name: `ordered ${i}`,
+          email: `ordered-${i}-${tag}@example.com`,
+          role: { type: "PREDEFINED", name: "MEMBER" },
+          invite_mode: "NONE",
+        },
+      });
+      expect(res.status).toBe(201);
+      made.push(res.body.id);
+    }
+    const first = await api.req("GET", `/v2/users?email=${tag}&limit=2`);
+    expect(first.body.users.map((u: Json) => u.id)).toEqual(made.slice(0, 2));
+    expect(first.body.pagination.has_more).toBe(true);
+    const rest = await api.req(
+      "GET",
+      `/v2/users?email=${tag}&limit=2&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`,
+    );
+    expect(rest.body.users.map((u: Json) => u.id)).toEqual(made.slice(2));
+    expect(rest.body.pagination.has_more).toBe(false);
+    // The initial admin, made before anyone, heads the whole list.
+    expect((await api.req("GET", "/v2/users?limit=1")).body.users[0].id).toBe(adminId);
+  });
+
   it("resending to an ACTIVE user is 400", async () => {
     expectProblem(
       await api.req("POST", `/v2/users/${adminId}/resend-invitation`),

@@ -2402,7 +2402,7 @@ export interface paths {
     };
     /**
      * List users
-     * @description List the users of the account (account admins, or USER_READ), most recently created first. Deleted users are not listed.
+     * @description List the users of the account (account admins, or USER_READ), oldest first, as the public API. Deleted users are not listed.
      */
     get: operations["list_users"];
     put?: never;

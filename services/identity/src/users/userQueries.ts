@@ -78,7 +78,8 @@ export function userQueries({ pool, clock }: Pick<IdentityDeps, "pool" | "clock"
           "listing users requires the account admin role or USER_READ",
         );
       const now = clock.now();
-      // Status is computed: INVITED while the invitation is valid, EXPIRED after.
+      // Status is computed: INVITED while the invitation is valid, EXPIRED after. Oldest
+      // first, as the public API lists users (ids are uuid v7: creation order).
       const res = await tracedQuery<UserRow>(
         pool,
         "list users",
@@ -89,8 +90,8 @@ export function userQueries({ pool, clock }: Pick<IdentityDeps, "pool" | "clock"
                  (case when u.status = 'ACTIVE' then 'ACTIVE'
                        when t.expires_at > $4 then 'INVITED'
                        else 'EXPIRED' end) = any($3))
-            and ($5::uuid is null or u.id < $5)
-          order by u.id desc
+            and ($5::uuid is null or u.id > $5)
+          order by u.id
           limit $6`,
         [
           p.accountId,

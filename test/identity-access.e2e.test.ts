@@ -321,6 +321,37 @@ describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
     for (const mode of ["EMAIL_LINK", "TEMPORARY_PASSWORD", "NONE"])
       expectProblem(await invite("ADMIN", mode), 403, "access-forbidden");
     expect(await made()).toEqual([]);
+    // Nor an admin's invitation renewed, whatever role is asked for; the developer flag is the
+    // admin role's to set, as in update_user.
+    const pendingAdmin = await newUser(api, db, "ADMIN");
+    for (const role of ["MEMBER", "ADMIN"])
+      expectProblem(
+        await api.req("POST", "/v2/users", {
+          key: m.key,
+          body: {
+            name: "again",
+            email: pendingAdmin.body.email,
+            role: { type: "PREDEFINED", name: role },
+            invite_mode: "EMAIL_LINK",
+          },
+        }),
+        403,
+        "access-forbidden",
+      );
+    expectProblem(
+      await api.req("POST", "/v2/users", {
+        key: m.key,
+        body: {
+          name: "dev",
+          email: `dev-${tag}@example.com`,
+          role: { type: "PREDEFINED", name: "ANNOTATOR" },
+          invite_mode: "NONE",
+          is_developer: true,
+        },
+      }),
+      403,
+      "access-forbidden",
+    );
     const member = await invite("MEMBER");
     expect(member.status).toBe(201);
     expect(member.body).toMatchObject({ status: "INVITED", role: { name: "MEMBER" } });
@@ -351,6 +382,11 @@ describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
     });
     expect(bound.status).toBe(201);
     expect((await resend()).status).toBe(204);
+    expectProblem(
+      await api.req("POST", `/v2/users/${pendingAdmin.id}/resend-invitation`, { key: m.key }),
+      403,
+      "access-forbidden",
+    );
     expect((await remove(member.body.id)).status).toBe(204);
     expectProblem(await api.req("GET", `/v2/users/${member.body.id}`), 404, "resource-not-found");
     // Still never an admin: neither added nor deleted.
@@ -358,6 +394,61 @@ describe("PATCH /v2/users/{user_id} (spec endpoint 11)", () => {
     const admin = await newUser(api, db, "ADMIN");
     expectProblem(await remove(admin.id), 403, "access-forbidden");
     expect((await api.req("GET", `/v2/users/${admin.id}`)).status).toBe(200);
+  });
+
+  it("only account admins bind a custom role with account-wide permissions (403 for a space admin)", async () => {
+    const space = await newSpace();
+    const spaceAdmin = await newUser(api, db, "MEMBER");
+    await addSpaceUser(api, space, spaceAdmin.id, "ADMIN", orgId);
+    const other = await newUser(api, db, "MEMBER");
+    await addSpaceUser(api, space, other.id, "READ_ONLY", orgId);
+    const role = async (permissions: string[]) =>
+      (
+        await api.req("POST", "/v2/roles", {
+          body: { name: `r ${Math.random()}`.replace("0.", ""), permissions },
+        })
+      ).body.id as string;
+    const userManager = await role(["USER_DELETE", "TAG_READ"]);
+    const tagReader = await role(["TAG_READ"]);
+    const bind = (roleId: string, userId: string, key = spaceAdmin.key, on = space) =>
+      api.req("POST", "/v2/role-bindings", {
+        key,
+        body: { role_id: roleId, user_id: userId, resource_type: "SPACE", resource_id: on },
+      });
+    const third = await newUser(api, db, "MEMBER");
+    // Bound on a space, USER_DELETE would reach every user of the account.
+    expectProblem(await bind(userManager, third.id), 403, "access-forbidden");
+    const plain = await bind(tagReader, third.id);
+    expect(plain.status).toBe(201);
+    expectProblem(
+      await api.req("PATCH", `/v2/role-bindings/${plain.body.id}`, {
+        key: spaceAdmin.key,
+        body: { role_id: userManager },
+      }),
+      403,
+      "access-forbidden",
+    );
+    expectProblem(
+      await api.req("POST", `/v2/spaces/${space}/users`, {
+        key: spaceAdmin.key,
+        body: { user_id: other.id, role: { type: "CUSTOM", id: userManager } },
+      }),
+      403,
+      "access-forbidden",
+    );
+    const victim = await newUser(api, db, "MEMBER");
+    expectProblem(
+      await api.req("DELETE", `/v2/users/${victim.id}`, { key: spaceAdmin.key }),
+      403,
+      "access-forbidden",
+    );
+    // An account admin may.
+    expect((await bind(userManager, other.id, api.stack.apiKey, await newSpace())).status).toBe(
+      201,
+    );
+    expect((await api.req("DELETE", `/v2/users/${victim.id}`, { key: other.key })).status).toBe(
+      204,
+    );
   });
 
   it("an unknown or malformed user id is 404", async () => {

@@ -136,7 +136,13 @@ export {
 // Principals, permissions and the authorization rules over them.
 export { NOBODY, Principal } from "./principal.ts";
 export type { Permission } from "./permissions.ts";
-export { PERMISSIONS, PREDEFINED_ROLES, isPermission, predefinedRole } from "./permissions.ts";
+export {
+  ACCOUNT_PERMISSIONS,
+  PERMISSIONS,
+  PREDEFINED_ROLES,
+  isPermission,
+  predefinedRole,
+} from "./permissions.ts";
 export type { ResourceAccess, SpaceFacts } from "./authorization.ts";
 export {
   canSeeSpace,

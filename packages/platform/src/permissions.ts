@@ -167,7 +167,9 @@ export function isPermission(value: string): value is Permission {
 
 /**
  * Permissions that act on the account as a whole (organizations, users, custom roles,
- * space creation): only account admins hold them; no space role grants them.
+ * space creation): no predefined space role grants them. A custom role may, and any binding of
+ * it counts account-wide (`holdsAnywhere`), so only account admins bind such a role
+ * (identity's `requireBindableRole`).
  */
 export const ACCOUNT_PERMISSIONS: readonly Permission[] = [
   "ORGANIZATION_CREATE",

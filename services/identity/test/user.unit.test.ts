@@ -107,6 +107,12 @@ describe("user decider (spec endpoint 11)", () => {
     expect(problem(() => given().when(invite({ ...inviter, accountRole: "admin" })))).toBe(
       "access-forbidden",
     );
+    expect(problem(() => given().when(invite({ ...inviter, isDeveloper: false })))).toBe(
+      "access-forbidden",
+    );
+    expect(given().when(invite({ isDeveloper: false }))[0]!.data).toMatchObject({
+      is_developer: false,
+    });
     expect(problem(() => given(invited).when(invite()))).toBe("resource-conflict");
   });
 

@@ -2408,7 +2408,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a user
-     * @description Invite a user (account admins and member users, or USER_CREATE; not annotators; only account admins add account admins, 403 otherwise): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
+     * @description Invite a user (account admins and member users, or USER_CREATE; not annotators; only account admins add or re-invite an account admin or set is_developer, 403 otherwise): status INVITED with a verification token that expires after 7 days (EXPIRED afterwards).
      */
     post: operations["create_user"];
     delete?: never;
@@ -2465,7 +2465,7 @@ export interface paths {
     put?: never;
     /**
      * Resend an invitation
-     * @description Issue a new verification token (account admins, or USER_CREATE); 400 for a user who already accepted.
+     * @description Issue a new verification token (account admins, or USER_CREATE for a user who is not an admin); 400 for a user who already accepted.
      */
     post: operations["resend_user_invitation"];
     delete?: never;

@@ -8,7 +8,7 @@ import {
 import { streamId, type BindingResourceType } from "@argus/contracts";
 import type { IdentityDeps } from "../deps.ts";
 import { roleBindingDecider } from "./roleBindingDecider.ts";
-import { bindingTargets } from "./roleBindingTargets.ts";
+import { bindingTargets, requireBindableRole } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
 import {
   findMembership,
@@ -111,6 +111,7 @@ export async function addMember(
       if (!req.customRoleId)
         await requireRoleFitsAccountRole(client, accountId, req.userId, req.roleName, where);
       else if (!(await hold(client, "role", roleId, accountId))) throw notFound("role");
+      else await requireBindableRole(client, ctx.principal, roleId);
       await more(client, accountId);
     },
   );
@@ -121,6 +122,10 @@ export async function addMember(
  * Removes the user's binding on the resource (404 when there is none). Removed from an
  * organization, the user leaves its spaces too (the public API's membership cascade), in the
  * same transaction: no moment where the organization is gone and a space still admits them.
+ * The organization's binding goes first, and its spaces' are read after: an add_space_user
+ * holding that binding (requireOrganizationMember) has committed by then and its binding is
+ * found, or it finds none and refuses. Rows are locked in the order every binding command
+ * takes them (the event appended, then its projection), so none of them deadlocks with this.
  */
 export const unbindUser = (
   commands: CommandHandler,
@@ -130,30 +135,27 @@ export const unbindUser = (
 ): Promise<void> =>
   commands.transact(async (scope) => {
     const accountId = ctx.principal.accountId;
-    const found = await findMembership(scope.client, accountId, on.type, on.id, userId, true);
+    const found = await findMembership(scope.client, accountId, on.type, on.id, userId);
     if (!found) throw notFound("membership");
-    const bindings: { id: string; type: BindingResourceType; resourceId: string }[] = [
-      { id: found.id, type: on.type, resourceId: on.id },
-    ];
-    if (on.type === "ORGANIZATION") {
-      const spaces = await tracedQuery<{ id: string; resource_id: string }>(
-        scope.client,
-        "find space memberships of organization",
-        `select b.id, b.resource_id from role_bindings b
-           join spaces s on s.id = b.resource_id and s.organization_id = $3
-          where b.account_id = $1 and b.subject_type = 'USER' and b.subject_id = $2
-            and b.resource_type = 'SPACE'
-          order by b.id`,
-        [accountId, userId, on.id],
-      );
-      for (const b of spaces.rows)
-        bindings.push({ id: b.id, type: "SPACE", resourceId: b.resource_id });
-    }
-    for (const b of bindings)
-      await scope.decide(
+    const unbind = (b: { id: string; type: BindingResourceType; resourceId: string }) =>
+      scope.decide(
         streamId("role_binding", b.id),
         roleBindingDecider,
         { type: "DeleteRoleBinding" },
         bindingMetadata(ctx, b.id, b.type, b.resourceId),
       );
+    await unbind({ id: found.id, type: on.type, resourceId: on.id });
+    if (on.type !== "ORGANIZATION") return;
+    const spaces = await tracedQuery<{ id: string; resource_id: string }>(
+      scope.client,
+      "find space memberships of organization",
+      `select b.id, b.resource_id from role_bindings b
+         join spaces s on s.id = b.resource_id and s.organization_id = $3
+        where b.account_id = $1 and b.subject_type = 'USER' and b.subject_id = $2
+          and b.resource_type = 'SPACE'
+        order by b.id`,
+      [accountId, userId, on.id],
+    );
+    for (const b of spaces.rows)
+      await unbind({ id: b.id, type: "SPACE", resourceId: b.resource_id });
   });

@@ -40,8 +40,8 @@ export async function requireRoleFitsAccountRole(
  * A user is added to a space only if they already belong to its organization (an
  * ORGANIZATION binding; account admins belong to every organization). No auto-enrollment:
  * 400 otherwise. The organization binding is held until the command commits, so a concurrent
- * remove_organization_user (which locks it first) either waits and then removes the new space
- * binding with it, or went first and this check finds no membership.
+ * remove_organization_user (whose deletion of it waits) then finds the new space binding and
+ * removes it too; one that deleted it first leaves this check no membership to find.
  */
 export async function requireOrganizationMember(
   client: Queryable,
@@ -77,25 +77,20 @@ export async function requireOrganizationMember(
     );
 }
 
-/**
- * The user's binding on the resource (one per user and resource), if any; `lock` holds it for
- * update until the command commits, so a check that holds it (requireOrganizationMember)
- * orders itself before or after.
- */
+/** The user's binding on the resource (one per user and resource), if any. */
 export async function findMembership(
   client: Queryable,
   accountId: string,
   type: BindingResourceType,
   resourceId: string,
   userId: string,
-  lock = false,
 ): Promise<{ id: string } | undefined> {
   const res = await tracedQuery<{ id: string }>(
     client,
     "find membership",
     `select id from role_bindings
       where account_id = $1 and subject_type = 'USER' and subject_id = $2
-        and resource_type = $3 and resource_id = $4${lock ? " for update" : ""}`,
+        and resource_type = $3 and resource_id = $4`,
     [accountId, userId, type, resourceId],
   );
   return res.rows[0];

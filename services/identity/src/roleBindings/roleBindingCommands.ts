@@ -24,7 +24,7 @@ import {
 import { toRoleBinding, type BindingRow } from "./roleBindingRows.ts";
 import { loadReadableBinding, mayManage } from "./roleBindingQueries.ts";
 import type { IdentityDeps } from "../deps.ts";
-import { bindingTargets, grantedBinding } from "./roleBindingTargets.ts";
+import { bindingTargets, grantedBinding, requireBindableRole } from "./roleBindingTargets.ts";
 import { hold } from "../shared/holds.ts";
 
 export const BINDING_CONFLICT = {
@@ -110,14 +110,17 @@ export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
         streamId("role_binding", id),
         roleBindingDecider,
         {
-          build: async (_state, client) => ({
-            type: "CreateRoleBinding" as const,
-            id,
-            accountId,
-            ...target,
-            found: await bindingTargets(client, accountId, target),
-            now: clock.now(),
-          }),
+          build: async (_state, client) => {
+            await requireBindableRole(client, ctx.principal, target.roleId);
+            return {
+              type: "CreateRoleBinding" as const,
+              id,
+              accountId,
+              ...target,
+              found: await bindingTargets(client, accountId, target),
+              now: clock.now(),
+            };
+          },
         },
         bindingMetadata(ctx, id, target.resourceType, target.resourceId),
         { conflicts: BINDING_CONFLICT },
@@ -132,13 +135,16 @@ export function roleBindingCommands({ pool, commands, clock }: IdentityDeps) {
         req.id,
         // The public API: both, as a change is a delete and a create of what the binding grants.
         ["ROLE_BINDING_CREATE", "ROLE_BINDING_DELETE"],
-        async (granted, client) => ({
-          type: "UpdateRoleBinding" as const,
-          roleId: req.roleId,
-          roleFound: await hold(client, "role", req.roleId, accountId),
-          granted,
-          now: clock.now(),
-        }),
+        async (granted, client) => {
+          await requireBindableRole(client, ctx.principal, req.roleId);
+          return {
+            type: "UpdateRoleBinding" as const,
+            roleId: req.roleId,
+            roleFound: await hold(client, "role", req.roleId, accountId),
+            granted,
+            now: clock.now(),
+          };
+        },
       );
       return toRoleBinding(await loadReadableBinding(pool, ctx, row.id));
     },

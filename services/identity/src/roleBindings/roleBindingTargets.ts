@@ -1,4 +1,5 @@
 import { tracedQuery, type Queryable } from "@argus/eventstore";
+import { ACCOUNT_PERMISSIONS, DomainError, isAccountAdmin, type Principal } from "@argus/platform";
 import type { BindingResourceType, SubjectType } from "@argus/contracts";
 import type { BindingTargets, BoundBinding } from "./roleBindingDecider.ts";
 import { hold } from "../shared/holds.ts";
@@ -56,4 +57,28 @@ export async function grantedBinding(
   );
   const r = res.rows[0];
   return r && { id, roleId: r.role_id, subjectType: "SERVICE_ACCOUNT", subjectId: r.subject_id };
+}
+
+/**
+ * Only account admins bind a custom role that grants account-wide permissions (users, roles,
+ * organizations: ACCOUNT_PERMISSIONS). Any binding of it counts for those (`holdsAnywhere`),
+ * so a space admin binding one on their own space would take them for the whole account.
+ */
+export async function requireBindableRole(
+  client: Queryable,
+  p: Principal,
+  roleId: string,
+): Promise<void> {
+  if (isAccountAdmin(p)) return;
+  const res = await tracedQuery(
+    client,
+    "role grants account permissions",
+    "select 1 from roles where id = $1 and not is_predefined and permissions && $2::text[]",
+    [roleId, ACCOUNT_PERMISSIONS],
+  );
+  if ((res.rowCount ?? 0) > 0)
+    throw new DomainError(
+      "access-forbidden",
+      `only account admins bind a role that grants account-wide permissions (${ACCOUNT_PERMISSIONS.join(", ")})`,
+    );
 }

@@ -18,6 +18,7 @@ import type {
 import { streamId } from "@argus/contracts";
 import { userDecider, type UserCommand, type UserState } from "./userDecider.ts";
 import { toUser } from "./userRows.ts";
+import { requireAdminFor } from "./userRules.ts";
 import { findUser, loadReadableUser } from "./userQueries.ts";
 import type { IdentityDeps } from "../deps.ts";
 import { findInvitation, issueInvitationToken } from "./invitationTokens.ts";
@@ -52,6 +53,11 @@ export function invitationCommands(
     async resendUserInvitation(req: ResendUserInvitationRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id);
       requireAnywhere(ctx.principal, "USER_CREATE", "resending invitations");
+      requireAdminFor(
+        row.account_role,
+        isAccountAdmin(ctx.principal),
+        "resending an account admin's invitation",
+      );
       await renewInvitation(
         commands,
         pepper,

@@ -4,7 +4,6 @@ import {
   holdsAnywhere,
   isAccountAdmin,
   isMember,
-  requireAccountAdmin,
   requireAnywhere,
   uuidv7,
   type CallContext,
@@ -23,7 +22,7 @@ import type {
 import { streamId, type AccountRoleName } from "@argus/contracts";
 import { apiKeyDecider } from "../apiKeys/apiKeyDecider.ts";
 import { userDecider } from "./userDecider.ts";
-import { INVITE_MODES, inviteForbidden, type InviteMode } from "./userRules.ts";
+import { INVITE_MODES, inviteForbidden, requireAdminFor, type InviteMode } from "./userRules.ts";
 import { toUser } from "./userRows.ts";
 import { findUser, findUserByEmail, loadReadableUser } from "./userQueries.ts";
 import type { IdentityDeps } from "../deps.ts";
@@ -34,9 +33,9 @@ import { storeTemporaryPassword } from "./userPasswords.ts";
 import { renewInvitation } from "./invitationCommands.ts";
 
 /**
- * Who may invite, as the public API: account admins and member users (admins alone add
- * admins: `newUserEvent`), and whoever holds USER_CREATE through a custom role; not
- * annotators, nor service keys but through their bindings.
+ * Who may invite: account admins and member users (the public API's rule), and holders of
+ * USER_CREATE through a custom role (Argus's, as for resend); not annotators, nor service keys
+ * but through their bindings. Only admins add or re-invite admins (`requireAdminFor`).
  */
 const mayInvite = (p: Principal) => isMember(p) || holdsAnywhere(p, "USER_CREATE");
 
@@ -64,6 +63,12 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
         );
       if (existing) {
         if (!mayInvite(p)) throw inviteForbidden();
+        requireAdminFor(req.accountRole, isAccountAdmin(p), "adding an account admin");
+        requireAdminFor(
+          existing.account_role,
+          isAccountAdmin(p),
+          "inviting an account admin again",
+        );
         const created = await renewInvitation(
           commands,
           pepper,
@@ -157,9 +162,7 @@ export function userCommands(deps: Pick<IdentityDeps, "pool" | "commands" | "pep
     async deleteUser(req: DeleteUserRequest, ctx: CallContext): Promise<Done> {
       const row = await loadReadableUser(pool, ctx, req.id, { deleted: true });
       requireAnywhere(ctx.principal, "USER_DELETE", "deleting users");
-      // Only admins remove admins: USER_DELETE alone must not lock the account's admins out.
-      if (row.account_role === "admin")
-        requireAccountAdmin(ctx.principal, "deleting an account admin");
+      requireAdminFor(row.account_role, isAccountAdmin(ctx.principal), "deleting an account admin");
       const now = clock.now();
       const metadata = { ...actorMetadata(ctx), user_id: row.id };
       await commands.transact(async (scope) => {

@@ -107,7 +107,7 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
       if (command.tokenExpiresAt.getTime() <= command.now.getTime())
         throw new DomainError(
           "unprocessable-entity",
-          "the invitation has expired; ask an admin to resend it",
+          "the invitation has expired; ask an account admin or a holder of USER_CREATE to resend it",
         );
       return [
         {

@@ -62,6 +62,16 @@ export function userStatus(
   return "EXPIRED";
 }
 
+/**
+ * As the public API, only admins make admins; nor does anyone else invite, renew an
+ * invitation for, or delete an admin. Anything less would hand out the admin role (a
+ * TEMPORARY_PASSWORD invitee's password is answered to the caller) or take it away.
+ */
+export function requireAdminFor(accountRole: string, callerIsAdmin: boolean, what: string): void {
+  if (accountRole === "admin" && !callerIsAdmin)
+    throw new DomainError("access-forbidden", `${what} requires the account admin role`);
+}
+
 export const inviteForbidden = () =>
   new DomainError(
     "access-forbidden",
@@ -70,10 +80,13 @@ export const inviteForbidden = () =>
 
 export function newUserEvent(c: InviteUser): UserCreated {
   if (!c.callerIsAdmin && !c.callerMayInvite) throw inviteForbidden();
-  // As the public API: only admins make admins. Without it, USER_CREATE would be the admin role
-  // (a TEMPORARY_PASSWORD invitee's password is answered to the caller).
-  if (c.accountRole === "admin" && !c.callerIsAdmin)
-    throw new DomainError("access-forbidden", "only account admins may add account admins");
+  requireAdminFor(c.accountRole, c.callerIsAdmin, "adding an account admin");
+  // As update_user: the developer flag is the admin role's to set.
+  if (c.isDeveloper !== undefined && !c.callerIsAdmin)
+    throw new DomainError(
+      "access-forbidden",
+      "setting is_developer requires the account admin role",
+    );
   // As the public API: CUSTOM account roles are reserved, not yet supported (422).
   if (!ACCOUNT_ROLES.includes(c.accountRole))
     throw new DomainError(

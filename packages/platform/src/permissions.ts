@@ -167,9 +167,9 @@ export function isPermission(value: string): value is Permission {
 
 /**
  * Permissions that act on the account as a whole (organizations, users, custom roles,
- * space creation): no predefined space role grants them. A custom role may, and any binding of
- * it counts account-wide (`holdsAnywhere`), so only account admins bind such a role
- * (identity's `requireBindableRole`).
+ * space creation): no predefined space role grants them. A custom role may, and a space
+ * binding of it counts account-wide (`holdsAnywhere`), so only account admins bind such a
+ * role (identity's `requireBindableRole`).
  */
 export const ACCOUNT_PERMISSIONS: readonly Permission[] = [
   "ORGANIZATION_CREATE",

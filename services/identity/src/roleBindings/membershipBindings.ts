@@ -124,8 +124,10 @@ export async function addMember(
  * same transaction: no moment where the organization is gone and a space still admits them.
  * The organization's binding goes first, and its spaces' are read after: an add_space_user
  * holding that binding (requireOrganizationMember) has committed by then and its binding is
- * found, or it finds none and refuses. Rows are locked in the order every binding command
- * takes them (the event appended, then its projection), so none of them deadlocks with this.
+ * found, or it finds none and refuses. Each binding is locked as every binding command locks
+ * it (its event appended, then its row); a user's deletion, which removes all their bindings
+ * in one statement, may still meet this in a deadlock, which Postgres breaks and the command
+ * handler retries.
  */
 export const unbindUser = (
   commands: CommandHandler,

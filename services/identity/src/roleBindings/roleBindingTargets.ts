@@ -61,8 +61,9 @@ export async function grantedBinding(
 
 /**
  * Only account admins bind a custom role that grants account-wide permissions (users, roles,
- * organizations: ACCOUNT_PERMISSIONS). Any binding of it counts for those (`holdsAnywhere`),
- * so a space admin binding one on their own space would take them for the whole account.
+ * organizations: ACCOUNT_PERMISSIONS). A space binding of it counts for those account-wide
+ * (`holdsAnywhere`), so a space admin binding one on their own space would take them for the
+ * whole account; organization and project bindings are refused alike, to keep one rule.
  */
 export async function requireBindableRole(
   client: Queryable,
@@ -73,8 +74,9 @@ export async function requireBindableRole(
   const res = await tracedQuery(
     client,
     "role grants account permissions",
-    "select 1 from roles where id = $1 and not is_predefined and permissions && $2::text[]",
-    [roleId, ACCOUNT_PERMISSIONS],
+    `select 1 from roles
+      where id = $1 and account_id = $3 and not is_predefined and permissions && $2::text[]`,
+    [roleId, ACCOUNT_PERMISSIONS, p.accountId],
   );
   if ((res.rowCount ?? 0) > 0)
     throw new DomainError(

@@ -63,8 +63,8 @@ export function userStatus(
 }
 
 /**
- * As the public API, only admins make admins; nor does anyone else invite, renew an
- * invitation for, or delete an admin. Anything less would hand out the admin role (a
+ * Only admins make admins (the public API's rule); in Argus nobody else invites, renews an
+ * invitation for, or deletes an admin either. Anything less would hand out the admin role (a
  * TEMPORARY_PASSWORD invitee's password is answered to the caller) or take it away.
  */
 export function requireAdminFor(accountRole: string, callerIsAdmin: boolean, what: string): void {

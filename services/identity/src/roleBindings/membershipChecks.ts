@@ -10,6 +10,21 @@ export function predefinedRoleId(name: string): string {
   return role.id;
 }
 
+/** The live user's account role (`admin`, `member`, ...), undefined when there is no such user. */
+async function accountRoleOf(
+  client: Queryable,
+  accountId: string,
+  userId: string,
+): Promise<string | undefined> {
+  const res = await tracedQuery<{ account_role: string }>(
+    client,
+    "user account role",
+    "select account_role from users where id = $1 and account_id = $2 and deleted_at is null",
+    [userId, accountId],
+  );
+  return res.rows[0]?.account_role;
+}
+
 /**
  * Annotators get only the ANNOTATOR role, and only annotators do; the public API answers 422
  * for a space role and 400 for an organization role.
@@ -21,13 +36,7 @@ export async function requireRoleFitsAccountRole(
   roleName: string,
   on: "space" | "organization",
 ): Promise<void> {
-  const res = await tracedQuery<{ account_role: string }>(
-    client,
-    "user account role",
-    "select account_role from users where id = $1 and account_id = $2 and deleted_at is null",
-    [userId, accountId],
-  );
-  const accountRole = res.rows[0]?.account_role;
+  const accountRole = await accountRoleOf(client, accountId, userId);
   if (accountRole === undefined) throw notFound("user");
   if ((accountRole === "annotator") !== (roleName === "ANNOTATOR"))
     throw new DomainError(
@@ -49,13 +58,7 @@ export async function requireOrganizationMember(
   organizationId: string,
   userId: string,
 ): Promise<void> {
-  const user = await tracedQuery<{ account_role: string }>(
-    client,
-    "user account role",
-    "select account_role from users where id = $1 and account_id = $2 and deleted_at is null",
-    [userId, accountId],
-  );
-  const role = user.rows[0]?.account_role;
+  const role = await accountRoleOf(client, accountId, userId);
   if (role === "admin") return;
   const bound =
     role !== undefined &&
